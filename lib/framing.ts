@@ -1,0 +1,202 @@
+// Newline-delimited JSON framing (stdio, DIGEST.md e.1): bytes in, JSON values out, and
+// the reverse.
+//
+//   chunk ──► scan new bytes for 0x0A ──► complete line ──► strip \r ──► UTF-8 (fatal) ──► JSON.parse ──► item
+//                │ no newline yet                                 │ invalid                   │ invalid
+//                ▼                                                ▼                           ▼
+//         pending buffer (≤ maxLineBytes)                    error item                  error item
+//                │ would exceed maxLineBytes
+//                ▼
+//         one "line-too-long" error item, then skip to the next newline without buffering
+//
+// Invariants:
+// - any split of the same bytes gives the same items: bytes are decoded only as whole
+//   lines, so a UTF-8 sequence split across chunks is never seen half;
+// - each byte is scanned once; a line wholly inside one chunk is decoded in place, without
+//   a copy; a line spread over chunks is copied once into a pending buffer whose capacity
+//   never exceeds maxLineBytes, so bytes held stay under the limit plus the current chunk;
+// - a bad line yields one error item and decoding resumes at the next line.
+
+export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+export type FramingErrorReason = "invalid-utf8" | "invalid-json" | "line-too-long" | "truncated";
+
+export interface DecodedValue {
+  readonly ok: true;
+  readonly value: unknown;
+  /** 1-based line number in the stream (blank lines count). */
+  readonly line: number;
+}
+
+export interface FramingError {
+  readonly ok: false;
+  readonly reason: FramingErrorReason;
+  readonly line: number;
+  readonly detail: string;
+}
+
+export type DecodedItem = DecodedValue | FramingError;
+
+export interface LineDecoderOptions {
+  /** Longest accepted line in bytes, excluding the line terminator. Default 8 MiB. */
+  maxLineBytes?: number;
+}
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+
+/** True when a line holds only JSON whitespace; such lines are skipped, as blank ones are. */
+function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i];
+    if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
+  }
+  return true;
+}
+
+/** Incremental decoder: push chunks, then read the items appended to the caller's array. */
+export class LineDecoder {
+  readonly maxLineBytes: number;
+  private readonly utf8 = new TextDecoder("utf-8", { fatal: true });
+  private pending: Uint8Array = new Uint8Array(0);
+  private pendingLength = 0;
+  private skipping = false;
+  private lineNumber = 0;
+
+  constructor(options: LineDecoderOptions = {}) {
+    const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RangeError(`maxLineBytes must be a positive integer; got ${String(max)}`);
+    }
+    this.maxLineBytes = max;
+  }
+
+  /** Bytes of an incomplete line currently buffered. */
+  get bufferedBytes(): number {
+    return this.pendingLength;
+  }
+
+  /** Feeds one chunk; every item it completes is appended to `into`. */
+  push(chunk: Uint8Array, into: DecodedItem[]): void {
+    let start = 0;
+    const length = chunk.length;
+    while (start < length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      if (newline === -1) {
+        this.hold(chunk, start, length, into);
+        return;
+      }
+      this.lineNumber++;
+      if (this.skipping) {
+        this.skipping = false;
+      } else if (this.pendingLength === 0) {
+        this.emitLine(chunk, start, newline, into);
+      } else if (this.pendingLength + (newline - start) > this.maxLineBytes + 1) {
+        // +1: a trailing \r belongs to the terminator, not to the line's length.
+        this.pendingLength = 0;
+        into.push(this.tooLong());
+      } else {
+        this.append(chunk, start, newline);
+        const line = this.pending;
+        const end = this.pendingLength;
+        this.pendingLength = 0;
+        this.emitLine(line, 0, end, into);
+      }
+      start = newline + 1;
+    }
+  }
+
+  /** Ends the stream: a partial line left over is reported, never dropped silently. */
+  finish(into: DecodedItem[]): void {
+    if (this.skipping) {
+      this.skipping = false;
+      return;
+    }
+    if (this.pendingLength === 0) return;
+    const bytes = this.pendingLength;
+    const blank = isBlank(this.pending, 0, bytes);
+    this.pendingLength = 0;
+    this.pending = new Uint8Array(0);
+    if (blank) return;
+    into.push({
+      ok: false,
+      reason: "truncated",
+      line: this.lineNumber + 1,
+      detail: `input ended inside a line (${bytes} bytes without a newline)`,
+    });
+  }
+
+  private tooLong(): FramingError {
+    return {
+      ok: false,
+      reason: "line-too-long",
+      line: this.lineNumber,
+      detail: `line longer than maxLineBytes (${this.maxLineBytes})`,
+    };
+  }
+
+  private hold(chunk: Uint8Array, start: number, end: number, into: DecodedItem[]): void {
+    if (this.skipping) return;
+    if (this.pendingLength + (end - start) > this.maxLineBytes + 1) {
+      this.pendingLength = 0;
+      this.pending = new Uint8Array(0);
+      this.skipping = true;
+      into.push({ ...this.tooLong(), line: this.lineNumber + 1 });
+      return;
+    }
+    this.append(chunk, start, end);
+  }
+
+  private append(chunk: Uint8Array, start: number, end: number): void {
+    const needed = this.pendingLength + (end - start);
+    if (needed > this.pending.length) {
+      const capacity = Math.min(Math.max(needed, this.pending.length * 2, 1024), this.maxLineBytes + 1);
+      const grown = new Uint8Array(capacity);
+      grown.set(this.pending.subarray(0, this.pendingLength));
+      this.pending = grown;
+    }
+    this.pending.set(chunk.subarray(start, end), this.pendingLength);
+    this.pendingLength = needed;
+  }
+
+  private emitLine(bytes: Uint8Array, start: number, end: number, into: DecodedItem[]): void {
+    if (end > start && bytes[end - 1] === CR) end--;
+    if (end - start > this.maxLineBytes) {
+      into.push(this.tooLong());
+      return;
+    }
+    if (end === start) return;
+    let text: string;
+    try {
+      text = this.utf8.decode(bytes.subarray(start, end));
+    } catch {
+      into.push({ ok: false, reason: "invalid-utf8", line: this.lineNumber, detail: "line is not valid UTF-8" });
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      // Whitespace-only lines are rare, so they are recognised only after a failed parse.
+      if (isBlank(bytes, start, end)) return;
+      const detail = error instanceof Error ? error.message : "unparsable";
+      into.push({ ok: false, reason: "invalid-json", line: this.lineNumber, detail: `line is not JSON: ${detail}` });
+      return;
+    }
+    into.push({ ok: true, value, line: this.lineNumber });
+  }
+}
+
+const utf8Encoder = new TextEncoder();
+
+/** One value as compact UTF-8 JSON plus "\n". */
+export function encodeMessage(value: unknown): Uint8Array {
+  return utf8Encoder.encode(JSON.stringify(value) + "\n");
+}
+
+/** Many values, each as compact JSON plus "\n", in one buffer. */
+export function encodeMessages(values: readonly unknown[]): Uint8Array {
+  let text = "";
+  for (let i = 0; i < values.length; i++) text += JSON.stringify(values[i]) + "\n";
+  return utf8Encoder.encode(text);
+}

@@ -1,0 +1,85 @@
+// Minimal declarations of the Node built-ins the tests and benchmarks use. The project has
+// no @types/node (its only dev dependencies are typescript and c8), so each API used must
+// be declared here; the portable core is type-checked without this file.
+
+declare module "node:test" {
+  interface TestContext {
+    test(name: string, fn: (t: TestContext) => void | Promise<void>): Promise<void>;
+    skip(message?: string): void;
+    diagnostic(message: string): void;
+  }
+  export function test(name: string, fn: (t: TestContext) => void | Promise<void>): Promise<void>;
+  export function describe(name: string, fn: () => void | Promise<void>): Promise<void>;
+  export function it(name: string, fn: (t: TestContext) => void | Promise<void>): Promise<void>;
+  export function before(fn: () => void | Promise<void>): void;
+  export function after(fn: () => void | Promise<void>): void;
+}
+
+declare module "node:assert/strict" {
+  interface Assert {
+    (value: unknown, message?: string): asserts value;
+    ok(value: unknown, message?: string): asserts value;
+    equal<T>(actual: unknown, expected: T, message?: string): asserts actual is T;
+    notEqual(actual: unknown, expected: unknown, message?: string): void;
+    deepEqual<T>(actual: unknown, expected: T, message?: string): asserts actual is T;
+    notDeepEqual(actual: unknown, expected: unknown, message?: string): void;
+    throws(fn: () => unknown, expected?: unknown, message?: string): void;
+    doesNotThrow(fn: () => unknown, message?: string): void;
+    rejects(promise: Promise<unknown> | (() => Promise<unknown>), expected?: unknown, message?: string): Promise<void>;
+    match(value: string, pattern: RegExp, message?: string): void;
+    fail(message?: string): never;
+  }
+  const assert: Assert;
+  export default assert;
+}
+
+declare module "node:fs" {
+  export function readFileSync(path: string, encoding: "utf8"): string;
+  export function readFileSync(path: string): Uint8Array;
+  export function readdirSync(path: string): string[];
+  export function statSync(path: string): { isDirectory(): boolean; isFile(): boolean; size: number };
+  export function existsSync(path: string): boolean;
+  export function writeFileSync(path: string, data: string | Uint8Array): void;
+}
+
+declare module "node:path" {
+  export function join(...parts: string[]): string;
+  export function dirname(path: string): string;
+  export function relative(from: string, to: string): string;
+  export function resolve(...parts: string[]): string;
+}
+
+declare module "node:url" {
+  export function fileURLToPath(url: string | URL): string;
+}
+
+declare module "node:perf_hooks" {
+  export const performance: { now(): number };
+}
+
+interface ImportMeta {
+  url: string;
+}
+
+declare class URL {
+  constructor(input: string, base?: string | URL);
+  readonly href: string;
+  readonly pathname: string;
+}
+
+declare var process: {
+  argv: string[];
+  env: { [key: string]: string | undefined };
+  exitCode: number | undefined;
+  memoryUsage(): { heapUsed: number; rss: number };
+  hrtime: { bigint(): bigint };
+  stdout: { write(text: string): boolean };
+  stderr: { write(text: string): boolean };
+};
+
+declare var gc: (() => void) | undefined;
+
+declare var console: {
+  log(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+};
