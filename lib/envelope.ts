@@ -168,3 +168,33 @@ export function classify(value: unknown): Envelope {
   if (msg.jsonrpc !== "2.0") return invalid("M-01", 'jsonrpc "2.0"', describeValue(msg.jsonrpc), "unknown", readableId);
   return invalid("M-02", "method (request or notification) or result/error (response)", "none of them", hasId ? "request" : "unknown", readableId);
 }
+
+/** Messages as the engine writes them; key order is fixed (jsonrpc, id, method, params / result / error). */
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: RequestId;
+  method: string;
+  params?: JsonObject;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: JsonObject;
+}
+
+export interface JsonRpcResultResponse {
+  jsonrpc: "2.0";
+  id: RequestId;
+  result: JsonObject;
+}
+
+export interface JsonRpcErrorResponse {
+  jsonrpc: "2.0";
+  /** null or absent only when the request's id could not be read (M-06, f.3). */
+  id?: RequestId | null;
+  error: ErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;

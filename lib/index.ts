@@ -20,3 +20,31 @@ export type {
 export { DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "./framing.js";
 export type { DecodedItem, DecodedValue, FramingError, FramingErrorReason, LineDecoderOptions } from "./framing.js";
 export { Queue } from "./queue.js";
+export { Engine, DEFAULT_LIMITS } from "./engine.js";
+export type { EngineLimits, EngineOptions, Implementation, NotifyOptions, Outbound, RequestOptions } from "./engine.js";
+export type {
+  CancelledEvent,
+  ClosedEvent,
+  ConnectionClosedEvent,
+  DiagnosticEvent,
+  EngineEvent,
+  EngineEventKind,
+  ErrorResponseEvent,
+  InitializeRequestEvent,
+  NegotiatedEvent,
+  NotificationEvent,
+  ProgressEvent,
+  ProgressToken,
+  ReadyEvent,
+  RequestEvent,
+  ResponseEvent,
+  TimeoutEvent,
+  ViolationEvent,
+} from "./events.js";
+export type { JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, JsonRpcResultResponse } from "./envelope.js";
+export { Cap, capabilityMask, capabilityName, ALL_CAPS } from "./capabilities.js";
+export type { CapName } from "./capabilities.js";
+export { METHOD_ROWS, Phase, PHASE_NAMES, gate, methodTable } from "./methods.js";
+export type { GateContext, GateRefusal, MessageKind, MethodRow, MethodTable, ParamGate, PhaseBit, PhaseName, Role, Sender } from "./methods.js";
+export { MODERN_VERSIONS, SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion, isSessionVersion, newestVersion } from "./versions.js";
+export type { ModernVersion, ProtocolVersion, SessionVersion, VersionProfile } from "./versions.js";

@@ -1,0 +1,920 @@
+// The session-era MCP engine (2024-11-05 … 2025-11-25), for the client and the server role.
+//
+// Methods come in four kinds (the quinn-proto taxonomy):
+//   A. getters   role, phase, negotiatedVersion, peerInfo, peerCapabilities, ...
+//   B. inputs    receiveBytes, receiveMessage, receiveEof, handleTimeout
+//   C. commands  initialize (client), acceptInitialize (server), request, notify, respond,
+//                respondError, sendProgress, cancel, setDeadline, close
+//   D. outputs   pollOutbound / takeBytes, pollEvent, nextDeadline
+//
+// Drain contract: after every input or command, drain outbound, then events, then read
+// nextDeadline(). Commands issued while handling events are fine; drain again after them.
+//
+// Invariants:
+// - no clock, timer, randomness, Promise or I/O: time is an argument (absolute numbers in
+//   whatever unit the host uses for every time it passes);
+// - inputs never throw; a peer's mistake queues the reply it is owed, then a violation
+//   event; commands throw LocalProtocolError and queue nothing when refused;
+// - every message passes gate() (lib/methods.ts) in both directions;
+// - our ids are an integer counter from 0, never reused; peer ids are matched by type and
+//   value (1 and "1" differ) in a separate map: the two directions are separate id spaces;
+// - once closed, the engine stays closed: inputs are ignored, commands throw, queued
+//   output still drains.
+
+import { ALL_CAPS, capabilityMask } from "./capabilities.js";
+import {
+  classify,
+  isJsonObject,
+  isRequestId,
+  type ErrorObject,
+  type JsonObject,
+  type JsonRpcErrorResponse,
+  type JsonRpcMessage,
+  type RequestEnvelope,
+  type RequestId,
+} from "./envelope.js";
+import { ErrorCode, LocalProtocolError, describeValue } from "./errors.js";
+import type { EngineEvent, ProgressToken } from "./events.js";
+import { DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem } from "./framing.js";
+import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type GateRefusal, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
+import { Queue } from "./queue.js";
+import { SESSION_VERSIONS, VERSION_PROFILES, isSessionVersion, newestVersion, type ProtocolVersion, type SessionVersion, type VersionProfile } from "./versions.js";
+
+export interface Implementation {
+  name: string;
+  version: string;
+  [key: string]: unknown;
+}
+
+export interface EngineLimits {
+  /** Longest accepted input line, in bytes. Default 8 MiB. */
+  maxLineBytes: number;
+  /** Our requests awaiting an answer. Default 1024; request() throws past it. */
+  maxPendingOutbound: number;
+  /** Peer requests awaiting our answer. Default 1024; more are answered -32603 at once. */
+  maxPendingInbound: number;
+  /** Entries in one inbound batch (2025-03-26). Default 1024; a longer batch is refused whole. */
+  maxBatchLength: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<EngineLimits> = {
+  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+  maxPendingOutbound: 1024,
+  maxPendingInbound: 1024,
+  maxBatchLength: 1024,
+};
+
+export interface EngineOptions {
+  role: Role;
+  /** Our Implementation info (clientInfo or serverInfo). */
+  info: Implementation;
+  /** Our capabilities, sent as they are. Default {}. */
+  capabilities?: JsonObject;
+  /** Versions we speak. Default: all session-era versions. The client offers the newest. */
+  versions?: readonly SessionVersion[];
+  /** Server: instructions for the client, sent in the initialize result. */
+  instructions?: string;
+  /** Flip the SHOULD-level lenient cells of the phase table (DESIGN.md section 4). Default false. */
+  strict?: boolean;
+  /** Server: answer initialize without asking the host. Default true. */
+  autoInitialize?: boolean;
+  limits?: Partial<EngineLimits>;
+}
+
+export interface RequestOptions {
+  /** Inactivity deadline (absolute). Progress may push it back (see resetOnProgressMs). */
+  deadline?: number;
+  /** Hard deadline (absolute) that never moves. */
+  totalDeadline?: number;
+  /** When progress arrives with a `now`, the inactivity deadline becomes now + this. */
+  resetOnProgressMs?: number;
+  /** Ask for progress: a token of your own, or true to use the request id as the token. */
+  progressToken?: ProgressToken | true;
+  /** Routing hint for transports with several streams (the inbound request this one serves). */
+  relatedRequestId?: RequestId;
+}
+
+export interface NotifyOptions {
+  relatedRequestId?: RequestId;
+}
+
+/** One queued outbound message, or a batch reply array (2025-03-26). */
+export interface Outbound {
+  readonly message: JsonRpcMessage | readonly JsonRpcMessage[];
+  /** The inbound request this message answers or serves, when there is one. */
+  readonly relatedRequestId: RequestId | undefined;
+}
+
+interface PendingOut {
+  readonly id: number;
+  readonly method: string;
+  readonly token: ProgressToken | undefined;
+  deadline: number;
+  readonly totalDeadline: number;
+  readonly resetMs: number;
+  lastProgress: number;
+}
+
+interface BatchGroup {
+  /** Replies still owed for requests of this batch. */
+  remaining: number;
+  /** Still being processed: replies may not be flushed yet. */
+  open: boolean;
+  readonly replies: JsonRpcMessage[];
+}
+
+interface PendingIn {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly token: ProgressToken | undefined;
+  readonly group: BatchGroup | undefined;
+  lastProgressSent: number;
+}
+
+interface PendingInitialize {
+  readonly id: RequestId;
+  readonly params: JsonObject;
+  readonly version: SessionVersion;
+}
+
+/** How many settled ids we remember so late answers are told apart from unknown ones. */
+const SETTLED_MEMORY = 4096;
+
+function remember<T>(set: Set<T>, value: T): void {
+  set.add(value);
+  if (set.size > SETTLED_MEMORY) set.delete(set.values().next().value as T);
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`limits.${name} must be a positive integer; got ${String(value)}`);
+  return value;
+}
+
+function isProgressToken(value: unknown): value is ProgressToken {
+  return isRequestId(value);
+}
+
+function progressTokenOf(params: JsonObject | undefined): ProgressToken | undefined {
+  if (params === undefined) return undefined;
+  const meta = params._meta;
+  if (!isJsonObject(meta)) return undefined;
+  const token = meta.progressToken;
+  return isProgressToken(token) ? token : undefined;
+}
+
+export class Engine {
+  readonly role: Role;
+  readonly versions: readonly SessionVersion[];
+  readonly limits: Readonly<EngineLimits>;
+  readonly strict: boolean;
+  private readonly info: Implementation;
+  private readonly capabilities: JsonObject;
+  private readonly instructions: string | undefined;
+  private readonly autoInitialize: boolean;
+
+  private phaseBit: PhaseBit = Phase.AwaitingInit;
+  private version: SessionVersion | undefined;
+  private profile: VersionProfile | undefined;
+  private table: MethodTable;
+  private readonly ownCaps: number;
+  private peerCaps = ALL_CAPS;
+  private peerCapabilitiesObject: JsonObject | undefined;
+  private peerInfoObject: JsonObject | undefined;
+  private peerInstructions: string | undefined;
+  private outboundGate!: GateContext;
+  private inboundGate!: GateContext;
+
+  private nextId = 0;
+  private initializeId: number | undefined;
+  private pendingInitialize: PendingInitialize | undefined;
+  private readonly pendingOut = new Map<number, PendingOut>();
+  private readonly tokensOut = new Map<ProgressToken, PendingOut>();
+  private readonly cancelledOut = new Set<number>();
+  private readonly pendingIn = new Map<RequestId, PendingIn>();
+  private readonly cancelledIn = new Set<RequestId>();
+
+  private readonly outbound = new Queue<Outbound>();
+  private readonly events = new Queue<EngineEvent>();
+  private readonly decoder: LineDecoder;
+  private readonly decoded: DecodedItem[] = [];
+
+  private cachedDeadline = Infinity;
+  private deadlineDirty = false;
+  private timedCount = 0;
+
+  constructor(options: EngineOptions) {
+    if (options.role !== "client" && options.role !== "server") {
+      throw new RangeError(`role must be "client" or "server"; got ${describeValue(options.role)}`);
+    }
+    this.role = options.role;
+    const versions = options.versions ?? SESSION_VERSIONS;
+    if (versions.length === 0) throw new RangeError("versions must name at least one protocol version");
+    for (const v of versions) if (!isSessionVersion(v)) throw new RangeError(`unsupported protocol version ${describeValue(v)}; expected one of ${SESSION_VERSIONS.join(", ")}`);
+    this.versions = versions;
+    this.info = options.info;
+    this.capabilities = options.capabilities ?? {};
+    this.instructions = options.instructions;
+    this.strict = options.strict ?? false;
+    this.autoInitialize = options.autoInitialize ?? true;
+    const limits = { ...DEFAULT_LIMITS, ...options.limits };
+    positiveInteger("maxLineBytes", limits.maxLineBytes);
+    positiveInteger("maxPendingOutbound", limits.maxPendingOutbound);
+    positiveInteger("maxPendingInbound", limits.maxPendingInbound);
+    positiveInteger("maxBatchLength", limits.maxBatchLength);
+    this.limits = limits;
+    this.decoder = new LineDecoder({ maxLineBytes: limits.maxLineBytes });
+    this.ownCaps = capabilityMask(this.capabilities);
+    this.table = methodTable(newestVersion(versions));
+    this.refreshGates();
+  }
+
+  // ── A. getters ────────────────────────────────────────────────────────────────
+
+  get phase(): PhaseName {
+    return PHASE_NAMES[this.phaseBit];
+  }
+
+  get isClosed(): boolean {
+    return this.phaseBit === Phase.Closed;
+  }
+
+  get negotiatedVersion(): SessionVersion | undefined {
+    return this.version;
+  }
+
+  get peerInfo(): JsonObject | undefined {
+    return this.peerInfoObject;
+  }
+
+  get peerCapabilities(): JsonObject | undefined {
+    return this.peerCapabilitiesObject;
+  }
+
+  /** Server instructions received by a client. */
+  get instructionsFromPeer(): string | undefined {
+    return this.peerInstructions;
+  }
+
+  get ownCapabilities(): JsonObject {
+    return this.capabilities;
+  }
+
+  get pendingOutboundCount(): number {
+    return this.pendingOut.size;
+  }
+
+  get pendingInboundCount(): number {
+    return this.pendingIn.size;
+  }
+
+  // ── B. inputs ─────────────────────────────────────────────────────────────────
+
+  /** Newline-delimited JSON bytes from the transport. `now` lets progress push back inactivity deadlines. */
+  receiveBytes(chunk: Uint8Array, now?: number): void {
+    if (this.phaseBit === Phase.Closed) return;
+    const items = this.decoded;
+    this.decoder.push(chunk, items);
+    this.processDecoded(items, now);
+  }
+
+  /** One already-parsed JSON value (an HTTP body, a postMessage payload); arrays are batches. */
+  receiveMessage(value: unknown, now?: number): void {
+    if (this.phaseBit === Phase.Closed) return;
+    this.receiveValue(value, undefined, now);
+  }
+
+  /** The transport ended. A partial last line is reported; every pending request is settled. */
+  receiveEof(): void {
+    if (this.phaseBit === Phase.Closed) return;
+    const items = this.decoded;
+    this.decoder.finish(items);
+    this.processDecoded(items, undefined);
+    if (!this.isClosed) this.shutdown("eof", undefined, "the transport ended");
+  }
+
+  /** Expires deadlines at or before `now`. Spurious calls are no-ops. */
+  handleTimeout(now: number): void {
+    if (this.phaseBit === Phase.Closed || this.timedCount === 0) return;
+    if (!this.deadlineDirty && now < this.cachedDeadline) return;
+    let expired: PendingOut[] | undefined;
+    for (const p of this.pendingOut.values()) {
+      if (p.totalDeadline <= now || p.deadline <= now) (expired ??= []).push(p);
+    }
+    if (expired === undefined) return;
+    for (const p of expired) {
+      this.settleOut(p);
+      const which = p.totalDeadline <= now ? "total" : "inactivity";
+      this.events.push({ kind: "timeout", id: p.id, method: p.method, deadline: which });
+      if (p.id === this.initializeId) {
+        this.shutdown("fatal", "L-01", "initialize timed out");
+        return;
+      }
+      remember(this.cancelledOut, p.id);
+      this.queue({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: p.id, reason: `timeout (${which} deadline)` } }, undefined);
+    }
+  }
+
+  // ── C. commands ───────────────────────────────────────────────────────────────
+
+  /** Client: queue `initialize` with our newest version, capabilities and info. Returns its id. */
+  initialize(options: Pick<RequestOptions, "deadline" | "totalDeadline"> = {}): number {
+    this.assertOpen("initialize");
+    if (this.role !== "client") throw new LocalProtocolError({ rule: "L-02", expected: "initialize sent by the client", got: "the server role", method: "initialize" });
+    if (this.phaseBit !== Phase.AwaitingInit) {
+      throw new LocalProtocolError({ rule: "L-01", expected: "initialize once, first", got: `phase ${this.phase}`, method: "initialize", phase: this.phase });
+    }
+    const params: JsonObject = { protocolVersion: newestVersion(this.versions), capabilities: this.capabilities, clientInfo: this.info };
+    const id = this.sendRequest("initialize", params, options, undefined);
+    this.initializeId = id;
+    this.setPhase(Phase.Initializing);
+    return id;
+  }
+
+  /** Server with autoInitialize false: answer the pending initialize with our result. */
+  acceptInitialize(): void {
+    this.assertOpen("initialize");
+    const pending = this.pendingInitialize;
+    if (pending === undefined) throw new LocalProtocolError({ rule: "L-01", expected: "an initialize request awaiting acceptance", got: "none", method: "initialize" });
+    this.pendingInitialize = undefined;
+    this.pendingIn.delete(pending.id);
+    this.completeInitialize(pending.id, pending.params, pending.version, undefined);
+  }
+
+  /** Sends a request; returns the id it was given. Throws LocalProtocolError if the protocol forbids it now. */
+  request(method: string, params?: JsonObject, options: RequestOptions = {}): number {
+    this.assertOpen(method);
+    this.assertAllowed(method, "request", params);
+    if (this.pendingOut.size >= this.limits.maxPendingOutbound) {
+      throw new LocalProtocolError({ rule: "limit", expected: `at most ${this.limits.maxPendingOutbound} requests in flight`, got: `${this.pendingOut.size}`, method });
+    }
+    return this.sendRequest(method, params, options, options.relatedRequestId);
+  }
+
+  /** Sends a notification. Cancellation, progress and `initialized` have their own commands. */
+  notify(method: string, params?: JsonObject, options: NotifyOptions = {}): void {
+    this.assertOpen(method);
+    this.assertAllowed(method, "notification", params);
+    this.queue(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, options.relatedRequestId);
+  }
+
+  /** Answers a peer request. A request the peer cancelled is dropped silently (X-04). */
+  respond(id: RequestId, result: JsonObject): void {
+    this.assertOpen("respond");
+    if (!isJsonObject(result)) throw new LocalProtocolError({ rule: "M-04", expected: "result as an object", got: describeValue(result) });
+    const pending = this.takePendingIn(id);
+    if (pending === undefined) return;
+    this.reply({ jsonrpc: "2.0", id, result }, pending.group, id);
+  }
+
+  /** Answers a peer request with a JSON-RPC error. */
+  respondError(id: RequestId, code: number, message: string, data?: unknown): void {
+    this.assertOpen("respondError");
+    if (!Number.isInteger(code)) throw new LocalProtocolError({ rule: "M-05", expected: "an integer error code", got: describeValue(code) });
+    if (typeof message !== "string") throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
+    if (this.pendingInitialize !== undefined && this.pendingInitialize.id === id) this.pendingInitialize = undefined;
+    const pending = this.takePendingIn(id);
+    if (pending === undefined) return;
+    const error: ErrorObject = data === undefined ? { code, message } : { code, message, data };
+    this.reply({ jsonrpc: "2.0", id, error }, pending.group, id);
+  }
+
+  /** Reports progress on a peer request that carried a progress token. Refused after the response (P-04). */
+  sendProgress(id: RequestId, progress: number, total?: number, message?: string): void {
+    this.assertOpen("notifications/progress");
+    const pending = this.pendingIn.get(id);
+    if (pending === undefined) {
+      throw new LocalProtocolError({ rule: "P-04", expected: "progress for a request still in flight", got: `id ${describeValue(id)} not in flight`, method: "notifications/progress" });
+    }
+    if (pending.token === undefined) {
+      throw new LocalProtocolError({ rule: "P-01", expected: "a request that carried _meta.progressToken", got: "no token", method: "notifications/progress" });
+    }
+    if (typeof progress !== "number" || !Number.isFinite(progress) || progress <= pending.lastProgressSent) {
+      throw new LocalProtocolError({ rule: "P-05", expected: `progress greater than ${pending.lastProgressSent}`, got: describeValue(progress), method: "notifications/progress" });
+    }
+    pending.lastProgressSent = progress;
+    const params: JsonObject = { progressToken: pending.token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.queue({ jsonrpc: "2.0", method: "notifications/progress", params }, id);
+  }
+
+  /**
+   * Cancels one of our requests: queues notifications/cancelled and forgets it; a late
+   * response is dropped silently. Returns false when the request had already settled
+   * (the race of X-07). Throws for initialize (X-02) and for ids we never issued (X-01).
+   */
+  cancel(id: number, reason?: string): boolean {
+    this.assertOpen("notifications/cancelled");
+    if (id === this.initializeId) throw new LocalProtocolError({ rule: "X-02", expected: "a request other than initialize", got: "initialize", method: "initialize" });
+    const pending = this.pendingOut.get(id);
+    if (pending === undefined) {
+      if (Number.isInteger(id) && id >= 0 && id < this.nextId) return false;
+      throw new LocalProtocolError({ rule: "X-01", expected: "the id of a request we sent", got: describeValue(id), method: "notifications/cancelled" });
+    }
+    this.settleOut(pending);
+    remember(this.cancelledOut, id);
+    const params: JsonObject = reason === undefined ? { requestId: id } : { requestId: id, reason };
+    this.queue({ jsonrpc: "2.0", method: "notifications/cancelled", params }, undefined);
+    return true;
+  }
+
+  /** Moves the inactivity deadline of one of our requests (undefined: none). The total deadline never moves. */
+  setDeadline(id: number, deadline: number | undefined): void {
+    const pending = this.pendingOut.get(id);
+    if (pending === undefined) throw new LocalProtocolError({ rule: "ID-04", expected: "a request of ours in flight", got: describeValue(id) });
+    const wasTimed = pending.deadline !== Infinity || pending.totalDeadline !== Infinity;
+    pending.deadline = deadline ?? Infinity;
+    const isTimed = pending.deadline !== Infinity || pending.totalDeadline !== Infinity;
+    this.timedCount += (isTimed ? 1 : 0) - (wasTimed ? 1 : 0);
+    this.deadlineDirty = true;
+  }
+
+  /** Closes the session locally: every pending request is settled; queued output still drains. */
+  close(): void {
+    if (this.phaseBit === Phase.Closed) return;
+    this.shutdown("local", undefined, "closed by the host");
+  }
+
+  // ── D. outputs ────────────────────────────────────────────────────────────────
+
+  /** The next outbound message, oldest first. */
+  pollOutbound(): Outbound | undefined {
+    return this.outbound.shift();
+  }
+
+  /** Every queued outbound message as newline-delimited UTF-8 JSON in one buffer; undefined when none. */
+  takeBytes(): Uint8Array | undefined {
+    if (this.outbound.length === 0) return undefined;
+    let text = "";
+    for (let o = this.outbound.shift(); o !== undefined; o = this.outbound.shift()) text += JSON.stringify(o.message) + "\n";
+    return textEncoder.encode(text);
+  }
+
+  /** The next event, oldest first. */
+  pollEvent(): EngineEvent | undefined {
+    return this.events.shift();
+  }
+
+  /** Appends every queued event to `into`, oldest first. */
+  takeEvents(into: EngineEvent[]): void {
+    this.events.drainInto(into);
+  }
+
+  /** The earliest deadline of our pending requests, or undefined when none. */
+  nextDeadline(): number | undefined {
+    if (this.timedCount === 0 || this.phaseBit === Phase.Closed) return undefined;
+    if (this.deadlineDirty) {
+      let min = Infinity;
+      for (const p of this.pendingOut.values()) {
+        if (p.deadline < min) min = p.deadline;
+        if (p.totalDeadline < min) min = p.totalDeadline;
+      }
+      this.cachedDeadline = min;
+      this.deadlineDirty = false;
+    }
+    return this.cachedDeadline === Infinity ? undefined : this.cachedDeadline;
+  }
+
+  // ── inbound processing ────────────────────────────────────────────────────────
+
+  private processDecoded(items: DecodedItem[], now: number | undefined): void {
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as DecodedItem;
+      if (this.phaseBit === Phase.Closed) break;
+      if (item.ok) {
+        this.receiveValue(item.value, undefined, now);
+      } else if (item.reason === "truncated") {
+        this.violation("M-01", "a newline after the last message", item.detail, undefined, undefined, undefined);
+      } else if (item.reason === "line-too-long") {
+        this.replyError(null, ErrorCode.InvalidRequest, `Line exceeds maxLineBytes (${this.limits.maxLineBytes})`, undefined, undefined);
+        this.violation("limit", `lines of at most ${this.limits.maxLineBytes} bytes`, `line ${item.line} longer`, ErrorCode.InvalidRequest, undefined, undefined);
+      } else {
+        this.replyError(null, ErrorCode.ParseError, "Parse error", undefined, undefined);
+        this.violation("M-01", "a UTF-8 JSON message per line", `line ${item.line}: ${item.detail}`, ErrorCode.ParseError, undefined, undefined);
+      }
+    }
+    items.length = 0;
+  }
+
+  private receiveValue(value: unknown, group: BatchGroup | undefined, now: number | undefined): void {
+    const env = classify(value);
+    switch (env.kind) {
+      case "request":
+        this.onRequest(env, group);
+        return;
+      case "notification":
+        this.onNotification(env.method, env.params, now);
+        return;
+      case "result":
+        this.onResponse(env.id, env.result, undefined);
+        return;
+      case "error":
+        if (env.id === null) {
+          this.events.push({ kind: "diagnostic", rule: "M-06", expected: "an error response with the request's id", got: "no id", method: undefined, error: env.error });
+        } else {
+          this.onResponse(env.id, undefined, env.error);
+        }
+        return;
+      case "batch":
+        this.onBatch(env.items, group, now);
+        return;
+      case "invalid": {
+        const owesReply = env.shape === "request" || env.shape === "unknown";
+        if (owesReply) {
+          if (group !== undefined) group.remaining++;
+          this.replyError(env.id, ErrorCode.InvalidRequest, "Invalid request", group, undefined);
+        }
+        this.violation(env.rule, env.expected, env.got, owesReply ? ErrorCode.InvalidRequest : undefined, env.id ?? undefined, undefined);
+      }
+    }
+  }
+
+  private onBatch(items: readonly unknown[], outer: BatchGroup | undefined, now: number | undefined): void {
+    let problem: string | undefined;
+    if (outer !== undefined) problem = "a batch nested in a batch";
+    else if (this.profile === undefined || !this.profile.batching) problem = `a batch under ${this.version ?? "a version not yet negotiated"}`;
+    else if (items.length === 0) problem = "an empty batch";
+    else if (items.length > this.limits.maxBatchLength) problem = `a batch of ${items.length} entries (limit ${this.limits.maxBatchLength})`;
+    if (problem !== undefined) {
+      if (outer !== undefined) outer.remaining++;
+      this.replyError(null, ErrorCode.InvalidRequest, "Invalid request", outer, undefined);
+      const expected = outer === undefined && this.profile?.batching ? `a batch of 1 to ${this.limits.maxBatchLength} entries` : "a single message (batches only under 2025-03-26)";
+      this.violation("M-09", expected, problem, ErrorCode.InvalidRequest, undefined, undefined);
+      return;
+    }
+    const group: BatchGroup = { remaining: 0, open: true, replies: [] };
+    for (const item of items) {
+      if (this.phaseBit === Phase.Closed) return;
+      this.receiveValue(item, group, now);
+    }
+    group.open = false;
+    this.flushGroup(group);
+  }
+
+  private onRequest(env: RequestEnvelope, group: BatchGroup | undefined): void {
+    const { id, method, params } = env;
+    if (group !== undefined) group.remaining++;
+    if (this.pendingIn.has(id)) {
+      this.refuse(id, method, group, { code: ErrorCode.InvalidRequest, rule: "ID-03", expected: "an id not already in flight", got: `duplicate id ${describeValue(id)}` });
+      return;
+    }
+    if (method === "initialize" && this.role === "server") {
+      this.onInitialize(id, params, group);
+      return;
+    }
+    const refusal = gate(this.inboundGate, false, method, "request", params);
+    if (refusal !== undefined) {
+      if (refusal.code !== undefined) {
+        this.refuse(id, method, group, { code: refusal.code, rule: refusal.rule, expected: refusal.expected, got: refusal.got });
+        return;
+      }
+      // C-08: a receiver that did not declare task support processes the request normally.
+      this.events.push({ kind: "diagnostic", rule: refusal.rule, expected: refusal.expected, got: refusal.got, method, error: undefined });
+    }
+    if (method === "ping") {
+      this.reply({ jsonrpc: "2.0", id, result: {} }, group, id);
+      return;
+    }
+    if (this.pendingIn.size >= this.limits.maxPendingInbound) {
+      this.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "limit", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: `one more` });
+      return;
+    }
+    const token = progressTokenOf(params);
+    this.pendingIn.set(id, { id, method, token, group, lastProgressSent: -Infinity });
+    this.events.push({ kind: "request", id, method, params, progressToken: token });
+  }
+
+  private onInitialize(id: RequestId, params: JsonObject | undefined, group: BatchGroup | undefined): void {
+    if (group !== undefined) {
+      this.refuse(id, "initialize", group, { code: ErrorCode.InvalidRequest, rule: "L-05", expected: "initialize outside any batch", got: "initialize in a batch" });
+      return;
+    }
+    if (this.phaseBit !== Phase.AwaitingInit || this.pendingInitialize !== undefined) {
+      this.refuse(id, "initialize", group, { code: ErrorCode.InvalidRequest, rule: "L-01", expected: "a single initialize", got: `initialize in phase ${this.phase}` });
+      return;
+    }
+    const problem = initializeParamsProblem(params);
+    if (problem !== undefined) {
+      this.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, { path: problem.path, expected: problem.expected });
+      this.violation("L-02", problem.expected, `${problem.path}: ${problem.got}`, ErrorCode.InvalidParams, id, "initialize");
+      return;
+    }
+    const p = params as JsonObject;
+    const requested = p.protocolVersion;
+    // V-02/V-03: the same version if we speak it, otherwise our newest, always as a normal result.
+    const version = (this.versions as readonly unknown[]).includes(requested) ? (requested as SessionVersion) : newestVersion(this.versions);
+    if (this.autoInitialize) {
+      this.completeInitialize(id, p, version, group);
+      return;
+    }
+    this.pendingInitialize = { id, params: p, version };
+    this.pendingIn.set(id, { id, method: "initialize", token: undefined, group, lastProgressSent: -Infinity });
+    this.events.push({ kind: "initialize-request", id, params: p, version });
+  }
+
+  private completeInitialize(id: RequestId, params: JsonObject, version: SessionVersion, group: BatchGroup | undefined): void {
+    const result: JsonObject = { protocolVersion: version, capabilities: this.capabilities, serverInfo: this.info };
+    if (this.instructions !== undefined) result.instructions = this.instructions;
+    this.reply({ jsonrpc: "2.0", id, result }, group, id);
+    this.peerCapabilitiesObject = params.capabilities as JsonObject;
+    this.peerInfoObject = params.clientInfo as JsonObject;
+    this.negotiate(version, this.peerCapabilitiesObject);
+    this.setPhase(Phase.Initializing);
+    this.events.push({ kind: "negotiated", version, peerInfo: this.peerInfoObject, peerCapabilities: this.peerCapabilitiesObject, instructions: undefined });
+  }
+
+  private onNotification(method: string, params: JsonObject | undefined, now: number | undefined): void {
+    const refusal = gate(this.inboundGate, false, method, "notification", params);
+    if (refusal !== undefined) {
+      if (refusal.reason === "capability" || refusal.reason === "wrong-direction") {
+        this.violation(refusal.rule, refusal.expected, refusal.got, undefined, undefined, method);
+      } else {
+        this.events.push({ kind: "diagnostic", rule: refusal.rule, expected: refusal.expected, got: refusal.got, method, error: undefined });
+      }
+      return;
+    }
+    switch (method) {
+      case "notifications/initialized":
+        this.setPhase(Phase.Operating);
+        this.events.push({ kind: "ready" });
+        return;
+      case "notifications/cancelled":
+        this.onCancelled(params);
+        return;
+      case "notifications/progress":
+        this.onProgress(params, now);
+        return;
+      default:
+        this.events.push({ kind: "notification", method, params });
+    }
+  }
+
+  private onCancelled(params: JsonObject | undefined): void {
+    const id = params?.requestId;
+    // X-05: malformed, unknown or finished targets are ignored silently; initialize cannot be cancelled (X-02).
+    if (!isRequestId(id)) return;
+    const pending = this.pendingIn.get(id);
+    if (pending === undefined || pending.method === "initialize") return;
+    this.pendingIn.delete(id);
+    remember(this.cancelledIn, id);
+    const group = pending.group;
+    if (group !== undefined) {
+      group.remaining--;
+      this.flushGroup(group);
+    }
+    const reason = typeof params?.reason === "string" ? params.reason : undefined;
+    this.events.push({ kind: "cancelled", id, method: pending.method, reason });
+  }
+
+  private onProgress(params: JsonObject | undefined, now: number | undefined): void {
+    const token = params?.progressToken;
+    const progress = params?.progress;
+    if (!isProgressToken(token) || typeof progress !== "number" || !Number.isFinite(progress)) {
+      this.events.push({ kind: "diagnostic", rule: "P-01", expected: "progressToken (string or integer) and a numeric progress", got: `token ${describeValue(token)}, progress ${describeValue(progress)}`, method: "notifications/progress", error: undefined });
+      return;
+    }
+    const pending = this.tokensOut.get(token);
+    if (pending === undefined) {
+      this.events.push({ kind: "diagnostic", rule: "P-04", expected: "progress for a request in flight", got: `unknown or finished token ${describeValue(token)}`, method: "notifications/progress", error: undefined });
+      return;
+    }
+    if (progress <= pending.lastProgress) {
+      this.violation("P-05", `progress greater than ${pending.lastProgress}`, describeValue(progress), undefined, pending.id, pending.method);
+      return;
+    }
+    pending.lastProgress = progress;
+    if (pending.resetMs > 0 && now !== undefined) {
+      if (pending.deadline === Infinity && pending.totalDeadline === Infinity) this.timedCount++;
+      pending.deadline = now + pending.resetMs;
+      this.deadlineDirty = true;
+    }
+    const total = typeof params?.total === "number" ? params.total : undefined;
+    const message = typeof params?.message === "string" ? params.message : undefined;
+    this.events.push({ kind: "progress", id: pending.id, method: pending.method, token, progress, total, message });
+  }
+
+  private onResponse(id: RequestId, result: JsonObject | undefined, error: ErrorObject | undefined): void {
+    const pending = typeof id === "number" ? this.pendingOut.get(id) : undefined;
+    if (pending === undefined) {
+      // X-06: an answer to a request we cancelled (or timed out) is dropped silently.
+      if (typeof id === "number" && this.cancelledOut.delete(id)) return;
+      this.violation("ID-04", "a response to a request in flight", `id ${describeValue(id)} unknown or already settled`, undefined, id, undefined);
+      return;
+    }
+    this.settleOut(pending);
+    if (pending.id === this.initializeId) {
+      this.onInitializeResponse(pending.id, result, error);
+      return;
+    }
+    if (error !== undefined) this.events.push({ kind: "error-response", id: pending.id, method: pending.method, error });
+    else this.events.push({ kind: "response", id: pending.id, method: pending.method, result: result as JsonObject });
+  }
+
+  private onInitializeResponse(id: number, result: JsonObject | undefined, error: ErrorObject | undefined): void {
+    if (error !== undefined) {
+      this.events.push({ kind: "error-response", id, method: "initialize", error });
+      this.shutdown("fatal", "L-03", `initialize failed: ${error.code} ${error.message}`);
+      return;
+    }
+    const r = result as JsonObject;
+    const problem = initializeResultProblem(r);
+    if (problem !== undefined) {
+      this.violation("L-03", problem.expected, `${problem.path}: ${problem.got}`, undefined, id, "initialize");
+      this.shutdown("fatal", "L-03", `malformed initialize result at ${problem.path}`);
+      return;
+    }
+    const version = r.protocolVersion;
+    if (!(this.versions as readonly unknown[]).includes(version)) {
+      this.violation("V-04", `a protocol version among ${this.versions.join(", ")}`, describeValue(version), undefined, id, "initialize");
+      this.shutdown("fatal", "V-04", `server answered unsupported protocol version ${describeValue(version)}`);
+      return;
+    }
+    this.peerCapabilitiesObject = r.capabilities as JsonObject;
+    this.peerInfoObject = r.serverInfo as JsonObject;
+    this.peerInstructions = typeof r.instructions === "string" ? r.instructions : undefined;
+    this.negotiate(version as SessionVersion, this.peerCapabilitiesObject);
+    this.events.push({ kind: "negotiated", version: version as SessionVersion, peerInfo: this.peerInfoObject, peerCapabilities: this.peerCapabilitiesObject, instructions: this.peerInstructions });
+    this.queue({ jsonrpc: "2.0", method: "notifications/initialized" }, undefined);
+    this.setPhase(Phase.Operating);
+    this.events.push({ kind: "ready" });
+  }
+
+  // ── helpers ──────────────────────────────────────────────────────────────────
+
+  private negotiate(version: SessionVersion, peerCapabilities: JsonObject): void {
+    this.version = version;
+    this.profile = VERSION_PROFILES[version];
+    this.table = methodTable(version);
+    this.peerCaps = capabilityMask(peerCapabilities);
+    this.refreshGates();
+  }
+
+  private setPhase(phase: PhaseBit): void {
+    this.phaseBit = phase;
+    this.refreshGates();
+  }
+
+  private refreshGates(): void {
+    const peer: Role = this.role === "client" ? "server" : "client";
+    const version: ProtocolVersion = this.version ?? newestVersion(this.versions);
+    this.outboundGate = { table: this.table, version, sender: this.role, phase: this.phaseBit, senderCaps: this.ownCaps, receiverCaps: this.peerCaps, strict: true };
+    this.inboundGate = { table: this.table, version, sender: peer, phase: this.phaseBit, senderCaps: this.peerCaps, receiverCaps: this.ownCaps, strict: this.strict };
+  }
+
+  private assertOpen(method: string): void {
+    if (this.phaseBit === Phase.Closed) throw new LocalProtocolError({ rule: "S-01", expected: "an open session", got: "closed", method, phase: "closed" });
+  }
+
+  private assertAllowed(method: string, kind: "request" | "notification", params: JsonObject | undefined): void {
+    if (params !== undefined && !isJsonObject(params)) throw new LocalProtocolError({ rule: "M-03", expected: "params absent or an object", got: describeValue(params), method });
+    const refusal = gate(this.outboundGate, true, method, kind, params);
+    if (refusal !== undefined) throw new LocalProtocolError({ rule: refusal.rule, expected: refusal.expected, got: refusal.got, code: refusal.code, method, phase: this.phase });
+  }
+
+  private sendRequest(method: string, params: JsonObject | undefined, options: RequestOptions, related: RequestId | undefined): number {
+    const id = this.nextId;
+    let token = progressTokenOf(params);
+    if (options.progressToken !== undefined) {
+      token = options.progressToken === true ? id : options.progressToken;
+      if (!isProgressToken(token)) throw new LocalProtocolError({ rule: "P-01", expected: "a string or integer progress token", got: describeValue(token), method });
+      const meta = params !== undefined && isJsonObject(params._meta) ? params._meta : undefined;
+      params = { ...params, _meta: { ...meta, progressToken: token } };
+    }
+    if (token !== undefined && this.tokensOut.has(token)) {
+      throw new LocalProtocolError({ rule: "P-02", expected: "a progress token unique among active requests", got: `token ${describeValue(token)} in use`, method });
+    }
+    const deadline = options.deadline ?? Infinity;
+    const totalDeadline = options.totalDeadline ?? Infinity;
+    const pending: PendingOut = { id, method, token, deadline, totalDeadline, resetMs: options.resetOnProgressMs ?? 0, lastProgress: -Infinity };
+    this.nextId = id + 1;
+    this.pendingOut.set(id, pending);
+    if (token !== undefined) this.tokensOut.set(token, pending);
+    if (deadline !== Infinity || totalDeadline !== Infinity) {
+      this.timedCount++;
+      const earliest = deadline < totalDeadline ? deadline : totalDeadline;
+      if (earliest < this.cachedDeadline) this.cachedDeadline = earliest;
+    }
+    this.queue(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }, related);
+    return id;
+  }
+
+  /** Removes one of our requests from every table. */
+  private settleOut(p: PendingOut): void {
+    this.pendingOut.delete(p.id);
+    if (p.token !== undefined) this.tokensOut.delete(p.token);
+    if (p.deadline !== Infinity || p.totalDeadline !== Infinity) {
+      this.timedCount--;
+      if (p.deadline <= this.cachedDeadline || p.totalDeadline <= this.cachedDeadline) this.deadlineDirty = true;
+    }
+  }
+
+  /** The pending inbound request for respond/respondError; undefined when the peer cancelled it. */
+  private takePendingIn(id: RequestId): PendingIn | undefined {
+    const pending = this.pendingIn.get(id);
+    if (pending === undefined) {
+      if (this.cancelledIn.delete(id)) return undefined;
+      throw new LocalProtocolError({ rule: "ID-04", expected: "the id of a peer request in flight", got: describeValue(id) });
+    }
+    if (pending.method === "initialize" && this.pendingInitialize !== undefined) {
+      throw new LocalProtocolError({ rule: "L-03", expected: "acceptInitialize() or respondError() for initialize", got: "respond()", method: "initialize" });
+    }
+    this.pendingIn.delete(id);
+    return pending;
+  }
+
+  private refuse(id: RequestId, method: string, group: BatchGroup | undefined, refusal: Pick<GateRefusal, "rule" | "expected" | "got"> & { code: number }): void {
+    this.replyError(id, refusal.code, refusalMessage(refusal.code), group, undefined);
+    this.violation(refusal.rule, refusal.expected, refusal.got, refusal.code, id, method);
+  }
+
+  private replyError(id: RequestId | null, code: number, message: string, group: BatchGroup | undefined, data: unknown): void {
+    const error: ErrorObject = data === undefined ? { code, message } : { code, message, data };
+    let msg: JsonRpcErrorResponse;
+    if (id !== null) msg = { jsonrpc: "2.0", id, error };
+    else if (this.profile !== undefined && this.profile.unreadableErrorId === "omit") msg = { jsonrpc: "2.0", error };
+    else msg = { jsonrpc: "2.0", id: null, error };
+    this.reply(msg, group, id ?? undefined);
+  }
+
+  private reply(msg: JsonRpcMessage, group: BatchGroup | undefined, related: RequestId | undefined): void {
+    if (group === undefined) {
+      this.queue(msg, related);
+      return;
+    }
+    group.replies.push(msg);
+    group.remaining--;
+    this.flushGroup(group);
+  }
+
+  private flushGroup(group: BatchGroup): void {
+    if (group.open || group.remaining > 0 || group.replies.length === 0) return;
+    this.outbound.push({ message: group.replies, relatedRequestId: undefined });
+  }
+
+  private queue(message: JsonRpcMessage, related: RequestId | undefined): void {
+    this.outbound.push({ message, relatedRequestId: related });
+  }
+
+  private violation(rule: string, expected: string, got: string, code: number | undefined, id: RequestId | undefined, method: string | undefined): void {
+    this.events.push({ kind: "violation", rule, expected, got, code, id, method });
+  }
+
+  private shutdown(reason: "local" | "eof" | "fatal", rule: string | undefined, detail: string): void {
+    this.phaseBit = Phase.Closed;
+    this.refreshGates();
+    const pending = [...this.pendingOut.values()];
+    this.pendingOut.clear();
+    this.tokensOut.clear();
+    this.timedCount = 0;
+    for (const p of pending) this.events.push({ kind: "connection-closed", id: p.id, method: p.method });
+    this.pendingIn.clear();
+    this.pendingInitialize = undefined;
+    this.events.push({ kind: "closed", reason, rule, detail });
+  }
+}
+
+const textEncoder = new TextEncoder();
+
+function refusalMessage(code: number): string {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return "Method not found";
+    case ErrorCode.InvalidParams:
+      return "Invalid params";
+    case ErrorCode.InternalError:
+      return "Too many requests in flight";
+    default:
+      return "Invalid request";
+  }
+}
+
+interface ShapeProblem {
+  path: string;
+  expected: string;
+  got: string;
+}
+
+function implementationProblem(value: unknown, path: string): ShapeProblem | undefined {
+  if (!isJsonObject(value)) return { path, expected: "an Implementation object {name, version}", got: describeValue(value) };
+  if (typeof value.name !== "string") return { path: `${path}.name`, expected: "a string", got: describeValue(value.name) };
+  if (typeof value.version !== "string") return { path: `${path}.version`, expected: "a string", got: describeValue(value.version) };
+  return undefined;
+}
+
+/** L-02: initialize carries protocolVersion, capabilities and clientInfo. */
+function initializeParamsProblem(params: JsonObject | undefined): ShapeProblem | undefined {
+  if (params === undefined) return { path: "params", expected: "an object with protocolVersion, capabilities, clientInfo", got: "absent" };
+  if (typeof params.protocolVersion !== "string") return { path: "params.protocolVersion", expected: "a string", got: describeValue(params.protocolVersion) };
+  if (!isJsonObject(params.capabilities)) return { path: "params.capabilities", expected: "an object", got: describeValue(params.capabilities) };
+  return implementationProblem(params.clientInfo, "params.clientInfo");
+}
+
+/** L-03: the result carries protocolVersion, capabilities and serverInfo. */
+function initializeResultProblem(result: JsonObject): ShapeProblem | undefined {
+  if (typeof result.protocolVersion !== "string") return { path: "result.protocolVersion", expected: "a string", got: describeValue(result.protocolVersion) };
+  if (!isJsonObject(result.capabilities)) return { path: "result.capabilities", expected: "an object", got: describeValue(result.capabilities) };
+  if (result.instructions !== undefined && typeof result.instructions !== "string") {
+    return { path: "result.instructions", expected: "a string when present", got: describeValue(result.instructions) };
+  }
+  return implementationProblem(result.serverInfo, "result.serverInfo");
+}

@@ -1,0 +1,264 @@
+// The method table and the one gate function (DIGEST.md a.1, a.2, a.4, b.5, b.6).
+//
+// Every method and notification of every session-era version is one row: who sends it,
+// in which phases of the sender it may be sent and in which phases of the receiver it is
+// accepted, which capability gates it (the receiver's, or the sender's for list_changed,
+// logging and similar announcements), which versions have it, and param-dependent
+// sub-capability gates. gate() is the only place that reads the table; the engine calls
+// it for every outbound command and every inbound message.
+//
+// Phase sets are bitmasks over the role's phase (see Phase). `receivePhases` is the
+// lenient default of DESIGN.md section 4; `receivePhasesStrict` flips the SHOULD-level
+// cells when the engine runs with `strict: true`. Outbound checks always use the strict
+// reading of SHOULD rules: the engine never lets its own host break one.
+
+import { Cap, capabilityName } from "./capabilities.js";
+import type { JsonObject } from "./envelope.js";
+import { ErrorCode } from "./errors.js";
+import { VERSION_PROFILES, type ProtocolVersion } from "./versions.js";
+
+/** Lifecycle phases. Server: awaiting-init → initializing (result sent) → operating (initialized received). Client: awaiting-init → initializing (initialize sent) → operating (result accepted). */
+export const Phase = {
+  AwaitingInit: 1,
+  Initializing: 2,
+  Operating: 4,
+  Closed: 8,
+} as const;
+export type PhaseBit = (typeof Phase)[keyof typeof Phase];
+export type PhaseName = "awaiting-init" | "initializing" | "operating" | "closed";
+
+export const PHASE_NAMES: Readonly<Record<PhaseBit, PhaseName>> = {
+  1: "awaiting-init",
+  2: "initializing",
+  4: "operating",
+  8: "closed",
+};
+
+const OPEN = Phase.AwaitingInit | Phase.Initializing | Phase.Operating;
+const AFTER_INIT = Phase.Initializing | Phase.Operating;
+const OPERATING = Phase.Operating;
+
+export type Role = "client" | "server";
+export type MessageKind = "request" | "notification";
+export type Sender = Role | "both";
+
+/** A sub-capability that applies only when the params ask for it (e.g. sampling with tools). */
+export interface ParamGate {
+  /** A capability bit of the receiver. */
+  readonly cap: number;
+  readonly when: (params: JsonObject | undefined) => boolean;
+  /** Code owed to a peer that ignored this gate; undefined: the receiver ignores the param instead (C-08). */
+  readonly code: number | undefined;
+  readonly rule: string;
+  readonly what: string;
+}
+
+export interface MethodRow {
+  readonly method: string;
+  readonly kind: MessageKind;
+  readonly from: Sender;
+  /** Phases of the sender in which the engine lets its host send it. */
+  readonly sendPhases: number;
+  /** Phases of the receiver in which it is accepted (lenient default). */
+  readonly receivePhases: number;
+  /** Phases of the receiver in which it is accepted with `strict: true`. */
+  readonly receivePhasesStrict: number;
+  /** Capability bits that must be declared (0: ungated). */
+  readonly cap: number;
+  readonly capOf: "receiver" | "sender";
+  readonly paramGates: readonly ParamGate[];
+  /** Sent only by the engine itself (initialize handshake, cancellation, progress). */
+  readonly engineOwned: boolean;
+  /** The rule a phase refusal cites. */
+  readonly phaseRule: string;
+  readonly since: ProtocolVersion;
+  readonly until: ProtocolVersion | undefined;
+}
+
+interface RowOptions {
+  sendPhases?: number;
+  receivePhases?: number;
+  receivePhasesStrict?: number;
+  cap?: number;
+  capOf?: "receiver" | "sender";
+  paramGates?: readonly ParamGate[];
+  engineOwned?: boolean;
+  phaseRule?: string;
+  since?: ProtocolVersion;
+  until?: ProtocolVersion;
+}
+
+function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}): MethodRow {
+  const receivePhases = o.receivePhases ?? AFTER_INIT;
+  return {
+    method,
+    kind,
+    from,
+    sendPhases: o.sendPhases ?? OPERATING,
+    receivePhases,
+    receivePhasesStrict: o.receivePhasesStrict ?? (receivePhases & OPERATING ? OPERATING : receivePhases),
+    cap: o.cap ?? 0,
+    capOf: o.capOf ?? "receiver",
+    paramGates: o.paramGates ?? [],
+    engineOwned: o.engineOwned ?? false,
+    phaseRule: o.phaseRule ?? (from === "server" ? "L-11" : "L-10"),
+    since: o.since ?? "2024-11-05",
+    until: o.until,
+  };
+}
+
+const hasParam = (name: string) => (params: JsonObject | undefined): boolean => params !== undefined && params[name] !== undefined;
+
+const samplingWithTools = (params: JsonObject | undefined): boolean =>
+  params !== undefined && (params.tools !== undefined || params.toolChoice !== undefined);
+const samplingWithContext = (params: JsonObject | undefined): boolean =>
+  params !== undefined && params.includeContext !== undefined && params.includeContext !== "none";
+const elicitationUrlMode = (params: JsonObject | undefined): boolean => params !== undefined && params.mode === "url";
+const elicitationFormMode = (params: JsonObject | undefined): boolean => params === undefined || params.mode === undefined || params.mode === "form";
+const hasTask = hasParam("task");
+
+const SAMPLING_GATES: readonly ParamGate[] = [
+  { cap: Cap.samplingTools, when: samplingWithTools, code: ErrorCode.InvalidParams, rule: "C-06", what: "tools or toolChoice in sampling" },
+  { cap: Cap.samplingContext, when: samplingWithContext, code: ErrorCode.InvalidParams, rule: "C-06", what: 'includeContext other than "none"' },
+  { cap: Cap.tasksRequestsSamplingCreateMessage, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented sampling request" },
+];
+const ELICITATION_GATES: readonly ParamGate[] = [
+  { cap: Cap.elicitationUrl, when: elicitationUrlMode, code: ErrorCode.InvalidParams, rule: "C-07", what: "URL-mode elicitation" },
+  { cap: Cap.elicitationForm, when: elicitationFormMode, code: ErrorCode.InvalidParams, rule: "C-07", what: "form-mode elicitation" },
+  { cap: Cap.tasksRequestsElicitationCreate, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented elicitation" },
+];
+const TOOLS_CALL_GATES: readonly ParamGate[] = [
+  { cap: Cap.tasksRequestsToolsCall, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented tool call" },
+];
+
+/** All rows; a method may have several rows for different version ranges. */
+export const METHOD_ROWS: readonly MethodRow[] = [
+  // Lifecycle and utilities.
+  row("initialize", "request", "client", { sendPhases: Phase.AwaitingInit, receivePhases: Phase.AwaitingInit, receivePhasesStrict: Phase.AwaitingInit, engineOwned: true, phaseRule: "L-01" }),
+  row("notifications/initialized", "notification", "client", { sendPhases: Phase.Initializing, receivePhases: Phase.Initializing, receivePhasesStrict: Phase.Initializing, engineOwned: true, phaseRule: "L-06" }),
+  row("ping", "request", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, phaseRule: "L-13" }),
+  row("notifications/cancelled", "notification", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "X-01" }),
+  row("notifications/progress", "notification", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "P-04" }),
+  // Server features, requested by the client.
+  row("resources/list", "request", "client", { cap: Cap.resources }),
+  row("resources/templates/list", "request", "client", { cap: Cap.resources }),
+  row("resources/read", "request", "client", { cap: Cap.resources }),
+  row("resources/subscribe", "request", "client", { cap: Cap.resourcesSubscribe }),
+  row("resources/unsubscribe", "request", "client", { cap: Cap.resourcesSubscribe }),
+  row("prompts/list", "request", "client", { cap: Cap.prompts }),
+  row("prompts/get", "request", "client", { cap: Cap.prompts }),
+  row("tools/list", "request", "client", { cap: Cap.tools }),
+  row("tools/call", "request", "client", { cap: Cap.tools, paramGates: TOOLS_CALL_GATES }),
+  row("logging/setLevel", "request", "client", { cap: Cap.logging }),
+  row("completion/complete", "request", "client", { until: "2025-03-26" }),
+  row("completion/complete", "request", "client", { cap: Cap.completions, since: "2025-03-26" }),
+  // Client features, requested by the server.
+  row("sampling/createMessage", "request", "server", { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING }),
+  row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING }),
+  row("elicitation/create", "request", "server", { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18" }),
+  // Tasks (2025-11-25): either side may be the receiver that created the task.
+  row("tasks/get", "request", "both", { cap: Cap.tasks, since: "2025-11-25" }),
+  row("tasks/result", "request", "both", { cap: Cap.tasks, since: "2025-11-25" }),
+  row("tasks/list", "request", "both", { cap: Cap.tasksList, since: "2025-11-25" }),
+  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, since: "2025-11-25" }),
+  row("notifications/tasks/status", "notification", "both", { cap: Cap.tasks, capOf: "sender", since: "2025-11-25" }),
+  // Announcements, gated on the sender's own declaration.
+  row("notifications/message", "notification", "server", { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
+  row("notifications/resources/list_changed", "notification", "server", { cap: Cap.resourcesListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/resources/updated", "notification", "server", { cap: Cap.resourcesSubscribe, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/prompts/list_changed", "notification", "server", { cap: Cap.promptsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/tools/list_changed", "notification", "server", { cap: Cap.toolsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender" }),
+  row("notifications/elicitation/complete", "notification", "server", { cap: Cap.elicitationUrl, receivePhases: OPERATING, since: "2025-11-25" }),
+];
+
+export type MethodTable = ReadonlyMap<string, MethodRow>;
+
+function buildTable(version: ProtocolVersion): MethodTable {
+  const index = VERSION_PROFILES[version].index;
+  const table = new Map<string, MethodRow>();
+  for (const r of METHOD_ROWS) {
+    if (VERSION_PROFILES[r.since].index > index) continue;
+    if (r.until !== undefined && VERSION_PROFILES[r.until].index <= index) continue;
+    table.set(r.method, r);
+  }
+  return table;
+}
+
+const TABLES = new Map<ProtocolVersion, MethodTable>();
+
+/** The rows in force for one version (built once per version). */
+export function methodTable(version: ProtocolVersion): MethodTable {
+  let table = TABLES.get(version);
+  if (table === undefined) {
+    table = buildTable(version);
+    TABLES.set(version, table);
+  }
+  return table;
+}
+
+/** Why a message was refused; the engine turns it into a thrown error (outbound) or an owed reply plus a violation (inbound). */
+export interface GateRefusal {
+  /** Wire code owed for a request; undefined when the receiver should ignore the param instead. */
+  readonly code: number | undefined;
+  readonly rule: string;
+  readonly expected: string;
+  readonly got: string;
+  readonly reason: "unknown-method" | "wrong-kind" | "wrong-direction" | "phase" | "capability" | "param-capability" | "engine-owned";
+}
+
+export interface GateContext {
+  readonly table: MethodTable;
+  readonly version: ProtocolVersion;
+  /** The role of the side sending the message. */
+  readonly sender: Role;
+  /** The current phase of the side doing the check. */
+  readonly phase: PhaseBit;
+  readonly senderCaps: number;
+  readonly receiverCaps: number;
+  readonly strict: boolean;
+}
+
+/**
+ * The one gate. `outbound` is true when our host wants to send the message (the phase is
+ * the sender's), false when it arrived (the phase is the receiver's). Returns undefined
+ * when the message may pass.
+ */
+export function gate(ctx: GateContext, outbound: boolean, method: string, kind: MessageKind, params: JsonObject | undefined): GateRefusal | undefined {
+  const r = ctx.table.get(method);
+  if (r === undefined) {
+    return { code: ErrorCode.MethodNotFound, rule: "a.4", expected: `a ${kind} method of ${ctx.version}`, got: method, reason: "unknown-method" };
+  }
+  if (r.kind !== kind) {
+    return { code: ErrorCode.InvalidRequest, rule: "M-02", expected: `${method} as a ${r.kind}`, got: `a ${kind}`, reason: "wrong-kind" };
+  }
+  if (r.from !== "both" && r.from !== ctx.sender) {
+    return { code: ErrorCode.MethodNotFound, rule: "a.1", expected: `${method} sent by the ${r.from}`, got: `sent by the ${ctx.sender}`, reason: "wrong-direction" };
+  }
+  if (outbound && r.engineOwned) {
+    return { code: undefined, rule: "engine", expected: `${method} sent by the engine itself`, got: "sent by the host", reason: "engine-owned" };
+  }
+  const phases = outbound ? r.sendPhases : ctx.strict ? r.receivePhasesStrict : r.receivePhases;
+  if ((phases & ctx.phase) === 0) {
+    return { code: ErrorCode.InvalidRequest, rule: r.phaseRule, expected: `${method} in phase ${phaseList(phases)}`, got: `phase ${PHASE_NAMES[ctx.phase]}`, reason: "phase" };
+  }
+  if (r.cap !== 0) {
+    const caps = r.capOf === "receiver" ? ctx.receiverCaps : ctx.senderCaps;
+    if ((caps & r.cap) !== r.cap) {
+      const owner = r.capOf === "receiver" ? (ctx.sender === "client" ? "server" : "client") : ctx.sender;
+      return { code: ErrorCode.MethodNotFound, rule: "C-01", expected: `${owner} capability ${capabilityName(r.cap)} declared for ${method}`, got: "not declared", reason: "capability" };
+    }
+  }
+  for (const g of r.paramGates) {
+    if (g.when(params) && (ctx.receiverCaps & g.cap) !== g.cap) {
+      return { code: g.code, rule: g.rule, expected: `capability ${capabilityName(g.cap)} for ${g.what}`, got: "not declared", reason: "param-capability" };
+    }
+  }
+  return undefined;
+}
+
+function phaseList(mask: number): string {
+  const names: string[] = [];
+  for (const bit of [Phase.AwaitingInit, Phase.Initializing, Phase.Operating, Phase.Closed] as const) if (mask & bit) names.push(PHASE_NAMES[bit]);
+  return names.join(" | ") || "none";
+}

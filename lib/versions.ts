@@ -1,0 +1,48 @@
+// Protocol versions and everything that differs between them as data (DESIGN.md section 1).
+//
+// Code never compares version strings; it reads the profile of the negotiated version.
+// Profiles are ordered oldest first; `index` orders them for since/until ranges in the
+// method table.
+
+export const SESSION_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const;
+export const MODERN_VERSIONS = ["2026-07-28"] as const;
+
+export type SessionVersion = (typeof SESSION_VERSIONS)[number];
+export type ModernVersion = (typeof MODERN_VERSIONS)[number];
+export type ProtocolVersion = SessionVersion | ModernVersion;
+
+export interface VersionProfile {
+  readonly version: ProtocolVersion;
+  /** Position in release order, oldest 0. */
+  readonly index: number;
+  readonly era: "session" | "modern";
+  /** JSON-RPC batches are allowed (M-09: 2025-03-26 only). */
+  readonly batching: boolean;
+  /** How an error reply whose request id could not be read carries its id (f.3). */
+  readonly unreadableErrorId: "null" | "omit";
+  /** The code for a missing resource (c.2). */
+  readonly resourceNotFoundCode: number;
+}
+
+export const VERSION_PROFILES: Readonly<Record<ProtocolVersion, VersionProfile>> = {
+  "2024-11-05": { version: "2024-11-05", index: 0, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
+  "2025-03-26": { version: "2025-03-26", index: 1, era: "session", batching: true, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
+  "2025-06-18": { version: "2025-06-18", index: 2, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
+  "2025-11-25": { version: "2025-11-25", index: 3, era: "session", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32002 },
+  "2026-07-28": { version: "2026-07-28", index: 4, era: "modern", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32602 },
+};
+
+export function isSessionVersion(value: unknown): value is SessionVersion {
+  return typeof value === "string" && (SESSION_VERSIONS as readonly string[]).includes(value);
+}
+
+export function isProtocolVersion(value: unknown): value is ProtocolVersion {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(VERSION_PROFILES, value);
+}
+
+/** The newest of a list of versions. */
+export function newestVersion<V extends ProtocolVersion>(versions: readonly V[]): V {
+  let best = versions[0] as V;
+  for (const v of versions) if (VERSION_PROFILES[v].index > VERSION_PROFILES[best].index) best = v;
+  return best;
+}
