@@ -48,3 +48,6 @@ export { METHOD_ROWS, Phase, PHASE_NAMES, gate, methodTable } from "./methods.js
 export type { GateContext, GateRefusal, MessageKind, MethodRow, MethodTable, ParamGate, PhaseBit, PhaseName, Role, Sender } from "./methods.js";
 export { MODERN_VERSIONS, SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion, isSessionVersion, newestVersion } from "./versions.js";
 export type { ModernVersion, ProtocolVersion, SessionVersion, VersionProfile } from "./versions.js";
+export { Paginator, base64urlDecode, base64urlEncode } from "./pagination.js";
+export type { PageOk, PageRefused, PaginatorOptions } from "./pagination.js";
+export { constantTimeEqual, hmacSha256, sha256 } from "./sha256.js";
