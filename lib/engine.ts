@@ -35,6 +35,7 @@ import {
 } from "./envelope.js";
 import { ErrorCode, LocalProtocolError, describeValue } from "./errors.js";
 import type { EngineEvent, ProgressToken } from "./events.js";
+import { Features } from "./features.js";
 import { DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem } from "./framing.js";
 import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type GateRefusal, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
 import { Queue } from "./queue.js";
@@ -108,6 +109,7 @@ export interface Outbound {
 interface PendingOut {
   readonly id: number;
   readonly method: string;
+  readonly params: JsonObject | undefined;
   readonly token: ProgressToken | undefined;
   deadline: number;
   readonly totalDeadline: number;
@@ -126,6 +128,7 @@ interface BatchGroup {
 interface PendingIn {
   readonly id: RequestId;
   readonly method: string;
+  readonly params: JsonObject | undefined;
   readonly token: ProgressToken | undefined;
   readonly group: BatchGroup | undefined;
   lastProgressSent: number;
@@ -193,6 +196,7 @@ export class Engine {
   private readonly pendingIn = new Map<RequestId, PendingIn>();
   private readonly cancelledIn = new Set<RequestId>();
 
+  private readonly features: Features;
   private readonly outbound = new Queue<Outbound>();
   private readonly events = new Queue<EngineEvent>();
   private readonly decoder: LineDecoder;
@@ -224,6 +228,7 @@ export class Engine {
     this.limits = limits;
     this.decoder = new LineDecoder({ maxLineBytes: limits.maxLineBytes });
     this.ownCaps = capabilityMask(this.capabilities);
+    this.features = new Features(this.role);
     this.table = methodTable(newestVersion(versions));
     this.refreshGates();
   }
@@ -257,6 +262,21 @@ export class Engine {
 
   get ownCapabilities(): JsonObject {
     return this.capabilities;
+  }
+
+  /** The code for a missing resource in the negotiated version (-32002 in every session-era version). */
+  get resourceNotFoundCode(): number {
+    return (this.profile ?? VERSION_PROFILES[newestVersion(this.versions)]).resourceNotFoundCode;
+  }
+
+  /** Server: the logging level the client set with logging/setLevel, if any. */
+  get loggingLevel(): string | undefined {
+    return this.features.loggingLevel;
+  }
+
+  /** Server: whether the client is subscribed to `uri` (or to a resource containing it). */
+  isSubscribed(uri: string): boolean {
+    return this.features.isSubscribed(uri);
   }
 
   get pendingOutboundCount(): number {
@@ -350,17 +370,25 @@ export class Engine {
     return this.sendRequest(method, params, options, options.relatedRequestId);
   }
 
-  /** Sends a notification. Cancellation, progress and `initialized` have their own commands. */
-  notify(method: string, params?: JsonObject, options: NotifyOptions = {}): void {
+  /**
+   * Sends a notification. Returns false when a feature rule says to drop it instead (a log
+   * message below the level the client set). Cancellation, progress and `initialized` have
+   * their own commands.
+   */
+  notify(method: string, params?: JsonObject, options: NotifyOptions = {}): boolean {
     this.assertOpen(method);
     this.assertAllowed(method, "notification", params);
+    if (!this.features.outboundNotification(method, params, this.version)) return false;
     this.queue(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, options.relatedRequestId);
+    return true;
   }
 
   /** Answers a peer request. A request the peer cancelled is dropped silently (X-04). */
   respond(id: RequestId, result: JsonObject): void {
     this.assertOpen("respond");
     if (!isJsonObject(result)) throw new LocalProtocolError({ rule: "M-04", expected: "result as an object", got: describeValue(result) });
+    const inFlight = this.pendingIn.get(id);
+    if (inFlight !== undefined && inFlight.method !== "initialize") this.features.outboundResult(inFlight.method, inFlight.params, result, this.version, inFlight.token);
     const pending = this.takePendingIn(id);
     if (pending === undefined) return;
     this.reply({ jsonrpc: "2.0", id, result }, pending.group, id);
@@ -371,6 +399,7 @@ export class Engine {
     this.assertOpen("respondError");
     if (!Number.isInteger(code)) throw new LocalProtocolError({ rule: "M-05", expected: "an integer error code", got: describeValue(code) });
     if (typeof message !== "string") throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
+    if (this.pendingIn.has(id)) this.features.outboundError(code, data, this.version);
     if (this.pendingInitialize !== undefined && this.pendingInitialize.id === id) this.pendingInitialize = undefined;
     const pending = this.takePendingIn(id);
     if (pending === undefined) return;
@@ -396,6 +425,17 @@ export class Engine {
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
     this.queue({ jsonrpc: "2.0", method: "notifications/progress", params }, id);
+  }
+
+  /** Reports progress on a task we created, on the token of the request that created it (P-08). */
+  sendTaskProgress(taskId: string, progress: number, total?: number, message?: string): void {
+    this.assertOpen("notifications/progress");
+    const record = this.features.taskForProgress(taskId, progress);
+    record.lastProgress = progress;
+    const params: JsonObject = { progressToken: record.token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.queue({ jsonrpc: "2.0", method: "notifications/progress", params }, undefined);
   }
 
   /**
@@ -575,12 +615,17 @@ export class Engine {
       this.reply({ jsonrpc: "2.0", id, result: {} }, group, id);
       return;
     }
+    const featureRefusal = this.features.inboundRequest(method, params);
+    if (featureRefusal !== undefined && featureRefusal.code !== undefined) {
+      this.refuse(id, method, group, { code: featureRefusal.code, rule: featureRefusal.rule, expected: featureRefusal.expected, got: featureRefusal.got });
+      return;
+    }
     if (this.pendingIn.size >= this.limits.maxPendingInbound) {
       this.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "limit", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: `one more` });
       return;
     }
     const token = progressTokenOf(params);
-    this.pendingIn.set(id, { id, method, token, group, lastProgressSent: -Infinity });
+    this.pendingIn.set(id, { id, method, params, token, group, lastProgressSent: -Infinity });
     this.events.push({ kind: "request", id, method, params, progressToken: token });
   }
 
@@ -608,7 +653,7 @@ export class Engine {
       return;
     }
     this.pendingInitialize = { id, params: p, version };
-    this.pendingIn.set(id, { id, method: "initialize", token: undefined, group, lastProgressSent: -Infinity });
+    this.pendingIn.set(id, { id, method: "initialize", params: p, token: undefined, group, lastProgressSent: -Infinity });
     this.events.push({ kind: "initialize-request", id, params: p, version });
   }
 
@@ -644,8 +689,15 @@ export class Engine {
       case "notifications/progress":
         this.onProgress(params, now);
         return;
-      default:
+      default: {
+        const problem = this.features.inboundNotification(method, params);
+        if (problem !== undefined) {
+          this.violation(problem.rule, problem.expected, problem.got, undefined, undefined, method);
+          return;
+        }
+        if (method === "notifications/tasks/status") this.releaseEndedTaskTokens();
         this.events.push({ kind: "notification", method, params });
+      }
     }
   }
 
@@ -701,13 +753,24 @@ export class Engine {
       this.violation("ID-04", "a response to a request in flight", `id ${describeValue(id)} unknown or already settled`, undefined, id, undefined);
       return;
     }
-    this.settleOut(pending);
+    // P-08: the token of a task-augmented request lives on until the task ends.
+    const createsTask = result !== undefined && pending.params !== undefined && pending.params.task !== undefined && isJsonObject(result.task);
+    this.settleOut(pending, createsTask);
     if (pending.id === this.initializeId) {
       this.onInitializeResponse(pending.id, result, error);
       return;
     }
+    const problem = error !== undefined ? this.features.inboundError(error, this.version) : this.features.inboundResult(pending.method, pending.params, result as JsonObject, createsTask ? pending.token : undefined);
+    if (problem !== undefined) this.violation(problem.rule, problem.expected, problem.got, undefined, pending.id, pending.method);
+    if (pending.method.startsWith("tasks/")) this.releaseEndedTaskTokens();
     if (error !== undefined) this.events.push({ kind: "error-response", id: pending.id, method: pending.method, error });
     else this.events.push({ kind: "response", id: pending.id, method: pending.method, result: result as JsonObject });
+  }
+
+  private releaseEndedTaskTokens(): void {
+    const tokens: Array<string | number> = [];
+    this.features.endedTaskTokens(tokens);
+    for (const token of tokens) this.tokensOut.delete(token);
   }
 
   private onInitializeResponse(id: number, result: JsonObject | undefined, error: ErrorObject | undefined): void {
@@ -783,9 +846,10 @@ export class Engine {
     if (token !== undefined && this.tokensOut.has(token)) {
       throw new LocalProtocolError({ rule: "P-02", expected: "a progress token unique among active requests", got: `token ${describeValue(token)} in use`, method });
     }
+    this.features.outboundRequest(method, params, this.peerCaps, this.version);
     const deadline = options.deadline ?? Infinity;
     const totalDeadline = options.totalDeadline ?? Infinity;
-    const pending: PendingOut = { id, method, token, deadline, totalDeadline, resetMs: options.resetOnProgressMs ?? 0, lastProgress: -Infinity };
+    const pending: PendingOut = { id, method, params, token, deadline, totalDeadline, resetMs: options.resetOnProgressMs ?? 0, lastProgress: -Infinity };
     this.nextId = id + 1;
     this.pendingOut.set(id, pending);
     if (token !== undefined) this.tokensOut.set(token, pending);
@@ -798,10 +862,10 @@ export class Engine {
     return id;
   }
 
-  /** Removes one of our requests from every table. */
-  private settleOut(p: PendingOut): void {
+  /** Removes one of our requests from every table (its progress token too, unless a task keeps it). */
+  private settleOut(p: PendingOut, keepToken = false): void {
     this.pendingOut.delete(p.id);
-    if (p.token !== undefined) this.tokensOut.delete(p.token);
+    if (p.token !== undefined && !keepToken) this.tokensOut.delete(p.token);
     if (p.deadline !== Infinity || p.totalDeadline !== Infinity) {
       this.timedCount--;
       if (p.deadline <= this.cachedDeadline || p.totalDeadline <= this.cachedDeadline) this.deadlineDirty = true;
