@@ -51,3 +51,4 @@ export type { ModernVersion, ProtocolVersion, SessionVersion, VersionProfile } f
 export { Paginator, base64urlDecode, base64urlEncode } from "./pagination.js";
 export type { PageOk, PageRefused, PaginatorOptions } from "./pagination.js";
 export { constantTimeEqual, hmacSha256, sha256 } from "./sha256.js";
+export type * from "./types.js";
