@@ -39,13 +39,23 @@ import { Features } from "./features.js";
 import { DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem } from "./framing.js";
 import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type GateRefusal, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
 import { Queue } from "./queue.js";
+import type { ClientCapabilities, ClientNotifications, ClientRequests, Implementation, ServerCapabilities, ServerNotifications, ServerRequests } from "./types.js";
 import { SESSION_VERSIONS, VERSION_PROFILES, isSessionVersion, newestVersion, type ProtocolVersion, type SessionVersion, type VersionProfile } from "./versions.js";
 
-export interface Implementation {
-  name: string;
-  version: string;
-  [key: string]: unknown;
-}
+/** Picks the client or the server variant of a type by role; both for an undecided role. */
+type ByRole<R extends Role, C, S> = [R] extends ["client"] ? C : [R] extends ["server"] ? S : C | S;
+
+export type CapabilitiesOf<R extends Role> = ByRole<R, ClientCapabilities, ServerCapabilities>;
+/** Requests a side with role R sends. */
+export type OutgoingRequests<R extends Role> = ByRole<R, ClientRequests, ServerRequests>;
+/** Notifications a side with role R sends. */
+export type OutgoingNotifications<R extends Role> = ByRole<R, ClientNotifications, ServerNotifications>;
+
+/** The params type of method M in a method map; any object for a method the map does not know. */
+export type ParamsFor<Map, M extends string> = M extends keyof Map ? (Map[M] extends { params: infer P } ? P : never) : object | undefined;
+
+/** Arguments after the method name: params required when the method requires them. */
+export type ArgsFor<Map, M extends string, O> = undefined extends ParamsFor<Map, M> ? [params?: ParamsFor<Map, M>, options?: O] : [params: ParamsFor<Map, M>, options?: O];
 
 export interface EngineLimits {
   /** Longest accepted input line, in bytes. Default 8 MiB. */
@@ -65,12 +75,12 @@ export const DEFAULT_LIMITS: Readonly<EngineLimits> = {
   maxBatchLength: 1024,
 };
 
-export interface EngineOptions {
-  role: Role;
+export interface EngineOptions<R extends Role = Role> {
+  role: R;
   /** Our Implementation info (clientInfo or serverInfo). */
   info: Implementation;
   /** Our capabilities, sent as they are. Default {}. */
-  capabilities?: JsonObject;
+  capabilities?: CapabilitiesOf<R>;
   /** Versions we speak. Default: all session-era versions. The client offers the newest. */
   versions?: readonly SessionVersion[];
   /** Server: instructions for the client, sent in the initialize result. */
@@ -165,8 +175,8 @@ function progressTokenOf(params: JsonObject | undefined): ProgressToken | undefi
   return isProgressToken(token) ? token : undefined;
 }
 
-export class Engine {
-  readonly role: Role;
+export class Engine<R extends Role = Role> {
+  readonly role: R;
   readonly versions: readonly SessionVersion[];
   readonly limits: Readonly<EngineLimits>;
   readonly strict: boolean;
@@ -206,7 +216,7 @@ export class Engine {
   private deadlineDirty = false;
   private timedCount = 0;
 
-  constructor(options: EngineOptions) {
+  constructor(options: EngineOptions<R>) {
     if (options.role !== "client" && options.role !== "server") {
       throw new RangeError(`role must be "client" or "server"; got ${describeValue(options.role)}`);
     }
@@ -216,7 +226,7 @@ export class Engine {
     for (const v of versions) if (!isSessionVersion(v)) throw new RangeError(`unsupported protocol version ${describeValue(v)}; expected one of ${SESSION_VERSIONS.join(", ")}`);
     this.versions = versions;
     this.info = options.info;
-    this.capabilities = options.capabilities ?? {};
+    this.capabilities = (options.capabilities ?? {}) as JsonObject;
     this.instructions = options.instructions;
     this.strict = options.strict ?? false;
     this.autoInitialize = options.autoInitialize ?? true;
@@ -343,7 +353,7 @@ export class Engine {
     if (this.phaseBit !== Phase.AwaitingInit) {
       throw new LocalProtocolError({ rule: "L-01", expected: "initialize once, first", got: `phase ${this.phase}`, method: "initialize", phase: this.phase });
     }
-    const params: JsonObject = { protocolVersion: newestVersion(this.versions), capabilities: this.capabilities, clientInfo: this.info };
+    const params: JsonObject = { protocolVersion: newestVersion(this.versions), capabilities: this.capabilities, clientInfo: this.info as unknown as JsonObject };
     const id = this.sendRequest("initialize", params, options, undefined);
     this.initializeId = id;
     this.setPhase(Phase.Initializing);
@@ -361,7 +371,9 @@ export class Engine {
   }
 
   /** Sends a request; returns the id it was given. Throws LocalProtocolError if the protocol forbids it now. */
-  request(method: string, params?: JsonObject, options: RequestOptions = {}): number {
+  request<M extends string>(method: M, ...args: ArgsFor<OutgoingRequests<R>, M, RequestOptions>): number {
+    const params = args[0] as JsonObject | undefined;
+    const options: RequestOptions = args[1] ?? {};
     this.assertOpen(method);
     this.assertAllowed(method, "request", params);
     if (this.pendingOut.size >= this.limits.maxPendingOutbound) {
@@ -375,7 +387,9 @@ export class Engine {
    * message below the level the client set). Cancellation, progress and `initialized` have
    * their own commands.
    */
-  notify(method: string, params?: JsonObject, options: NotifyOptions = {}): boolean {
+  notify<M extends string>(method: M, ...args: ArgsFor<OutgoingNotifications<R>, M, NotifyOptions>): boolean {
+    const params = args[0] as JsonObject | undefined;
+    const options: NotifyOptions = args[1] ?? {};
     this.assertOpen(method);
     this.assertAllowed(method, "notification", params);
     if (!this.features.outboundNotification(method, params, this.version)) return false;
@@ -384,8 +398,9 @@ export class Engine {
   }
 
   /** Answers a peer request. A request the peer cancelled is dropped silently (X-04). */
-  respond(id: RequestId, result: JsonObject): void {
+  respond(id: RequestId, answer: object): void {
     this.assertOpen("respond");
+    const result = answer as JsonObject;
     if (!isJsonObject(result)) throw new LocalProtocolError({ rule: "M-04", expected: "result as an object", got: describeValue(result) });
     const inFlight = this.pendingIn.get(id);
     if (inFlight !== undefined && inFlight.method !== "initialize") this.features.outboundResult(inFlight.method, inFlight.params, result, this.version, inFlight.token);
@@ -460,6 +475,7 @@ export class Engine {
 
   /** Moves the inactivity deadline of one of our requests (undefined: none). The total deadline never moves. */
   setDeadline(id: number, deadline: number | undefined): void {
+    this.assertOpen("setDeadline");
     const pending = this.pendingOut.get(id);
     if (pending === undefined) throw new LocalProtocolError({ rule: "ID-04", expected: "a request of ours in flight", got: describeValue(id) });
     const wasTimed = pending.deadline !== Infinity || pending.totalDeadline !== Infinity;
@@ -572,13 +588,13 @@ export class Engine {
   private onBatch(items: readonly unknown[], outer: BatchGroup | undefined, now: number | undefined): void {
     let problem: string | undefined;
     if (outer !== undefined) problem = "a batch nested in a batch";
-    else if (this.profile === undefined || !this.profile.batching) problem = `a batch under ${this.version ?? "a version not yet negotiated"}`;
+    else if (!this.batchingAllowed()) problem = `a batch under ${this.version ?? "a version not yet negotiated"}`;
     else if (items.length === 0) problem = "an empty batch";
     else if (items.length > this.limits.maxBatchLength) problem = `a batch of ${items.length} entries (limit ${this.limits.maxBatchLength})`;
     if (problem !== undefined) {
       if (outer !== undefined) outer.remaining++;
       this.replyError(null, ErrorCode.InvalidRequest, "Invalid request", outer, undefined);
-      const expected = outer === undefined && this.profile?.batching ? `a batch of 1 to ${this.limits.maxBatchLength} entries` : "a single message (batches only under 2025-03-26)";
+      const expected = outer === undefined && this.batchingAllowed() ? `a batch of 1 to ${this.limits.maxBatchLength} entries` : "a single message (batches only under 2025-03-26)";
       this.violation("M-09", expected, problem, ErrorCode.InvalidRequest, undefined, undefined);
       return;
     }
@@ -589,6 +605,12 @@ export class Engine {
     }
     group.open = false;
     this.flushGroup(group);
+  }
+
+  /** M-09: batches under 2025-03-26; before negotiation, when any version we speak allows them. */
+  private batchingAllowed(): boolean {
+    if (this.profile !== undefined) return this.profile.batching;
+    return this.versions.some((v) => VERSION_PROFILES[v].batching);
   }
 
   private onRequest(env: RequestEnvelope, group: BatchGroup | undefined): void {
@@ -658,7 +680,7 @@ export class Engine {
   }
 
   private completeInitialize(id: RequestId, params: JsonObject, version: SessionVersion, group: BatchGroup | undefined): void {
-    const result: JsonObject = { protocolVersion: version, capabilities: this.capabilities, serverInfo: this.info };
+    const result: JsonObject = { protocolVersion: version, capabilities: this.capabilities, serverInfo: this.info as unknown as JsonObject };
     if (this.instructions !== undefined) result.instructions = this.instructions;
     this.reply({ jsonrpc: "2.0", id, result }, group, id);
     this.peerCapabilitiesObject = params.capabilities as JsonObject;

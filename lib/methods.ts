@@ -51,6 +51,8 @@ export interface ParamGate {
   readonly code: number | undefined;
   readonly rule: string;
   readonly what: string;
+  /** The first version whose schema has this param (older peers ignore unknown params). */
+  readonly since: ProtocolVersion;
 }
 
 export interface MethodRow {
@@ -69,8 +71,10 @@ export interface MethodRow {
   readonly paramGates: readonly ParamGate[];
   /** Sent only by the engine itself (initialize handshake, cancellation, progress). */
   readonly engineOwned: boolean;
-  /** The rule a phase refusal cites. */
-  readonly phaseRule: string;
+  /** Phases of a client receiver, where they differ from receivePhases (a client in initializing awaits the server's result, so server traffic other than ping and logging cannot legitimately reach it). */
+  readonly clientReceivePhases: number | undefined;
+  /** The rule a phase refusal cites; undefined: by sender (L-10 client, L-11 server requests, L-12 server notifications). */
+  readonly phaseRule: string | undefined;
   readonly since: ProtocolVersion;
   readonly until: ProtocolVersion | undefined;
 }
@@ -83,6 +87,7 @@ interface RowOptions {
   capOf?: "receiver" | "sender";
   paramGates?: readonly ParamGate[];
   engineOwned?: boolean;
+  clientReceivePhases?: number;
   phaseRule?: string;
   since?: ProtocolVersion;
   until?: ProtocolVersion;
@@ -101,7 +106,8 @@ function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}
     capOf: o.capOf ?? "receiver",
     paramGates: o.paramGates ?? [],
     engineOwned: o.engineOwned ?? false,
-    phaseRule: o.phaseRule ?? (from === "server" ? "L-11" : "L-10"),
+    clientReceivePhases: o.clientReceivePhases,
+    phaseRule: o.phaseRule,
     since: o.since ?? "2024-11-05",
     until: o.until,
   };
@@ -117,18 +123,21 @@ const elicitationUrlMode = (params: JsonObject | undefined): boolean => params !
 const elicitationFormMode = (params: JsonObject | undefined): boolean => params === undefined || params.mode === undefined || params.mode === "form";
 const hasTask = hasParam("task");
 
+// sampling.tools/context, elicitation.form/url and tasks.* appear in 2025-11-25; before it
+// the params they gate did not exist, and a receiver ignores unknown params. URL mode is
+// gated from 2025-06-18 on, since an older client cannot have declared it.
 const SAMPLING_GATES: readonly ParamGate[] = [
-  { cap: Cap.samplingTools, when: samplingWithTools, code: ErrorCode.InvalidParams, rule: "C-06", what: "tools or toolChoice in sampling" },
-  { cap: Cap.samplingContext, when: samplingWithContext, code: ErrorCode.InvalidParams, rule: "C-06", what: 'includeContext other than "none"' },
-  { cap: Cap.tasksRequestsSamplingCreateMessage, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented sampling request" },
+  { cap: Cap.samplingTools, when: samplingWithTools, code: ErrorCode.InvalidParams, rule: "C-06", what: "tools or toolChoice in sampling", since: "2025-11-25" },
+  { cap: Cap.samplingContext, when: samplingWithContext, code: ErrorCode.InvalidParams, rule: "C-06", what: 'includeContext other than "none"', since: "2025-11-25" },
+  { cap: Cap.tasksRequestsSamplingCreateMessage, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented sampling request", since: "2025-11-25" },
 ];
 const ELICITATION_GATES: readonly ParamGate[] = [
-  { cap: Cap.elicitationUrl, when: elicitationUrlMode, code: ErrorCode.InvalidParams, rule: "C-07", what: "URL-mode elicitation" },
-  { cap: Cap.elicitationForm, when: elicitationFormMode, code: ErrorCode.InvalidParams, rule: "C-07", what: "form-mode elicitation" },
-  { cap: Cap.tasksRequestsElicitationCreate, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented elicitation" },
+  { cap: Cap.elicitationUrl, when: elicitationUrlMode, code: ErrorCode.InvalidParams, rule: "C-07", what: "URL-mode elicitation", since: "2025-06-18" },
+  { cap: Cap.elicitationForm, when: elicitationFormMode, code: ErrorCode.InvalidParams, rule: "C-07", what: "form-mode elicitation", since: "2025-11-25" },
+  { cap: Cap.tasksRequestsElicitationCreate, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented elicitation", since: "2025-11-25" },
 ];
 const TOOLS_CALL_GATES: readonly ParamGate[] = [
-  { cap: Cap.tasksRequestsToolsCall, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented tool call" },
+  { cap: Cap.tasksRequestsToolsCall, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented tool call", since: "2025-11-25" },
 ];
 
 /** All rows; a method may have several rows for different version ranges. */
@@ -157,11 +166,11 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING }),
   row("elicitation/create", "request", "server", { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18" }),
   // Tasks (2025-11-25): either side may be the receiver that created the task.
-  row("tasks/get", "request", "both", { cap: Cap.tasks, since: "2025-11-25" }),
-  row("tasks/result", "request", "both", { cap: Cap.tasks, since: "2025-11-25" }),
-  row("tasks/list", "request", "both", { cap: Cap.tasksList, since: "2025-11-25" }),
-  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, since: "2025-11-25" }),
-  row("notifications/tasks/status", "notification", "both", { cap: Cap.tasks, capOf: "sender", since: "2025-11-25" }),
+  row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25" }),
+  row("tasks/result", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25" }),
+  row("tasks/list", "request", "both", { cap: Cap.tasksList, clientReceivePhases: OPERATING, since: "2025-11-25" }),
+  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25" }),
+  row("notifications/tasks/status", "notification", "both", { cap: Cap.tasks, capOf: "sender", clientReceivePhases: OPERATING, since: "2025-11-25" }),
   // Announcements, gated on the sender's own declaration.
   row("notifications/message", "notification", "server", { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
   row("notifications/resources/list_changed", "notification", "server", { cap: Cap.resourcesListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
@@ -238,9 +247,11 @@ export function gate(ctx: GateContext, outbound: boolean, method: string, kind: 
   if (outbound && r.engineOwned) {
     return { code: undefined, rule: "engine", expected: `${method} sent by the engine itself`, got: "sent by the host", reason: "engine-owned" };
   }
-  const phases = outbound ? r.sendPhases : ctx.strict ? r.receivePhasesStrict : r.receivePhases;
+  const clientReceives = !outbound && ctx.sender === "server" && r.clientReceivePhases !== undefined;
+  const phases = outbound ? r.sendPhases : clientReceives ? (r.clientReceivePhases as number) : ctx.strict ? r.receivePhasesStrict : r.receivePhases;
   if ((phases & ctx.phase) === 0) {
-    return { code: ErrorCode.InvalidRequest, rule: r.phaseRule, expected: `${method} in phase ${phaseList(phases)}`, got: `phase ${PHASE_NAMES[ctx.phase]}`, reason: "phase" };
+    const rule = r.phaseRule ?? (ctx.sender === "client" ? "L-10" : kind === "request" ? "L-11" : "L-12");
+    return { code: ErrorCode.InvalidRequest, rule, expected: `${method} in phase ${phaseList(phases)}`, got: `phase ${PHASE_NAMES[ctx.phase]}`, reason: "phase" };
   }
   if (r.cap !== 0) {
     const caps = r.capOf === "receiver" ? ctx.receiverCaps : ctx.senderCaps;
@@ -250,7 +261,7 @@ export function gate(ctx: GateContext, outbound: boolean, method: string, kind: 
     }
   }
   for (const g of r.paramGates) {
-    if (g.when(params) && (ctx.receiverCaps & g.cap) !== g.cap) {
+    if (g.when(params) && (ctx.receiverCaps & g.cap) !== g.cap && VERSION_PROFILES[g.since].index <= VERSION_PROFILES[ctx.version].index) {
       return { code: g.code, rule: g.rule, expected: `capability ${capabilityName(g.cap)} for ${g.what}`, got: "not declared", reason: "param-capability" };
     }
   }
