@@ -290,6 +290,12 @@ function build(version: SessionVersion): VersionTables {
   );
   const completeResult = res({ completion: object({ values: arrayOf(str, 100), total: num, hasMore: bool }, ["values"]) }, ["completion"]);
 
+  // Prompts and tool results.
+  const promptArgument = object({ name: str, ...title, description: str, required: bool }, ["name"]);
+  const prompt = object({ name: str, ...title, description: str, arguments: arrayOf(promptArgument), ...icons, ...meta }, ["name"]);
+  const promptMessage = object({ role: str, content: contentBlock }, ["role", "content"]); // role open here; closed in sampling
+  const callToolResult = res({ content: arrayOf(contentBlock), ...when(v0618, { structuredContent: anyObject }), isError: bool }, ["content"]);
+
   const level = closedEnum(LOGGING_LEVELS);
   const uriParams = req({ uri: str }, ["uri"]);
   const taskIdParams = req({ taskId: str }, ["taskId"]);
@@ -302,20 +308,21 @@ function build(version: SessionVersion): VersionTables {
     results.set(method, r);
   };
 
-  request("initialize", req({ protocolVersion: str, capabilities: clientCapabilities, clientInfo: implementation }, ["protocolVersion", "capabilities", "clientInfo"]),
-    res({ protocolVersion: str, capabilities: serverCapabilities, serverInfo: implementation, instructions: str }, ["protocolVersion", "capabilities", "serverInfo"]));
+  request(
+    "initialize",
+    req({ protocolVersion: str, capabilities: clientCapabilities, clientInfo: implementation }, ["protocolVersion", "capabilities", "clientInfo"]),
+    res({ protocolVersion: str, capabilities: serverCapabilities, serverInfo: implementation, instructions: str }, ["protocolVersion", "capabilities", "serverInfo"]),
+  );
   request("ping", req({}), empty);
   request("resources/list", paginated, page("resources", resource));
   request("resources/templates/list", paginated, page("resourceTemplates", resourceTemplate));
   request("resources/read", uriParams, res({ contents: arrayOf(resourceContents) }, ["contents"]));
   request("resources/subscribe", uriParams, empty);
   request("resources/unsubscribe", uriParams, empty);
-  request("prompts/list", paginated, page("prompts", object({ name: str, ...title, description: str, arguments: arrayOf(object({ name: str, ...title, description: str, required: bool }, ["name"])), ...icons, ...meta }, ["name"])));
-  request("prompts/get", req({ name: str, arguments: recordOf(str) }, ["name"]),
-    res({ description: str, messages: arrayOf(object({ role: str, content: contentBlock }, ["role", "content"])) }, ["messages"]));
+  request("prompts/list", paginated, page("prompts", prompt));
+  request("prompts/get", req({ name: str, arguments: recordOf(str) }, ["name"]), res({ description: str, messages: arrayOf(promptMessage) }, ["messages"]));
   request("tools/list", paginated, page("tools", tool));
-  request("tools/call", req({ name: str, arguments: anyObject, ...taskParam }, ["name"]),
-    orTask(res({ content: arrayOf(contentBlock), ...when(v0618, { structuredContent: anyObject }), isError: bool }, ["content"]), "content"));
+  request("tools/call", req({ name: str, arguments: anyObject, ...taskParam }, ["name"]), orTask(callToolResult, "content"));
   request("logging/setLevel", req({ level }, ["level"]), empty);
   request("completion/complete", completeParams, completeResult);
   request("sampling/createMessage", createMessageParams, orTask(createMessageResult, "content"));
