@@ -83,3 +83,30 @@ declare var console: {
   log(...args: unknown[]): void;
   error(...args: unknown[]): void;
 };
+
+// Used by bench/engine.bench.ts: GC detection during allocation measurements and new-space size.
+declare module "node:perf_hooks" {
+  export interface PerformanceEntry {
+    readonly name: string;
+    readonly entryType: string;
+    readonly startTime: number;
+    readonly duration: number;
+  }
+  export class PerformanceObserver {
+    constructor(callback: (list: { getEntries(): PerformanceEntry[] }) => void);
+    observe(options: { entryTypes: string[] }): void;
+    disconnect(): void;
+  }
+}
+
+declare module "node:v8" {
+  export function getHeapSpaceStatistics(): {
+    space_name: string;
+    space_size: number;
+    space_used_size: number;
+    space_available_size: number;
+    physical_space_size: number;
+  }[];
+}
+
+declare function setTimeout(callback: () => void, ms?: number): unknown;
