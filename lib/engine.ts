@@ -38,7 +38,9 @@ import type { EngineEvent, ProgressToken } from "./events.js";
 import { Features } from "./features.js";
 import { DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem } from "./framing.js";
 import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type GateRefusal, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
+import { paramsCheck, resultCheck } from "./params.js";
 import { Queue } from "./queue.js";
+import { validate } from "./schema.js";
 import type { ClientCapabilities, ClientNotifications, ClientRequests, Implementation, ServerCapabilities, ServerNotifications, ServerRequests } from "./types.js";
 import { SESSION_VERSIONS, VERSION_PROFILES, isSessionVersion, newestVersion, type ProtocolVersion, type SessionVersion, type VersionProfile } from "./versions.js";
 
@@ -89,6 +91,8 @@ export interface EngineOptions<R extends Role = Role> {
   strict?: boolean;
   /** Server: answer initialize without asking the host. Default true. */
   autoInitialize?: boolean;
+  /** Validate the results of every request we send, not only those the engine interprets (tasks/*). Default false. */
+  validateResults?: boolean;
   limits?: Partial<EngineLimits>;
 }
 
@@ -184,6 +188,7 @@ export class Engine<R extends Role = Role> {
   private readonly capabilities: JsonObject;
   private readonly instructions: string | undefined;
   private readonly autoInitialize: boolean;
+  private readonly validateResults: boolean;
 
   private phaseBit: PhaseBit = Phase.AwaitingInit;
   private version: SessionVersion | undefined;
@@ -230,6 +235,7 @@ export class Engine<R extends Role = Role> {
     this.instructions = options.instructions;
     this.strict = options.strict ?? false;
     this.autoInitialize = options.autoInitialize ?? true;
+    this.validateResults = options.validateResults ?? false;
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     positiveInteger("maxLineBytes", limits.maxLineBytes);
     positiveInteger("maxPendingOutbound", limits.maxPendingOutbound);
@@ -580,6 +586,11 @@ export class Engine<R extends Role = Role> {
           if (group !== undefined) group.remaining++;
           this.replyError(env.id, ErrorCode.InvalidRequest, "Invalid request", group, undefined);
         }
+        if (env.shape === "notification") {
+          // DESIGN section 4: a malformed notification is never answered and only reported as a diagnostic.
+          this.events.push({ kind: "diagnostic", rule: env.rule, expected: env.expected, got: env.got, method: undefined, error: undefined });
+          return;
+        }
         this.violation(env.rule, env.expected, env.got, owesReply ? ErrorCode.InvalidRequest : undefined, env.id ?? undefined, undefined);
       }
     }
@@ -605,6 +616,12 @@ export class Engine<R extends Role = Role> {
     }
     group.open = false;
     this.flushGroup(group);
+  }
+
+  /** The first problem of a message's params against its method's schema in the session's version. */
+  private paramsProblem(method: string, params: JsonObject | undefined): { path: string; expected: string; got: string } | undefined {
+    const check = paramsCheck(this.version ?? newestVersion(this.versions), method);
+    return check === undefined ? undefined : validate(check, params, "params");
   }
 
   /** M-09: batches under 2025-03-26; before negotiation, when any version we speak allows them. */
@@ -635,6 +652,12 @@ export class Engine<R extends Role = Role> {
     }
     if (method === "ping") {
       this.reply({ jsonrpc: "2.0", id, result: {} }, group, id);
+      return;
+    }
+    const paramsProblem = this.paramsProblem(method, params);
+    if (paramsProblem !== undefined) {
+      this.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, { path: paramsProblem.path, expected: paramsProblem.expected, got: paramsProblem.got });
+      this.violation("a.1", `${paramsProblem.path}: ${paramsProblem.expected}`, paramsProblem.got, ErrorCode.InvalidParams, id, method);
       return;
     }
     const featureRefusal = this.features.inboundRequest(method, params);
@@ -712,6 +735,11 @@ export class Engine<R extends Role = Role> {
         this.onProgress(params, now);
         return;
       default: {
+        const invalid = this.paramsProblem(method, params);
+        if (invalid !== undefined) {
+          this.violation("a.2", `${invalid.path}: ${invalid.expected}`, invalid.got, undefined, undefined, method);
+          return;
+        }
         const problem = this.features.inboundNotification(method, params);
         if (problem !== undefined) {
           this.violation(problem.rule, problem.expected, problem.got, undefined, undefined, method);
@@ -781,6 +809,15 @@ export class Engine<R extends Role = Role> {
     if (pending.id === this.initializeId) {
       this.onInitializeResponse(pending.id, result, error);
       return;
+    }
+    if (result !== undefined && (this.validateResults || pending.method.startsWith("tasks/"))) {
+      const check = resultCheck(this.version ?? newestVersion(this.versions), pending.method);
+      const invalid = check === undefined ? undefined : validate(check, result, "result");
+      if (invalid !== undefined) {
+        this.violation("a.1", `${invalid.path}: ${invalid.expected}`, invalid.got, undefined, pending.id, pending.method);
+        this.events.push({ kind: "invalid-response", id: pending.id, method: pending.method, result, path: invalid.path, expected: invalid.expected, got: invalid.got });
+        return;
+      }
     }
     const problem = error !== undefined ? this.features.inboundError(error, this.version) : this.features.inboundResult(pending.method, pending.params, result as JsonObject, createsTask ? pending.token : undefined);
     if (problem !== undefined) this.violation(problem.rule, problem.expected, problem.got, undefined, pending.id, pending.method);

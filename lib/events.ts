@@ -43,6 +43,17 @@ export interface ErrorResponseEvent {
   readonly error: ErrorObject;
 }
 
+/** The peer's result for one of our requests did not match the method's schema (validated for tasks/*, and for every method with `validateResults`). A violation event precedes it. */
+export interface InvalidResponseEvent {
+  readonly kind: "invalid-response";
+  readonly id: number;
+  readonly method: string;
+  readonly result: JsonObject;
+  readonly path: string;
+  readonly expected: string;
+  readonly got: string;
+}
+
 /** Progress on one of our requests. */
 export interface ProgressEvent {
   readonly kind: "progress";
@@ -137,6 +148,7 @@ export type EngineEvent =
   | NotificationEvent
   | ResponseEvent
   | ErrorResponseEvent
+  | InvalidResponseEvent
   | ProgressEvent
   | CancelledEvent
   | TimeoutEvent

@@ -31,6 +31,7 @@ export type {
   EngineEventKind,
   ErrorResponseEvent,
   InitializeRequestEvent,
+  InvalidResponseEvent,
   NegotiatedEvent,
   NotificationEvent,
   ProgressEvent,
@@ -52,3 +53,8 @@ export { Paginator, base64urlDecode, base64urlEncode } from "./pagination.js";
 export type { PageOk, PageRefused, PaginatorOptions } from "./pagination.js";
 export { constantTimeEqual, hmacSha256, sha256 } from "./sha256.js";
 export type * from "./types.js";
+export { LOGGING_LEVELS, paramsCheck, resultCheck } from "./params.js";
+export { anyObject, anyOf, anyValue, arrayOf, bool, closedEnum, idLike, int, literal, num, object, range, recordOf, str, tagged, validate } from "./schema.js";
+export type { Check, Issue, Shape } from "./schema.js";
+export { Features, LOGGING_SEVERITY, RELATED_TASK_KEY, metaKeyProblem } from "./features.js";
+export type { Refusal, TaskRecord, TaskStatus } from "./features.js";
