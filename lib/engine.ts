@@ -39,6 +39,7 @@ import { Features } from "./features.js";
 import { DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem } from "./framing.js";
 import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type GateRefusal, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
 import { paramsCheck, resultCheck } from "./params.js";
+import { IdTable } from "./idtable.js";
 import { Queue } from "./queue.js";
 import { validate } from "./schema.js";
 import type { ClientCapabilities, ClientNotifications, ClientRequests, Implementation, ServerCapabilities, ServerNotifications, ServerRequests } from "./types.js";
@@ -154,6 +155,8 @@ interface PendingInitialize {
   readonly version: SessionVersion;
 }
 
+const NO_OPTIONS: RequestOptions & NotifyOptions = Object.freeze({});
+
 /** How many settled ids we remember so late answers are told apart from unknown ones. */
 const SETTLED_MEMORY = 4096;
 
@@ -205,14 +208,16 @@ export class Engine<R extends Role = Role> {
   private nextId = 0;
   private initializeId: number | undefined;
   private pendingInitialize: PendingInitialize | undefined;
-  private readonly pendingOut = new Map<number, PendingOut>();
+  private readonly pendingOut = new IdTable<PendingOut>();
   private readonly tokensOut = new Map<ProgressToken, PendingOut>();
   private readonly cancelledOut = new Set<number>();
-  private readonly pendingIn = new Map<RequestId, PendingIn>();
+  private readonly pendingIn = new IdTable<PendingIn>();
   private readonly cancelledIn = new Set<RequestId>();
 
   private readonly features: Features;
-  private readonly outbound = new Queue<Outbound>();
+  /** Outbound messages and, in step, the request each relates to (wrappers are made only by pollOutbound). */
+  private readonly outbound = new Queue<JsonRpcMessage | readonly JsonRpcMessage[]>();
+  private readonly outboundRelated = new Queue<RequestId | undefined>();
   private readonly events = new Queue<EngineEvent>();
   private readonly decoder: LineDecoder;
   private readonly decoded: DecodedItem[] = [];
@@ -333,7 +338,7 @@ export class Engine<R extends Role = Role> {
     if (this.phaseBit === Phase.Closed || this.timedCount === 0) return;
     if (!this.deadlineDirty && now < this.cachedDeadline) return;
     let expired: PendingOut[] | undefined;
-    for (const p of this.pendingOut.values()) {
+    for (const p of this.pendingOut.collect([])) {
       if (p.totalDeadline <= now || p.deadline <= now) (expired ??= []).push(p);
     }
     if (expired === undefined) return;
@@ -377,9 +382,10 @@ export class Engine<R extends Role = Role> {
   }
 
   /** Sends a request; returns the id it was given. Throws LocalProtocolError if the protocol forbids it now. */
-  request<M extends string>(method: M, ...args: ArgsFor<OutgoingRequests<R>, M, RequestOptions>): number {
-    const params = args[0] as JsonObject | undefined;
-    const options: RequestOptions = args[1] ?? {};
+  request<M extends string>(method: M, ...args: ArgsFor<OutgoingRequests<R>, M, RequestOptions>): number;
+  request(method: string, requestParams?: unknown, requestOptions?: unknown): number {
+    const params = requestParams as JsonObject | undefined;
+    const options = (requestOptions ?? NO_OPTIONS) as RequestOptions;
     this.assertOpen(method);
     this.assertAllowed(method, "request", params);
     if (this.pendingOut.size >= this.limits.maxPendingOutbound) {
@@ -393,9 +399,10 @@ export class Engine<R extends Role = Role> {
    * message below the level the client set). Cancellation, progress and `initialized` have
    * their own commands.
    */
-  notify<M extends string>(method: M, ...args: ArgsFor<OutgoingNotifications<R>, M, NotifyOptions>): boolean {
-    const params = args[0] as JsonObject | undefined;
-    const options: NotifyOptions = args[1] ?? {};
+  notify<M extends string>(method: M, ...args: ArgsFor<OutgoingNotifications<R>, M, NotifyOptions>): boolean;
+  notify(method: string, notificationParams?: unknown, notifyOptions?: unknown): boolean {
+    const params = notificationParams as JsonObject | undefined;
+    const options = (notifyOptions ?? NO_OPTIONS) as NotifyOptions;
     this.assertOpen(method);
     this.assertAllowed(method, "notification", params);
     if (!this.features.outboundNotification(method, params, this.version)) return false;
@@ -501,14 +508,19 @@ export class Engine<R extends Role = Role> {
 
   /** The next outbound message, oldest first. */
   pollOutbound(): Outbound | undefined {
-    return this.outbound.shift();
+    const message = this.outbound.shift();
+    if (message === undefined) return undefined;
+    return { message, relatedRequestId: this.outboundRelated.shift() };
   }
 
   /** Every queued outbound message as newline-delimited UTF-8 JSON in one buffer; undefined when none. */
   takeBytes(): Uint8Array | undefined {
     if (this.outbound.length === 0) return undefined;
     let text = "";
-    for (let o = this.outbound.shift(); o !== undefined; o = this.outbound.shift()) text += JSON.stringify(o.message) + "\n";
+    for (let m = this.outbound.shift(); m !== undefined; m = this.outbound.shift()) {
+      this.outboundRelated.shift();
+      text += JSON.stringify(m) + "\n";
+    }
     return textEncoder.encode(text);
   }
 
@@ -527,7 +539,7 @@ export class Engine<R extends Role = Role> {
     if (this.timedCount === 0 || this.phaseBit === Phase.Closed) return undefined;
     if (this.deadlineDirty) {
       let min = Infinity;
-      for (const p of this.pendingOut.values()) {
+      for (const p of this.pendingOut.collect([])) {
         if (p.deadline < min) min = p.deadline;
         if (p.totalDeadline < min) min = p.totalDeadline;
       }
@@ -670,7 +682,7 @@ export class Engine<R extends Role = Role> {
       return;
     }
     const token = progressTokenOf(params);
-    this.pendingIn.set(id, { id, method, params, token, group, lastProgressSent: -Infinity });
+    this.pendingIn.set({ id, method, params, token, group, lastProgressSent: -Infinity });
     this.events.push({ kind: "request", id, method, params, progressToken: token });
   }
 
@@ -698,7 +710,7 @@ export class Engine<R extends Role = Role> {
       return;
     }
     this.pendingInitialize = { id, params: p, version };
-    this.pendingIn.set(id, { id, method: "initialize", params: p, token: undefined, group, lastProgressSent: -Infinity });
+    this.pendingIn.set({ id, method: "initialize", params: p, token: undefined, group, lastProgressSent: -Infinity });
     this.events.push({ kind: "initialize-request", id, params: p, version });
   }
 
@@ -910,7 +922,7 @@ export class Engine<R extends Role = Role> {
     const totalDeadline = options.totalDeadline ?? Infinity;
     const pending: PendingOut = { id, method, params, token, deadline, totalDeadline, resetMs: options.resetOnProgressMs ?? 0, lastProgress: -Infinity };
     this.nextId = id + 1;
-    this.pendingOut.set(id, pending);
+    this.pendingOut.set(pending);
     if (token !== undefined) this.tokensOut.set(token, pending);
     if (deadline !== Infinity || totalDeadline !== Infinity) {
       this.timedCount++;
@@ -971,11 +983,13 @@ export class Engine<R extends Role = Role> {
 
   private flushGroup(group: BatchGroup): void {
     if (group.open || group.remaining > 0 || group.replies.length === 0) return;
-    this.outbound.push({ message: group.replies, relatedRequestId: undefined });
+    this.outbound.push(group.replies);
+    this.outboundRelated.push(undefined);
   }
 
   private queue(message: JsonRpcMessage, related: RequestId | undefined): void {
-    this.outbound.push({ message, relatedRequestId: related });
+    this.outbound.push(message);
+    this.outboundRelated.push(related);
   }
 
   private violation(rule: string, expected: string, got: string, code: number | undefined, id: RequestId | undefined, method: string | undefined): void {
@@ -985,7 +999,7 @@ export class Engine<R extends Role = Role> {
   private shutdown(reason: "local" | "eof" | "fatal", rule: string | undefined, detail: string): void {
     this.phaseBit = Phase.Closed;
     this.refreshGates();
-    const pending = [...this.pendingOut.values()];
+    const pending = this.pendingOut.collect([]);
     this.pendingOut.clear();
     this.tokensOut.clear();
     this.timedCount = 0;

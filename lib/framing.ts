@@ -54,10 +54,21 @@ function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
+/** The same test as isBlank, on text (a line passed whole may still end in "\r\n"). */
+function isBlankText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== CR && c !== NEWLINE) return false;
+  }
+  return true;
+}
+
 /** Incremental decoder: push chunks, then read the items appended to the caller's array. */
 export class LineDecoder {
   readonly maxLineBytes: number;
-  private readonly utf8 = new TextDecoder("utf-8", { fatal: true });
+  // ignoreBOM: a BOM is kept (and then fails JSON.parse) wherever it appears, so decoding a
+  // whole chunk and decoding line by line can never disagree.
+  private readonly utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   private pending: Uint8Array = new Uint8Array(0);
   private pendingLength = 0;
   private skipping = false;
@@ -78,6 +89,52 @@ export class LineDecoder {
 
   /** Feeds one chunk; every item it completes is appended to `into`. */
   push(chunk: Uint8Array, into: DecodedItem[]): void {
+    const length = chunk.length;
+    // Fast path, the usual case on a pipe: whole lines only, none of them over the limit.
+    // One decode for the chunk instead of one per line; invalid UTF-8 falls back to the
+    // line-by-line path so that the error stays confined to its line.
+    if (this.pendingLength === 0 && !this.skipping && length > 0 && chunk[length - 1] === NEWLINE && length <= this.maxLineBytes + 1) {
+      let text: string | undefined;
+      try {
+        text = this.utf8.decode(chunk);
+      } catch {
+        text = undefined;
+      }
+      if (text !== undefined) {
+        this.emitText(text, into);
+        return;
+      }
+    }
+    this.pushBytes(chunk, into);
+  }
+
+  private emitText(text: string, into: DecodedItem[]): void {
+    let start = 0;
+    while (start < text.length) {
+      const newline = text.indexOf("\n", start);
+      this.lineNumber++;
+      let end = newline;
+      if (end > start && text.charCodeAt(end - 1) === CR) end--;
+      if (end > start) this.parseLine(start === 0 && newline === text.length - 1 ? text : text.slice(start, end), into);
+      start = newline + 1;
+    }
+  }
+
+  private parseLine(text: string, into: DecodedItem[]): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      // Whitespace-only lines are rare, so they are recognised only after a failed parse.
+      if (isBlankText(text)) return;
+      const detail = error instanceof Error ? error.message : "unparsable";
+      into.push({ ok: false, reason: "invalid-json", line: this.lineNumber, detail: `line is not JSON: ${detail}` });
+      return;
+    }
+    into.push({ ok: true, value, line: this.lineNumber });
+  }
+
+  private pushBytes(chunk: Uint8Array, into: DecodedItem[]): void {
     let start = 0;
     const length = chunk.length;
     while (start < length) {
@@ -173,17 +230,7 @@ export class LineDecoder {
       into.push({ ok: false, reason: "invalid-utf8", line: this.lineNumber, detail: "line is not valid UTF-8" });
       return;
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      // Whitespace-only lines are rare, so they are recognised only after a failed parse.
-      if (isBlank(bytes, start, end)) return;
-      const detail = error instanceof Error ? error.message : "unparsable";
-      into.push({ ok: false, reason: "invalid-json", line: this.lineNumber, detail: `line is not JSON: ${detail}` });
-      return;
-    }
-    into.push({ ok: true, value, line: this.lineNumber });
+    this.parseLine(text, into);
   }
 }
 
