@@ -1,6 +1,7 @@
-// Minimal declarations of the Node built-ins the tests and benchmarks use. The project has
-// no @types/node (its only dev dependencies are typescript and c8), so each API used must
-// be declared here; the portable core is type-checked without this file.
+// Minimal declarations of the Node built-ins that the hosts, the CLI, the tests and the
+// benchmarks use. The project has no @types/node (its only dev dependencies are typescript
+// and c8), so each API used is declared here, in the one place where Node is allowed; the
+// portable core (lib/*.ts, lib/peer/) is type-checked without this file.
 
 declare module "node:test" {
   interface TestContext {
@@ -67,15 +68,85 @@ declare class URL {
   readonly pathname: string;
 }
 
-declare var process: {
+interface NodeEventSource {
+  on(event: string, listener: (...args: never[]) => void): this;
+  once(event: string, listener: (...args: never[]) => void): this;
+  off(event: string, listener: (...args: never[]) => void): this;
+  removeAllListeners(event?: string): this;
+}
+
+interface NodeReadable extends NodeEventSource {
+  on(event: "data", listener: (chunk: Uint8Array) => void): this;
+  on(event: "end" | "close", listener: () => void): this;
+  on(event: "error", listener: (error: Error) => void): this;
+  pause(): this;
+  resume(): this;
+  destroy(error?: Error): this;
+}
+
+interface NodeWritable extends NodeEventSource {
+  write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): boolean;
+  end(callback?: () => void): this;
+  destroy(error?: Error): this;
+  readonly writableEnded: boolean;
+  readonly destroyed: boolean;
+}
+
+interface NodeProcess extends NodeEventSource {
   argv: string[];
   env: { [key: string]: string | undefined };
   exitCode: number | undefined;
+  readonly pid: number;
+  readonly execPath: string;
+  readonly platform: string;
   memoryUsage(): { heapUsed: number; rss: number };
   hrtime: { bigint(): bigint };
-  stdout: { write(text: string): boolean };
-  stderr: { write(text: string): boolean };
-};
+  stdin: NodeReadable;
+  stdout: NodeWritable;
+  stderr: NodeWritable;
+  exit(code?: number): never;
+  kill(pid: number, signal?: string | number): boolean;
+  cwd(): string;
+}
+
+declare var process: NodeProcess;
+
+interface NodeTimer {
+  unref(): this;
+  ref(): this;
+}
+
+declare function clearTimeout(timer: unknown): void;
+declare function setInterval(callback: () => void, ms?: number): NodeTimer;
+declare function clearInterval(timer: unknown): void;
+declare function setImmediate(callback: () => void): unknown;
+
+declare module "node:child_process" {
+  export interface ChildProcess {
+    readonly pid: number | undefined;
+    readonly stdin: NodeWritable;
+    readonly stdout: NodeReadable;
+    readonly stderr: NodeReadable;
+    readonly exitCode: number | null;
+    readonly signalCode: string | null;
+    kill(signal?: string | number): boolean;
+    on(event: "exit" | "close", listener: (code: number | null, signal: string | null) => void): this;
+    on(event: "error", listener: (error: Error) => void): this;
+    once(event: "exit" | "close", listener: (code: number | null, signal: string | null) => void): this;
+    once(event: "error", listener: (error: Error) => void): this;
+  }
+  export interface SpawnOptions {
+    stdio?: Array<"pipe" | "inherit" | "ignore">;
+    env?: { [key: string]: string | undefined };
+    cwd?: string;
+  }
+  export function spawn(command: string, args: readonly string[], options?: SpawnOptions): ChildProcess;
+}
+
+declare module "node:crypto" {
+  export function randomBytes(size: number): Uint8Array;
+  export function randomUUID(): string;
+}
 
 declare var gc: (() => void) | undefined;
 
@@ -109,4 +180,4 @@ declare module "node:v8" {
   }[];
 }
 
-declare function setTimeout(callback: () => void, ms?: number): unknown;
+declare function setTimeout(callback: () => void, ms?: number): NodeTimer;
