@@ -130,6 +130,8 @@ function perform(engine: Engine, call: Call): unknown {
       return engine.respondError(a.id, a.code, a.message, a.data);
     case "sendProgress":
       return engine.sendProgress(a.id, a.progress, a.total, a.message);
+    case "sendTaskProgress":
+      return engine.sendTaskProgress(a.taskId, a.progress, a.total, a.message);
     case "cancel":
       return engine.cancel(a.id, a.reason);
     case "setDeadline":
