@@ -672,7 +672,7 @@ export class Engine<R extends Role = Role> {
       this.violation("a.1", `${paramsProblem.path}: ${paramsProblem.expected}`, paramsProblem.got, ErrorCode.InvalidParams, id, method);
       return;
     }
-    const featureRefusal = this.features.inboundRequest(method, params);
+    const featureRefusal = this.features.inboundRequest(method, params, this.ownCaps, this.version);
     if (featureRefusal !== undefined && featureRefusal.code !== undefined) {
       this.refuse(id, method, group, { code: featureRefusal.code, rule: featureRefusal.rule, expected: featureRefusal.expected, got: featureRefusal.got });
       return;

@@ -52,6 +52,8 @@ export interface TaskRecord {
   readonly token: string | number | undefined;
   /** The last progress sent for it (receiver side). */
   lastProgress: number;
+  /** The token was released once the task ended (requestor side). */
+  tokenReleased: boolean;
 }
 
 const LABEL = "[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?";
@@ -82,6 +84,11 @@ export function metaKeyProblem(meta: unknown, version: SessionVersion): Refusal 
     if (reserved) return refusal(undefined, "K-04", "a _meta prefix not reserved by MCP", JSON.stringify(key));
   }
   return undefined;
+}
+
+/** Tasks exist from 2025-11-25 (a.4). */
+function hasTasks(version: SessionVersion | undefined): boolean {
+  return version !== undefined && VERSION_PROFILES[version].index >= VERSION_PROFILES["2025-11-25"].index;
 }
 
 function urlElicitationIds(data: unknown): string[] | undefined {
@@ -138,7 +145,7 @@ export class Features {
   /** Our request; throws if a feature rule forbids it. Records what later messages depend on. */
   outboundRequest(method: string, params: JsonObject | undefined, peerCaps: number, version: SessionVersion | undefined): void {
     this.checkMeta(params, version, method);
-    if (method === "tools/call" && (peerCaps & Cap.tasksRequestsToolsCall) !== 0 && params !== undefined && typeof params.name === "string") {
+    if (method === "tools/call" && hasTasks(version) && (peerCaps & Cap.tasksRequestsToolsCall) !== 0 && params !== undefined && typeof params.name === "string") {
       const support = this.toolTaskSupport.get(params.name);
       if (support !== undefined) {
         const withTask = params.task !== undefined;
@@ -221,7 +228,7 @@ export class Features {
       default:
         if (request?.task !== undefined) {
           const task = taskOf(result);
-          if (task !== undefined && typeof task.taskId === "string") this.tasksHere.set(task.taskId, { status: String(task.status), token, lastProgress: -Infinity });
+          if (task !== undefined && typeof task.taskId === "string") this.tasksHere.set(task.taskId, { status: String(task.status), token, lastProgress: -Infinity, tokenReleased: false });
         }
     }
   }
@@ -236,12 +243,14 @@ export class Features {
 
   // ── inbound ───────────────────────────────────────────────────────────────────
 
-  inboundRequest(method: string, params: JsonObject | undefined): Refusal | undefined {
+  inboundRequest(method: string, params: JsonObject | undefined, ownCaps: number, version: SessionVersion | undefined): Refusal | undefined {
     switch (method) {
       case "elicitation/create":
         if (params?.mode === "url" && typeof params.elicitationId === "string") this.urlElicitations.add(params.elicitationId);
         return undefined;
       case "tools/call": {
+        // C-08: without declared task support the task param is ignored, so tool-level rules do not apply.
+        if (!hasTasks(version) || (ownCaps & Cap.tasksRequestsToolsCall) === 0) return undefined;
         const name = params?.name;
         const support = typeof name === "string" ? this.toolTaskSupport.get(name) : undefined;
         if (support === undefined) return undefined;
@@ -325,7 +334,7 @@ export class Features {
         if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string") {
           return refusal(undefined, "TK-03", "CreateTaskResult {task} for a task-augmented request", describeValue(result.task));
         }
-        this.tasksThere.set(task.taskId, { status: task.status, token, lastProgress: -Infinity });
+        this.tasksThere.set(task.taskId, { status: task.status, token, lastProgress: -Infinity, tokenReleased: false });
         return undefined;
       }
     }
@@ -340,12 +349,12 @@ export class Features {
     return undefined;
   }
 
-  /** Tokens of tasks that ended since the last call (their progress must stop, P-08). */
+  /** Tokens of tasks that ended since the last call (their progress must stop, P-08). Records stay, so later moves are still checked (TK-02). */
   endedTaskTokens(into: Array<string | number>): void {
-    for (const [id, record] of this.tasksThere) {
-      if (!TERMINAL.has(record.status)) continue;
+    for (const record of this.tasksThere.values()) {
+      if (record.tokenReleased || !TERMINAL.has(record.status)) continue;
+      record.tokenReleased = true;
       if (record.token !== undefined) into.push(record.token);
-      this.tasksThere.delete(id);
     }
   }
 
@@ -366,6 +375,8 @@ export class Features {
     }
     const known = tasks.get(task.taskId);
     if (known === undefined) return undefined;
+    // Reporting the same status again is no move (a terminal task's tasks/get repeats it).
+    if (task.status === known.status) return undefined;
     const moves = TASK_MOVES[known.status];
     if (moves === undefined || !moves.includes(task.status)) {
       return refusal(ErrorCode.InvalidParams, "TK-02", `a move allowed from ${known.status}`, `${known.status} → ${task.status}`);
@@ -377,7 +388,7 @@ export class Features {
     const id = task.taskId as string;
     const known = tasks.get(id);
     if (known !== undefined) known.status = task.status as string;
-    else tasks.set(id, { status: task.status as string, token: undefined, lastProgress: -Infinity });
+    else tasks.set(id, { status: task.status as string, token: undefined, lastProgress: -Infinity, tokenReleased: false });
   }
 
   private recordToolTaskSupport(result: JsonObject): void {
