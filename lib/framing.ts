@@ -89,23 +89,34 @@ export class LineDecoder {
 
   /** Feeds one chunk; every item it completes is appended to `into`. */
   push(chunk: Uint8Array, into: DecodedItem[]): void {
-    const length = chunk.length;
-    // Fast path, the usual case on a pipe: whole lines only, none of them over the limit.
-    // One decode for the chunk instead of one per line; invalid UTF-8 falls back to the
-    // line-by-line path so that the error stays confined to its line.
-    if (this.pendingLength === 0 && !this.skipping && length > 0 && chunk[length - 1] === NEWLINE && length <= this.maxLineBytes + 1) {
+    let start = 0;
+    if (this.pendingLength > 0 || this.skipping) {
+      // Finish the line already begun (or skipped) byte-wise; the rest may take the fast path.
+      const first = chunk.indexOf(NEWLINE);
+      if (first === -1) {
+        this.pushBytes(chunk, into);
+        return;
+      }
+      this.pushBytes(chunk.subarray(0, first + 1), into);
+      start = first + 1;
+    }
+    // Fast path: the run of complete lines is decoded in one call when it cannot hold a line
+    // over the limit. Invalid UTF-8 falls back to line-by-line decoding of that run, so an
+    // error stays confined to its own line; the partial tail is held as usual.
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last >= start && last - start <= this.maxLineBytes) {
       let text: string | undefined;
       try {
-        text = this.utf8.decode(chunk);
+        text = this.utf8.decode(chunk.subarray(start, last + 1));
       } catch {
         text = undefined;
       }
       if (text !== undefined) {
         this.emitText(text, into);
-        return;
+        start = last + 1;
       }
     }
-    this.pushBytes(chunk, into);
+    if (start < chunk.length) this.pushBytes(start === 0 ? chunk : chunk.subarray(start), into);
   }
 
   private emitText(text: string, into: DecodedItem[]): void {
@@ -115,7 +126,7 @@ export class LineDecoder {
       this.lineNumber++;
       let end = newline;
       if (end > start && text.charCodeAt(end - 1) === CR) end--;
-      if (end > start) this.parseLine(start === 0 && newline === text.length - 1 ? text : text.slice(start, end), into);
+      if (end > start) this.parseLine(start === 0 && end === text.length ? text : text.slice(start, end), into);
       start = newline + 1;
     }
   }
@@ -236,14 +247,21 @@ export class LineDecoder {
 
 const utf8Encoder = new TextEncoder();
 
-/** One value as compact UTF-8 JSON plus "\n". */
-export function encodeMessage(value: unknown): Uint8Array {
-  return utf8Encoder.encode(JSON.stringify(value) + "\n");
+/** Compact JSON of a value that has a JSON form; undefined, functions and symbols have none. */
+function json(value: unknown): string {
+  const text: unknown = JSON.stringify(value);
+  if (typeof text !== "string") throw new TypeError(`cannot encode ${typeof value} as a JSON message`);
+  return text;
 }
 
-/** Many values, each as compact JSON plus "\n", in one buffer. */
+/** One value as compact UTF-8 JSON plus "\n". Throws TypeError for a value with no JSON form. */
+export function encodeMessage(value: unknown): Uint8Array {
+  return utf8Encoder.encode(json(value) + "\n");
+}
+
+/** Many values, each as compact JSON plus "\n", in one buffer. Throws TypeError for a value with no JSON form. */
 export function encodeMessages(values: readonly unknown[]): Uint8Array {
   let text = "";
-  for (let i = 0; i < values.length; i++) text += JSON.stringify(values[i]) + "\n";
+  for (let i = 0; i < values.length; i++) text += json(values[i]) + "\n";
   return utf8Encoder.encode(text);
 }

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// The `mcp-engine` command.
+//
+//   mcp-engine serve                   the reference server on stdio
+//   mcp-engine client -- <command...>  spawn a stdio server and print the report
+//   mcp-engine demo                    the report of the reference client against the reference server (npm start)
+//
+// stdout belongs to the protocol when serving; everything human goes to stderr then.
+// Exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or a connection failure.
+
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { StdioClient, serveStdio } from "../hosts/stdio.js";
+import type { HandlerContext } from "../peer/server.js";
+import { REFERENCE_CLIENT_CAPABILITIES, REFERENCE_CLIENT_INFO, installReferenceHandlers, runReport, type CheckResult } from "./reference-client.js";
+import { createReferenceServer } from "./reference-server.js";
+
+const USAGE = `usage:
+  mcp-engine serve                    run the reference server on stdio
+  mcp-engine client -- <command...>   spawn a stdio MCP server and report on everything it declares
+  mcp-engine demo                     the reference client against the reference server
+`;
+
+function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new Error("cancelled"));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new Error("cancelled"));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function serve(): void {
+  const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep });
+  serveStdio(server);
+}
+
+function line(check: CheckResult): string {
+  return `${check.ok ? "PASS" : "FAIL"}  ${check.name}: ${check.detail}`;
+}
+
+async function report(command: string, args: readonly string[]): Promise<number> {
+  const write = (text: string): void => {
+    process.stdout.write(text + "\n");
+  };
+  let connection: StdioClient;
+  try {
+    connection = await StdioClient.spawn({
+      command,
+      args,
+      info: REFERENCE_CLIENT_INFO,
+      capabilities: REFERENCE_CLIENT_CAPABILITIES,
+      stderr: (text) => process.stderr.write(`[server] ${text}`),
+      connectTimeoutMs: 10_000,
+      onDiagnostic: (event) => process.stderr.write(`[${event.kind}] ${event.rule}: expected ${event.expected}; got ${event.got}\n`),
+    });
+  } catch (error) {
+    write(`FAIL  initialize: ${error instanceof Error ? error.message : String(error)}`);
+    return 2;
+  }
+  installReferenceHandlers(connection.client);
+  write(`mcp-engine client report for: ${[command, ...args].join(" ")}`);
+  const { passed, failed } = await runReport(connection.client, { print: (c) => write(line(c)), sleep: (ms) => sleep(ms) });
+  await connection.close();
+  write(`${passed} passed, ${failed} failed`);
+  return failed === 0 ? 0 : 1;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      serve();
+      return -1;
+    case "client": {
+      const args = rest[0] === "--" ? rest.slice(1) : rest;
+      if (args.length === 0) {
+        process.stderr.write(USAGE);
+        return 2;
+      }
+      return report(args[0] as string, args.slice(1));
+    }
+    case "demo":
+      return report(process.execPath, [fileURLToPath(import.meta.url), "serve"]);
+    case "--help":
+    case "-h":
+    case "help":
+      process.stdout.write(USAGE);
+      return 0;
+    default:
+      process.stderr.write(USAGE);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`mcp-engine: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 2;
+  },
+);

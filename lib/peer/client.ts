@@ -1,0 +1,432 @@
+// The client side of the peer layer: Promise-returning requests over the core engine, with
+// timeout policies, progress, cancellation by signal, handlers for server requests, and
+// typed helpers for every client method.
+//
+// Invariants:
+// - every request settles exactly once: result, McpError, RequestTimeoutError,
+//   RequestAbortedError, InvalidResultError or ConnectionClosedError;
+// - a server request with no handler is answered -32601 at once, never dropped;
+// - time comes from the host (PeerHost.now, one timer); this file reads no clock.
+
+import { Engine, type RequestOptions } from "../engine.js";
+import type { JsonObject, RequestId } from "../envelope.js";
+import { ErrorCode } from "../errors.js";
+import type { EngineEvent } from "../events.js";
+import type { SessionVersion } from "../versions.js";
+import type { EngineLimits } from "../engine.js";
+import type {
+  CallToolRequestParams,
+  CallToolResult,
+  ClientCapabilities,
+  ClientRequests,
+  CompleteRequestParams,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+} from "../types.js";
+import { Driver, type PeerHost } from "./driver.js";
+import { ConnectionClosedError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { PeerAbortController, type AbortSignalLike } from "./signal.js";
+
+export interface ProgressInfo {
+  progress: number;
+  total: number | undefined;
+  message: string | undefined;
+}
+
+export interface CallOptions {
+  /** Inactivity timeout in ms (default: the client's defaultTimeoutMs). Infinity: none. */
+  timeoutMs?: number;
+  /** Progress pushes the inactivity timeout back by timeoutMs. A progress token is then always attached. */
+  resetTimeoutOnProgress?: boolean;
+  /** A hard cap in ms from the moment of sending; never pushed back. */
+  maxTotalMs?: number;
+  /** Aborting sends notifications/cancelled and rejects with RequestAbortedError. */
+  signal?: AbortSignalLike;
+  /** Progress callback; attaches a progress token. */
+  onProgress?: (progress: ProgressInfo) => void;
+}
+
+export interface ServerRequestContext {
+  readonly requestId: RequestId;
+  /** Aborted when the server cancels the request. */
+  readonly signal: AbortSignalLike;
+}
+
+export type ServerRequestHandler<P, Res> = (params: P, context: ServerRequestContext) => Res | Promise<Res>;
+
+export interface ClientOptions {
+  info: Implementation;
+  capabilities?: ClientCapabilities;
+  versions?: readonly SessionVersion[];
+  strict?: boolean;
+  limits?: Partial<EngineLimits>;
+  /** Validate every result against its method's schema. Default false. */
+  validateResults?: boolean;
+  /** Inactivity timeout for requests without timeoutMs. Default 60000. */
+  defaultTimeoutMs?: number;
+  /** Violations and diagnostics reported by the engine (default: ignored). */
+  onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>) => void;
+  /** The connection closed (EOF, close(), or a fatal protocol failure). */
+  onClose?: (event: Extract<EngineEvent, { kind: "closed" }>) => void;
+}
+
+interface PendingCall {
+  readonly method: string;
+  readonly resolve: (result: JsonObject) => void;
+  readonly reject: (error: Error) => void;
+  readonly onProgress: ((progress: ProgressInfo) => void) | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly totalMs: number | undefined;
+  cleanup: (() => void) | undefined;
+}
+
+export interface ConnectResult {
+  version: SessionVersion;
+  serverInfo: Implementation;
+  capabilities: ServerCapabilities;
+  instructions: string | undefined;
+}
+
+const MAX_PAGES = 10_000;
+
+export class Client {
+  readonly engine: Engine<"client">;
+  readonly driver: Driver<"client">;
+  private readonly host: PeerHost;
+  private readonly defaultTimeoutMs: number;
+  private readonly pending = new Map<number, PendingCall>();
+  private readonly handlers = new Map<string, ServerRequestHandler<JsonObject | undefined, object>>();
+  private readonly inflight = new Map<RequestId, PeerAbortController>();
+  private readonly notificationHandlers = new Map<string, Set<(params: JsonObject | undefined) => void>>();
+  private connecting: PendingCall | undefined;
+  private connectResult: ConnectResult | undefined;
+  private readonly options: ClientOptions;
+
+  constructor(host: PeerHost, options: ClientOptions) {
+    this.host = host;
+    this.options = options;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
+    this.engine = new Engine({
+      role: "client",
+      info: options.info,
+      capabilities: options.capabilities,
+      versions: options.versions,
+      strict: options.strict,
+      limits: options.limits,
+      validateResults: options.validateResults,
+    });
+    this.driver = new Driver(this.engine, host, (event) => this.onEvent(event));
+  }
+
+  /** What the server said at initialization; undefined before connect() resolved. */
+  get server(): ConnectResult | undefined {
+    return this.connectResult;
+  }
+
+  /** Initializes the session. Rejects if the server answers an error, a malformed result or a version we do not speak. */
+  connect(options: { timeoutMs?: number } = {}): Promise<ConnectResult> {
+    return new Promise<ConnectResult>((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+      const deadline = Number.isFinite(timeoutMs) ? this.host.now() + timeoutMs : undefined;
+      let id: number;
+      try {
+        id = this.engine.initialize({ deadline });
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      this.connecting = {
+        method: "initialize",
+        resolve: () => resolve(this.connectResult as ConnectResult),
+        reject,
+        onProgress: undefined,
+        timeoutMs,
+        totalMs: undefined,
+        cleanup: undefined,
+      };
+      this.pending.set(id, this.connecting);
+      this.driver.pump();
+    });
+  }
+
+  /** Sends a request and resolves with its result. See CallOptions for timeouts, progress and cancellation. */
+  request<M extends keyof ClientRequests>(method: M, params: ClientRequests[M]["params"], options?: CallOptions): Promise<ClientRequests[M]["result"]>;
+  request(method: string, params?: object, options?: CallOptions): Promise<JsonObject>;
+  request(method: string, params?: object, options: CallOptions = {}): Promise<JsonObject> {
+    return new Promise<JsonObject>((resolve, reject) => {
+      const signal = options.signal;
+      if (signal?.aborted) {
+        reject(new RequestAbortedError(method, signal.reason));
+        return;
+      }
+      const now = this.host.now();
+      const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+      const engineOptions: RequestOptions = {};
+      if (Number.isFinite(timeoutMs)) engineOptions.deadline = now + timeoutMs;
+      if (options.maxTotalMs !== undefined) engineOptions.totalDeadline = now + options.maxTotalMs;
+      if (options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs)) engineOptions.resetOnProgressMs = timeoutMs;
+      // A server can only heartbeat through progress if the request carries a token.
+      if (options.onProgress !== undefined || options.resetTimeoutOnProgress === true) engineOptions.progressToken = true;
+      let id: number;
+      try {
+        id = this.engine.request(method, params as JsonObject | undefined, engineOptions);
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      const call: PendingCall = { method, resolve, reject, onProgress: options.onProgress, timeoutMs, totalMs: options.maxTotalMs, cleanup: undefined };
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          if (!this.pending.has(id)) return;
+          this.settle(id);
+          if (!this.engine.isClosed) this.engine.cancel(id, typeof signal.reason === "string" ? signal.reason : "aborted");
+          reject(new RequestAbortedError(method, signal.reason));
+          this.driver.pump();
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        call.cleanup = () => signal.removeEventListener("abort", onAbort);
+      }
+      this.pending.set(id, call);
+      this.driver.pump();
+    });
+  }
+
+  /** Sends a notification (e.g. notifications/roots/list_changed). */
+  notify(method: string, params?: object): void {
+    this.engine.notify(method, params as JsonObject | undefined);
+    this.driver.pump();
+  }
+
+  /** Handles a server request (sampling, elicitation, roots, ...). Without one, the request is answered -32601. */
+  setRequestHandler(method: "sampling/createMessage", handler: ServerRequestHandler<CreateMessageRequestParams, CreateMessageResult>): void;
+  setRequestHandler(method: "elicitation/create", handler: ServerRequestHandler<ElicitRequestParams, ElicitResult>): void;
+  setRequestHandler(method: "roots/list", handler: ServerRequestHandler<JsonObject | undefined, ListRootsResult>): void;
+  setRequestHandler(method: string, handler: ServerRequestHandler<JsonObject | undefined, object>): void;
+  setRequestHandler(method: string, handler: ServerRequestHandler<never, object>): void {
+    this.handlers.set(method, handler as ServerRequestHandler<JsonObject | undefined, object>);
+  }
+
+  /** Subscribes to a server notification; returns the unsubscribe function. */
+  onNotification(method: string, handler: (params: JsonObject | undefined) => void): () => void {
+    let set = this.notificationHandlers.get(method);
+    if (set === undefined) this.notificationHandlers.set(method, (set = new Set()));
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  /** Closes the session: every pending request rejects with ConnectionClosedError. */
+  close(): void {
+    this.engine.close();
+    this.driver.pump();
+  }
+
+  // ── typed helpers ─────────────────────────────────────────────────────────────
+
+  ping(options?: CallOptions): Promise<object> {
+    return this.request("ping", undefined, options);
+  }
+
+  /** Every tool, following nextCursor until the last page. */
+  async listTools(options?: CallOptions): Promise<Tool[]> {
+    return this.paginate("tools/list", "tools", options) as Promise<Tool[]>;
+  }
+
+  async listResources(options?: CallOptions): Promise<Resource[]> {
+    return this.paginate("resources/list", "resources", options) as Promise<Resource[]>;
+  }
+
+  async listResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]> {
+    return this.paginate("resources/templates/list", "resourceTemplates", options) as Promise<ResourceTemplate[]>;
+  }
+
+  async listPrompts(options?: CallOptions): Promise<Prompt[]> {
+    return this.paginate("prompts/list", "prompts", options) as Promise<Prompt[]>;
+  }
+
+  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
+    const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
+    return this.request("tools/call", params, options) as Promise<CallToolResult>;
+  }
+
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.request("resources/read", { uri }, options);
+  }
+
+  subscribeResource(uri: string, options?: CallOptions): Promise<object> {
+    return this.request("resources/subscribe", { uri }, options);
+  }
+
+  unsubscribeResource(uri: string, options?: CallOptions): Promise<object> {
+    return this.request("resources/unsubscribe", { uri }, options);
+  }
+
+  getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult> {
+    return this.request("prompts/get", args === undefined ? { name } : { name, arguments: args }, options);
+  }
+
+  complete(params: CompleteRequestParams, options?: CallOptions): Promise<CompleteResult> {
+    return this.request("completion/complete", params, options);
+  }
+
+  setLoggingLevel(level: LoggingLevel, options?: CallOptions): Promise<object> {
+    return this.request("logging/setLevel", { level }, options);
+  }
+
+  // ── internals ─────────────────────────────────────────────────────────────────
+
+  private async paginate(method: "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list", key: string, options?: CallOptions): Promise<unknown[]> {
+    const items: unknown[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = (await this.request(method, cursor === undefined ? undefined : { cursor }, options)) as unknown as JsonObject;
+      const list = result[key];
+      if (Array.isArray(list)) items.push(...list);
+      const next = result.nextCursor;
+      if (typeof next !== "string") return items;
+      // N-01/N-02: a cursor that comes back again would loop forever.
+      if (seen.has(next)) throw new McpError(ErrorCode.InvalidParams, `${method}: the server repeated cursor ${JSON.stringify(next)}`);
+      seen.add(next);
+      cursor = next;
+    }
+    throw new McpError(ErrorCode.InternalError, `${method}: more than ${MAX_PAGES} pages`);
+  }
+
+  private settle(id: number): PendingCall | undefined {
+    const call = this.pending.get(id);
+    if (call === undefined) return undefined;
+    this.pending.delete(id);
+    call.cleanup?.();
+    return call;
+  }
+
+  private onEvent(event: EngineEvent): void {
+    switch (event.kind) {
+      case "response":
+        this.settle(event.id)?.resolve(event.result);
+        return;
+      case "error-response":
+        this.settle(event.id)?.reject(new McpError(event.error.code, event.error.message, event.error.data));
+        return;
+      case "invalid-response":
+        this.settle(event.id)?.reject(new InvalidResultError(event.method, event.path, event.expected, event.got));
+        return;
+      case "timeout": {
+        const call = this.settle(event.id);
+        call?.reject(new RequestTimeoutError(event.method, event.id, event.deadline, event.deadline === "total" ? call.totalMs : call.timeoutMs));
+        return;
+      }
+      case "connection-closed":
+        this.settle(event.id)?.reject(new ConnectionClosedError(event.method));
+        return;
+      case "progress": {
+        const call = this.pending.get(event.id);
+        call?.onProgress?.({ progress: event.progress, total: event.total, message: event.message });
+        return;
+      }
+      case "negotiated":
+        this.connectResult = {
+          version: event.version as SessionVersion,
+          serverInfo: event.peerInfo as unknown as Implementation,
+          capabilities: event.peerCapabilities as ServerCapabilities,
+          instructions: event.instructions,
+        };
+        return;
+      case "ready": {
+        const connecting = this.connecting;
+        this.connecting = undefined;
+        connecting?.resolve({});
+        return;
+      }
+      case "request":
+        this.onServerRequest(event.id, event.method, event.params);
+        return;
+      case "cancelled":
+        this.inflight.get(event.id)?.abort(event.reason ?? "cancelled by the server");
+        return;
+      case "notification": {
+        const set = this.notificationHandlers.get(event.method);
+        if (set !== undefined) for (const handler of [...set]) handler(event.params);
+        return;
+      }
+      case "closed":
+        this.onClosed(event);
+        return;
+      case "violation":
+      case "diagnostic":
+        this.options.onDiagnostic?.(event);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onClosed(event: Extract<EngineEvent, { kind: "closed" }>): void {
+    for (const id of [...this.pending.keys()]) {
+      const call = this.settle(id);
+      call?.reject(new ConnectionClosedError(call.method, event.detail));
+    }
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    connecting?.reject(new ConnectionClosedError("initialize", event.detail));
+    for (const controller of this.inflight.values()) controller.abort("connection closed");
+    this.inflight.clear();
+    this.options.onClose?.(event);
+  }
+
+  private onServerRequest(id: RequestId, method: string, params: JsonObject | undefined): void {
+    const handler = this.handlers.get(method);
+    if (handler === undefined) {
+      this.engine.respondError(id, ErrorCode.MethodNotFound, `No handler for ${method}`);
+      return;
+    }
+    const controller = new PeerAbortController();
+    this.inflight.set(id, controller);
+    const context: ServerRequestContext = { requestId: id, signal: controller.signal };
+    const finish = (answer: () => void): void => {
+      if (this.inflight.get(id) !== controller) return;
+      this.inflight.delete(id);
+      if (controller.signal.aborted || this.engine.isClosed) return;
+      answer();
+      this.driver.pump();
+    };
+    let outcome: object | Promise<object>;
+    try {
+      outcome = handler(params, context);
+    } catch (error) {
+      finish(() => this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error)));
+      return;
+    }
+    Promise.resolve(outcome).then(
+      (result) =>
+        finish(() => {
+          try {
+            this.engine.respond(id, result);
+          } catch (error) {
+            this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+          }
+        }),
+      (error: unknown) => finish(() => this.engine.respondError(id, error instanceof McpError ? error.code : ErrorCode.InternalError, errorMessage(error), error instanceof McpError ? error.data : undefined)),
+    );
+  }
+}
+
+/** A message without stack traces or internals (O-05). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof McpError) return error.message.replace(/^MCP error -?\d+: /, "");
+  if (error instanceof Error) return error.message;
+  return typeof error === "string" ? error : "internal error";
+}

@@ -1,0 +1,62 @@
+// The typed rejections of the peer layer. Every Promise the layer returns rejects with one
+// of these, so callers can tell a timeout from a cancellation from the peer's own error
+// without parsing messages.
+
+import type { RequestId } from "../envelope.js";
+
+/** Base class: every rejection of the peer layer is a PeerError. */
+export class PeerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The peer answered with a JSON-RPC error. */
+export class McpError extends PeerError {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(`MCP error ${code}: ${message}`);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A deadline passed: "inactivity" (the timeout, which progress may reset) or "total" (the hard cap). */
+export class RequestTimeoutError extends PeerError {
+  readonly deadline: "inactivity" | "total";
+  readonly method: string;
+  readonly requestId: RequestId;
+  constructor(method: string, requestId: RequestId, deadline: "inactivity" | "total", ms: number | undefined) {
+    super(`${method} (request ${String(requestId)}) timed out: ${deadline === "total" ? "total time cap" : "no answer or progress"}${ms !== undefined ? ` after ${ms} ms` : ""}`);
+    this.deadline = deadline;
+    this.method = method;
+    this.requestId = requestId;
+  }
+}
+
+/** The caller's signal aborted the request; notifications/cancelled was sent. */
+export class RequestAbortedError extends PeerError {
+  readonly reason: unknown;
+  constructor(method: string, reason: unknown) {
+    super(`${method} aborted${reason instanceof Error ? `: ${reason.message}` : typeof reason === "string" ? `: ${reason}` : ""}`);
+    this.reason = reason;
+  }
+}
+
+/** The connection closed before the answer came. */
+export class ConnectionClosedError extends PeerError {
+  constructor(method: string, detail?: string) {
+    super(`${method}: connection closed${detail !== undefined ? ` (${detail})` : ""}`);
+  }
+}
+
+/** The peer's result did not match the method's schema. */
+export class InvalidResultError extends PeerError {
+  readonly path: string;
+  constructor(method: string, path: string, expected: string, got: string) {
+    super(`${method}: invalid result at ${path}: expected ${expected}, got ${got}`);
+    this.path = path;
+  }
+}

@@ -1,0 +1,31 @@
+// The peer layer's public surface (export "./peer"): Promise-returning client and server
+// over the core engine. Portable like the core (no Node imports); time and the one timer
+// come from the host through PeerHost.
+
+export { Client, errorMessage } from "./client.js";
+export type { CallOptions, ClientOptions, ConnectResult, ProgressInfo, ServerRequestContext, ServerRequestHandler } from "./client.js";
+export { Driver } from "./driver.js";
+export type { PeerHost } from "./driver.js";
+export { ConnectionClosedError, InvalidResultError, McpError, PeerError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+export { checkSchema, validateJsonSchema } from "./json-schema.js";
+export { Server, ServerSession } from "./server.js";
+export type {
+  Completer,
+  HandlerContext,
+  PromptDefinition,
+  PromptHandler,
+  Registration,
+  ResourceDefinition,
+  ResourceReader,
+  ResourceTemplateDefinition,
+  ServerOptions,
+  TemplateReader,
+  ToolDefinition,
+  ToolHandler,
+} from "./server.js";
+export { PeerAbortController } from "./signal.js";
+export type { AbortSignalLike } from "./signal.js";
+export { runValidator } from "./standard-schema.js";
+export type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
+export { parseTemplate } from "./uri-template.js";
+export type { UriTemplate } from "./uri-template.js";

@@ -1,0 +1,588 @@
+// The server side of the peer layer: registries of tools, resources, resource templates,
+// prompts and completions, answered over one engine per session.
+//
+// A Server holds the registries; connect(host) opens a ServerSession (one engine, one
+// driver) whose capabilities follow from what is registered at that moment. Registering or
+// removing later sends list_changed to every operating session that declared it.
+//
+// Invariants:
+// - handlers run concurrently: a handler that never settles delays neither ping (answered
+//   by the engine) nor any other request; past maxConcurrentHandlers a request is answered
+//   at once with an error;
+// - tool failures (validation, thrown errors, bad structuredContent) become isError results
+//   without stack traces; protocol errors are for unknown tools/prompts and bad cursors;
+// - this file reads no clock and starts no timer; time comes through the PeerHost.
+
+import { Engine, type EngineLimits } from "../engine.js";
+import type { JsonObject, RequestId } from "../envelope.js";
+import { ErrorCode } from "../errors.js";
+import type { EngineEvent } from "../events.js";
+import { Paginator } from "../pagination.js";
+import type { SessionVersion } from "../versions.js";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+  LoggingMessageNotificationParams,
+  Prompt,
+  PromptArgument,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+  ToolAnnotations,
+} from "../types.js";
+import { errorMessage, type CallOptions } from "./client.js";
+import { Driver, type PeerHost } from "./driver.js";
+import { ConnectionClosedError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { validateJsonSchema } from "./json-schema.js";
+import { PeerAbortController, type AbortSignalLike } from "./signal.js";
+import { runValidator, type ToolValidator } from "./standard-schema.js";
+import { parseTemplate, type UriTemplate } from "./uri-template.js";
+
+/** What every handler receives. */
+export interface HandlerContext {
+  readonly requestId: RequestId;
+  /** Aborted when the client cancels the request or the session closes. */
+  readonly signal: AbortSignalLike;
+  readonly session: ServerSession;
+  /** Reports progress when the client asked for it (a no-op otherwise, and after the answer). */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends a log message (dropped by the engine below the level the client set). */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** Asks the client to sample (needs the client's sampling capability). */
+  createMessage(params: CreateMessageRequestParams, options?: CallOptions): Promise<CreateMessageResult>;
+  /** Asks the client to elicit input (needs the client's elicitation capability). */
+  elicit(params: ElicitRequestParams, options?: CallOptions): Promise<ElicitResult>;
+  /** Asks the client for its roots (needs the client's roots capability). */
+  listRoots(options?: CallOptions): Promise<ListRootsResult>;
+}
+
+export interface ToolDefinition {
+  title?: string;
+  description?: string;
+  inputSchema?: Tool["inputSchema"];
+  outputSchema?: Tool["outputSchema"];
+  annotations?: ToolAnnotations;
+  _meta?: { [key: string]: unknown };
+  /** Validates arguments: a function, a Standard Schema, or { jsonSchema }. Default: inputSchema with the built-in validator. */
+  validator?: ToolValidator;
+}
+
+export type ToolHandler = (args: Record<string, unknown>, context: HandlerContext) => CallToolResult | Promise<CallToolResult>;
+
+export interface ResourceDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Resource["annotations"];
+}
+
+export type ResourceReader = (uri: string, context: HandlerContext) => ReadResourceResult | Promise<ReadResourceResult>;
+
+export interface ResourceTemplateDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Completions for template variables, by variable name. */
+  complete?: { [variable: string]: Completer };
+}
+
+export type TemplateReader = (uri: string, variables: Record<string, string | string[]>, context: HandlerContext) => ReadResourceResult | Promise<ReadResourceResult>;
+
+/** Candidate values for an argument, given what the user typed and the other arguments. */
+export type Completer = (value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>;
+
+export interface PromptDefinition {
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  /** Completions for prompt arguments, by argument name. */
+  complete?: { [argument: string]: Completer };
+}
+
+export type PromptHandler = (args: Record<string, string>, context: HandlerContext) => GetPromptResult | Promise<GetPromptResult>;
+
+export interface ServerOptions {
+  info: Implementation;
+  instructions?: string;
+  versions?: readonly SessionVersion[];
+  strict?: boolean;
+  limits?: Partial<EngineLimits>;
+  /** Secret for pagination cursors (at least 16 bytes from a cryptographic source). */
+  paginationSecret: Uint8Array;
+  /** Items per list page. Default 50. */
+  pageSize?: number;
+  /** Handlers running at once per session; more requests are answered -32603 at once. Default 100. */
+  maxConcurrentHandlers?: number;
+  /** Declare the logging capability. Default true. */
+  logging?: boolean;
+  /** Capabilities to declare even when nothing is registered yet (merged with the derived ones). */
+  capabilities?: ServerCapabilities;
+  /** Timeout for requests the server sends to the client (sampling, elicitation, roots). Default 60000. */
+  defaultTimeoutMs?: number;
+  onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>, session: ServerSession) => void;
+  onSessionClosed?: (session: ServerSession) => void;
+}
+
+interface ToolEntry {
+  readonly definition: Tool;
+  readonly validator: ToolValidator | undefined;
+  readonly handler: ToolHandler;
+}
+
+interface TemplateEntry {
+  readonly definition: ResourceTemplate;
+  readonly template: UriTemplate;
+  readonly read: TemplateReader;
+  readonly complete: { [variable: string]: Completer } | undefined;
+}
+
+interface PromptEntry {
+  readonly definition: Prompt;
+  readonly handler: PromptHandler;
+  readonly complete: { [argument: string]: Completer } | undefined;
+}
+
+/** Returned by every registration; remove() unregisters and announces the change. */
+export interface Registration {
+  remove(): void;
+}
+
+const MAX_COMPLETIONS = 100;
+
+export class Server {
+  readonly options: ServerOptions;
+  readonly paginator: Paginator;
+  readonly sessions = new Set<ServerSession>();
+  /** @internal registries, read by sessions */
+  readonly tools = new Map<string, ToolEntry>();
+  readonly resources = new Map<string, { definition: Resource; read: ResourceReader }>();
+  readonly templates = new Map<string, TemplateEntry>();
+  readonly prompts = new Map<string, PromptEntry>();
+
+  constructor(options: ServerOptions) {
+    this.options = options;
+    this.paginator = new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize });
+  }
+
+  tool(name: string, definition: ToolDefinition, handler: ToolHandler): Registration {
+    const tool: Tool = { name, inputSchema: definition.inputSchema ?? { type: "object" } };
+    if (definition.title !== undefined) tool.title = definition.title;
+    if (definition.description !== undefined) tool.description = definition.description;
+    if (definition.outputSchema !== undefined) tool.outputSchema = definition.outputSchema;
+    if (definition.annotations !== undefined) tool.annotations = definition.annotations;
+    if (definition._meta !== undefined) tool._meta = definition._meta;
+    const validator = definition.validator ?? (definition.inputSchema !== undefined ? { jsonSchema: definition.inputSchema } : undefined);
+    return this.register(this.tools, name, { definition: tool, validator, handler }, "notifications/tools/list_changed");
+  }
+
+  resource(uri: string, definition: ResourceDefinition, read: ResourceReader): Registration {
+    return this.register(this.resources, uri, { definition: { uri, ...definition }, read }, "notifications/resources/list_changed");
+  }
+
+  resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, read: TemplateReader): Registration {
+    const { complete, ...rest } = definition;
+    const entry: TemplateEntry = { definition: { uriTemplate, ...rest }, template: parseTemplate(uriTemplate), read, complete };
+    return this.register(this.templates, uriTemplate, entry, "notifications/resources/list_changed");
+  }
+
+  prompt(name: string, definition: PromptDefinition, handler: PromptHandler): Registration {
+    const { complete, ...rest } = definition;
+    return this.register(this.prompts, name, { definition: { name, ...rest }, handler, complete }, "notifications/prompts/list_changed");
+  }
+
+  /** The capabilities a session opened now declares. */
+  capabilities(): ServerCapabilities {
+    const caps: ServerCapabilities = { ...this.options.capabilities };
+    if (this.options.logging !== false) caps.logging = {};
+    if (this.tools.size > 0) caps.tools = { listChanged: true, ...caps.tools };
+    if (this.resources.size > 0 || this.templates.size > 0) caps.resources = { subscribe: true, listChanged: true, ...caps.resources };
+    if (this.prompts.size > 0) caps.prompts = { listChanged: true, ...caps.prompts };
+    if (this.prompts.size > 0 || this.templates.size > 0) caps.completions = {};
+    return caps;
+  }
+
+  /** Opens a session over a transport. Feed its receive* methods; it writes through the host. */
+  connect(host: PeerHost): ServerSession {
+    const session = new ServerSession(this, host);
+    this.sessions.add(session);
+    return session;
+  }
+
+  /** Tells every subscribed session that a resource changed. */
+  notifyResourceUpdated(uri: string): void {
+    for (const session of this.sessions) session.resourceUpdated(uri);
+  }
+
+  private register<V>(map: Map<string, V>, key: string, value: V, changed: string): Registration {
+    if (map.has(key)) throw new Error(`${key} is already registered`);
+    map.set(key, value);
+    this.announce(changed);
+    return {
+      remove: () => {
+        if (map.get(key) !== value) return;
+        map.delete(key);
+        this.announce(changed);
+      },
+    };
+  }
+
+  private announce(method: string): void {
+    for (const session of this.sessions) session.listChanged(method);
+  }
+}
+
+export class ServerSession {
+  readonly engine: Engine<"server">;
+  readonly driver: Driver<"server">;
+  private readonly server: Server;
+  private readonly host: PeerHost;
+  private readonly running = new Map<RequestId, PeerAbortController>();
+  private readonly outgoing = new Map<number, { method: string; resolve: (r: JsonObject) => void; reject: (e: Error) => void; cleanup: (() => void) | undefined }>();
+  private readonly maxConcurrent: number;
+
+  constructor(server: Server, host: PeerHost) {
+    this.server = server;
+    this.host = host;
+    this.maxConcurrent = server.options.maxConcurrentHandlers ?? 100;
+    this.engine = new Engine({
+      role: "server",
+      info: server.options.info,
+      capabilities: server.capabilities(),
+      instructions: server.options.instructions,
+      versions: server.options.versions,
+      strict: server.options.strict,
+      limits: server.options.limits,
+    });
+    this.driver = new Driver(this.engine, host, (event) => this.onEvent(event));
+  }
+
+  /** The client's capabilities, once initialized. */
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.engine.peerCapabilities as ClientCapabilities | undefined;
+  }
+
+  receiveBytes(chunk: Uint8Array): void {
+    this.driver.receiveBytes(chunk);
+  }
+
+  receiveMessage(value: unknown): void {
+    this.driver.receiveMessage(value);
+  }
+
+  receiveEof(): void {
+    this.driver.receiveEof();
+  }
+
+  onTimer(): void {
+    this.driver.onTimer();
+  }
+
+  close(): void {
+    this.engine.close();
+    this.driver.pump();
+  }
+
+  /** Sends a request to the client and resolves with its result. */
+  request(method: "sampling/createMessage" | "elicitation/create" | "roots/list" | "ping", params: object | undefined, options: CallOptions = {}, related?: RequestId): Promise<JsonObject> {
+    return new Promise<JsonObject>((resolve, reject) => {
+      if (options.signal?.aborted) {
+        reject(new RequestAbortedError(method, options.signal.reason));
+        return;
+      }
+      const timeoutMs = options.timeoutMs ?? this.server.options.defaultTimeoutMs ?? 60_000;
+      const now = this.host.now();
+      let id: number;
+      try {
+        id = this.engine.request(method, params as JsonObject | undefined, {
+          deadline: Number.isFinite(timeoutMs) ? now + timeoutMs : undefined,
+          totalDeadline: options.maxTotalMs !== undefined ? now + options.maxTotalMs : undefined,
+          relatedRequestId: related,
+        });
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      const signal = options.signal;
+      let cleanup: (() => void) | undefined;
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          const call = this.outgoing.get(id);
+          if (call === undefined) return;
+          this.outgoing.delete(id);
+          if (!this.engine.isClosed) this.engine.cancel(id, "aborted");
+          reject(new RequestAbortedError(method, signal.reason));
+          this.driver.pump();
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        cleanup = () => signal.removeEventListener("abort", onAbort);
+      }
+      this.outgoing.set(id, { method, resolve, reject, cleanup });
+      this.driver.pump();
+    });
+  }
+
+  /** @internal */
+  listChanged(method: string): void {
+    if (this.engine.phase !== "operating") return;
+    const caps = this.engine.ownCapabilities as ServerCapabilities;
+    const declared =
+      method === "notifications/tools/list_changed" ? caps.tools?.listChanged : method === "notifications/prompts/list_changed" ? caps.prompts?.listChanged : caps.resources?.listChanged;
+    if (declared !== true) return;
+    this.engine.notify(method);
+    this.driver.pump();
+  }
+
+  /** @internal */
+  resourceUpdated(uri: string): void {
+    if (this.engine.isClosed || !this.engine.isSubscribed(uri)) return;
+    this.engine.notify("notifications/resources/updated", { uri });
+    this.driver.pump();
+  }
+
+  private onEvent(event: EngineEvent): void {
+    switch (event.kind) {
+      case "request":
+        this.onRequest(event.id, event.method, event.params);
+        return;
+      case "cancelled":
+        this.running.get(event.id)?.abort(event.reason ?? "cancelled by the client");
+        return;
+      case "response":
+        this.settleOutgoing(event.id)?.resolve(event.result);
+        return;
+      case "error-response":
+        this.settleOutgoing(event.id)?.reject(new McpError(event.error.code, event.error.message, event.error.data));
+        return;
+      case "timeout":
+        this.settleOutgoing(event.id)?.reject(new RequestTimeoutError(event.method, event.id, event.deadline, undefined));
+        return;
+      case "connection-closed":
+        this.settleOutgoing(event.id)?.reject(new ConnectionClosedError(event.method));
+        return;
+      case "closed":
+        for (const controller of this.running.values()) controller.abort("connection closed");
+        this.running.clear();
+        this.server.sessions.delete(this);
+        this.server.options.onSessionClosed?.(this);
+        return;
+      case "violation":
+      case "diagnostic":
+        this.server.options.onDiagnostic?.(event, this);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private settleOutgoing(id: number): { resolve: (r: JsonObject) => void; reject: (e: Error) => void } | undefined {
+    const call = this.outgoing.get(id);
+    if (call === undefined) return undefined;
+    this.outgoing.delete(id);
+    call.cleanup?.();
+    return call;
+  }
+
+  private onRequest(id: RequestId, method: string, params: JsonObject | undefined): void {
+    const p = params ?? {};
+    switch (method) {
+      case "tools/list":
+        this.respondPage(id, "tools", [...this.server.tools.values()].map((t) => t.definition), p.cursor);
+        return;
+      case "resources/list":
+        this.respondPage(id, "resources", [...this.server.resources.values()].map((r) => r.definition), p.cursor);
+        return;
+      case "resources/templates/list":
+        this.respondPage(id, "resourceTemplates", [...this.server.templates.values()].map((t) => t.definition), p.cursor);
+        return;
+      case "prompts/list":
+        this.respondPage(id, "prompts", [...this.server.prompts.values()].map((t) => t.definition), p.cursor);
+        return;
+      case "resources/subscribe":
+      case "resources/unsubscribe":
+      case "logging/setLevel":
+        // The engine records subscriptions and the level from these answers.
+        this.engine.respond(id, {});
+        return;
+      case "tools/call":
+        this.run(id, (context) => this.callTool(p, context));
+        return;
+      case "resources/read":
+        this.run(id, (context) => this.readResource(String(p.uri), context));
+        return;
+      case "prompts/get":
+        this.run(id, (context) => this.getPrompt(p, context));
+        return;
+      case "completion/complete":
+        this.run(id, () => this.complete(p));
+        return;
+      default:
+        this.engine.respondError(id, ErrorCode.MethodNotFound, `Method not served: ${method}`);
+    }
+  }
+
+  private respondPage(id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
+    const page = this.server.paginator.page(key, items, typeof cursor === "string" ? cursor : undefined);
+    if (!page.ok) {
+      this.engine.respondError(id, page.code, page.message, page.data);
+      return;
+    }
+    const result: JsonObject = { [key]: page.items };
+    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+    this.engine.respond(id, result);
+  }
+
+  /** Runs a handler concurrently and answers with its outcome; McpError becomes a JSON-RPC error. */
+  private run(id: RequestId, work: (context: HandlerContext) => object | Promise<object>): void {
+    if (this.running.size >= this.maxConcurrent) {
+      this.engine.respondError(id, ErrorCode.InternalError, `Server busy: ${this.maxConcurrent} requests already running`);
+      return;
+    }
+    const controller = new PeerAbortController();
+    this.running.set(id, controller);
+    const context = this.context(id, controller.signal);
+    const finish = (answer: () => void): void => {
+      if (this.running.get(id) !== controller) return;
+      this.running.delete(id);
+      if (controller.signal.aborted || this.engine.isClosed) return;
+      answer();
+      this.driver.pump();
+    };
+    let outcome: object | Promise<object>;
+    try {
+      outcome = work(context);
+    } catch (error) {
+      finish(() => this.answerError(id, error));
+      return;
+    }
+    Promise.resolve(outcome).then(
+      (result) =>
+        finish(() => {
+          try {
+            this.engine.respond(id, result);
+          } catch (error) {
+            this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+          }
+        }),
+      (error: unknown) => finish(() => this.answerError(id, error)),
+    );
+  }
+
+  private answerError(id: RequestId, error: unknown): void {
+    if (error instanceof McpError) this.engine.respondError(id, error.code, errorMessage(error), error.data);
+    else this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+  }
+
+  private context(id: RequestId, signal: AbortSignalLike): HandlerContext {
+    return {
+      requestId: id,
+      signal,
+      session: this,
+      progress: (progress, total, message) => {
+        try {
+          this.engine.sendProgress(id, progress, total, message);
+          this.driver.pump();
+        } catch {
+          // No token, already answered, or not increasing: progress is best-effort for a handler.
+        }
+      },
+      log: (level, data, logger) => {
+        if (this.engine.isClosed || (this.engine.ownCapabilities as ServerCapabilities).logging === undefined) return;
+        const params: LoggingMessageNotificationParams = logger === undefined ? { level, data } : { level, data, logger };
+        this.engine.notify("notifications/message", params, { relatedRequestId: id });
+        this.driver.pump();
+      },
+      createMessage: (params, options) => this.request("sampling/createMessage", params, options, id) as unknown as Promise<CreateMessageResult>,
+      elicit: (params, options) => this.request("elicitation/create", params, options, id) as unknown as Promise<ElicitResult>,
+      listRoots: (options) => this.request("roots/list", undefined, options, id) as unknown as Promise<ListRootsResult>,
+    };
+  }
+
+  private async callTool(params: JsonObject, context: HandlerContext): Promise<CallToolResult> {
+    const name = params.name as string;
+    const entry = this.server.tools.get(name);
+    // f.10: an unknown tool is a protocol error (-32602), not a tool result.
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
+    let args = (params.arguments ?? {}) as Record<string, unknown>;
+    if (entry.validator !== undefined) {
+      const checked = await runValidator(entry.validator, args);
+      if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`);
+      if (checked.value !== undefined) args = checked.value as Record<string, unknown>;
+    }
+    let result: CallToolResult;
+    try {
+      result = await entry.handler(args, context);
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      return toolError(errorMessage(error));
+    }
+    const outputSchema = entry.definition.outputSchema;
+    if (outputSchema !== undefined && result.isError !== true) {
+      const verdict = validateJsonSchema(outputSchema, result.structuredContent);
+      if (!verdict.valid) {
+        const first = verdict.errors[0];
+        return toolError(`Tool ${name} returned structuredContent that does not match its outputSchema${first !== undefined ? ` (${first.path || "/"}: ${first.message})` : ""}`);
+      }
+    }
+    return result;
+  }
+
+  private async readResource(uri: string, context: HandlerContext): Promise<ReadResourceResult> {
+    const exact = this.server.resources.get(uri);
+    if (exact !== undefined) return exact.read(uri, context);
+    for (const entry of this.server.templates.values()) {
+      const variables = entry.template.match(uri);
+      if (variables !== undefined) return entry.read(uri, variables, context);
+    }
+    throw new McpError(this.engine.resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+  }
+
+  private async getPrompt(params: JsonObject, context: HandlerContext): Promise<GetPromptResult> {
+    const name = params.name as string;
+    const entry = this.server.prompts.get(name);
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
+    const args = (params.arguments ?? {}) as Record<string, string>;
+    for (const arg of entry.definition.arguments ?? []) {
+      if (arg.required === true && typeof args[arg.name] !== "string") throw new McpError(ErrorCode.InvalidParams, `Missing required argument ${arg.name} for prompt ${name}`, { argument: arg.name });
+    }
+    return entry.handler(args, context);
+  }
+
+  private async complete(params: JsonObject): Promise<CompleteResult> {
+    const ref = params.ref as JsonObject;
+    const argument = params.argument as { name: string; value: string };
+    const context = { arguments: ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<string, string> };
+    let completer: Completer | undefined;
+    if (ref.type === "ref/prompt") {
+      const entry = this.server.prompts.get(String(ref.name));
+      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
+      completer = entry.complete?.[argument.name];
+    } else if (ref.type === "ref/resource") {
+      const entry = this.server.templates.get(String(ref.uri));
+      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${String(ref.uri)}`);
+      completer = entry.complete?.[argument.name];
+    } else {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown reference type: ${String(ref.type)}`);
+    }
+    const all = completer === undefined ? [] : await completer(argument.value, context);
+    const values = all.slice(0, MAX_COMPLETIONS);
+    return { completion: { values, total: all.length, hasMore: all.length > values.length } };
+  }
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
