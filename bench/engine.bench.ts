@@ -27,7 +27,7 @@ const TOOL_PARAMS: JsonObject = { name: "echo", arguments: { text: "hello" } };
 const TOOL_RESULT: JsonObject = { content: [{ type: "text", text: "hello" }] };
 const PING_RESULT: JsonObject = {};
 
-interface Case {
+export interface Case {
   readonly label: string;
   readonly method: string;
   readonly params: JsonObject | undefined;
@@ -36,9 +36,9 @@ interface Case {
 }
 
 const PING: Case = { label: "ping", method: "ping", params: undefined, result: PING_RESULT };
-const TOOLS_CALL: Case = { label: "tools/call", method: "tools/call", params: TOOL_PARAMS, result: TOOL_RESULT };
+export const TOOLS_CALL: Case = { label: "tools/call", method: "tools/call", params: TOOL_PARAMS, result: TOOL_RESULT };
 
-interface Pair {
+export interface Pair {
   readonly client: Engine;
   readonly server: Engine;
 }
@@ -50,7 +50,7 @@ function drainEvents(engine: Engine): void {
   while (engine.pollEvent() !== undefined);
 }
 
-function connectedPair(): Pair {
+export function connectedPair(): Pair {
   const client = new Engine({ role: "client", info: { name: "bench-client", version: "1.0.0" } });
   const server = new Engine({ role: "server", info: { name: "bench-server", version: "1.0.0" }, capabilities: { tools: {} } });
   client.initialize();
@@ -67,7 +67,7 @@ function connectedPair(): Pair {
 }
 
 /** `n` round trips one at a time; returns how many responses arrived. */
-function oneAtATime(pair: Pair, c: Case, n: number): number {
+export function oneAtATime(pair: Pair, c: Case, n: number): number {
   const { client, server } = pair;
   const { method, params, result } = c;
   let responses = 0;
@@ -88,7 +88,7 @@ function oneAtATime(pair: Pair, c: Case, n: number): number {
 }
 
 /** `n` round trips in windows of `window` in flight (n a multiple of window). */
-function inFlight(pair: Pair, c: Case, n: number, window: number): number {
+export function inFlight(pair: Pair, c: Case, n: number, window: number): number {
   const { client, server } = pair;
   const { method, params, result } = c;
   let responses = 0;
