@@ -94,10 +94,10 @@ export class LineDecoder {
       // Finish the line already begun (or skipped) byte-wise; the rest may take the fast path.
       const first = chunk.indexOf(NEWLINE);
       if (first === -1) {
-        this.pushBytes(chunk, into);
+        this.hold(chunk, 0, chunk.length, into);
         return;
       }
-      this.pushBytes(chunk.subarray(0, first + 1), into);
+      this.endLine(chunk, 0, first, into);
       start = first + 1;
     }
     // Fast path: the run of complete lines is decoded in one call when it cannot hold a line
@@ -116,7 +116,10 @@ export class LineDecoder {
         start = last + 1;
       }
     }
-    if (start < chunk.length) this.pushBytes(start === 0 ? chunk : chunk.subarray(start), into);
+    if (start >= chunk.length) return;
+    // lastIndexOf already proved there is no newline after `last`: hold the tail without rescanning it.
+    if (last < start) this.hold(chunk, start, chunk.length, into);
+    else this.pushBytes(chunk, start, into);
   }
 
   private emitText(text: string, into: DecodedItem[]): void {
@@ -145,8 +148,8 @@ export class LineDecoder {
     into.push({ ok: true, value, line: this.lineNumber });
   }
 
-  private pushBytes(chunk: Uint8Array, into: DecodedItem[]): void {
-    let start = 0;
+  /** Line by line from `start`: each byte scanned once; the unterminated tail is held. */
+  private pushBytes(chunk: Uint8Array, start: number, into: DecodedItem[]): void {
     const length = chunk.length;
     while (start < length) {
       const newline = chunk.indexOf(NEWLINE, start);
@@ -154,23 +157,28 @@ export class LineDecoder {
         this.hold(chunk, start, length, into);
         return;
       }
-      this.lineNumber++;
-      if (this.skipping) {
-        this.skipping = false;
-      } else if (this.pendingLength === 0) {
-        this.emitLine(chunk, start, newline, into);
-      } else if (this.pendingLength + (newline - start) > this.maxLineBytes + 1) {
-        // +1: a trailing \r belongs to the terminator, not to the line's length.
-        this.pendingLength = 0;
-        into.push(this.tooLong());
-      } else {
-        this.append(chunk, start, newline);
-        const line = this.pending;
-        const end = this.pendingLength;
-        this.pendingLength = 0;
-        this.emitLine(line, 0, end, into);
-      }
+      this.endLine(chunk, start, newline, into);
       start = newline + 1;
+    }
+  }
+
+  /** The line that ends at `newline` (its bytes from `start`, after anything pending). */
+  private endLine(chunk: Uint8Array, start: number, newline: number, into: DecodedItem[]): void {
+    this.lineNumber++;
+    if (this.skipping) {
+      this.skipping = false;
+    } else if (this.pendingLength === 0) {
+      this.emitLine(chunk, start, newline, into);
+    } else if (this.pendingLength + (newline - start) > this.maxLineBytes + 1) {
+      // +1: a trailing \r belongs to the terminator, not to the line's length.
+      this.pendingLength = 0;
+      into.push(this.tooLong());
+    } else {
+      this.append(chunk, start, newline);
+      const line = this.pending;
+      const end = this.pendingLength;
+      this.pendingLength = 0;
+      this.emitLine(line, 0, end, into);
     }
   }
 
