@@ -114,6 +114,25 @@ export interface NotifyOptions {
   relatedRequestId?: RequestId;
 }
 
+/**
+ * What an engine needs to carry on a negotiated session in another process (a shared
+ * session store behind a load balancer). Plain JSON. In-flight requests, tasks and URL
+ * elicitations stay with the process that saw them.
+ */
+export interface EngineSnapshot {
+  readonly format: 1;
+  readonly role: Role;
+  readonly version: SessionVersion;
+  readonly phase: "initializing" | "operating";
+  readonly peerInfo: JsonObject;
+  readonly peerCapabilities: JsonObject;
+  readonly peerInstructions: string | undefined;
+  /** Our next request id: ids are never reused in a session (ID-03), whichever process sends. */
+  readonly nextId: number;
+  readonly loggingLevel: string | undefined;
+  readonly subscriptions: string[];
+}
+
 /** One queued outbound message, or a batch reply array (2025-03-26). */
 export interface Outbound {
   readonly message: JsonRpcMessage | readonly JsonRpcMessage[];
@@ -306,6 +325,43 @@ export class Engine<R extends Role = Role> {
 
   get pendingInboundCount(): number {
     return this.pendingIn.size;
+  }
+
+  /** A JSON snapshot of the negotiated session (see EngineSnapshot). Throws before negotiation and after close. */
+  snapshot(): EngineSnapshot {
+    if (this.version === undefined || this.peerInfoObject === undefined || this.peerCapabilitiesObject === undefined || this.phaseBit === Phase.Closed) {
+      throw new LocalProtocolError({ rule: "L-01", expected: "a negotiated, open session", got: `phase ${this.phase}` });
+    }
+    const state = this.features.exportState();
+    return {
+      format: 1,
+      role: this.role,
+      version: this.version,
+      phase: this.phaseBit === Phase.Operating ? "operating" : "initializing",
+      peerInfo: this.peerInfoObject,
+      peerCapabilities: this.peerCapabilitiesObject,
+      peerInstructions: this.peerInstructions,
+      nextId: this.nextId,
+      loggingLevel: state.loggingLevel,
+      subscriptions: state.subscriptions,
+    };
+  }
+
+  /** An engine that carries on the session a snapshot describes, with the same options it was created with. */
+  static restore<R extends Role>(options: EngineOptions<R>, snapshot: EngineSnapshot): Engine<R> {
+    if (snapshot.format !== 1 || snapshot.role !== options.role || !isSessionVersion(snapshot.version)) {
+      throw new RangeError(`snapshot does not fit: format ${String(snapshot.format)}, role ${String(snapshot.role)}, version ${String(snapshot.version)}`);
+    }
+    const engine = new Engine(options);
+    if (!engine.versions.includes(snapshot.version)) throw new RangeError(`snapshot version ${snapshot.version} is not among ${engine.versions.join(", ")}`);
+    engine.peerInfoObject = snapshot.peerInfo;
+    engine.peerCapabilitiesObject = snapshot.peerCapabilities;
+    engine.peerInstructions = snapshot.peerInstructions;
+    engine.nextId = snapshot.nextId;
+    engine.features.importState(snapshot);
+    engine.negotiate(snapshot.version, snapshot.peerCapabilities);
+    engine.setPhase(snapshot.phase === "operating" ? Phase.Operating : Phase.Initializing);
+    return engine;
   }
 
   // ── B. inputs ─────────────────────────────────────────────────────────────────

@@ -134,6 +134,16 @@ export class Features {
     return uriCovered(this.subscriptions, uri);
   }
 
+  /** What a session needs to carry on elsewhere: the level the client set and its subscriptions. */
+  exportState(): { loggingLevel: string | undefined; subscriptions: string[] } {
+    return { loggingLevel: this.loggingLevel, subscriptions: [...this.subscriptions] };
+  }
+
+  importState(state: { loggingLevel: string | undefined; subscriptions: readonly string[] }): void {
+    this.logLevel = state.loggingLevel === undefined ? undefined : LOGGING_SEVERITY[state.loggingLevel];
+    for (const uri of state.subscriptions) this.subscriptions.add(uri);
+  }
+
   // ── outbound ──────────────────────────────────────────────────────────────────
 
   checkMeta(params: JsonObject | undefined, version: SessionVersion | undefined, method: string | undefined): void {

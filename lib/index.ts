@@ -21,7 +21,7 @@ export { DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } fr
 export type { DecodedItem, DecodedValue, FramingError, FramingErrorReason, LineDecoderOptions } from "./framing.js";
 export { Queue } from "./queue.js";
 export { Engine, DEFAULT_LIMITS } from "./engine.js";
-export type { ArgsFor, CapabilitiesOf, EngineLimits, EngineOptions, NotifyOptions, OutgoingNotifications, OutgoingRequests, Outbound, ParamsFor, RequestOptions } from "./engine.js";
+export type { ArgsFor, CapabilitiesOf, EngineLimits, EngineOptions, EngineSnapshot, NotifyOptions, OutgoingNotifications, OutgoingRequests, Outbound, ParamsFor, RequestOptions } from "./engine.js";
 export type {
   CancelledEvent,
   ClosedEvent,
