@@ -10,6 +10,7 @@
 
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { serveHttp } from "../hosts/http-server.js";
 import { StdioClient, serveStdio } from "../hosts/stdio.js";
 import type { HandlerContext } from "../peer/server.js";
 import { REFERENCE_CLIENT_CAPABILITIES, REFERENCE_CLIENT_INFO, installReferenceHandlers, runReport, type CheckResult } from "./reference-client.js";
@@ -17,6 +18,7 @@ import { createReferenceServer } from "./reference-server.js";
 
 const USAGE = `usage:
   mcp-engine serve                    run the reference server on stdio
+  mcp-engine serve --http HOST:PORT   run it over Streamable HTTP at http://HOST:PORT/mcp
   mcp-engine client -- <command...>   spawn a stdio MCP server and report on everything it declares
   mcp-engine demo                     the reference client against the reference server
 `;
@@ -39,9 +41,28 @@ function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
   });
 }
 
-function serve(): void {
+async function serve(args: readonly string[]): Promise<number> {
   const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep });
-  serveStdio(server);
+  if (args[0] !== "--http") {
+    serveStdio(server);
+    return -1;
+  }
+  const address = args[1] ?? "";
+  const colon = address.lastIndexOf(":");
+  const host = colon > 0 ? address.slice(0, colon).replace(/^\[(.*)\]$/, "$1") : "";
+  const port = Number(address.slice(colon + 1));
+  if (host === "" || !Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`mcp-engine serve --http: expected HOST:PORT (e.g. 127.0.0.1:3000); got ${JSON.stringify(address)}\n`);
+    return 2;
+  }
+  const running = await serveHttp(server, { host, port });
+  process.stderr.write(`mcp-engine reference server listening on ${running.url}\n`);
+  const stop = (): void => {
+    running.close().then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return -1;
 }
 
 function line(check: CheckResult): string {
@@ -79,8 +100,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "serve":
-      serve();
-      return -1;
+      return serve(rest);
     case "client": {
       const args = rest[0] === "--" ? rest.slice(1) : rest;
       if (args.length === 0) {

@@ -28,6 +28,7 @@ declare module "node:assert/strict" {
     doesNotThrow(fn: () => unknown, message?: string): void;
     rejects(promise: Promise<unknown> | (() => Promise<unknown>), expected?: unknown, message?: string): Promise<void>;
     match(value: string, pattern: RegExp, message?: string): void;
+    doesNotMatch(value: string, pattern: RegExp, message?: string): void;
     fail(message?: string): never;
   }
   const assert: Assert;
@@ -87,6 +88,7 @@ interface NodeReadable extends NodeEventSource {
 interface NodeWritable extends NodeEventSource {
   write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): boolean;
   end(callback?: () => void): this;
+  end(chunk: Uint8Array | string, callback?: () => void): this;
   destroy(error?: Error): this;
   readonly writableEnded: boolean;
   readonly destroyed: boolean;
@@ -181,3 +183,40 @@ declare module "node:v8" {
 }
 
 declare function setTimeout(callback: () => void, ms?: number): NodeTimer;
+
+// Used by lib/hosts/http-server.ts.
+declare module "node:http" {
+  export interface IncomingHttpHeaders {
+    [name: string]: string | string[] | undefined;
+  }
+  export interface IncomingMessage extends NodeReadable {
+    readonly method: string | undefined;
+    readonly url: string | undefined;
+    readonly headers: IncomingHttpHeaders;
+    readonly complete: boolean;
+  }
+  export interface ServerResponse extends NodeWritable {
+    statusCode: number;
+    readonly headersSent: boolean;
+    writeHead(status: number, headers?: { [name: string]: string | number }): this;
+    setHeader(name: string, value: string | number): this;
+    flushHeaders(): void;
+    on(event: "close" | "finish" | "drain", listener: () => void): this;
+    on(event: "error", listener: (error: Error) => void): this;
+  }
+  export interface AddressInfo {
+    address: string;
+    family: string;
+    port: number;
+  }
+  export interface Server {
+    listen(port: number, host: string, callback?: () => void): this;
+    close(callback?: (error?: Error) => void): this;
+    closeAllConnections(): void;
+    address(): AddressInfo | string | null;
+    on(event: "error", listener: (error: Error) => void): this;
+    once(event: "error" | "listening", listener: (error: Error) => void): this;
+    keepAliveTimeout: number;
+  }
+  export function createServer(handler: (request: IncomingMessage, response: ServerResponse) => void): Server;
+}

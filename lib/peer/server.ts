@@ -13,7 +13,7 @@
 //   without stack traces; protocol errors are for unknown tools/prompts and bad cursors;
 // - this file reads no clock and starts no timer; time comes through the PeerHost.
 
-import { Engine, type EngineLimits } from "../engine.js";
+import { Engine, type EngineLimits, type EngineOptions, type EngineSnapshot } from "../engine.js";
 import type { JsonObject, RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import type { EngineEvent } from "../events.js";
@@ -215,9 +215,13 @@ export class Server {
     return caps;
   }
 
-  /** Opens a session over a transport. Feed its receive* methods; it writes through the host. */
-  connect(host: PeerHost): ServerSession {
-    const session = new ServerSession(this, host);
+  /**
+   * Opens a session over a transport. Feed its receive* methods; it writes through the host.
+   * With a snapshot (Engine.snapshot(), e.g. from a shared session store), it carries on that
+   * negotiated session instead of awaiting initialize.
+   */
+  connect(host: PeerHost, snapshot?: EngineSnapshot): ServerSession {
+    const session = new ServerSession(this, host, snapshot);
     this.sessions.add(session);
     return session;
   }
@@ -254,11 +258,11 @@ export class ServerSession {
   private readonly outgoing = new Map<number, { method: string; resolve: (r: JsonObject) => void; reject: (e: Error) => void; cleanup: (() => void) | undefined }>();
   private readonly maxConcurrent: number;
 
-  constructor(server: Server, host: PeerHost) {
+  constructor(server: Server, host: PeerHost, snapshot?: EngineSnapshot) {
     this.server = server;
     this.host = host;
     this.maxConcurrent = server.options.maxConcurrentHandlers ?? 100;
-    this.engine = new Engine({
+    const options: EngineOptions<"server"> = {
       role: "server",
       info: server.options.info,
       capabilities: server.capabilities(),
@@ -266,7 +270,8 @@ export class ServerSession {
       versions: server.options.versions,
       strict: server.options.strict,
       limits: server.options.limits,
-    });
+    };
+    this.engine = snapshot === undefined ? new Engine(options) : Engine.restore(options, snapshot);
     this.driver = new Driver(this.engine, host, (event) => this.onEvent(event));
   }
 
@@ -301,6 +306,10 @@ export class ServerSession {
     return new Promise<JsonObject>((resolve, reject) => {
       if (options.signal?.aborted) {
         reject(new RequestAbortedError(method, options.signal.reason));
+        return;
+      }
+      if (this.engine.isClosed) {
+        reject(new ConnectionClosedError(method, "the session is closed"));
         return;
       }
       const timeoutMs = options.timeoutMs ?? this.server.options.defaultTimeoutMs ?? 60_000;

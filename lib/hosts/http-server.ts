@@ -1,0 +1,673 @@
+// Streamable HTTP server host on node:http (DIGEST.md e.2): one endpoint with POST, GET and
+// DELETE, sessions minted here, answers as JSON or SSE, resumable SSE streams.
+//
+// Invariants:
+// - secure by default: bound to 127.0.0.1; Host (and Origin, when sent) must name a
+//   localhost form, else 403; an empty allow-list refuses everything; bodies over the limit
+//   get 413 before any parsing;
+// - every message goes to exactly one stream: a response to the POST that carried its
+//   request; a message related to an inbound request to that request's stream while it is
+//   open; anything else to the session's GET stream (or a bounded backlog until one opens);
+// - event ids are "<stream>:<seq>", unique per session; a resumed stream (GET with
+//   Last-Event-ID) replays only its own events;
+// - a client that disconnects mid-request does not cancel it (X-09): its events are kept
+//   for resumption; only notifications/cancelled cancels;
+// - what a session needs to carry on elsewhere (Engine.snapshot) goes to a SessionStore after
+//   every POST, so a shared store can serve several processes.
+
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+import type { EngineSnapshot, Outbound } from "../engine.js";
+import type { JsonObject, JsonRpcMessage, RequestId } from "../envelope.js";
+import { ErrorCode } from "../errors.js";
+import type { PeerHost } from "../peer/driver.js";
+import type { Server, ServerSession } from "../peer/server.js";
+import { SESSION_VERSIONS, VERSION_PROFILES } from "../versions.js";
+
+/** Where sessions are kept between requests. The in-memory default suits one process; a shared one (async) suits several. */
+export interface SessionStore {
+  get(id: string): Promise<EngineSnapshot | undefined>;
+  put(id: string, snapshot: EngineSnapshot): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+export class MemorySessionStore implements SessionStore {
+  private readonly snapshots = new Map<string, EngineSnapshot>();
+
+  get size(): number {
+    return this.snapshots.size;
+  }
+
+  async get(id: string): Promise<EngineSnapshot | undefined> {
+    return this.snapshots.get(id);
+  }
+
+  async put(id: string, snapshot: EngineSnapshot): Promise<void> {
+    this.snapshots.set(id, snapshot);
+  }
+
+  async delete(id: string): Promise<void> {
+    this.snapshots.delete(id);
+  }
+}
+
+export interface HttpServerOptions {
+  /** Interface to bind. Default 127.0.0.1. */
+  host?: string;
+  /** Port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** The MCP endpoint path. Default "/mcp". */
+  path?: string;
+  /** Hostnames accepted in Host and Origin (any port). Default: localhost, 127.0.0.1, [::1]. Empty: refuse everything. */
+  allowedHosts?: readonly string[];
+  /** Largest accepted request body. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Default: a MemorySessionStore. */
+  store?: SessionStore;
+  /** Session ids: unguessable, visible ASCII. Default randomUUID. */
+  sessionId?: () => string;
+  /** "auto": JSON unless the handler sends something before its result; "sse": always SSE. Default "auto". */
+  responseMode?: "auto" | "sse";
+  /** The retry advice (ms) sent with the priming event of each SSE stream (2025-11-25). Default 1000. */
+  sseRetryMs?: number;
+  /** Offer the GET stream. Default true; false answers GET with 405. */
+  getStream?: boolean;
+  /** Close sessions idle this long (ms). Default 30 minutes. */
+  sessionIdleMs?: number;
+  /** Events kept per stream for resumption. Default 1000. */
+  maxEventsPerStream?: number;
+  /** Errors the host cannot report to a peer (a failing store, a broken socket). Default: stderr. */
+  onError?: (error: unknown) => void;
+}
+
+interface Resolved {
+  path: string;
+  allowedHosts: ReadonlySet<string>;
+  maxBodyBytes: number;
+  store: SessionStore;
+  sessionId: () => string;
+  responseMode: "auto" | "sse";
+  sseRetryMs: number;
+  getStream: boolean;
+  sessionIdleMs: number;
+  maxEventsPerStream: number;
+  onError: (error: unknown) => void;
+}
+
+interface StoredEvent {
+  readonly seq: number;
+  readonly text: string;
+}
+
+/** One SSE-capable reply channel: a POST's answer, or the session's GET stream. */
+class Stream {
+  readonly events: StoredEvent[] = [];
+  res: ServerResponse | undefined;
+  /** "pending": nothing written yet (a POST may still answer as JSON). */
+  mode: "pending" | "sse" | "done" = "pending";
+  private seq = 0;
+
+  constructor(
+    readonly id: string,
+    readonly owner: HttpSession,
+    res: ServerResponse,
+    /** Request ids this POST still owes an answer to (empty for the GET stream). */
+    readonly awaiting: Set<RequestId>,
+    /** Whether this POST carried a batch (its answer is one array). */
+    readonly batch: boolean,
+    /** The status of a JSON answer: 200 for a POST with requests; 400 for a POST of notifications the engine refused. */
+    private readonly jsonStatus: number,
+  ) {
+    this.res = res;
+    res.on("close", () => {
+      // X-09: a disconnect is not a cancellation; events keep accumulating for resumption.
+      if (this.res === res) this.res = undefined;
+    });
+  }
+
+  get open(): boolean {
+    return this.mode !== "done";
+  }
+
+  deliver(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+    const settles = this.settles(message);
+    if (this.mode === "pending" && settles && this.awaiting.size === 0 && this.owner.http.options.responseMode === "auto" && this.res !== undefined) {
+      const body = JSON.stringify(message);
+      this.res.writeHead(this.jsonStatus, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
+      this.res.end(body);
+      this.mode = "done";
+      this.owner.forget(this);
+      return;
+    }
+    if (this.mode === "pending") this.startSse();
+    const seq = ++this.seq;
+    const text = `id: ${this.id}:${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+    this.events.push({ seq, text });
+    if (this.events.length > this.owner.http.options.maxEventsPerStream) this.events.shift();
+    this.res?.write(text);
+    if (settles && this.awaiting.size === 0) this.finish();
+  }
+
+  /** Replays events after `after` to a resuming client and continues on its response. */
+  resume(res: ServerResponse, after: number): void {
+    this.res = res;
+    res.on("close", () => {
+      if (this.res === res) this.res = undefined;
+    });
+    res.writeHead(200, SSE_HEADERS);
+    for (const event of this.events) if (event.seq > after) res.write(event.text);
+    if (this.mode === "done") res.end();
+    else if (this.mode === "pending") this.mode = "sse";
+  }
+
+  startSse(): void {
+    this.mode = "sse";
+    const res = this.res;
+    if (res === undefined) return;
+    res.writeHead(200, SSE_HEADERS);
+    const version = this.owner.session.engine.negotiatedVersion;
+    // 2025-11-25: prime the stream with an event id (empty data) and the retry advice, so a client can resume it.
+    if (version !== undefined && VERSION_PROFILES[version].index >= VERSION_PROFILES["2025-11-25"].index) {
+      res.write(`id: ${this.id}:0\nretry: ${this.owner.http.options.sseRetryMs}\ndata: \n\n`);
+    }
+  }
+
+  finish(): void {
+    this.mode = "done";
+    this.res?.end();
+    this.owner.forget(this);
+  }
+
+  private settles(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
+    if (Array.isArray(message)) return this.batch;
+    const m = message as unknown as JsonObject;
+    if (m.method !== undefined || (m.result === undefined && m.error === undefined)) return false;
+    const id = m.id as RequestId | null | undefined;
+    if (id === undefined || id === null) return this.awaiting.size === 0;
+    return this.awaiting.delete(id);
+  }
+}
+
+const SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive" };
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** One MCP session: its ServerSession, its streams and how messages are routed to them. */
+class HttpSession {
+  session!: ServerSession;
+  standalone: Stream | undefined;
+  /** Streams kept for resumption, oldest first. */
+  readonly streams = new Map<string, Stream>();
+  /** The POST stream that owes the answer to each inbound request id. */
+  readonly owners = new Map<RequestId, Stream>();
+  /** The POST being processed right now: synchronous answers go to it. */
+  current: Stream | undefined;
+  /** Unrelated messages waiting for a GET stream. */
+  readonly backlog: string[] = [];
+  private nextStream = 0;
+  private timer: NodeTimer | undefined;
+  private idleTimer: NodeTimer | undefined;
+  closed = false;
+
+  constructor(
+    readonly id: string,
+    readonly http: HttpHost,
+  ) {}
+
+  get host(): PeerHost {
+    return {
+      send: (outbound) => this.route(outbound),
+      now: () => performance.now(),
+      armTimer: (at) => {
+        if (this.timer !== undefined) clearTimeout(this.timer);
+        this.timer = at === undefined ? undefined : setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - performance.now())));
+      },
+    };
+  }
+
+  newStream(res: ServerResponse, awaiting: Set<RequestId>, batch: boolean, jsonStatus = 200): Stream {
+    const stream = new Stream(`s${(this.nextStream++).toString(36)}`, this, res, awaiting, batch, jsonStatus);
+    this.streams.set(stream.id, stream);
+    // Keep a bounded number of finished streams around for late resumption.
+    if (this.streams.size > 100) {
+      for (const [id, s] of this.streams) {
+        if (this.streams.size <= 100) break;
+        if (!s.open) this.streams.delete(id);
+      }
+    }
+    return stream;
+  }
+
+  forget(stream: Stream): void {
+    for (const id of stream.awaiting) if (this.owners.get(id) === stream) this.owners.delete(id);
+  }
+
+  touch(): void {
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.http.endSession(this), this.http.options.sessionIdleMs);
+    this.idleTimer.unref();
+  }
+
+  route(outbound: Outbound): void {
+    const message = outbound.message;
+    if (Array.isArray(message)) {
+      const target = this.current?.batch === true ? this.current : [...this.streams.values()].find((s) => s.batch && s.open);
+      target?.deliver(message);
+      return;
+    }
+    const m = message as unknown as JsonObject;
+    if (m.method === undefined) {
+      const id = m.id as RequestId | null | undefined;
+      const current = this.current;
+      if (current !== undefined && (id === undefined || id === null || current.awaiting.has(id))) {
+        current.deliver(message);
+        return;
+      }
+      const owner = id === undefined || id === null ? undefined : this.owners.get(id);
+      if (owner !== undefined) {
+        this.owners.delete(id as RequestId);
+        owner.deliver(message);
+      }
+      return;
+    }
+    const related = outbound.relatedRequestId === undefined ? undefined : this.owners.get(outbound.relatedRequestId);
+    if (related !== undefined && related.open) {
+      related.deliver(message);
+      return;
+    }
+    if (this.standalone !== undefined && this.standalone.open) {
+      this.standalone.deliver(message);
+      return;
+    }
+    this.backlog.push(JSON.stringify(message));
+    if (this.backlog.length > 1000) this.backlog.shift();
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+    for (const stream of this.streams.values()) if (stream.open) stream.finish();
+    this.streams.clear();
+    this.owners.clear();
+    if (!this.session.engine.isClosed) this.session.close();
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The hostname of a Host header or an Origin URL, lower-cased, without port; undefined if malformed. */
+export function hostnameOf(value: string, isOrigin: boolean): string | undefined {
+  let rest = value.trim().toLowerCase();
+  if (isOrigin) {
+    const scheme = rest.indexOf("://");
+    if (scheme <= 0) return undefined;
+    rest = rest.slice(scheme + 3);
+    const slash = rest.indexOf("/");
+    if (slash >= 0) rest = rest.slice(0, slash);
+  }
+  if (rest.startsWith("[")) {
+    const close = rest.indexOf("]");
+    if (close < 0) return undefined;
+    const after = rest.slice(close + 1);
+    if (after !== "" && !/^:\d+$/.test(after)) return undefined;
+    return rest.slice(0, close + 1);
+  }
+  const colon = rest.indexOf(":");
+  const name = colon >= 0 ? rest.slice(0, colon) : rest;
+  if (colon >= 0 && !/^\d+$/.test(rest.slice(colon + 1))) return undefined;
+  return name === "" ? undefined : name;
+}
+
+function jsonRpcError(code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", error: { code, message } });
+}
+
+/** The request handler and session table behind serveHttp; usable with any node:http server. */
+export class HttpHost {
+  readonly options: Resolved;
+  readonly sessions = new Map<string, HttpSession>();
+
+  constructor(
+    readonly server: Server,
+    options: HttpServerOptions = {},
+  ) {
+    this.options = {
+      path: options.path ?? "/mcp",
+      allowedHosts: new Set((options.allowedHosts ?? ["localhost", "127.0.0.1", "[::1]"]).map((h) => h.toLowerCase())),
+      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+      store: options.store ?? new MemorySessionStore(),
+      sessionId: options.sessionId ?? randomUUID,
+      responseMode: options.responseMode ?? "auto",
+      sseRetryMs: options.sseRetryMs ?? 1000,
+      getStream: options.getStream ?? true,
+      sessionIdleMs: options.sessionIdleMs ?? 30 * 60 * 1000,
+      maxEventsPerStream: options.maxEventsPerStream ?? 1000,
+      onError: options.onError ?? ((error) => process.stderr.write(`mcp-engine http: ${error instanceof Error ? error.message : String(error)}\n`)),
+    };
+  }
+
+  /** The node:http request handler. */
+  handle = (req: IncomingMessage, res: ServerResponse): void => {
+    this.dispatch(req, res).catch((error: unknown) => {
+      this.options.onError(error);
+      if (!res.headersSent) this.fail(res, 500, ErrorCode.InternalError, "Internal error");
+      else res.end();
+    });
+  };
+
+  /** Ends one session: its streams close, its engine closes, the store forgets it. */
+  endSession(session: HttpSession): void {
+    this.sessions.delete(session.id);
+    session.end();
+    this.options.store.delete(session.id).catch(this.options.onError);
+  }
+
+  /** Ends every session (server shutdown). */
+  closeAll(): void {
+    for (const session of [...this.sessions.values()]) this.endSession(session);
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? "/";
+    const path = url.split("?")[0];
+    if (!this.allowed(req)) {
+      this.fail(res, 403, ErrorCode.InvalidRequest, "Forbidden: Host or Origin not allowed");
+      req.resume();
+      return;
+    }
+    if (path !== this.options.path) {
+      this.fail(res, 404, ErrorCode.InvalidRequest, "Not found");
+      req.resume();
+      return;
+    }
+    switch (req.method) {
+      case "POST":
+        return this.post(req, res);
+      case "GET":
+        return this.get(req, res);
+      case "DELETE":
+        return this.remove(req, res);
+      default:
+        res.setHeader("Allow", "GET, POST, DELETE");
+        this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
+        req.resume();
+    }
+  }
+
+  private allowed(req: IncomingMessage): boolean {
+    const host = header(req, "host");
+    const hostName = host === undefined ? undefined : hostnameOf(host, false);
+    if (hostName === undefined || !this.options.allowedHosts.has(hostName)) return false;
+    const origin = header(req, "origin");
+    if (origin === undefined) return true;
+    const originName = hostnameOf(origin, true);
+    return originName !== undefined && this.options.allowedHosts.has(originName);
+  }
+
+  private fail(res: ServerResponse, status: number, code: number, message: string): void {
+    const body = jsonRpcError(code, message);
+    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
+    res.end(body);
+  }
+
+  /** L-07/e.2 20: a version header, when present, must name a version we speak. */
+  private versionHeaderOk(req: IncomingMessage): boolean {
+    const version = header(req, "mcp-protocol-version");
+    return version === undefined || (SESSION_VERSIONS as readonly string[]).includes(version);
+  }
+
+  private async readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
+    const limit = this.options.maxBodyBytes;
+    const declared = Number(header(req, "content-length") ?? "0");
+    if (declared > limit) {
+      this.fail(res, 413, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
+      req.resume();
+      return undefined;
+    }
+    return new Promise<string | undefined>((resolve) => {
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      let refused = false;
+      req.on("data", (chunk) => {
+        if (refused) return;
+        size += chunk.length;
+        if (size > limit) {
+          refused = true;
+          chunks.length = 0;
+          this.fail(res, 413, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
+          resolve(undefined);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on("end", () => {
+        if (refused) return;
+        const all = new Uint8Array(size);
+        let offset = 0;
+        for (const c of chunks) {
+          all.set(c, offset);
+          offset += c.length;
+        }
+        try {
+          resolve(new TextDecoder("utf-8", { fatal: true }).decode(all));
+        } catch {
+          this.fail(res, 400, ErrorCode.ParseError, "Body is not UTF-8");
+          resolve(undefined);
+        }
+      });
+      req.on("error", () => resolve(undefined));
+    });
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const accept = header(req, "accept") ?? "";
+    if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+      this.fail(res, 406, ErrorCode.InvalidRequest, "Accept must list application/json and text/event-stream");
+      req.resume();
+      return;
+    }
+    const contentType = header(req, "content-type") ?? "";
+    if (!contentType.toLowerCase().startsWith("application/json")) {
+      this.fail(res, 415, ErrorCode.InvalidRequest, "Content-Type must be application/json");
+      req.resume();
+      return;
+    }
+    if (!this.versionHeaderOk(req)) {
+      this.fail(res, 400, ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version; supported: ${SESSION_VERSIONS.join(", ")}`);
+      req.resume();
+      return;
+    }
+    const text = await this.readBody(req, res);
+    if (text === undefined) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      this.fail(res, 400, ErrorCode.ParseError, "Parse error");
+      return;
+    }
+    const items = Array.isArray(body) ? body : [body];
+    const isInitialize = items.some((m) => typeof m === "object" && m !== null && (m as JsonObject).method === "initialize");
+    const sessionId = header(req, "mcp-session-id");
+    let session: HttpSession | undefined;
+    if (isInitialize) {
+      if (Array.isArray(body)) {
+        this.fail(res, 400, ErrorCode.InvalidRequest, "initialize must not be batched");
+        return;
+      }
+      session = this.createSession(undefined);
+      res.setHeader("Mcp-Session-Id", session.id);
+    } else {
+      if (sessionId === undefined) {
+        this.fail(res, 400, ErrorCode.InvalidRequest, "Missing Mcp-Session-Id");
+        return;
+      }
+      session = await this.findSession(sessionId);
+      if (session === undefined) {
+        this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
+        return;
+      }
+      if (Array.isArray(body) && session.session.engine.negotiatedVersion !== "2025-03-26") {
+        this.fail(res, 400, ErrorCode.InvalidRequest, "Batches are allowed only under 2025-03-26");
+        return;
+      }
+    }
+    session.touch();
+    const requestIds = new Set<RequestId>();
+    for (const m of items) {
+      if (typeof m !== "object" || m === null) continue;
+      const o = m as JsonObject;
+      if (typeof o.method === "string" && (typeof o.id === "string" || typeof o.id === "number")) requestIds.add(o.id);
+    }
+    const stream = session.newStream(res, requestIds, Array.isArray(body) && requestIds.size > 0, requestIds.size === 0 ? 400 : 200);
+    for (const id of requestIds) if (!session.owners.has(id)) session.owners.set(id, stream);
+    session.current = stream;
+    try {
+      session.session.receiveMessage(body);
+    } finally {
+      session.current = undefined;
+    }
+    if (requestIds.size === 0) {
+      // Notifications and responses only: 202 with no body, unless the engine refused something (then its error).
+      if (stream.mode === "pending" && stream.events.length === 0 && !res.headersSent) {
+        res.writeHead(202, { "Content-Length": 0 });
+        res.end();
+        stream.mode = "done";
+      }
+      session.streams.delete(stream.id);
+    } else if (this.options.responseMode === "sse" && stream.mode === "pending") {
+      stream.startSse();
+    }
+    if (session.session.engine.isClosed) this.endSession(session);
+    else this.save(session);
+  }
+
+  private createSession(snapshot: EngineSnapshot | undefined, id?: string): HttpSession {
+    const session = new HttpSession(id ?? this.options.sessionId(), this);
+    session.session = this.server.connect(session.host, snapshot);
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  private async findSession(id: string): Promise<HttpSession | undefined> {
+    const local = this.sessions.get(id);
+    if (local !== undefined) return local.closed ? undefined : local;
+    // Another process may have created it: carry on from its snapshot.
+    const snapshot = await this.options.store.get(id);
+    if (snapshot === undefined) return undefined;
+    return this.sessions.get(id) ?? this.createSession(snapshot, id);
+  }
+
+  private save(session: HttpSession): void {
+    const engine = session.session.engine;
+    if (engine.negotiatedVersion === undefined || engine.isClosed) return;
+    this.options.store.put(session.id, engine.snapshot()).catch(this.options.onError);
+  }
+
+  private async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    req.resume();
+    if (!this.options.getStream) {
+      res.setHeader("Allow", "POST, DELETE");
+      this.fail(res, 405, ErrorCode.InvalidRequest, "This server offers no GET stream");
+      return;
+    }
+    if (!(header(req, "accept") ?? "").includes("text/event-stream")) {
+      this.fail(res, 406, ErrorCode.InvalidRequest, "Accept must list text/event-stream");
+      return;
+    }
+    if (!this.versionHeaderOk(req)) {
+      this.fail(res, 400, ErrorCode.InvalidRequest, "Unsupported MCP-Protocol-Version");
+      return;
+    }
+    const sessionId = header(req, "mcp-session-id");
+    if (sessionId === undefined) {
+      this.fail(res, 400, ErrorCode.InvalidRequest, "Missing Mcp-Session-Id");
+      return;
+    }
+    const session = await this.findSession(sessionId);
+    if (session === undefined) {
+      this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
+      return;
+    }
+    session.touch();
+    const last = header(req, "last-event-id");
+    if (last !== undefined) {
+      const colon = last.lastIndexOf(":");
+      const stream = colon > 0 ? session.streams.get(last.slice(0, colon)) : undefined;
+      const seq = Number(last.slice(colon + 1));
+      if (stream === undefined || !Number.isInteger(seq)) {
+        this.fail(res, 404, ErrorCode.InvalidRequest, "Unknown Last-Event-ID");
+        return;
+      }
+      stream.resume(res, seq);
+      return;
+    }
+    if (session.standalone !== undefined && session.standalone.open && session.standalone.res !== undefined) {
+      this.fail(res, 409, ErrorCode.InvalidRequest, "A GET stream is already open for this session");
+      return;
+    }
+    const stream = session.standalone?.open === true ? session.standalone : session.newStream(res, new Set(), false);
+    if (stream !== session.standalone) session.standalone = stream;
+    if (stream.res !== res) stream.resume(res, Number.MAX_SAFE_INTEGER);
+    else stream.startSse();
+    for (const text of session.backlog.splice(0)) stream.deliver(JSON.parse(text) as JsonRpcMessage);
+  }
+
+  private async remove(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    req.resume();
+    const sessionId = header(req, "mcp-session-id");
+    if (sessionId === undefined) {
+      this.fail(res, 400, ErrorCode.InvalidRequest, "Missing Mcp-Session-Id");
+      return;
+    }
+    const session = await this.findSession(sessionId);
+    if (session === undefined) {
+      this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
+      return;
+    }
+    this.endSession(session);
+    res.writeHead(200, { "Content-Length": 0 });
+    res.end();
+  }
+}
+
+export interface RunningHttpServer {
+  readonly url: string;
+  readonly port: number;
+  readonly host: HttpHost;
+  close(): Promise<void>;
+}
+
+/** Serves `server` over Streamable HTTP. Resolves once listening. */
+export function serveHttp(server: Server, options: HttpServerOptions = {}): Promise<RunningHttpServer> {
+  const host = new HttpHost(server, options);
+  const http: NodeHttpServer = createServer(host.handle);
+  const bind = options.host ?? "127.0.0.1";
+  return new Promise<RunningHttpServer>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, bind, () => {
+      const address = http.address();
+      const port = typeof address === "object" && address !== null ? address.port : (options.port ?? 0);
+      const shown = bind.includes(":") ? `[${bind}]` : bind;
+      resolve({
+        url: `http://${shown}:${port}${host.options.path}`,
+        port,
+        host,
+        close: () =>
+          new Promise<void>((done) => {
+            host.closeAll();
+            http.close(() => done());
+            http.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
