@@ -11,7 +11,8 @@
 // - event ids are "<stream>:<seq>", unique per session; a resumed stream (GET with
 //   Last-Event-ID) replays only its own events;
 // - a client that disconnects mid-request does not cancel it (X-09): its events are kept
-//   for resumption; only notifications/cancelled cancels;
+//   for resumption; only notifications/cancelled cancels (and ends the stream that awaited
+//   the cancelled request, which gets no answer);
 // - what a session needs to carry on elsewhere (Engine.snapshot) goes to a SessionStore after
 //   every POST, so a shared store can serve several processes.
 
@@ -131,6 +132,7 @@ class Stream {
   }
 
   deliver(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+    if (this.mode === "done") return;
     const settles = this.settles(message);
     if (this.mode === "pending" && settles && this.awaiting.size === 0 && this.owner.http.options.responseMode === "auto" && this.res !== undefined) {
       const body = JSON.stringify(message);
@@ -151,11 +153,15 @@ class Stream {
 
   /** Replays events after `after` to a resuming client and continues on its response. */
   resume(res: ServerResponse, after: number): void {
+    // One reader per stream: a previous connection still attached is ended, not fed twice.
+    if (this.res !== undefined && this.res !== res) this.res.end();
     this.res = res;
     res.on("close", () => {
       if (this.res === res) this.res = undefined;
     });
     res.writeHead(200, SSE_HEADERS);
+    // Send the headers now: with nothing to replay the client would otherwise wait for them until the next event.
+    res.flushHeaders();
     for (const event of this.events) if (event.seq > after) res.write(event.text);
     if (this.mode === "done") res.end();
     else if (this.mode === "pending") this.mode = "sse";
@@ -170,6 +176,9 @@ class Stream {
     // 2025-11-25: prime the stream with an event id (empty data) and the retry advice, so a client can resume it.
     if (version !== undefined && VERSION_PROFILES[version].index >= VERSION_PROFILES["2025-11-25"].index) {
       res.write(`id: ${this.id}:0\nretry: ${this.owner.http.options.sseRetryMs}\ndata: \n\n`);
+    } else {
+      // No priming event: send the headers now, not with the first event (which may be long in coming).
+      res.flushHeaders();
     }
   }
 
@@ -179,13 +188,24 @@ class Stream {
     this.owner.forget(this);
   }
 
+  /** Whether `message` is (the last part of) this stream's answer; the request ids it answers stop routing here. */
   private settles(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
-    if (Array.isArray(message)) return this.batch;
+    if (Array.isArray(message)) {
+      // The engine answers a batch with one array, once every member is answered or cancelled.
+      if (!this.batch) return false;
+      this.owner.forget(this);
+      this.awaiting.clear();
+      return true;
+    }
     const m = message as unknown as JsonObject;
     if (m.method !== undefined || (m.result === undefined && m.error === undefined)) return false;
     const id = m.id as RequestId | null | undefined;
-    if (id === undefined || id === null) return this.awaiting.size === 0;
-    return this.awaiting.delete(id);
+    if (id !== undefined && id !== null && this.awaiting.delete(id)) {
+      // Forget the owner entry too: the id may be reused by a later request on another stream.
+      if (this.owner.owners.get(id) === this) this.owner.owners.delete(id);
+      return true;
+    }
+    return this.awaiting.size === 0;
   }
 }
 
@@ -254,7 +274,18 @@ class HttpSession {
   route(outbound: Outbound): void {
     const message = outbound.message;
     if (Array.isArray(message)) {
-      const target = this.current?.batch === true ? this.current : [...this.streams.values()].find((s) => s.batch && s.open);
+      // A batch answer goes to the POST that owes one of its ids (not any open batch: several may be pending).
+      let target: Stream | undefined;
+      for (const item of message) {
+        const id = (item as unknown as JsonObject).id as RequestId | null | undefined;
+        const owner = id === undefined || id === null ? undefined : this.owners.get(id);
+        if (owner?.batch === true) {
+          target = owner;
+          break;
+        }
+      }
+      // Only refusals without ids (e.g. every member invalid): the batch being processed.
+      target ??= this.current?.batch === true ? this.current : undefined;
       target?.deliver(message);
       return;
     }
@@ -262,7 +293,8 @@ class HttpSession {
     if (m.method === undefined) {
       const id = m.id as RequestId | null | undefined;
       const current = this.current;
-      if (current !== undefined && (id === undefined || id === null || current.awaiting.has(id))) {
+      // To the POST being processed: an answer to one of its requests, or (when it carried no request) an answer no other stream is owed.
+      if (current !== undefined && (id === undefined || id === null || current.awaiting.has(id) || (current.awaiting.size === 0 && !this.owners.has(id)))) {
         current.deliver(message);
         return;
       }
@@ -528,13 +560,18 @@ export class HttpHost {
       if (typeof o.method === "string" && (typeof o.id === "string" || typeof o.id === "number")) requestIds.add(o.id);
     }
     const stream = session.newStream(res, requestIds, Array.isArray(body) && requestIds.size > 0, requestIds.size === 0 ? 400 : 200);
-    for (const id of requestIds) if (!session.owners.has(id)) session.owners.set(id, stream);
+    for (const id of requestIds) {
+      // An id still owned by an open stream is a duplicate in flight: the engine refuses it on this stream.
+      const prior = session.owners.get(id);
+      if (prior === undefined || !prior.open) session.owners.set(id, stream);
+    }
     session.current = stream;
     try {
       session.session.receiveMessage(body);
     } finally {
       session.current = undefined;
     }
+    for (const m of items) this.endCancelled(session, stream, m);
     if (requestIds.size === 0) {
       // Notifications and responses only: 202 with no body, unless the engine refused something (then its error).
       if (stream.mode === "pending" && stream.events.length === 0 && !res.headersSent) {
@@ -548,6 +585,20 @@ export class HttpHost {
     }
     if (session.session.engine.isClosed) this.endSession(session);
     else this.save(session);
+  }
+
+  /** X-04: a request the client cancelled gets no answer, so the stream that awaited it ends rather than stay open for good. */
+  private endCancelled(session: HttpSession, current: Stream, m: unknown): void {
+    if (typeof m !== "object" || m === null || (m as JsonObject).method !== "notifications/cancelled") return;
+    const target = ((m as JsonObject).params as JsonObject | undefined)?.requestId;
+    if (typeof target !== "string" && typeof target !== "number") return;
+    const owner = session.owners.get(target);
+    if (owner === undefined || owner === current || !owner.open) return;
+    session.owners.delete(target);
+    owner.awaiting.delete(target);
+    if (owner.awaiting.size > 0) return;
+    if (owner.mode === "pending") owner.startSse();
+    owner.finish();
   }
 
   private createSession(snapshot: EngineSnapshot | undefined, id?: string): HttpSession {

@@ -220,3 +220,22 @@ declare module "node:http" {
   }
   export function createServer(handler: (request: IncomingMessage, response: ServerResponse) => void): Server;
 }
+
+// Used by spec-tests/http-server.test.ts: a raw client request (fetch will not send a Host
+// header of the caller's choosing), and a GC handle for heap checks without --expose-gc.
+declare module "node:http" {
+  export interface IncomingMessage {
+    /** Set on the responses a client request receives. */
+    readonly statusCode?: number;
+  }
+  export type ClientRequest = NodeWritable;
+  export function request(url: string, options: { method?: string; headers?: { [name: string]: string } }, callback?: (response: IncomingMessage) => void): ClientRequest;
+}
+
+declare module "node:v8" {
+  export function setFlagsFromString(flags: string): void;
+}
+
+declare module "node:vm" {
+  export function runInNewContext(code: string): unknown;
+}
