@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { Client, type ClientOptions, type ConnectResult } from "../peer/client.js";
 import type { PeerHost } from "../peer/driver.js";
+import { ConnectionClosedError } from "../peer/errors.js";
 import type { Server, ServerSession } from "../peer/server.js";
 
 /** A PeerHost on Node: a monotonic clock, one timer, and a writer. */
@@ -92,6 +93,7 @@ export class StdioClient {
   static async spawn(options: StdioClientOptions): Promise<StdioClient> {
     const child = spawn(options.command, options.args ?? [], { stdio: ["pipe", "pipe", "pipe"], env: options.env, cwd: options.cwd });
     let client: Client | undefined;
+    let spawnError: Error | undefined;
     let ended = false;
     const end = (): void => {
       if (ended) return;
@@ -117,7 +119,10 @@ export class StdioClient {
     });
     child.stdout.on("data", (chunk) => c.driver.receiveBytes(chunk));
     child.stdout.on("end", end);
-    child.on("error", end);
+    child.on("error", (error) => {
+      spawnError = error;
+      end();
+    });
     child.on("exit", end);
     child.stdin.on("error", () => undefined);
     const stderr = options.stderr ?? "inherit";
@@ -131,7 +136,8 @@ export class StdioClient {
       return new StdioClient(c, child, server, exited, options.shutdownGraceMs ?? 2000);
     } catch (error) {
       await stopChild(child, exited, options.shutdownGraceMs ?? 2000);
-      throw error;
+      // A command that could not be started (ENOENT, EACCES): say so rather than "connection closed".
+      throw spawnError !== undefined ? new ConnectionClosedError("initialize", spawnError.message) : error;
     }
   }
 

@@ -172,6 +172,11 @@ export class Client {
         reject(new RequestAbortedError(method, signal.reason));
         return;
       }
+      // A request on a closed session (the peer went away, or close()) settles like those that were pending.
+      if (this.engine.isClosed) {
+        reject(new ConnectionClosedError(method, "the session is closed"));
+        return;
+      }
       const now = this.host.now();
       const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
       const engineOptions: RequestOptions = {};
