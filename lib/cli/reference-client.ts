@@ -9,6 +9,7 @@ import { ErrorCode } from "../errors.js";
 import type { JsonObject } from "../envelope.js";
 import type { Client } from "../peer/client.js";
 import { McpError, RequestAbortedError } from "../peer/errors.js";
+import { validateJsonSchema } from "../peer/json-schema.js";
 import { PeerAbortController } from "../peer/signal.js";
 import { parseTemplate } from "../peer/uri-template.js";
 import type { ClientCapabilities, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, Tool } from "../types.js";
@@ -73,17 +74,33 @@ function firstChoice(schema: JsonObject): string | undefined {
   return typeof first?.const === "string" ? first.const : undefined;
 }
 
-/** Arguments for a tool from its input schema: required and defaulted properties only. */
-export function toolArguments(tool: Tool): Record<string, unknown> {
+/**
+ * Arguments for a tool from its input schema: first only required and defaulted properties;
+ * if the schema refuses those (conditional or combined requirements), every property filled.
+ * Undefined when neither satisfies the schema: the tool is then skipped, not called with
+ * arguments it would refuse.
+ */
+export function toolArguments(tool: Tool): Record<string, unknown> | undefined {
   const schema = tool.inputSchema as JsonObject;
   const properties = (schema.properties ?? {}) as { [key: string]: JsonObject };
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const args: Record<string, unknown> = {};
+  const minimal: Record<string, unknown> = {};
+  const full: Record<string, unknown> = {};
   for (const [key, prop] of Object.entries(properties)) {
-    if (prop.default !== undefined) args[key] = prop.default;
-    else if (required.has(key)) args[key] = sampleValue(prop);
+    full[key] = prop.default !== undefined ? prop.default : sampleValue(resolveRef(schema, prop));
+    if (prop.default !== undefined || required.has(key)) minimal[key] = full[key];
   }
-  return args;
+  for (const candidate of [minimal, full]) if (validateJsonSchema(schema, candidate).valid) return candidate;
+  return undefined;
+}
+
+/** A property schema with a local $ref ("#/$defs/x", "#/definitions/x") replaced by its target. */
+function resolveRef(root: JsonObject, prop: JsonObject): JsonObject {
+  const ref = prop.$ref;
+  if (typeof ref !== "string") return prop;
+  const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
+  const defs = match === null ? undefined : (root[match[1] as string] as { [key: string]: JsonObject } | undefined);
+  return (match !== null ? defs?.[match[2] as string] : undefined) ?? prop;
 }
 
 function sampleValue(prop: JsonObject): unknown {
@@ -156,8 +173,13 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         record(`tools/call ${tool.name}`, true, "skipped: destructive");
         continue;
       }
+      const args = toolArguments(tool);
+      if (args === undefined) {
+        record(`tools/call ${tool.name}`, true, "skipped: no arguments could be derived from its input schema");
+        continue;
+      }
       await check(`tools/call ${tool.name}`, async () => {
-        const result = await client.callTool(tool.name, toolArguments(tool), { timeoutMs: 30_000 });
+        const result = await client.callTool(tool.name, args, { timeoutMs: 30_000 });
         const first = result.content[0];
         const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
         return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}`;

@@ -123,7 +123,8 @@ export class StdioClient {
       spawnError = error;
       end();
     });
-    child.on("exit", end);
+    // "close", not "exit": the last answer may still be in the stdout pipe when the process exits.
+    child.on("close", end);
     child.stdin.on("error", () => undefined);
     const stderr = options.stderr ?? "inherit";
     if (stderr === "inherit") child.stderr.on("data", (chunk) => process.stderr.write(chunk));
