@@ -221,6 +221,28 @@ declare module "node:http" {
   export function createServer(handler: (request: IncomingMessage, response: ServerResponse) => void): Server;
 }
 
+// Used by lib/hosts/http-client-node.ts: the Web fetch and AbortController globals of Node
+// (>= 18), declared only by the shape lib/peer/http-client.ts uses.
+interface NodeAbortSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+interface NodeFetchResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+  readonly body: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> } } | null;
+  text(): Promise<string>;
+}
+
+declare function fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: NodeAbortSignal }): Promise<NodeFetchResponse>;
+
+declare var AbortController: { new (): { readonly signal: NodeAbortSignal; abort(reason?: unknown): void } };
+
 // Used by spec-tests/http-server.test.ts: a raw client request (fetch will not send a Host
 // header of the caller's choosing), and a GC handle for heap checks without --expose-gc.
 declare module "node:http" {

@@ -1,0 +1,47 @@
+// The Streamable HTTP client on Node: lib/peer/http-client.ts with Node's own fetch,
+// AbortController, performance.now and setTimeout plugged in. Nothing else lives here;
+// every protocol rule stays in the portable transport.
+//
+// Invariants:
+// - the only Node-specific code is the wiring of globals (declared in node.d.ts);
+// - any injected piece given in the options wins over the Node default (tests, proxies).
+
+import { performance } from "node:perf_hooks";
+import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type FetchLike, type HttpClientTransportOptions, type HttpConnection, type HttpTimers } from "../peer/http-client.js";
+
+/** Node's monotonic clock and timers. */
+export const nodeTimers: HttpTimers = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle),
+};
+
+/** Node's global fetch, typed for the transport. */
+export const nodeFetch: FetchLike<NodeAbortSignal> = (url, init) => fetch(url, init);
+
+const nodeAbortController = (): { readonly signal: NodeAbortSignal; abort(reason?: unknown): void } => new AbortController();
+
+type NodeDefaults = "fetch" | "timers" | "createAbortController";
+
+export type NodeHttpTransportOptions = Omit<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults> & Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>>;
+
+export type NodeConnectHttpOptions = Omit<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults> & Partial<Pick<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults>>;
+
+/** A transport on Node's globals (attach it to a Client's driver yourself). */
+export function nodeHttpTransport(options: NodeHttpTransportOptions): HttpClientTransport<NodeAbortSignal> {
+  return new HttpClientTransport<NodeAbortSignal>(withNodeDefaults(options));
+}
+
+/** Connects a Client to an MCP endpoint over HTTP from Node; resolves once the session is operating. */
+export function connectHttpNode(options: NodeConnectHttpOptions): Promise<HttpConnection<NodeAbortSignal>> {
+  return connectHttp<NodeAbortSignal>(withNodeDefaults(options));
+}
+
+function withNodeDefaults<O extends Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>>>(options: O): O & Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults> {
+  return {
+    ...options,
+    fetch: options.fetch ?? nodeFetch,
+    timers: options.timers ?? nodeTimers,
+    createAbortController: options.createAbortController ?? nodeAbortController,
+  };
+}
