@@ -43,7 +43,24 @@ import { IdTable } from "./idtable.js";
 import { Queue } from "./queue.js";
 import { validate } from "./schema.js";
 import type { ClientCapabilities, ClientNotifications, ClientRequests, Implementation, ServerCapabilities, ServerNotifications, ServerRequests } from "./types.js";
-import { SESSION_VERSIONS, VERSION_PROFILES, isSessionVersion, newestVersion, type ProtocolVersion, type SessionVersion, type VersionProfile } from "./versions.js";
+import { SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion, isSessionVersion, newestVersion, type ModernVersion, type ProtocolVersion, type SessionVersion, type VersionProfile } from "./versions.js";
+import {
+  META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
+  acceptedFilter,
+  decorateResult,
+  discoverResult,
+  filterWants,
+  hasModernEnvelope,
+  inputRequiredProblem,
+  levelReaches,
+  readRequestEnvelope,
+  requestEnvelope,
+  resultTypeOf,
+  withEnvelope,
+  type ModernRequestInfo,
+  type SubscriptionFilter,
+} from "./modern.js";
 
 /** Picks the client or the server variant of a type by role; both for an undecided role. */
 type ByRole<R extends Role, C, S> = [R] extends ["client"] ? C : [R] extends ["server"] ? S : C | S;
@@ -84,8 +101,18 @@ export interface EngineOptions<R extends Role = Role> {
   info: Implementation;
   /** Our capabilities, sent as they are. Default {}. */
   capabilities?: CapabilitiesOf<R>;
-  /** Versions we speak. Default: all session-era versions. The client offers the newest. */
-  versions?: readonly SessionVersion[];
+  /**
+   * Versions we speak. Default: all session-era versions. The client offers the newest
+   * session version in initialize. Adding 2026-07-28 makes a server dual-era (the first
+   * message picks the era: initialize, or a request carrying the modern `_meta` envelope);
+   * naming only 2026-07-28 makes it modern-only. A client speaks 2026-07-28 after
+   * startModern().
+   */
+  versions?: readonly ProtocolVersion[];
+  /** Modern client: the logging level asked for in every request's `_meta` (2026-07-28). */
+  logLevel?: string;
+  /** Modern server: put serverInfo in every result's `_meta` (g.1). Default true. */
+  serverInfoInResults?: boolean;
   /** Server: instructions for the client, sent in the initialize result. */
   instructions?: string;
   /** Flip the SHOULD-level lenient cells of the phase table (DESIGN.md section 4). Default false. */
@@ -163,6 +190,8 @@ interface PendingIn {
   readonly id: RequestId;
   readonly method: string;
   readonly params: JsonObject | undefined;
+  /** What a modern request said about its client; undefined in the session era. */
+  readonly modern: ModernRequestInfo | undefined;
   readonly token: ProgressToken | undefined;
   readonly group: BatchGroup | undefined;
   lastProgressSent: number;
@@ -203,7 +232,10 @@ function progressTokenOf(params: JsonObject | undefined): ProgressToken | undefi
 
 export class Engine<R extends Role = Role> {
   readonly role: R;
+  /** The session-era versions we speak (initialize negotiates among these). */
   readonly versions: readonly SessionVersion[];
+  /** The modern versions we speak (2026-07-28). */
+  readonly modernVersions: readonly ModernVersion[];
   readonly limits: Readonly<EngineLimits>;
   readonly strict: boolean;
   private readonly info: Implementation;
@@ -213,7 +245,17 @@ export class Engine<R extends Role = Role> {
   private readonly validateResults: boolean;
 
   private phaseBit: PhaseBit = Phase.AwaitingInit;
-  private version: SessionVersion | undefined;
+  private version: ProtocolVersion | undefined;
+  /** "undecided" until the first message of a dual-era server (or a client's first command) picks one. */
+  private eraState: "undecided" | "session" | "modern";
+  /** The version tables used before negotiation. */
+  private readonly defaultVersion: ProtocolVersion;
+  private readonly logLevel: string | undefined;
+  private readonly serverInfoInResults: boolean;
+  /** Open subscriptions/listen requests of a modern server, by request id. */
+  private readonly subscriptions = new Map<RequestId, SubscriptionFilter>();
+  /** A modern client's per-request envelope (g.1), built once. */
+  private modernEnvelope: JsonObject | undefined;
   private profile: VersionProfile | undefined;
   private table: MethodTable;
   private readonly ownCaps: number;
@@ -252,8 +294,13 @@ export class Engine<R extends Role = Role> {
     this.role = options.role;
     const versions = options.versions ?? SESSION_VERSIONS;
     if (versions.length === 0) throw new RangeError("versions must name at least one protocol version");
-    for (const v of versions) if (!isSessionVersion(v)) throw new RangeError(`unsupported protocol version ${describeValue(v)}; expected one of ${SESSION_VERSIONS.join(", ")}`);
-    this.versions = versions;
+    for (const v of versions) if (!isProtocolVersion(v)) throw new RangeError(`unsupported protocol version ${describeValue(v)}; expected one of ${Object.keys(VERSION_PROFILES).join(", ")}`);
+    this.versions = versions.filter(isSessionVersion);
+    this.modernVersions = versions.filter((v): v is ModernVersion => VERSION_PROFILES[v].era === "modern");
+    this.defaultVersion = this.versions.length > 0 ? newestVersion(this.versions) : newestVersion(this.modernVersions);
+    this.eraState = this.modernVersions.length === 0 ? "session" : this.versions.length === 0 && this.role === "server" ? "modern" : "undecided";
+    this.logLevel = options.logLevel;
+    this.serverInfoInResults = options.serverInfoInResults ?? true;
     this.info = options.info;
     this.capabilities = (options.capabilities ?? {}) as JsonObject;
     this.instructions = options.instructions;
@@ -269,7 +316,8 @@ export class Engine<R extends Role = Role> {
     this.decoder = new LineDecoder({ maxLineBytes: limits.maxLineBytes });
     this.ownCaps = capabilityMask(this.capabilities);
     this.features = new Features(this.role);
-    this.table = methodTable(newestVersion(versions));
+    this.table = methodTable(this.defaultVersion);
+    if (this.eraState === "modern") this.enterModern(this.modernVersions[0] as ModernVersion);
     this.refreshGates();
   }
 
@@ -283,8 +331,14 @@ export class Engine<R extends Role = Role> {
     return this.phaseBit === Phase.Closed;
   }
 
-  get negotiatedVersion(): SessionVersion | undefined {
+  /** The session's version (session era), or the modern version in use (modern era). */
+  get negotiatedVersion(): ProtocolVersion | undefined {
     return this.version;
+  }
+
+  /** Which era this endpoint speaks: "undecided" until a dual-era server's first message or a client's first command. */
+  get era(): "undecided" | "session" | "modern" {
+    return this.eraState;
   }
 
   get peerInfo(): JsonObject | undefined {
@@ -306,7 +360,7 @@ export class Engine<R extends Role = Role> {
 
   /** The code for a missing resource in the negotiated version (-32002 in every session-era version). */
   get resourceNotFoundCode(): number {
-    return (this.profile ?? VERSION_PROFILES[newestVersion(this.versions)]).resourceNotFoundCode;
+    return (this.profile ?? VERSION_PROFILES[this.defaultVersion]).resourceNotFoundCode;
   }
 
   /** Server: the logging level the client set with logging/setLevel, if any. */
@@ -329,14 +383,14 @@ export class Engine<R extends Role = Role> {
 
   /** A JSON snapshot of the negotiated session (see EngineSnapshot). Throws before negotiation and after close. */
   snapshot(): EngineSnapshot {
-    if (this.version === undefined || this.peerInfoObject === undefined || this.peerCapabilitiesObject === undefined || this.phaseBit === Phase.Closed) {
+    if (this.version === undefined || !isSessionVersion(this.version) || this.peerInfoObject === undefined || this.peerCapabilitiesObject === undefined || this.phaseBit === Phase.Closed) {
       throw new LocalProtocolError({ rule: "L-01", expected: "a negotiated, open session", got: `phase ${this.phase}` });
     }
     const state = this.features.exportState();
     return {
       format: 1,
       role: this.role,
-      version: this.version,
+      version: this.version as SessionVersion,
       phase: this.phaseBit === Phase.Operating ? "operating" : "initializing",
       peerInfo: this.peerInfoObject,
       peerCapabilities: this.peerCapabilitiesObject,
@@ -417,14 +471,38 @@ export class Engine<R extends Role = Role> {
   initialize(options: Pick<RequestOptions, "deadline" | "totalDeadline"> = {}): number {
     this.assertOpen("initialize");
     if (this.role !== "client") throw new LocalProtocolError({ rule: "L-02", expected: "initialize sent by the client", got: "the server role", method: "initialize" });
-    if (this.phaseBit !== Phase.AwaitingInit) {
-      throw new LocalProtocolError({ rule: "L-01", expected: "initialize once, first", got: `phase ${this.phase}`, method: "initialize", phase: this.phase });
+    if (this.phaseBit !== Phase.AwaitingInit || this.eraState === "modern" || this.versions.length === 0) {
+      throw new LocalProtocolError({ rule: "L-01", expected: "initialize once, first, with a session-era version configured", got: `phase ${this.phase}, era ${this.eraState}`, method: "initialize", phase: this.phase });
     }
+    this.eraState = "session";
     const params: JsonObject = { protocolVersion: newestVersion(this.versions), capabilities: this.capabilities, clientInfo: this.info as unknown as JsonObject };
     const id = this.sendRequest("initialize", params, options, undefined);
     this.initializeId = id;
     this.setPhase(Phase.Initializing);
     return id;
+  }
+
+  /**
+   * Client: speak the modern revision (2026-07-28): no handshake; every request carries the
+   * per-request `_meta` envelope. Send server/discover to learn the server's capabilities.
+   */
+  startModern(version?: ModernVersion): void {
+    this.assertOpen("startModern");
+    const chosen = version ?? this.modernVersions[0];
+    if (this.role !== "client" || this.eraState !== "undecided" || chosen === undefined || !this.modernVersions.includes(chosen)) {
+      throw new LocalProtocolError({ rule: "g.1", expected: "a client configured with a modern version, before any other command", got: `role ${this.role}, era ${this.eraState}` });
+    }
+    this.enterModern(chosen);
+  }
+
+  /** Modern server: ends every open subscriptions/listen stream with its final result (g.5). */
+  endSubscriptions(): void {
+    this.assertOpen("subscriptions/listen");
+    for (const id of [...this.subscriptions.keys()]) {
+      this.subscriptions.delete(id);
+      const pending = this.takePendingIn(id);
+      if (pending !== undefined) this.reply({ jsonrpc: "2.0", id, result: { resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: id } } }, undefined, id);
+    }
   }
 
   /** Server with autoInitialize false: answer the pending initialize with our result. */
@@ -440,10 +518,14 @@ export class Engine<R extends Role = Role> {
   /** Sends a request; returns the id it was given. Throws LocalProtocolError if the protocol forbids it now. */
   request<M extends string>(method: M, ...args: ArgsFor<OutgoingRequests<R>, M, RequestOptions>): number;
   request(method: string, requestParams?: unknown, requestOptions?: unknown): number {
-    const params = requestParams as JsonObject | undefined;
+    let params = requestParams as JsonObject | undefined;
     const options = (requestOptions ?? NO_OPTIONS) as RequestOptions;
     this.assertOpen(method);
+    if (this.eraState === "modern" && this.role === "server") {
+      throw new LocalProtocolError({ rule: "g.3", expected: "no server-initiated requests in 2026-07-28 (ask through an input_required result)", got: method, method });
+    }
     this.assertAllowed(method, "request", params);
+    if (this.modernEnvelope !== undefined) params = withEnvelope(params, this.modernEnvelope);
     if (this.pendingOut.size >= this.limits.maxPendingOutbound) {
       throw new LocalProtocolError({ rule: "limit", expected: `at most ${this.limits.maxPendingOutbound} requests in flight`, got: `${this.pendingOut.size}`, method });
     }
@@ -461,21 +543,24 @@ export class Engine<R extends Role = Role> {
     const options = (notifyOptions ?? NO_OPTIONS) as NotifyOptions;
     this.assertOpen(method);
     this.assertAllowed(method, "notification", params);
-    if (!this.features.outboundNotification(method, params, this.version)) return false;
+    if (this.eraState === "modern") return this.notifyModern(method, params, options.relatedRequestId);
+    if (!this.features.outboundNotification(method, params, this.sessionVersion)) return false;
     this.queue(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, options.relatedRequestId);
     return true;
   }
 
   /** Answers a peer request. A request the peer cancelled is dropped silently (X-04). */
-  respond(id: RequestId, answer: object): void {
+  respond(id: RequestId, value: object): void {
     this.assertOpen("respond");
-    const result = answer as JsonObject;
+    const result = value as JsonObject;
     if (!isJsonObject(result)) throw new LocalProtocolError({ rule: "M-04", expected: "result as an object", got: describeValue(result) });
     const inFlight = this.pendingIn.get(id);
-    if (inFlight !== undefined && inFlight.method !== "initialize") this.features.outboundResult(inFlight.method, inFlight.params, result, this.version, inFlight.token);
+    let answer = result;
+    if (inFlight?.modern !== undefined) answer = this.modernResult(inFlight, inFlight.modern, result);
+    else if (inFlight !== undefined && inFlight.method !== "initialize") this.features.outboundResult(inFlight.method, inFlight.params, result, this.sessionVersion, inFlight.token);
     const pending = this.takePendingIn(id);
     if (pending === undefined) return;
-    this.reply({ jsonrpc: "2.0", id, result }, pending.group, id);
+    this.reply({ jsonrpc: "2.0", id, result: answer }, pending.group, id);
   }
 
   /** Answers a peer request with a JSON-RPC error. */
@@ -483,7 +568,7 @@ export class Engine<R extends Role = Role> {
     this.assertOpen("respondError");
     if (!Number.isInteger(code)) throw new LocalProtocolError({ rule: "M-05", expected: "an integer error code", got: describeValue(code) });
     if (typeof message !== "string") throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
-    if (this.pendingIn.has(id)) this.features.outboundError(code, data, this.version);
+    if (this.pendingIn.has(id)) this.features.outboundError(code, data, this.sessionVersion);
     if (this.pendingInitialize !== undefined && this.pendingInitialize.id === id) this.pendingInitialize = undefined;
     const pending = this.takePendingIn(id);
     if (pending === undefined) return;
@@ -688,7 +773,8 @@ export class Engine<R extends Role = Role> {
 
   /** The first problem of a message's params against its method's schema in the session's version. */
   private paramsProblem(method: string, params: JsonObject | undefined): { path: string; expected: string; got: string } | undefined {
-    const check = paramsCheck(this.version ?? newestVersion(this.versions), method);
+    const version = this.sessionVersion ?? (this.versions.length > 0 ? newestVersion(this.versions) : undefined);
+    const check = version === undefined ? undefined : paramsCheck(version, method);
     return check === undefined ? undefined : validate(check, params, "params");
   }
 
@@ -704,6 +790,25 @@ export class Engine<R extends Role = Role> {
     if (this.pendingIn.has(id)) {
       this.refuse(id, method, group, { code: ErrorCode.InvalidRequest, rule: "ID-03", expected: "an id not already in flight", got: `duplicate id ${describeValue(id)}` });
       return;
+    }
+    if (this.eraState !== "session") {
+      if (this.role === "client") {
+        if (this.eraState === "modern") {
+          // g.9: a modern server never sends requests, and a modern client never writes responses.
+          if (group !== undefined) group.remaining--;
+          this.violation("g.9", "no requests from a 2026-07-28 server", method, undefined, id, method);
+          return;
+        }
+      } else {
+        if (this.eraState === "undecided") {
+          if (method === "initialize") this.eraState = "session";
+          else if (hasModernEnvelope(params)) this.enterModern(this.modernVersions[0] as ModernVersion);
+        }
+        if (this.eraState === "modern") {
+          this.onModernRequest(id, method, params, group);
+          return;
+        }
+      }
     }
     if (method === "initialize" && this.role === "server") {
       this.onInitialize(id, params, group);
@@ -728,7 +833,7 @@ export class Engine<R extends Role = Role> {
       this.violation("a.1", `${paramsProblem.path}: ${paramsProblem.expected}`, paramsProblem.got, ErrorCode.InvalidParams, id, method);
       return;
     }
-    const featureRefusal = this.features.inboundRequest(method, params, this.ownCaps, this.version);
+    const featureRefusal = this.features.inboundRequest(method, params, this.ownCaps, this.sessionVersion);
     if (featureRefusal !== undefined && featureRefusal.code !== undefined) {
       this.refuse(id, method, group, { code: featureRefusal.code, rule: featureRefusal.rule, expected: featureRefusal.expected, got: featureRefusal.got });
       return;
@@ -738,8 +843,106 @@ export class Engine<R extends Role = Role> {
       return;
     }
     const token = progressTokenOf(params);
-    this.pendingIn.set({ id, method, params, token, group, lastProgressSent: -Infinity });
-    this.events.push({ kind: "request", id, method, params, progressToken: token });
+    this.pendingIn.set({ id, method, params, modern: undefined, token, group, lastProgressSent: -Infinity });
+    this.events.push({ kind: "request", id, method, params, progressToken: token, modern: undefined });
+  }
+
+  /** A request under 2026-07-28 (g.1–g.5): its own envelope, the modern table, discover and listen answered here. */
+  private onModernRequest(id: RequestId, method: string, params: JsonObject | undefined, group: BatchGroup | undefined): void {
+    if (method === "initialize") {
+      // A modern-only server names the versions it speaks, so a legacy client can tell why (g.12).
+      const requested = params?.protocolVersion;
+      this.replyError(id, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", group, { supported: [...this.supportedVersions], requested: typeof requested === "string" ? requested : null });
+      this.violation("g.12", "a request with the 2026-07-28 envelope (this server speaks no session-era version)", "initialize", ErrorCode.UnsupportedProtocolVersion, id, method);
+      return;
+    }
+    const info = readRequestEnvelope(params, this.modernVersions, method === "server/discover", this.supportedVersions);
+    if ("code" in info) {
+      this.replyError(id, info.code, info.message, group, info.data);
+      this.violation(info.rule, info.expected, info.got, info.code, id, method);
+      return;
+    }
+    const refusal = gate(this.inboundGate, false, method, "request", params);
+    if (refusal !== undefined && refusal.code !== undefined) {
+      this.refuse(id, method, group, { code: refusal.code, rule: refusal.rule, expected: refusal.expected, got: refusal.got });
+      return;
+    }
+    if (method === "server/discover") {
+      const result = discoverResult({ supportedVersions: this.supportedVersions, capabilities: this.capabilities, serverInfo: this.info as unknown as JsonObject, instructions: this.instructions });
+      this.reply({ jsonrpc: "2.0", id, result }, group, id);
+      return;
+    }
+    let filter: SubscriptionFilter | undefined;
+    if (method === "subscriptions/listen") {
+      filter = acceptedFilter(params?.notifications, this.ownCaps);
+      if (filter === undefined) {
+        this.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, { path: "params.notifications", expected: "a SubscriptionFilter" });
+        this.violation("g.5", "params.notifications: a SubscriptionFilter", describeValue(params?.notifications), ErrorCode.InvalidParams, id, method);
+        return;
+      }
+    }
+    if (this.pendingIn.size >= this.limits.maxPendingInbound) {
+      this.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "limit", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: `one more` });
+      return;
+    }
+    const token = progressTokenOf(params);
+    this.pendingIn.set({ id, method, params, modern: info, token, group, lastProgressSent: -Infinity });
+    if (filter !== undefined) {
+      // g.5: the acknowledgement is the first message of the subscription, with the subset we honour.
+      this.subscriptions.set(id, filter);
+      this.queue({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: filter as JsonObject, _meta: { [META_SUBSCRIPTION_ID]: id } } }, id);
+      return;
+    }
+    this.events.push({ kind: "request", id, method, params, progressToken: token, modern: info });
+  }
+
+  /** Our result for a modern request: input_required checked (g.3), resultType and serverInfo added. */
+  private modernResult(pending: PendingIn, info: ModernRequestInfo, result: JsonObject): JsonObject {
+    if (result.resultType === "input_required") {
+      const problem = inputRequiredProblem(pending.method, result, info);
+      if (problem !== undefined) {
+        throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, code: problem.missing !== undefined ? ErrorCode.MissingRequiredClientCapability : undefined, method: pending.method });
+      }
+    }
+    return decorateResult(result, this.serverInfoInResults ? (this.info as unknown as JsonObject) : undefined);
+  }
+
+  /** A modern server's notification: log messages go with the request that asked for them, change notifications to the subscriptions that opted in. */
+  private notifyModern(method: string, params: JsonObject | undefined, related: RequestId | undefined): boolean {
+    if (method === "notifications/message") {
+      const pending = related === undefined ? undefined : this.pendingIn.get(related);
+      if (pending === undefined) throw new LocalProtocolError({ rule: "g.7", expected: "a log message related to a request in flight", got: related === undefined ? "no relatedRequestId" : `request ${describeValue(related)} not in flight`, method });
+      if (!levelReaches(String(params?.level), pending.modern?.logLevel)) return false;
+      this.queue({ jsonrpc: "2.0", method, params }, related);
+      return true;
+    }
+    let sent = false;
+    for (const [id, filter] of this.subscriptions) {
+      if (!filterWants(filter, method, params)) continue;
+      const meta = params !== undefined && isJsonObject(params._meta) ? params._meta : undefined;
+      this.queue({ jsonrpc: "2.0", method, params: { ...params, _meta: { ...meta, [META_SUBSCRIPTION_ID]: id } } }, id);
+      sent = true;
+    }
+    return sent;
+  }
+
+  private enterModern(version: ModernVersion): void {
+    this.eraState = "modern";
+    this.version = version;
+    this.profile = VERSION_PROFILES[version];
+    this.table = methodTable(version);
+    if (this.role === "client") this.modernEnvelope = requestEnvelope(version, this.capabilities, this.info as unknown as JsonObject, this.logLevel);
+    this.setPhase(Phase.Operating);
+  }
+
+  /** Every version we speak, modern first, then session-era ones newest first (discover, -32022 data). */
+  private get supportedVersions(): string[] {
+    return [...this.modernVersions, ...[...this.versions].sort((a, b) => VERSION_PROFILES[b].index - VERSION_PROFILES[a].index)];
+  }
+
+  /** The negotiated version when it is a session-era one (the feature rules are session-era). */
+  private get sessionVersion(): SessionVersion | undefined {
+    return this.version !== undefined && isSessionVersion(this.version) ? this.version : undefined;
   }
 
   private onInitialize(id: RequestId, params: JsonObject | undefined, group: BatchGroup | undefined): void {
@@ -766,7 +969,7 @@ export class Engine<R extends Role = Role> {
       return;
     }
     this.pendingInitialize = { id, params: p, version };
-    this.pendingIn.set({ id, method: "initialize", params: p, token: undefined, group, lastProgressSent: -Infinity });
+    this.pendingIn.set({ id, method: "initialize", params: p, modern: undefined, token: undefined, group, lastProgressSent: -Infinity });
     this.events.push({ kind: "initialize-request", id, params: p, version });
   }
 
@@ -826,6 +1029,7 @@ export class Engine<R extends Role = Role> {
     const pending = this.pendingIn.get(id);
     if (pending === undefined || pending.method === "initialize") return;
     this.pendingIn.delete(id);
+    this.subscriptions.delete(id);
     remember(this.cancelledIn, id);
     const group = pending.group;
     if (group !== undefined) {
@@ -878,8 +1082,13 @@ export class Engine<R extends Role = Role> {
       this.onInitializeResponse(pending.id, result, error);
       return;
     }
+    if (this.eraState === "modern" && result !== undefined) {
+      this.onModernResult(pending, result);
+      return;
+    }
+    const sessionVersion = this.sessionVersion ?? newestVersion(this.versions);
     if (result !== undefined && (this.validateResults || pending.method.startsWith("tasks/"))) {
-      const check = resultCheck(this.version ?? newestVersion(this.versions), pending.method);
+      const check = resultCheck(sessionVersion, pending.method);
       const invalid = check === undefined ? undefined : validate(check, result, "result");
       if (invalid !== undefined) {
         this.violation("a.1", `${invalid.path}: ${invalid.expected}`, invalid.got, undefined, pending.id, pending.method);
@@ -887,11 +1096,31 @@ export class Engine<R extends Role = Role> {
         return;
       }
     }
-    const problem = error !== undefined ? this.features.inboundError(error, this.version) : this.features.inboundResult(pending.method, pending.params, result as JsonObject, createsTask ? pending.token : undefined);
+    const problem = error !== undefined ? this.features.inboundError(error, this.sessionVersion) : this.features.inboundResult(pending.method, pending.params, result as JsonObject, createsTask ? pending.token : undefined);
     if (problem !== undefined) this.violation(problem.rule, problem.expected, problem.got, undefined, pending.id, pending.method);
     if (pending.method.startsWith("tasks/")) this.releaseEndedTaskTokens();
     if (error !== undefined) this.events.push({ kind: "error-response", id: pending.id, method: pending.method, error });
     else this.events.push({ kind: "response", id: pending.id, method: pending.method, result: result as JsonObject });
+  }
+
+  /** A modern client's result (g.3): a missing resultType is "complete", an unknown one is invalid; discover tells us the server. */
+  private onModernResult(pending: PendingOut, result: JsonObject): void {
+    if (resultTypeOf(result) === undefined) {
+      this.violation("g.3", 'resultType "complete" or "input_required"', describeValue(result.resultType), undefined, pending.id, pending.method);
+      this.events.push({ kind: "invalid-response", id: pending.id, method: pending.method, result, path: "result.resultType", expected: 'resultType "complete" or "input_required"', got: describeValue(result.resultType) });
+      return;
+    }
+    if (pending.method === "server/discover" && isJsonObject(result.capabilities)) {
+      const meta = isJsonObject(result._meta) ? result._meta : undefined;
+      const serverInfo = isJsonObject(meta?.[META_SERVER_INFO]) ? (meta?.[META_SERVER_INFO] as JsonObject) : {};
+      this.peerCapabilitiesObject = result.capabilities;
+      this.peerInfoObject = serverInfo;
+      this.peerInstructions = typeof result.instructions === "string" ? result.instructions : undefined;
+      this.peerCaps = capabilityMask(result.capabilities);
+      this.refreshGates();
+      this.events.push({ kind: "negotiated", version: this.version as ProtocolVersion, peerInfo: serverInfo, peerCapabilities: result.capabilities, instructions: this.peerInstructions });
+    }
+    this.events.push({ kind: "response", id: pending.id, method: pending.method, result });
   }
 
   private releaseEndedTaskTokens(): void {
@@ -973,7 +1202,7 @@ export class Engine<R extends Role = Role> {
     if (token !== undefined && this.tokensOut.has(token)) {
       throw new LocalProtocolError({ rule: "P-02", expected: "a progress token unique among active requests", got: `token ${describeValue(token)} in use`, method });
     }
-    this.features.outboundRequest(method, params, this.peerCaps, this.version);
+    this.features.outboundRequest(method, params, this.peerCaps, this.sessionVersion);
     const deadline = options.deadline ?? Infinity;
     const totalDeadline = options.totalDeadline ?? Infinity;
     const pending: PendingOut = { id, method, params, token, deadline, totalDeadline, resetMs: options.resetOnProgressMs ?? 0, lastProgress: -Infinity };

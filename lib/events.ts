@@ -6,6 +6,7 @@
 
 import type { ErrorObject, JsonObject, RequestId } from "./envelope.js";
 import type { PhaseName } from "./methods.js";
+import type { ModernRequestInfo } from "./modern.js";
 import type { ProtocolVersion } from "./versions.js";
 
 export type ProgressToken = string | number;
@@ -18,6 +19,8 @@ export interface RequestEvent {
   readonly params: JsonObject | undefined;
   /** The token the peer asked progress on, if any; send progress with sendProgress(id, ...). */
   readonly progressToken: ProgressToken | undefined;
+  /** Under 2026-07-28: what this request says about its client (version, capabilities, info, log level). */
+  readonly modern: ModernRequestInfo | undefined;
 }
 
 /** A notification from the peer that the host should see (lifecycle and protocol ones are handled inside). */

@@ -143,42 +143,47 @@ const TOOLS_CALL_GATES: readonly ParamGate[] = [
 /** All rows; a method may have several rows for different version ranges. */
 export const METHOD_ROWS: readonly MethodRow[] = [
   // Lifecycle and utilities.
-  row("initialize", "request", "client", { sendPhases: Phase.AwaitingInit, receivePhases: Phase.AwaitingInit, receivePhasesStrict: Phase.AwaitingInit, engineOwned: true, phaseRule: "L-01" }),
-  row("notifications/initialized", "notification", "client", { sendPhases: Phase.Initializing, receivePhases: Phase.Initializing, receivePhasesStrict: Phase.Initializing, engineOwned: true, phaseRule: "L-06" }),
-  row("ping", "request", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, phaseRule: "L-13" }),
+  row("initialize", "request", "client", { sendPhases: Phase.AwaitingInit, receivePhases: Phase.AwaitingInit, receivePhasesStrict: Phase.AwaitingInit, engineOwned: true, phaseRule: "L-01", until: "2026-07-28" }),
+  row("notifications/initialized", "notification", "client", { sendPhases: Phase.Initializing, receivePhases: Phase.Initializing, receivePhasesStrict: Phase.Initializing, engineOwned: true, phaseRule: "L-06", until: "2026-07-28" }),
+  row("ping", "request", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, phaseRule: "L-13", until: "2026-07-28" }),
   row("notifications/cancelled", "notification", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "X-01" }),
   row("notifications/progress", "notification", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "P-04" }),
   // Server features, requested by the client.
   row("resources/list", "request", "client", { cap: Cap.resources }),
   row("resources/templates/list", "request", "client", { cap: Cap.resources }),
   row("resources/read", "request", "client", { cap: Cap.resources }),
-  row("resources/subscribe", "request", "client", { cap: Cap.resourcesSubscribe }),
-  row("resources/unsubscribe", "request", "client", { cap: Cap.resourcesSubscribe }),
+  row("resources/subscribe", "request", "client", { cap: Cap.resourcesSubscribe, until: "2026-07-28" }),
+  row("resources/unsubscribe", "request", "client", { cap: Cap.resourcesSubscribe, until: "2026-07-28" }),
   row("prompts/list", "request", "client", { cap: Cap.prompts }),
   row("prompts/get", "request", "client", { cap: Cap.prompts }),
   row("tools/list", "request", "client", { cap: Cap.tools }),
   row("tools/call", "request", "client", { cap: Cap.tools, paramGates: TOOLS_CALL_GATES }),
-  row("logging/setLevel", "request", "client", { cap: Cap.logging }),
+  row("logging/setLevel", "request", "client", { cap: Cap.logging, until: "2026-07-28" }),
   row("completion/complete", "request", "client", { until: "2025-03-26" }),
   row("completion/complete", "request", "client", { cap: Cap.completions, since: "2025-03-26" }),
   // Client features, requested by the server.
-  row("sampling/createMessage", "request", "server", { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING }),
-  row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING }),
-  row("elicitation/create", "request", "server", { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18" }),
+  // 2026-07-28: these travel only inside input_required results, never as requests (g.3).
+  row("sampling/createMessage", "request", "server", { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING, until: "2026-07-28" }),
+  row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING, until: "2026-07-28" }),
+  row("elicitation/create", "request", "server", { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18", until: "2026-07-28" }),
   // Tasks (2025-11-25): either side may be the receiver that created the task.
-  row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25" }),
-  row("tasks/result", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25" }),
-  row("tasks/list", "request", "both", { cap: Cap.tasksList, clientReceivePhases: OPERATING, since: "2025-11-25" }),
-  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25" }),
-  row("notifications/tasks/status", "notification", "both", { cap: Cap.tasks, capOf: "sender", clientReceivePhases: OPERATING, since: "2025-11-25" }),
+  row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("tasks/result", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("tasks/list", "request", "both", { cap: Cap.tasksList, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("notifications/tasks/status", "notification", "both", { cap: Cap.tasks, capOf: "sender", clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   // Announcements, gated on the sender's own declaration.
   row("notifications/message", "notification", "server", { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
   row("notifications/resources/list_changed", "notification", "server", { cap: Cap.resourcesListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
   row("notifications/resources/updated", "notification", "server", { cap: Cap.resourcesSubscribe, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
   row("notifications/prompts/list_changed", "notification", "server", { cap: Cap.promptsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
   row("notifications/tools/list_changed", "notification", "server", { cap: Cap.toolsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
-  row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender" }),
-  row("notifications/elicitation/complete", "notification", "server", { cap: Cap.elicitationUrl, receivePhases: OPERATING, since: "2025-11-25" }),
+  row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender", until: "2026-07-28" }),
+  row("notifications/elicitation/complete", "notification", "server", { cap: Cap.elicitationUrl, receivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  // 2026-07-28 (g.2, g.5): discovery and subscription streams. The engine answers discover and acknowledges listen itself.
+  row("server/discover", "request", "client", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, since: "2026-07-28" }),
+  row("subscriptions/listen", "request", "client", { since: "2026-07-28" }),
+  row("notifications/subscriptions/acknowledged", "notification", "server", { engineOwned: true, receivePhases: OPERATING, since: "2026-07-28" }),
 ];
 
 export type MethodTable = ReadonlyMap<string, MethodRow>;

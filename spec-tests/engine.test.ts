@@ -92,7 +92,9 @@ test("constructor: a bad role is a RangeError", () => {
 
 test("constructor: an empty or unknown version list is a RangeError", () => {
   assert.throws(() => newClient({ versions: [] }), RangeError);
-  assert.throws(() => newClient({ versions: ["2026-07-28" as SessionVersion] }), RangeError);
+  // 2026-07-28 is a version the engine speaks (modern era): a modern-only client cannot initialize.
+  assert.throws(() => newClient({ versions: ["2026-07-28" as SessionVersion] }).initialize(), /L-01/);
+  assert.throws(() => newClient({ versions: ["2099-01-01" as SessionVersion] }), RangeError);
   assert.throws(() => newServer({ versions: ["2025-11-25", "1.0" as SessionVersion] }), RangeError);
   assert.throws(() => newServer({ versions: [20241105 as unknown as SessionVersion] }), RangeError);
 });

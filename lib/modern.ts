@@ -1,0 +1,349 @@
+// The stateless revision 2026-07-28 ("modern" era, DIGEST.md g) as pure functions: the
+// per-request `_meta` envelope, the checks on input-required results, result decoration,
+// server/discover, subscription filters, and the Streamable HTTP header rules.
+//
+// Invariants:
+// - nothing here keeps state: every request carries its own version, client capabilities
+//   and client info (servers MUST NOT infer them from earlier requests);
+// - refusals carry the wire code, the `data` the schema defines for it, and the HTTP status
+//   the transport must use;
+// - params and results are never mutated: decorating a result makes a shallow copy.
+
+import { Cap, capabilityMask } from "./capabilities.js";
+import { isJsonObject, type JsonObject } from "./envelope.js";
+import { ErrorCode, describeValue } from "./errors.js";
+import { LOGGING_SEVERITY } from "./features.js";
+
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+
+/** What one modern request says about its client. */
+export interface ModernRequestInfo {
+  readonly version: string;
+  readonly clientCapabilities: JsonObject;
+  readonly clientInfo: JsonObject | undefined;
+  readonly logLevel: string | undefined;
+  /** clientCapabilities as a bitmask (lib/capabilities.ts). */
+  readonly capabilityMask: number;
+}
+
+/** A refusal with everything a transport needs to answer it. */
+export interface ModernRefusal {
+  readonly code: number;
+  readonly message: string;
+  readonly data: unknown;
+  /** The HTTP status for this refusal (400, or 404 for an unknown method). */
+  readonly httpStatus: number;
+  readonly rule: string;
+  readonly expected: string;
+  readonly got: string;
+}
+
+function refusal(code: number, message: string, data: unknown, httpStatus: number, rule: string, expected: string, got: string): ModernRefusal {
+  return { code, message, data, httpStatus, rule, expected, got };
+}
+
+function isImplementation(value: unknown): boolean {
+  return isJsonObject(value) && typeof value.name === "string" && typeof value.version === "string";
+}
+
+/** True when params carry the modern envelope (used by a dual-era server to pick the era of a connection). */
+export function hasModernEnvelope(params: JsonObject | undefined): boolean {
+  const meta = params?._meta;
+  return isJsonObject(meta) && meta[META_PROTOCOL_VERSION] !== undefined;
+}
+
+/**
+ * Reads the per-request envelope (g.1): protocolVersion and clientCapabilities are required
+ * (-32602), the version must be one we speak (-32022 with supported and requested).
+ */
+export function readRequestEnvelope(params: JsonObject | undefined, supported: readonly string[], anyVersion = false, advertised: readonly string[] = supported): ModernRequestInfo | ModernRefusal {
+  const meta = params?._meta;
+  const missing = (path: string, expected: string, got: unknown): ModernRefusal =>
+    refusal(ErrorCode.InvalidParams, "Invalid params: missing or malformed request metadata", { path, expected }, 400, "g.1", `${path}: ${expected}`, describeValue(got));
+  if (!isJsonObject(meta)) return missing("params._meta", "an object with the per-request protocol fields", meta);
+  const version = meta[META_PROTOCOL_VERSION];
+  if (typeof version !== "string") return missing(`params._meta["${META_PROTOCOL_VERSION}"]`, "a protocol version string", version);
+  const caps = meta[META_CLIENT_CAPABILITIES];
+  if (!isJsonObject(caps)) return missing(`params._meta["${META_CLIENT_CAPABILITIES}"]`, "a ClientCapabilities object", caps);
+  const info = meta[META_CLIENT_INFO];
+  if (info !== undefined && !isImplementation(info)) return missing(`params._meta["${META_CLIENT_INFO}"]`, "an Implementation {name, version}", info);
+  const level = meta[META_LOG_LEVEL];
+  if (level !== undefined && (typeof level !== "string" || LOGGING_SEVERITY[level] === undefined)) {
+    return missing(`params._meta["${META_LOG_LEVEL}"]`, "a logging level (debug … emergency)", level);
+  }
+  // server/discover is answered whatever version it names, so a client can learn ours (issue 7/6 item 3).
+  if (!anyVersion && !supported.includes(version)) {
+    return refusal(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", { supported: [...advertised], requested: version }, 400, "g.2", `a version among ${supported.join(", ")}`, JSON.stringify(version));
+  }
+  return {
+    version,
+    clientCapabilities: caps,
+    clientInfo: info as JsonObject | undefined,
+    logLevel: level as string | undefined,
+    capabilityMask: capabilityMask(caps),
+  };
+}
+
+/** The envelope a modern client puts in every request's params._meta. */
+export function requestEnvelope(version: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined, logLevel: string | undefined): JsonObject {
+  const meta: JsonObject = { [META_PROTOCOL_VERSION]: version, [META_CLIENT_CAPABILITIES]: clientCapabilities };
+  if (clientInfo !== undefined) meta[META_CLIENT_INFO] = clientInfo;
+  if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;
+  return meta;
+}
+
+/** Params with the envelope merged into `_meta` (a shallow copy; the caller's object is left alone). */
+export function withEnvelope(params: JsonObject | undefined, envelope: JsonObject): JsonObject {
+  const meta = params !== undefined && isJsonObject(params._meta) ? params._meta : undefined;
+  return { ...params, _meta: { ...meta, ...envelope } };
+}
+
+/** The methods whose result may be input_required (g.3). */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+/** The client capabilities one input request needs, as a capability object and as bits. */
+function inputRequestNeeds(request: unknown): { caps: JsonObject; bits: number } | string {
+  if (!isJsonObject(request) || typeof request.method !== "string") return "an input request {method, params}";
+  const params = isJsonObject(request.params) ? request.params : {};
+  switch (request.method) {
+    case "elicitation/create":
+      return params.mode === "url" ? { caps: { elicitation: { url: {} } }, bits: Cap.elicitationUrl } : { caps: { elicitation: { form: {} } }, bits: Cap.elicitationForm };
+    case "sampling/createMessage": {
+      let bits: number = Cap.sampling;
+      const caps: JsonObject = { sampling: {} };
+      if (params.tools !== undefined || params.toolChoice !== undefined) {
+        bits |= Cap.samplingTools;
+        caps.sampling = { tools: {} };
+      }
+      return { caps, bits };
+    }
+    case "roots/list":
+      return { caps: { roots: {} }, bits: Cap.roots };
+    default:
+      return `elicitation/create, sampling/createMessage or roots/list (got ${request.method})`;
+  }
+}
+
+function mergeCaps(into: JsonObject, add: JsonObject): void {
+  for (const [key, value] of Object.entries(add)) {
+    const existing = into[key];
+    if (isJsonObject(existing) && isJsonObject(value)) mergeCaps(existing, value);
+    else into[key] = isJsonObject(value) ? { ...value } : value;
+  }
+}
+
+/**
+ * Checks an input-required result a server is about to send: only for tools/call,
+ * prompts/get and resources/read; at least one of inputRequests and requestState; every
+ * input request of a kind this request's client declared. Returns the problem, with the
+ * capabilities missing (for a -32021 answer) when that is the problem.
+ */
+export function inputRequiredProblem(method: string, result: JsonObject, info: ModernRequestInfo): { rule: string; expected: string; got: string; missing: JsonObject | undefined } | undefined {
+  if (!INPUT_REQUIRED_METHODS.has(method)) return { rule: "g.3", expected: "input_required only for tools/call, prompts/get and resources/read", got: method, missing: undefined };
+  const requests = result.inputRequests;
+  if (requests === undefined && typeof result.requestState !== "string") return { rule: "g.3", expected: "inputRequests or requestState", got: "neither", missing: undefined };
+  if (requests !== undefined && !isJsonObject(requests)) return { rule: "g.3", expected: "inputRequests as an object", got: describeValue(requests), missing: undefined };
+  if (result.requestState !== undefined && typeof result.requestState !== "string") return { rule: "g.3", expected: "requestState as a string", got: describeValue(result.requestState), missing: undefined };
+  const missing: JsonObject = {};
+  let lacking = false;
+  for (const [key, request] of Object.entries(requests ?? {})) {
+    const needs = inputRequestNeeds(request);
+    if (typeof needs === "string") return { rule: "g.3", expected: `inputRequests.${key}: ${needs}`, got: describeValue(request), missing: undefined };
+    if ((info.capabilityMask & needs.bits) !== needs.bits) {
+      mergeCaps(missing, needs.caps);
+      lacking = true;
+    }
+  }
+  return lacking ? { rule: "g.1", expected: "input requests of kinds the request's clientCapabilities declare", got: `missing ${JSON.stringify(missing)}`, missing } : undefined;
+}
+
+/** The -32021 refusal for capabilities a request lacks. */
+export function missingCapabilityRefusal(missing: JsonObject): ModernRefusal {
+  return refusal(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: missing }, 400, "g.1", "a client capability declared in the request", JSON.stringify(missing));
+}
+
+/** A result as a modern server sends it: resultType present ("complete" unless set), serverInfo in _meta when given. */
+export function decorateResult(result: JsonObject, serverInfo: JsonObject | undefined): JsonObject {
+  const hasType = typeof result.resultType === "string";
+  if (hasType && serverInfo === undefined) return result;
+  const out: JsonObject = hasType ? { ...result } : { resultType: "complete", ...result };
+  if (serverInfo !== undefined) {
+    const meta = isJsonObject(result._meta) ? result._meta : undefined;
+    if (meta === undefined || meta[META_SERVER_INFO] === undefined) out._meta = { ...meta, [META_SERVER_INFO]: serverInfo };
+  }
+  return out;
+}
+
+/** The result types a client understands: missing means "complete" (g.3); anything else unknown is invalid. */
+export function resultTypeOf(result: JsonObject, known: ReadonlySet<string> = CORE_RESULT_TYPES): string | undefined {
+  const type = result.resultType;
+  if (type === undefined) return "complete";
+  return typeof type === "string" && known.has(type) ? type : undefined;
+}
+
+export const CORE_RESULT_TYPES: ReadonlySet<string> = new Set(["complete", "input_required"]);
+
+export interface DiscoverOptions {
+  supportedVersions: readonly string[];
+  capabilities: JsonObject;
+  serverInfo: JsonObject;
+  instructions: string | undefined;
+  /** Default 0 (stale at once): capabilities may change when tools are registered. */
+  ttlMs?: number;
+}
+
+/** The server/discover result (g.2). */
+export function discoverResult(options: DiscoverOptions): JsonObject {
+  const result: JsonObject = {
+    resultType: "complete",
+    supportedVersions: [...options.supportedVersions],
+    capabilities: options.capabilities,
+    ttlMs: options.ttlMs ?? 0,
+    cacheScope: "public",
+    _meta: { [META_SERVER_INFO]: options.serverInfo },
+  };
+  if (options.instructions !== undefined) result.instructions = options.instructions;
+  return result;
+}
+
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+/** The subset of a requested filter the server honours, given its capabilities; undefined when malformed. */
+export function acceptedFilter(requested: unknown, serverCaps: number): SubscriptionFilter | undefined {
+  if (!isJsonObject(requested)) return undefined;
+  const out: SubscriptionFilter = {};
+  const flag = (name: "toolsListChanged" | "promptsListChanged" | "resourcesListChanged", bit: number): boolean => {
+    const value = requested[name];
+    if (value === undefined) return true;
+    if (typeof value !== "boolean") return false;
+    if (value && (serverCaps & bit) !== 0) out[name] = true;
+    return true;
+  };
+  if (!flag("toolsListChanged", Cap.toolsListChanged) || !flag("promptsListChanged", Cap.promptsListChanged) || !flag("resourcesListChanged", Cap.resourcesListChanged)) return undefined;
+  const uris = requested.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === "string")) return undefined;
+    if ((serverCaps & Cap.resourcesSubscribe) !== 0 && uris.length > 0) out.resourceSubscriptions = [...(uris as string[])];
+  }
+  return out;
+}
+
+/** Whether a subscription with `filter` wants the change notification `method` (with `params`). */
+export function filterWants(filter: SubscriptionFilter, method: string, params: JsonObject | undefined): boolean {
+  switch (method) {
+    case "notifications/tools/list_changed":
+      return filter.toolsListChanged === true;
+    case "notifications/prompts/list_changed":
+      return filter.promptsListChanged === true;
+    case "notifications/resources/list_changed":
+      return filter.resourcesListChanged === true;
+    case "notifications/resources/updated": {
+      const uri = params?.uri;
+      if (typeof uri !== "string" || filter.resourceSubscriptions === undefined) return false;
+      return filter.resourceSubscriptions.some((s) => uri === s || uri.startsWith(s.endsWith("/") ? s : `${s}/`));
+    }
+    default:
+      return false;
+  }
+}
+
+/** Header access by case-insensitive name (a fetch Headers object or a plain lower-cased record both fit). */
+export interface HeaderSource {
+  get(name: string): string | null | undefined;
+}
+
+const BASE64_WORD = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/;
+
+/** A header value as the sender meant it: `=?base64?…?=` values are decoded (UTF-8). */
+export function decodeHeaderValue(value: string): string | undefined {
+  const match = BASE64_WORD.exec(value);
+  if (match === null) return value;
+  const text = match[1] as string;
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const clean = text.replace(/=+$/, "");
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const ch of clean) {
+    const v = alphabet.indexOf(ch);
+    if (v < 0) return undefined;
+    buffer = (buffer << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((buffer >> bits) & 0xff);
+    }
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+const NAME_PARAM: Readonly<Record<string, string>> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+
+/**
+ * The Streamable HTTP header rules of 2026-07-28 (g.8) for one POSTed request:
+ * MCP-Protocol-Version equals the `_meta` version, Mcp-Method equals the method, Mcp-Name
+ * equals the name or uri of tools/call, prompts/get and resources/read. -32020 and 400.
+ */
+export function httpHeaderProblem(headers: HeaderSource, method: string, params: JsonObject | undefined): ModernRefusal | undefined {
+  const mismatch = (what: string, expected: string, got: string | null | undefined): ModernRefusal =>
+    refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${what}`, { header: what, expected, got: got ?? null }, 400, "g.8", `${what}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
+  const meta = params?._meta;
+  const bodyVersion = isJsonObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined;
+  const headerVersion = headers.get("mcp-protocol-version");
+  if (typeof bodyVersion === "string" && headerVersion !== bodyVersion) return mismatch("MCP-Protocol-Version", bodyVersion, headerVersion);
+  const headerMethod = headers.get("mcp-method");
+  if (headerMethod === null || headerMethod === undefined || decodeHeaderValue(headerMethod) !== method) return mismatch("Mcp-Method", method, headerMethod);
+  const nameKey = NAME_PARAM[method];
+  if (nameKey !== undefined) {
+    const bodyName = params?.[nameKey];
+    const headerName = headers.get("mcp-name");
+    if (typeof bodyName === "string" && (headerName === null || headerName === undefined || decodeHeaderValue(headerName) !== bodyName)) return mismatch("Mcp-Name", bodyName, headerName);
+  }
+  return undefined;
+}
+
+/**
+ * The HTTP status a JSON-RPC error travels with in 2026-07-28 (g.8): unknown method 404;
+ * header, capability and version errors, and a malformed per-request envelope, 400; any
+ * other error (an unknown tool, say) is an ordinary answer, 200.
+ */
+export function httpStatusFor(error: { code: number; data?: unknown }): number {
+  switch (error.code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.ParseError:
+      return 400;
+    case ErrorCode.InvalidParams: {
+      const path = isJsonObject(error.data) ? error.data.path : undefined;
+      return typeof path === "string" && path.startsWith("params._meta") ? 400 : 200;
+    }
+    default:
+      return 200;
+  }
+}
+
+/** Whether a logging level reaches the threshold a request set (messages at or above it are sent). */
+export function levelReaches(level: string, threshold: string | undefined): boolean {
+  if (threshold === undefined) return false;
+  const a = LOGGING_SEVERITY[level];
+  const b = LOGGING_SEVERITY[threshold];
+  return a !== undefined && b !== undefined && a >= b;
+}
