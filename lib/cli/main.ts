@@ -10,16 +10,20 @@
 
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { connectHttpNode } from "../hosts/http-client-node.js";
 import { serveHttp } from "../hosts/http-server.js";
+import type { Client } from "../peer/client.js";
 import { StdioClient, serveStdio } from "../hosts/stdio.js";
 import type { HandlerContext } from "../peer/server.js";
-import { REFERENCE_CLIENT_CAPABILITIES, REFERENCE_CLIENT_INFO, installReferenceHandlers, runReport, type CheckResult } from "./reference-client.js";
+import { REFERENCE_CLIENT_CAPABILITIES, REFERENCE_CLIENT_INFO, installReferenceHandlers, runReport, toolArguments, type CheckResult } from "./reference-client.js";
 import { createReferenceServer } from "./reference-server.js";
 
 const USAGE = `usage:
   mcp-engine serve                    run the reference server on stdio
   mcp-engine serve --http HOST:PORT   run it over Streamable HTTP at http://HOST:PORT/mcp
   mcp-engine client -- <command...>   spawn a stdio MCP server and report on everything it declares
+  mcp-engine client <url>             the same report over Streamable HTTP (or HTTP+SSE)
+                                      with MCP_CONFORMANCE_SCENARIO set: perform that conformance scenario against <url>
   mcp-engine demo                     the reference client against the reference server
 `;
 
@@ -96,12 +100,93 @@ async function report(command: string, args: readonly string[]): Promise<number>
   return failed === 0 ? 0 : 1;
 }
 
+/** Connects over HTTP to `url`, prints the report, closes. */
+async function reportHttp(url: string): Promise<number> {
+  const write = (text: string): void => {
+    process.stdout.write(text + "\n");
+  };
+  const connection = await connectHttpOrReport(url, write);
+  if (connection === undefined) return 2;
+  installReferenceHandlers(connection.client);
+  write(`mcp-engine client report for: ${url}`);
+  const { passed, failed } = await runReport(connection.client, { print: (c) => write(line(c)), sleep: (ms) => sleep(ms) });
+  await connection.close();
+  write(`${passed} passed, ${failed} failed`);
+  return failed === 0 ? 0 : 1;
+}
+
+async function connectHttpOrReport(url: string, write: (text: string) => void): Promise<{ client: Client; close(): Promise<void> } | undefined> {
+  try {
+    return await connectHttpNode({
+      url,
+      info: REFERENCE_CLIENT_INFO,
+      capabilities: REFERENCE_CLIENT_CAPABILITIES,
+      connectTimeoutMs: 10_000,
+      onDiagnostic: (event) => process.stderr.write(`[${event.kind}] ${event.rule}: expected ${event.expected}; got ${event.got}\n`),
+      onError: (error) => process.stderr.write(`[http] ${error instanceof Error ? error.message : String(error)}\n`),
+    });
+  } catch (error) {
+    write(`FAIL  initialize: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+/**
+ * The client scenarios of the official conformance suite (initialize, tools_call,
+ * elicitation-sep1034-client-defaults, sse-retry): the suite runs us with the scenario in
+ * MCP_CONFORMANCE_SCENARIO and its server's URL as the last argument; exit 0 means done.
+ */
+async function scenario(name: string, url: string): Promise<number> {
+  const log = (text: string): void => {
+    process.stderr.write(`[${name}] ${text}\n`);
+  };
+  const connection = await connectHttpOrReport(url, log);
+  if (connection === undefined) return 1;
+  const { client } = connection;
+  installReferenceHandlers(client);
+  try {
+    const tools = await client.listTools();
+    log(`${tools.length} tools: ${tools.map((t) => t.name).join(", ")}`);
+    const call = async (toolName: string): Promise<void> => {
+      const tool = tools.find((t) => t.name === toolName);
+      if (tool === undefined) throw new Error(`the server has no tool ${toolName}`);
+      const result = await client.callTool(toolName, toolArguments(tool) ?? {}, { timeoutMs: 30_000 });
+      log(`${toolName}: ${JSON.stringify(result.content).slice(0, 200)}`);
+    };
+    switch (name) {
+      case "initialize":
+        break;
+      case "tools_call":
+        await call("add_numbers");
+        break;
+      case "elicitation-sep1034-client-defaults":
+        await call("test_client_elicitation_defaults");
+        break;
+      case "sse-retry":
+        await call("test_reconnection");
+        break;
+      default:
+        log("unknown scenario: initialized and listed tools only");
+    }
+    return 0;
+  } catch (error) {
+    log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    await connection.close();
+  }
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "serve":
       return serve(rest);
     case "client": {
+      const conformance = process.env.MCP_CONFORMANCE_SCENARIO;
+      const last = rest[rest.length - 1];
+      if (conformance !== undefined && last !== undefined && /^https?:\/\//.test(last)) return scenario(conformance, last);
+      if (rest[0] !== "--" && rest.length === 1 && /^https?:\/\//.test(rest[0] as string)) return reportHttp(rest[0] as string);
       const args = rest[0] === "--" ? rest.slice(1) : rest;
       if (args.length === 0) {
         process.stderr.write(USAGE);
