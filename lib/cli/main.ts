@@ -145,7 +145,8 @@ async function scenario(name: string, url: string): Promise<number> {
   const { client } = connection;
   installReferenceHandlers(client);
   try {
-    const tools = await client.listTools();
+    // C-01: a server that declared no tools is not asked for them (the initialize scenario's server declares none).
+    const tools = client.server?.capabilities.tools !== undefined ? await client.listTools() : [];
     log(`${tools.length} tools: ${tools.map((t) => t.name).join(", ")}`);
     const call = async (toolName: string): Promise<void> => {
       const tool = tools.find((t) => t.name === toolName);
