@@ -261,3 +261,12 @@ declare module "node:v8" {
 declare module "node:vm" {
   export function runInNewContext(code: string): unknown;
 }
+
+// Web Crypto as Node 20 provides it globally (used by tests of lib/peer/request-state.ts).
+declare var crypto: {
+  subtle: {
+    importKey(format: "raw", keyData: Uint8Array, algorithm: { name: "HMAC"; hash: "SHA-256" }, extractable: boolean, usages: string[]): Promise<unknown>;
+    sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
+    verify(algorithm: "HMAC", key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
+  };
+};
