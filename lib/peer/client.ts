@@ -6,6 +6,9 @@
 // - every request settles exactly once: result, McpError, RequestTimeoutError,
 //   RequestAbortedError, InvalidResultError or ConnectionClosedError;
 // - a server request with no handler is answered -32601 at once, never dropped;
+// - a handler's failure is always answered: an McpError the protocol refuses becomes -32603;
+// - a callback that throws (onProgress, onNotification, onDiagnostic, onClose) is contained:
+//   the driver still dispatches every later event;
 // - time comes from the host (PeerHost.now, one timer); this file reads no clock.
 
 import { Engine, type RequestOptions } from "../engine.js";
@@ -338,8 +341,8 @@ export class Client {
         this.settle(event.id)?.reject(new ConnectionClosedError(event.method));
         return;
       case "progress": {
-        const call = this.pending.get(event.id);
-        call?.onProgress?.({ progress: event.progress, total: event.total, message: event.message });
+        const onProgress = this.pending.get(event.id)?.onProgress;
+        if (onProgress !== undefined) shielded(() => onProgress({ progress: event.progress, total: event.total, message: event.message }));
         return;
       }
       case "negotiated":
@@ -364,16 +367,18 @@ export class Client {
         return;
       case "notification": {
         const set = this.notificationHandlers.get(event.method);
-        if (set !== undefined) for (const handler of [...set]) handler(event.params);
+        if (set !== undefined) for (const handler of [...set]) shielded(() => handler(event.params));
         return;
       }
       case "closed":
         this.onClosed(event);
         return;
       case "violation":
-      case "diagnostic":
-        this.options.onDiagnostic?.(event);
+      case "diagnostic": {
+        const onDiagnostic = this.options.onDiagnostic;
+        if (onDiagnostic !== undefined) shielded(() => onDiagnostic(event));
         return;
+      }
       default:
         return;
     }
@@ -389,7 +394,8 @@ export class Client {
     connecting?.reject(new ConnectionClosedError("initialize", event.detail));
     for (const controller of this.inflight.values()) controller.abort("connection closed");
     this.inflight.clear();
-    this.options.onClose?.(event);
+    const onClose = this.options.onClose;
+    if (onClose !== undefined) shielded(() => onClose(event));
   }
 
   private onServerRequest(id: RequestId, method: string, params: JsonObject | undefined): void {
@@ -412,7 +418,7 @@ export class Client {
     try {
       outcome = handler(params, context);
     } catch (error) {
-      finish(() => this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error)));
+      finish(() => respondWithError(this.engine, id, error));
       return;
     }
     Promise.resolve(outcome).then(
@@ -424,7 +430,7 @@ export class Client {
             this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
           }
         }),
-      (error: unknown) => finish(() => this.engine.respondError(id, error instanceof McpError ? error.code : ErrorCode.InternalError, errorMessage(error), error instanceof McpError ? error.data : undefined)),
+      (error: unknown) => finish(() => respondWithError(this.engine, id, error)),
     );
   }
 }
@@ -434,4 +440,31 @@ export function errorMessage(error: unknown): string {
   if (error instanceof McpError) return error.message.replace(/^MCP error -?\d+: /, "");
   if (error instanceof Error) return error.message;
   return typeof error === "string" ? error : "internal error";
+}
+
+/**
+ * Answers a peer request with what a handler threw: an McpError's code, message and data,
+ * anything else as -32603 with its message. An McpError the protocol refuses here (a
+ * reserved code whose data does not fit, a non-integer code) is answered -32603 too, so the
+ * request is never left unanswered.
+ */
+export function respondWithError(engine: Engine<"client"> | Engine<"server">, id: RequestId, error: unknown): void {
+  if (error instanceof McpError) {
+    try {
+      engine.respondError(id, error.code, errorMessage(error), error.data);
+      return;
+    } catch {
+      // Refused by a protocol rule before anything was queued: answered below instead.
+    }
+  }
+  engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+}
+
+/** Runs a caller's callback; what it throws is its own business and must not stop the driver's loop. */
+export function shielded(callback: () => void): void {
+  try {
+    callback();
+  } catch {
+    // Swallowed like a throwing abort listener (signal.ts): the events after it still go out.
+  }
 }

@@ -11,6 +11,7 @@
 //   at once with an error;
 // - tool failures (validation, thrown errors, bad structuredContent) become isError results
 //   without stack traces; protocol errors are for unknown tools/prompts and bad cursors;
+// - onDiagnostic and onSessionClosed may throw without stopping the session's event loop;
 // - this file reads no clock and starts no timer; time comes through the PeerHost.
 
 import { Engine, type EngineLimits, type EngineOptions, type EngineSnapshot } from "../engine.js";
@@ -41,7 +42,7 @@ import type {
   Tool,
   ToolAnnotations,
 } from "../types.js";
-import { errorMessage, type CallOptions } from "./client.js";
+import { errorMessage, respondWithError, shielded, type CallOptions } from "./client.js";
 import { Driver, type PeerHost } from "./driver.js";
 import { ConnectionClosedError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
 import { validateJsonSchema } from "./json-schema.js";
@@ -386,11 +387,11 @@ export class ServerSession {
         for (const controller of this.running.values()) controller.abort("connection closed");
         this.running.clear();
         this.server.sessions.delete(this);
-        this.server.options.onSessionClosed?.(this);
+        shielded(() => this.server.options.onSessionClosed?.(this));
         return;
       case "violation":
       case "diagnostic":
-        this.server.options.onDiagnostic?.(event, this);
+        shielded(() => this.server.options.onDiagnostic?.(event, this));
         return;
       default:
         return;
@@ -491,8 +492,7 @@ export class ServerSession {
   }
 
   private answerError(id: RequestId, error: unknown): void {
-    if (error instanceof McpError) this.engine.respondError(id, error.code, errorMessage(error), error.data);
-    else this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+    respondWithError(this.engine, id, error);
   }
 
   private context(id: RequestId, signal: AbortSignalLike): HandlerContext {
