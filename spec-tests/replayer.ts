@@ -2,12 +2,12 @@
 // version, strictness and input mode, and returns the first mismatch (or undefined).
 // It is deliberately small so that other implementations can port it.
 
-import { Engine, LocalProtocolError, encodeMessage, type EngineOptions, type JsonObject, type SessionVersion } from "../lib/index.js";
+import { Engine, LocalProtocolError, encodeMessage, type EngineOptions, type JsonObject, type ProtocolVersion } from "../lib/index.js";
 
 export interface FixtureHeader {
   fixture: string;
   role: "client" | "server";
-  versions: SessionVersion[];
+  versions: ProtocolVersion[];
   strict?: boolean[];
   rules: string[];
   spec?: string;
@@ -123,7 +123,7 @@ function perform(engine: Engine, call: Call): unknown {
     case "request":
       return engine.request(a.method, a.params, a.options);
     case "notify":
-      return engine.notify(a.method, a.params);
+      return engine.notify(a.method, a.params, a.options);
     case "respond":
       return engine.respond(a.id, a.result);
     case "respondError":
@@ -138,13 +138,17 @@ function perform(engine: Engine, call: Call): unknown {
       return engine.setDeadline(a.id, a.deadline ?? undefined);
     case "close":
       return engine.close();
+    case "startModern":
+      return engine.startModern(a.version);
+    case "endSubscriptions":
+      return engine.endSubscriptions();
     default:
       throw new Error(`unknown op ${String(call.op)}`);
   }
 }
 
 /** Runs a fixture; returns undefined on success or a message naming the failing step. */
-export function replay(fixture: Fixture, version: SessionVersion, strict: boolean, mode: InputMode): string | undefined {
+export function replay(fixture: Fixture, version: ProtocolVersion, strict: boolean, mode: InputMode): string | undefined {
   const config = (substitute(fixture.header.config ?? {}, version) ?? {}) as Partial<EngineOptions>;
   const engine = new Engine({ info: { name: "fixture", version: "0" }, versions: [version], ...config, role: fixture.header.role, strict });
   let now = 0;
