@@ -109,6 +109,8 @@ export interface EngineOptions<R extends Role = Role> {
    * startModern().
    */
   versions?: readonly ProtocolVersion[];
+  /** Our first request id (default 0). A client that falls back from one engine to another starts after the ids the first one used, so a late answer can never match a new request. */
+  firstRequestId?: number;
   /** Modern client: the logging level asked for in every request's `_meta` (2026-07-28). */
   logLevel?: string;
   /** Modern server: put serverInfo in every result's `_meta` (g.1). Default true. */
@@ -301,6 +303,9 @@ export class Engine<R extends Role = Role> {
     this.eraState = this.modernVersions.length === 0 ? "session" : this.versions.length === 0 && this.role === "server" ? "modern" : "undecided";
     this.logLevel = options.logLevel;
     this.serverInfoInResults = options.serverInfoInResults ?? true;
+    const firstId = options.firstRequestId ?? 0;
+    if (!Number.isSafeInteger(firstId) || firstId < 0) throw new RangeError(`firstRequestId must be a non-negative safe integer; got ${String(firstId)}`);
+    this.nextId = firstId;
     this.info = options.info;
     this.capabilities = (options.capabilities ?? {}) as JsonObject;
     this.instructions = options.instructions;
@@ -371,6 +376,11 @@ export class Engine<R extends Role = Role> {
   /** Server: whether the client is subscribed to `uri` (or to a resource containing it). */
   isSubscribed(uri: string): boolean {
     return this.features.isSubscribed(uri);
+  }
+
+  /** The id our next request will get. */
+  get nextRequestId(): number {
+    return this.nextId;
   }
 
   get pendingOutboundCount(): number {

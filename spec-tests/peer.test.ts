@@ -71,6 +71,7 @@ test("connect() resolves with the negotiated version, serverInfo, capabilities a
   assert.equal(pair.client.server, undefined, "nothing known before connect");
   const result = await pair.connect();
   assert.deepEqual(result, {
+    era: "session",
     version: "2025-11-25",
     serverInfo: SERVER_INFO,
     capabilities: { logging: {}, tools: { listChanged: true } },

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { connectHttpNode } from "../hosts/http-client-node.js";
 import { serveHttp } from "../hosts/http-server.js";
 import type { Client } from "../peer/client.js";
+import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../versions.js";
 import { StdioClient, serveStdio } from "../hosts/stdio.js";
 import type { HandlerContext } from "../peer/server.js";
 import { REFERENCE_CLIENT_CAPABILITIES, REFERENCE_CLIENT_INFO, installReferenceHandlers, runReport, toolArguments, type CheckResult } from "./reference-client.js";
@@ -25,6 +26,9 @@ const USAGE = `usage:
   mcp-engine client <url>             the same report over Streamable HTTP (or HTTP+SSE)
                                       with MCP_CONFORMANCE_SCENARIO set: perform that conformance scenario against <url>
   mcp-engine demo                     the reference client against the reference server
+options:
+  --era auto|session|modern           client and demo: offer 2026-07-28 first and fall back to
+                                      initialize (auto, the default), or speak only one era
 `;
 
 function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
@@ -73,6 +77,28 @@ function line(check: CheckResult): string {
   return `${check.ok ? "PASS" : "FAIL"}  ${check.name}: ${check.detail}`;
 }
 
+/**
+ * Which era the reference client speaks (--era): "auto" offers 2026-07-28 first
+ * (server/discover) and falls back to initialize; "session" only initializes; "modern" only
+ * speaks 2026-07-28. The report's first line says which one was used.
+ */
+let eraOptions: { versions: ProtocolVersion[]; era: "auto" | "session" | "modern"; logLevel: "debug" } = {
+  versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS],
+  era: "auto",
+  logLevel: "debug",
+};
+
+function takeEra(args: string[]): string | undefined {
+  const at = args.indexOf("--era");
+  const dashdash = args.indexOf("--");
+  if (at < 0 || (dashdash >= 0 && at > dashdash)) return undefined;
+  const value = args[at + 1];
+  args.splice(at, 2);
+  if (value !== "auto" && value !== "session" && value !== "modern") return `--era takes auto, session or modern; got ${JSON.stringify(value)}`;
+  eraOptions = { ...eraOptions, era: value, versions: value === "session" ? [...SESSION_VERSIONS] : value === "modern" ? [...MODERN_VERSIONS] : eraOptions.versions };
+  return undefined;
+}
+
 async function report(command: string, args: readonly string[]): Promise<number> {
   const write = (text: string): void => {
     process.stdout.write(text + "\n");
@@ -80,6 +106,7 @@ async function report(command: string, args: readonly string[]): Promise<number>
   let connection: StdioClient;
   try {
     connection = await StdioClient.spawn({
+      ...eraOptions,
       command,
       args,
       info: REFERENCE_CLIENT_INFO,
@@ -118,6 +145,7 @@ async function reportHttp(url: string): Promise<number> {
 async function connectHttpOrReport(url: string, write: (text: string) => void): Promise<{ client: Client; close(): Promise<void> } | undefined> {
   try {
     return await connectHttpNode({
+      ...eraOptions,
       url,
       info: REFERENCE_CLIENT_INFO,
       capabilities: REFERENCE_CLIENT_CAPABILITIES,
@@ -180,6 +208,11 @@ async function scenario(name: string, url: string): Promise<number> {
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const eraProblem = takeEra(rest);
+  if (eraProblem !== undefined) {
+    process.stderr.write(`${eraProblem}\n${USAGE}`);
+    return 2;
+  }
   switch (command) {
     case "serve":
       return serve(rest);

@@ -145,17 +145,21 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     record("initialize", false, "the client is not connected");
     return { passed, failed };
   }
-  record("initialize", true, `${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.version}`);
+  record("initialize", true, `${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.version} (${server.era === "modern" ? "modern era: server/discover, stateless" : "session era: initialize"})`);
   const caps = server.capabilities;
   let logMessages = 0;
   client.onNotification("notifications/message", () => logMessages++);
 
-  await check("ping", async () => {
-    await client.ping({ timeoutMs: 5000 });
+  const modern = server.era === "modern";
+  // 2026-07-28 has no ping; any cheap request shows the server still answers.
+  const alive = (): Promise<unknown> => (modern ? client.request("server/discover", undefined, { timeoutMs: 5000 }) : client.ping({ timeoutMs: 5000 }));
+  await check(modern ? "server/discover" : "ping", async () => {
+    await alive();
     return "answered";
   });
 
-  if (caps.logging !== undefined) {
+  // 2026-07-28 has no logging/setLevel: the level travels in every request's _meta (ClientOptions.logLevel).
+  if (caps.logging !== undefined && !modern) {
     await check("logging/setLevel", async () => {
       await client.setLoggingLevel("debug");
       return "level debug";
@@ -215,7 +219,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
           await call;
         } catch (error) {
           if (!(error instanceof RequestAbortedError)) throw error;
-          await client.ping({ timeoutMs: 5000 });
+          await alive();
           return "slow call cancelled; the server still answers";
         }
         throw new Error("the slow call finished instead of being cancelled");
@@ -253,11 +257,15 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     }
     if (caps.resources.subscribe === true && resources[0] !== undefined) {
       const uri = resources[0].uri;
-      await check(`resources/subscribe ${uri}`, async () => {
-        await client.subscribeResource(uri);
-        await client.unsubscribeResource(uri);
-        return "subscribed and unsubscribed";
-      });
+      if (modern) {
+        await check(`subscriptions/listen ${uri}`, () => listenOnce(client, uri, options));
+      } else {
+        await check(`resources/subscribe ${uri}`, async () => {
+          await client.subscribeResource(uri);
+          await client.unsubscribeResource(uri);
+          return "subscribed and unsubscribed";
+        });
+      }
     }
     await check("resources/read unknown", async () => {
       try {
@@ -300,6 +308,30 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     record("logging", logMessages > 0 || !tools.some((t) => t.name === "test_tool_with_logging"), `${logMessages} log message(s) received`);
   }
   return { passed, failed };
+}
+
+/** 2026-07-28: opens a subscriptions/listen stream for one URI, waits for its acknowledgement, then cancels it. */
+async function listenOnce(client: Client, uri: string, options: ReportOptions): Promise<string> {
+  const controller = new PeerAbortController();
+  let acknowledged: unknown;
+  const stop = client.onNotification("notifications/subscriptions/acknowledged", (params) => {
+    acknowledged = params?.notifications;
+  });
+  const listen = client.request("subscriptions/listen", { notifications: { resourceSubscriptions: [uri] } }, { signal: controller.signal, timeoutMs: Infinity });
+  try {
+    for (let waited = 0; acknowledged === undefined && waited < 5000; waited += 20) await options.sleep(20);
+    if (acknowledged === undefined) throw new Error("no notifications/subscriptions/acknowledged within 5 s");
+    controller.abort("the report ends the subscription");
+    await listen.then(
+      () => undefined,
+      (error: unknown) => {
+        if (!(error instanceof RequestAbortedError)) throw error;
+      },
+    );
+    return `acknowledged ${JSON.stringify(acknowledged)}; cancelled`;
+  } finally {
+    stop();
+  }
 }
 
 /** The first completion the server offers for an argument, or a fallback. */

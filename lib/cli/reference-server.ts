@@ -8,6 +8,7 @@
 // setTimeout; tests may pass a faster one).
 
 import { ErrorCode } from "../errors.js";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../versions.js";
 import { McpError } from "../peer/errors.js";
 import { Server, type HandlerContext } from "../peer/server.js";
 import type { CallToolResult, ElicitRequestParams, Implementation } from "../types.js";
@@ -37,6 +38,8 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     instructions: "The mcp-engine reference server: the conformance fixture set.",
     paginationSecret: options.paginationSecret,
     pageSize: options.pageSize ?? 100,
+    // Dual era: session-era clients initialize; 2026-07-28 clients send the per-request envelope.
+    versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS],
   });
 
   server.tool("test_simple_text", { description: "Tests simple text content response", inputSchema: NO_ARGS }, () => text("This is a simple text response for testing."));
@@ -92,7 +95,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
       inputSchema: { type: "object", properties: { prompt: { type: "string", description: "The prompt to send to the LLM" } }, required: ["prompt"] },
     },
     async (args, ctx) => {
-      if (ctx.session.clientCapabilities?.sampling === undefined) return { ...text("Sampling not supported: the client did not declare the sampling capability"), isError: true };
+      if (ctx.clientCapabilities?.sampling === undefined) return { ...text("Sampling not supported: the client did not declare the sampling capability"), isError: true };
       const result = await ctx.createMessage({ messages: [{ role: "user", content: { type: "text", text: String(args.prompt) } }], maxTokens: 100 });
       const content = Array.isArray(result.content) ? result.content[0] : result.content;
       return text(`LLM response: ${content !== undefined && content.type === "text" ? content.text : JSON.stringify(content)}`);
@@ -298,7 +301,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
 }
 
 async function elicit(ctx: HandlerContext, label: string, params: ElicitRequestParams): Promise<CallToolResult> {
-  if (ctx.session.clientCapabilities?.elicitation === undefined) {
+  if (ctx.clientCapabilities?.elicitation === undefined) {
     return { ...text("Elicitation not supported: the client did not declare the elicitation capability"), isError: true };
   }
   try {

@@ -15,7 +15,8 @@ import { Engine, type RequestOptions } from "../engine.js";
 import type { JsonObject, RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import type { EngineEvent } from "../events.js";
-import type { SessionVersion } from "../versions.js";
+import { INPUT_REQUIRED_METHODS } from "../modern.js";
+import { VERSION_PROFILES, type ProtocolVersion } from "../versions.js";
 import type { EngineLimits } from "../engine.js";
 import type {
   CallToolRequestParams,
@@ -40,7 +41,7 @@ import type {
   Tool,
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
 import { PeerAbortController, type AbortSignalLike } from "./signal.js";
 
 export interface ProgressInfo {
@@ -73,7 +74,21 @@ export type ServerRequestHandler<P, Res> = (params: P, context: ServerRequestCon
 export interface ClientOptions {
   info: Implementation;
   capabilities?: ClientCapabilities;
-  versions?: readonly SessionVersion[];
+  /** Versions we speak; include 2026-07-28 to speak the modern revision too. */
+  versions?: readonly ProtocolVersion[];
+  /**
+   * How connect() starts: "session" (initialize), "modern" (server/discover, 2026-07-28), or
+   * "auto": the modern probe first, falling back to initialize on any answer that is not a
+   * modern result, or on a timeout (never keyed on one error code, g.12). Default "auto"
+   * when 2026-07-28 is among the versions, else "session".
+   */
+  era?: "auto" | "session" | "modern";
+  /** "auto": how long the server/discover probe may take before falling back. Default 5000. */
+  probeTimeoutMs?: number;
+  /** Modern: the logging level asked for in every request's `_meta`. */
+  logLevel?: LoggingLevel;
+  /** Modern: the most input_required rounds one request may take before it fails. Default 10. */
+  maxInputRounds?: number;
   strict?: boolean;
   limits?: Partial<EngineLimits>;
   /** Validate every result against its method's schema. Default false. */
@@ -97,7 +112,9 @@ interface PendingCall {
 }
 
 export interface ConnectResult {
-  version: SessionVersion;
+  /** "session": initialize was used; "modern": 2026-07-28 (server/discover). */
+  era: "session" | "modern";
+  version: ProtocolVersion;
   serverInfo: Implementation;
   capabilities: ServerCapabilities;
   instructions: string | undefined;
@@ -106,8 +123,10 @@ export interface ConnectResult {
 const MAX_PAGES = 10_000;
 
 export class Client {
-  readonly engine: Engine<"client">;
-  readonly driver: Driver<"client">;
+  private currentEngine: Engine<"client">;
+  private currentDriver: Driver<"client">;
+  /** Stable inputs for hosts: they forward to whichever engine is current (a fallback replaces it). */
+  readonly input: { receiveBytes(chunk: Uint8Array): void; receiveMessage(value: unknown): void; receiveEof(): void; onTimer(): void };
   private readonly host: PeerHost;
   private readonly defaultTimeoutMs: number;
   private readonly pending = new Map<number, PendingCall>();
@@ -122,16 +141,38 @@ export class Client {
     this.host = host;
     this.options = options;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
-    this.engine = new Engine({
+    this.currentEngine = this.makeEngine(0);
+    this.currentDriver = new Driver(this.currentEngine, host, (event) => this.onEvent(event));
+    this.input = {
+      receiveBytes: (chunk) => this.currentDriver.receiveBytes(chunk),
+      receiveMessage: (value) => this.currentDriver.receiveMessage(value),
+      receiveEof: () => this.currentDriver.receiveEof(),
+      onTimer: () => this.currentDriver.onTimer(),
+    };
+  }
+
+  /** The engine in use (a fallback from the modern probe to initialize replaces it). */
+  get engine(): Engine<"client"> {
+    return this.currentEngine;
+  }
+
+  get driver(): Driver<"client"> {
+    return this.currentDriver;
+  }
+
+  private makeEngine(firstRequestId: number): Engine<"client"> {
+    const o = this.options;
+    return new Engine({
       role: "client",
-      info: options.info,
-      capabilities: options.capabilities,
-      versions: options.versions,
-      strict: options.strict,
-      limits: options.limits,
-      validateResults: options.validateResults,
+      info: o.info,
+      capabilities: o.capabilities,
+      versions: o.versions,
+      strict: o.strict,
+      limits: o.limits,
+      validateResults: o.validateResults,
+      logLevel: o.logLevel,
+      firstRequestId,
     });
-    this.driver = new Driver(this.engine, host, (event) => this.onEvent(event));
   }
 
   /** What the server said at initialization; undefined before connect() resolved. */
@@ -139,10 +180,56 @@ export class Client {
     return this.connectResult;
   }
 
-  /** Initializes the session. Rejects if the server answers an error, a malformed result or a version we do not speak. */
-  connect(options: { timeoutMs?: number } = {}): Promise<ConnectResult> {
+  /**
+   * Connects: initialize (session era), server/discover (modern era), or the modern probe
+   * with a fallback to initialize ("auto", see ClientOptions.era). Rejects if the server
+   * answers an error, a malformed result or a version we do not speak.
+   */
+  async connect(options: { timeoutMs?: number } = {}): Promise<ConnectResult> {
+    const modern = (this.options.versions ?? []).some((v) => VERSION_PROFILES[v].era === "modern");
+    const era = this.options.era ?? (modern ? "auto" : "session");
+    if (era === "session") return this.initializeSession(options.timeoutMs);
+    if (era === "modern") return this.discover(options.timeoutMs);
+    let probe: ConnectResult | undefined;
+    try {
+      probe = await this.discover(this.options.probeTimeoutMs ?? 5000);
+    } catch (error) {
+      // A recognized modern refusal means a modern server: no fallback (g.12) unless it also speaks a session version of ours.
+      if (error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion && !this.speaksAnyOf(error.data)) throw error;
+      // A transport that ended is no answer from a server: nothing to fall back to.
+      if (error instanceof RequestAbortedError || error instanceof ConnectionClosedError) throw error;
+    }
+    if (probe !== undefined) return probe;
+    this.replaceEngine();
+    return this.initializeSession(options.timeoutMs);
+  }
+
+  /** server/discover under 2026-07-28; resolves when its result is a modern discover result. */
+  private async discover(timeoutMs: number | undefined): Promise<ConnectResult> {
+    this.engine.startModern();
+    const result = (await this.request("server/discover", undefined, { timeoutMs })) as JsonObject;
+    if (!Array.isArray(result.supportedVersions) || typeof result.capabilities !== "object" || this.connectResult?.era !== "modern") {
+      throw new InvalidResultError("server/discover", "result", "a DiscoverResult (supportedVersions, capabilities)", JSON.stringify(result).slice(0, 80));
+    }
+    return this.connectResult;
+  }
+
+  private speaksAnyOf(data: unknown): boolean {
+    const supported = (data as { supported?: unknown } | undefined)?.supported;
+    return Array.isArray(supported) && (this.options.versions ?? []).some((v) => VERSION_PROFILES[v].era === "session" && supported.includes(v));
+  }
+
+  /** A fresh engine after the modern probe: ids continue after the probe's, so a late answer cannot match a new request. */
+  private replaceEngine(): void {
+    const next = this.makeEngine(this.currentEngine.nextRequestId);
+    this.currentEngine = next;
+    this.currentDriver = new Driver(next, this.host, (event) => this.onEvent(event));
+    this.connectResult = undefined;
+  }
+
+  private initializeSession(timeoutMsOption: number | undefined): Promise<ConnectResult> {
     return new Promise<ConnectResult>((resolve, reject) => {
-      const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+      const timeoutMs = timeoutMsOption ?? this.defaultTimeoutMs;
       const deadline = Number.isFinite(timeoutMs) ? this.host.now() + timeoutMs : undefined;
       let id: number;
       try {
@@ -169,6 +256,57 @@ export class Client {
   request<M extends keyof ClientRequests>(method: M, params: ClientRequests[M]["params"], options?: CallOptions): Promise<ClientRequests[M]["result"]>;
   request(method: string, params?: object, options?: CallOptions): Promise<JsonObject>;
   request(method: string, params?: object, options: CallOptions = {}): Promise<JsonObject> {
+    if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) return this.requestWithInput(method, params as JsonObject | undefined, options);
+    return this.send(method, params, options);
+  }
+
+  /**
+   * A multi round-trip request (2026-07-28, g.3): while the server answers input_required,
+   * fulfil its input requests with our handlers and retry (a new id) with inputResponses and
+   * the requestState echoed, within maxInputRounds and the call's maxTotalMs over all rounds.
+   */
+  private async requestWithInput(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject> {
+    const maxRounds = this.options.maxInputRounds ?? 10;
+    const started = this.host.now();
+    let current = params;
+    for (let round = 1; ; round++) {
+      let callOptions = options;
+      if (options.maxTotalMs !== undefined) {
+        const left = options.maxTotalMs - (this.host.now() - started);
+        if (left <= 0) throw new RequestTimeoutError(method, "(input rounds)", "total", options.maxTotalMs);
+        callOptions = { ...options, maxTotalMs: left };
+      }
+      const result = await this.send(method, current, callOptions);
+      if (result.resultType !== "input_required") return result;
+      if (round >= maxRounds) throw new InputRoundsExceededError(method, maxRounds);
+      const inputResponses = await this.fulfil(result.inputRequests, options.signal);
+      const retry: JsonObject = { ...params, inputResponses };
+      if (typeof result.requestState === "string") retry.requestState = result.requestState;
+      current = retry;
+    }
+  }
+
+  /** Answers each input request with the handler for its method; one without a handler fails the call. */
+  private async fulfil(inputRequests: unknown, signal: AbortSignalLike | undefined): Promise<JsonObject> {
+    const responses: JsonObject = {};
+    const requests = typeof inputRequests === "object" && inputRequests !== null ? (inputRequests as { [key: string]: { method?: unknown; params?: unknown } }) : {};
+    for (const [key, request] of Object.entries(requests)) {
+      const method = String(request.method);
+      const handler = this.handlers.get(method);
+      if (handler === undefined) throw new McpError(ErrorCode.MethodNotFound, `No handler for the input request ${key} (${method})`);
+      const controller = new PeerAbortController();
+      const onAbort = (): void => controller.abort(signal?.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        responses[key] = await handler(request.params as JsonObject | undefined, { requestId: key, signal: controller.signal });
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+      }
+    }
+    return responses;
+  }
+
+  private send(method: string, params: object | undefined, options: CallOptions): Promise<JsonObject> {
     return new Promise<JsonObject>((resolve, reject) => {
       const signal = options.signal;
       if (signal?.aborted) {
@@ -347,7 +485,8 @@ export class Client {
       }
       case "negotiated":
         this.connectResult = {
-          version: event.version as SessionVersion,
+          era: VERSION_PROFILES[event.version].era,
+          version: event.version,
           serverInfo: event.peerInfo as unknown as Implementation,
           capabilities: event.peerCapabilities as ServerCapabilities,
           instructions: event.instructions,

@@ -60,3 +60,12 @@ export class InvalidResultError extends PeerError {
     this.path = path;
   }
 }
+
+/** A multi round-trip request (2026-07-28) still asked for input after the client's bound on rounds. */
+export class InputRoundsExceededError extends PeerError {
+  readonly rounds: number;
+  constructor(method: string, rounds: number) {
+    super(`${method}: the server still asked for input after ${rounds} rounds (maxInputRounds)`);
+    this.rounds = rounds;
+  }
+}

@@ -3,7 +3,8 @@
 //
 // A Server holds the registries; connect(host) opens a ServerSession (one engine, one
 // driver) whose capabilities follow from what is registered at that moment. Registering or
-// removing later sends list_changed to every operating session that declared it.
+// removing later sends list_changed to every operating session that declared it (a
+// 2026-07-28 session: to its subscriptions/listen streams that opted in).
 //
 // Invariants:
 // - handlers run concurrently: a handler that never settles delays neither ping (answered
@@ -19,7 +20,7 @@ import type { JsonObject, RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { Paginator } from "../pagination.js";
-import type { SessionVersion } from "../versions.js";
+import type { ProtocolVersion } from "../versions.js";
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -43,6 +44,8 @@ import type {
   ToolAnnotations,
 } from "../types.js";
 import { errorMessage, respondWithError, shielded, type CallOptions } from "./client.js";
+import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
+import { isJsonObject } from "../envelope.js";
 import { Driver, type PeerHost } from "./driver.js";
 import { ConnectionClosedError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
 import { validateJsonSchema } from "./json-schema.js";
@@ -53,6 +56,10 @@ import { parseTemplate, type UriTemplate } from "./uri-template.js";
 /** What every handler receives. */
 export interface HandlerContext {
   readonly requestId: RequestId;
+  /** The client's capabilities: the session's (session era) or this request's own (2026-07-28). */
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  /** Under 2026-07-28: what this request said about its client; undefined in the session era. */
+  readonly modern: ModernRequestInfo | undefined;
   /** Aborted when the client cancels the request or the session closes. */
   readonly signal: AbortSignalLike;
   readonly session: ServerSession;
@@ -60,7 +67,12 @@ export interface HandlerContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message (dropped by the engine below the level the client set). */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
-  /** Asks the client to sample (needs the client's sampling capability). */
+  /**
+   * Asks the client to sample (needs the client's sampling capability). Under 2026-07-28
+   * there are no server requests: the call ends the handler with an input_required result,
+   * and when the client retries with its answer the handler runs again and the same call
+   * resolves with it (calls are matched by their order within the handler).
+   */
   createMessage(params: CreateMessageRequestParams, options?: CallOptions): Promise<CreateMessageResult>;
   /** Asks the client to elicit input (needs the client's elicitation capability). */
   elicit(params: ElicitRequestParams, options?: CallOptions): Promise<ElicitResult>;
@@ -119,7 +131,8 @@ export type PromptHandler = (args: Record<string, string>, context: HandlerConte
 export interface ServerOptions {
   info: Implementation;
   instructions?: string;
-  versions?: readonly SessionVersion[];
+  /** Versions spoken. Adding 2026-07-28 makes every session dual-era (the first message picks the era); only 2026-07-28: modern-only. */
+  versions?: readonly ProtocolVersion[];
   strict?: boolean;
   limits?: Partial<EngineLimits>;
   /** Secret for pagination cursors (at least 16 bytes from a cryptographic source). */
@@ -352,13 +365,22 @@ export class ServerSession {
     const declared =
       method === "notifications/tools/list_changed" ? caps.tools?.listChanged : method === "notifications/prompts/list_changed" ? caps.prompts?.listChanged : caps.resources?.listChanged;
     if (declared !== true) return;
+    // 2026-07-28: the engine sends it to the listen streams that opted in (false: none did).
     this.engine.notify(method);
     this.driver.pump();
   }
 
   /** @internal */
   resourceUpdated(uri: string): void {
-    if (this.engine.isClosed || !this.engine.isSubscribed(uri)) return;
+    if (this.engine.isClosed) return;
+    if (this.engine.era === "modern") {
+      // 2026-07-28: subscriptions live in listen streams' filters; the engine picks the ones that want it.
+      if ((this.engine.ownCapabilities as ServerCapabilities).resources?.subscribe !== true) return;
+      this.engine.notify("notifications/resources/updated", { uri });
+      this.driver.pump();
+      return;
+    }
+    if (!this.engine.isSubscribed(uri)) return;
     this.engine.notify("notifications/resources/updated", { uri });
     this.driver.pump();
   }
@@ -366,7 +388,7 @@ export class ServerSession {
   private onEvent(event: EngineEvent): void {
     switch (event.kind) {
       case "request":
-        this.onRequest(event.id, event.method, event.params);
+        this.onRequest(event.id, event.method, event.params, event.modern);
         return;
       case "cancelled":
         this.running.get(event.id)?.abort(event.reason ?? "cancelled by the client");
@@ -406,8 +428,9 @@ export class ServerSession {
     return call;
   }
 
-  private onRequest(id: RequestId, method: string, params: JsonObject | undefined): void {
+  private onRequest(id: RequestId, method: string, params: JsonObject | undefined, modern: ModernRequestInfo | undefined): void {
     const p = params ?? {};
+    const run = (work: (context: HandlerContext) => object | Promise<object>): void => this.run(id, method, p, modern, work);
     switch (method) {
       case "tools/list":
         this.respondPage(id, "tools", [...this.server.tools.values()].map((t) => t.definition), p.cursor);
@@ -428,16 +451,16 @@ export class ServerSession {
         this.engine.respond(id, {});
         return;
       case "tools/call":
-        this.run(id, (context) => this.callTool(p, context));
+        run((context) => this.callTool(p, context));
         return;
       case "resources/read":
-        this.run(id, (context) => this.readResource(String(p.uri), context));
+        run((context) => this.readResource(String(p.uri), context));
         return;
       case "prompts/get":
-        this.run(id, (context) => this.getPrompt(p, context));
+        run((context) => this.getPrompt(p, context));
         return;
       case "completion/complete":
-        this.run(id, () => this.complete(p));
+        run(() => this.complete(p));
         return;
       default:
         this.engine.respondError(id, ErrorCode.MethodNotFound, `Method not served: ${method}`);
@@ -456,14 +479,14 @@ export class ServerSession {
   }
 
   /** Runs a handler concurrently and answers with its outcome; McpError becomes a JSON-RPC error. */
-  private run(id: RequestId, work: (context: HandlerContext) => object | Promise<object>): void {
+  private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, work: (context: HandlerContext) => object | Promise<object>): void {
     if (this.running.size >= this.maxConcurrent) {
       this.engine.respondError(id, ErrorCode.InternalError, `Server busy: ${this.maxConcurrent} requests already running`);
       return;
     }
     const controller = new PeerAbortController();
     this.running.set(id, controller);
-    const context = this.context(id, controller.signal);
+    const context = this.context(id, controller.signal, params, modern);
     const finish = (answer: () => void): void => {
       if (this.running.get(id) !== controller) return;
       this.running.delete(id);
@@ -487,7 +510,7 @@ export class ServerSession {
             this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
           }
         }),
-      (error: unknown) => finish(() => this.answerError(id, error)),
+      (error: unknown) => finish(() => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : this.answerError(id, error))),
     );
   }
 
@@ -495,9 +518,35 @@ export class ServerSession {
     respondWithError(this.engine, id, error);
   }
 
-  private context(id: RequestId, signal: AbortSignalLike): HandlerContext {
+  /** Ends a modern request with input_required (g.3), or -32021 when the request did not declare what the input needs. */
+  private askForInput(id: RequestId, method: string, modern: ModernRequestInfo, signal: InputRequiredSignal): void {
+    const result: JsonObject = { resultType: "input_required", inputRequests: signal.requests };
+    const problem = inputRequiredProblem(method, result, modern);
+    if (problem?.missing !== undefined) {
+      this.engine.respondError(id, ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: problem.missing });
+      return;
+    }
+    try {
+      this.engine.respond(id, result);
+    } catch (error) {
+      this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+    }
+  }
+
+  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined): HandlerContext {
+    // 2026-07-28: the answers to earlier input requests come back in the retry's inputResponses, keyed by call order.
+    const answers = modern !== undefined && isJsonObject(params.inputResponses) ? params.inputResponses : undefined;
+    let calls = 0;
+    const ask = <T>(inputMethod: string, inputParams: object | undefined): Promise<T> => {
+      const key = `${inputMethod}#${calls++}`;
+      const answer = answers?.[key];
+      if (answer !== undefined) return Promise.resolve(answer as T);
+      return Promise.reject(new InputRequiredSignal({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }));
+    };
     return {
       requestId: id,
+      clientCapabilities: modern !== undefined ? (modern.clientCapabilities as ClientCapabilities) : this.clientCapabilities,
+      modern,
       signal,
       session: this,
       progress: (progress, total, message) => {
@@ -514,9 +563,9 @@ export class ServerSession {
         this.engine.notify("notifications/message", params, { relatedRequestId: id });
         this.driver.pump();
       },
-      createMessage: (params, options) => this.request("sampling/createMessage", params, options, id) as unknown as Promise<CreateMessageResult>,
-      elicit: (params, options) => this.request("elicitation/create", params, options, id) as unknown as Promise<ElicitResult>,
-      listRoots: (options) => this.request("roots/list", undefined, options, id) as unknown as Promise<ListRootsResult>,
+      createMessage: (request, options) => (modern !== undefined ? ask<CreateMessageResult>("sampling/createMessage", request) : (this.request("sampling/createMessage", request, options, id) as unknown as Promise<CreateMessageResult>)),
+      elicit: (request, options) => (modern !== undefined ? ask<ElicitResult>("elicitation/create", request) : (this.request("elicitation/create", request, options, id) as unknown as Promise<ElicitResult>)),
+      listRoots: (options) => (modern !== undefined ? ask<ListRootsResult>("roots/list", undefined) : (this.request("roots/list", undefined, options, id) as unknown as Promise<ListRootsResult>)),
     };
   }
 
@@ -535,7 +584,7 @@ export class ServerSession {
     try {
       result = await entry.handler(args, context);
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
       return toolError(errorMessage(error));
     }
     const outputSchema = entry.definition.outputSchema;
@@ -594,4 +643,11 @@ export class ServerSession {
 
 function toolError(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
+}
+
+/** Thrown through a modern handler by a call that needs the client's input (see HandlerContext.createMessage). */
+class InputRequiredSignal extends Error {
+  constructor(readonly requests: JsonObject) {
+    super("input required");
+  }
 }
