@@ -570,6 +570,7 @@ export class Engine<R extends Role = Role> {
     else if (inFlight !== undefined && inFlight.method !== "initialize") this.features.outboundResult(inFlight.method, inFlight.params, result, this.sessionVersion, inFlight.token);
     const pending = this.takePendingIn(id);
     if (pending === undefined) return;
+    this.subscriptions.delete(id);
     this.reply({ jsonrpc: "2.0", id, result: answer }, pending.group, id);
   }
 
@@ -578,10 +579,16 @@ export class Engine<R extends Role = Role> {
     this.assertOpen("respondError");
     if (!Number.isInteger(code)) throw new LocalProtocolError({ rule: "M-05", expected: "an integer error code", got: describeValue(code) });
     if (typeof message !== "string") throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
-    if (this.pendingIn.has(id)) this.features.outboundError(code, data, this.sessionVersion);
+    const inFlight = this.pendingIn.get(id);
+    if (inFlight?.modern !== undefined && (code === ErrorCode.ResourceNotFound || code === ErrorCode.UrlElicitationRequired)) {
+      // g.10: 2026-07-28 retired -32002 (a missing resource is -32602) and -32042.
+      throw new LocalProtocolError({ rule: "g.10", expected: "a code 2026-07-28 still defines (-32602 for a missing resource)", got: String(code), code, method: inFlight.method });
+    }
+    if (inFlight !== undefined) this.features.outboundError(code, data, this.sessionVersion);
     if (this.pendingInitialize !== undefined && this.pendingInitialize.id === id) this.pendingInitialize = undefined;
     const pending = this.takePendingIn(id);
     if (pending === undefined) return;
+    this.subscriptions.delete(id);
     const error: ErrorObject = data === undefined ? { code, message } : { code, message, data };
     this.reply({ jsonrpc: "2.0", id, error }, pending.group, id);
   }
@@ -595,6 +602,9 @@ export class Engine<R extends Role = Role> {
     }
     if (pending.token === undefined) {
       throw new LocalProtocolError({ rule: "P-01", expected: "a request that carried _meta.progressToken", got: "no token", method: "notifications/progress" });
+    }
+    if (pending.modern !== undefined && pending.method === "subscriptions/listen") {
+      throw new LocalProtocolError({ rule: "g.5", expected: "progress only for requests other than subscriptions/listen", got: "a listen stream", method: "notifications/progress" });
     }
     if (typeof progress !== "number" || !Number.isFinite(progress) || progress <= pending.lastProgressSent) {
       throw new LocalProtocolError({ rule: "P-05", expected: `progress greater than ${pending.lastProgressSent}`, got: describeValue(progress), method: "notifications/progress" });
@@ -862,8 +872,9 @@ export class Engine<R extends Role = Role> {
     if (method === "initialize") {
       // A modern-only server names the versions it speaks, so a legacy client can tell why (g.12).
       const requested = params?.protocolVersion;
-      this.replyError(id, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", group, { supported: [...this.supportedVersions], requested: typeof requested === "string" ? requested : null });
-      this.violation("g.12", "a request with the 2026-07-28 envelope (this server speaks no session-era version)", "initialize", ErrorCode.UnsupportedProtocolVersion, id, method);
+      // A dual-era connection that already speaks 2026-07-28 cannot turn into a session either: only modern versions are on offer here.
+      this.replyError(id, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", group, { supported: [...this.modernVersions], requested: typeof requested === "string" ? requested : null });
+      this.violation("g.12", "a request with the 2026-07-28 envelope (no session era on this connection)", "initialize", ErrorCode.UnsupportedProtocolVersion, id, method);
       return;
     }
     const info = readRequestEnvelope(params, this.modernVersions, method === "server/discover", this.supportedVersions);
@@ -914,6 +925,11 @@ export class Engine<R extends Role = Role> {
         throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, code: problem.missing !== undefined ? ErrorCode.MissingRequiredClientCapability : undefined, method: pending.method });
       }
     }
+    if (pending.method === "subscriptions/listen") {
+      // g.5: the result that ends a listen names its subscription.
+      const meta = isJsonObject(result._meta) ? result._meta : undefined;
+      if (meta?.[META_SUBSCRIPTION_ID] === undefined) result = { ...result, _meta: { ...meta, [META_SUBSCRIPTION_ID]: pending.id } };
+    }
     return decorateResult(result, this.serverInfoInResults ? (this.info as unknown as JsonObject) : undefined);
   }
 
@@ -921,7 +937,8 @@ export class Engine<R extends Role = Role> {
   private notifyModern(method: string, params: JsonObject | undefined, related: RequestId | undefined): boolean {
     if (method === "notifications/message") {
       const pending = related === undefined ? undefined : this.pendingIn.get(related);
-      if (pending === undefined) throw new LocalProtocolError({ rule: "g.7", expected: "a log message related to a request in flight", got: related === undefined ? "no relatedRequestId" : `request ${describeValue(related)} not in flight`, method });
+      if (pending === undefined) throw new LocalProtocolError({ rule: "g.1", expected: "a log message related to a request in flight (its _meta logLevel decides)", got: related === undefined ? "no relatedRequestId" : `request ${describeValue(related)} not in flight`, method });
+      if (pending.method === "subscriptions/listen") throw new LocalProtocolError({ rule: "g.5", expected: "log messages only for requests other than subscriptions/listen", got: "a listen stream", method });
       if (!levelReaches(String(params?.level), pending.modern?.logLevel)) return false;
       this.queue({ jsonrpc: "2.0", method, params }, related);
       return true;
@@ -1016,6 +1033,10 @@ export class Engine<R extends Role = Role> {
         this.onProgress(params, now);
         return;
       default: {
+        if (this.eraState === "modern") {
+          this.onModernNotification(method, params);
+          return;
+        }
         const invalid = this.paramsProblem(method, params);
         if (invalid !== undefined) {
           this.violation("a.2", `${invalid.path}: ${invalid.expected}`, invalid.got, undefined, undefined, method);
@@ -1036,6 +1057,14 @@ export class Engine<R extends Role = Role> {
     const id = params?.requestId;
     // X-05: malformed, unknown or finished targets are ignored silently; initialize cannot be cancelled (X-02).
     if (!isRequestId(id)) return;
+    if (this.eraState === "modern" && this.role === "client") {
+      // g.5, g.7: a modern server (stdio) may end one of our listen streams this way, and only that.
+      const ours = typeof id === "number" ? this.pendingOut.get(id) : undefined;
+      if (ours === undefined || ours.method !== "subscriptions/listen") return;
+      this.settleOut(ours);
+      this.events.push({ kind: "request-ended", id: ours.id, method: ours.method, reason: typeof params?.reason === "string" ? params.reason : undefined });
+      return;
+    }
     const pending = this.pendingIn.get(id);
     if (pending === undefined || pending.method === "initialize") return;
     this.pendingIn.delete(id);
@@ -1111,6 +1140,20 @@ export class Engine<R extends Role = Role> {
     if (pending.method.startsWith("tasks/")) this.releaseEndedTaskTokens();
     if (error !== undefined) this.events.push({ kind: "error-response", id: pending.id, method: pending.method, error });
     else this.events.push({ kind: "response", id: pending.id, method: pending.method, result: result as JsonObject });
+  }
+
+  /** A notification under 2026-07-28 (client side): change notifications must name one of our open listen streams (g.5). */
+  private onModernNotification(method: string, params: JsonObject | undefined): void {
+    if (method !== "notifications/message") {
+      const meta = params !== undefined && isJsonObject(params._meta) ? params._meta : undefined;
+      const id = meta?.[META_SUBSCRIPTION_ID];
+      const listen = typeof id === "number" ? this.pendingOut.get(id) : undefined;
+      if (listen === undefined || listen.method !== "subscriptions/listen") {
+        this.violation("g.5", `${method} on an open subscriptions/listen stream of ours (_meta subscriptionId)`, describeValue(id), undefined, undefined, method);
+        return;
+      }
+    }
+    this.events.push({ kind: "notification", method, params });
   }
 
   /** A modern client's result (g.3): a missing resultType is "complete", an unknown one is invalid; discover tells us the server. */

@@ -76,6 +76,14 @@ export interface CancelledEvent {
   readonly reason: string | undefined;
 }
 
+/** The peer ended one of our requests without answering it (2026-07-28: a server closing a subscriptions/listen stream with notifications/cancelled on stdio). */
+export interface RequestEndedEvent {
+  readonly kind: "request-ended";
+  readonly id: number;
+  readonly method: string;
+  readonly reason: string | undefined;
+}
+
 /** One of our requests passed a deadline; `notifications/cancelled` was queued (never for initialize). */
 export interface TimeoutEvent {
   readonly kind: "timeout";
@@ -155,6 +163,7 @@ export type EngineEvent =
   | ProgressEvent
   | CancelledEvent
   | TimeoutEvent
+  | RequestEndedEvent
   | ConnectionClosedEvent
   | InitializeRequestEvent
   | NegotiatedEvent

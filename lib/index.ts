@@ -37,6 +37,7 @@ export type {
   ProgressEvent,
   ProgressToken,
   ReadyEvent,
+  RequestEndedEvent,
   RequestEvent,
   ResponseEvent,
   TimeoutEvent,

@@ -15,7 +15,7 @@ import { Engine, type RequestOptions } from "../engine.js";
 import type { JsonObject, RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import type { EngineEvent } from "../events.js";
-import { INPUT_REQUIRED_METHODS } from "../modern.js";
+import { INPUT_REQUIRED_METHODS, META_SUBSCRIPTION_ID } from "../modern.js";
 import { VERSION_PROFILES, type ProtocolVersion } from "../versions.js";
 import type { EngineLimits } from "../engine.js";
 import type {
@@ -477,6 +477,10 @@ export class Client {
       }
       case "connection-closed":
         this.settle(event.id)?.reject(new ConnectionClosedError(event.method));
+        return;
+      case "request-ended":
+        // A server ending a listen stream (stdio) ends it as cleanly as its final result would (g.5).
+        this.settle(event.id)?.resolve({ resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: event.id } });
         return;
       case "progress": {
         const onProgress = this.pending.get(event.id)?.onProgress;
