@@ -134,6 +134,8 @@ export class Client {
   private readonly inflight = new Map<RequestId, PeerAbortController>();
   private readonly notificationHandlers = new Map<string, Set<(params: JsonObject | undefined) => void>>();
   private connecting: PendingCall | undefined;
+  /** The ids below this one were the probe engine's (see replaceEngine). */
+  private probeIdsEnd = 0;
   private connectResult: ConnectResult | undefined;
   private readonly options: ClientOptions;
 
@@ -186,10 +188,13 @@ export class Client {
    * answers an error, a malformed result or a version we do not speak.
    */
   async connect(options: { timeoutMs?: number } = {}): Promise<ConnectResult> {
-    const modern = (this.options.versions ?? []).some((v) => VERSION_PROFILES[v].era === "modern");
+    const ours = this.options.versions;
+    const modern = (ours ?? []).some((v) => VERSION_PROFILES[v].era === "modern");
+    // Without a session-era version there is no initialize to fall back to: "auto" is "modern" then.
+    const session = ours === undefined || ours.some((v) => VERSION_PROFILES[v].era === "session");
     const era = this.options.era ?? (modern ? "auto" : "session");
     if (era === "session") return this.initializeSession(options.timeoutMs);
-    if (era === "modern") return this.discover(options.timeoutMs);
+    if (era === "modern" || !session) return this.discoverOnly(options.timeoutMs, session ? 'era "modern" rules out falling back to initialize' : "this client speaks no session-era version to fall back to initialize");
     let probe: ConnectResult | undefined;
     try {
       probe = await this.discover(this.options.probeTimeoutMs ?? 5000);
@@ -202,6 +207,18 @@ export class Client {
     if (probe !== undefined) return probe;
     this.replaceEngine();
     return this.initializeSession(options.timeoutMs);
+  }
+
+  /** Modern only: the probe's refusal is the answer, said plainly when the server does not seem to speak 2026-07-28 at all. */
+  private async discoverOnly(timeoutMs: number | undefined, why: string): Promise<ConnectResult> {
+    try {
+      return await this.discover(timeoutMs);
+    } catch (error) {
+      if (error instanceof McpError && error.code !== ErrorCode.UnsupportedProtocolVersion) {
+        throw new McpError(error.code, `${errorMessage(error)} (server/discover refused: the server does not seem to speak 2026-07-28, and ${why})`, error.data);
+      }
+      throw error;
+    }
   }
 
   /** server/discover under 2026-07-28; resolves when its result is a modern discover result. */
@@ -221,6 +238,7 @@ export class Client {
 
   /** A fresh engine after the modern probe: ids continue after the probe's, so a late answer cannot match a new request. */
   private replaceEngine(): void {
+    this.probeIdsEnd = this.currentEngine.nextRequestId;
     const next = this.makeEngine(this.currentEngine.nextRequestId);
     this.currentEngine = next;
     this.currentDriver = new Driver(next, this.host, (event) => this.onEvent(event));
@@ -518,6 +536,8 @@ export class Client {
         return;
       case "violation":
       case "diagnostic": {
+        // A late answer to the probe we gave up on (its engine was replaced) is no fault of the server's: dropped like any answer to a cancelled request.
+        if (event.kind === "violation" && event.rule === "ID-04" && typeof event.id === "number" && event.id < this.probeIdsEnd) return;
         const onDiagnostic = this.options.onDiagnostic;
         if (onDiagnostic !== undefined) shielded(() => onDiagnostic(event));
         return;

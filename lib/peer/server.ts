@@ -60,6 +60,13 @@ export interface HandlerContext {
   readonly clientCapabilities: ClientCapabilities | undefined;
   /** Under 2026-07-28: what this request said about its client; undefined in the session era. */
   readonly modern: ModernRequestInfo | undefined;
+  /**
+   * Under 2026-07-28, on the retry of an input_required answer: the requestState the client
+   * echoed (attacker-controlled: open it with RequestStateSealer) and its inputResponses, as
+   * sent. Undefined otherwise. A handler that returns its own input_required result reads them here.
+   */
+  readonly requestState: string | undefined;
+  readonly inputResponses: JsonObject | undefined;
   /** Aborted when the client cancels the request or the session closes. */
   readonly signal: AbortSignalLike;
   readonly session: ServerSession;
@@ -521,6 +528,7 @@ export class ServerSession {
   /** Ends a modern request with input_required (g.3), or -32021 when the request did not declare what the input needs. */
   private askForInput(id: RequestId, method: string, modern: ModernRequestInfo, signal: InputRequiredSignal): void {
     const result: JsonObject = { resultType: "input_required", inputRequests: signal.requests };
+    if (signal.answered !== undefined && Object.keys(signal.answered).length > 0) result.requestState = ANSWERS_STATE + JSON.stringify(signal.answered);
     const problem = inputRequiredProblem(method, result, modern);
     if (problem?.missing !== undefined) {
       this.engine.respondError(id, ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: problem.missing });
@@ -534,19 +542,22 @@ export class ServerSession {
   }
 
   private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined): HandlerContext {
-    // 2026-07-28: the answers to earlier input requests come back in the retry's inputResponses, keyed by call order.
-    const answers = modern !== undefined && isJsonObject(params.inputResponses) ? params.inputResponses : undefined;
+    // 2026-07-28: the answer to an input request comes back in the retry's inputResponses, keyed by call order;
+    // a client sends only the keys of the last round, so the answers of earlier rounds travel in our requestState.
+    const answers = modern !== undefined ? collectedAnswers(params) : undefined;
     let calls = 0;
     const ask = <T>(inputMethod: string, inputParams: object | undefined): Promise<T> => {
       const key = `${inputMethod}#${calls++}`;
       const answer = answers?.[key];
       if (answer !== undefined) return Promise.resolve(answer as T);
-      return Promise.reject(new InputRequiredSignal({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }));
+      return Promise.reject(new InputRequiredSignal({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }, answers));
     };
     return {
       requestId: id,
       clientCapabilities: modern !== undefined ? (modern.clientCapabilities as ClientCapabilities) : this.clientCapabilities,
       modern,
+      requestState: modern !== undefined && typeof params.requestState === "string" ? params.requestState : undefined,
+      inputResponses: modern !== undefined && isJsonObject(params.inputResponses) ? params.inputResponses : undefined,
       signal,
       session: this,
       progress: (progress, total, message) => {
@@ -560,6 +571,8 @@ export class ServerSession {
       log: (level, data, logger) => {
         if (this.engine.isClosed || (this.engine.ownCapabilities as ServerCapabilities).logging === undefined) return;
         const params: LoggingMessageNotificationParams = logger === undefined ? { level, data } : { level, data, logger };
+        // 2026-07-28: a log message goes with its request; once that is answered or cancelled, it has nowhere to go.
+        if (modern !== undefined && (signal.aborted || this.running.get(id)?.signal !== signal)) return;
         this.engine.notify("notifications/message", params, { relatedRequestId: id });
         this.driver.pump();
       },
@@ -647,7 +660,34 @@ function toolError(text: string): CallToolResult {
 
 /** Thrown through a modern handler by a call that needs the client's input (see HandlerContext.createMessage). */
 class InputRequiredSignal extends Error {
-  constructor(readonly requests: JsonObject) {
+  constructor(
+    readonly requests: JsonObject,
+    /** The answers the handler already had (earlier rounds): carried to the next round in requestState. */
+    readonly answered: JsonObject | undefined,
+  ) {
     super("input required");
   }
+}
+
+/**
+ * The requestState of ctx.elicit/createMessage/listRoots rounds: the client's own earlier
+ * answers, as JSON. Not sealed: a client that altered it could as well have sent other
+ * answers in inputResponses, which the handler gets the same way.
+ */
+const ANSWERS_STATE = "mcp-engine/answers:";
+
+/** The answers of every round so far: those carried in our requestState, then the retry's inputResponses. */
+function collectedAnswers(params: JsonObject): JsonObject | undefined {
+  let carried: JsonObject | undefined;
+  const state = params.requestState;
+  if (typeof state === "string" && state.startsWith(ANSWERS_STATE)) {
+    try {
+      const parsed: unknown = JSON.parse(state.slice(ANSWERS_STATE.length));
+      if (isJsonObject(parsed)) carried = parsed;
+    } catch {
+      // Not ours after all: no carried answers.
+    }
+  }
+  const fresh = isJsonObject(params.inputResponses) ? params.inputResponses : undefined;
+  return carried === undefined && fresh === undefined ? undefined : { ...carried, ...fresh };
 }
