@@ -27,6 +27,7 @@
 // unevaluatedProperties, $dynamicRef, ...) are ignored.
 
 import { describeValue } from "../errors.js";
+import { codePointLength } from "./text.js";
 
 export interface JsonSchemaError {
   /** JSON pointer into the validated value ("" for the value itself). */
@@ -166,20 +167,6 @@ function hasType(v: unknown, type: string): boolean {
   }
 }
 
-function codePointLength(s: string): number {
-  let count = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const low = s.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        count--;
-        i++;
-      }
-    }
-  }
-  return count;
-}
 
 /** JSON equality (1 equals 1.0, key order is irrelevant), iterative and bounded so a cyclic or very deep value cannot hang or overflow. */
 function jsonEqual(a: unknown, b: unknown): boolean {

@@ -14,6 +14,8 @@
 //   unambiguous.
 // - only ECMAScript and TextDecoder are used (browsers, Deno, Bun, Workers, Node).
 
+import { codePointLength } from "./text.js";
+
 /** Thrown by `parseTemplate` for a malformed template. */
 export class UriTemplateError extends Error {
   /** 0-based index in the template of the character at fault. */
@@ -207,20 +209,6 @@ function decodeBytes(bytes: number[]): string {
   return utf8Decoder.decode(Uint8Array.from(bytes));
 }
 
-function codePointLength(s: string): number {
-  let count = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const low = s.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        count--;
-        i++;
-      }
-    }
-  }
-  return count;
-}
 
 /** The first `max` code points of `s` (a surrogate pair is never split). */
 function codePointPrefix(s: string, max: number): string {
