@@ -567,35 +567,51 @@ export class Client {
       this.engine.respondError(id, ErrorCode.MethodNotFound, `No handler for ${method}`);
       return;
     }
-    const controller = new PeerAbortController();
-    this.inflight.set(id, controller);
-    const context: ServerRequestContext = { requestId: id, signal: controller.signal };
-    const finish = (answer: () => void): void => {
-      if (this.inflight.get(id) !== controller) return;
-      this.inflight.delete(id);
-      if (controller.signal.aborted || this.engine.isClosed) return;
-      answer();
-      this.driver.pump();
-    };
-    let outcome: object | Promise<object>;
-    try {
-      outcome = handler(params, context);
-    } catch (error) {
-      finish(() => respondWithError(this.engine, id, error));
-      return;
-    }
-    Promise.resolve(outcome).then(
-      (result) =>
-        finish(() => {
-          try {
-            this.engine.respond(id, result);
-          } catch (error) {
-            this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
-          }
-        }),
-      (error: unknown) => finish(() => respondWithError(this.engine, id, error)),
-    );
+    runHandler(this.engine, this.driver, this.inflight, id, (signal) => handler(params, { requestId: id, signal }), (error) => respondWithError(this.engine, id, error));
   }
+}
+
+/**
+ * Runs the handler of peer request `id` concurrently and answers it exactly once with its
+ * result, or through `onError` with what it threw — unless the peer cancelled it (its
+ * controller in `running` aborted) or the session closed meanwhile. A result the engine
+ * refuses is answered -32603, so the request is never left unanswered.
+ */
+export function runHandler(
+  engine: Engine<"client"> | Engine<"server">,
+  driver: Driver<"client"> | Driver<"server">,
+  running: Map<RequestId, PeerAbortController>,
+  id: RequestId,
+  work: (signal: AbortSignalLike) => object | Promise<object>,
+  onError: (error: unknown) => void,
+): void {
+  const controller = new PeerAbortController();
+  running.set(id, controller);
+  const finish = (answer: () => void): void => {
+    if (running.get(id) !== controller) return;
+    running.delete(id);
+    if (controller.signal.aborted || engine.isClosed) return;
+    answer();
+    driver.pump();
+  };
+  let outcome: object | Promise<object>;
+  try {
+    outcome = work(controller.signal);
+  } catch (error) {
+    finish(() => onError(error));
+    return;
+  }
+  Promise.resolve(outcome).then(
+    (result) =>
+      finish(() => {
+        try {
+          engine.respond(id, result);
+        } catch (error) {
+          engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+        }
+      }),
+    (error: unknown) => finish(() => onError(error)),
+  );
 }
 
 /** A message without stack traces or internals (O-05). */

@@ -43,7 +43,7 @@ import type {
   Tool,
   ToolAnnotations,
 } from "../types.js";
-import { errorMessage, respondWithError, shielded, type CallOptions } from "./client.js";
+import { errorMessage, respondWithError, runHandler, shielded, type CallOptions } from "./client.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import { isJsonObject } from "../envelope.js";
 import { Driver, type PeerHost } from "./driver.js";
@@ -491,33 +491,13 @@ export class ServerSession {
       this.engine.respondError(id, ErrorCode.InternalError, `Server busy: ${this.maxConcurrent} requests already running`);
       return;
     }
-    const controller = new PeerAbortController();
-    this.running.set(id, controller);
-    const context = this.context(id, controller.signal, params, modern);
-    const finish = (answer: () => void): void => {
-      if (this.running.get(id) !== controller) return;
-      this.running.delete(id);
-      if (controller.signal.aborted || this.engine.isClosed) return;
-      answer();
-      this.driver.pump();
-    };
-    let outcome: object | Promise<object>;
-    try {
-      outcome = work(context);
-    } catch (error) {
-      finish(() => this.answerError(id, error));
-      return;
-    }
-    Promise.resolve(outcome).then(
-      (result) =>
-        finish(() => {
-          try {
-            this.engine.respond(id, result);
-          } catch (error) {
-            this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
-          }
-        }),
-      (error: unknown) => finish(() => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : this.answerError(id, error))),
+    runHandler(
+      this.engine,
+      this.driver,
+      this.running,
+      id,
+      (signal) => work(this.context(id, signal, params, modern)),
+      (error) => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : this.answerError(id, error)),
     );
   }
 
