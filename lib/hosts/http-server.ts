@@ -1,5 +1,9 @@
 // Streamable HTTP server host on node:http (DIGEST.md e.2): one endpoint with POST, GET and
-// DELETE, sessions minted here, answers as JSON or SSE, resumable SSE streams.
+// DELETE, sessions minted here, answers as JSON or SSE, resumable SSE streams. When the
+// Server speaks 2026-07-28 (g.8) the same endpoint also serves that stateless revision: a
+// POST without Mcp-Session-Id whose request carries the per-request `_meta` envelope gets a
+// ServerSession of its own that lives exactly as long as that request (dual era, option
+// `eras`).
 //
 // Invariants:
 // - secure by default: bound to 127.0.0.1; Host (and Origin, when sent) must name a
@@ -9,22 +13,30 @@
 //   request; a message related to an inbound request to that request's stream while it is
 //   open; anything else to the session's GET stream (or a bounded backlog until one opens);
 // - event ids are "<stream>:<seq>", unique per session; a resumed stream (GET with
-//   Last-Event-ID) replays only its own events;
-// - a client that disconnects mid-request does not cancel it (X-09): its events are kept
-//   for resumption; only notifications/cancelled cancels (and ends the stream that awaited
-//   the cancelled request, which gets no answer);
+//   Last-Event-ID) replays only its own events (2026-07-28 streams carry no ids);
+// - session era: a client that disconnects mid-request does not cancel it (X-09): its
+//   events are kept for resumption; only notifications/cancelled cancels (and ends the
+//   stream that awaited the cancelled request, which gets no answer);
 // - what a session needs to carry on elsewhere (Engine.snapshot) goes to a SessionStore after
-//   every POST, so a shared store can serve several processes.
+//   every POST, so a shared store can serve several processes;
+// - 2026-07-28 requests keep no state here beyond their own POST: headers are checked against
+//   the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name, `=?base64?…?=` decoded) before any
+//   handler runs; a JSON error answer travels with the status httpStatusFor gives; no
+//   Mcp-Session-Id is minted or echoed; closing the response stream before the answer IS
+//   cancellation (unlike X-09): the request's handler is aborted and nothing more is sent;
+//   a subscriptions/listen stream stays open until the client closes it (or the host
+//   shuts down, which ends it with its final result).
 
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { EngineSnapshot, Outbound } from "../engine.js";
-import type { JsonObject, JsonRpcMessage, RequestId } from "../envelope.js";
+import { isJsonObject, isRequestId, type JsonObject, type JsonRpcMessage, type RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
+import { hasModernEnvelope, httpHeaderProblem, httpStatusFor, readRequestEnvelope, type ModernRefusal } from "../modern.js";
 import type { PeerHost } from "../peer/driver.js";
 import type { Server, ServerSession } from "../peer/server.js";
-import { SESSION_VERSIONS, VERSION_PROFILES } from "../versions.js";
+import { SESSION_VERSIONS, VERSION_PROFILES, type ModernVersion } from "../versions.js";
 
 /** Where sessions are kept between requests. The in-memory default suits one process; a shared one (async) suits several. */
 export interface SessionStore {
@@ -80,6 +92,17 @@ export interface HttpServerOptions {
   maxEventsPerStream?: number;
   /** Errors the host cannot report to a peer (a failing store, a broken socket). Default: stderr. */
   onError?: (error: unknown) => void;
+  /**
+   * Which eras this endpoint serves when the Server speaks 2026-07-28. "both" (default): the
+   * session era (initialize, Mcp-Session-Id) and stateless 2026-07-28 requests side by side;
+   * "modern": 2026-07-28 only (GET and DELETE answer 405, Mcp-Session-Id is ignored,
+   * initialize is refused with -32022); "session": as if the Server spoke no 2026-07-28.
+   * A Server without 2026-07-28 is served in the session era whatever this says, except
+   * "modern", which it cannot serve (RangeError).
+   */
+  eras?: "both" | "session" | "modern";
+  /** SSE comment keep-alives on open 2026-07-28 streams (subscriptions/listen), in ms; 0: none. Default 15000. */
+  keepAliveMs?: number;
 }
 
 interface Resolved {
@@ -94,6 +117,8 @@ interface Resolved {
   sessionIdleMs: number;
   maxEventsPerStream: number;
   onError: (error: unknown) => void;
+  eras: "both" | "session" | "modern";
+  keepAliveMs: number;
 }
 
 interface StoredEvent {
@@ -330,6 +355,121 @@ class HttpSession {
   }
 }
 
+/**
+ * One 2026-07-28 request (g.8): a ServerSession of its own, fed this single request, whose
+ * every message (progress, log messages, the listen acknowledgement and change
+ * notifications, the answer) goes to this POST's response. It ends with the answer, or when
+ * the client closes the response first (cancellation), or when the host shuts down.
+ */
+class ModernExchange {
+  session!: ServerSession;
+  /** "pending": nothing written yet (the answer may still go as JSON). */
+  mode: "pending" | "sse" | "done" = "pending";
+  private timer: NodeTimer | undefined;
+  private keepAlive: NodeTimer | undefined;
+
+  constructor(
+    readonly http: HttpHost,
+    readonly res: ServerResponse,
+    readonly id: RequestId,
+  ) {
+    res.on("close", () => {
+      // g.8 / X-09 reversed: in 2026-07-28 a client that closes the stream before the answer cancels the request.
+      if (this.mode !== "done") this.cancel();
+    });
+  }
+
+  get host(): PeerHost {
+    return {
+      send: (outbound) => this.deliver(outbound.message),
+      now: () => performance.now(),
+      armTimer: (at) => {
+        if (this.timer !== undefined) clearTimeout(this.timer);
+        this.timer = at === undefined ? undefined : setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - performance.now())));
+      },
+    };
+  }
+
+  deliver(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+    if (this.mode === "done") return;
+    const m = message as unknown as JsonObject;
+    // One request per session: any response is its answer.
+    const settles = !Array.isArray(message) && m.method === undefined;
+    const error = settles && isJsonObject(m.error) && typeof m.error.code === "number" ? { code: m.error.code, data: m.error.data } : undefined;
+    const status = error === undefined ? 200 : httpStatusFor(error);
+    // An error with its own HTTP status (400, 404) goes as JSON even in "sse" mode, while nothing is written yet.
+    if (this.mode === "pending" && settles && (this.http.options.responseMode === "auto" || status !== 200)) {
+      const body = JSON.stringify(message);
+      this.res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
+      this.res.end(body);
+      this.end();
+      return;
+    }
+    if (this.mode === "pending") this.startSse();
+    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (settles) {
+      this.res.end();
+      this.end();
+    }
+  }
+
+  startSse(): void {
+    this.mode = "sse";
+    this.res.writeHead(200, MODERN_SSE_HEADERS);
+    // No priming event and no event ids: 2026-07-28 streams are not resumable. Send the headers now.
+    this.res.flushHeaders();
+    const every = this.http.options.keepAliveMs;
+    if (every > 0) {
+      this.keepAlive = setInterval(() => {
+        if (this.mode === "sse") this.res.write(": keep-alive\n\n");
+      }, every);
+      this.keepAlive.unref();
+    }
+  }
+
+  /** The client closed the response before the answer: the handler is aborted, the session closed. */
+  private cancel(): void {
+    const engine = this.session.engine;
+    this.mode = "done";
+    if (!engine.isClosed) this.session.receiveMessage({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: this.id, reason: "the client closed the response stream" } });
+    this.end();
+  }
+
+  /** Host shutdown: a listen stream gets its final result (g.5); anything else in flight is cut off. */
+  shutdown(): void {
+    if (this.mode === "done") return;
+    const engine = this.session.engine;
+    if (!engine.isClosed) {
+      engine.endSubscriptions();
+      this.session.driver.pump();
+    }
+    // A listen stream has just ended with its result; anything else is cut off.
+    if (!this.open) return;
+    if (this.mode === "pending") {
+      const body = jsonRpcError(ErrorCode.InternalError, "The server is shutting down");
+      this.res.writeHead(503, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
+      this.res.end(body);
+    } else this.res.end();
+    this.end();
+  }
+
+  get open(): boolean {
+    return this.mode !== "done";
+  }
+
+  private end(): void {
+    this.mode = "done";
+    this.http.exchanges.delete(this);
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
+    this.timer = undefined;
+    this.keepAlive = undefined;
+    if (!this.session.engine.isClosed) this.session.close();
+  }
+}
+
+const MODERN_SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive", "X-Accel-Buffering": "no" };
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -366,11 +506,19 @@ function jsonRpcError(code: number, message: string): string {
 export class HttpHost {
   readonly options: Resolved;
   readonly sessions = new Map<string, HttpSession>();
+  /** 2026-07-28 requests in flight (open listen streams included), each with its own ServerSession. */
+  readonly exchanges = new Set<ModernExchange>();
+  /** The 2026-07-28 versions served (empty: session era only). */
+  readonly modernVersions: readonly ModernVersion[];
 
   constructor(
     readonly server: Server,
     options: HttpServerOptions = {},
   ) {
+    const eras = options.eras ?? "both";
+    const modern = (server.options.versions ?? []).filter((v): v is ModernVersion => VERSION_PROFILES[v].era === "modern");
+    if (eras === "modern" && modern.length === 0) throw new RangeError('eras "modern" needs a Server whose versions include 2026-07-28');
+    this.modernVersions = eras === "session" ? [] : modern;
     this.options = {
       path: options.path ?? "/mcp",
       allowedHosts: new Set((options.allowedHosts ?? ["localhost", "127.0.0.1", "[::1]"]).map((h) => h.toLowerCase())),
@@ -383,6 +531,8 @@ export class HttpHost {
       sessionIdleMs: options.sessionIdleMs ?? 30 * 60 * 1000,
       maxEventsPerStream: options.maxEventsPerStream ?? 1000,
       onError: options.onError ?? ((error) => process.stderr.write(`mcp-engine http: ${error instanceof Error ? error.message : String(error)}\n`)),
+      eras,
+      keepAliveMs: options.keepAliveMs ?? 15_000,
     };
   }
 
@@ -402,9 +552,10 @@ export class HttpHost {
     this.options.store.delete(session.id).catch(this.options.onError);
   }
 
-  /** Ends every session (server shutdown). */
+  /** Ends every session and every 2026-07-28 request in flight (server shutdown); listen streams get their final result. */
   closeAll(): void {
     for (const session of [...this.sessions.values()]) this.endSession(session);
+    for (const exchange of [...this.exchanges]) exchange.shutdown();
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -420,15 +571,22 @@ export class HttpHost {
       req.resume();
       return;
     }
+    const modernOnly = this.options.eras === "modern";
     switch (req.method) {
       case "POST":
         return this.post(req, res);
       case "GET":
-        return this.get(req, res);
       case "DELETE":
-        return this.remove(req, res);
+        if (modernOnly) {
+          // g.8: a 2026-07-28-only endpoint has no GET stream and no sessions to delete.
+          res.setHeader("Allow", "POST");
+          this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed: this endpoint serves 2026-07-28 only (POST)");
+          req.resume();
+          return;
+        }
+        return req.method === "GET" ? this.get(req, res) : this.remove(req, res);
       default:
-        res.setHeader("Allow", "GET, POST, DELETE");
+        res.setHeader("Allow", modernOnly ? "POST" : "GET, POST, DELETE");
         this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
         req.resume();
     }
@@ -512,20 +670,106 @@ export class HttpHost {
       req.resume();
       return;
     }
-    if (!this.versionHeaderOk(req)) {
-      this.fail(res, 400, ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version; supported: ${SESSION_VERSIONS.join(", ")}`);
-      req.resume();
-      return;
-    }
+    const sessionId = header(req, "mcp-session-id");
+    // Session-era traffic (a session id, or a Server without 2026-07-28) goes the way it always went.
+    if (this.modernVersions.length === 0 || (sessionId !== undefined && this.options.eras !== "modern")) return this.postSession(req, res, undefined);
+    // No session id: the body says which era this is (g.11), so read it first.
+    const body = await this.readJson(req, res);
+    if (body === undefined) return;
+    if (this.isModern(req, body.value)) return this.postModern(req, res, body.value as JsonObject);
+    if (this.options.eras === "modern") return this.refuseSessionEra(res, body.value);
+    return this.postSession(req, res, body);
+  }
+
+  /** The body parsed as JSON; undefined when it was refused (the answer is written). */
+  private async readJson(req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined> {
     const text = await this.readBody(req, res);
-    if (text === undefined) return;
-    let body: unknown;
+    if (text === undefined) return undefined;
     try {
-      body = JSON.parse(text);
+      return { value: JSON.parse(text) as unknown };
     } catch {
       this.fail(res, 400, ErrorCode.ParseError, "Parse error");
+      return undefined;
+    }
+  }
+
+  /**
+   * g.11: a single message is 2026-07-28 traffic when its request carries the per-request
+   * envelope, or when MCP-Protocol-Version names a modern version and it is not initialize.
+   * On a modern-only endpoint every single request but initialize is.
+   */
+  private isModern(req: IncomingMessage, body: unknown): boolean {
+    if (!isJsonObject(body) || typeof body.method !== "string" || body.method === "initialize") return false;
+    if (hasModernEnvelope(isJsonObject(body.params) ? body.params : undefined)) return true;
+    const version = header(req, "mcp-protocol-version");
+    return this.options.eras === "modern" || (version !== undefined && (this.modernVersions as readonly string[]).includes(version));
+  }
+
+  /** A modern-only endpoint refuses session-era traffic: initialize names the versions served (g.12), anything else is not a 2026-07-28 message. */
+  private refuseSessionEra(res: ServerResponse, body: unknown): void {
+    if (isJsonObject(body) && body.method === "initialize") {
+      const requested = isJsonObject(body.params) ? body.params.protocolVersion : undefined;
+      const data = { supported: [...this.modernVersions], requested: typeof requested === "string" ? requested : null };
+      this.answerError(res, 400, isRequestId(body.id) ? body.id : undefined, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", data);
       return;
     }
+    const what = Array.isArray(body) ? "a batch" : isJsonObject(body) && body.method === undefined ? "a response" : "not a JSON-RPC request or notification";
+    this.answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${what} (2026-07-28 takes one request or notification per POST)`, undefined);
+  }
+
+  private answerError(res: ServerResponse, status: number, id: RequestId | undefined, code: number, message: string, data: unknown): void {
+    const error: JsonObject = data === undefined ? { code, message } : { code, message, data: data as JsonObject };
+    const body = JSON.stringify(id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error });
+    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
+    res.end(body);
+  }
+
+  /**
+   * One 2026-07-28 message (g.8): a notification is accepted (202; there is no session for it
+   * to act on, and over HTTP a request is cancelled by closing its stream); a request is
+   * checked (envelope present, headers equal to the body) and fed to a ServerSession of its
+   * own, which checks the rest (version, capabilities, method) and answers on this POST.
+   */
+  private postModern(req: IncomingMessage, res: ServerResponse, message: JsonObject): void {
+    const method = message.method as string;
+    if (!("id" in message)) {
+      res.writeHead(202, { "Content-Length": 0 });
+      res.end();
+      return;
+    }
+    const id = message.id;
+    if (!isRequestId(id)) {
+      this.answerError(res, 400, undefined, ErrorCode.InvalidRequest, "Invalid request: the id must be a string or an integer", undefined);
+      return;
+    }
+    const params = isJsonObject(message.params) ? message.params : undefined;
+    let refusal: ModernRefusal | undefined;
+    if (!hasModernEnvelope(params)) {
+      const read = readRequestEnvelope(params, this.modernVersions);
+      refusal = "code" in read ? read : undefined;
+    }
+    refusal ??= httpHeaderProblem({ get: (name) => header(req, name) }, method, params);
+    if (refusal !== undefined) {
+      this.answerError(res, refusal.httpStatus, id, refusal.code, refusal.message, refusal.data);
+      return;
+    }
+    const exchange = new ModernExchange(this, res, id);
+    this.exchanges.add(exchange);
+    exchange.session = this.server.connect(exchange.host);
+    exchange.session.receiveMessage(message);
+    if (exchange.mode === "pending" && this.options.responseMode === "sse") exchange.startSse();
+  }
+
+  /** Session-era POST: `parsed` is the body when it was already read (a dual-era endpoint reads it to pick the era). */
+  private async postSession(req: IncomingMessage, res: ServerResponse, parsed: { value: unknown } | undefined): Promise<void> {
+    if (!this.versionHeaderOk(req)) {
+      this.fail(res, 400, ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version; supported: ${SESSION_VERSIONS.join(", ")}`);
+      if (parsed === undefined) req.resume();
+      return;
+    }
+    const read = parsed ?? (await this.readJson(req, res));
+    if (read === undefined) return;
+    const body = read.value;
     const items = Array.isArray(body) ? body : [body];
     const isInitialize = items.some((m) => typeof m === "object" && m !== null && (m as JsonObject).method === "initialize");
     const sessionId = header(req, "mcp-session-id");

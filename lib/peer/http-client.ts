@@ -14,11 +14,23 @@
 // - POSTs start in the order the engine sent them; while the initialize POST's status is
 //   unknown or a re-initialization runs, later sends wait in a queue, then go in order;
 // - every retry loop is bounded (maxReconnectAttempts consecutive attempts without progress)
-//   and waits exactly the server's last SSE `retry` (default defaultRetryMs) between tries.
+//   and waits exactly the server's last SSE `retry` (default defaultRetryMs) between tries;
+// - 2026-07-28 mode (g.8; from the first request carrying the per-request `_meta` envelope,
+//   i.e. after the client Engine's startModern(), or option `modern`): every message is its
+//   own POST with MCP-Protocol-Version (the `_meta` version), Mcp-Method and, for tools/call,
+//   prompts/get and resources/read, Mcp-Name (values outside visible ASCII as
+//   `=?base64?…?=`); no session id, no GET stream, no DELETE, no resumption; cancelling a
+//   request aborts its POST (closing its stream is the cancellation; notifications/cancelled
+//   is never POSTed); a subscriptions/listen stream stays open until cancelled or closed;
+//   a 4xx keeps the server's JSON-RPC error only when it is a recognized modern error
+//   (isModernErrorResponse); any other 4xx becomes HTTP_TRANSPORT_ERROR with data.fallback
+//   set, which tells a dual-era client to fall back to initialize.
 
 import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../envelope.js";
-import { VERSION_PROFILES, isProtocolVersion } from "../versions.js";
+import { ErrorCode } from "../errors.js";
+import { META_PROTOCOL_VERSION, hasModernEnvelope } from "../modern.js";
+import { MODERN_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../versions.js";
 import { Client, type ClientOptions, type ConnectResult } from "./client.js";
 import type { PeerHost } from "./driver.js";
 import { PeerError } from "./errors.js";
@@ -96,6 +108,12 @@ export interface HttpErrorData {
   body?: string;
   /** Why there was no usable response (network failure, stream lost, ...). */
   cause?: string;
+  /**
+   * 2026-07-28 mode: the endpoint answered a 4xx whose body is not a recognized modern
+   * JSON-RPC error (isModernErrorResponse): not a 2026-07-28 server, so a dual-era client
+   * falls back to initialize.
+   */
+  fallback?: boolean;
 }
 
 /** A transport failure with no request to pin it on (a notification's POST, the GET stream), given to onError. */
@@ -132,6 +150,12 @@ export interface HttpClientTransportOptions<S = unknown> {
   deleteTimeoutMs?: number;
   /** Failures no request can carry (a notification's POST, the GET stream, bad SSE data). */
   onError?: (error: HttpTransportError) => void;
+  /**
+   * Speak 2026-07-28 from the first message, whatever it carries. Default false: the mode
+   * starts with the first request carrying the per-request `_meta` envelope (a client Engine
+   * after startModern()) and ends when an initialize is sent (a dual-era client falling back).
+   */
+  modern?: boolean;
 }
 
 // ── the transport ───────────────────────────────────────────────────────────────
@@ -161,7 +185,7 @@ const SESSION_ID = /^[\x21-\x7e]+$/;
 const NEWEST_RULE_INDEX = VERSION_PROFILES["2025-11-25"].index;
 
 /**
- * A PeerHost for a Client over Streamable HTTP. Wire it with attach(client.driver) right after
+ * A PeerHost for a Client over Streamable HTTP. Wire it with attach(client.input) right after
  * constructing the Client (connectHttp does both).
  */
 export class HttpClientTransport<S = unknown> implements PeerHost {
@@ -177,6 +201,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   private readonly maxEventLength: number;
   private readonly deleteTimeoutMs: number;
   private readonly onError: ((error: HttpTransportError) => void) | undefined;
+  private readonly forceModern: boolean;
 
   private receiver: MessageReceiver | undefined;
   private state: "open" | "closing" | "closed" = "open";
@@ -205,6 +230,12 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   private getUnsupported = false;
   private timer: unknown;
   private timerArmed = false;
+  /** 2026-07-28 mode (see the file comment). */
+  private modern: boolean;
+  /** The version of the last 2026-07-28 request (the MCP-Protocol-Version of later notifications). */
+  private modernVersion: string = MODERN_VERSIONS[0];
+  /** 2026-07-28 requests in flight: aborting one is how it is cancelled. */
+  private readonly modernPosts = new Map<RequestId, { ctl: AbortControllerLike<S> | undefined; holder: { reader: ReaderLike | undefined } }>();
 
   constructor(options: HttpClientTransportOptions<S>) {
     this.url = options.url;
@@ -219,6 +250,8 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     this.maxEventLength = options.maxEventLength ?? 8 * 1024 * 1024;
     this.deleteTimeoutMs = options.deleteTimeoutMs ?? 5000;
     this.onError = options.onError;
+    this.forceModern = options.modern ?? false;
+    this.modern = this.forceModern;
   }
 
   /** Where received messages and EOF go (the Client's driver). */
@@ -234,6 +267,11 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   /** The protocol version seen in the initialize result (sent as MCP-Protocol-Version). */
   get protocolVersion(): string | undefined {
     return this.version;
+  }
+
+  /** Whether messages go the 2026-07-28 way (see the file comment). */
+  get isModern(): boolean {
+    return this.modern;
   }
 
   /** "streamable", or "legacy" after falling back to HTTP+SSE. */
@@ -276,6 +314,14 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     if (this.state !== "open") return;
     const message = outbound.message;
     const requestId = requestIdOf(message);
+    if (isJsonObject(message) && typeof message.method === "string") {
+      if (message.method === "initialize" && !this.forceModern) this.modern = false;
+      else if (requestId !== undefined && hasModernEnvelope(isJsonObject(message.params) ? message.params : undefined)) this.modern = true;
+    }
+    if (this.modern) {
+      this.sendModern(message, requestId);
+      return;
+    }
     if (isJsonObject(message) && message.method === "initialize" && this.initMessage === undefined && requestId !== undefined) {
       this.initMessage = message;
       this.initId = requestId;
@@ -355,6 +401,83 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     this.teardown();
     this.armTimer(undefined);
     this.receiver?.receiveEof();
+  }
+
+  // ── 2026-07-28: one POST per message ──────────────────────────────────────
+
+  private sendModern(message: unknown, requestId: RequestId | undefined): void {
+    if (isJsonObject(message) && message.method === "notifications/cancelled" && isJsonObject(message.params)) {
+      // g.8: over HTTP a request is cancelled by closing its stream; the notification itself is not sent.
+      const cancelled = message.params.requestId;
+      if (isRequestId(cancelled)) this.abortModern(cancelled);
+      return;
+    }
+    if (requestId !== undefined) this.inflight.add(requestId);
+    this.run(() => this.postModern(message, requestId));
+  }
+
+  private abortModern(id: RequestId): void {
+    const post = this.modernPosts.get(id);
+    if (post === undefined) return;
+    this.abandoned.add(id);
+    post.ctl?.abort("cancelled");
+    if (post.holder.reader !== undefined) cancelQuietly(post.holder.reader);
+  }
+
+  private async postModern(message: unknown, requestId: RequestId | undefined): Promise<void> {
+    const ctl = this.controller();
+    const holder: { reader: ReaderLike | undefined } = { reader: undefined };
+    if (requestId !== undefined) this.modernPosts.set(requestId, { ctl, holder });
+    try {
+      let res: ResponseLike;
+      try {
+        res = await this.fetchRaw(this.url, "POST", this.modernHeaders(message), JSON.stringify(message), ctl);
+      } catch (error) {
+        this.fail(requestId, `POST failed: ${describe(error)}`, { cause: describe(error) });
+        return;
+      }
+      if (!this.active || (requestId !== undefined && this.abandoned.has(requestId))) {
+        await discard(res);
+        return;
+      }
+      if (!isOk(res.status)) {
+        const { status, text, error } = await readError(res);
+        // A 4xx that is not a modern error says "not a 2026-07-28 endpoint"; anything else is answered as in the session era.
+        if (status < 400 || status >= 500 || (error !== undefined && isModernErrorResponse(status, { error }))) {
+          this.failFromBody(requestId, status, text, error);
+          return;
+        }
+        const message = error !== undefined ? `HTTP ${status}: ${String(error.message)}` : `HTTP ${status}${text !== "" ? `: ${clip(text, 200)}` : ""}`;
+        this.fail(requestId, `${message} (not a 2026-07-28 answer)`, text === "" ? { status, fallback: true } : { status, body: clip(text), fallback: true });
+        return;
+      }
+      const failure = await this.consume(res, requestId, undefined, holder);
+      if (failure !== undefined) this.fail(requestId, failure.message, failure.data);
+    } finally {
+      this.release(ctl);
+      if (requestId !== undefined) {
+        if (this.modernPosts.get(requestId)?.holder === holder) this.modernPosts.delete(requestId);
+        this.inflight.delete(requestId);
+        this.abandoned.delete(requestId);
+      }
+    }
+  }
+
+  /** The 2026-07-28 request headers (g.8) for one message. */
+  private modernHeaders(message: unknown): Record<string, string> {
+    const headers: Record<string, string> = { ...this.extraHeaders, "Content-Type": "application/json", Accept: ACCEPT_BOTH };
+    if (!isJsonObject(message)) return headers;
+    const params = isJsonObject(message.params) ? message.params : undefined;
+    const meta = params?._meta;
+    const version = isJsonObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined;
+    if (typeof version === "string") this.modernVersion = version;
+    headers["MCP-Protocol-Version"] = typeof version === "string" ? version : this.modernVersion;
+    if (typeof message.method !== "string") return headers;
+    headers["Mcp-Method"] = encodeHeaderValue(message.method);
+    const nameKey = message.method === "resources/read" ? "uri" : message.method === "tools/call" || message.method === "prompts/get" ? "name" : undefined;
+    const name = nameKey === undefined ? undefined : params?.[nameKey];
+    if (typeof name === "string") headers["Mcp-Name"] = encodeHeaderValue(name);
+    return headers;
   }
 
   // ── Streamable HTTP: POST ───────────────────────────────────────────────────
@@ -451,13 +574,15 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
 
   /**
    * Reads a 2xx answer: JSON (one message or an array) or SSE (resumed with GET and
-   * Last-Event-ID when it ends early). Returns why the answer to `expect` is missing, or
-   * undefined when it came (or none was expected, or the engine abandoned the request).
+   * Last-Event-ID when it ends early; never in 2026-07-28 mode, when `holder` is given and
+   * learns the stream's reader so a cancellation can close it). Returns why the answer to
+   * `expect` is missing, or undefined when it came (or none was expected, or the engine
+   * abandoned the request).
    */
-  private async consume(res: ResponseLike, expect: RequestId | undefined, intercept: Intercept | undefined): Promise<{ message: string; data: HttpErrorData } | undefined> {
+  private async consume(res: ResponseLike, expect: RequestId | undefined, intercept: Intercept | undefined, holder?: { reader: ReaderLike | undefined }): Promise<{ message: string; data: HttpErrorData } | undefined> {
     const type = mediaType(res.headers.get("content-type"));
     if (type === "text/event-stream" && res.body !== null) {
-      const failure = await this.readResponseStream(res.body, expect, intercept);
+      const failure = holder === undefined ? await this.readResponseStream(res.body, expect, intercept) : await this.readModernStream(res.body, expect, holder);
       return failure === undefined ? undefined : { message: failure, data: { status: res.status, cause: failure } };
     }
     if (type === "application/json") {
@@ -480,6 +605,14 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     } else await discard(res);
     if (expect === undefined || !this.active || this.abandoned.has(expect)) return undefined;
     return { message: `HTTP ${res.status}${type !== "" ? ` (${type})` : ""}: the response carries no answer to the request`, data: { status: res.status } };
+  }
+
+  /** A 2026-07-28 POST's SSE stream: read once (it cannot be resumed). Returns a failure reason or undefined. */
+  private async readModernStream(body: ReadableStreamLike, expect: RequestId | undefined, holder: { reader: ReaderLike | undefined }): Promise<string | undefined> {
+    let answered = false;
+    const outcome = await this.readSse(body, { lastEventId: undefined, retry: undefined }, (event) => (answered = this.handleEvent(event, expect, undefined) || answered), holder);
+    if (expect === undefined || answered || !this.active || this.abandoned.has(expect)) return undefined;
+    return `the response stream ${outcome === "error" ? "failed" : "ended"} before the answer (a 2026-07-28 stream cannot be resumed: send the request again with a new id)`;
   }
 
   /** A POST's SSE stream, resumed while it ends before the answer. Returns a failure reason or undefined. */
@@ -975,7 +1108,8 @@ export interface HttpConnection<S = unknown> {
 export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<HttpConnection<S>> {
   const transport = new HttpClientTransport<S>(options);
   const client = new Client(transport, options);
-  transport.attach(client.driver);
+  // client.input follows the Client to a new engine when its modern probe falls back to initialize.
+  transport.attach(client.input);
   let server: ConnectResult;
   try {
     server = await client.connect({ timeoutMs: options.connectTimeoutMs });
@@ -1200,6 +1334,56 @@ function removeDotSegments(path: string): string {
     }
   }
   return output.join("");
+}
+
+// ── 2026-07-28 helpers ────────────────────────────────────────────────────────
+
+const MODERN_400_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
+
+/**
+ * Whether an HTTP error answer is a recognized 2026-07-28 JSON-RPC error (g.8, g.11): 400 with
+ * -32020, -32021 or -32022, or 404 with -32601. `body` is the response text or its parsed
+ * JSON. A dual-era client that gets anything else to its first modern request (an empty or
+ * unrecognized body, another status) is talking to an older server and falls back to
+ * initialize (and, from there, possibly to HTTP+SSE).
+ */
+export function isModernErrorResponse(status: number, body: unknown): boolean {
+  let value = body;
+  if (typeof body === "string") {
+    try {
+      value = JSON.parse(body) as unknown;
+    } catch {
+      return false;
+    }
+  }
+  if (!isJsonObject(value) || !isJsonObject(value.error)) return false;
+  const code = value.error.code;
+  if (typeof code !== "number" || !Number.isInteger(code) || typeof value.error.message !== "string") return false;
+  return (status === 400 && MODERN_400_CODES.has(code)) || (status === 404 && code === ErrorCode.MethodNotFound);
+}
+
+const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const SENTINEL = /^=\?base64\?.*\?=$/;
+
+/**
+ * A header value as 2026-07-28 sends it (g.8): as is when it is visible ASCII (spaces inside
+ * allowed) without leading or trailing whitespace; otherwise (non-ASCII, control characters,
+ * edge whitespace, or a value that itself looks like the sentinel) `=?base64?…?=` of its UTF-8.
+ */
+export function encodeHeaderValue(value: string): string {
+  if (/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !SENTINEL.test(value)) return value;
+  const bytes = new TextEncoder().encode(value);
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 3) {
+    const a = bytes[i] as number;
+    const b = i + 1 < bytes.length ? (bytes[i + 1] as number) : 0;
+    const c = i + 2 < bytes.length ? (bytes[i + 2] as number) : 0;
+    const n = (a << 16) | (b << 8) | c;
+    out += BASE64_ALPHABET.charAt((n >> 18) & 63) + BASE64_ALPHABET.charAt((n >> 12) & 63);
+    out += i + 1 < bytes.length ? BASE64_ALPHABET.charAt((n >> 6) & 63) : "=";
+    out += i + 2 < bytes.length ? BASE64_ALPHABET.charAt(n & 63) : "=";
+  }
+  return `=?base64?${out}?=`;
 }
 
 // ── small functions ───────────────────────────────────────────────────────────

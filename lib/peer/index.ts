@@ -29,7 +29,7 @@ export { runValidator } from "./standard-schema.js";
 export type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
 export { parseTemplate } from "./uri-template.js";
 export type { UriTemplate } from "./uri-template.js";
-export { HTTP_TRANSPORT_ERROR, HttpClientTransport, HttpTransportError, SseParser, connectHttp, resolveReference } from "./http-client.js";
+export { HTTP_TRANSPORT_ERROR, HttpClientTransport, HttpTransportError, SseParser, connectHttp, encodeHeaderValue, isModernErrorResponse, resolveReference } from "./http-client.js";
 export type { AbortControllerLike, ConnectHttpOptions, FetchInit, FetchLike, HttpClientTransportOptions, HttpConnection, HttpErrorData, HttpTimers, ReadableStreamLike, ResponseLike, SseEvent, SseParserOptions } from "./http-client.js";
 export { RequestStateSealer } from "./request-state.js";
 export type { OpenedState, RequestStateOptions, SubtleCryptoLike } from "./request-state.js";
