@@ -423,6 +423,7 @@ export class Engine<R extends Role = Role> {
     engine.peerInstructions = snapshot.peerInstructions;
     engine.nextId = snapshot.nextId;
     engine.features.importState(snapshot);
+    engine.eraState = "session";
     engine.negotiate(snapshot.version, snapshot.peerCapabilities);
     engine.setPhase(snapshot.phase === "operating" ? Phase.Operating : Phase.Initializing);
     return engine;

@@ -1067,3 +1067,17 @@ test("a valid tasks/get result that ends the task is delivered", () => {
   c.receiveMessage({ jsonrpc: "2.0", id: t, result: task });
   assert.deepEqual(events(c), [{ kind: "response", id: t, method: "tasks/get", result: task }]);
 });
+
+test("a dual-era session restored from a snapshot is in the session era", () => {
+  const options = { role: "server" as const, info: { name: "s", version: "1" }, versions: ["2025-11-25", "2026-07-28"] as const };
+  const server = new Engine({ ...options, versions: [...options.versions] });
+  server.receiveMessage({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+  server.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
+  assert.equal(server.era, "session");
+  const restored = Engine.restore({ ...options, versions: [...options.versions] }, server.snapshot());
+  assert.equal(restored.era, "session");
+  assert.equal(restored.phase, "operating");
+  // Without the envelope, a request is served as session-era traffic (no -32602 for a missing _meta).
+  restored.receiveMessage({ jsonrpc: "2.0", id: 2, method: "ping" });
+  assert.deepEqual(restored.pollOutbound()?.message, { jsonrpc: "2.0", id: 2, result: {} });
+});
