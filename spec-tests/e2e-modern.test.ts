@@ -8,71 +8,20 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { StdioClient, type StdioClientOptions } from "../lib/hosts/stdio.js";
 import { McpError } from "../lib/peer/errors.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../lib/versions.js";
-import type { CallToolResult } from "../lib/types.js";
+import { type Run, firstText, runNode, withTimeout } from "./support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MAIN = join(here, "..", "lib", "cli", "main.js");
 const SESSION_ONLY = join(here, "fixtures-servers", "session-only-server.js");
 
-function withTimeout<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label}: no outcome within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
 
-function firstText(result: CallToolResult): string {
-  const block = result.content[0];
-  assert.ok(block !== undefined && block.type === "text", `expected a text block, got ${JSON.stringify(result.content)}`);
-  return block.text;
-}
 
-interface Run {
-  code: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-}
 
-/** Runs `node <args>` to completion (killed after `ms`). */
-function runNode(args: readonly string[], ms = 20_000): Promise<Run> {
-  return new Promise<Run>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const out = new TextDecoder();
-    const err = new TextDecoder();
-    child.stdout.on("data", (chunk) => (stdout += out.decode(chunk, { stream: true })));
-    child.stderr.on("data", (chunk) => (stderr += err.decode(chunk, { stream: true })));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`node ${args.join(" ")} did not finish within ${ms} ms; stdout: ${stdout}; stderr: ${stderr}`));
-    }, ms);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
 
 /**
  * A report of `mcp-engine client`/`demo` that passed: exit 0, its first check (initialize)

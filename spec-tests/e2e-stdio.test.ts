@@ -8,7 +8,6 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -18,7 +17,7 @@ import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError } from 
 import { PeerAbortController } from "../lib/peer/signal.js";
 import { REFERENCE_CLIENT_CAPABILITIES, REFERENCE_CLIENT_INFO, installReferenceHandlers, runReport, type CheckResult } from "../lib/cli/reference-client.js";
 import { createReferenceServer } from "../lib/cli/reference-server.js";
-import type { CallToolResult } from "../lib/types.js";
+import { type Run, firstText, runNode, sleep, withTimeout } from "./support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MAIN = join(here, "..", "lib", "cli", "main.js");
@@ -28,31 +27,8 @@ type Diagnostic = Parameters<NonNullable<ClientOptions["onDiagnostic"]>>[0];
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────
 
-function withTimeout<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label}: no outcome within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
 
-function sleep(ms: number): Promise<void> {
-  return new Promise<void>((resolve) => setTimeout(resolve, ms));
-}
 
-function firstText(result: CallToolResult): string {
-  const block = result.content[0];
-  assert.ok(block !== undefined && block.type === "text", `expected a text block, got ${JSON.stringify(result.content)}`);
-  return block.text;
-}
 
 /** Settles with the outcome of `promise` without letting a rejection go unhandled meanwhile. */
 function outcome<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
@@ -125,37 +101,7 @@ function spawnFixture(flags: readonly string[] = [], extra: Partial<StdioClientO
   return spawnServer(process.execPath, [FIXTURE, "--serve", ...flags], extra);
 }
 
-interface Run {
-  code: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-}
 
-/** Runs `node <args>` to completion (killed after `ms`). */
-function runNode(args: readonly string[], ms = 15_000): Promise<Run> {
-  return new Promise<Run>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const out = new TextDecoder();
-    const err = new TextDecoder();
-    child.stdout.on("data", (chunk) => (stdout += out.decode(chunk, { stream: true })));
-    child.stderr.on("data", (chunk) => (stderr += err.decode(chunk, { stream: true })));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`node ${args.join(" ")} did not finish within ${ms} ms; stdout: ${stdout}; stderr: ${stderr}`));
-    }, ms);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
 
 /** The report lines of `mcp-engine client`/`demo`: every check passed and the summary counts them. */
 function assertCleanReport(run: Run): void {

@@ -32,6 +32,7 @@ import { Driver } from "../lib/peer/driver.js";
 import { HTTP_TRANSPORT_ERROR } from "../lib/peer/http-client.js";
 import { Server, type HandlerContext } from "../lib/peer/server.js";
 import type { ProtocolVersion } from "../lib/versions.js";
+import { withTimeout } from "./support.js";
 
 // ── the platform's fetch, typed locally (the project has no DOM or Node type packages) ──
 
@@ -70,21 +71,6 @@ const MODERN = "2026-07-28";
 const ACCEPT_BOTH = "application/json, text/event-stream";
 const CLIENT_INFO = { name: "raw-modern", version: "1" };
 
-function withTimeout<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label}: no outcome within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
 
 /** Resolves when `check` holds (polled), or fails after `ms`. */
 async function until(check: () => boolean, label: string, ms = 5000): Promise<void> {

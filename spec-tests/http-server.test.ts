@@ -24,6 +24,7 @@ import { createReferenceServer } from "../lib/cli/reference-server.js";
 import type { EngineSnapshot } from "../lib/engine.js";
 import { HttpHost, MemorySessionStore, serveHttp, type HttpServerOptions, type RunningHttpServer, type SessionStore } from "../lib/hosts/http-server.js";
 import type { HandlerContext, Server } from "../lib/peer/server.js";
+import { sleep, withTimeout } from "./support.js";
 
 // ── the platform's fetch, typed locally (the project has no DOM or Node type packages) ──
 
@@ -69,25 +70,7 @@ const ACCEPT_BOTH = "application/json, text/event-stream";
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────
 
-function withTimeout<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label}: no outcome within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
 
-function sleep(ms: number): Promise<void> {
-  return new Promise<void>((resolve) => setTimeout(resolve, ms));
-}
 
 /** The reference server's sleep: a timer that an aborted signal cuts short. */
 function abortableSleep(ms: number, signal: HandlerContext["signal"]): Promise<void> {

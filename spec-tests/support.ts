@@ -1,0 +1,66 @@
+// Helpers shared by the end-to-end suites (real processes, real sockets): bounded waits,
+// running the CLI to completion, and reading a text result. Not a test file itself.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import type { CallToolResult } from "../lib/types.js";
+
+/** `promise`, or a rejection naming `label` after `ms`: no e2e wait is unbounded. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label}: no outcome within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise<void>((resolve) => setTimeout(resolve, ms));
+}
+
+/** The text of a tool result's first block (asserting it is text). */
+export function firstText(result: CallToolResult): string {
+  const block = result.content[0];
+  assert.ok(block !== undefined && block.type === "text", `expected a text block, got ${JSON.stringify(result.content)}`);
+  return block.text;
+}
+
+export interface Run {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node <args>` to completion (killed after `ms`). */
+export function runNode(args: readonly string[], ms = 20_000): Promise<Run> {
+  return new Promise<Run>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    const out = new TextDecoder();
+    const err = new TextDecoder();
+    child.stdout.on("data", (chunk) => (stdout += out.decode(chunk, { stream: true })));
+    child.stderr.on("data", (chunk) => (stderr += err.decode(chunk, { stream: true })));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`node ${args.join(" ")} did not finish within ${ms} ms; stdout: ${stdout}; stderr: ${stderr}`));
+    }, ms);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
