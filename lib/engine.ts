@@ -169,15 +169,28 @@ export interface Outbound {
   readonly relatedRequestId: RequestId | undefined;
 }
 
+/** The deadlines of one request; only requests that have any carry this (most do not, and pay nothing). */
+interface Timing {
+  /** Inactivity deadline (Infinity: none). */
+  deadline: number;
+  /** Hard deadline (Infinity: none); never moves. */
+  readonly totalDeadline: number;
+  /** Progress pushes the inactivity deadline to now + resetMs (0: it does not). */
+  readonly resetMs: number;
+}
+
 interface PendingOut {
   readonly id: number;
   readonly method: string;
   readonly params: JsonObject | undefined;
   readonly token: ProgressToken | undefined;
-  deadline: number;
-  readonly totalDeadline: number;
-  readonly resetMs: number;
-  lastProgress: number;
+  timing: Timing | undefined;
+  /** The last progress received (undefined: none yet). */
+  lastProgress: number | undefined;
+}
+
+function isTimed(timing: Timing | undefined): timing is Timing {
+  return timing !== undefined && (timing.deadline !== Infinity || timing.totalDeadline !== Infinity);
 }
 
 interface BatchGroup {
@@ -196,7 +209,8 @@ interface PendingIn {
   readonly modern: ModernRequestInfo | undefined;
   readonly token: ProgressToken | undefined;
   readonly group: BatchGroup | undefined;
-  lastProgressSent: number;
+  /** The last progress sent (undefined: none yet). */
+  lastProgressSent: number | undefined;
 }
 
 interface PendingInitialize {
@@ -460,12 +474,13 @@ export class Engine<R extends Role = Role> {
     if (!this.deadlineDirty && now < this.cachedDeadline) return;
     let expired: PendingOut[] | undefined;
     for (const p of this.pendingOut.collect([])) {
-      if (p.totalDeadline <= now || p.deadline <= now) (expired ??= []).push(p);
+      const t = p.timing;
+      if (t !== undefined && (t.totalDeadline <= now || t.deadline <= now)) (expired ??= []).push(p);
     }
     if (expired === undefined) return;
     for (const p of expired) {
       this.settleOut(p);
-      const which = p.totalDeadline <= now ? "total" : "inactivity";
+      const which = (p.timing as Timing).totalDeadline <= now ? "total" : "inactivity";
       this.events.push({ kind: "timeout", id: p.id, method: p.method, deadline: which });
       if (p.id === this.initializeId) {
         this.shutdown("fatal", "L-01", "initialize timed out");
@@ -607,8 +622,8 @@ export class Engine<R extends Role = Role> {
     if (pending.modern !== undefined && pending.method === "subscriptions/listen") {
       throw new LocalProtocolError({ rule: "g.5", expected: "progress only for requests other than subscriptions/listen", got: "a listen stream", method: "notifications/progress" });
     }
-    if (typeof progress !== "number" || !Number.isFinite(progress) || progress <= pending.lastProgressSent) {
-      throw new LocalProtocolError({ rule: "P-05", expected: `progress greater than ${pending.lastProgressSent}`, got: describeValue(progress), method: "notifications/progress" });
+    if (typeof progress !== "number" || !Number.isFinite(progress) || (pending.lastProgressSent !== undefined && progress <= pending.lastProgressSent)) {
+      throw new LocalProtocolError({ rule: "P-05", expected: `progress greater than ${pending.lastProgressSent ?? "-Infinity"}`, got: describeValue(progress), method: "notifications/progress" });
     }
     pending.lastProgressSent = progress;
     const params: JsonObject = { progressToken: pending.token, progress };
@@ -653,10 +668,10 @@ export class Engine<R extends Role = Role> {
     this.assertOpen("setDeadline");
     const pending = this.pendingOut.get(id);
     if (pending === undefined) throw new LocalProtocolError({ rule: "ID-04", expected: "a request of ours in flight", got: describeValue(id) });
-    const wasTimed = pending.deadline !== Infinity || pending.totalDeadline !== Infinity;
-    pending.deadline = deadline ?? Infinity;
-    const isTimed = pending.deadline !== Infinity || pending.totalDeadline !== Infinity;
-    this.timedCount += (isTimed ? 1 : 0) - (wasTimed ? 1 : 0);
+    const wasTimed = isTimed(pending.timing);
+    if (pending.timing === undefined) pending.timing = { deadline: Infinity, totalDeadline: Infinity, resetMs: 0 };
+    pending.timing.deadline = deadline ?? Infinity;
+    this.timedCount += (isTimed(pending.timing) ? 1 : 0) - (wasTimed ? 1 : 0);
     this.deadlineDirty = true;
   }
 
@@ -702,8 +717,10 @@ export class Engine<R extends Role = Role> {
     if (this.deadlineDirty) {
       let min = Infinity;
       for (const p of this.pendingOut.collect([])) {
-        if (p.deadline < min) min = p.deadline;
-        if (p.totalDeadline < min) min = p.totalDeadline;
+        const t = p.timing;
+        if (t === undefined) continue;
+        if (t.deadline < min) min = t.deadline;
+        if (t.totalDeadline < min) min = t.totalDeadline;
       }
       this.cachedDeadline = min;
       this.deadlineDirty = false;
@@ -864,7 +881,7 @@ export class Engine<R extends Role = Role> {
       return;
     }
     const token = progressTokenOf(params);
-    this.pendingIn.set({ id, method, params, modern: undefined, token, group, lastProgressSent: -Infinity });
+    this.pendingIn.set({ id, method, params, modern: undefined, token, group, lastProgressSent: undefined });
     this.events.push({ kind: "request", id, method, params, progressToken: token, modern: undefined });
   }
 
@@ -908,7 +925,7 @@ export class Engine<R extends Role = Role> {
       return;
     }
     const token = progressTokenOf(params);
-    this.pendingIn.set({ id, method, params, modern: info, token, group, lastProgressSent: -Infinity });
+    this.pendingIn.set({ id, method, params, modern: info, token, group, lastProgressSent: undefined });
     if (filter !== undefined) {
       // g.5: the acknowledgement is the first message of the subscription, with the subset we honour.
       this.subscriptions.set(id, filter);
@@ -997,7 +1014,7 @@ export class Engine<R extends Role = Role> {
       return;
     }
     this.pendingInitialize = { id, params: p, version };
-    this.pendingIn.set({ id, method: "initialize", params: p, modern: undefined, token: undefined, group, lastProgressSent: -Infinity });
+    this.pendingIn.set({ id, method: "initialize", params: p, modern: undefined, token: undefined, group, lastProgressSent: undefined });
     this.events.push({ kind: "initialize-request", id, params: p, version });
   }
 
@@ -1092,14 +1109,15 @@ export class Engine<R extends Role = Role> {
       this.events.push({ kind: "diagnostic", rule: "P-04", expected: "progress for a request in flight", got: `unknown or finished token ${describeValue(token)}`, method: "notifications/progress", error: undefined });
       return;
     }
-    if (progress <= pending.lastProgress) {
+    if (pending.lastProgress !== undefined && progress <= pending.lastProgress) {
       this.violation("P-05", `progress greater than ${pending.lastProgress}`, describeValue(progress), undefined, pending.id, pending.method);
       return;
     }
     pending.lastProgress = progress;
-    if (pending.resetMs > 0 && now !== undefined) {
-      if (pending.deadline === Infinity && pending.totalDeadline === Infinity) this.timedCount++;
-      pending.deadline = now + pending.resetMs;
+    const timing = pending.timing;
+    if (timing !== undefined && timing.resetMs > 0 && now !== undefined) {
+      if (!isTimed(timing)) this.timedCount++;
+      timing.deadline = now + timing.resetMs;
       this.deadlineDirty = true;
     }
     const total = typeof params?.total === "number" ? params.total : undefined;
@@ -1257,15 +1275,18 @@ export class Engine<R extends Role = Role> {
       throw new LocalProtocolError({ rule: "P-02", expected: "a progress token unique among active requests", got: `token ${describeValue(token)} in use`, method });
     }
     this.features.outboundRequest(method, params, this.peerCaps, this.sessionVersion);
-    const deadline = options.deadline ?? Infinity;
-    const totalDeadline = options.totalDeadline ?? Infinity;
-    const pending: PendingOut = { id, method, params, token, deadline, totalDeadline, resetMs: options.resetOnProgressMs ?? 0, lastProgress: -Infinity };
+    const resetMs = options.resetOnProgressMs ?? 0;
+    const timing: Timing | undefined =
+      options.deadline === undefined && options.totalDeadline === undefined && resetMs === 0
+        ? undefined
+        : { deadline: options.deadline ?? Infinity, totalDeadline: options.totalDeadline ?? Infinity, resetMs };
+    const pending: PendingOut = { id, method, params, token, timing, lastProgress: undefined };
     this.nextId = id + 1;
     this.pendingOut.set(pending);
     if (token !== undefined) this.tokensOut.set(token, pending);
-    if (deadline !== Infinity || totalDeadline !== Infinity) {
+    if (isTimed(timing)) {
       this.timedCount++;
-      const earliest = deadline < totalDeadline ? deadline : totalDeadline;
+      const earliest = timing.deadline < timing.totalDeadline ? timing.deadline : timing.totalDeadline;
       if (earliest < this.cachedDeadline) this.cachedDeadline = earliest;
     }
     this.queue(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }, related);
@@ -1276,9 +1297,10 @@ export class Engine<R extends Role = Role> {
   private settleOut(p: PendingOut, keepToken = false): void {
     this.pendingOut.delete(p.id);
     if (p.token !== undefined && !keepToken) this.tokensOut.delete(p.token);
-    if (p.deadline !== Infinity || p.totalDeadline !== Infinity) {
+    const t = p.timing;
+    if (isTimed(t)) {
       this.timedCount--;
-      if (p.deadline <= this.cachedDeadline || p.totalDeadline <= this.cachedDeadline) this.deadlineDirty = true;
+      if (t.deadline <= this.cachedDeadline || t.totalDeadline <= this.cachedDeadline) this.deadlineDirty = true;
     }
   }
 

@@ -107,7 +107,8 @@ export class LineDecoder {
     if (last >= start && last - start <= this.maxLineBytes) {
       let text: string | undefined;
       try {
-        text = this.utf8.decode(chunk.subarray(start, last + 1));
+        // A chunk of whole lines (the usual case) is decoded without making a view of it.
+        text = this.utf8.decode(start === 0 && last + 1 === chunk.length ? chunk : chunk.subarray(start, last + 1));
       } catch {
         text = undefined;
       }
