@@ -22,6 +22,7 @@ import { createReferenceServer } from "./reference-server.js";
 const USAGE = `usage:
   mcp-engine serve                    run the reference server on stdio
   mcp-engine serve --http HOST:PORT   run it over Streamable HTTP at http://HOST:PORT/mcp
+                   [--legacy-sse]     and the deprecated HTTP+SSE transport at /sse and /messages
   mcp-engine client -- <command...>   spawn a stdio MCP server and report on everything it declares
   mcp-engine client <url>             the same report over Streamable HTTP (or HTTP+SSE)
                                       with MCP_CONFORMANCE_SCENARIO set: perform that conformance scenario against <url>
@@ -63,7 +64,8 @@ async function serve(args: readonly string[]): Promise<number> {
     process.stderr.write(`mcp-engine serve --http: expected HOST:PORT (e.g. 127.0.0.1:3000); got ${JSON.stringify(address)}\n`);
     return 2;
   }
-  const running = await serveHttp(server, { host, port });
+  // --legacy-sse: also offer the deprecated HTTP+SSE transport of 2024-11-05 at /sse and /messages.
+  const running = await serveHttp(server, { host, port, legacySse: args.includes("--legacy-sse") });
   process.stderr.write(`mcp-engine reference server listening on ${running.url}\n`);
   const stop = (): void => {
     running.close().then(() => process.exit(0));

@@ -28,6 +28,7 @@
 //   shuts down, which ends it with its final result).
 
 import { randomUUID } from "node:crypto";
+import { LegacySseEndpoint, type LegacySseOptions } from "./http-legacy.js";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { EngineSnapshot, Outbound } from "../engine.js";
@@ -103,6 +104,8 @@ export interface HttpServerOptions {
   eras?: "both" | "session" | "modern";
   /** SSE comment keep-alives on open 2026-07-28 streams (subscriptions/listen), in ms; 0: none. Default 15000. */
   keepAliveMs?: number;
+  /** Also offer the deprecated HTTP+SSE transport of 2024-11-05 (e.3) at these paths (true: /sse and /messages). Default off. */
+  legacySse?: boolean | LegacySseOptions;
 }
 
 interface Resolved {
@@ -510,6 +513,8 @@ export class HttpHost {
   readonly exchanges = new Set<ModernExchange>();
   /** The 2026-07-28 versions served (empty: session era only). */
   readonly modernVersions: readonly ModernVersion[];
+  /** The deprecated HTTP+SSE endpoint, when offered. */
+  readonly legacy: LegacySseEndpoint | undefined;
 
   constructor(
     readonly server: Server,
@@ -519,6 +524,7 @@ export class HttpHost {
     const modern = (server.options.versions ?? []).filter((v): v is ModernVersion => VERSION_PROFILES[v].era === "modern");
     if (eras === "modern" && modern.length === 0) throw new RangeError('eras "modern" needs a Server whose versions include 2026-07-28');
     this.modernVersions = eras === "session" ? [] : modern;
+    this.legacy = options.legacySse === undefined || options.legacySse === false ? undefined : new LegacySseEndpoint(server, options.legacySse === true ? {} : options.legacySse);
     this.options = {
       path: options.path ?? "/mcp",
       allowedHosts: new Set((options.allowedHosts ?? ["localhost", "127.0.0.1", "[::1]"]).map((h) => h.toLowerCase())),
@@ -556,6 +562,7 @@ export class HttpHost {
   closeAll(): void {
     for (const session of [...this.sessions.values()]) this.endSession(session);
     for (const exchange of [...this.exchanges]) exchange.shutdown();
+    this.legacy?.closeAll();
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -566,6 +573,7 @@ export class HttpHost {
       req.resume();
       return;
     }
+    if (this.legacy !== undefined && path !== undefined && this.legacy.owns(path)) return this.legacyRequest(this.legacy, req, res, path);
     if (path !== this.options.path) {
       this.fail(res, 404, ErrorCode.InvalidRequest, "Not found");
       req.resume();
@@ -590,6 +598,39 @@ export class HttpHost {
         this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
         req.resume();
     }
+  }
+
+  /** e.3: GET on the SSE path opens a session; POST on the message path feeds it (202). */
+  private async legacyRequest(legacy: LegacySseEndpoint, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (path === legacy.ssePath && req.method === "GET") {
+      req.resume();
+      legacy.open(res);
+      return;
+    }
+    if (path === legacy.messagePath && req.method === "POST") {
+      const session = legacy.find(req.url ?? "");
+      if (session === undefined) {
+        req.resume();
+        this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
+        return;
+      }
+      const text = await this.readBody(req, res);
+      if (text === undefined) return;
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        this.fail(res, 400, ErrorCode.ParseError, "Parse error");
+        return;
+      }
+      session.receiveMessage(body);
+      res.writeHead(202, { "Content-Length": 0 });
+      res.end();
+      return;
+    }
+    req.resume();
+    res.setHeader("Allow", path === legacy.ssePath ? "GET" : "POST");
+    this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
   }
 
   private allowed(req: IncomingMessage): boolean {

@@ -6,3 +6,5 @@ export { HttpHost, MemorySessionStore, hostnameOf, serveHttp } from "./http-serv
 export type { HttpServerOptions, RunningHttpServer, SessionStore } from "./http-server.js";
 export { connectHttpNode, nodeFetch, nodeHttpTransport, nodeTimers } from "./http-client-node.js";
 export type { NodeConnectHttpOptions, NodeHttpTransportOptions } from "./http-client-node.js";
+export { LegacySseEndpoint } from "./http-legacy.js";
+export type { LegacySseOptions } from "./http-legacy.js";
