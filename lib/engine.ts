@@ -115,6 +115,13 @@ export interface EngineOptions<R extends Role = Role> {
   logLevel?: string;
   /** Modern server: put serverInfo in every result's `_meta` (g.1). Default true. */
   serverInfoInResults?: boolean;
+  /**
+   * Modern server: answer server/discover whatever version it names, so a client can learn
+   * the versions on offer (default true). false: refuse an unsupported version with -32022
+   * like any other request (what the official conformance suite's 2026-07-28 set expects;
+   * the specification allows both).
+   */
+  discoverAnyVersion?: boolean;
   /** Server: instructions for the client, sent in the initialize result. */
   instructions?: string;
   /** Flip the SHOULD-level lenient cells of the phase table (DESIGN.md section 4). Default false. */
@@ -268,6 +275,7 @@ export class Engine<R extends Role = Role> {
   private readonly defaultVersion: ProtocolVersion;
   private readonly logLevel: string | undefined;
   private readonly serverInfoInResults: boolean;
+  private readonly discoverAnyVersion: boolean;
   /** Open subscriptions/listen requests of a modern server, by request id. */
   private readonly subscriptions = new Map<RequestId, SubscriptionFilter>();
   /** A modern client's per-request envelope (g.1), built once. */
@@ -317,6 +325,7 @@ export class Engine<R extends Role = Role> {
     this.eraState = this.modernVersions.length === 0 ? "session" : this.versions.length === 0 && this.role === "server" ? "modern" : "undecided";
     this.logLevel = options.logLevel;
     this.serverInfoInResults = options.serverInfoInResults ?? true;
+    this.discoverAnyVersion = options.discoverAnyVersion ?? true;
     const firstId = options.firstRequestId ?? 0;
     if (!Number.isSafeInteger(firstId) || firstId < 0) throw new RangeError(`firstRequestId must be a non-negative safe integer; got ${String(firstId)}`);
     this.nextId = firstId;
@@ -839,8 +848,8 @@ export class Engine<R extends Role = Role> {
         }
       } else {
         if (this.eraState === "undecided") {
-          if (method === "initialize") this.eraState = "session";
-          else if (hasModernEnvelope(params)) this.enterModern(this.modernVersions[0] as ModernVersion);
+          if (hasModernEnvelope(params)) this.enterModern(this.modernVersions[0] as ModernVersion);
+          else if (method === "initialize") this.eraState = "session";
         }
         if (this.eraState === "modern") {
           this.onModernRequest(id, method, params, group);
@@ -887,15 +896,16 @@ export class Engine<R extends Role = Role> {
 
   /** A request under 2026-07-28 (g.1–g.5): its own envelope, the modern table, discover and listen answered here. */
   private onModernRequest(id: RequestId, method: string, params: JsonObject | undefined, group: BatchGroup | undefined): void {
-    if (method === "initialize") {
-      // A modern-only server names the versions it speaks, so a legacy client can tell why (g.12).
+    if (method === "initialize" && !hasModernEnvelope(params)) {
+      // A session-era initialize at a modern-only server: name the versions spoken, so a legacy client can tell why (g.12).
+      // (An initialize carrying the 2026-07-28 envelope is just a removed method: -32601 through the gate below.)
       const requested = params?.protocolVersion;
       // A dual-era connection that already speaks 2026-07-28 cannot turn into a session either: only modern versions are on offer here.
       this.replyError(id, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", group, { supported: [...this.modernVersions], requested: typeof requested === "string" ? requested : null });
       this.violation("g.12", "a request with the 2026-07-28 envelope (no session era on this connection)", "initialize", ErrorCode.UnsupportedProtocolVersion, id, method);
       return;
     }
-    const info = readRequestEnvelope(params, this.modernVersions, method === "server/discover", this.supportedVersions);
+    const info = readRequestEnvelope(params, this.modernVersions, this.discoverAnyVersion && method === "server/discover", this.supportedVersions);
     if ("code" in info) {
       this.replyError(id, info.code, info.message, group, info.data);
       this.violation(info.rule, info.expected, info.got, info.code, id, method);

@@ -40,6 +40,8 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     pageSize: options.pageSize ?? 100,
     // Dual era: session-era clients initialize; 2026-07-28 clients send the per-request envelope.
     versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS],
+    // The official suite's 2026-07-28 set expects -32022 for a discover naming an unknown version.
+    discoverAnyVersion: false,
   });
 
   server.tool("test_simple_text", { description: "Tests simple text content response", inputSchema: NO_ARGS }, () => text("This is a simple text response for testing."));

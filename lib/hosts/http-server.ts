@@ -736,12 +736,14 @@ export class HttpHost {
 
   /**
    * g.11: a single message is 2026-07-28 traffic when its request carries the per-request
-   * envelope, or when MCP-Protocol-Version names a modern version and it is not initialize.
-   * On a modern-only endpoint every single request but initialize is.
+   * envelope (even initialize: under 2026-07-28 it is a removed method, 404 -32601), or when
+   * MCP-Protocol-Version names a modern version and it is not initialize. On a modern-only
+   * endpoint every single request but a session-era initialize is.
    */
   private isModern(req: IncomingMessage, body: unknown): boolean {
-    if (!isJsonObject(body) || typeof body.method !== "string" || body.method === "initialize") return false;
-    if (hasModernEnvelope(isJsonObject(body.params) ? body.params : undefined)) return true;
+    if (!isJsonObject(body) || typeof body.method !== "string") return false;
+    if (hasModernEnvelope(isJsonObject(body.params) ? body.params : undefined)) return this.modernVersions.length > 0;
+    if (body.method === "initialize") return false;
     const version = header(req, "mcp-protocol-version");
     return this.options.eras === "modern" || (version !== undefined && (this.modernVersions as readonly string[]).includes(version));
   }

@@ -142,6 +142,8 @@ export interface ServerOptions {
   versions?: readonly ProtocolVersion[];
   strict?: boolean;
   limits?: Partial<EngineLimits>;
+  /** 2026-07-28: answer server/discover whatever version it names (default true; see EngineOptions.discoverAnyVersion). */
+  discoverAnyVersion?: boolean;
   /** Secret for pagination cursors (at least 16 bytes from a cryptographic source). */
   paginationSecret: Uint8Array;
   /** Items per list page. Default 50. */
@@ -291,6 +293,7 @@ export class ServerSession {
       versions: server.options.versions,
       strict: server.options.strict,
       limits: server.options.limits,
+      discoverAnyVersion: server.options.discoverAnyVersion,
     };
     this.engine = snapshot === undefined ? new Engine(options) : Engine.restore(options, snapshot);
     this.driver = new Driver(this.engine, host, (event) => this.onEvent(event));
