@@ -47,6 +47,7 @@ import { SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion, isSessionVersion
 import {
   META_SERVER_INFO,
   META_SUBSCRIPTION_ID,
+  CACHEABLE_METHODS,
   acceptedFilter,
   decorateResult,
   discoverResult,
@@ -57,6 +58,7 @@ import {
   readRequestEnvelope,
   requestEnvelope,
   resultTypeOf,
+  withCacheFields,
   withEnvelope,
   type ModernRequestInfo,
   type SubscriptionFilter,
@@ -953,6 +955,7 @@ export class Engine<R extends Role = Role> {
         throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, code: problem.missing !== undefined ? ErrorCode.MissingRequiredClientCapability : undefined, method: pending.method });
       }
     }
+    if (result.resultType !== "input_required" && CACHEABLE_METHODS.has(pending.method)) result = withCacheFields(result);
     if (pending.method === "subscriptions/listen") {
       // g.5: the result that ends a listen names its subscription.
       const meta = isJsonObject(result._meta) ? result._meta : undefined;

@@ -179,6 +179,18 @@ export function decorateResult(result: JsonObject, serverInfo: JsonObject | unde
   return out;
 }
 
+/** Results that must say how long they stay fresh (CacheableResult, g.5): discover, the four lists and resources/read. */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
+
+/**
+ * A complete result of a cacheable method with ttlMs and cacheScope present: what the host
+ * set, else the safe defaults (stale at once, not shared across authorization contexts).
+ */
+export function withCacheFields(result: JsonObject): JsonObject {
+  if (typeof result.ttlMs === "number" && (result.cacheScope === "public" || result.cacheScope === "private")) return result;
+  return { ...result, ttlMs: typeof result.ttlMs === "number" && result.ttlMs >= 0 ? result.ttlMs : 0, cacheScope: result.cacheScope === "public" ? "public" : "private" };
+}
+
 /** The result types a client understands: missing means "complete" (g.3); anything else unknown is invalid. */
 export function resultTypeOf(result: JsonObject, known: ReadonlySet<string> = CORE_RESULT_TYPES): string | undefined {
   const type = result.resultType;
