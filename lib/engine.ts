@@ -1,11 +1,16 @@
-// The session-era MCP engine (2024-11-05 … 2025-11-25), for the client and the server role.
+// The MCP engine, for the client and the server role, in both eras: the session era
+// (2024-11-05 … 2025-11-25: initialize, phases, negotiated capabilities) and the stateless
+// revision 2026-07-28 (per-request `_meta` envelope, rules in lib/modern.ts). A dual-era
+// server picks the era from the first message; a client picks it with initialize() or
+// startModern().
 //
 // Methods come in four kinds (the quinn-proto taxonomy):
-//   A. getters   role, phase, negotiatedVersion, peerInfo, peerCapabilities, ...
+//   A. getters   role, phase, era, negotiatedVersion, peerInfo, peerCapabilities, ...
 //   B. inputs    receiveBytes, receiveMessage, receiveEof, handleTimeout
-//   C. commands  initialize (client), acceptInitialize (server), request, notify, respond,
-//                respondError, sendProgress, cancel, setDeadline, close
-//   D. outputs   pollOutbound / takeBytes, pollEvent, nextDeadline
+//   C. commands  initialize / startModern (client), acceptInitialize (server), request,
+//                notify, respond, respondError, sendProgress, sendTaskProgress, cancel,
+//                setDeadline, endSubscriptions, close
+//   D. outputs   pollOutbound / takeBytes, pollEvent, takeEvents, nextDeadline
 //
 // Drain contract: after every input or command, drain outbound, then events, then read
 // nextDeadline(). Commands issued while handling events are fine; drain again after them.
@@ -16,7 +21,7 @@
 // - inputs never throw; a peer's mistake queues the reply it is owed, then a violation
 //   event; commands throw LocalProtocolError and queue nothing when refused;
 // - every message passes gate() (lib/methods.ts) in both directions;
-// - our ids are an integer counter from 0, never reused; peer ids are matched by type and
+// - our ids are an integer counter (from 0, or firstRequestId), never reused; peer ids are matched by type and
 //   value (1 and "1" differ) in a separate map: the two directions are separate id spaces;
 // - once closed, the engine stays closed: inputs are ignored, commands throw, queued
 //   output still drains.
