@@ -1,0 +1,53 @@
+// The core's boundary, checked on the sources: lib/*.ts and lib/peer/ import no Node module,
+// read no clock, start no timer and draw no randomness (time and ids are inputs; the peer
+// layer gets its timers from the host), the core also makes no Promise, and the core's
+// public entry point pulls in neither the peer layer nor the hosts.
+
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { test } from "node:test";
+
+const lib = fileURLToPath(new URL("../../lib/", import.meta.url));
+
+/** Source without comments, so that prose about what is forbidden does not count. */
+function code(path: string): string {
+  return readFileSync(path, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".ts") && !name.endsWith(".d.ts"))
+    .map((name) => join(dir, name));
+}
+
+const core = sources(lib);
+const peer = sources(join(lib, "peer"));
+
+test("the core and the peer layer import no Node module and touch no clock, timer or randomness", () => {
+  assert.ok(core.length > 10 && peer.length > 5);
+  for (const file of [...core, ...peer]) {
+    const text = code(file);
+    assert.doesNotMatch(text, /from\s+["'](node:|fs|net|http|https|child_process|process|stream|buffer)/, `${file} imports a Node module`);
+    assert.doesNotMatch(text, /\brequire\(/, `${file} uses require()`);
+    assert.doesNotMatch(text, /\bDate\.now\(|\bnew Date\(|\bperformance\.now\(|\bMath\.random\(/, `${file} reads a clock or draws randomness`);
+    // A call, not a method signature of an injected timer facility (`setTimeout(fn: () => void, …)`).
+    assert.doesNotMatch(text, /(^|[^.\w])(setTimeout|setInterval|setImmediate|queueMicrotask)\((?!\s*\w+\s*:)/m, `${file} starts a timer of its own`);
+  }
+});
+
+test("the core makes no Promise and is not async", () => {
+  for (const file of core) {
+    const text = code(file);
+    assert.doesNotMatch(text, /\bPromise\b|\basync\b|\bawait\b/, `${file} uses Promises`);
+  }
+});
+
+test("the core's entry point does not pull in the peer layer or the hosts", () => {
+  const index = code(join(lib, "index.ts"));
+  assert.doesNotMatch(index, /from\s+["']\.\/(peer|hosts|cli)\//);
+  for (const file of core) assert.doesNotMatch(code(file), /from\s+["']\.\/(peer|hosts|cli)\//, `${file} reaches out of the core`);
+});
