@@ -4,7 +4,7 @@
 //
 // Covered: a stateless tools/call (200, resultType, serverInfo, no Mcp-Session-Id); the
 // header rules (MCP-Protocol-Version vs `_meta`, Mcp-Method, Mcp-Name, `=?base64?…?=`
-// values) → 400 -32020; a missing envelope → 400 -32602; an unsupported version → 400
+// values, Mcp-Param-* of x-mcp-header arguments) → 400 -32020; a missing envelope → 400 -32602; an unsupported version → 400
 // -32022 with data; an unknown method → 404 -32601; server/discover; progress and log
 // messages before the result on the request's SSE stream; a notification → 202; a
 // session-era client and a 2026-07-28 client on one endpoint at once; closing a request's
@@ -117,6 +117,11 @@ function fixture(versions: readonly ProtocolVersion[] = ["2025-11-25", MODERN]):
     context.progress(2, 2, "done");
     return { content: [{ type: "text", text: "reported" }] };
   });
+  server.tool(
+    "route",
+    { inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" }, priority: { type: "integer", "x-mcp-header": "Priority" }, query: { type: "string" } } } },
+    (args) => ({ content: [{ type: "text", text: `${String(args.region)}/${String(args.priority)}` }] }),
+  );
   server.resource("test://config", { name: "config" }, (uri) => ({ contents: [{ uri, text: "v1" }] }));
   return { server, signals, started: () => waiting.promise };
 }
@@ -301,6 +306,31 @@ test("Mcp-Name (and Mcp-Method) in =?base64?…?= are decoded before comparing",
   const other = await call(url, request("tools/call", { name: "echo", arguments: { text: "x" } }), { "mcp-name": b64("ech0") });
   assert.equal(other.status, 400);
   assert.equal(errorOf(other.message).code, -32020);
+});
+
+test("Mcp-Param-* of a tool's x-mcp-header arguments: equal headers pass; missing, different or malformed ones → 400 -32020 before the handler", async (t) => {
+  const { url, server } = await serve(t);
+  const route = (args: Json, override: Record<string, string | undefined>): Promise<{ status: number; message: Json }> => call(url, request("tools/call", { name: "route", arguments: args }), override);
+  const passed = await route({ region: "Hello", priority: 42, query: "q" }, { "mcp-param-region": "=?base64?SGVsbG8=?=", "Mcp-Param-Priority": "42.0" });
+  assert.equal(passed.status, 200);
+  assert.deepEqual((passed.message.result as Json).content, [{ type: "text", text: "Hello/42" }]);
+  // Arguments absent or null expect no header.
+  assert.equal((await route({ region: null, query: "q" }, {})).status, 200);
+  const refused: Array<[string, Json, Record<string, string>]> = [
+    ["header missing", { region: "eu" }, {}],
+    ["header different", { region: "eu" }, { "mcp-param-region": "us" }],
+    ["bad base64 padding", { region: "Hello" }, { "mcp-param-region": "=?base64?SGVsbG8?=" }],
+    ["integer different", { region: "eu", priority: 1 }, { "mcp-param-region": "eu", "mcp-param-priority": "2" }],
+  ];
+  for (const [label, args, override] of refused) {
+    const { status, message } = await route(args, override);
+    assert.equal(status, 400, label);
+    assert.equal(errorOf(message).code, -32020, label);
+  }
+  // A tool the server does not have is the session's to refuse (-32602), headers or not.
+  const unknown = await call(url, request("tools/call", { name: "nope", arguments: { region: "eu" } }));
+  assert.equal(errorOf(unknown.message).code, -32602);
+  await until(() => server.sessions.size === 0, "no per-request session left");
 });
 
 test("envelope: a missing field → 400 -32602; no _meta at all with a 2026-07-28 version header → 400 -32602", async (t) => {

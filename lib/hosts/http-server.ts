@@ -20,8 +20,9 @@
 // - what a session needs to carry on elsewhere (Engine.snapshot) goes to a SessionStore after
 //   every POST, so a shared store can serve several processes;
 // - 2026-07-28 requests keep no state here beyond their own POST: headers are checked against
-//   the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name, `=?base64?…?=` decoded) before any
-//   handler runs; a JSON error answer travels with the status httpStatusFor gives; no
+//   the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name, and for tools/call the Mcp-Param-*
+//   of the arguments the tool's inputSchema marks with x-mcp-header; `=?base64?…?=` decoded)
+//   before any handler runs; a JSON error answer travels with the status httpStatusFor gives; no
 //   Mcp-Session-Id is minted or echoed; closing the response stream before the answer IS
 //   cancellation (unlike X-09): the request's handler is aborted and nothing more is sent;
 //   a subscriptions/listen stream stays open until the client closes it (or the host
@@ -34,7 +35,7 @@ import { performance } from "node:perf_hooks";
 import type { EngineSnapshot, Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type JsonRpcMessage, type RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
-import { hasModernEnvelope, httpHeaderProblem, httpStatusFor, readRequestEnvelope, type ModernRefusal } from "../modern.js";
+import { hasModernEnvelope, httpHeaderProblem, httpStatusFor, paramHeaderProblem, readRequestEnvelope, type ModernRefusal } from "../modern.js";
 import type { PeerHost } from "../peer/driver.js";
 import type { Server, ServerSession } from "../peer/server.js";
 import { SESSION_VERSIONS, VERSION_PROFILES, type ModernVersion } from "../versions.js";
@@ -791,7 +792,13 @@ export class HttpHost {
       const read = readRequestEnvelope(params, this.modernVersions);
       refusal = "code" in read ? read : undefined;
     }
-    refusal ??= httpHeaderProblem({ get: (name) => header(req, name) }, method, params);
+    const headers = { get: (name: string) => header(req, name) };
+    refusal ??= httpHeaderProblem(headers, method, params);
+    if (refusal === undefined && method === "tools/call" && typeof params?.name === "string") {
+      // Mcp-Param-* follow the tool's own inputSchema; an unknown tool is left to the session (-32602).
+      const tool = this.server.tools.get(params.name);
+      if (tool !== undefined) refusal = paramHeaderProblem(headers, tool.definition.inputSchema, params.arguments);
+    }
     if (refusal !== undefined) {
       this.answerError(res, refusal.httpStatus, id, refusal.code, refusal.message, refusal.data);
       return;
