@@ -2,7 +2,7 @@
 // fake PeerHosts on a fake clock (spec-tests/peer-harness.ts). Covers connect() and its era
 // choice (the server/discover probe, the fallback to initialize, the cases that must not fall
 // back), multi round-trip requests (input_required rounds fulfilled by the client's handlers,
-// their bounds, -32601 and -32021), requestState sealed end to end, per-request logging, and
+// their bounds, -32601 and -32021; handlers' own input_required results via ctx.inputRequired), requestState sealed end to end, per-request logging, and
 // subscriptions/listen through the peer layer.
 //
 // Nothing waits on real time except the WebCrypto of RequestStateSealer, which runs off the
@@ -579,6 +579,67 @@ test("prompts/get and resources/read can go input_required too", async () => {
   assert.deepEqual(Object.keys(params(pair.clientHost.messages("prompts/get")[1]).inputResponses as Message), ["roots/list#0"]);
   assert.equal(pair.clientHost.messages("resources/read").length, 2);
   assert.deepEqual(Object.keys(params(pair.clientHost.messages("resources/read")[1]).inputResponses as Message), ["elicitation/create#0"]);
+});
+
+test("ctx.inputRequired: the handler's own keys and requestState go out as given; the retry's handler reads the answers and the state", async () => {
+  const seen: Array<{ requestState: unknown; inputResponses: unknown }> = [];
+  const pair = await connectedModern({
+    client: { capabilities: { elicitation: {}, sampling: {}, roots: {} } },
+    setup: (s) => {
+      s.tool("own", {}, (_args, ctx) => {
+        seen.push({ requestState: ctx.requestState, inputResponses: ctx.inputResponses });
+        const login = ctx.inputResponses?.github_login as { content?: { name?: string } } | undefined;
+        if (login === undefined) {
+          return ctx.inputRequired(
+            {
+              github_login: { method: "elicitation/create", params: { message: "Login?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } } },
+              summary: { method: "sampling/createMessage", params: { messages: [{ role: "user", content: { type: "text", text: "Summarize" } }], maxTokens: 5 } },
+            },
+            "state-1",
+          );
+        }
+        return ok(`${String(login.content?.name)} / ${String(ctx.requestState)}`);
+      });
+      s.prompt("own-prompt", {}, (_args, ctx) => {
+        const roots = ctx.inputResponses?.where as { roots?: unknown[] } | undefined;
+        if (roots === undefined) return ctx.inputRequired({ where: { method: "roots/list" } });
+        return { messages: [{ role: "user", content: { type: "text", text: `${roots.roots?.length ?? 0} roots` } }] };
+      });
+    },
+  });
+  pair.client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { name: "octocat" } }));
+  pair.client.setRequestHandler("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "short" }, model: "m" }));
+  pair.client.setRequestHandler("roots/list", () => ({ roots: [{ uri: "file:///r" }] }));
+
+  assert.equal(text(await pair.client.callTool("own")), "octocat / state-1");
+  const irr = pair.serverHost.sent.find((m) => (m.result as Message | undefined)?.resultType === "input_required")?.result as Message;
+  assert.deepEqual(Object.keys(irr.inputRequests as Message), ["github_login", "summary"]);
+  assert.equal(irr.requestState, "state-1");
+  assert.deepEqual(seen[1], {
+    requestState: "state-1",
+    inputResponses: { github_login: { action: "accept", content: { name: "octocat" } }, summary: { role: "assistant", content: { type: "text", text: "short" }, model: "m" } },
+  });
+  // prompts/get too; without a state, the retry carries none.
+  const prompt = await pair.client.getPrompt("own-prompt");
+  assert.deepEqual(prompt.messages[0]?.content, { type: "text", text: "1 roots" });
+  const gets = pair.clientHost.messages("prompts/get");
+  assert.equal(gets.length, 2);
+  assert.equal("requestState" in params(gets[1]), false);
+});
+
+test("ctx.inputRequired asking for a kind the request did not declare: -32021 naming it; in the session era it is a tool error", async () => {
+  const register = (s: import("../lib/peer/index.js").Server): void => {
+    s.tool("roots-please", {}, (_args, ctx) => ctx.inputRequired({ where: { method: "roots/list" } }));
+  };
+  const modern = await connectedModern({ client: { capabilities: { elicitation: {} } }, setup: register });
+  const error = await mcpError(modern.client.callTool("roots-please"), -32021);
+  assert.deepEqual(error.data, { requiredCapabilities: { roots: {} } });
+
+  const session = new Pair({ server: { versions: ALL }, client: { versions: [...SESSION_VERSIONS] }, setup: register });
+  assert.equal((await session.connect()).era, "session");
+  const result = await session.client.callTool("roots-please");
+  assert.equal(result.isError, true);
+  assert.match(text(result), /only under 2026-07-28/);
 });
 
 test("aborting a call while the client's handler is answering an input request: the handler sees the abort, no retry is sent", async () => {

@@ -12,6 +12,7 @@ export { Server, ServerSession } from "./server.js";
 export type {
   Completer,
   HandlerContext,
+  InputRequest,
   PromptDefinition,
   PromptHandler,
   Registration,

@@ -85,7 +85,24 @@ export interface HandlerContext {
   elicit(params: ElicitRequestParams, options?: CallOptions): Promise<ElicitResult>;
   /** Asks the client for its roots (needs the client's roots capability). */
   listRoots(options?: CallOptions): Promise<ListRootsResult>;
+  /**
+   * 2026-07-28 (tools/call, prompts/get, resources/read): ends the request with an
+   * input_required result of the handler's own making, for handlers that name their input
+   * requests and keep their own requestState (seal it: RequestStateSealer) instead of the
+   * rounds createMessage/elicit/listRoots manage; do not mix the two in one handler. The
+   * client's retry is a new request: its handler reads the answers and the echoed state in
+   * inputResponses and requestState. An input request of a kind the request's client did not
+   * declare turns the answer into -32021. Throws (never returns); in the session era, where
+   * there are no input_required results, it throws an Error saying so.
+   */
+  inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never;
 }
+
+/** One request of an input_required result (2026-07-28): what the client is asked to do before retrying. */
+export type InputRequest =
+  | { readonly method: "elicitation/create"; readonly params: ElicitRequestParams }
+  | { readonly method: "sampling/createMessage"; readonly params: CreateMessageRequestParams }
+  | { readonly method: "roots/list"; readonly params?: { readonly _meta?: { readonly [key: string]: unknown } } };
 
 export interface ToolDefinition {
   title?: string;
@@ -511,7 +528,8 @@ export class ServerSession {
   /** Ends a modern request with input_required (g.3), or -32021 when the request did not declare what the input needs. */
   private askForInput(id: RequestId, method: string, modern: ModernRequestInfo, signal: InputRequiredSignal): void {
     const result: JsonObject = { resultType: "input_required", inputRequests: signal.requests };
-    if (signal.answered !== undefined && Object.keys(signal.answered).length > 0) result.requestState = ANSWERS_STATE + JSON.stringify(signal.answered);
+    if (signal.state !== undefined) result.requestState = signal.state;
+    else if (signal.answered !== undefined && Object.keys(signal.answered).length > 0) result.requestState = ANSWERS_STATE + JSON.stringify(signal.answered);
     const problem = inputRequiredProblem(method, result, modern);
     if (problem?.missing !== undefined) {
       this.engine.respondError(id, ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: problem.missing });
@@ -562,6 +580,10 @@ export class ServerSession {
       createMessage: (request, options) => (modern !== undefined ? ask<CreateMessageResult>("sampling/createMessage", request) : (this.request("sampling/createMessage", request, options, id) as unknown as Promise<CreateMessageResult>)),
       elicit: (request, options) => (modern !== undefined ? ask<ElicitResult>("elicitation/create", request) : (this.request("elicitation/create", request, options, id) as unknown as Promise<ElicitResult>)),
       listRoots: (options) => (modern !== undefined ? ask<ListRootsResult>("roots/list", undefined) : (this.request("roots/list", undefined, options, id) as unknown as Promise<ListRootsResult>)),
+      inputRequired: (inputRequests, requestState) => {
+        if (modern === undefined) throw new Error("input_required results exist only under 2026-07-28; this request is in the session era");
+        throw new InputRequiredSignal(inputRequests as unknown as JsonObject, undefined, requestState);
+      },
     };
   }
 
@@ -641,12 +663,14 @@ function toolError(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
-/** Thrown through a modern handler by a call that needs the client's input (see HandlerContext.createMessage). */
+/** Thrown through a modern handler by a call that needs the client's input (see HandlerContext.createMessage and inputRequired). */
 class InputRequiredSignal extends Error {
   constructor(
     readonly requests: JsonObject,
     /** The answers the handler already had (earlier rounds): carried to the next round in requestState. */
     readonly answered: JsonObject | undefined,
+    /** The handler's own requestState (ctx.inputRequired), sent as given instead of the carried answers. */
+    readonly state?: string,
   ) {
     super("input required");
   }
