@@ -406,6 +406,21 @@ const TOOL_NAMES = [
   "test_reconnection",
   "test_tool_slow",
   "test_tool_fast",
+  // The 2026-07-28 diagnostics (reference-server.test.ts exercises them).
+  "test_input_required_result_elicitation",
+  "test_input_required_result_sampling",
+  "test_input_required_result_list_roots",
+  "test_input_required_result_request_state",
+  "test_input_required_result_tampered_state",
+  "test_input_required_result_multi_round",
+  "test_input_required_result_multiple_inputs",
+  "test_input_required_result_capabilities",
+  "test_missing_capability",
+  "test_streaming_elicitation",
+  "test_logging_tool",
+  "test_trigger_tool_change",
+  "test_trigger_prompt_change",
+  "test_custom_headers",
 ];
 
 const sampled: ServerRequestHandler = (request) => {
@@ -575,7 +590,7 @@ const FEATURES: Feature[] = [
   { name: "resources/read unknown", method: "resources/read", params: { uri: "test://nothing" }, check: (x) => assert.equal((x.response.error as Json).code, -32002) },
   { name: "resources/subscribe", method: "resources/subscribe", params: { uri: "test://watched-resource" }, check: (x) => assert.deepEqual(resultOf(x), {}) },
   { name: "resources/unsubscribe", method: "resources/unsubscribe", params: { uri: "test://watched-resource" }, check: (x) => assert.deepEqual(resultOf(x), {}) },
-  { name: "prompts/list", method: "prompts/list", check: (x) => assert.equal((resultOf(x).prompts as Json[]).length, 4) },
+  { name: "prompts/list", method: "prompts/list", check: (x) => assert.equal((resultOf(x).prompts as Json[]).length, 5) },
   {
     name: "prompts/get simple",
     method: "prompts/get",

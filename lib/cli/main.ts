@@ -51,7 +51,7 @@ function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
 }
 
 async function serve(args: readonly string[]): Promise<number> {
-  const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep });
+  const server = createReferenceServer({ paginationSecret: randomBytes(32), requestStateSecret: randomBytes(32), sleep });
   if (args[0] !== "--http") {
     serveStdio(server);
     return -1;
