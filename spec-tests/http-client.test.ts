@@ -9,7 +9,8 @@
 // bound, the standalone GET stream (and 405), 404 → one shared re-initialization then one
 // retry, re-initialization failure → ConnectionClosedError, DELETE on close, the legacy
 // HTTP+SSE fallback, the SSE parser and the URI reference resolver. 2026-07-28 mode: the
-// g.8 headers (MCP-Protocol-Version from `_meta`, Mcp-Method, Mcp-Name, base64 values), no
+// g.8 headers (MCP-Protocol-Version from `_meta`, Mcp-Method, Mcp-Name, base64 values,
+// Mcp-Param-* of x-mcp-header arguments learned from tools/list, invalid tools left out), no
 // session id, GET or DELETE, cancellation by aborting the POST (before and after the
 // headers), open listen streams, no resumption, recognized modern errors vs fallback
 // (isModernErrorResponse), and the switch back to the session era on initialize.
@@ -1187,6 +1188,52 @@ test("2026-07-28: every request is a POST with MCP-Protocol-Version from _meta, 
   assert.equal(s.server.find("DELETE").length, 0);
   assert.equal(s.events.at(-1)?.kind, "closed");
   assert.deepEqual(s.errors, []);
+});
+
+test("2026-07-28: tools/call carries Mcp-Param-* for the x-mcp-header arguments learned from tools/list; tools with invalid declarations are left out", async () => {
+  const s = modernSetup();
+  const route = {
+    name: "route",
+    inputSchema: {
+      type: "object",
+      properties: {
+        region: { type: "string", "x-mcp-header": "Region" },
+        priority: { type: "integer", "x-mcp-header": "Priority" },
+        verbose: { type: "boolean", "x-mcp-header": "Verbose" },
+        target: { type: "object", properties: { zone: { type: "string", "x-mcp-header": "Zone" } } },
+        query: { type: "string" },
+      },
+    },
+  };
+  const bad = { name: "bad", inputSchema: { type: "object", properties: { ratio: { type: "number", "x-mcp-header": "Ratio" } } } };
+  const plain = { name: "plain", inputSchema: { type: "object", properties: { region: { type: "string" } } } };
+  s.server.routes.push((req) => {
+    if (req.method !== "POST" || req.body?.id === undefined) return undefined;
+    return modernResult(req, req.body.method === "tools/list" ? { tools: [route, bad, plain], ttlMs: 0, cacheScope: "private" } : { content: [] });
+  });
+  const before = send(s, "tools/call", { name: "route", arguments: { region: "eu" } });
+  await settle();
+  assert.equal(eventFor(s, before)?.kind, "response");
+  assert.equal(Object.keys(s.server.find("POST", "tools/call")[0]?.headers ?? {}).filter((h) => h.startsWith("mcp-param-")).length, 0, "nothing known before tools/list");
+
+  const list = send(s, "tools/list");
+  await settle();
+  const listed = eventFor(s, list);
+  assert.ok(listed?.kind === "response");
+  assert.deepEqual((listed.result.tools as Array<{ name: string }>).map((t) => t.name), ["route", "plain"]);
+  assert.equal(s.errors.length, 1);
+  assert.match(s.errors[0]?.message ?? "", /"bad"/);
+
+  send(s, "tools/call", { name: "route", arguments: { region: "Hello, 世界", priority: 42, verbose: false, target: { zone: "z1" }, query: "SELECT 1" } });
+  send(s, "tools/call", { name: "route", arguments: { region: "us-west1", verbose: null } });
+  send(s, "tools/call", { name: "plain", arguments: { region: "eu" } });
+  await settle();
+  const calls = s.server.find("POST", "tools/call").slice(1);
+  const params = (i: number): Record<string, string> => Object.fromEntries(Object.entries(calls[i]?.headers ?? {}).filter(([h]) => h.startsWith("mcp-param-")));
+  assert.deepEqual(params(0), { "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=", "mcp-param-priority": "42", "mcp-param-verbose": "false", "mcp-param-zone": "z1" });
+  assert.deepEqual(params(1), { "mcp-param-region": "us-west1" }, "null and absent arguments send no header");
+  assert.deepEqual(params(2), {}, "a tool without x-mcp-header");
+  await s.transport.close();
 });
 
 test("2026-07-28: cancelling aborts the POST (before and after the headers); notifications/cancelled is never POSTed; the late answer is not delivered", async () => {

@@ -16,7 +16,7 @@
 // (lib/peer/http-client.ts, on Node's fetch) against this host: a modern Engine's calls,
 // discover, a listen stream, cancellation reaching the handler, and errors by HTTP status;
 // a dual-era Client (connectHttpNode) that stays modern on dual and modern-only endpoints
-// and falls back to initialize on a session-only one.
+// and falls back to initialize on a session-only one; a Client's Mcp-Param-* headers.
 //
 // Every wait is bounded (withTimeout).
 
@@ -691,6 +691,19 @@ test("the portable client transport against this host: calls, discover, listen, 
   assert.equal(events.filter((e) => (e.kind === "response" || e.kind === "error-response") && (e.id === hang || e.id === listen)).length, 0);
   assert.equal(transport.sessionId, undefined);
   assert.ok(!events.some((e) => e.kind === "error-response" && e.error.code === HTTP_TRANSPORT_ERROR));
+});
+
+test("the client transport mirrors x-mcp-header arguments once tools/list taught it the schema; before that the host refuses the call (-32020)", async (t) => {
+  const { url } = await serve(t);
+  const connection = await connectHttpNode({ url, info: CLIENT_INFO, versions: [MODERN] });
+  try {
+    await assert.rejects(connection.client.callTool("route", { region: "eu-west", priority: 7 }), (error: unknown) => (error as { code?: number }).code === -32020);
+    await connection.client.listTools();
+    const result = await connection.client.callTool("route", { region: " spaced ü ", priority: 7, query: "q" });
+    assert.deepEqual(result.content, [{ type: "text", text: " spaced ü /7" }]);
+  } finally {
+    await connection.close();
+  }
 });
 
 test("a dual-era Client over HTTP: modern on a dual or modern-only endpoint, falls back to initialize on a session-only one", async (t) => {

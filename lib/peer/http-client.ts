@@ -19,7 +19,10 @@
 //   i.e. after the client Engine's startModern(), or option `modern`): every message is its
 //   own POST with MCP-Protocol-Version (the `_meta` version), Mcp-Method and, for tools/call,
 //   prompts/get and resources/read, Mcp-Name (values outside visible ASCII as
-//   `=?base64?…?=`); no session id, no GET stream, no DELETE, no resumption; cancelling a
+//   `=?base64?…?=`), and for tools/call an Mcp-Param-{Name} for each argument the tool's
+//   inputSchema marks with x-mcp-header — known from the tools/list results this transport
+//   carried (a tool never listed through it gets none; tools with invalid declarations are
+//   left out of those results and reported through onError); no session id, no GET stream, no DELETE, no resumption; cancelling a
 //   request aborts its POST (closing its stream is the cancellation; notifications/cancelled
 //   is never POSTed); a subscriptions/listen stream stays open until cancelled or closed;
 //   a 4xx keeps the server's JSON-RPC error only when it is a recognized modern error
@@ -29,7 +32,7 @@
 import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
-import { META_PROTOCOL_VERSION, hasModernEnvelope } from "../modern.js";
+import { META_PROTOCOL_VERSION, hasModernEnvelope, headerParamsOf, valueAtPath, type HeaderParam } from "../modern.js";
 import { MODERN_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../versions.js";
 import { Client, type ClientOptions, type ConnectResult } from "./client.js";
 import type { PeerHost } from "./driver.js";
@@ -236,6 +239,10 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   private modernVersion: string = MODERN_VERSIONS[0];
   /** 2026-07-28 requests in flight: aborting one is how it is cancelled. */
   private readonly modernPosts = new Map<RequestId, { ctl: AbortControllerLike<S> | undefined; holder: { reader: ReaderLike | undefined } }>();
+  /** 2026-07-28: each listed tool's x-mcp-header arguments, learned from the tools/list results this transport carried. */
+  private readonly paramHeaders = new Map<string, readonly HeaderParam[]>();
+  /** 2026-07-28 tools/list requests in flight: their results teach paramHeaders. */
+  private readonly toolLists = new Set<RequestId>();
 
   constructor(options: HttpClientTransportOptions<S>) {
     this.url = options.url;
@@ -413,6 +420,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
       return;
     }
     if (requestId !== undefined) this.inflight.add(requestId);
+    if (requestId !== undefined && isJsonObject(message) && message.method === "tools/list") this.toolLists.add(requestId);
     this.run(() => this.postModern(message, requestId));
   }
 
@@ -457,6 +465,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
       this.release(ctl);
       if (requestId !== undefined) {
         if (this.modernPosts.get(requestId)?.holder === holder) this.modernPosts.delete(requestId);
+        this.toolLists.delete(requestId);
         this.inflight.delete(requestId);
         this.abandoned.delete(requestId);
       }
@@ -477,7 +486,40 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     const nameKey = message.method === "resources/read" ? "uri" : message.method === "tools/call" || message.method === "prompts/get" ? "name" : undefined;
     const name = nameKey === undefined ? undefined : params?.[nameKey];
     if (typeof name === "string") headers["Mcp-Name"] = encodeHeaderValue(name);
+    if (message.method === "tools/call" && typeof name === "string") {
+      // g.8: each argument the tool's inputSchema marks with x-mcp-header rides along as Mcp-Param-{Name}; null or absent ones do not.
+      for (const param of this.paramHeaders.get(name) ?? []) {
+        const value = paramHeaderValue(valueAtPath(params?.arguments, param.path));
+        if (value !== undefined) headers[`Mcp-Param-${param.header}`] = value;
+      }
+    }
     return headers;
+  }
+
+  /**
+   * A 2026-07-28 tools/list result: records each tool's x-mcp-header arguments, and drops the
+   * tools whose declarations are invalid (g.8: a client MUST exclude them), reporting each.
+   */
+  private learnTools(message: JsonObject, result: JsonObject): JsonObject {
+    const tools = result.tools;
+    if (!Array.isArray(tools)) return message;
+    const kept: unknown[] = [];
+    for (const tool of tools) {
+      if (!isJsonObject(tool) || typeof tool.name !== "string") {
+        kept.push(tool);
+        continue;
+      }
+      const declared = headerParamsOf(tool.inputSchema);
+      if (!declared.ok) {
+        this.paramHeaders.delete(tool.name);
+        this.report(new HttpTransportError(`tools/list: left out tool ${JSON.stringify(tool.name)}: ${declared.reason}`));
+        continue;
+      }
+      if (declared.params.length > 0) this.paramHeaders.set(tool.name, declared.params);
+      else this.paramHeaders.delete(tool.name);
+      kept.push(tool);
+    }
+    return kept.length === tools.length ? message : { ...message, result: { ...result, tools: kept } };
   }
 
   // ── Streamable HTTP: POST ───────────────────────────────────────────────────
@@ -682,8 +724,12 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   /** Delivers one message or each of an array to the client. True when one answered `expect`. */
   private deliver(value: unknown, expect: RequestId | undefined, intercept: Intercept | undefined): boolean {
     let answered = false;
-    for (const message of Array.isArray(value) ? (value as unknown[]) : [value]) {
+    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) {
       if (!this.active) return answered;
+      let message = item;
+      if (isJsonObject(message) && message.method === undefined && isRequestId(message.id) && this.toolLists.delete(message.id) && isJsonObject(message.result)) {
+        message = this.learnTools(message, message.result);
+      }
       if (isJsonObject(message)) {
         if (expect !== undefined && isResponseTo(message, expect)) answered = true;
         if (intercept?.(message) === true) continue;
@@ -1384,6 +1430,14 @@ export function encodeHeaderValue(value: string): string {
     out += i + 2 < bytes.length ? BASE64_ALPHABET.charAt(n & 63) : "=";
   }
   return `=?base64?${out}?=`;
+}
+
+/** An argument as its Mcp-Param header carries it (g.8); undefined for null, absent, or a value no header can carry. */
+function paramHeaderValue(value: unknown): string | undefined {
+  if (typeof value === "string") return encodeHeaderValue(value);
+  if (typeof value === "boolean") return String(value);
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return undefined;
 }
 
 // ── small functions ───────────────────────────────────────────────────────────
