@@ -822,7 +822,6 @@ export class HttpHost {
     const body = read.value;
     const items = Array.isArray(body) ? body : [body];
     const isInitialize = items.some((m) => typeof m === "object" && m !== null && (m as JsonObject).method === "initialize");
-    const sessionId = header(req, "mcp-session-id");
     let session: HttpSession | undefined;
     if (isInitialize) {
       if (Array.isArray(body)) {
@@ -832,15 +831,8 @@ export class HttpHost {
       session = this.createSession(undefined);
       res.setHeader("Mcp-Session-Id", session.id);
     } else {
-      if (sessionId === undefined) {
-        this.fail(res, 400, ErrorCode.InvalidRequest, "Missing Mcp-Session-Id");
-        return;
-      }
-      session = await this.findSession(sessionId);
-      if (session === undefined) {
-        this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
-        return;
-      }
+      session = await this.sessionOf(req, res);
+      if (session === undefined) return;
       if (Array.isArray(body) && session.session.engine.negotiatedVersion !== "2025-03-26") {
         this.fail(res, 400, ErrorCode.InvalidRequest, "Batches are allowed only under 2025-03-26");
         return;
@@ -902,6 +894,18 @@ export class HttpHost {
     return session;
   }
 
+  /** The session a request names (e.2 17, 18): 400 when it names none, 404 when it is unknown or ended (answered here; undefined then). */
+  private async sessionOf(req: IncomingMessage, res: ServerResponse): Promise<HttpSession | undefined> {
+    const sessionId = header(req, "mcp-session-id");
+    if (sessionId === undefined) {
+      this.fail(res, 400, ErrorCode.InvalidRequest, "Missing Mcp-Session-Id");
+      return undefined;
+    }
+    const session = await this.findSession(sessionId);
+    if (session === undefined) this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
+    return session;
+  }
+
   private async findSession(id: string): Promise<HttpSession | undefined> {
     const local = this.sessions.get(id);
     if (local !== undefined) return local.closed ? undefined : local;
@@ -932,16 +936,8 @@ export class HttpHost {
       this.fail(res, 400, ErrorCode.InvalidRequest, "Unsupported MCP-Protocol-Version");
       return;
     }
-    const sessionId = header(req, "mcp-session-id");
-    if (sessionId === undefined) {
-      this.fail(res, 400, ErrorCode.InvalidRequest, "Missing Mcp-Session-Id");
-      return;
-    }
-    const session = await this.findSession(sessionId);
-    if (session === undefined) {
-      this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
-      return;
-    }
+    const session = await this.sessionOf(req, res);
+    if (session === undefined) return;
     session.touch();
     const last = header(req, "last-event-id");
     if (last !== undefined) {
@@ -968,16 +964,8 @@ export class HttpHost {
 
   private async remove(req: IncomingMessage, res: ServerResponse): Promise<void> {
     req.resume();
-    const sessionId = header(req, "mcp-session-id");
-    if (sessionId === undefined) {
-      this.fail(res, 400, ErrorCode.InvalidRequest, "Missing Mcp-Session-Id");
-      return;
-    }
-    const session = await this.findSession(sessionId);
-    if (session === undefined) {
-      this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
-      return;
-    }
+    const session = await this.sessionOf(req, res);
+    if (session === undefined) return;
     this.endSession(session);
     res.writeHead(200, { "Content-Length": 0 });
     res.end();
