@@ -253,6 +253,68 @@ test("connect(): a -32022 that lists a session version we speak falls back to in
   assert.equal(scripted.received[1]?.id, 1);
 });
 
+test("connect(): a -32022 whose data.supported names a modern version of ours is retried once with it, with a new id (eras auto and modern)", async () => {
+  for (const era of ["auto", "modern"] as const) {
+    let discovers = 0;
+    const refusal = { error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2099-01-01", "2026-07-28"], requested: "2026-07-28" } } };
+    const scripted = new ScriptedServer((m) => (m.method === "server/discover" ? (++discovers === 1 ? refusal : discoverAnswer()) : m.method === "tools/list" ? { result: { resultType: "complete", tools: [], ttlMs: 0, cacheScope: "public" } } : initializeResult()), {
+      versions: ALL,
+      era,
+    });
+    const result = await scripted.client.connect();
+    assert.equal(result.era, "modern", era);
+    assert.equal(result.version, "2026-07-28");
+    assert.deepEqual(
+      scripted.received.map((m) => m.method),
+      ["server/discover", "server/discover"],
+      era,
+    );
+    assert.deepEqual(
+      scripted.received.map((m) => m.id),
+      [0, 1],
+      "the retry has an id of its own",
+    );
+    for (const message of scripted.received) assert.equal(meta(message)[META_VERSION], "2026-07-28");
+    // The retried engine is the one in use: later requests carry the envelope and the next ids.
+    assert.deepEqual(await scripted.client.listTools(), []);
+    const list = scripted.received[2];
+    assert.equal(list?.method, "tools/list");
+    assert.equal(list.id, 2);
+    assert.equal(meta(list)[META_VERSION], "2026-07-28");
+  }
+});
+
+test("connect(): a server that refuses the retry too gets no third server/discover: -32022 (auto falls back to initialize only for a session version it names)", async () => {
+  const refuse = (supported: string[]) => ({ error: { code: -32022, message: "Unsupported protocol version", data: { supported, requested: "2026-07-28" } } });
+  for (const era of ["auto", "modern"] as const) {
+    const scripted = new ScriptedServer((m) => (m.method === "server/discover" ? refuse(["2026-07-28"]) : initializeResult()), { versions: ALL, era });
+    await mcpError(scripted.client.connect(), -32022);
+    assert.deepEqual(
+      scripted.received.map((m) => m.method),
+      ["server/discover", "server/discover"],
+      era,
+    );
+    assert.equal(scripted.client.server, undefined);
+  }
+  const dual = new ScriptedServer((m) => (m.method === "server/discover" ? refuse(["2026-07-28", "2025-06-18"]) : initializeResult({}, "2025-06-18")), { versions: ALL });
+  const result = await dual.client.connect();
+  assert.equal(result.era, "session");
+  assert.equal(result.version, "2025-06-18");
+  assert.deepEqual(
+    dual.received.map((m) => [m.method, m.id]),
+    [
+      ["server/discover", 0],
+      ["server/discover", 1],
+      ["initialize", 2],
+      ["notifications/initialized", undefined],
+    ],
+  );
+  // A modern-only client retries once too, then rejects.
+  const modernOnly = new ScriptedServer((m) => (m.method === "server/discover" ? refuse(["2026-07-28"]) : initializeResult()), { versions: ["2026-07-28"] });
+  await mcpError(modernOnly.client.connect(), -32022);
+  assert.equal(modernOnly.received.length, 2);
+});
+
 test('connect() era "session" never probes, even against a dual-era server', async () => {
   const pair = modernPair({ client: { era: "session" } });
   const result = await pair.connect();

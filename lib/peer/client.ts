@@ -16,7 +16,7 @@ import type { JsonObject, RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { INPUT_REQUIRED_METHODS, META_SUBSCRIPTION_ID } from "../modern.js";
-import { VERSION_PROFILES, type ProtocolVersion } from "../versions.js";
+import { VERSION_PROFILES, newestVersion, type ModernVersion, type ProtocolVersion } from "../versions.js";
 import type { EngineLimits } from "../engine.js";
 import type {
   CallToolRequestParams,
@@ -83,7 +83,7 @@ export interface ClientOptions {
    * when 2026-07-28 is among the versions, else "session".
    */
   era?: "auto" | "session" | "modern";
-  /** "auto": how long the server/discover probe may take before falling back. Default 5000. */
+  /** "auto": how long each server/discover probe (the first, and a retry after -32022) may take before falling back. Default 5000. */
   probeTimeoutMs?: number;
   /** Modern: the logging level asked for in every request's `_meta`. */
   logLevel?: LoggingLevel;
@@ -184,8 +184,9 @@ export class Client {
 
   /**
    * Connects: initialize (session era), server/discover (modern era), or the modern probe
-   * with a fallback to initialize ("auto", see ClientOptions.era). Rejects if the server
-   * answers an error, a malformed result or a version we do not speak.
+   * with a fallback to initialize ("auto", see ClientOptions.era). A server/discover refused
+   * with -32022 is retried once when the error's data.supported names a modern version we
+   * speak. Rejects if the server answers an error, a malformed result or a version we do not speak.
    */
   async connect(options: { timeoutMs?: number } = {}): Promise<ConnectResult> {
     const ours = this.options.versions;
@@ -197,7 +198,7 @@ export class Client {
     if (era === "modern" || !session) return this.discoverOnly(options.timeoutMs, session ? 'era "modern" rules out falling back to initialize' : "this client speaks no session-era version to fall back to initialize");
     let probe: ConnectResult | undefined;
     try {
-      probe = await this.discover(this.options.probeTimeoutMs ?? 5000);
+      probe = await this.discoverRetrying(this.options.probeTimeoutMs ?? 5000);
     } catch (error) {
       // A recognized modern refusal means a modern server: no fallback (g.12) unless it also speaks a session version of ours.
       if (error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion && !this.speaksAnyOf(error.data)) throw error;
@@ -212,7 +213,7 @@ export class Client {
   /** Modern only: the probe's refusal is the answer, said plainly when the server does not seem to speak 2026-07-28 at all. */
   private async discoverOnly(timeoutMs: number | undefined, why: string): Promise<ConnectResult> {
     try {
-      return await this.discover(timeoutMs);
+      return await this.discoverRetrying(timeoutMs);
     } catch (error) {
       if (error instanceof McpError && error.code !== ErrorCode.UnsupportedProtocolVersion) {
         throw new McpError(error.code, `${errorMessage(error)} (server/discover refused: the server does not seem to speak 2026-07-28, and ${why})`, error.data);
@@ -221,14 +222,38 @@ export class Client {
     }
   }
 
-  /** server/discover under 2026-07-28; resolves when its result is a modern discover result. */
-  private async discover(timeoutMs: number | undefined): Promise<ConnectResult> {
-    this.engine.startModern();
+  /**
+   * server/discover, retried once when the server refuses its version (-32022) and names
+   * among data.supported a modern version we speak: with the newest such version, on a fresh
+   * engine (new ids). One retry only, even when the server names the version it refused.
+   */
+  private async discoverRetrying(timeoutMs: number | undefined): Promise<ConnectResult> {
+    try {
+      return await this.discover(timeoutMs);
+    } catch (error) {
+      const retry = error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion ? this.modernChoice(error.data) : undefined;
+      if (retry === undefined) throw error;
+      this.replaceEngine();
+      return this.discover(timeoutMs, retry);
+    }
+  }
+
+  /** server/discover under 2026-07-28 (or `version`); resolves when its result is a modern discover result. */
+  private async discover(timeoutMs: number | undefined, version?: ModernVersion): Promise<ConnectResult> {
+    this.engine.startModern(version);
     const result = (await this.request("server/discover", undefined, { timeoutMs })) as JsonObject;
     if (!Array.isArray(result.supportedVersions) || typeof result.capabilities !== "object" || this.connectResult?.era !== "modern") {
       throw new InvalidResultError("server/discover", "result", "a DiscoverResult (supportedVersions, capabilities)", JSON.stringify(result).slice(0, 80));
     }
     return this.connectResult;
+  }
+
+  /** The newest modern version of ours that a -32022's data.supported names, if any. */
+  private modernChoice(data: unknown): ModernVersion | undefined {
+    const supported = (data as { supported?: unknown } | undefined)?.supported;
+    if (!Array.isArray(supported)) return undefined;
+    const ours = (this.options.versions ?? []).filter((v): v is ModernVersion => VERSION_PROFILES[v].era === "modern" && supported.includes(v));
+    return ours.length === 0 ? undefined : newestVersion(ours);
   }
 
   private speaksAnyOf(data: unknown): boolean {
