@@ -16,6 +16,7 @@ import type { Client } from "../peer/client.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../versions.js";
 import { StdioClient, serveStdio } from "../hosts/stdio.js";
 import type { HandlerContext } from "../peer/server.js";
+import type { Tool } from "../types.js";
 import { REFERENCE_CLIENT_CAPABILITIES, REFERENCE_CLIENT_INFO, installReferenceHandlers, runReport, toolArguments, type CheckResult } from "./reference-client.js";
 import { createReferenceServer } from "./reference-server.js";
 
@@ -161,10 +162,43 @@ async function connectHttpOrReport(url: string, write: (text: string) => void): 
   }
 }
 
+/** The tool calls a scenario's MCP_CONFORMANCE_CONTEXT asks for (`{"toolCalls":[{"name","arguments"}]}`), if any. */
+function contextToolCalls(text: string | undefined): { name: string; arguments: Record<string, unknown> }[] {
+  if (text === undefined) return [];
+  let context: unknown;
+  try {
+    context = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const calls = typeof context === "object" && context !== null ? (context as { toolCalls?: unknown }).toolCalls : undefined;
+  if (!Array.isArray(calls)) return [];
+  const out: { name: string; arguments: Record<string, unknown> }[] = [];
+  for (const call of calls as unknown[]) {
+    if (typeof call !== "object" || call === null) continue;
+    const { name, arguments: args } = call as { name?: unknown; arguments?: unknown };
+    if (typeof name !== "string") continue;
+    out.push({ name, arguments: typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {} });
+  }
+  return out;
+}
+
 /**
- * The client scenarios of the official conformance suite (initialize, tools_call,
- * elicitation-sep1034-client-defaults, sse-retry): the suite runs us with the scenario in
- * MCP_CONFORMANCE_SCENARIO and its server's URL as the last argument; exit 0 means done.
+ * The client scenarios of the official conformance suite: the suite runs us with the
+ * scenario in MCP_CONFORMANCE_SCENARIO (its tool calls, if any, in MCP_CONFORMANCE_CONTEXT)
+ * and its server's URL as the last argument; exit 0 means done. Connecting is part of every
+ * scenario (request-metadata is only that: a refused server/discover retried with a version
+ * the server names, the per-request `_meta` and headers); the others then call what the
+ * scenario's server offers, as it expects:
+ *   initialize, json-schema-ref-no-deref   list the tools only (and never fetch a schema's $ref)
+ *   tools_call                             add_numbers
+ *   elicitation-sep1034-client-defaults    test_client_elicitation_defaults
+ *   sse-retry                              test_reconnection
+ *   sep-2322-client-request-state          its four MRTR tools at once (rounds echo their own requestState)
+ *   http-standard-headers                  every tool, resource and prompt (Mcp-Method, Mcp-Name)
+ *   http-custom-headers                    the context's tool calls (Mcp-Param-{Name} headers)
+ *   http-invalid-tool-headers              every tool kept (those with invalid x-mcp-header are left out)
+ *   json-schema-2020-12-preservation       json_schema_echo with json_schema_2020_12_tool's inputSchema as listed
  */
 async function scenario(name: string, url: string): Promise<number> {
   const log = (text: string): void => {
@@ -175,17 +209,24 @@ async function scenario(name: string, url: string): Promise<number> {
   const { client } = connection;
   installReferenceHandlers(client);
   try {
+    const declared = client.server?.capabilities ?? {};
     // C-01: a server that declared no tools is not asked for them (the initialize scenario's server declares none).
-    const tools = client.server?.capabilities.tools !== undefined ? await client.listTools() : [];
+    const tools = declared.tools !== undefined ? await client.listTools() : [];
     log(`${tools.length} tools: ${tools.map((t) => t.name).join(", ")}`);
-    const call = async (toolName: string): Promise<void> => {
+    const find = (toolName: string): Tool => {
       const tool = tools.find((t) => t.name === toolName);
       if (tool === undefined) throw new Error(`the server has no tool ${toolName}`);
-      const result = await client.callTool(toolName, toolArguments(tool) ?? {}, { timeoutMs: 30_000 });
+      return tool;
+    };
+    const callWith = async (toolName: string, args: Record<string, unknown>): Promise<void> => {
+      const result = await client.callTool(toolName, args, { timeoutMs: 30_000 });
       log(`${toolName}: ${JSON.stringify(result.content).slice(0, 200)}`);
     };
+    const call = (toolName: string): Promise<void> => callWith(toolName, toolArguments(find(toolName)) ?? {});
     switch (name) {
       case "initialize":
+      case "request-metadata":
+      case "json-schema-ref-no-deref":
         break;
       case "tools_call":
         await call("add_numbers");
@@ -196,8 +237,25 @@ async function scenario(name: string, url: string): Promise<number> {
       case "sse-retry":
         await call("test_reconnection");
         break;
+      case "sep-2322-client-request-state":
+        // At once: the unrelated call goes out between the others' rounds and must carry none of their state.
+        await Promise.all(["test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"].map(call));
+        break;
+      case "http-standard-headers":
+      case "http-invalid-tool-headers":
+        for (const tool of tools) await call(tool.name);
+        if (name === "http-invalid-tool-headers") break;
+        if (declared.resources !== undefined) for (const resource of await client.listResources()) await client.readResource(resource.uri);
+        if (declared.prompts !== undefined) for (const prompt of await client.listPrompts()) await client.getPrompt(prompt.name);
+        break;
+      case "http-custom-headers":
+        for (const toolCall of contextToolCalls(process.env.MCP_CONFORMANCE_CONTEXT)) await callWith(toolCall.name, toolCall.arguments);
+        break;
+      case "json-schema-2020-12-preservation":
+        await callWith("json_schema_echo", { schema: find("json_schema_2020_12_tool").inputSchema });
+        break;
       default:
-        log("unknown scenario: initialized and listed tools only");
+        log("unknown scenario: connected and listed tools only");
     }
     return 0;
   } catch (error) {
