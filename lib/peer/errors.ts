@@ -69,3 +69,12 @@ export class InputRoundsExceededError extends PeerError {
     this.rounds = rounds;
   }
 }
+
+/** A transport failure with no request to pin it on (a notification's POST, the GET stream), given to onError. */
+export class HttpTransportError extends PeerError {
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.status = status;
+  }
+}

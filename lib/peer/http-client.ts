@@ -36,7 +36,9 @@ import { META_PROTOCOL_VERSION, hasModernEnvelope, headerParamsOf, valueAtPath, 
 import { MODERN_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../versions.js";
 import { Client, type ClientOptions, type ConnectResult } from "./client.js";
 import type { PeerHost } from "./driver.js";
-import { PeerError } from "./errors.js";
+import { HttpTransportError } from "./errors.js";
+import { SseParser, type SseEvent } from "./sse.js";
+import { resolveReference } from "./uri-reference.js";
 
 // ── injected platform shapes ────────────────────────────────────────────────────
 
@@ -117,15 +119,6 @@ export interface HttpErrorData {
    * falls back to initialize.
    */
   fallback?: boolean;
-}
-
-/** A transport failure with no request to pin it on (a notification's POST, the GET stream), given to onError. */
-export class HttpTransportError extends PeerError {
-  readonly status: number | undefined;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.status = status;
-  }
 }
 
 // ── options ─────────────────────────────────────────────────────────────────────
@@ -1166,222 +1159,6 @@ export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<Ht
   return { client, transport, server, close: () => transport.close() };
 }
 
-// ── SSE parser ────────────────────────────────────────────────────────────────
-
-export interface SseEvent {
-  /** The event type; "message" when the event named none. */
-  readonly type: string;
-  readonly data: string;
-  /** The last event id at dispatch ("" when none). */
-  readonly id: string;
-}
-
-export interface SseParserOptions {
-  /** The last event id carried over from an earlier connection of the same stream. */
-  lastEventId?: string;
-  retry?: number;
-  /** Longest line or event data, in characters; longer input throws. Default 8 MiB. */
-  maxLength?: number;
-}
-
-/**
- * An incremental text/event-stream parser (the WHATWG HTML "event stream interpretation"):
- * fields event/data/id/retry, comments, unknown fields ignored, lines ending in CRLF, LF or
- * CR (also split across chunks), one leading BOM skipped, UTF-8 split anywhere. Like
- * EventSource, an event with no data line is not dispatched but still sets lastEventId, and
- * an event cut off by the end of the stream is dropped. Each character is scanned once.
- */
-export class SseParser {
-  /** The id of the last dispatched event (kept across events, as EventSource does). */
-  lastEventId: string;
-  /** The last valid `retry` field, in ms. */
-  retry: number | undefined;
-  private readonly maxLength: number;
-  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-  private started = false;
-  private pendingCr = false;
-  private tail = "";
-  private data = "";
-  private type = "";
-  private idBuffer: string;
-
-  constructor(options: SseParserOptions = {}) {
-    this.lastEventId = options.lastEventId ?? "";
-    this.idBuffer = this.lastEventId;
-    this.retry = options.retry;
-    this.maxLength = options.maxLength ?? 8 * 1024 * 1024;
-  }
-
-  /** Feeds bytes; dispatched events are appended to `out`. */
-  push(bytes: Uint8Array, out: SseEvent[]): void {
-    this.pushText(this.decoder.decode(bytes, { stream: true }), out);
-  }
-
-  /** Feeds already-decoded text. */
-  pushText(text: string, out: SseEvent[]): void {
-    if (!this.started) {
-      if (text === "") return;
-      this.started = true;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
-    const n = text.length;
-    let start = 0;
-    if (this.pendingCr && n > 0) {
-      this.pendingCr = false;
-      if (text.charCodeAt(0) === 10) start = 1;
-    }
-    for (let i = start; i < n; i++) {
-      const c = text.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      const piece = text.slice(start, i);
-      const line = this.tail === "" ? piece : this.tail + piece;
-      this.tail = "";
-      this.line(line, out);
-      if (c === 13) {
-        if (i + 1 < n) {
-          if (text.charCodeAt(i + 1) === 10) i++;
-        } else this.pendingCr = true;
-      }
-      start = i + 1;
-    }
-    if (start < n) {
-      this.tail += text.slice(start);
-      if (this.tail.length > this.maxLength) throw new HttpTransportError(`an SSE line is longer than ${this.maxLength} characters`);
-    }
-  }
-
-  /** The stream ended: an unterminated event is dropped (EventSource rules). */
-  finish(): void {
-    this.decoder.decode();
-    this.tail = "";
-    this.data = "";
-    this.type = "";
-    this.pendingCr = false;
-  }
-
-  private line(line: string, out: SseEvent[]): void {
-    if (line === "") {
-      this.dispatch(out);
-      return;
-    }
-    if (line.charCodeAt(0) === 58) return; // ":" comment
-    const colon = line.indexOf(":");
-    let field: string;
-    let value: string;
-    if (colon < 0) {
-      field = line;
-      value = "";
-    } else {
-      field = line.slice(0, colon);
-      value = line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1);
-    }
-    switch (field) {
-      case "event":
-        this.type = value;
-        return;
-      case "data":
-        this.data += value + "\n";
-        if (this.data.length > this.maxLength) throw new HttpTransportError(`an SSE event's data is longer than ${this.maxLength} characters`);
-        return;
-      case "id":
-        if (!value.includes("\0")) this.idBuffer = value;
-        return;
-      case "retry":
-        if (/^[0-9]+$/.test(value)) this.retry = Number.parseInt(value, 10);
-        return;
-      default:
-        return;
-    }
-  }
-
-  private dispatch(out: SseEvent[]): void {
-    this.lastEventId = this.idBuffer;
-    if (this.data === "") {
-      this.type = "";
-      return;
-    }
-    out.push({ type: this.type === "" ? "message" : this.type, data: this.data.slice(0, -1), id: this.lastEventId });
-    this.data = "";
-    this.type = "";
-  }
-}
-
-// ── URI references (RFC 3986 section 5.2), without the URL global ─────────────
-
-const URI_PARTS = /^(?:([a-zA-Z][a-zA-Z0-9+.-]*):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/;
-
-/** Resolves `reference` (absolute, network-path, absolute-path or relative) against the absolute URI `base`. */
-export function resolveReference(base: string, reference: string): string {
-  const r = URI_PARTS.exec(reference);
-  const b = URI_PARTS.exec(base);
-  if (r === null || b === null) return reference;
-  const [, rScheme, rAuthority, rPath = "", rQuery, rFragment] = r;
-  const [, bScheme, bAuthority, bPath = "", bQuery] = b;
-  let scheme: string | undefined;
-  let authority: string | undefined;
-  let path: string;
-  let query: string | undefined;
-  if (rScheme !== undefined) {
-    scheme = rScheme;
-    authority = rAuthority;
-    path = removeDotSegments(rPath);
-    query = rQuery;
-  } else {
-    scheme = bScheme;
-    if (rAuthority !== undefined) {
-      authority = rAuthority;
-      path = removeDotSegments(rPath);
-      query = rQuery;
-    } else {
-      authority = bAuthority;
-      if (rPath === "") {
-        path = bPath;
-        query = rQuery ?? bQuery;
-      } else {
-        path = rPath.startsWith("/") ? removeDotSegments(rPath) : removeDotSegments(mergePaths(bAuthority, bPath, rPath));
-        query = rQuery;
-      }
-    }
-  }
-  let out = scheme !== undefined ? `${scheme}:` : "";
-  if (authority !== undefined) out += `//${authority}`;
-  out += path;
-  if (query !== undefined) out += `?${query}`;
-  if (rFragment !== undefined) out += `#${rFragment}`;
-  return out;
-}
-
-function mergePaths(baseAuthority: string | undefined, basePath: string, reference: string): string {
-  if (baseAuthority !== undefined && basePath === "") return `/${reference}`;
-  const slash = basePath.lastIndexOf("/");
-  return slash < 0 ? reference : basePath.slice(0, slash + 1) + reference;
-}
-
-function removeDotSegments(path: string): string {
-  let input = path;
-  const output: string[] = [];
-  while (input !== "") {
-    if (input.startsWith("../")) input = input.slice(3);
-    else if (input.startsWith("./")) input = input.slice(2);
-    else if (input.startsWith("/./")) input = input.slice(2);
-    else if (input === "/.") input = "/";
-    else if (input.startsWith("/../")) {
-      input = input.slice(3);
-      output.pop();
-    } else if (input === "/..") {
-      input = "/";
-      output.pop();
-    } else if (input === "." || input === "..") input = "";
-    else {
-      const next = input.indexOf("/", input.startsWith("/") ? 1 : 0);
-      const segment = next < 0 ? input : input.slice(0, next);
-      output.push(segment);
-      input = next < 0 ? "" : input.slice(next);
-    }
-  }
-  return output.join("");
-}
-
 // ── 2026-07-28 helpers ────────────────────────────────────────────────────────
 
 const MODERN_400_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
@@ -1512,3 +1289,7 @@ function describe(error: unknown): string {
   if (error instanceof Error) return error.message;
   return typeof error === "string" ? error : String(error);
 }
+
+export { SseParser, resolveReference };
+export type { SseEvent, SseParserOptions } from "./sse.js";
+export { HttpTransportError };
