@@ -66,25 +66,9 @@ export function connectedPair(): Pair {
   return { client, server };
 }
 
-/** `n` round trips one at a time; returns how many responses arrived. */
+/** `n` round trips one at a time (a window of 1); returns how many responses arrived. */
 export function oneAtATime(pair: Pair, c: Case, n: number): number {
-  const { client, server } = pair;
-  const { method, params, result } = c;
-  let responses = 0;
-  for (let i = 0; i < n; i++) {
-    client.request(method, params);
-    server.receiveBytes(client.takeBytes()!);
-    for (let ev = server.pollEvent(); ev !== undefined; ev = server.pollEvent()) {
-      if (ev.kind === "request") server.respond(ev.id, result);
-      else unexpected++;
-    }
-    client.receiveBytes(server.takeBytes()!);
-    for (let ev = client.pollEvent(); ev !== undefined; ev = client.pollEvent()) {
-      if (ev.kind === "response") responses++;
-      else unexpected++;
-    }
-  }
-  return responses;
+  return inFlight(pair, c, n, 1);
 }
 
 /** `n` round trips in windows of `window` in flight (n a multiple of window). */

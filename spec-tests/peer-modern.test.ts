@@ -6,7 +6,7 @@
 // subscriptions/listen through the peer layer.
 //
 // Nothing waits on real time except the WebCrypto of RequestStateSealer, which runs off the
-// main thread: those awaits are bounded by `bounded()`.
+// main thread: those awaits are bounded by `withTimeout()` (support.ts).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -22,6 +22,7 @@ import {
   type HandlerContext,
 } from "../lib/peer/index.js";
 import { CLIENT_INFO, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines, track, type PairOptions } from "./peer-harness.js";
+import { mcpError, rejection, withTimeout } from "./support.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 const META_VERSION = "io.modelcontextprotocol/protocolVersion";
@@ -48,38 +49,7 @@ async function connectedModern(options: PairOptions = {}): Promise<Pair> {
   return pair;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
 
-async function mcpError(promise: Promise<unknown>, code: number): Promise<McpError> {
-  const error = await rejection(promise);
-  assert.ok(error instanceof McpError, `expected McpError, got ${String(error)}`);
-  assert.equal(error.code, code, error.message);
-  return error;
-}
-
-/** A real-time bound for awaits that leave the microtask queue (WebCrypto). */
-function bounded<T>(promise: Promise<T>, label: string, ms = 5000): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label}: no outcome within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
 
 function text(result: CallToolResult): string {
   const first = result.content[0];
@@ -762,7 +732,7 @@ test("requestState sealed by the handler (RequestStateSealer) is opened on the r
   clock = pair.clock;
   pair.client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: {} }));
 
-  const result = await bounded(pair.client.callTool("deploy", { target: "prod" }), "deploy");
+  const result = await withTimeout(pair.client.callTool("deploy", { target: "prod" }), 5000, "deploy");
   assert.equal(text(result), "deploy prod: accept");
   const irr = pair.serverHost.sent.find((m) => (m.result as Message | undefined)?.resultType === "input_required")?.result as Message;
   const token = irr.requestState as string;
@@ -772,7 +742,7 @@ test("requestState sealed by the handler (RequestStateSealer) is opened on the r
   assert.equal(params(calls[1]).requestState, token, "echoed untouched");
 
   const forged = (name: string, requestState: string): Promise<unknown> =>
-    bounded(pair.client.request("tools/call", { name, arguments: { target: "prod" }, inputResponses: { confirm: { action: "accept" } }, requestState }), `forged ${name}`);
+    withTimeout(pair.client.request("tools/call", { name, arguments: { target: "prod" }, inputResponses: { confirm: { action: "accept" } }, requestState }), 5000, `forged ${name}`);
 
   // Tampered: one character of the payload changed.
   const dot = token.indexOf(".");

@@ -28,6 +28,7 @@ import {
 } from "../lib/peer/index.js";
 import type { CallToolResult } from "../lib/index.js";
 import { CLIENT_INFO, FakeClock, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines, track, type PairOptions } from "./peer-harness.js";
+import { mcpError, rejection } from "./support.js";
 
 async function connected(options: PairOptions = {}): Promise<Pair> {
   const pair = new Pair(options);
@@ -46,21 +47,6 @@ function assertNoStack(message: string): void {
   assert.equal(message.includes(".js:"), false, `no source locations in ${JSON.stringify(message)}`);
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
-
-async function mcpError(promise: Promise<unknown>, code: number): Promise<McpError> {
-  const error = await rejection(promise);
-  assert.ok(error instanceof McpError, `expected McpError, got ${String(error)}`);
-  assert.equal(error.code, code, error.message);
-  return error;
-}
 
 const OK: CallToolResult = { content: [{ type: "text", text: "ok" }] };
 

@@ -1,8 +1,9 @@
-// Helpers shared by the end-to-end suites (real processes, real sockets): bounded waits,
-// running the CLI to completion, and reading a text result. Not a test file itself.
+// Helpers shared by the test suites: bounded waits, running the CLI to completion, reading a
+// text result, and catching rejections. Not a test file itself.
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { McpError } from "../lib/peer/errors.js";
 import type { CallToolResult } from "../lib/types.js";
 
 /** `promise`, or a rejection naming `label` after `ms`: no e2e wait is unbounded. */
@@ -63,4 +64,22 @@ export function runNode(args: readonly string[], ms = 20_000): Promise<Run> {
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/** What `promise` rejects with; fails the test if it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail("expected a rejection");
+}
+
+/** The McpError `promise` rejects with, asserting its code. */
+export async function mcpError(promise: Promise<unknown>, code: number): Promise<McpError> {
+  const error = await rejection(promise);
+  assert.ok(error instanceof McpError, `expected McpError, got ${String(error)}`);
+  assert.equal(error.code, code, error.message);
+  return error;
 }
