@@ -44,6 +44,7 @@ import { DEFAULT_FEATURE_LIMITS, Features, logAllowed, type FeatureLimits } from
 import { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem, type FramingError } from "./framing.js";
 import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type GateRefusal, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
 import { paramsCheck, resultCheck } from "./params.js";
+import { DeadlineHeap, type DeadlineEntry } from "./deadlines.js";
 import { IdTable } from "./idtable.js";
 import { Queue } from "./queue.js";
 import { validate } from "./schema.js";
@@ -193,7 +194,7 @@ interface Timing {
   readonly resetMs: number;
 }
 
-interface PendingOut {
+interface PendingOut extends DeadlineEntry {
   readonly id: number;
   readonly method: string;
   readonly params: JsonObject | undefined;
@@ -203,8 +204,10 @@ interface PendingOut {
   lastProgress: number | undefined;
 }
 
-function isTimed(timing: Timing | undefined): timing is Timing {
-  return timing !== undefined && (timing.deadline !== Infinity || timing.totalDeadline !== Infinity);
+/** When a request's first deadline falls (Infinity: none). */
+function dueOf(timing: Timing | undefined): number {
+  if (timing === undefined) return Infinity;
+  return timing.deadline < timing.totalDeadline ? timing.deadline : timing.totalDeadline;
 }
 
 interface BatchGroup {
@@ -314,9 +317,8 @@ export class Engine<R extends Role = Role> {
   private readonly decoder: LineDecoder;
   private readonly decoded: DecodedItem[] = [];
 
-  private cachedDeadline = Infinity;
-  private deadlineDirty = false;
-  private timedCount = 0;
+  /** Our timed requests, earliest deadline first. */
+  private readonly deadlines = new DeadlineHeap<PendingOut>();
 
   constructor(options: EngineOptions<R>) {
     if (options.role !== "client" && options.role !== "server") {
@@ -505,7 +507,7 @@ export class Engine<R extends Role = Role> {
 
   /** Expires deadlines at or before `now`. Spurious calls are no-ops. */
   handleTimeout(now: number): void {
-    if (this.phaseBit === Phase.Closed || this.timedCount === 0) return;
+    if (this.phaseBit === Phase.Closed || this.deadlines.size === 0) return;
     try {
       this.expireDeadlines(now);
     } catch (error) {
@@ -527,14 +529,9 @@ export class Engine<R extends Role = Role> {
   }
 
   private expireDeadlines(now: number): void {
-    if (!this.deadlineDirty && now < this.cachedDeadline) return;
-    let expired: PendingOut[] | undefined;
-    for (const p of this.pendingOut.collect([])) {
-      const t = p.timing;
-      if (t !== undefined && (t.totalDeadline <= now || t.deadline <= now)) (expired ??= []).push(p);
-    }
-    if (expired === undefined) return;
-    for (const p of expired) {
+    const first = this.deadlines.peek();
+    if (first === undefined || first.due > now) return;
+    for (const p of this.deadlines.takeDue(now, [])) {
       this.settleOut(p);
       const which = (p.timing as Timing).totalDeadline <= now ? "total" : "inactivity";
       this.events.push({ kind: "timeout", id: p.id, method: p.method, deadline: which });
@@ -724,11 +721,9 @@ export class Engine<R extends Role = Role> {
     this.assertOpen("setDeadline");
     const pending = this.pendingOut.get(id);
     if (pending === undefined) throw new LocalProtocolError({ rule: "ID-04", expected: "a request of ours in flight", got: describeValue(id) });
-    const wasTimed = isTimed(pending.timing);
     if (pending.timing === undefined) pending.timing = { deadline: Infinity, totalDeadline: Infinity, resetMs: 0 };
     pending.timing.deadline = deadline ?? Infinity;
-    this.timedCount += (isTimed(pending.timing) ? 1 : 0) - (wasTimed ? 1 : 0);
-    this.deadlineDirty = true;
+    this.deadlines.update(pending, dueOf(pending.timing));
   }
 
   /** Closes the session locally: every pending request is settled; queued output still drains. */
@@ -769,19 +764,8 @@ export class Engine<R extends Role = Role> {
 
   /** The earliest deadline of our pending requests, or undefined when none. */
   nextDeadline(): number | undefined {
-    if (this.timedCount === 0 || this.phaseBit === Phase.Closed) return undefined;
-    if (this.deadlineDirty) {
-      let min = Infinity;
-      for (const p of this.pendingOut.collect([])) {
-        const t = p.timing;
-        if (t === undefined) continue;
-        if (t.deadline < min) min = t.deadline;
-        if (t.totalDeadline < min) min = t.totalDeadline;
-      }
-      this.cachedDeadline = min;
-      this.deadlineDirty = false;
-    }
-    return this.cachedDeadline === Infinity ? undefined : this.cachedDeadline;
+    if (this.phaseBit === Phase.Closed) return undefined;
+    return this.deadlines.peek()?.due;
   }
 
   // ── inbound processing ────────────────────────────────────────────────────────
@@ -1219,9 +1203,8 @@ export class Engine<R extends Role = Role> {
     pending.lastProgress = progress;
     const timing = pending.timing;
     if (timing !== undefined && timing.resetMs > 0 && now !== undefined) {
-      if (!isTimed(timing)) this.timedCount++;
       timing.deadline = now + timing.resetMs;
-      this.deadlineDirty = true;
+      this.deadlines.update(pending, dueOf(timing));
     }
     const total = typeof params?.total === "number" ? params.total : undefined;
     const message = typeof params?.message === "string" ? params.message : undefined;
@@ -1383,15 +1366,11 @@ export class Engine<R extends Role = Role> {
       options.deadline === undefined && options.totalDeadline === undefined && resetMs === 0
         ? undefined
         : { deadline: options.deadline ?? Infinity, totalDeadline: options.totalDeadline ?? Infinity, resetMs };
-    const pending: PendingOut = { id, method, params, token, timing, lastProgress: undefined };
+    const pending: PendingOut = { id, method, params, token, timing, lastProgress: undefined, due: Infinity, heapIndex: -1 };
     this.nextId = id + 1;
     this.pendingOut.set(pending);
     if (token !== undefined) this.tokensOut.set(token, pending);
-    if (isTimed(timing)) {
-      this.timedCount++;
-      const earliest = timing.deadline < timing.totalDeadline ? timing.deadline : timing.totalDeadline;
-      if (earliest < this.cachedDeadline) this.cachedDeadline = earliest;
-    }
+    if (timing !== undefined) this.deadlines.update(pending, dueOf(timing));
     this.queue(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }, related);
     return id;
   }
@@ -1400,11 +1379,7 @@ export class Engine<R extends Role = Role> {
   private settleOut(p: PendingOut, keepToken = false): void {
     this.pendingOut.delete(p.id);
     if (p.token !== undefined && !keepToken) this.tokensOut.delete(p.token);
-    const t = p.timing;
-    if (isTimed(t)) {
-      this.timedCount--;
-      if (t.deadline <= this.cachedDeadline || t.totalDeadline <= this.cachedDeadline) this.deadlineDirty = true;
-    }
+    this.deadlines.remove(p);
   }
 
   /** The pending inbound request for respond/respondError; undefined when the peer cancelled it. */
@@ -1466,7 +1441,7 @@ export class Engine<R extends Role = Role> {
     const pending = this.pendingOut.collect([]);
     this.pendingOut.clear();
     this.tokensOut.clear();
-    this.timedCount = 0;
+    this.deadlines.clear();
     for (const p of pending) this.events.push({ kind: "connection-closed", id: p.id, method: p.method });
     this.pendingIn.clear();
     this.pendingInitialize = undefined;
