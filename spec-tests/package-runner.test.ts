@@ -28,12 +28,13 @@ function tree(name: string, files: { readonly [path: string]: string }): string 
 /**
  * Runs run.js on `dir` as a top-level command: without the NODE_TEST_CONTEXT that this test
  * process hands its children, which would make the inner run report to us in the runner's
- * binary protocol instead of printing its summary.
+ * binary protocol instead of printing its summary. The TAP reporter is asked for (Node 23+
+ * print the spec reporter by default) through run.js, which hands its Node flags on.
  */
 function runner(dir: string): { code: number | null; stdout: string; stderr: string } {
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT;
-  const result = spawnSync(process.execPath, [RUNNER, dir], { encoding: "utf8", env, timeout: 30_000 });
+  const result = spawnSync(process.execPath, ["--test-reporter=tap", RUNNER, dir], { encoding: "utf8", env, timeout: 30_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
