@@ -1,7 +1,10 @@
 // Minimal declarations of the Node built-ins that the hosts, the CLI, the tests and the
-// benchmarks use. The project has no @types/node (its only dev dependencies are typescript
-// and c8), so each API used is declared here, in the one place where Node is allowed; the
-// portable core (lib/*.ts, lib/peer/) is type-checked without this file.
+// benchmarks use. The build does not load @types/node (tsconfig "types": []; it is a dev
+// dependency only so that spec-tests/package-consumer.test.ts can compile a consumer with
+// it), so each API used is declared here, in the one place where Node is allowed; the
+// portable core (lib/*.ts, lib/peer/) is type-checked without this file. This file is never
+// shipped, and no published declaration may name what it declares: the hosts' public types
+// come from node-shapes.ts (the package tests compile every export without this file).
 
 declare module "node:test" {
   interface TestContext {
