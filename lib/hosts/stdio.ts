@@ -7,7 +7,9 @@
 // - backpressure: when the pipe we write to is full, we stop reading until it drains;
 // - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
+import type { NodeChildProcess as ChildProcess } from "./node-shapes.js";
+export type { NodeChildProcess } from "./node-shapes.js";
 import { performance } from "node:perf_hooks";
 import { Client, type ClientOptions, type ConnectResult } from "../peer/client.js";
 import type { PeerHost } from "../peer/driver.js";
