@@ -76,6 +76,10 @@ test("Server.tool refuses an inputSchema or outputSchema the validator cannot ap
     /tool "u": the outputSchema cannot be applied .*at #\/properties\/r\/\$ref: reference "#\/\$defs\/none" does not resolve/,
   );
   assert.throws(() => s.tool("v", { inputSchema: { type: "object", properties: { p: { pattern: "(" } } } }, () => ({ content: [] })), /at #\/properties\/p\/pattern: invalid regular expression/);
+  assert.throws(
+    () => s.tool("y", { inputSchema: { type: "object" }, validator: { jsonSchema: { type: "object", nullable: true } } }, () => ({ content: [] })),
+    /^Error: \[J-02\] tool "y": the validator's jsonSchema cannot be applied by the built-in validator: at #\/nullable: unsupported keyword "nullable"/,
+  );
   assert.equal(s.tools.size, 0, "nothing refused was registered");
   // A tool with its own validator advertises its inputSchema as is: the built-in validator never applies it.
   s.tool("w", { inputSchema: { type: "object", nullable: true } as never, validator: () => ({ ok: true }) }, () => ({ content: [] }));
