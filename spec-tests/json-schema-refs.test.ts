@@ -124,6 +124,28 @@ test("$dynamicRef: the outermost $dynamicAnchor of the dynamic scope wins (an ex
   assert.match(checkSchema(loop) ?? "", /\$ref cycle that never reaches a value/);
 });
 
+test("$dynamicRef: an outer resource's $dynamicAnchor overrides the list's own; a plain $anchor or a scope already left does not", () => {
+  const list = (anchor: Record<string, unknown>): Record<string, unknown> => ({
+    $id: "https://example.com/app",
+    $ref: "list",
+    $defs: { own: { ...anchor, type: "integer" }, list: { $id: "list", type: "array", items: { $dynamicRef: "#entry" }, $defs: { entry: { $dynamicAnchor: "entry" } } } },
+  });
+  const dynamic = list({ $dynamicAnchor: "entry" });
+  assert.deepEqual(validateJsonSchema(dynamic, [1, 2]), { valid: true });
+  assert.deepEqual(validateJsonSchema(dynamic, [1, "x"]), { valid: false, errors: [{ path: "/1", message: 'expected integer, got string "x"' }] });
+  assert.deepEqual(validateJsonSchema(list({ $anchor: "entry" }), [1, "x"]), { valid: true }, "$anchor takes no part in dynamic resolution");
+  // `if` enters the resource "a" and leaves it; then "b" is in scope when the reference is followed.
+  const left = {
+    $id: "https://example.com/scopes",
+    if: { $id: "a", $defs: { t: { $dynamicAnchor: "t", type: "number" } } },
+    then: { $id: "b", $ref: "land", $defs: { t: { $dynamicAnchor: "t", type: "null" } } },
+    $defs: { land: { $id: "land", $dynamicRef: "inner#t" }, inner: { $id: "inner", $dynamicAnchor: "t", type: "string" } },
+  };
+  assert.deepEqual(validateJsonSchema(left, null), { valid: true });
+  assert.equal(validateJsonSchema(left, 42).valid, false);
+  assert.equal(validateJsonSchema(left, "s").valid, false);
+});
+
 test("identifiers and references refused as unusable, with their location", () => {
   const cases: Array<[unknown, RegExp]> = [
     [{ $id: 5 }, /at #\/\$id: "\$id" must be a string/],
