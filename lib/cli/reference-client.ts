@@ -90,7 +90,8 @@ export function toolArguments(tool: Tool): Record<string, unknown> | undefined {
     full[key] = prop.default !== undefined ? prop.default : sampleValue(resolveRef(schema, prop));
     if (prop.default !== undefined || required.has(key)) minimal[key] = full[key];
   }
-  for (const candidate of [minimal, full]) if (validateJsonSchema(schema, candidate).valid) return candidate;
+  // Someone else's schema: a keyword this validator does not know is skipped, not a reason to skip the tool.
+  for (const candidate of [minimal, full]) if (validateJsonSchema(schema, candidate, { unknownKeywords: "ignore" }).valid) return candidate;
   return undefined;
 }
 

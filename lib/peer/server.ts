@@ -48,9 +48,9 @@ import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import { isJsonObject } from "../envelope.js";
 import { Driver, type PeerHost } from "./driver.js";
 import { ConnectionClosedError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
-import { validateJsonSchema } from "./json-schema.js";
+import { checkSchema, validateJsonSchema } from "./json-schema.js";
 import { PeerAbortController, type AbortSignalLike } from "./signal.js";
-import { runValidator, type ToolValidator } from "./standard-schema.js";
+import { isStandardSchema, runValidator, type ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
 
 /** What every handler receives. */
@@ -203,6 +203,11 @@ export interface Registration {
 
 const MAX_COMPLETIONS = 100;
 
+function refuseUnusableSchema(tool: string, field: string, schema: object | undefined): void {
+  const problem = schema === undefined ? undefined : checkSchema(schema);
+  if (problem !== undefined) throw new Error(`[J-02] tool ${JSON.stringify(tool)}: the ${field} cannot be applied by the built-in validator: ${problem}`);
+}
+
 export class Server {
   readonly options: ServerOptions;
   readonly paginator: Paginator;
@@ -226,6 +231,10 @@ export class Server {
     if (definition.annotations !== undefined) tool.annotations = definition.annotations;
     if (definition._meta !== undefined) tool._meta = definition._meta;
     const validator = definition.validator ?? (definition.inputSchema !== undefined ? { jsonSchema: definition.inputSchema } : undefined);
+    // The built-in validator applies these schemas: one it cannot apply in full is refused now, not on every call.
+    const applied = typeof validator === "object" && !isStandardSchema(validator) && "jsonSchema" in validator ? validator.jsonSchema : undefined;
+    refuseUnusableSchema(name, definition.validator === undefined ? "inputSchema" : "validator's jsonSchema", applied);
+    refuseUnusableSchema(name, "outputSchema", definition.outputSchema);
     return this.register(this.tools, name, { definition: tool, validator, handler }, "notifications/tools/list_changed");
   }
 
