@@ -11,7 +11,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVersion } from "../lib/index.js";
 import { McpError, Server, type ServerOptions, type ServerSession } from "../lib/peer/index.js";
-import { FakeClock, FakeHost, Pair, SECRET, SERVER_INFO, ScriptedServer, lines } from "./peer-harness.js";
+import { FakeClock, FakeHost, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines } from "./peer-harness.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 type Message = Record<string, unknown>;
@@ -343,4 +343,51 @@ test("client, 2026-07-28: input requests keyed __proto__ are answered under that
   );
   await scripted.settle();
   assert.match(String(await many), /invalid result at result.inputRequests: expected at most 32 input requests \(maxInputRequests\), got 33/);
+});
+
+// ── bounds on what a server can make the client hold ─────────────────────────────────────────
+
+test("client: listTools over pages stops at maxListItems with an InvalidResultError (a server could page without end)", async () => {
+  let page = 0;
+  const scripted = new ScriptedServer(
+    (m) =>
+      m.method === "initialize"
+        ? initializeResult({ tools: {} })
+        : { result: { tools: [0, 1, 2].map((i) => ({ name: `t${page}_${i}`, inputSchema: { type: "object" } })), nextCursor: `c${++page}` } },
+    { maxListItems: 5 },
+  );
+  const connecting = scripted.client.connect();
+  await scripted.settle();
+  await connecting;
+  const listed = scripted.client.listTools().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  await scripted.settle();
+  assert.match(String(await listed), /tools\/list: invalid result at tools: expected at most 5 items over all pages \(maxListItems\), got 6/);
+  assert.equal(page, 2, "no page requested past the bound");
+});
+
+test("client: server requests past maxConcurrentHandlers wait their turn in order; one cancelled while waiting never runs", async () => {
+  const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({}) : undefined), { maxConcurrentHandlers: 1, capabilities: { roots: {} } });
+  const started: string[] = [];
+  const release: Array<() => void> = [];
+  scripted.client.setRequestHandler("roots/list", (_params, ctx) => {
+    started.push(String(ctx.requestId));
+    return new Promise((resolve) => release.push(() => resolve({ roots: [] })));
+  });
+  const connecting = scripted.client.connect();
+  await scripted.settle();
+  await connecting;
+  for (const id of ["s1", "s2", "s3"]) scripted.client.input.receiveBytes(lines({ jsonrpc: "2.0", id, method: "roots/list" }));
+  scripted.client.input.receiveBytes(lines({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "s2" } }));
+  await scripted.settle();
+  assert.deepEqual(started, ["s1"]);
+  release.shift()?.();
+  await scripted.settle();
+  assert.deepEqual(started, ["s1", "s3"], "s2 was cancelled while waiting");
+  release.shift()?.();
+  await scripted.settle();
+  const answered = scripted.host.sent.filter((m) => m.result !== undefined).map((m) => m.id);
+  assert.deepEqual(answered, ["s1", "s3"]);
 });

@@ -41,10 +41,12 @@ import type {
   Tool,
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { ConnectionClosedError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
-import { PeerAbortController, type AbortSignalLike } from "./signal.js";
+import { requestWithInput } from "./input-client.js";
+import { DeadlineQueue } from "./request-queue.js";
+import type { AbortSignalLike } from "./signal.js";
 
 export { errorMessage, respondWithError, shielded } from "./handlers.js";
 
@@ -97,6 +99,13 @@ export interface ClientOptions {
   maxInputRequests?: number;
   /** The deepest params, results of our handlers and error data we send. Default 256 (see json-safe.ts). */
   maxJsonDepth?: number;
+  /**
+   * Handlers of server requests running at once; more wait their turn in order (bounded by
+   * limits.maxPendingInbound). A handler that ignores its signal keeps its slot. Default 100.
+   */
+  maxConcurrentHandlers?: number;
+  /** listTools/listResources/listResourceTemplates/listPrompts: the most items gathered over all pages; more fail the call. Default 100000. */
+  maxListItems?: number;
   strict?: boolean;
   limits?: Partial<EngineLimits>;
   /** Validate every result against its method's schema. Default false. */
@@ -111,8 +120,8 @@ export interface ClientOptions {
 
 interface PendingCall {
   readonly method: string;
-  /** Set while the call waits for room under maxPendingOutbound (see Client.queued). */
-  queued?: QueuedRequest;
+  /** Its ticket in Client.queued while it waits for room under maxPendingOutbound. */
+  ticket?: number;
   /** The engine's id for it, once sent. */
   sentId?: number;
   readonly resolve: (result: JsonObject) => void;
@@ -140,8 +149,6 @@ interface QueuedRequest {
   readonly params: JsonObject | undefined;
   readonly engineOptions: RequestOptions;
   readonly call: PendingCall;
-  /** The earlier of its inactivity and total deadlines (Infinity: none). */
-  readonly expiry: number;
 }
 
 export class Client {
@@ -158,11 +165,7 @@ export class Client {
    * Requests past the engine's maxPendingOutbound, in call order (a Map keyed by a sequence
    * number: FIFO, with O(1) removal on abort or expiry). Released one per answer.
    */
-  private readonly queued = new Map<number, QueuedRequest>();
-  private queueSeq = 0;
-  /** While true, expiries were enqueued in non-decreasing order: the first one is the earliest. */
-  private queueMonotone = true;
-  private lastQueuedExpiry = -Infinity;
+  private readonly queued = new DeadlineQueue<QueuedRequest>();
   private readonly notificationHandlers = new Map<string, Set<(params: JsonObject | undefined) => void>>();
   private connecting: PendingCall | undefined;
   /** The ids below this one were the probe engine's (see replaceEngine). */
@@ -174,8 +177,7 @@ export class Client {
     this.host = host;
     this.options = options;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
-    // The engine bounds server requests in flight (maxPendingInbound): no queue on this side.
-    this.inflight = new HandlerPool({ maxConcurrent: Infinity, maxJsonDepth: this.maxJsonDepth, onFault: (error, where) => this.fault(error, where) });
+    this.inflight = new HandlerPool({ maxConcurrent: options.maxConcurrentHandlers ?? 100, maxJsonDepth: this.maxJsonDepth, onFault: (error, where) => this.fault(error, where) });
     this.currentEngine = this.makeEngine(0);
     this.currentDriver = this.makeDriver(this.currentEngine);
     this.input = {
@@ -201,7 +203,7 @@ export class Client {
 
   private makeDriver(engine: Engine<"client">): Driver<"client"> {
     const driver = new Driver(engine, this.host, (event) => this.onEvent(event), (error, where) => this.fault(error, where));
-    driver.timers = { next: () => this.nextQueuedExpiry(), fire: (now) => this.expireQueued(now) };
+    driver.timers = { next: () => this.queued.nextExpiry(), fire: (now) => this.expireQueued(now) };
     return driver;
   }
 
@@ -292,7 +294,7 @@ export class Client {
     this.engine.startModern(version);
     const result = (await this.request("server/discover", undefined, { timeoutMs })) as JsonObject;
     if (!Array.isArray(result.supportedVersions) || typeof result.capabilities !== "object" || this.connectResult?.era !== "modern") {
-      throw new InvalidResultError("server/discover", "result", "a DiscoverResult (supportedVersions, capabilities)", JSON.stringify(result).slice(0, 80));
+      throw new InvalidResultError("server/discover", "result", "a DiscoverResult (supportedVersions, capabilities)", `a result with keys ${Object.keys(result).slice(0, 8).join(", ") || "(none)"}`);
     }
     return this.connectResult;
   }
@@ -348,58 +350,11 @@ export class Client {
   request<M extends keyof ClientRequests>(method: M, params: ClientRequests[M]["params"], options?: CallOptions): Promise<ClientRequests[M]["result"]>;
   request(method: string, params?: object, options?: CallOptions): Promise<JsonObject>;
   request(method: string, params?: object, options: CallOptions = {}): Promise<JsonObject> {
-    if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) return this.requestWithInput(method, params as JsonObject | undefined, options);
+    if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) {
+      const rounds = { send: (m: string, p: JsonObject | undefined, o: CallOptions) => this.send(m, p, o), now: () => this.host.now(), handlers: this.handlers };
+      return requestWithInput(rounds, method, params as JsonObject | undefined, options, this.options.maxInputRounds ?? 10, this.options.maxInputRequests ?? 32);
+    }
     return this.send(method, params, options);
-  }
-
-  /**
-   * A multi round-trip request (2026-07-28, g.3): while the server answers input_required,
-   * fulfil its input requests with our handlers and retry (a new id) with inputResponses and
-   * the requestState echoed, within maxInputRounds and the call's maxTotalMs over all rounds.
-   */
-  private async requestWithInput(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject> {
-    const maxRounds = this.options.maxInputRounds ?? 10;
-    const started = this.host.now();
-    let current = params;
-    for (let round = 1; ; round++) {
-      let callOptions = options;
-      if (options.maxTotalMs !== undefined) {
-        const left = options.maxTotalMs - (this.host.now() - started);
-        if (left <= 0) throw new RequestTimeoutError(method, "(input rounds)", "total", options.maxTotalMs);
-        callOptions = { ...options, maxTotalMs: left };
-      }
-      const result = await this.send(method, current, callOptions);
-      if (result.resultType !== "input_required") return result;
-      if (round >= maxRounds) throw new InputRoundsExceededError(method, maxRounds);
-      const inputResponses = await this.fulfil(method, result.inputRequests, options.signal);
-      const retry: JsonObject = { ...params, inputResponses };
-      if (typeof result.requestState === "string") retry.requestState = result.requestState;
-      current = retry;
-    }
-  }
-
-  /** Answers each input request with the handler for its method; one without a handler fails the call. */
-  private async fulfil(method: string, inputRequests: unknown, signal: AbortSignalLike | undefined): Promise<JsonObject> {
-    // The keys are the server's: collected in a Map, so "__proto__" stays a key like any other.
-    const responses = new Map<string, unknown>();
-    const requests = typeof inputRequests === "object" && inputRequests !== null ? Object.entries(inputRequests as { [key: string]: unknown }) : [];
-    const max = this.options.maxInputRequests ?? 32;
-    if (requests.length > max) throw new InvalidResultError(method, "result.inputRequests", `at most ${max} input requests (maxInputRequests)`, `${requests.length}`);
-    for (const [key, entry] of requests) {
-      const request = (typeof entry === "object" && entry !== null ? entry : {}) as { method?: unknown; params?: unknown };
-      const inputMethod = String(request.method);
-      const handler = this.handlers.get(inputMethod);
-      if (handler === undefined) throw new McpError(ErrorCode.MethodNotFound, `No handler for the input request ${key} (${inputMethod})`);
-      const controller = new PeerAbortController();
-      const onAbort = (): void => controller.abort(signal?.reason);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      try {
-        responses.set(key, await handler(request.params as JsonObject | undefined, { requestId: key, signal: controller.signal }));
-      } finally {
-        signal?.removeEventListener("abort", onAbort);
-      }
-    }
-    return Object.fromEntries(responses) as JsonObject;
   }
 
   private send(method: string, params: object | undefined, options: CallOptions): Promise<JsonObject> {
@@ -432,10 +387,12 @@ export class Client {
       const call: PendingCall = { method, resolve, reject, onProgress: options.onProgress, timeoutMs, totalMs: options.maxTotalMs, cleanup: undefined };
       if (signal !== undefined) {
         const onAbort = (): void => {
-          const queued = call.queued;
-          if (queued !== undefined) {
-            this.unqueue(queued);
+          if (call.ticket !== undefined) {
+            this.queued.remove(call.ticket);
+            call.ticket = undefined;
+            call.cleanup?.();
             reject(new RequestAbortedError(method, signal.reason));
+            this.driver.pump();
             return;
           }
           const id = call.sentId;
@@ -452,11 +409,7 @@ export class Client {
       // The engine holds at most maxPendingOutbound requests in flight; the rest wait here, in order.
       if (this.queued.size > 0 || this.engine.pendingOutboundCount >= this.maxPendingOutbound) {
         const expiry = Math.min(engineOptions.deadline ?? Infinity, engineOptions.totalDeadline ?? Infinity);
-        const entry: QueuedRequest = { method, params: sendParams, engineOptions, call, expiry };
-        call.queued = entry;
-        if (expiry < this.lastQueuedExpiry) this.queueMonotone = false;
-        this.lastQueuedExpiry = expiry;
-        this.queued.set(this.queueSeq++, entry);
+        call.ticket = this.queued.push({ method, params: sendParams, engineOptions, call }, expiry);
         this.driver.pump();
         return;
       }
@@ -486,60 +439,20 @@ export class Client {
   /** Sends queued requests, oldest first, while the engine has room. */
   private releaseQueued(): void {
     while (this.queued.size > 0 && this.engine.pendingOutboundCount < this.maxPendingOutbound && !this.engine.isClosed) {
-      const [seq, entry] = this.queued.entries().next().value as [number, QueuedRequest];
-      this.queued.delete(seq);
-      entry.call.queued = undefined;
+      const entry = this.queued.shift() as QueuedRequest;
+      entry.call.ticket = undefined;
       this.dispatchRequest(entry.method, entry.params, entry.engineOptions, entry.call);
     }
-    if (this.queued.size === 0) this.resetQueueOrder();
-  }
-
-  private unqueue(entry: QueuedRequest): void {
-    for (const [seq, e] of this.queued) {
-      if (e !== entry) continue;
-      this.queued.delete(seq);
-      break;
-    }
-    entry.call.queued = undefined;
-    entry.call.cleanup?.();
-    if (this.queued.size === 0) this.resetQueueOrder();
-    this.driver.pump();
-  }
-
-  private resetQueueOrder(): void {
-    this.queueMonotone = true;
-    this.lastQueuedExpiry = -Infinity;
-  }
-
-  /** The earliest deadline among queued requests (for the driver's timer). */
-  private nextQueuedExpiry(): number | undefined {
-    let earliest = Infinity;
-    if (this.queueMonotone) {
-      for (const entry of this.queued.values()) {
-        earliest = entry.expiry;
-        break;
-      }
-    } else {
-      for (const entry of this.queued.values()) if (entry.expiry < earliest) earliest = entry.expiry;
-    }
-    return earliest === Infinity ? undefined : earliest;
   }
 
   /** Queued requests whose deadline passed fail as a sent one would: RequestTimeoutError. */
   private expireQueued(now: number): void {
-    for (const [seq, entry] of [...this.queued]) {
-      if (entry.expiry > now) {
-        if (this.queueMonotone) break;
-        continue;
-      }
-      this.queued.delete(seq);
-      const { call, engineOptions } = entry;
-      call.queued = undefined;
+    for (const { method, engineOptions, call } of this.queued.takeExpired(now)) {
+      call.ticket = undefined;
       call.cleanup?.();
       const total = engineOptions.totalDeadline !== undefined && engineOptions.totalDeadline <= now && (engineOptions.deadline === undefined || engineOptions.totalDeadline <= engineOptions.deadline);
-      call.reject(new RequestTimeoutError(entry.method, "(queued)", total ? "total" : "inactivity", total ? call.totalMs : call.timeoutMs));
+      call.reject(new RequestTimeoutError(method, "(queued)", total ? "total" : "inactivity", total ? call.totalMs : call.timeoutMs));
     }
-    if (this.queued.size === 0) this.resetQueueOrder();
   }
 
   /** Sends a notification (e.g. notifications/roots/list_changed). */
@@ -634,7 +547,12 @@ export class Client {
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = (await this.request(method, cursor === undefined ? undefined : { cursor }, options)) as unknown as JsonObject;
       const list = result[key];
-      if (Array.isArray(list)) items.push(...list);
+      if (Array.isArray(list)) {
+        // A server could page without end: what is gathered is bounded, not just the number of pages.
+        const max = this.options.maxListItems ?? 100_000;
+        if (items.length + list.length > max) throw new InvalidResultError(method, key, `at most ${max} items over all pages (maxListItems)`, `${items.length + list.length}`);
+        for (const item of list) items.push(item);
+      }
       const next = result.nextCursor;
       if (typeof next !== "string") return items;
       // N-01/N-02: a cursor that comes back again would loop forever.
@@ -737,13 +655,11 @@ export class Client {
     const connecting = this.connecting;
     this.connecting = undefined;
     connecting?.reject(new ConnectionClosedError("initialize", event.detail));
-    for (const [seq, entry] of [...this.queued]) {
-      this.queued.delete(seq);
-      entry.call.queued = undefined;
-      entry.call.cleanup?.();
-      entry.call.reject(new ConnectionClosedError(entry.method, event.detail));
+    for (const { method, call } of this.queued.clear()) {
+      call.ticket = undefined;
+      call.cleanup?.();
+      call.reject(new ConnectionClosedError(method, event.detail));
     }
-    this.resetQueueOrder();
     this.inflight.closeAll("connection closed");
     const onClose = this.options.onClose;
     if (onClose !== undefined) shielded(() => onClose(event));

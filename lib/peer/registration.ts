@@ -25,8 +25,13 @@ export function checkToolSchema(name: string, which: "inputSchema" | "outputSche
   }
   const type = (schema as { type?: unknown }).type;
   if (type !== "object") {
-    throw new Error(`[J-02] tool ${name}: ${which} must have root type "object" (clients refuse any other); got ${type === undefined ? "no type" : JSON.stringify(type)}`);
+    throw new Error(`[J-02] tool ${name}: ${which} must have root type "object" (clients refuse any other); got ${type === undefined ? "no type" : describeType(type)}`);
   }
+}
+
+function describeType(type: unknown): string {
+  const safe = toJsonSafe(type, 4);
+  return safe.ok ? JSON.stringify(safe.value) : typeof type;
 }
 
 /** A plain JSON copy of what will be listed, or an Error saying why it cannot be listed. */

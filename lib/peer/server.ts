@@ -27,7 +27,6 @@ import type { ProtocolVersion } from "../versions.js";
 import type {
   CallToolResult,
   ClientCapabilities,
-  CompleteResult,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
@@ -54,10 +53,10 @@ import { ConnectionClosedError, McpError, RequestAbortedError, RequestTimeoutErr
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
-import { validateJsonSchema } from "./json-schema.js";
 import { checkToolName, checkToolSchema, listable } from "./registration.js";
+import { callTool, complete, getPrompt, readResource } from "./server-methods.js";
 import type { AbortSignalLike } from "./signal.js";
-import { runValidator, type ToolValidator } from "./standard-schema.js";
+import type { ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
 
 /** What every handler receives. */
@@ -212,8 +211,6 @@ interface PromptEntry {
 export interface Registration {
   remove(): void;
 }
-
-const MAX_COMPLETIONS = 100;
 
 export class Server {
   readonly options: ServerOptions;
@@ -520,16 +517,16 @@ export class ServerSession {
         this.engine.respond(id, {});
         return;
       case "tools/call":
-        run((context) => this.callTool(p, context));
+        run((context) => callTool(this.server, p, context));
         return;
       case "resources/read":
-        run((context) => this.readResource(String(p.uri), context));
+        run((context) => readResource(this.server, this.engine.resourceNotFoundCode, String(p.uri), context));
         return;
       case "prompts/get":
-        run((context) => this.getPrompt(p, context));
+        run((context) => getPrompt(this.server, p, context));
         return;
       case "completion/complete":
-        run(() => this.complete(p));
+        run(() => complete(this.server, p));
         return;
       default:
         this.engine.respondError(id, ErrorCode.MethodNotFound, `Method not served: ${method}`);
@@ -648,86 +645,4 @@ export class ServerSession {
       },
     };
   }
-
-  private async callTool(params: JsonObject, context: HandlerContext): Promise<CallToolResult> {
-    const name = params.name as string;
-    const entry = this.server.tools.get(name);
-    // f.10: an unknown tool is a protocol error (-32602), not a tool result.
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
-    let args = (params.arguments ?? {}) as Record<string, unknown>;
-    if (entry.validator !== undefined) {
-      const checked = await runValidator(entry.validator, args);
-      if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`);
-      if (checked.value !== undefined) args = checked.value as Record<string, unknown>;
-    }
-    let result: CallToolResult;
-    try {
-      result = await entry.handler(args, context);
-    } catch (error) {
-      if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
-      return toolError(errorMessage(error));
-    }
-    const outputSchema = entry.definition.outputSchema;
-    if (outputSchema !== undefined && result.isError !== true) {
-      const verdict = validateJsonSchema(outputSchema, result.structuredContent);
-      if (!verdict.valid) {
-        const first = verdict.errors[0];
-        return toolError(`Tool ${name} returned structuredContent that does not match its outputSchema${first !== undefined ? ` (${first.path || "/"}: ${first.message})` : ""}`);
-      }
-    }
-    return result;
-  }
-
-  private async readResource(uri: string, context: HandlerContext): Promise<ReadResourceResult> {
-    const exact = this.server.resources.get(uri);
-    if (exact !== undefined) return exact.read(uri, context);
-    for (const entry of this.server.templates.values()) {
-      const variables = entry.template.match(uri);
-      if (variables !== undefined) return entry.read(uri, variables, context);
-    }
-    throw new McpError(this.engine.resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
-  }
-
-  private async getPrompt(params: JsonObject, context: HandlerContext): Promise<GetPromptResult> {
-    const name = params.name as string;
-    const entry = this.server.prompts.get(name);
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
-    const args = (params.arguments ?? {}) as Record<string, string>;
-    for (const arg of entry.definition.arguments ?? []) {
-      if (arg.required === true && typeof args[arg.name] !== "string") throw new McpError(ErrorCode.InvalidParams, `Missing required argument ${arg.name} for prompt ${name}`, { argument: arg.name });
-    }
-    return entry.handler(args, context);
-  }
-
-  private async complete(params: JsonObject): Promise<CompleteResult> {
-    const ref = params.ref as JsonObject;
-    const argument = params.argument as { name: string; value: string };
-    const context = { arguments: ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<string, string> };
-    let completer: Completer | undefined;
-    if (ref.type === "ref/prompt") {
-      const entry = this.server.prompts.get(String(ref.name));
-      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
-      completer = completerFor(entry.complete, argument.name);
-    } else if (ref.type === "ref/resource") {
-      const entry = this.server.templates.get(String(ref.uri));
-      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${String(ref.uri)}`);
-      completer = completerFor(entry.complete, argument.name);
-    } else {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown reference type: ${String(ref.type)}`);
-    }
-    const all = completer === undefined ? [] : await completer(argument.value, context);
-    const values = all.slice(0, MAX_COMPLETIONS);
-    return { completion: { values, total: all.length, hasMore: all.length > values.length } };
-  }
-}
-
-function toolError(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
-}
-
-/** The completer registered for a name the peer sent: own keys only ("constructor" is no completer). */
-function completerFor(table: { [name: string]: Completer } | undefined, name: unknown): Completer | undefined {
-  if (table === undefined || typeof name !== "string" || !Object.hasOwn(table, name)) return undefined;
-  const completer = table[name];
-  return typeof completer === "function" ? completer : undefined;
 }
