@@ -302,3 +302,10 @@ test("PeerAbortController: the runtime's signal where there is one, our own othe
     assert.deepEqual(heard, ["why"], `useRuntime ${useRuntime}`);
   }
 });
+
+test("allowAnyToolName: true accepts names outside the rule (a SHOULD), but still not an empty one", () => {
+  const server = new Server({ info: SERVER_INFO, allowAnyToolName: true });
+  server.tool("grüße welt", {}, () => OK);
+  assert.ok(server.tools.has("grüße welt"));
+  assert.throws(() => server.tool("", {}, () => OK), /tool name rule: expected a non-empty string, got an empty name/);
+});

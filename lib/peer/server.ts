@@ -178,6 +178,12 @@ export interface ServerOptions {
   maxConcurrentHandlers?: number;
   /** The deepest value accepted in a peer's inputResponses and carried answers, and sent in results. Default 256. */
   maxJsonDepth?: number;
+  /**
+   * Accept tool names outside [A-Za-z0-9_.-]{1,128}. The 2025-11-25 rule is a SHOULD, and some
+   * clients refuse other names; a name that is not ASCII travels in Mcp-Name base64-encoded
+   * (2026-07-28). Default false: server.tool() refuses such a name.
+   */
+  allowAnyToolName?: boolean;
   /** Declare the logging capability. Default true. */
   logging?: boolean;
   /** Capabilities to declare even when nothing is registered yet (merged with the derived ones). */
@@ -237,7 +243,8 @@ export class Server {
    * of that name is registered already.
    */
   tool(name: string, definition: ToolDefinition, handler: ToolHandler): Registration {
-    checkToolName(name);
+    if (this.options.allowAnyToolName !== true) checkToolName(name);
+    else if (typeof name !== "string" || name.length === 0) throw new Error(`tool name rule: expected a non-empty string, got ${typeof name === "string" ? "an empty name" : typeof name}`);
     if (definition.inputSchema !== undefined) checkToolSchema(name, "inputSchema", definition.inputSchema);
     if (definition.outputSchema !== undefined) checkToolSchema(name, "outputSchema", definition.outputSchema);
     const tool: Tool = { name, inputSchema: definition.inputSchema ?? { type: "object" } };
