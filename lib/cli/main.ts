@@ -11,10 +11,10 @@
 // connection failure.
 
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { connectHttpNode } from "../hosts/http-client-node.js";
 import { serveHttp } from "../hosts/http-server.js";
 import type { Client } from "../peer/client.js";
@@ -27,6 +27,7 @@ import { exitCode, formatCheck, formatTally, type CheckResult, type Diagnostic }
 import { pendingDisplay } from "./progress.js";
 import { REFERENCE_CLIENT_INFO, installReferenceHandlers, referenceClientCapabilities, runReport, toolArguments } from "./reference-client.js";
 import { createReferenceServer } from "./reference-server.js";
+import { rootProblem, rootsFor } from "./roots.js";
 
 function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -82,27 +83,7 @@ function clientOptions(options: CliOptions): { versions: ProtocolVersion[]; era:
   return { versions, era: options.era, logLevel: "debug", defaultTimeoutMs: options.timeoutMs, connectTimeoutMs: options.timeoutMs };
 }
 
-/** The --root directories as roots: absolute paths, as file:// URIs (roots/list allows no other scheme). */
-function rootsOf(options: CliOptions): Root[] {
-  return options.roots.map((dir) => {
-    const path = resolve(dir);
-    return { uri: pathToFileURL(path).href, name: basename(path) || path };
-  });
-}
-
-/** Why a --root cannot be offered (it must be an existing directory), or undefined. */
-function rootProblem(options: CliOptions): string | undefined {
-  for (const dir of options.roots) {
-    let directory = false;
-    try {
-      directory = statSync(resolve(dir)).isDirectory();
-    } catch {
-      directory = false;
-    }
-    if (!directory) return `--root ${JSON.stringify(dir)}: not a directory`;
-  }
-  return undefined;
-}
+const rootsOf = (options: CliOptions): Root[] => rootsFor(options.roots, process.cwd());
 
 /** The connection's diagnostics: each printed on stderr; the first 100 kept for the report's "protocol messages" check. */
 function diagnostics(): { onDiagnostic: (event: Diagnostic) => void; seen: () => readonly Diagnostic[] } {
@@ -323,7 +304,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const options = parsed.options;
-  const problem = rootProblem(options);
+  const problem = rootProblem(options.roots, process.cwd());
   if (problem !== undefined) {
     process.stderr.write(`${USAGE}\nmcp-engine: ${problem}\n`);
     return 2;

@@ -41,7 +41,8 @@ export function installReferenceHandlers(client: Client, roots: readonly Root[] 
 
 /** Fills every requested field: its default, else its first allowed value, else a placeholder of its type. */
 export function elicitationAnswer(params: ElicitRequestParams): { [key: string]: string | number | boolean | string[] } {
-  const answer: { [key: string]: string | number | boolean | string[] } = {};
+  // Null prototype: the keys are the server's.
+  const answer = Object.create(null) as { [key: string]: string | number | boolean | string[] };
   const schema = (params as { requestedSchema?: { properties?: { [key: string]: JsonObject } } }).requestedSchema;
   for (const [key, prop] of Object.entries(schema?.properties ?? {})) {
     if (prop.default !== undefined) {

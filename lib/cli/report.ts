@@ -175,7 +175,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       let uri: string;
       try {
         const parsed = parseTemplate(template.uriTemplate);
-        const vars: Record<string, string> = {};
+        const vars = Object.create(null) as Record<string, string>; // names come from the server
         for (const variable of parsed.variableNames) vars[variable] = await completeOr({ type: "ref/resource", uri: template.uriTemplate }, variable, "1");
         uri = parsed.expand(vars);
       } catch (error) {
@@ -216,7 +216,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     const prompts = (await check("prompts/list", (call) => client.listPrompts(call), (list) => `${list.length} prompts`, (error) => gradeListRefusal("prompts/list", error))) ?? [];
     for (const prompt of prompts) {
       const name = `prompts/get ${prompt.name}`;
-      const args: Record<string, string> = {};
+      const args = Object.create(null) as Record<string, string>; // names come from the server
       for (const arg of prompt.arguments ?? []) if (arg.required === true) args[arg.name] = await completeOr({ type: "ref/prompt", name: prompt.name }, arg.name, "test");
       await check(
         name,

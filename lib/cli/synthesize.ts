@@ -161,9 +161,14 @@ class Generator {
     return merged;
   }
 
-  /** The first anyOf/oneOf option (merged with the keywords beside it) whose value validates against it. */
+  /**
+   * The first anyOf/oneOf option (merged with the keywords beside it) whose value validates
+   * against it; for oneOf, against no other option too.
+   */
   private firstOption(schema: JsonObject, options: unknown[], depth: number, variant: number): unknown {
     const { anyOf: _a, oneOf: _o, ...rest } = schema;
+    const definitions = isObject(this.root) ? pick(this.root, ["$schema", "$defs", "definitions"]) : {};
+    const exclusive = Array.isArray(schema.oneOf) && !Array.isArray(schema.anyOf) ? { ...definitions, ...schema } : undefined;
     let fallback: { value: unknown } | undefined;
     for (const option of options) {
       const merged = isObject(option) ? { ...rest, ...option } : option;
@@ -176,8 +181,9 @@ class Generator {
       }
       fallback ??= { value };
       // The option alone, with the root's definitions so that its $refs resolve.
-      const probe = isObject(merged) && isObject(this.root) ? { ...pick(this.root, ["$schema", "$defs", "definitions"]), ...merged } : merged;
-      if (checkSchema(probe) === undefined && validateJsonSchema(probe, value).valid) return value;
+      const probe = isObject(merged) ? { ...definitions, ...merged } : merged;
+      if (checkSchema(probe) !== undefined || !validateJsonSchema(probe, value).valid) continue;
+      if (exclusive === undefined || checkSchema(exclusive) !== undefined || validateJsonSchema(exclusive, value).valid) return value;
     }
     if (fallback !== undefined) return fallback.value;
     throw new Unsatisfiable("no anyOf/oneOf option could be satisfied");
@@ -230,11 +236,11 @@ class Generator {
     const min = typeof schema.minProperties === "number" ? schema.minProperties : 0;
     for (const key of Object.keys(properties)) if (keys.length < min && !keys.includes(key)) keys.push(key);
     for (let i = 0; keys.length < min; i++) keys.push(`key${i}`);
-    // A null-prototype object: property names come from the server.
-    const out = Object.create(null) as JsonObject;
+    const out: JsonObject = {};
     for (const key of keys) {
       const sub = Object.hasOwn(properties, key) ? properties[key] : isObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
-      out[key] = this.value(sub, depth + 1, variant);
+      // Defined, not assigned: property names come from the server ("__proto__" stays a key).
+      Object.defineProperty(out, key, { value: this.value(sub, depth + 1, variant), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }
