@@ -27,7 +27,7 @@ test("an unknown tool: -32602 PASSes; an isError result, a plain result or anoth
   }
   const timedOut = gradeUnknownTool(name, { error: new RequestTimeoutError("tools/call", 3, "inactivity", 100) });
   assert.equal(timedOut.grade, "FAIL");
-  assert.equal(timedOut.rule?.id, "M-04");
+  assert.equal(timedOut.rule?.id, "JR-01");
   assert.match(timedOut.detail, /--timeout MS/);
 });
 
@@ -61,11 +61,11 @@ test("a tool refused: -32021 (a client capability we lack) SKIPs, other codes WA
   assert.equal(warn.rule?.id, "TL-01");
 });
 
-test("no response, a closed connection or a malformed result FAIL under M-04", () => {
-  for (const error of [new ConnectionClosedError("tools/list"), new InvalidResultError("tools/list", "/tools", "an array", "undefined"), new Error("other")]) {
+test("no response or a closed connection FAIL under JR-01, a malformed result under M-04", () => {
+  for (const [error, id] of [[new ConnectionClosedError("tools/list"), "JR-01"], [new Error("other"), "JR-01"], [new InvalidResultError("tools/list", "/tools", "an array", "undefined"), "M-04"]] as const) {
     const graded = gradeError("tools/list", error, unreachable);
     assert.equal(graded.grade, "FAIL", String(error));
-    assert.equal(graded.rule?.id, "M-04");
+    assert.equal(graded.rule?.id, id);
   }
 });
 

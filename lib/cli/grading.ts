@@ -6,7 +6,7 @@
 //   FAIL  a MUST broken
 //
 // Every WARN and FAIL names the rule behind it: an id (those of the project's rule list
-// where one exists, otherwise one of the report's own, below) and the section of the
+// where one exists, otherwise one of the report's own: JR-, TL-, RS-, PR-) and the section of the
 // specification it comes from, linked for the negotiated version. Only FAIL makes the
 // command exit non-zero.
 
@@ -34,7 +34,8 @@ export interface CheckResult {
 }
 
 export const RULES = {
-  respond: { id: "M-04", says: "every request MUST get a response, with a result object or an error (JSON-RPC 2.0)", page: "basic#responses" },
+  respond: { id: "JR-01", says: "every request MUST get a response (JSON-RPC 2.0: the server MUST reply)", page: "basic#responses" },
+  resultShape: { id: "M-04", says: "a result response MUST carry a result of the request's result type", page: "basic#responses" },
   ping: { id: "G-02", says: "the receiver of a ping MUST answer it promptly with an empty result", page: "basic/utilities/ping#behavior-requirements" },
   capability: { id: "C-02", says: "a declared capability says the server supports the feature, and its list method is how a client uses it", page: "basic/lifecycle#capability-negotiation" },
   progress: { id: "P-05", says: "the progress value MUST increase with each notification", page: "basic/utilities/progress#behavior-requirements" },
@@ -100,7 +101,7 @@ export function gradeError(name: string, error: unknown, onRefused: (error: McpE
   if (error instanceof McpError) return onRefused(error);
   if (error instanceof RequestTimeoutError) return { name, grade: "FAIL", detail: `${text(error)} (raise the limit with --timeout MS)`, rule: RULES.respond };
   if (error instanceof ConnectionClosedError) return { name, grade: "FAIL", detail: `the connection closed before the response: ${text(error)}`, rule: RULES.respond };
-  if (error instanceof InvalidResultError) return { name, grade: "FAIL", detail: text(error), rule: RULES.respond };
+  if (error instanceof InvalidResultError) return { name, grade: "FAIL", detail: text(error), rule: RULES.resultShape };
   return { name, grade: "FAIL", detail: text(error), rule: RULES.respond };
 }
 

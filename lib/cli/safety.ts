@@ -28,7 +28,7 @@ export const WRITING_WORDS: readonly string[] = [
   "delete", "del", "remove", "rm", "rmdir", "unlink", "drop", "truncate", "clear", "reset", "purge", "wipe", "erase", "destroy",
   "archive", "uninstall", "revoke", "close",
   // running and sending
-  "kill", "terminate", "stop", "restart", "exec", "execute", "run", "shell", "eval", "spawn", "install", "deploy", "publish", "send",
+  "kill", "terminate", "stop", "restart", "exit", "quit", "shutdown", "reboot", "exec", "execute", "run", "shell", "eval", "spawn", "install", "deploy", "publish", "send",
   "submit", "approve", "reject", "cancel", "pay", "transfer", "order", "book", "schedule", "invite", "share", "fork",
 ];
 
