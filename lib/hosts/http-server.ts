@@ -3,17 +3,20 @@
 // Server speaks 2026-07-28 (g.8) the same endpoint also serves that stateless revision: a
 // POST without Mcp-Session-Id whose request carries the per-request `_meta` envelope gets a
 // ServerSession of its own that lives exactly as long as that request (dual era, option
-// `eras`).
+// `eras`). The session streams live in http-session.ts, the 2026-07-28 exchange in
+// http-exchange.ts, the pure rules (limits, shapes, outcomes) in http-rules.ts.
 //
 // Invariants:
 // - secure by default: bound to 127.0.0.1; Host (and Origin, when sent) must name a
 //   localhost form, else 403; an empty allow-list refuses everything; bodies over the limit
-//   get 413 before any parsing;
-// - every message goes to exactly one stream: a response to the POST that carried its
-//   request; a message related to an inbound request to that request's stream while it is
-//   open; anything else to the session's GET stream (or a bounded backlog until one opens);
-// - event ids are "<stream>:<seq>", unique per session; a resumed stream (GET with
-//   Last-Event-ID) replays only its own events (2026-07-28 streams carry no ids);
+//   get 413 before any parsing, and a body the host will not read (over the limit, or of
+//   unknown length after a refusal) is never read: the connection closes after the answer;
+// - bounded: sessions (maxSessions, then 503), connections (maxConnections), the time a
+//   socket may take to send its headers or its request, idle keep-alive sockets, and idle
+//   sessions (sessionIdleMs; a session with a stream attached is not idle);
+// - a session is minted only for an initialize the engine answered with a result; a
+//   refused or malformed one gets 400 and leaves nothing behind;
+// - a notification-only POST that is not well-formed JSON-RPC gets 400, never 202;
 // - session era: a client that disconnects mid-request does not cancel it (X-09): its
 //   events are kept for resumption; only notifications/cancelled cancels (and ends the
 //   stream that awaited the cancelled request, which gets no answer);
@@ -22,15 +25,11 @@
 // - 2026-07-28 requests keep no state here beyond their own POST: headers are checked against
 //   the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name, and for tools/call the Mcp-Param-*
 //   of the arguments the tool's inputSchema marks with x-mcp-header; `=?base64?…?=` decoded)
-//   before any handler runs; a JSON error answer travels with the status httpStatusFor gives; no
-//   Mcp-Session-Id is minted or echoed; closing the response stream before the answer IS
-//   cancellation (unlike X-09): the request's handler is aborted and nothing more is sent;
-//   a subscriptions/listen stream stays open until the client closes it (or the host
-//   shuts down, which ends it with its final result).
+//   before any handler runs; no Mcp-Session-Id is minted or echoed.
 
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
-import type { EngineSnapshot } from "../engine.js";
+import type { EngineSnapshot, Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type JsonRpcMessage, type RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import { hasModernEnvelope, httpHeaderProblem, paramHeaderProblem, readRequestEnvelope, type ModernRefusal } from "../modern.js";
@@ -39,7 +38,8 @@ import { SESSION_VERSIONS, VERSION_PROFILES, type ModernVersion } from "../versi
 import { ModernExchange } from "./http-exchange.js";
 import { LegacySseEndpoint, type LegacySseOptions } from "./http-legacy.js";
 import { HttpSession, type Stream } from "./http-session.js";
-import { byteLength, header, hostnameOf, jsonRpcError } from "./http-wire.js";
+import { initializeOutcome, initializeShapeProblem, firstMalformed, resolveLimits, socketTimeouts, unreadBodyDisposal, type HttpLimits } from "./http-rules.js";
+import { byteLength, closeAfterAnswer, header, hostnameOf, jsonRpcError } from "./http-wire.js";
 
 export { hostnameOf };
 
@@ -79,7 +79,7 @@ export interface HttpServerOptions {
   path?: string;
   /** Hostnames accepted in Host and Origin (any port). Default: localhost, 127.0.0.1, [::1]. Empty: refuse everything. */
   allowedHosts?: readonly string[];
-  /** Largest accepted request body. Default 4 MiB. */
+  /** Largest accepted request body; a larger one gets 413 and the connection is closed unread. Default 4 MiB. */
   maxBodyBytes?: number;
   /** Default: a MemorySessionStore. */
   store?: SessionStore;
@@ -91,7 +91,7 @@ export interface HttpServerOptions {
   sseRetryMs?: number;
   /** Offer the GET stream. Default true; false answers GET with 405. */
   getStream?: boolean;
-  /** Close sessions idle this long (ms). Default 30 minutes. */
+  /** Close sessions idle this long (ms): no request, and no stream with a client attached. Default 10 minutes. */
   sessionIdleMs?: number;
   /** Events kept per stream for resumption. Default 1000. */
   maxEventsPerStream?: number;
@@ -108,20 +108,32 @@ export interface HttpServerOptions {
   eras?: "both" | "session" | "modern";
   /** SSE comment keep-alives on open 2026-07-28 streams (subscriptions/listen), in ms; 0: none. Default 15000. */
   keepAliveMs?: number;
+  /**
+   * Sessions open at once in this process (session era). An initialize beyond it gets 503
+   * with a JSON-RPC error (-32603) and Retry-After; open sessions are never evicted for it
+   * (a session in use must not lose its state to a newcomer). Default 1000.
+   */
+  maxSessions?: number;
+  /** Open connections (serveHttp); one beyond it is closed at once. Default 512. */
+  maxConnections?: number;
+  /** How long a connection may take to send a request's headers (serveHttp); 408 and closed after. Default 10000. */
+  headersTimeoutMs?: number;
+  /** How long a connection may take to send a whole request (serveHttp). Default 30000. */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept (serveHttp). Default 5000. */
+  keepAliveTimeoutMs?: number;
   /** Also offer the deprecated HTTP+SSE transport of 2024-11-05 (e.3) at these paths (true: /sse and /messages). Default off. */
   legacySse?: boolean | LegacySseOptions;
 }
 
-interface Resolved {
+interface Resolved extends HttpLimits {
   path: string;
   allowedHosts: ReadonlySet<string>;
-  maxBodyBytes: number;
   store: SessionStore;
   sessionId: () => string;
   responseMode: "auto" | "sse";
   sseRetryMs: number;
   getStream: boolean;
-  sessionIdleMs: number;
   maxEventsPerStream: number;
   onError: (error: unknown) => void;
   eras: "both" | "session" | "modern";
@@ -149,15 +161,14 @@ export class HttpHost {
     this.modernVersions = eras === "session" ? [] : modern;
     this.legacy = options.legacySse === undefined || options.legacySse === false ? undefined : new LegacySseEndpoint(server, options.legacySse === true ? {} : options.legacySse);
     this.options = {
+      ...resolveLimits(options),
       path: options.path ?? "/mcp",
       allowedHosts: new Set((options.allowedHosts ?? ["localhost", "127.0.0.1", "[::1]"]).map((h) => h.toLowerCase())),
-      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
       store: options.store ?? new MemorySessionStore(),
       sessionId: options.sessionId ?? randomUUID,
       responseMode: options.responseMode ?? "auto",
       sseRetryMs: options.sseRetryMs ?? 1000,
       getStream: options.getStream ?? true,
-      sessionIdleMs: options.sessionIdleMs ?? 30 * 60 * 1000,
       maxEventsPerStream: options.maxEventsPerStream ?? 1000,
       onError: options.onError ?? ((error) => process.stderr.write(`mcp-engine http: ${error instanceof Error ? error.message : String(error)}\n`)),
       eras,
@@ -192,14 +203,14 @@ export class HttpHost {
     const url = req.url ?? "/";
     const path = url.split("?")[0];
     if (!this.allowed(req)) {
+      this.ignoreBody(req, res);
       this.fail(res, 403, ErrorCode.InvalidRequest, "Forbidden: Host or Origin not allowed");
-      req.resume();
       return;
     }
     if (this.legacy !== undefined && path !== undefined && this.legacy.owns(path)) return this.legacyRequest(this.legacy, req, res, path);
     if (path !== this.options.path) {
+      this.ignoreBody(req, res);
       this.fail(res, 404, ErrorCode.InvalidRequest, "Not found");
-      req.resume();
       return;
     }
     const modernOnly = this.options.eras === "modern";
@@ -211,29 +222,29 @@ export class HttpHost {
         if (modernOnly) {
           // g.8: a 2026-07-28-only endpoint has no GET stream and no sessions to delete.
           res.setHeader("Allow", "POST");
+          this.ignoreBody(req, res);
           this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed: this endpoint serves 2026-07-28 only (POST)");
-          req.resume();
           return;
         }
         return req.method === "GET" ? this.get(req, res) : this.remove(req, res);
       default:
         res.setHeader("Allow", modernOnly ? "POST" : "GET, POST, DELETE");
+        this.ignoreBody(req, res);
         this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
-        req.resume();
     }
   }
 
   /** e.3: GET on the SSE path opens a session; POST on the message path feeds it (202). */
   private async legacyRequest(legacy: LegacySseEndpoint, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (path === legacy.ssePath && req.method === "GET") {
-      req.resume();
+      this.ignoreBody(req, res);
       legacy.open(res);
       return;
     }
     if (path === legacy.messagePath && req.method === "POST") {
       const session = legacy.find(req.url ?? "");
       if (session === undefined) {
-        req.resume();
+        this.ignoreBody(req, res);
         this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
         return;
       }
@@ -251,7 +262,7 @@ export class HttpHost {
       res.end();
       return;
     }
-    req.resume();
+    this.ignoreBody(req, res);
     res.setHeader("Allow", path === legacy.ssePath ? "GET" : "POST");
     this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
   }
@@ -278,12 +289,20 @@ export class HttpHost {
     return version === undefined || (SESSION_VERSIONS as readonly string[]).includes(version);
   }
 
+  /** A body the host will not read: drained when declared within the limit (the connection stays usable), else left unread and the connection closed after the answer. */
+  private ignoreBody(req: IncomingMessage, res: ServerResponse): void {
+    const disposal = unreadBodyDisposal(header(req, "content-length"), header(req, "transfer-encoding"), this.options.maxBodyBytes);
+    if (disposal === "close") closeAfterAnswer(req, res);
+    else req.resume();
+  }
+
   private async readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
     const limit = this.options.maxBodyBytes;
     const declared = Number(header(req, "content-length") ?? "0");
     if (declared > limit) {
+      // Defect 10.5: never read what will be refused; answer and close.
+      closeAfterAnswer(req, res);
       this.fail(res, 413, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
-      req.resume();
       return undefined;
     }
     return new Promise<string | undefined>((resolve) => {
@@ -296,6 +315,8 @@ export class HttpHost {
         if (size > limit) {
           refused = true;
           chunks.length = 0;
+          // Defect 10.5: stop reading (a chunked body may never end) and close once the 413 is out.
+          closeAfterAnswer(req, res);
           this.fail(res, 413, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
           resolve(undefined);
           return;
@@ -324,14 +345,14 @@ export class HttpHost {
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const accept = header(req, "accept") ?? "";
     if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+      this.ignoreBody(req, res);
       this.fail(res, 406, ErrorCode.InvalidRequest, "Accept must list application/json and text/event-stream");
-      req.resume();
       return;
     }
     const contentType = header(req, "content-type") ?? "";
     if (!contentType.toLowerCase().startsWith("application/json")) {
+      this.ignoreBody(req, res);
       this.fail(res, 415, ErrorCode.InvalidRequest, "Content-Type must be application/json");
-      req.resume();
       return;
     }
     const sessionId = header(req, "mcp-session-id");
@@ -385,7 +406,11 @@ export class HttpHost {
 
   private answerError(res: ServerResponse, status: number, id: RequestId | undefined, code: number, message: string, data: unknown): void {
     const error: JsonObject = data === undefined ? { code, message } : { code, message, data: data as JsonObject };
-    const body = JSON.stringify(id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error });
+    this.answerJson(res, status, id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error });
+  }
+
+  private answerJson(res: ServerResponse, status: number, message: JsonObject): void {
+    const body = JSON.stringify(message);
     res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
     res.end(body);
   }
@@ -435,8 +460,8 @@ export class HttpHost {
   /** Session-era POST: `parsed` is the body when it was already read (a dual-era endpoint reads it to pick the era). */
   private async postSession(req: IncomingMessage, res: ServerResponse, parsed: { value: unknown } | undefined): Promise<void> {
     if (!this.versionHeaderOk(req)) {
+      if (parsed === undefined) this.ignoreBody(req, res);
       this.fail(res, 400, ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version; supported: ${SESSION_VERSIONS.join(", ")}`);
-      if (parsed === undefined) req.resume();
       return;
     }
     const read = parsed ?? (await this.readJson(req, res));
@@ -444,21 +469,12 @@ export class HttpHost {
     const body = read.value;
     const items = Array.isArray(body) ? body : [body];
     const isInitialize = items.some((m) => typeof m === "object" && m !== null && (m as JsonObject).method === "initialize");
-    let session: HttpSession | undefined;
-    if (isInitialize) {
-      if (Array.isArray(body)) {
-        this.fail(res, 400, ErrorCode.InvalidRequest, "initialize must not be batched");
-        return;
-      }
-      session = this.createSession(undefined);
-      res.setHeader("Mcp-Session-Id", session.id);
-    } else {
-      session = await this.sessionOf(req, res);
-      if (session === undefined) return;
-      if (Array.isArray(body) && session.session.engine.negotiatedVersion !== "2025-03-26") {
-        this.fail(res, 400, ErrorCode.InvalidRequest, "Batches are allowed only under 2025-03-26");
-        return;
-      }
+    if (isInitialize) return this.initialize(res, body);
+    const session = await this.sessionOf(req, res);
+    if (session === undefined) return;
+    if (Array.isArray(body) && session.session.engine.negotiatedVersion !== "2025-03-26") {
+      this.fail(res, 400, ErrorCode.InvalidRequest, "Batches are allowed only under 2025-03-26");
+      return;
     }
     session.touch();
     const requestIds = new Set<RequestId>();
@@ -466,6 +482,15 @@ export class HttpHost {
       if (typeof m !== "object" || m === null) continue;
       const o = m as JsonObject;
       if (typeof o.method === "string" && (typeof o.id === "string" || typeof o.id === "number")) requestIds.add(o.id);
+    }
+    if (requestIds.size === 0) {
+      // e.2: notifications and responses the server cannot accept get an HTTP error, not 202; the engine sees none of them.
+      const malformed = firstMalformed(items);
+      if (malformed !== undefined) {
+        const where = Array.isArray(body) ? `batch member ${malformed.index}: ` : "";
+        this.answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${where}${malformed.problem}`, undefined);
+        return;
+      }
     }
     const stream = session.newStream(res, requestIds, Array.isArray(body) && requestIds.size > 0, requestIds.size === 0 ? 400 : 200);
     for (const id of requestIds) {
@@ -493,6 +518,52 @@ export class HttpHost {
     }
     if (session.session.engine.isClosed) this.endSession(session);
     else this.save(session);
+  }
+
+  /**
+   * A session-era initialize (defect 10.4): a session is minted only when the engine answers it
+   * with a result. What the engine sends meanwhile is held; a refusal is answered 400 with the
+   * engine's JSON-RPC error and nothing is kept. The Server answers initialize synchronously
+   * (its engine's autoInitialize), so the outcome is known when receiveMessage returns.
+   */
+  private initialize(res: ServerResponse, body: unknown): void {
+    const shape = initializeShapeProblem(body);
+    if (shape !== undefined) {
+      this.answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${shape}`, undefined);
+      return;
+    }
+    const id = (body as JsonObject).id as RequestId;
+    if (this.sessions.size >= this.options.maxSessions) {
+      res.setHeader("Retry-After", "5");
+      this.answerError(res, 503, id, ErrorCode.InternalError, `Server busy: ${this.sessions.size} sessions open, the most this server keeps (maxSessions ${this.options.maxSessions}); retry later`, undefined);
+      return;
+    }
+    const session = new HttpSession(this.options.sessionId(), this);
+    const captured: Outbound[] = [];
+    session.captured = captured;
+    session.session = this.server.connect(session.host);
+    session.session.receiveMessage(body);
+    session.captured = undefined;
+    const outcome = initializeOutcome(captured.map((o) => o.message), id);
+    if (outcome.kind !== "accepted") {
+      session.end();
+      if (outcome.kind === "refused") this.answerJson(res, 400, outcome.answer);
+      else this.answerError(res, 500, id, ErrorCode.InternalError, "Internal error: initialize was not answered", undefined);
+      return;
+    }
+    this.sessions.set(session.id, session);
+    res.setHeader("Mcp-Session-Id", session.id);
+    session.touch();
+    const stream = session.newStream(res, new Set([id]), false);
+    session.owners.set(id, stream);
+    session.current = stream;
+    try {
+      for (const outbound of captured) session.route(outbound);
+    } finally {
+      session.current = undefined;
+    }
+    if (this.options.responseMode === "sse" && stream.mode === "pending") stream.startSse();
+    this.save(session);
   }
 
   /** X-04: a request the client cancelled gets no answer, so the stream that awaited it ends rather than stay open for good. */
@@ -544,7 +615,7 @@ export class HttpHost {
   }
 
   private async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    req.resume();
+    this.ignoreBody(req, res);
     if (!this.options.getStream) {
       res.setHeader("Allow", "POST, DELETE");
       this.fail(res, 405, ErrorCode.InvalidRequest, "This server offers no GET stream");
@@ -585,7 +656,7 @@ export class HttpHost {
   }
 
   private async remove(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    req.resume();
+    this.ignoreBody(req, res);
     const session = await this.sessionOf(req, res);
     if (session === undefined) return;
     this.endSession(session);
@@ -604,7 +675,9 @@ export interface RunningHttpServer {
 /** Serves `server` over Streamable HTTP. Resolves once listening. */
 export function serveHttp(server: Server, options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const host = new HttpHost(server, options);
-  const http: NodeHttpServer = createServer(host.handle);
+  // Defect 10.9: sockets are bounded in number and in how long they may idle or dawdle.
+  const http: NodeHttpServer = createServer(socketTimeouts(host.options), host.handle);
+  http.maxConnections = host.options.maxConnections;
   const bind = options.host ?? "127.0.0.1";
   return new Promise<RunningHttpServer>((resolve, reject) => {
     http.once("error", reject);

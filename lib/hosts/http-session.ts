@@ -152,6 +152,8 @@ export class HttpSession {
   current: Stream | undefined;
   /** Unrelated messages waiting for a GET stream. */
   readonly backlog: string[] = [];
+  /** While initialize is handled: what the engine sends is held here until the host knows whether a session is minted. */
+  captured: Outbound[] | undefined;
   private nextStream = 0;
   private timer: NodeTimer | undefined;
   private idleTimer: NodeTimer | undefined;
@@ -192,11 +194,25 @@ export class HttpSession {
 
   touch(): void {
     if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.http.endSession(this), this.http.options.sessionIdleMs);
+    this.idleTimer = setTimeout(() => {
+      // A session with a response attached (its GET stream, a POST still answering) is in use, however quiet.
+      if (this.attached) this.touch();
+      else this.http.endSession(this);
+    }, this.http.options.sessionIdleMs);
     this.idleTimer.unref();
   }
 
+  /** Whether some client connection is still attached to one of this session's streams. */
+  get attached(): boolean {
+    for (const stream of this.streams.values()) if (stream.open && stream.res !== undefined) return true;
+    return false;
+  }
+
   route(outbound: Outbound): void {
+    if (this.captured !== undefined) {
+      this.captured.push(outbound);
+      return;
+    }
     const message = outbound.message;
     if (Array.isArray(message)) {
       // A batch answer goes to the POST that owes one of its ids (not any open batch: several may be pending).

@@ -1,7 +1,7 @@
 // Small wire helpers shared by the Streamable HTTP host's modules: header access, JSON-RPC
 // error bodies, byte lengths, SSE headers, and the Host/Origin name parser.
 
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 
 export const SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive" };
 
@@ -41,3 +41,19 @@ export function jsonRpcError(code: number, message: string): string {
   return JSON.stringify({ jsonrpc: "2.0", error: { code, message } });
 }
 
+
+/**
+ * The request's body will not be read: stop reading it, tell the client the connection ends
+ * (Connection: close, when the head is not out yet) and destroy the socket once the answer
+ * is flushed, so a body without end (chunked) costs nothing more.
+ */
+export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  if (!res.headersSent) res.setHeader("Connection", "close");
+  req.pause();
+  const socket = req.socket;
+  const destroy = (): void => {
+    if (!socket.destroyed) socket.destroy();
+  };
+  res.on("finish", destroy);
+  res.on("close", destroy);
+}
