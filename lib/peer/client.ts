@@ -41,7 +41,7 @@ import type {
   Tool,
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { ConnectionClosedError, HttpAuthError, InputRoundsExceededError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, peerErrorOf } from "./errors.js";
 import { PeerAbortController, type AbortSignalLike } from "./signal.js";
 
 export interface ProgressInfo {
@@ -204,6 +204,8 @@ export class Client {
       if (error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion && !this.speaksAnyOf(error.data)) throw error;
       // A transport that ended is no answer from a server: nothing to fall back to.
       if (error instanceof RequestAbortedError || error instanceof ConnectionClosedError) throw error;
+      // An authorization challenge (401/403) is an answer from this server, not a sign of another era (issue 11.9).
+      if (error instanceof HttpAuthError) throw error;
     }
     if (probe !== undefined) return probe;
     this.replaceEngine();
@@ -215,7 +217,7 @@ export class Client {
     try {
       return await this.discoverRetrying(timeoutMs);
     } catch (error) {
-      if (error instanceof McpError && error.code !== ErrorCode.UnsupportedProtocolVersion) {
+      if (error instanceof McpError && !(error instanceof HttpAuthError) && error.code !== ErrorCode.UnsupportedProtocolVersion) {
         throw new McpError(error.code, `${errorMessage(error)} (server/discover refused: the server does not seem to speak 2026-07-28, and ${why})`, error.data);
       }
       throw error;
@@ -508,7 +510,8 @@ export class Client {
         this.settle(event.id)?.resolve(event.result);
         return;
       case "error-response":
-        this.settle(event.id)?.reject(new McpError(event.error.code, event.error.message, event.error.data));
+        // A transport's typed failure (HttpAuthError) comes back as itself, anything else as McpError.
+        this.settle(event.id)?.reject(peerErrorOf(event.error));
         return;
       case "invalid-response":
         this.settle(event.id)?.reject(new InvalidResultError(event.method, event.path, event.expected, event.got));
