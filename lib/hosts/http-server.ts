@@ -39,7 +39,7 @@ import { ModernExchange } from "./http-exchange.js";
 import { LegacySseEndpoint, type LegacySseOptions } from "./http-legacy.js";
 import { HttpSession, type Stream } from "./http-session.js";
 import { initializeOutcome, initializeShapeProblem, firstMalformed, resolveLimits, socketTimeouts, unreadBodyDisposal, type HttpLimits } from "./http-rules.js";
-import { byteLength, closeAfterAnswer, header, hostnameOf, jsonRpcError } from "./http-wire.js";
+import { TurnTaking, byteLength, closeAfterAnswer, header, hostnameOf, jsonRpcError } from "./http-wire.js";
 
 export { hostnameOf };
 
@@ -178,12 +178,17 @@ export class HttpHost {
 
   /** The node:http request handler. */
   handle = (req: IncomingMessage, res: ServerResponse): void => {
-    this.dispatch(req, res).catch((error: unknown) => {
-      this.options.onError(error);
-      if (!res.headersSent) this.fail(res, 500, ErrorCode.InternalError, "Internal error");
-      else res.end();
-    });
+    // One request per connection per event-loop turn: a client pipelining hundreds of requests cannot starve the others.
+    this.turns.run(req.socket, () =>
+      this.dispatch(req, res).catch((error: unknown) => {
+        this.options.onError(error);
+        if (!res.headersSent) this.fail(res, 500, ErrorCode.InternalError, "Internal error");
+        else res.end();
+      }),
+    );
   };
+
+  private readonly turns = new TurnTaking();
 
   /** Ends one session: its streams close, its engine closes, the store forgets it. */
   endSession(session: HttpSession): void {

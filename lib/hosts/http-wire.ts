@@ -42,18 +42,80 @@ export function jsonRpcError(code: number, message: string): string {
 }
 
 
+/** How long a connection refused mid-body lingers, half-closed, for the client to read the answer and close. */
+const LINGER_MS = 1000;
+/** How many more bytes a lingering connection reads (and drops) before it is cut at once. */
+const LINGER_BYTES = 4 * 1024 * 1024;
+
+const lingering = new WeakSet<object>();
+
 /**
  * The request's body will not be read: stop reading it, tell the client the connection ends
- * (Connection: close, when the head is not out yet) and destroy the socket once the answer
- * is flushed, so a body without end (chunked) costs nothing more.
+ * (Connection: close, when the head is not out yet), and once the answer is out, half-close
+ * and cut the connection after LINGER_MS or LINGER_BYTES more bytes, whichever comes first,
+ * so a body without end (chunked) costs nothing more. Why linger: node:http destroys a
+ * Connection: close socket the moment the answer is flushed, and closing a socket with the
+ * peer's bytes still unread sends a reset, which makes the peer drop the answer unread; so
+ * this socket's destroySoon (which node:http calls then) half-closes instead.
  */
 export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
   if (!res.headersSent) res.setHeader("Connection", "close");
   req.pause();
   const socket = req.socket;
+  if (lingering.has(socket)) return;
+  lingering.add(socket);
+  let timer: NodeTimer | undefined;
+  let read = 0;
   const destroy = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
     if (!socket.destroyed) socket.destroy();
   };
-  res.on("finish", destroy);
-  res.on("close", destroy);
+  const linger = (): void => {
+    if (timer !== undefined || socket.destroyed) return;
+    socket.end();
+    timer = setTimeout(destroy, LINGER_MS);
+    timer.unref();
+  };
+  (socket as NodeSocket & { destroySoon?: () => void }).destroySoon = linger;
+  socket.on("data", (chunk) => {
+    read += chunk.length;
+    if (read > LINGER_BYTES) destroy();
+  });
+  socket.once("close", () => {
+    if (timer !== undefined) clearTimeout(timer);
+  });
+  res.on("finish", linger);
+  res.on("close", linger);
+}
+
+/**
+ * Fairness between connections: each connection's requests start one per event-loop turn
+ * (the next after setImmediate, i.e. after pending I/O of every other connection), so a
+ * client that pipelines a window of requests in one packet takes a turn like any other.
+ * A connection with nothing queued starts its request at once.
+ */
+export class TurnTaking {
+  private readonly queues = new WeakMap<object, Array<() => void>>();
+
+  run(connection: object, task: () => void): void {
+    const queue = this.queues.get(connection);
+    if (queue !== undefined) {
+      queue.push(task);
+      return;
+    }
+    this.queues.set(connection, []);
+    task();
+    setImmediate(() => this.next(connection));
+  }
+
+  private next(connection: object): void {
+    const queue = this.queues.get(connection);
+    const task = queue?.shift();
+    if (task === undefined) {
+      this.queues.delete(connection);
+      return;
+    }
+    task();
+    setImmediate(() => this.next(connection));
+  }
 }
