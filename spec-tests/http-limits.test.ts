@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { createReferenceServer } from "../lib/cli/reference-server.js";
 import { MemorySessionStore, serveHttp, type HttpServerOptions, type RunningHttpServer } from "../lib/hosts/http-server.js";
-import type { Server } from "../lib/peer/server.js";
+import { Server } from "../lib/peer/server.js";
 import { sleep, withTimeout } from "./support.js";
 
 interface FetchResponse {
@@ -331,4 +331,34 @@ test("keepAliveTimeoutMs: an idle keep-alive connection is closed after its answ
   raw.socket.write(`${postHead(port, `Content-Length: ${init.length}\r\n`)}${init}`);
   await withTimeout(raw.closed, 3000, "closed after the keep-alive timeout (the default of 5 s would not do)");
   assert.match(raw.received(), /^HTTP\/1\.1 200 /);
+});
+
+// ── fairness between connections ─────────────────────────────────────────────────
+
+test("a connection pipelining 60 requests in one packet takes turns: another connection's request is not served last", async (t) => {
+  const order: string[] = [];
+  const server = new Server({ info: { name: "turns", version: "1" }, paginationSecret: randomBytes(32) });
+  server.tool("mark", { inputSchema: { type: "object", properties: { who: { type: "string" } } } }, (args) => {
+    order.push(String(args.who));
+    return { content: [{ type: "text", text: "ok" }] };
+  });
+  const running = await serveHttp(server, { onError: () => {} });
+  (t as unknown as { after(fn: () => Promise<void>): void }).after(() => running.close());
+  const session = await openSession(running.url);
+  const headers = `Mcp-Session-Id: ${session["mcp-session-id"]}\r\nMcp-Protocol-Version: ${LATEST}\r\n`;
+  const call = (id: number, who: string): string => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "mark", arguments: { who } } });
+    return `${postHead(running.port, `${headers}Content-Length: ${body.length}\r\n`)}${body}`;
+  };
+  const a = await rawSocket(running.port);
+  const b = await rawSocket(running.port);
+  let burst = "";
+  for (let i = 0; i < 60; i++) burst += call(100 + i, "a");
+  a.socket.write(burst);
+  b.socket.write(call(1, "b"));
+  await eventually(() => order.length === 61, 10_000, "all 61 calls handled");
+  const position = order.indexOf("b");
+  assert.ok(position < 30, `the other connection’s call was handled at position ${position + 1} of 61`);
+  a.socket.destroy();
+  b.socket.destroy();
 });
