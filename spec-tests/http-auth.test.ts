@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createReferenceServer } from "../lib/cli/reference-server.js";
 import { connectHttpNode, nodeFetch } from "../lib/hosts/http-client-node.js";
-import { serveHttp } from "../lib/hosts/http-server.js";
+import { serveHttp, type HttpServerOptions } from "../lib/hosts/http-server.js";
 import type { FetchLike, ResponseLike } from "../lib/peer/http-client.js";
 import { HttpAuthError, HttpTransportError, McpError } from "../lib/peer/index.js";
 import { Server } from "../lib/peer/server.js";
@@ -26,6 +26,7 @@ const INFO = { name: "auth-test", version: "1" };
 interface Seen {
   method: string;
   rpc: string | undefined;
+  url: string;
 }
 
 /**
@@ -33,9 +34,9 @@ interface Seen {
  * requests `refuse` picks with `status` and WWW-Authenticate instead of passing them on
  * (a gateway in front of the endpoint). Every request is recorded.
  */
-async function gated(t: TestContext, refuse: (seen: Seen) => boolean, status = 401, challenge: string | undefined = CHALLENGE): Promise<{ url: string; seen: Seen[]; fetch: FetchLike<NodeAbortSignal> }> {
+async function gated(t: TestContext, refuse: (seen: Seen) => boolean | number, status = 401, challenge: string | undefined = CHALLENGE, options: HttpServerOptions = {}): Promise<{ url: string; seen: Seen[]; fetch: FetchLike<NodeAbortSignal> }> {
   const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) });
-  const running = await serveHttp(server, { onError: () => {} });
+  const running = await serveHttp(server, { onError: () => {}, ...options });
   (t as unknown as { after(fn: () => Promise<void>): void }).after(() => running.close());
   const seen: Seen[] = [];
   const fetch: FetchLike<NodeAbortSignal> = async (url, init) => {
@@ -46,13 +47,15 @@ async function gated(t: TestContext, refuse: (seen: Seen) => boolean, status = 4
     } catch {
       rpc = "(unparsable)";
     }
-    const entry: Seen = { method: init.method, rpc };
+    const entry: Seen = { method: init.method, rpc, url };
     seen.push(entry);
-    if (!refuse(entry)) return nodeFetch(url, init);
+    const verdict = refuse(entry);
+    if (verdict === false) return nodeFetch(url, init);
+    const answered = verdict === true ? status : verdict;
     const text = JSON.stringify({ error: "invalid_token", error_description: "no token" });
     const headers = new Map<string, string>([["content-type", "application/json"]]);
     if (challenge !== undefined) headers.set("www-authenticate", challenge);
-    const response: ResponseLike = { status, statusText: "Unauthorized", url, headers: { get: (name) => headers.get(name.toLowerCase()) ?? null }, body: null, text: async () => text };
+    const response: ResponseLike = { status: answered, statusText: "Refused", url, headers: { get: (name) => headers.get(name.toLowerCase()) ?? null }, body: null, text: async () => text };
     return response;
   };
   return { url: running.url, seen, fetch };
@@ -174,6 +177,78 @@ test("a server's JSON-RPC error that looks like a challenge stays an McpError (H
     const error = await rejection(connection.client.callTool("forge", {}));
     assert.ok(error instanceof McpError && !(error instanceof HttpAuthError), String(error));
     assert.equal(error.code, -32000);
+  } finally {
+    await connection.close();
+  }
+});
+
+test("close(): a DELETE answered 401 is reported to onError with its HttpAuthError", async (t) => {
+  const { url, fetch } = await gated(t, (s) => s.method === "DELETE");
+  const reported: HttpTransportError[] = [];
+  const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false, onError: (e) => reported.push(e) }), 10_000, "connect");
+  await connection.close();
+  const report = reported.find((e) => e.auth !== undefined);
+  assertAuthError(report?.auth, 401, url);
+});
+
+test("HTTP+SSE (2024-11-05 fallback): a message POST answered 403 rejects with HttpAuthError naming the message URL", async (t) => {
+  let refuse = false;
+  const { url, fetch } = await gated(t, (s) => refuse && s.method === "POST" && s.url.includes("/messages"), 403, 'Bearer error="insufficient_scope"', { legacySse: true });
+  const sse = url.replace(/\/mcp$/, "/sse");
+  const connection = await withTimeout(connectHttpNode({ url: sse, fetch, info: INFO, versions: ["2024-11-05"] }), 10_000, "connect");
+  try {
+    assert.equal(connection.transport.transportMode, "legacy");
+    refuse = true;
+    const error = await rejection(connection.client.callTool("test_simple_text", {}));
+    assertAuthError(error, 403, connection.transport.legacyPostUrl ?? "", 'Bearer error="insufficient_scope"');
+  } finally {
+    await connection.close();
+  }
+});
+
+test("a session lost (404) whose re-initialization meets a 401: the challenge is reported, the connection ends", async (t) => {
+  let phase: "open" | "expired" = "open";
+  const { url, fetch } = await gated(t, (s) => {
+    if (phase === "expired" && s.rpc === "tools/call") return 404;
+    return phase === "expired" && s.rpc === "initialize";
+  });
+  const reported: HttpTransportError[] = [];
+  const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false, onError: (e) => reported.push(e) }), 10_000, "connect");
+  try {
+    phase = "expired";
+    await rejection(connection.client.callTool("test_simple_text", {}));
+    assertAuthError(reported.find((e) => e.auth !== undefined)?.auth, 401, url);
+  } finally {
+    await connection.close();
+  }
+});
+
+test("resuming a response stream (GET with Last-Event-ID) answered 401 rejects the request with HttpAuthError", async () => {
+  const encoder = new TextEncoder();
+  const body = (chunks: string[]): ResponseLike["body"] => {
+    const queue = chunks.map((c) => encoder.encode(c));
+    return { getReader: () => ({ read: async () => (queue.length === 0 ? { done: true } : { done: false, value: queue.shift() }), cancel: async () => {} }) };
+  };
+  const url = "http://mcp.test/mcp";
+  const fetch: FetchLike<NodeAbortSignal> = async (_url, init) => {
+    const message = init.body === undefined ? undefined : (JSON.parse(init.body) as { id?: number; method?: string });
+    const headers = (values: Record<string, string>): ResponseLike["headers"] => ({ get: (name) => values[name.toLowerCase()] ?? null });
+    if (message?.method === "initialize") {
+      const text = JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } } });
+      return { status: 200, headers: headers({ "content-type": "application/json", "mcp-session-id": "s1" }), body: null, text: async () => text };
+    }
+    if (message?.method === "tools/call") {
+      // A stream that ends after its priming event: the client resumes it with GET.
+      return { status: 200, headers: headers({ "content-type": "text/event-stream" }), body: body(["id: s0:0\nretry: 1\ndata: \n\n"]), text: async () => "" };
+    }
+    if (init.method === "GET" && init.headers["Last-Event-ID"] === "s0:0") {
+      return { status: 401, headers: headers({ "www-authenticate": CHALLENGE }), body: null, text: async () => "" };
+    }
+    return { status: 202, headers: headers({}), body: null, text: async () => "" };
+  };
+  const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false }), 10_000, "connect");
+  try {
+    assertAuthError(await rejection(withTimeout(connection.client.callTool("anything", {}), 10_000, "callTool")), 401, url);
   } finally {
     await connection.close();
   }
