@@ -4,7 +4,8 @@
 // the connection closed without reading the rest (an endless chunked body included); new
 // sessions beyond maxSessions get 503; connections beyond maxConnections are dropped; a
 // socket that sends nothing is closed after headersTimeout; an idle session ends, but not
-// while a stream of it is open.
+// while a stream of it is open; a connection pipelining many requests takes turns with the
+// others; HttpHost.limitConnections gives one's own node:http server the same bounds.
 //
 // Every wait is bounded (withTimeout); raw sockets are used where fetch would hide what the
 // server does to the connection.
@@ -12,9 +13,10 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
 import { connect, type Socket } from "node:net";
 import { createReferenceServer } from "../lib/cli/reference-server.js";
-import { MemorySessionStore, serveHttp, type HttpServerOptions, type RunningHttpServer } from "../lib/hosts/http-server.js";
+import { HttpHost, MemorySessionStore, serveHttp, type HttpServerOptions, type RunningHttpServer } from "../lib/hosts/http-server.js";
 import { Server } from "../lib/peer/server.js";
 import { sleep, withTimeout } from "./support.js";
 
@@ -361,4 +363,23 @@ test("a connection pipelining 60 requests in one packet takes turns: another con
   assert.ok(position < 30, `the other connection’s call was handled at position ${position + 1} of 61`);
   a.socket.destroy();
   b.socket.destroy();
+});
+
+test("HttpHost.limitConnections: a node:http server of one's own gets the same connection cap and timeouts", async (t) => {
+  const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) });
+  const host = new HttpHost(server, { onError: () => {}, maxConnections: 2, headersTimeoutMs: 5000, requestTimeoutMs: 7000, keepAliveTimeoutMs: 3000 });
+  const http = createServer(host.handle);
+  host.limitConnections(http);
+  assert.equal(http.maxConnections, 2);
+  assert.equal(http.headersTimeout, 5000);
+  assert.equal(http.requestTimeout, 7000);
+  assert.equal(http.keepAliveTimeout, 3000);
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
+  (t as unknown as { after(fn: () => Promise<void>): void }).after(() => new Promise<void>((resolve) => (host.closeAll(), http.close(() => resolve()), http.closeAllConnections())));
+  const address = http.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  const held = [await rawSocket(port), await rawSocket(port)];
+  const extra = await rawSocket(port);
+  await withTimeout(extra.closed, 5000, "the third connection is closed");
+  for (const raw of held) raw.socket.destroy();
 });

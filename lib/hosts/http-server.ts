@@ -27,7 +27,6 @@
 //   of the arguments the tool's inputSchema marks with x-mcp-header; `=?base64?…?=` decoded)
 //   before any handler runs; no Mcp-Session-Id is minted or echoed.
 
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import type { EngineSnapshot, Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type JsonRpcMessage, type RequestId } from "../envelope.js";
@@ -35,114 +34,21 @@ import { ErrorCode } from "../errors.js";
 import { hasModernEnvelope, httpHeaderProblem, paramHeaderProblem, readRequestEnvelope, type ModernRefusal } from "../modern.js";
 import type { Server } from "../peer/server.js";
 import { SESSION_VERSIONS, VERSION_PROFILES, type ModernVersion } from "../versions.js";
+import { answerError, answerJson, fail, ignoreBody, readBody, readJson } from "./http-body.js";
 import { ModernExchange } from "./http-exchange.js";
-import { LegacySseEndpoint, type LegacySseOptions } from "./http-legacy.js";
+import { LegacySseEndpoint } from "./http-legacy.js";
+import { MemorySessionStore, resolveOptions, type HttpServerOptions, type ResolvedHttpOptions, type SessionStore } from "./http-options.js";
+import { firstMalformed, initializeOutcome, initializeShapeProblem, socketTimeouts } from "./http-rules.js";
 import { HttpSession, type Stream } from "./http-session.js";
-import { initializeOutcome, initializeShapeProblem, firstMalformed, resolveLimits, socketTimeouts, unreadBodyDisposal, type HttpLimits } from "./http-rules.js";
-import { TurnTaking, byteLength, closeAfterAnswer, header, hostnameOf, jsonRpcError } from "./http-wire.js";
+import { TurnTaking, header, hostnameOf } from "./http-wire.js";
 
-export { hostnameOf };
+export { MemorySessionStore, hostnameOf };
+export type { HttpServerOptions, SessionStore };
 
-/** Where sessions are kept between requests. The in-memory default suits one process; a shared one (async) suits several. */
-export interface SessionStore {
-  get(id: string): Promise<EngineSnapshot | undefined>;
-  put(id: string, snapshot: EngineSnapshot): Promise<void>;
-  delete(id: string): Promise<void>;
-}
-
-export class MemorySessionStore implements SessionStore {
-  private readonly snapshots = new Map<string, EngineSnapshot>();
-
-  get size(): number {
-    return this.snapshots.size;
-  }
-
-  async get(id: string): Promise<EngineSnapshot | undefined> {
-    return this.snapshots.get(id);
-  }
-
-  async put(id: string, snapshot: EngineSnapshot): Promise<void> {
-    this.snapshots.set(id, snapshot);
-  }
-
-  async delete(id: string): Promise<void> {
-    this.snapshots.delete(id);
-  }
-}
-
-export interface HttpServerOptions {
-  /** Interface to bind. Default 127.0.0.1. */
-  host?: string;
-  /** Port; 0 picks a free one. Default 0. */
-  port?: number;
-  /** The MCP endpoint path. Default "/mcp". */
-  path?: string;
-  /** Hostnames accepted in Host and Origin (any port). Default: localhost, 127.0.0.1, [::1]. Empty: refuse everything. */
-  allowedHosts?: readonly string[];
-  /** Largest accepted request body; a larger one gets 413 and the connection is closed unread. Default 4 MiB. */
-  maxBodyBytes?: number;
-  /** Default: a MemorySessionStore. */
-  store?: SessionStore;
-  /** Session ids: unguessable, visible ASCII. Default randomUUID. */
-  sessionId?: () => string;
-  /** "auto": JSON unless the handler sends something before its result; "sse": always SSE. Default "auto". */
-  responseMode?: "auto" | "sse";
-  /** The retry advice (ms) sent with the priming event of each SSE stream (2025-11-25). Default 1000. */
-  sseRetryMs?: number;
-  /** Offer the GET stream. Default true; false answers GET with 405. */
-  getStream?: boolean;
-  /** Close sessions idle this long (ms): no request, and no stream with a client attached. Default 10 minutes. */
-  sessionIdleMs?: number;
-  /** Events kept per stream for resumption. Default 1000. */
-  maxEventsPerStream?: number;
-  /** Errors the host cannot report to a peer (a failing store, a broken socket). Default: stderr. */
-  onError?: (error: unknown) => void;
-  /**
-   * Which eras this endpoint serves when the Server speaks 2026-07-28. "both" (default): the
-   * session era (initialize, Mcp-Session-Id) and stateless 2026-07-28 requests side by side;
-   * "modern": 2026-07-28 only (GET and DELETE answer 405, Mcp-Session-Id is ignored,
-   * initialize is refused with -32022); "session": as if the Server spoke no 2026-07-28.
-   * A Server without 2026-07-28 is served in the session era whatever this says, except
-   * "modern", which it cannot serve (RangeError).
-   */
-  eras?: "both" | "session" | "modern";
-  /** SSE comment keep-alives on open 2026-07-28 streams (subscriptions/listen), in ms; 0: none. Default 15000. */
-  keepAliveMs?: number;
-  /**
-   * Sessions open at once in this process (session era). An initialize beyond it gets 503
-   * with a JSON-RPC error (-32603) and Retry-After; open sessions are never evicted for it
-   * (a session in use must not lose its state to a newcomer). Default 1000.
-   */
-  maxSessions?: number;
-  /** Open connections (serveHttp); one beyond it is closed at once. Default 512. */
-  maxConnections?: number;
-  /** How long a connection may take to send a request's headers (serveHttp); 408 and closed after. Default 10000. */
-  headersTimeoutMs?: number;
-  /** How long a connection may take to send a whole request (serveHttp). Default 30000. */
-  requestTimeoutMs?: number;
-  /** How long an idle keep-alive connection is kept (serveHttp). Default 5000. */
-  keepAliveTimeoutMs?: number;
-  /** Also offer the deprecated HTTP+SSE transport of 2024-11-05 (e.3) at these paths (true: /sse and /messages). Default off. */
-  legacySse?: boolean | LegacySseOptions;
-}
-
-interface Resolved extends HttpLimits {
-  path: string;
-  allowedHosts: ReadonlySet<string>;
-  store: SessionStore;
-  sessionId: () => string;
-  responseMode: "auto" | "sse";
-  sseRetryMs: number;
-  getStream: boolean;
-  maxEventsPerStream: number;
-  onError: (error: unknown) => void;
-  eras: "both" | "session" | "modern";
-  keepAliveMs: number;
-}
 
 /** The request handler and session table behind serveHttp; usable with any node:http server. */
 export class HttpHost {
-  readonly options: Resolved;
+  readonly options: ResolvedHttpOptions;
   readonly sessions = new Map<string, HttpSession>();
   /** 2026-07-28 requests in flight (open listen streams included), each with its own ServerSession. */
   readonly exchanges = new Set<ModernExchange>();
@@ -160,20 +66,7 @@ export class HttpHost {
     if (eras === "modern" && modern.length === 0) throw new RangeError('eras "modern" needs a Server whose versions include 2026-07-28');
     this.modernVersions = eras === "session" ? [] : modern;
     this.legacy = options.legacySse === undefined || options.legacySse === false ? undefined : new LegacySseEndpoint(server, options.legacySse === true ? {} : options.legacySse);
-    this.options = {
-      ...resolveLimits(options),
-      path: options.path ?? "/mcp",
-      allowedHosts: new Set((options.allowedHosts ?? ["localhost", "127.0.0.1", "[::1]"]).map((h) => h.toLowerCase())),
-      store: options.store ?? new MemorySessionStore(),
-      sessionId: options.sessionId ?? randomUUID,
-      responseMode: options.responseMode ?? "auto",
-      sseRetryMs: options.sseRetryMs ?? 1000,
-      getStream: options.getStream ?? true,
-      maxEventsPerStream: options.maxEventsPerStream ?? 1000,
-      onError: options.onError ?? ((error) => process.stderr.write(`mcp-engine http: ${error instanceof Error ? error.message : String(error)}\n`)),
-      eras,
-      keepAliveMs: options.keepAliveMs ?? 15_000,
-    };
+    this.options = resolveOptions(options, eras);
   }
 
   /** The node:http request handler. */
@@ -182,13 +75,26 @@ export class HttpHost {
     this.turns.run(req.socket, () =>
       this.dispatch(req, res).catch((error: unknown) => {
         this.options.onError(error);
-        if (!res.headersSent) this.fail(res, 500, ErrorCode.InternalError, "Internal error");
+        if (!res.headersSent) fail(res, 500, ErrorCode.InternalError, "Internal error");
         else res.end();
       }),
     );
   };
 
   private readonly turns = new TurnTaking();
+
+  /**
+   * Applies the connection limits (maxConnections; headers, request and keep-alive timeouts)
+   * to a node:http server of your own that uses `handle`. serveHttp does this itself, and
+   * also sets how often expired sockets are looked for (only settable at creation).
+   */
+  limitConnections(http: NodeHttpServer): void {
+    const timeouts = socketTimeouts(this.options);
+    http.maxConnections = this.options.maxConnections;
+    http.headersTimeout = timeouts.headersTimeout;
+    http.requestTimeout = timeouts.requestTimeout;
+    http.keepAliveTimeout = timeouts.keepAliveTimeout;
+  }
 
   /** Ends one session: its streams close, its engine closes, the store forgets it. */
   endSession(session: HttpSession): void {
@@ -208,14 +114,14 @@ export class HttpHost {
     const url = req.url ?? "/";
     const path = url.split("?")[0];
     if (!this.allowed(req)) {
-      this.ignoreBody(req, res);
-      this.fail(res, 403, ErrorCode.InvalidRequest, "Forbidden: Host or Origin not allowed");
+      ignoreBody(req, res, this.options.maxBodyBytes);
+      fail(res, 403, ErrorCode.InvalidRequest, "Forbidden: Host or Origin not allowed");
       return;
     }
     if (this.legacy !== undefined && path !== undefined && this.legacy.owns(path)) return this.legacyRequest(this.legacy, req, res, path);
     if (path !== this.options.path) {
-      this.ignoreBody(req, res);
-      this.fail(res, 404, ErrorCode.InvalidRequest, "Not found");
+      ignoreBody(req, res, this.options.maxBodyBytes);
+      fail(res, 404, ErrorCode.InvalidRequest, "Not found");
       return;
     }
     const modernOnly = this.options.eras === "modern";
@@ -227,39 +133,39 @@ export class HttpHost {
         if (modernOnly) {
           // g.8: a 2026-07-28-only endpoint has no GET stream and no sessions to delete.
           res.setHeader("Allow", "POST");
-          this.ignoreBody(req, res);
-          this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed: this endpoint serves 2026-07-28 only (POST)");
+          ignoreBody(req, res, this.options.maxBodyBytes);
+          fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed: this endpoint serves 2026-07-28 only (POST)");
           return;
         }
         return req.method === "GET" ? this.get(req, res) : this.remove(req, res);
       default:
         res.setHeader("Allow", modernOnly ? "POST" : "GET, POST, DELETE");
-        this.ignoreBody(req, res);
-        this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
+        ignoreBody(req, res, this.options.maxBodyBytes);
+        fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
     }
   }
 
   /** e.3: GET on the SSE path opens a session; POST on the message path feeds it (202). */
   private async legacyRequest(legacy: LegacySseEndpoint, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (path === legacy.ssePath && req.method === "GET") {
-      this.ignoreBody(req, res);
+      ignoreBody(req, res, this.options.maxBodyBytes);
       legacy.open(res);
       return;
     }
     if (path === legacy.messagePath && req.method === "POST") {
       const session = legacy.find(req.url ?? "");
       if (session === undefined) {
-        this.ignoreBody(req, res);
-        this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
+        ignoreBody(req, res, this.options.maxBodyBytes);
+        fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
         return;
       }
-      const text = await this.readBody(req, res);
+      const text = await readBody(req, res, this.options.maxBodyBytes);
       if (text === undefined) return;
       let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {
-        this.fail(res, 400, ErrorCode.ParseError, "Parse error");
+        fail(res, 400, ErrorCode.ParseError, "Parse error");
         return;
       }
       session.receiveMessage(body);
@@ -267,9 +173,9 @@ export class HttpHost {
       res.end();
       return;
     }
-    this.ignoreBody(req, res);
+    ignoreBody(req, res, this.options.maxBodyBytes);
     res.setHeader("Allow", path === legacy.ssePath ? "GET" : "POST");
-    this.fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
+    fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed");
   }
 
   private allowed(req: IncomingMessage): boolean {
@@ -282,105 +188,34 @@ export class HttpHost {
     return originName !== undefined && this.options.allowedHosts.has(originName);
   }
 
-  private fail(res: ServerResponse, status: number, code: number, message: string): void {
-    const body = jsonRpcError(code, message);
-    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
-    res.end(body);
-  }
-
   /** L-07/e.2 20: a version header, when present, must name a version we speak. */
   private versionHeaderOk(req: IncomingMessage): boolean {
     const version = header(req, "mcp-protocol-version");
     return version === undefined || (SESSION_VERSIONS as readonly string[]).includes(version);
   }
 
-  /** A body the host will not read: drained when declared within the limit (the connection stays usable), else left unread and the connection closed after the answer. */
-  private ignoreBody(req: IncomingMessage, res: ServerResponse): void {
-    const disposal = unreadBodyDisposal(header(req, "content-length"), header(req, "transfer-encoding"), this.options.maxBodyBytes);
-    if (disposal === "close") closeAfterAnswer(req, res);
-    else req.resume();
-  }
-
-  private async readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
-    const limit = this.options.maxBodyBytes;
-    const declared = Number(header(req, "content-length") ?? "0");
-    if (declared > limit) {
-      // Defect 10.5: never read what will be refused; answer and close.
-      closeAfterAnswer(req, res);
-      this.fail(res, 413, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
-      return undefined;
-    }
-    return new Promise<string | undefined>((resolve) => {
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      let refused = false;
-      req.on("data", (chunk) => {
-        if (refused) return;
-        size += chunk.length;
-        if (size > limit) {
-          refused = true;
-          chunks.length = 0;
-          // Defect 10.5: stop reading (a chunked body may never end) and close once the 413 is out.
-          closeAfterAnswer(req, res);
-          this.fail(res, 413, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
-          resolve(undefined);
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.on("end", () => {
-        if (refused) return;
-        const all = new Uint8Array(size);
-        let offset = 0;
-        for (const c of chunks) {
-          all.set(c, offset);
-          offset += c.length;
-        }
-        try {
-          resolve(new TextDecoder("utf-8", { fatal: true }).decode(all));
-        } catch {
-          this.fail(res, 400, ErrorCode.ParseError, "Body is not UTF-8");
-          resolve(undefined);
-        }
-      });
-      req.on("error", () => resolve(undefined));
-    });
-  }
-
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const accept = header(req, "accept") ?? "";
     if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
-      this.ignoreBody(req, res);
-      this.fail(res, 406, ErrorCode.InvalidRequest, "Accept must list application/json and text/event-stream");
+      ignoreBody(req, res, this.options.maxBodyBytes);
+      fail(res, 406, ErrorCode.InvalidRequest, "Accept must list application/json and text/event-stream");
       return;
     }
     const contentType = header(req, "content-type") ?? "";
     if (!contentType.toLowerCase().startsWith("application/json")) {
-      this.ignoreBody(req, res);
-      this.fail(res, 415, ErrorCode.InvalidRequest, "Content-Type must be application/json");
+      ignoreBody(req, res, this.options.maxBodyBytes);
+      fail(res, 415, ErrorCode.InvalidRequest, "Content-Type must be application/json");
       return;
     }
     const sessionId = header(req, "mcp-session-id");
     // Session-era traffic (a session id, or a Server without 2026-07-28) goes the way it always went.
     if (this.modernVersions.length === 0 || (sessionId !== undefined && this.options.eras !== "modern")) return this.postSession(req, res, undefined);
     // No session id: the body says which era this is (g.11), so read it first.
-    const body = await this.readJson(req, res);
+    const body = await readJson(req, res, this.options.maxBodyBytes);
     if (body === undefined) return;
     if (this.isModern(req, body.value)) return this.postModern(req, res, body.value as JsonObject);
     if (this.options.eras === "modern") return this.refuseSessionEra(res, body.value);
     return this.postSession(req, res, body);
-  }
-
-  /** The body parsed as JSON; undefined when it was refused (the answer is written). */
-  private async readJson(req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined> {
-    const text = await this.readBody(req, res);
-    if (text === undefined) return undefined;
-    try {
-      return { value: JSON.parse(text) as unknown };
-    } catch {
-      this.fail(res, 400, ErrorCode.ParseError, "Parse error");
-      return undefined;
-    }
   }
 
   /**
@@ -402,22 +237,11 @@ export class HttpHost {
     if (isJsonObject(body) && body.method === "initialize") {
       const requested = isJsonObject(body.params) ? body.params.protocolVersion : undefined;
       const data = { supported: [...this.modernVersions], requested: typeof requested === "string" ? requested : null };
-      this.answerError(res, 400, isRequestId(body.id) ? body.id : undefined, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", data);
+      answerError(res, 400, isRequestId(body.id) ? body.id : undefined, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", data);
       return;
     }
     const what = Array.isArray(body) ? "a batch" : isJsonObject(body) && body.method === undefined ? "a response" : "not a JSON-RPC request or notification";
-    this.answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${what} (2026-07-28 takes one request or notification per POST)`, undefined);
-  }
-
-  private answerError(res: ServerResponse, status: number, id: RequestId | undefined, code: number, message: string, data: unknown): void {
-    const error: JsonObject = data === undefined ? { code, message } : { code, message, data: data as JsonObject };
-    this.answerJson(res, status, id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error });
-  }
-
-  private answerJson(res: ServerResponse, status: number, message: JsonObject): void {
-    const body = JSON.stringify(message);
-    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
-    res.end(body);
+    answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${what} (2026-07-28 takes one request or notification per POST)`, undefined);
   }
 
   /**
@@ -435,7 +259,7 @@ export class HttpHost {
     }
     const id = message.id;
     if (!isRequestId(id)) {
-      this.answerError(res, 400, undefined, ErrorCode.InvalidRequest, "Invalid request: the id must be a string or an integer", undefined);
+      answerError(res, 400, undefined, ErrorCode.InvalidRequest, "Invalid request: the id must be a string or an integer", undefined);
       return;
     }
     const params = isJsonObject(message.params) ? message.params : undefined;
@@ -452,7 +276,7 @@ export class HttpHost {
       if (tool !== undefined) refusal = paramHeaderProblem(headers, tool.definition.inputSchema, params.arguments);
     }
     if (refusal !== undefined) {
-      this.answerError(res, refusal.httpStatus, id, refusal.code, refusal.message, refusal.data);
+      answerError(res, refusal.httpStatus, id, refusal.code, refusal.message, refusal.data);
       return;
     }
     const exchange = new ModernExchange(this, res, id);
@@ -465,11 +289,11 @@ export class HttpHost {
   /** Session-era POST: `parsed` is the body when it was already read (a dual-era endpoint reads it to pick the era). */
   private async postSession(req: IncomingMessage, res: ServerResponse, parsed: { value: unknown } | undefined): Promise<void> {
     if (!this.versionHeaderOk(req)) {
-      if (parsed === undefined) this.ignoreBody(req, res);
-      this.fail(res, 400, ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version; supported: ${SESSION_VERSIONS.join(", ")}`);
+      if (parsed === undefined) ignoreBody(req, res, this.options.maxBodyBytes);
+      fail(res, 400, ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version; supported: ${SESSION_VERSIONS.join(", ")}`);
       return;
     }
-    const read = parsed ?? (await this.readJson(req, res));
+    const read = parsed ?? (await readJson(req, res, this.options.maxBodyBytes));
     if (read === undefined) return;
     const body = read.value;
     const items = Array.isArray(body) ? body : [body];
@@ -478,7 +302,7 @@ export class HttpHost {
     const session = await this.sessionOf(req, res);
     if (session === undefined) return;
     if (Array.isArray(body) && session.session.engine.negotiatedVersion !== "2025-03-26") {
-      this.fail(res, 400, ErrorCode.InvalidRequest, "Batches are allowed only under 2025-03-26");
+      fail(res, 400, ErrorCode.InvalidRequest, "Batches are allowed only under 2025-03-26");
       return;
     }
     session.touch();
@@ -493,7 +317,7 @@ export class HttpHost {
       const malformed = firstMalformed(items);
       if (malformed !== undefined) {
         const where = Array.isArray(body) ? `batch member ${malformed.index}: ` : "";
-        this.answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${where}${malformed.problem}`, undefined);
+        answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${where}${malformed.problem}`, undefined);
         return;
       }
     }
@@ -534,13 +358,13 @@ export class HttpHost {
   private initialize(res: ServerResponse, body: unknown): void {
     const shape = initializeShapeProblem(body);
     if (shape !== undefined) {
-      this.answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${shape}`, undefined);
+      answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${shape}`, undefined);
       return;
     }
     const id = (body as JsonObject).id as RequestId;
     if (this.sessions.size >= this.options.maxSessions) {
       res.setHeader("Retry-After", "5");
-      this.answerError(res, 503, id, ErrorCode.InternalError, `Server busy: ${this.sessions.size} sessions open, the most this server keeps (maxSessions ${this.options.maxSessions}); retry later`, undefined);
+      answerError(res, 503, id, ErrorCode.InternalError, `Server busy: ${this.sessions.size} sessions open, the most this server keeps (maxSessions ${this.options.maxSessions}); retry later`, undefined);
       return;
     }
     const session = new HttpSession(this.options.sessionId(), this);
@@ -552,8 +376,8 @@ export class HttpHost {
     const outcome = initializeOutcome(captured.map((o) => o.message), id);
     if (outcome.kind !== "accepted") {
       session.end();
-      if (outcome.kind === "refused") this.answerJson(res, 400, outcome.answer);
-      else this.answerError(res, 500, id, ErrorCode.InternalError, "Internal error: initialize was not answered", undefined);
+      if (outcome.kind === "refused") answerJson(res, 400, outcome.answer);
+      else answerError(res, 500, id, ErrorCode.InternalError, "Internal error: initialize was not answered", undefined);
       return;
     }
     this.sessions.set(session.id, session);
@@ -596,11 +420,11 @@ export class HttpHost {
   private async sessionOf(req: IncomingMessage, res: ServerResponse): Promise<HttpSession | undefined> {
     const sessionId = header(req, "mcp-session-id");
     if (sessionId === undefined) {
-      this.fail(res, 400, ErrorCode.InvalidRequest, "Missing Mcp-Session-Id");
+      fail(res, 400, ErrorCode.InvalidRequest, "Missing Mcp-Session-Id");
       return undefined;
     }
     const session = await this.findSession(sessionId);
-    if (session === undefined) this.fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
+    if (session === undefined) fail(res, 404, ErrorCode.InvalidRequest, "Session not found");
     return session;
   }
 
@@ -620,18 +444,18 @@ export class HttpHost {
   }
 
   private async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.ignoreBody(req, res);
+    ignoreBody(req, res, this.options.maxBodyBytes);
     if (!this.options.getStream) {
       res.setHeader("Allow", "POST, DELETE");
-      this.fail(res, 405, ErrorCode.InvalidRequest, "This server offers no GET stream");
+      fail(res, 405, ErrorCode.InvalidRequest, "This server offers no GET stream");
       return;
     }
     if (!(header(req, "accept") ?? "").includes("text/event-stream")) {
-      this.fail(res, 406, ErrorCode.InvalidRequest, "Accept must list text/event-stream");
+      fail(res, 406, ErrorCode.InvalidRequest, "Accept must list text/event-stream");
       return;
     }
     if (!this.versionHeaderOk(req)) {
-      this.fail(res, 400, ErrorCode.InvalidRequest, "Unsupported MCP-Protocol-Version");
+      fail(res, 400, ErrorCode.InvalidRequest, "Unsupported MCP-Protocol-Version");
       return;
     }
     const session = await this.sessionOf(req, res);
@@ -643,14 +467,14 @@ export class HttpHost {
       const stream = colon > 0 ? session.streams.get(last.slice(0, colon)) : undefined;
       const seq = Number(last.slice(colon + 1));
       if (stream === undefined || !Number.isInteger(seq)) {
-        this.fail(res, 404, ErrorCode.InvalidRequest, "Unknown Last-Event-ID");
+        fail(res, 404, ErrorCode.InvalidRequest, "Unknown Last-Event-ID");
         return;
       }
       stream.resume(res, seq);
       return;
     }
     if (session.standalone !== undefined && session.standalone.open && session.standalone.res !== undefined) {
-      this.fail(res, 409, ErrorCode.InvalidRequest, "A GET stream is already open for this session");
+      fail(res, 409, ErrorCode.InvalidRequest, "A GET stream is already open for this session");
       return;
     }
     const stream = session.standalone?.open === true ? session.standalone : session.newStream(res, new Set(), false);
@@ -661,7 +485,7 @@ export class HttpHost {
   }
 
   private async remove(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.ignoreBody(req, res);
+    ignoreBody(req, res, this.options.maxBodyBytes);
     const session = await this.sessionOf(req, res);
     if (session === undefined) return;
     this.endSession(session);
@@ -682,7 +506,7 @@ export function serveHttp(server: Server, options: HttpServerOptions = {}): Prom
   const host = new HttpHost(server, options);
   // Defect 10.9: sockets are bounded in number and in how long they may idle or dawdle.
   const http: NodeHttpServer = createServer(socketTimeouts(host.options), host.handle);
-  http.maxConnections = host.options.maxConnections;
+  host.limitConnections(http);
   const bind = options.host ?? "127.0.0.1";
   return new Promise<RunningHttpServer>((resolve, reject) => {
     http.once("error", reject);
