@@ -149,6 +149,21 @@ test("a notification-only POST that is not well-formed JSON-RPC: 400 with a -326
   assert.deepEqual(ping.body?.result, {});
 });
 
+test("2026-07-28: a notification that is not well-formed JSON-RPC gets 400, a well-formed one 202", async (t) => {
+  const { url } = await serve(t);
+  const modern = { "mcp-protocol-version": "2026-07-28" };
+  for (const body of [
+    { jsonrpc: "1.0", method: "notifications/cancelled", params: { requestId: 5 } },
+    { method: "notifications/cancelled", params: { requestId: 5 } },
+    { jsonrpc: "2.0", method: "notifications/cancelled", params: "x" },
+  ]) {
+    const answer = await post(url, body, { ...modern, "mcp-method": "notifications/cancelled" });
+    assert.equal(answer.status, 400, JSON.stringify(body));
+    assert.equal(errorCode(answer.body), -32600);
+  }
+  assert.equal((await post(url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }, { ...modern, "mcp-method": "notifications/cancelled" })).status, 202);
+});
+
 test("2025-03-26: a batch of notifications with one malformed member is refused 400 as a whole", async (t) => {
   const { url } = await serve(t);
   const init = await post(url, { ...INIT, params: { ...INIT.params, protocolVersion: "2025-03-26" } });

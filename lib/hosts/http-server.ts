@@ -38,7 +38,7 @@ import { answerError, answerJson, fail, ignoreBody, readBody, readJson } from ".
 import { ModernExchange } from "./http-exchange.js";
 import { LegacySseEndpoint } from "./http-legacy.js";
 import { MemorySessionStore, resolveOptions, type HttpServerOptions, type ResolvedHttpOptions, type SessionStore } from "./http-options.js";
-import { firstMalformed, initializeOutcome, initializeShapeProblem, socketTimeouts } from "./http-rules.js";
+import { firstMalformed, initializeOutcome, initializeShapeProblem, malformedItem, socketTimeouts } from "./http-rules.js";
 import { HttpSession, type Stream } from "./http-session.js";
 import { TurnTaking, header, hostnameOf } from "./http-wire.js";
 
@@ -253,6 +253,12 @@ export class HttpHost {
   private postModern(req: IncomingMessage, res: ServerResponse, message: JsonObject): void {
     const method = message.method as string;
     if (!("id" in message)) {
+      // e.2/g.8: a notification the server cannot accept gets an HTTP error, not 202.
+      const problem = malformedItem(message);
+      if (problem !== undefined) {
+        answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${problem}`, undefined);
+        return;
+      }
       res.writeHead(202, { "Content-Length": 0 });
       res.end();
       return;
