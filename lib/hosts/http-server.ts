@@ -72,7 +72,7 @@ export class HttpHost {
   /** The node:http request handler. */
   handle = (req: IncomingMessage, res: ServerResponse): void => {
     // One request per connection per event-loop turn: a client pipelining hundreds of requests cannot starve the others.
-    this.turns.run(req.socket, () =>
+    this.turns.run((req.socket as NodeSocket | undefined) ?? req, () =>
       this.dispatch(req, res).catch((error: unknown) => {
         this.options.onError(error);
         if (!res.headersSent) fail(res, 500, ErrorCode.InternalError, "Internal error");
