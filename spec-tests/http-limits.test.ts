@@ -195,6 +195,21 @@ test("maxSessions: an initialize beyond the cap gets 503 with a JSON-RPC error a
   assert.equal((await post(url, INIT)).status, 200);
 });
 
+test("maxSessions counts HTTP+SSE sessions too: a GET of the SSE path beyond the cap gets 503", async (t) => {
+  const { url, host } = await serve(t, { maxSessions: 1, legacySse: true });
+  const sse = url.replace(/\/mcp$/, "/sse");
+  const first = await fetch(sse, { method: "GET", headers: { accept: "text/event-stream" } });
+  assert.equal(first.status, 200);
+  assert.equal(host.legacy?.sessions.size, 1);
+  const second = await fetch(sse, { method: "GET", headers: { accept: "text/event-stream" } });
+  assert.equal(second.status, 503);
+  assert.equal(errorCode(JSON.parse(await second.text()) as Json), -32603);
+  assert.equal((await post(url, INIT)).status, 503, "the Streamable HTTP initialize shares the cap");
+  await first.body?.getReader().cancel();
+  await eventually(() => host.legacy?.sessions.size === 0, 5000, "the legacy session ends with its stream");
+  assert.equal((await post(url, INIT)).status, 200);
+});
+
 test("sessionIdleMs: an idle session ends; one with an open GET stream does not, until the stream closes", async (t) => {
   const { url, host } = await serve(t, { sessionIdleMs: 60 });
   await openSession(url);

@@ -11,7 +11,7 @@
 //   localhost form, else 403; an empty allow-list refuses everything; bodies over the limit
 //   get 413 before any parsing, and a body the host will not read (over the limit, or of
 //   unknown length after a refusal) is never read: the connection closes after the answer;
-// - bounded: sessions (maxSessions, then 503), connections (maxConnections), the time a
+// - bounded: sessions of both transports (maxSessions, then 503), connections (maxConnections), the time a
 //   socket may take to send its headers or its request, idle keep-alive sockets, and idle
 //   sessions (sessionIdleMs; a session with a stream attached is not idle);
 // - a session is minted only for an initialize the engine answered with a result; a
@@ -149,6 +149,7 @@ export class HttpHost {
   private async legacyRequest(legacy: LegacySseEndpoint, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (path === legacy.ssePath && req.method === "GET") {
       ignoreBody(req, res, this.options.maxBodyBytes);
+      if (this.sessionsFull(res, undefined)) return;
       legacy.open(res);
       return;
     }
@@ -368,11 +369,7 @@ export class HttpHost {
       return;
     }
     const id = (body as JsonObject).id as RequestId;
-    if (this.sessions.size >= this.options.maxSessions) {
-      res.setHeader("Retry-After", "5");
-      answerError(res, 503, id, ErrorCode.InternalError, `Server busy: ${this.sessions.size} sessions open, the most this server keeps (maxSessions ${this.options.maxSessions}); retry later`, undefined);
-      return;
-    }
+    if (this.sessionsFull(res, id)) return;
     const session = new HttpSession(this.options.sessionId(), this);
     const captured: Outbound[] = [];
     session.captured = captured;
@@ -399,6 +396,15 @@ export class HttpHost {
     }
     if (this.options.responseMode === "sse" && stream.mode === "pending") stream.startSse();
     this.save(session);
+  }
+
+  /** maxSessions (both transports together): at the cap, a new session is refused 503 (answered here; true then), never made room for. */
+  private sessionsFull(res: ServerResponse, id: RequestId | undefined): boolean {
+    const open = this.sessions.size + (this.legacy?.sessions.size ?? 0);
+    if (open < this.options.maxSessions) return false;
+    res.setHeader("Retry-After", "5");
+    answerError(res, 503, id, ErrorCode.InternalError, `Server busy: ${open} sessions open, the most this server keeps (maxSessions ${this.options.maxSessions}); retry later`, undefined);
+    return true;
   }
 
   /** X-04: a request the client cancelled gets no answer, so the stream that awaited it ends rather than stay open for good. */
