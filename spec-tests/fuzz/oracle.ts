@@ -1,0 +1,210 @@
+// The fuzzer's oracle, checked on the value lane where each message is seen on its own:
+// - every inbound request with a readable id gets exactly one response or error (a
+//   multiset per id: a duplicate in flight is answered too), and every message owed a
+//   reply without a readable id gets exactly one error with a null or absent id; nothing
+//   else is answered. No reply is owed once the engine closed, for a request the peer
+//   cancelled while the host held it (a `cancelled` event), or to a 2026-07-28 server at
+//   a client (g.9: that client writes no responses at all);
+// - every request the engine sent settles exactly once (response, error-response,
+//   invalid-response, timeout, connection-closed, request-ended, or the host's cancel);
+// - events are of known kinds, never an internal error; after `closed` nothing new comes.
+//
+// Invariants: the oracle models the rules of DIGEST.md b.1/b.2/b.9/g.9 and DESIGN.md
+// section 4 on its own; it never asks the engine what it owes.
+
+import type { EngineEvent } from "../../lib/index.js";
+
+export interface Failure {
+  readonly kind: string;
+  readonly detail: string;
+}
+
+export class OracleFailure extends Error {
+  constructor(readonly failure: Failure) {
+    super(`${failure.kind}: ${failure.detail}`);
+  }
+}
+
+export function fail(kind: string, detail: string): never {
+  throw new OracleFailure({ kind, detail });
+}
+
+const KNOWN_EVENTS = new Set([
+  "request", "notification", "response", "error-response", "invalid-response", "progress", "cancelled", "timeout",
+  "request-ended", "connection-closed", "initialize-request", "negotiated", "ready", "violation", "diagnostic", "closed",
+]);
+
+const SETTLING = new Set(["response", "error-response", "invalid-response", "timeout", "connection-closed", "request-ended"]);
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function readableId(id: unknown): boolean {
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id) && Math.abs(id) <= MAX_SAFE);
+}
+
+export function idKey(id: unknown): string {
+  return typeof id === "string" ? `s:${id}` : `n:${String(id)}`;
+}
+
+export const NULL_KEY = "null";
+
+export interface InboundContext {
+  readonly closed: boolean;
+  /** A 2026-07-28 client: it answers nothing (g.9). */
+  readonly silent: boolean;
+  readonly batching: boolean;
+  readonly maxBatchLength: number;
+}
+
+/** The replies one inbound value is owed: id keys, NULL_KEY for an unreadable id. */
+export function owedFor(value: unknown, ctx: InboundContext): string[] {
+  if (ctx.closed || ctx.silent) return [];
+  if (Array.isArray(value)) {
+    if (!ctx.batching || value.length === 0 || value.length > ctx.maxBatchLength) return [NULL_KEY];
+    const owed: string[] = [];
+    for (const item of value) {
+      if (Array.isArray(item)) owed.push(NULL_KEY);
+      else owed.push(...single(item));
+    }
+    return owed;
+  }
+  return single(value);
+}
+
+function single(value: unknown): string[] {
+  if (!isObject(value)) return [NULL_KEY];
+  const hasId = value.id !== undefined;
+  const key = hasId && readableId(value.id) ? idKey(value.id) : NULL_KEY;
+  if (value.method !== undefined) return hasId ? [key] : []; // notifications are never answered (M-08)
+  if (value.result !== undefined || value.error !== undefined) return []; // responses are never answered
+  return [key];
+}
+
+export class Oracle {
+  /** Replies owed by the engine, by id key. */
+  private readonly owed = new Map<string, number>();
+  /** Requests the host holds (request / initialize-request events not answered yet). */
+  readonly hostPending = new Map<string, { id: string | number; method: string; progressToken: unknown; params: unknown }>();
+  /** Our own (the engine's) requests not settled, by id. */
+  readonly engineRequests = new Map<number, string>();
+  /** Ids the peer asked to cancel in the current delivery. */
+  cancelsSent = new Set<string>();
+  closed = false;
+  silent = false;
+  repliesSeen = 0;
+
+  owe(keys: readonly string[]): void {
+    for (const k of keys) this.owed.set(k, (this.owed.get(k) ?? 0) + 1);
+  }
+
+  get owedCount(): number {
+    let n = 0;
+    for (const v of this.owed.values()) n += v;
+    return n;
+  }
+
+  owedList(): string[] {
+    return [...this.owed].filter(([, n]) => n > 0).map(([k, n]) => `${k}×${n}`);
+  }
+
+  private consume(key: string, what: string): void {
+    const n = this.owed.get(key) ?? 0;
+    if (n <= 0) fail("unowed-reply", `${what}: no reply was owed for id ${key} (duplicate or invented answer)`);
+    if (n === 1) this.owed.delete(key);
+    else this.owed.set(key, n - 1);
+  }
+
+  /** Checks one outbound message (JSON text) and accounts replies. */
+  outbound(text: string): void {
+    if (this.closedAndDrained) fail("output-after-close", `message after the closed event was drained: ${text.slice(0, 200)}`);
+    const value: unknown = JSON.parse(text);
+    const items = Array.isArray(value) ? value : [value];
+    if (Array.isArray(value) && value.length === 0) fail("bad-output", "an empty batch reply");
+    for (const m of items) {
+      if (!isObject(m) || m.jsonrpc !== "2.0") fail("bad-output", `not a JSON-RPC 2.0 object: ${text.slice(0, 200)}`);
+      const isReply = m.method === undefined;
+      if (!isReply) {
+        if (Array.isArray(value)) fail("bad-output", `a request or notification inside a batch reply: ${text.slice(0, 200)}`);
+        if (typeof m.method !== "string") fail("bad-output", `method not a string: ${text.slice(0, 200)}`);
+        if (m.id !== undefined) {
+          if (typeof m.id !== "number" || !Number.isInteger(m.id)) fail("bad-output", `our request id is not an integer: ${text.slice(0, 200)}`);
+          if (this.engineRequests.has(m.id)) fail("id-reuse", `request id ${m.id} sent again while in flight`);
+          this.engineRequests.set(m.id, m.method);
+        }
+        continue;
+      }
+      const hasResult = m.result !== undefined;
+      const hasError = m.error !== undefined;
+      if (hasResult === hasError) fail("bad-output", `a reply needs exactly one of result and error: ${text.slice(0, 200)}`);
+      if (hasResult && !isObject(m.result)) fail("bad-output", `result not an object: ${text.slice(0, 200)}`);
+      if (hasError) {
+        const e = m.error;
+        if (!isObject(e) || typeof e.code !== "number" || !Number.isInteger(e.code) || typeof e.message !== "string") fail("bad-output", `malformed error object: ${text.slice(0, 200)}`);
+      }
+      this.repliesSeen++;
+      if (this.silent) fail("reply-from-modern-client", `a 2026-07-28 client writes no responses (g.9): ${text.slice(0, 200)}`);
+      if (m.id === undefined || m.id === null) {
+        if (!hasError) fail("bad-output", `a result without an id: ${text.slice(0, 200)}`);
+        this.consume(NULL_KEY, text.slice(0, 200));
+      } else {
+        this.consume(idKey(m.id), text.slice(0, 200));
+        this.hostPending.delete(idKey(m.id));
+      }
+    }
+  }
+
+  private closedAndDrained = false;
+
+  event(ev: EngineEvent): void {
+    const kind = (ev as { kind: string }).kind;
+    if (!KNOWN_EVENTS.has(kind)) fail("internal-error", `event of kind ${kind}: ${JSON.stringify(ev).slice(0, 400)}`);
+    if (this.closedAndDrained) fail("event-after-close", `${kind} after the closed event`);
+    switch (ev.kind) {
+      case "request":
+      case "initialize-request": {
+        const key = idKey(ev.id);
+        if ((this.owed.get(key) ?? 0) === 0) fail("unowed-request-event", `${ev.kind} for id ${key} that owes no reply`);
+        if (this.hostPending.has(key)) fail("duplicate-request-event", `${ev.kind} for id ${key} already held by the host`);
+        this.hostPending.set(key, { id: ev.id, method: ev.kind === "request" ? ev.method : "initialize", progressToken: ev.kind === "request" ? ev.progressToken : undefined, params: ev.params });
+        return;
+      }
+      case "cancelled": {
+        const key = idKey(ev.id);
+        if (!this.cancelsSent.has(key)) fail("spurious-cancel", `cancelled event for ${key}, which the peer did not cancel now`);
+        if (!this.hostPending.delete(key)) fail("spurious-cancel", `cancelled event for ${key}, which the host did not hold`);
+        this.consume(key, "cancelled event");
+        return;
+      }
+      case "closed":
+        if (typeof ev.reason === "string" && !["local", "eof", "fatal"].includes(ev.reason)) fail("internal-error", `closed with reason ${ev.reason}: ${ev.detail}`);
+        this.closed = true;
+        return;
+      default:
+        if (SETTLING.has(ev.kind)) {
+          const id = (ev as { id: number }).id;
+          if (!this.engineRequests.delete(id)) fail("double-settle", `${ev.kind} for request ${id}, which is not in flight`);
+        }
+        if (ev.kind === "negotiated" || ev.kind === "error-response") this.settleInitialize();
+    }
+  }
+
+  initializeId: number | undefined;
+
+  private settleInitialize(): void {
+    if (this.initializeId !== undefined) this.engineRequests.delete(this.initializeId);
+  }
+
+  /** After a drain that followed the closed event: nothing is owed any more, nothing may come. */
+  afterDrain(): void {
+    if (!this.closed) return;
+    this.owed.clear();
+    this.hostPending.clear();
+    if (this.initializeId !== undefined) this.engineRequests.delete(this.initializeId);
+    if (this.engineRequests.size > 0) fail("unsettled-at-close", `requests ${[...this.engineRequests.keys()].join(", ")} never settled before closed`);
+    this.closedAndDrained = true;
+  }
+}
