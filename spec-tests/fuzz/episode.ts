@@ -118,12 +118,16 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
   const trace: string[] = [];
   let step = 0;
   const note = (line: string): void => {
+    if (process.env.FUZZ_DEBUG === "1") console.log(`#${step} ${line.slice(0, 400)}`);
     trace.push(`#${step} ${line}`);
     if (trace.length > 40) trace.shift();
   };
   const config = `${role} ${JSON.stringify(options.versions)} strict=${String(options.strict)} auto=${String(options.autoInitialize)} limits=${JSON.stringify(options.limits ?? {})}`;
 
+  const debug = process.env.FUZZ_DEBUG === "1";
   const observe = (out: Drained): void => {
+    if (debug) for (const m of out.messages) console.log(`    out ${m.slice(0, 300)}`);
+    if (debug) for (const ev of out.events) console.log(`    event ${JSON.stringify(ev).slice(0, 300)}`);
     for (const m of out.messages) {
       oracle.outbound(m);
       w.learn(JSON.parse(m));
@@ -199,6 +203,8 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
     oracle.cancelsSent = new Set();
     if (c.op === "initialize" && typeof first.returned === "number") oracle.initializeId = first.returned;
     if (c.op === "cancel" && first.returned === true) oracle.engineRequests.delete(c.args[0] as number);
+    if (first.threw === undefined && (c.op === "respond" || c.op === "respondError")) oracle.hostPending.delete(idKey(c.args[0]));
+    if (first.threw === undefined && c.op === "acceptInitialize") for (const [k, h] of oracle.hostPending) if (h.method === "initialize") oracle.hostPending.delete(k);
     observe(first.out);
     return first;
   };

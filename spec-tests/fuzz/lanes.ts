@@ -42,6 +42,8 @@ export class Lane {
   engine: Engine<Role>;
   inputCalls = 0;
   private pending: Uint8Array = new Uint8Array(0);
+  /** The engine's decoder is skipping an over-long line (value lane). */
+  private skipping = false;
   private scratch = new Uint8Array(256);
 
   constructor(
@@ -53,7 +55,7 @@ export class Lane {
 
   /** Bytes of an unfinished line held by this lane's splitter (value lane) — equal to the engine's in the others. */
   get partialBytes(): number {
-    return this.pending.length;
+    return this.pending.length + (this.skipping ? 1 : 0);
   }
 
   drain(into: { messages: string[]; events: EngineEvent[] }): void {
@@ -94,6 +96,23 @@ export class Lane {
       return out;
     }
     // value lane: split lines as the transport would, parse each whole line.
+    if (this.skipping) {
+      // The rest of an over-long line, up to its newline, goes to the decoder that is skipping it.
+      const nl = bytes.indexOf(NL);
+      const rest = nl === -1 ? bytes : bytes.subarray(0, nl + 1);
+      const d: Delivery = { value: undefined, kind: "partial" };
+      hooks?.before(d);
+      const part: Drained = { messages: [], events: [] };
+      this.inputCalls++;
+      e.receiveBytes(rest.slice(), now);
+      this.drain(part);
+      hooks?.after(d, part);
+      out.messages.push(...part.messages);
+      out.events.push(...part.events);
+      if (nl === -1) return out;
+      this.skipping = false;
+      bytes = bytes.subarray(nl + 1);
+    }
     let data = bytes;
     if (this.pending.length > 0) {
       data = new Uint8Array(this.pending.length + bytes.length);
@@ -130,6 +149,21 @@ export class Lane {
       out.events.push(...part.events);
     }
     this.pending = data.slice(start);
+    if (this.pending.length > e.limits.maxLineBytes + 1) {
+      // The decoder reports an over-long line as soon as it cannot fit, not at its newline,
+      // then skips to the next newline: hand it over now, and the rest of it later.
+      this.skipping = true;
+      const d: Delivery = { value: undefined, kind: "bad-line" };
+      hooks?.before(d);
+      const part: Drained = { messages: [], events: [] };
+      this.inputCalls++;
+      e.receiveBytes(this.pending, now);
+      this.pending = new Uint8Array(0);
+      this.drain(part);
+      hooks?.after(d, part);
+      out.messages.push(...part.messages);
+      out.events.push(...part.events);
+    }
     return out;
   }
 

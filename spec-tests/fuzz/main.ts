@@ -4,6 +4,7 @@
 // seed of each), the heap after GC at the start and end, and exits 1 on any failure.
 
 import { runEpisode, type EpisodeResult } from "./episode.js";
+import { ignoredCounts, ignoredKinds } from "./oracle.js";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,6 +26,8 @@ const seed = arg("seed", Date.now() % 1_000_000_007) >>> 0;
 const maxSteps = arg("steps", 60);
 const floodChance = arg("flood", 0.02);
 const verbose = process.argv.includes("--verbose");
+const ignoreAt = process.argv.indexOf("--ignore");
+if (ignoreAt !== -1) for (const kind of (process.argv[ignoreAt + 1] ?? "").split(",")) if (kind !== "") ignoredKinds.add(kind);
 console.log(`fuzz: ${episodes} episodes from seed ${seed} (steps ≤ ${maxSteps}, flood chance ${floodChance})`);
 
 const started = Date.now();
@@ -49,5 +52,6 @@ const heapEnd = heapMiB();
 console.log(`\nfuzz: seed ${seed}, ${episodes} episodes, ${inputCalls} input calls, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`heap after GC: ${heapStart.toFixed(1)} MiB after 100 episodes, ${heapEnd.toFixed(1)} MiB at the end${gc === undefined ? " (run with --expose-gc for exact figures)" : ""}`);
 if (failures.size === 0) console.log("oracle failures: 0");
+for (const [kind, count] of ignoredCounts) console.log(`  ignored (--ignore) ${kind}: ${count}`);
 for (const [kind, { count, first }] of failures) console.log(`  ${kind}: ${count} (first seed ${first.seed})`);
 process.exitCode = failures.size === 0 ? 0 : 1;
