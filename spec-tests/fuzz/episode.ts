@@ -204,6 +204,7 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
     if (c.op === "initialize" && typeof first.returned === "number") oracle.initializeId = first.returned;
     if (c.op === "cancel" && first.returned === true) oracle.engineRequests.delete(c.args[0] as number);
     if (first.threw === undefined && (c.op === "respond" || c.op === "respondError")) oracle.hostPending.delete(idKey(c.args[0]));
+    if (first.threw === undefined && c.op === "endSubscriptions") for (const [k, h] of oracle.hostPending) if (h.method === "subscriptions/listen") oracle.hostPending.delete(k);
     if (first.threw === undefined && c.op === "acceptInitialize") for (const [k, h] of oracle.hostPending) if (h.method === "initialize") oracle.hostPending.delete(k);
     observe(first.out);
     return first;

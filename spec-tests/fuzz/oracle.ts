@@ -142,6 +142,13 @@ export class Oracle {
       if (!isReply) {
         if (Array.isArray(value)) fail("bad-output", `a request or notification inside a batch reply: ${text.slice(0, 200)}`);
         if (typeof m.method !== "string") fail("bad-output", `method not a string: ${text.slice(0, 200)}`);
+        if (m.method === "notifications/subscriptions/acknowledged") {
+          // g.5: a listen stream has no request event; the host holds it from its acknowledgement on.
+          const meta = isObject(m.params) && isObject(m.params._meta) ? m.params._meta : undefined;
+          const id = meta?.["io.modelcontextprotocol/subscriptionId"];
+          if (id === undefined || (this.owed.get(idKey(id)) ?? 0) === 0) fail("bad-output", `acknowledged for a listen request that owes no reply: ${text.slice(0, 200)}`);
+          this.hostPending.set(idKey(id), { id: id as string | number, method: "subscriptions/listen", progressToken: undefined, params: undefined });
+        }
         if (m.id !== undefined) {
           if (typeof m.id !== "number" || !Number.isInteger(m.id)) fail("bad-output", `our request id is not an integer: ${text.slice(0, 200)}`);
           if (this.engineRequests.has(m.id)) fail("id-reuse", `request id ${m.id} sent again while in flight`);
