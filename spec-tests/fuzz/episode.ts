@@ -273,8 +273,8 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
   const checkMemory = (): void => {
     const bound = Math.max(SETTLED_MEMORY, ...Object.entries(valueLane.engine.limits).filter(([k]) => k !== "maxLineBytes").map(([, v]) => v as number));
     for (const lane of lanes) {
-      const f = footprint(lane.engine);
-      if (f.largestTable > bound) fail("table-unbounded", `${f.largestPath} holds ${f.largestTable} entries (bound ${bound}) in the ${lane.mode} lane`);
+      const f = footprint(lane.engine, bound);
+      if (f.over.length > 0) fail("table-unbounded", `tables over the bound ${bound} in the ${lane.mode} lane: ${f.over.join(", ")}`);
       if (lane.partialBytes === 0 && f.bufferBytes > 65536) fail("buffer-retained", `${f.bufferPath} keeps ${f.bufferBytes} bytes with no line pending (${lane.mode} lane)`);
     }
   };

@@ -6,6 +6,8 @@
 // Invariant: the walk visits each object once and never calls engine methods.
 
 export interface Footprint {
+  /** Every table over the bound given to footprint(), as "path: size". */
+  over: string[];
   largestTable: number;
   largestPath: string;
   bufferBytes: number;
@@ -17,8 +19,8 @@ function isPlain(value: object): boolean {
   return proto === Object.prototype || proto === null || proto === Array.prototype;
 }
 
-export function footprint(root: object): Footprint {
-  const result: Footprint = { largestTable: 0, largestPath: "", bufferBytes: 0, bufferPath: "" };
+export function footprint(root: object, bound = Infinity): Footprint {
+  const result: Footprint = { over: [], largestTable: 0, largestPath: "", bufferBytes: 0, bufferPath: "" };
   const seen = new Set<object>();
   const visit = (value: unknown, path: string, depth: number, owner: boolean): void => {
     if (typeof value !== "object" || value === null || seen.has(value) || depth > 8) return;
@@ -33,6 +35,7 @@ export function footprint(root: object): Footprint {
       return;
     }
     if (value instanceof Map || value instanceof Set) {
+      if (value.size > bound) result.over.push(`${path}: ${value.size}`);
       if (value.size > result.largestTable) {
         result.largestTable = value.size;
         result.largestPath = path;
@@ -41,6 +44,7 @@ export function footprint(root: object): Footprint {
       return;
     }
     if (Array.isArray(value)) {
+      if (owner && value.length > bound) result.over.push(`${path}: ${value.length}`);
       if (owner && value.length > result.largestTable) {
         result.largestTable = value.length;
         result.largestPath = path;
