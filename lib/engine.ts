@@ -39,11 +39,12 @@ import {
   type RequestId,
 } from "./envelope.js";
 import { ErrorCode, LocalProtocolError, describeValue } from "./errors.js";
-import type { EngineEvent, ProgressToken } from "./events.js";
-import { Features } from "./features.js";
-import { DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem } from "./framing.js";
+import type { ClosedEvent, EngineEvent, ProgressToken } from "./events.js";
+import { DEFAULT_FEATURE_LIMITS, Features, logAllowed, type FeatureLimits } from "./features.js";
+import { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem, type FramingError } from "./framing.js";
 import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type GateRefusal, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
 import { paramsCheck, resultCheck } from "./params.js";
+import { DeadlineHeap, type DeadlineEntry } from "./deadlines.js";
 import { IdTable } from "./idtable.js";
 import { Queue } from "./queue.js";
 import { validate } from "./schema.js";
@@ -59,7 +60,6 @@ import {
   filterWants,
   hasModernEnvelope,
   inputRequiredProblem,
-  levelReaches,
   readRequestEnvelope,
   requestEnvelope,
   resultTypeOf,
@@ -84,8 +84,8 @@ export type ParamsFor<Map, M extends string> = M extends keyof Map ? (Map[M] ext
 /** Arguments after the method name: params required when the method requires them. */
 export type ArgsFor<Map, M extends string, O> = undefined extends ParamsFor<Map, M> ? [params?: ParamsFor<Map, M>, options?: O] : [params: ParamsFor<Map, M>, options?: O];
 
-export interface EngineLimits {
-  /** Longest accepted input line, in bytes. Default 8 MiB. */
+export interface EngineLimits extends FeatureLimits {
+  /** Longest accepted input line, in bytes. Default 8 MiB for a server, 32 MiB for a client (results such as resources/read of a large blob are big). */
   maxLineBytes: number;
   /** Our requests awaiting an answer. Default 1024; request() throws past it. */
   maxPendingOutbound: number;
@@ -96,6 +96,7 @@ export interface EngineLimits {
 }
 
 export const DEFAULT_LIMITS: Readonly<EngineLimits> = {
+  ...DEFAULT_FEATURE_LIMITS,
   maxLineBytes: DEFAULT_MAX_LINE_BYTES,
   maxPendingOutbound: 1024,
   maxPendingInbound: 1024,
@@ -193,7 +194,7 @@ interface Timing {
   readonly resetMs: number;
 }
 
-interface PendingOut {
+interface PendingOut extends DeadlineEntry {
   readonly id: number;
   readonly method: string;
   readonly params: JsonObject | undefined;
@@ -203,8 +204,10 @@ interface PendingOut {
   lastProgress: number | undefined;
 }
 
-function isTimed(timing: Timing | undefined): timing is Timing {
-  return timing !== undefined && (timing.deadline !== Infinity || timing.totalDeadline !== Infinity);
+/** When a request's first deadline falls (Infinity: none). */
+function dueOf(timing: Timing | undefined): number {
+  if (timing === undefined) return Infinity;
+  return timing.deadline < timing.totalDeadline ? timing.deadline : timing.totalDeadline;
 }
 
 interface BatchGroup {
@@ -314,9 +317,8 @@ export class Engine<R extends Role = Role> {
   private readonly decoder: LineDecoder;
   private readonly decoded: DecodedItem[] = [];
 
-  private cachedDeadline = Infinity;
-  private deadlineDirty = false;
-  private timedCount = 0;
+  /** Our timed requests, earliest deadline first. */
+  private readonly deadlines = new DeadlineHeap<PendingOut>();
 
   constructor(options: EngineOptions<R>) {
     if (options.role !== "client" && options.role !== "server") {
@@ -342,15 +344,12 @@ export class Engine<R extends Role = Role> {
     this.strict = options.strict ?? false;
     this.autoInitialize = options.autoInitialize ?? true;
     this.validateResults = options.validateResults ?? false;
-    const limits = { ...DEFAULT_LIMITS, ...options.limits };
-    positiveInteger("maxLineBytes", limits.maxLineBytes);
-    positiveInteger("maxPendingOutbound", limits.maxPendingOutbound);
-    positiveInteger("maxPendingInbound", limits.maxPendingInbound);
-    positiveInteger("maxBatchLength", limits.maxBatchLength);
+    const limits: EngineLimits = { ...DEFAULT_LIMITS, maxLineBytes: this.role === "client" ? DEFAULT_CLIENT_MAX_LINE_BYTES : DEFAULT_MAX_LINE_BYTES, ...options.limits };
+    for (const name of Object.keys(DEFAULT_LIMITS) as Array<keyof EngineLimits>) positiveInteger(name, limits[name]);
     this.limits = limits;
     this.decoder = new LineDecoder({ maxLineBytes: limits.maxLineBytes });
     this.ownCaps = capabilityMask(this.capabilities);
-    this.features = new Features(this.role);
+    this.features = new Features(this.role, limits);
     this.table = methodTable(this.defaultVersion);
     if (this.eraState === "modern") this.enterModern(this.modernVersions[0] as ModernVersion);
     this.refreshGates();
@@ -421,6 +420,11 @@ export class Engine<R extends Role = Role> {
     return this.pendingIn.size;
   }
 
+  /** Entries of the per-session tables a peer can grow (each bounded by its limit), for hosts that watch memory. */
+  get tableSizes(): Features["tableSizes"] {
+    return this.features.tableSizes;
+  }
+
   /** A JSON snapshot of the negotiated session (see EngineSnapshot). Throws before negotiation and after close. */
   snapshot(): EngineSnapshot {
     if (this.version === undefined || !isSessionVersion(this.version) || this.peerInfoObject === undefined || this.peerCapabilitiesObject === undefined || this.phaseBit === Phase.Closed) {
@@ -462,39 +466,72 @@ export class Engine<R extends Role = Role> {
   // ── B. inputs ─────────────────────────────────────────────────────────────────
 
   /** Newline-delimited JSON bytes from the transport. `now` lets progress push back inactivity deadlines. */
+  // Every input runs inside a try: an exception that escapes the protocol code is a bug of ours,
+  // and it must neither reach the host nor leave half-processed input behind to throw again on
+  // the next call. It closes the engine for good (reason "internal", reported once); queued
+  // output still drains and later input is ignored, like h11's ERROR state.
+
   receiveBytes(chunk: Uint8Array, now?: number): void {
     if (this.phaseBit === Phase.Closed) return;
-    const items = this.decoded;
-    this.decoder.push(chunk, items);
-    this.processDecoded(items, now);
+    try {
+      const items = this.decoded;
+      this.decoder.push(chunk, items);
+      this.processDecoded(items, now);
+    } catch (error) {
+      this.failInternally(error);
+    }
   }
 
   /** One already-parsed JSON value (an HTTP body, a postMessage payload); arrays are batches. */
   receiveMessage(value: unknown, now?: number): void {
     if (this.phaseBit === Phase.Closed) return;
-    this.receiveValue(value, undefined, now);
+    try {
+      this.receiveValue(value, undefined, now);
+    } catch (error) {
+      this.failInternally(error);
+    }
   }
 
   /** The transport ended. A partial last line is reported; every pending request is settled. */
   receiveEof(): void {
     if (this.phaseBit === Phase.Closed) return;
-    const items = this.decoded;
-    this.decoder.finish(items);
-    this.processDecoded(items, undefined);
-    if (!this.isClosed) this.shutdown("eof", undefined, "the transport ended");
+    try {
+      const items = this.decoded;
+      this.decoder.finish(items);
+      this.processDecoded(items, undefined);
+      if (!this.isClosed) this.shutdown("eof", undefined, "the transport ended");
+    } catch (error) {
+      this.failInternally(error);
+    }
   }
 
   /** Expires deadlines at or before `now`. Spurious calls are no-ops. */
   handleTimeout(now: number): void {
-    if (this.phaseBit === Phase.Closed || this.timedCount === 0) return;
-    if (!this.deadlineDirty && now < this.cachedDeadline) return;
-    let expired: PendingOut[] | undefined;
-    for (const p of this.pendingOut.collect([])) {
-      const t = p.timing;
-      if (t !== undefined && (t.totalDeadline <= now || t.deadline <= now)) (expired ??= []).push(p);
+    if (this.phaseBit === Phase.Closed || this.deadlines.size === 0) return;
+    try {
+      this.expireDeadlines(now);
+    } catch (error) {
+      this.failInternally(error);
     }
-    if (expired === undefined) return;
-    for (const p of expired) {
+  }
+
+  private failInternally(error: unknown): void {
+    this.decoded.length = 0;
+    if (this.phaseBit === Phase.Closed) return;
+    const detail = `unexpected ${error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error)}`;
+    try {
+      this.shutdown("internal", "internal", detail);
+    } catch {
+      // Even settling failed: close without settling, so that nothing runs on broken state again.
+      this.phaseBit = Phase.Closed;
+      this.events.push({ kind: "closed", reason: "internal", rule: "internal", detail });
+    }
+  }
+
+  private expireDeadlines(now: number): void {
+    const first = this.deadlines.peek();
+    if (first === undefined || first.due > now) return;
+    for (const p of this.deadlines.takeDue(now, [])) {
       this.settleOut(p);
       const which = (p.timing as Timing).totalDeadline <= now ? "total" : "inactivity";
       this.events.push({ kind: "timeout", id: p.id, method: p.method, deadline: which });
@@ -684,11 +721,9 @@ export class Engine<R extends Role = Role> {
     this.assertOpen("setDeadline");
     const pending = this.pendingOut.get(id);
     if (pending === undefined) throw new LocalProtocolError({ rule: "ID-04", expected: "a request of ours in flight", got: describeValue(id) });
-    const wasTimed = isTimed(pending.timing);
     if (pending.timing === undefined) pending.timing = { deadline: Infinity, totalDeadline: Infinity, resetMs: 0 };
     pending.timing.deadline = deadline ?? Infinity;
-    this.timedCount += (isTimed(pending.timing) ? 1 : 0) - (wasTimed ? 1 : 0);
-    this.deadlineDirty = true;
+    this.deadlines.update(pending, dueOf(pending.timing));
   }
 
   /** Closes the session locally: every pending request is settled; queued output still drains. */
@@ -729,19 +764,8 @@ export class Engine<R extends Role = Role> {
 
   /** The earliest deadline of our pending requests, or undefined when none. */
   nextDeadline(): number | undefined {
-    if (this.timedCount === 0 || this.phaseBit === Phase.Closed) return undefined;
-    if (this.deadlineDirty) {
-      let min = Infinity;
-      for (const p of this.pendingOut.collect([])) {
-        const t = p.timing;
-        if (t === undefined) continue;
-        if (t.deadline < min) min = t.deadline;
-        if (t.totalDeadline < min) min = t.totalDeadline;
-      }
-      this.cachedDeadline = min;
-      this.deadlineDirty = false;
-    }
-    return this.cachedDeadline === Infinity ? undefined : this.cachedDeadline;
+    if (this.phaseBit === Phase.Closed) return undefined;
+    return this.deadlines.peek()?.due;
   }
 
   // ── inbound processing ────────────────────────────────────────────────────────
@@ -755,14 +779,42 @@ export class Engine<R extends Role = Role> {
       } else if (item.reason === "truncated") {
         this.violation("M-01", "a newline after the last message", item.detail, undefined, undefined, undefined);
       } else if (item.reason === "line-too-long") {
-        this.replyError(null, ErrorCode.InvalidRequest, `Line exceeds maxLineBytes (${this.limits.maxLineBytes})`, undefined, undefined);
-        this.violation("limit", `lines of at most ${this.limits.maxLineBytes} bytes`, `line ${item.line} longer`, ErrorCode.InvalidRequest, undefined, undefined);
+        this.onLineTooLong(item);
       } else {
         this.replyError(null, ErrorCode.ParseError, "Parse error", undefined, undefined);
         this.violation("M-01", "a UTF-8 JSON message per line", `line ${item.line}: ${item.detail}`, ErrorCode.ParseError, undefined, undefined);
       }
     }
     items.length = 0;
+  }
+
+  /**
+   * A line over maxLineBytes, skipped unread: its scanned facts (lib/line-scan.ts) still say who
+   * it was for. A response settles the request it answers at once (not at its deadline); a
+   * request is refused with its own id; a notification gets no reply; anything else, -32600
+   * with no readable id.
+   */
+  private onLineTooLong(item: FramingError): void {
+    const limit = this.limits.maxLineBytes;
+    const facts = item.facts;
+    const got = facts === undefined ? `line ${item.line} longer` : `line ${item.line} of ${facts.bytes} bytes`;
+    const id = facts?.id;
+    if (facts !== undefined && !facts.hasMethod && facts.hasId) {
+      const pending = typeof id === "number" ? this.pendingOut.get(id) : undefined;
+      if (pending !== undefined) {
+        this.settleOut(pending);
+        this.events.push({ kind: "response-too-large", id: pending.id, method: pending.method, bytes: facts.bytes, limit });
+      }
+      this.violation("limit", `lines of at most ${limit} bytes`, got, undefined, id, pending?.method);
+      if (pending !== undefined && pending.id === this.initializeId) this.shutdown("fatal", "limit", `the initialize result is over ${limit} bytes`);
+      return;
+    }
+    if (facts !== undefined && facts.hasMethod && !facts.hasId) {
+      this.violation("limit", `lines of at most ${limit} bytes`, got, undefined, undefined, undefined);
+      return;
+    }
+    this.replyError(id ?? null, ErrorCode.InvalidRequest, `Line exceeds maxLineBytes (${limit})`, undefined, undefined);
+    this.violation("limit", `lines of at most ${limit} bytes`, got, ErrorCode.InvalidRequest, id, undefined);
   }
 
   private receiveValue(value: unknown, group: BatchGroup | undefined, now: number | undefined): void {
@@ -855,6 +907,11 @@ export class Engine<R extends Role = Role> {
         }
       } else {
         if (this.eraState === "undecided") {
+          // A server/discover probe commits no era: a client that learns it must fall back sends initialize next, on this connection.
+          if (method === "server/discover" && hasModernEnvelope(params)) {
+            this.answerDiscover(id, params, group);
+            return;
+          }
           if (hasModernEnvelope(params)) this.enterModern(this.modernVersions[0] as ModernVersion);
           else if (method === "initialize") this.eraState = "session";
         }
@@ -887,13 +944,14 @@ export class Engine<R extends Role = Role> {
       this.violation("a.1", `${paramsProblem.path}: ${paramsProblem.expected}`, paramsProblem.got, ErrorCode.InvalidParams, id, method);
       return;
     }
+    if (this.pendingIn.size >= this.limits.maxPendingInbound) {
+      this.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "limit", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: `one more` });
+      return;
+    }
+    // After the limit: what the feature rules record (URL elicitation ids, subscriptions) belongs to accepted requests only.
     const featureRefusal = this.features.inboundRequest(method, params, this.ownCaps, this.sessionVersion);
     if (featureRefusal !== undefined && featureRefusal.code !== undefined) {
       this.refuse(id, method, group, { code: featureRefusal.code, rule: featureRefusal.rule, expected: featureRefusal.expected, got: featureRefusal.got });
-      return;
-    }
-    if (this.pendingIn.size >= this.limits.maxPendingInbound) {
-      this.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "limit", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: `one more` });
       return;
     }
     const token = progressTokenOf(params);
@@ -912,20 +970,15 @@ export class Engine<R extends Role = Role> {
       this.violation("g.12", "a request with the 2026-07-28 envelope (no session era on this connection)", "initialize", ErrorCode.UnsupportedProtocolVersion, id, method);
       return;
     }
-    const info = readRequestEnvelope(params, this.modernVersions, this.discoverAnyVersion && method === "server/discover", this.supportedVersions);
-    if ("code" in info) {
-      this.replyError(id, info.code, info.message, group, info.data);
-      this.violation(info.rule, info.expected, info.got, info.code, id, method);
+    if (method === "server/discover") {
+      this.answerDiscover(id, params, group);
       return;
     }
+    const info = this.modernEnvelopeOf(id, method, params, group, false);
+    if (info === undefined) return;
     const refusal = gate(this.inboundGate, false, method, "request", params);
     if (refusal !== undefined && refusal.code !== undefined) {
       this.refuse(id, method, group, { code: refusal.code, rule: refusal.rule, expected: refusal.expected, got: refusal.got });
-      return;
-    }
-    if (method === "server/discover") {
-      const result = discoverResult({ supportedVersions: this.supportedVersions, capabilities: this.capabilities, serverInfo: this.info as unknown as JsonObject, instructions: this.instructions });
-      this.reply({ jsonrpc: "2.0", id, result }, group, id);
       return;
     }
     let filter: SubscriptionFilter | undefined;
@@ -952,6 +1005,22 @@ export class Engine<R extends Role = Role> {
     this.events.push({ kind: "request", id, method, params, progressToken: token, modern: info });
   }
 
+  /** The request's 2026-07-28 envelope (g.1, g.2), or undefined once its refusal is queued. */
+  private modernEnvelopeOf(id: RequestId, method: string, params: JsonObject | undefined, group: BatchGroup | undefined, anyVersion: boolean): ModernRequestInfo | undefined {
+    const info = readRequestEnvelope(params, this.modernVersions, anyVersion, this.supportedVersions);
+    if (!("code" in info)) return info;
+    this.replyError(id, info.code, info.message, group, info.data);
+    this.violation(info.rule, info.expected, info.got, info.code, id, method);
+    return undefined;
+  }
+
+  /** server/discover (g.2), answered here in any phase; by default whatever version it names, so that a client learns what is on offer. */
+  private answerDiscover(id: RequestId, params: JsonObject | undefined, group: BatchGroup | undefined): void {
+    if (this.modernEnvelopeOf(id, "server/discover", params, group, this.discoverAnyVersion) === undefined) return;
+    const result = discoverResult({ supportedVersions: this.supportedVersions, capabilities: this.capabilities, serverInfo: this.info as unknown as JsonObject, instructions: this.instructions });
+    this.reply({ jsonrpc: "2.0", id, result }, group, id);
+  }
+
   /** Our result for a modern request: input_required checked (g.3), resultType and serverInfo added. */
   private modernResult(pending: PendingIn, info: ModernRequestInfo, result: JsonObject): JsonObject {
     if (result.resultType === "input_required") {
@@ -975,7 +1044,7 @@ export class Engine<R extends Role = Role> {
       const pending = related === undefined ? undefined : this.pendingIn.get(related);
       if (pending === undefined) throw new LocalProtocolError({ rule: "g.1", expected: "a log message related to a request in flight (its _meta logLevel decides)", got: related === undefined ? "no relatedRequestId" : `request ${describeValue(related)} not in flight`, method });
       if (pending.method === "subscriptions/listen") throw new LocalProtocolError({ rule: "g.5", expected: "log messages only for requests other than subscriptions/listen", got: "a listen stream", method });
-      if (!levelReaches(String(params?.level), pending.modern?.logLevel)) return false;
+      if (!logAllowed(params?.level, pending.modern?.logLevel, "modern")) return false;
       this.queue({ jsonrpc: "2.0", method, params }, related);
       return true;
     }
@@ -1134,9 +1203,8 @@ export class Engine<R extends Role = Role> {
     pending.lastProgress = progress;
     const timing = pending.timing;
     if (timing !== undefined && timing.resetMs > 0 && now !== undefined) {
-      if (!isTimed(timing)) this.timedCount++;
       timing.deadline = now + timing.resetMs;
-      this.deadlineDirty = true;
+      this.deadlines.update(pending, dueOf(timing));
     }
     const total = typeof params?.total === "number" ? params.total : undefined;
     const message = typeof params?.message === "string" ? params.message : undefined;
@@ -1298,15 +1366,11 @@ export class Engine<R extends Role = Role> {
       options.deadline === undefined && options.totalDeadline === undefined && resetMs === 0
         ? undefined
         : { deadline: options.deadline ?? Infinity, totalDeadline: options.totalDeadline ?? Infinity, resetMs };
-    const pending: PendingOut = { id, method, params, token, timing, lastProgress: undefined };
+    const pending: PendingOut = { id, method, params, token, timing, lastProgress: undefined, due: Infinity, heapIndex: -1 };
     this.nextId = id + 1;
     this.pendingOut.set(pending);
     if (token !== undefined) this.tokensOut.set(token, pending);
-    if (isTimed(timing)) {
-      this.timedCount++;
-      const earliest = timing.deadline < timing.totalDeadline ? timing.deadline : timing.totalDeadline;
-      if (earliest < this.cachedDeadline) this.cachedDeadline = earliest;
-    }
+    if (timing !== undefined) this.deadlines.update(pending, dueOf(timing));
     this.queue(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }, related);
     return id;
   }
@@ -1315,11 +1379,7 @@ export class Engine<R extends Role = Role> {
   private settleOut(p: PendingOut, keepToken = false): void {
     this.pendingOut.delete(p.id);
     if (p.token !== undefined && !keepToken) this.tokensOut.delete(p.token);
-    const t = p.timing;
-    if (isTimed(t)) {
-      this.timedCount--;
-      if (t.deadline <= this.cachedDeadline || t.totalDeadline <= this.cachedDeadline) this.deadlineDirty = true;
-    }
+    this.deadlines.remove(p);
   }
 
   /** The pending inbound request for respond/respondError; undefined when the peer cancelled it. */
@@ -1375,13 +1435,13 @@ export class Engine<R extends Role = Role> {
     this.events.push({ kind: "violation", rule, expected, got, code, id, method });
   }
 
-  private shutdown(reason: "local" | "eof" | "fatal", rule: string | undefined, detail: string): void {
+  private shutdown(reason: ClosedEvent["reason"], rule: string | undefined, detail: string): void {
     this.phaseBit = Phase.Closed;
     this.refreshGates();
     const pending = this.pendingOut.collect([]);
     this.pendingOut.clear();
     this.tokensOut.clear();
-    this.timedCount = 0;
+    this.deadlines.clear();
     for (const p of pending) this.events.push({ kind: "connection-closed", id: p.id, method: p.method });
     this.pendingIn.clear();
     this.pendingInitialize = undefined;

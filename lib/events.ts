@@ -93,6 +93,17 @@ export interface TimeoutEvent {
   readonly deadline: "inactivity" | "total";
 }
 
+/** The answer to one of our requests came on a line over maxLineBytes; it was skipped unread and the request settled. */
+export interface ResponseTooLargeEvent {
+  readonly kind: "response-too-large";
+  readonly id: number;
+  readonly method: string;
+  /** Bytes of the line (without its terminator). */
+  readonly bytes: number;
+  /** The maxLineBytes in force. */
+  readonly limit: number;
+}
+
 /** One of our requests was settled because the connection closed. */
 export interface ConnectionClosedEvent {
   readonly kind: "connection-closed";
@@ -149,7 +160,8 @@ export interface DiagnosticEvent {
 /** The engine closed; sticky. Queued output can still be drained. */
 export interface ClosedEvent {
   readonly kind: "closed";
-  readonly reason: "local" | "eof" | "fatal";
+  /** "internal": an exception of ours escaped while processing input; the engine closed rather than run on broken state. */
+  readonly reason: "local" | "eof" | "fatal" | "internal";
   readonly rule: string | undefined;
   readonly detail: string;
 }
@@ -165,6 +177,7 @@ export type EngineEvent =
   | TimeoutEvent
   | RequestEndedEvent
   | ConnectionClosedEvent
+  | ResponseTooLargeEvent
   | InitializeRequestEvent
   | NegotiatedEvent
   | ReadyEvent

@@ -14,25 +14,67 @@ import { isJsonObject, type ErrorObject, type JsonObject } from "./envelope.js";
 import type { Role } from "./methods.js";
 import { VERSION_PROFILES, type SessionVersion } from "./versions.js";
 
-export const LOGGING_SEVERITY: Readonly<Record<string, number>> = {
-  debug: 0,
-  info: 1,
-  notice: 2,
-  warning: 3,
-  error: 4,
-  critical: 5,
-  alert: 6,
-  emergency: 7,
-};
+/** O-02: RFC 5424 severities, low to high. A Map, so that a peer's "toString" or "__proto__" is no level. */
+export const LOGGING_SEVERITY: ReadonlyMap<string, number> = new Map([
+  ["debug", 0],
+  ["info", 1],
+  ["notice", 2],
+  ["warning", 3],
+  ["error", 4],
+  ["critical", 5],
+  ["alert", 6],
+  ["emergency", 7],
+]);
+
+/** The severity of a level name, or undefined for anything that is not one of the eight names. */
+export function severityOf(level: unknown): number | undefined {
+  return typeof level === "string" ? LOGGING_SEVERITY.get(level) : undefined;
+}
+
+/**
+ * O-03 and g.1, decided here once: whether a log message of `level` goes to a client that asked
+ * for `threshold` (a level name, or undefined when it asked for none). Asked for: that level and
+ * more severe ones. Not asked for: in 2026-07-28 nothing (servers MUST NOT log to a request that
+ * did not carry a logLevel); in the session era everything (the server MAY choose, and clients
+ * that never call logging/setLevel still expect to see logs, as with every other SDK).
+ */
+export function logAllowed(level: unknown, threshold: string | undefined, era: "session" | "modern"): boolean {
+  const severity = severityOf(level);
+  if (severity === undefined) return false;
+  if (threshold === undefined) return era === "session";
+  const floor = severityOf(threshold);
+  return floor !== undefined && severity >= floor;
+}
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
 const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
 
-/** TK-02: allowed moves; terminal states have none. */
-const TASK_MOVES: Readonly<Record<string, readonly string[]>> = {
-  working: ["working", "input_required", "completed", "failed", "cancelled"],
-  input_required: ["input_required", "working", "completed", "failed", "cancelled"],
+/** TK-02: allowed moves; terminal states have none. A Map: statuses come from the peer. */
+const TASK_MOVES: ReadonlyMap<string, readonly string[]> = new Map([
+  ["working", ["working", "input_required", "completed", "failed", "cancelled"]],
+  ["input_required", ["input_required", "working", "completed", "failed", "cancelled"]],
+]);
+
+const TASK_STATUSES: ReadonlySet<string> = new Set(["working", "input_required", "completed", "failed", "cancelled"]);
+
+/** How many entries each peer-fed table of a session may hold (see FeatureLimits). */
+export interface FeatureLimits {
+  /** Task records per direction. Ended tasks are forgotten first; a new task beyond it with none ended is refused. */
+  maxTasks: number;
+  /** URL-mode elicitations awaiting notifications/elicitation/complete. */
+  maxUrlElicitations: number;
+  /** Tool names whose task support is remembered from tools/list results. */
+  maxToolNames: number;
+  /** Resource subscriptions of the client (server side) or of ours (client side). */
+  maxSubscriptions: number;
+}
+
+export const DEFAULT_FEATURE_LIMITS: Readonly<FeatureLimits> = {
+  maxTasks: 1024,
+  maxUrlElicitations: 256,
+  maxToolNames: 4096,
+  maxSubscriptions: 1024,
 };
 
 export const RELATED_TASK_KEY = "io.modelcontextprotocol/related-task";
@@ -111,22 +153,112 @@ function taskOf(result: JsonObject): JsonObject | undefined {
   return isJsonObject(result.task) ? result.task : undefined;
 }
 
+/**
+ * Adds `key` to a bounded set or map. Tables we feed ourselves forget their oldest entry when
+ * full (`evict`); tables the peer feeds refuse the new entry instead (false), so that a peer can
+ * neither grow them nor push out what we rely on.
+ */
+function boundedAdd<K>(table: Set<K> | Map<K, unknown>, key: K, max: number, evict: boolean): boolean {
+  if (table.has(key) || table.size < max) return true;
+  if (!evict) return false;
+  table.delete(table.keys().next().value as K);
+  return true;
+}
+
+function full(what: string, max: number, got: string): Refusal {
+  return refusal(ErrorCode.InternalError, "limit", `at most ${max} ${what}`, got);
+}
+
+/**
+ * The task records of one direction, bounded: ended tasks are forgotten first (oldest first);
+ * live ones only when `evictLive` (tables we feed). Tasks that end are queued once for the
+ * release of their creator's progress token, so no walk over every record is ever needed.
+ */
+class TaskTable {
+  private readonly records = new Map<string, TaskRecord>();
+  /** Ids of ended tasks, in the order they ended. */
+  private readonly ended = new Set<string>();
+  private readonly endedWithToken: TaskRecord[] = [];
+
+  constructor(private readonly max: number, private readonly evictLive: boolean) {}
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  get(taskId: string): TaskRecord | undefined {
+    return this.records.get(taskId);
+  }
+
+  /** Records a task (or its new status); false when the table is full and nothing may be forgotten. */
+  put(taskId: string, status: string, token: string | number | undefined): boolean {
+    const known = this.records.get(taskId);
+    if (known !== undefined) {
+      this.move(taskId, known, status);
+      return true;
+    }
+    if (this.records.size >= this.max && !this.forgetOne()) return false;
+    const record: TaskRecord = { status: "working", token, lastProgress: -Infinity, tokenReleased: false };
+    this.records.set(taskId, record);
+    this.move(taskId, record, status);
+    return true;
+  }
+
+  /** Moves the tokens of tasks ended since the last call into `into` (P-08). */
+  takeEndedTokens(into: Array<string | number>): void {
+    for (const record of this.endedWithToken) {
+      record.tokenReleased = true;
+      if (record.token !== undefined) into.push(record.token);
+    }
+    this.endedWithToken.length = 0;
+  }
+
+  private move(taskId: string, record: TaskRecord, status: string): void {
+    record.status = status;
+    if (!TERMINAL.has(status) || this.ended.has(taskId)) return;
+    this.ended.add(taskId);
+    if (!record.tokenReleased) this.endedWithToken.push(record);
+  }
+
+  private forgetOne(): boolean {
+    let victim: string | undefined = this.ended.keys().next().value;
+    if (victim === undefined) {
+      if (!this.evictLive) return false;
+      victim = this.records.keys().next().value as string;
+    }
+    this.ended.delete(victim);
+    this.records.delete(victim);
+    return true;
+  }
+}
+
 export class Features {
   private logLevel: number | undefined;
+  private readonly limits: FeatureLimits;
   private readonly subscriptions = new Set<string>();
   private readonly urlElicitations = new Set<string>();
   private readonly toolTaskSupport = new Map<string, string>();
   /** Tasks this side created as the receiver. */
-  readonly tasksHere = new Map<string, TaskRecord>();
+  private readonly tasksHere: TaskTable;
   /** Tasks the peer created for our requests. */
-  readonly tasksThere = new Map<string, TaskRecord>();
+  private readonly tasksThere: TaskTable;
 
-  constructor(private readonly role: Role) {}
+  constructor(private readonly role: Role, limits: Partial<FeatureLimits> = {}) {
+    this.limits = { ...DEFAULT_FEATURE_LIMITS, ...limits };
+    this.tasksHere = new TaskTable(this.limits.maxTasks, true);
+    this.tasksThere = new TaskTable(this.limits.maxTasks, false);
+  }
 
   /** The logging level the client set (server side), as a name. */
   get loggingLevel(): string | undefined {
     if (this.logLevel === undefined) return undefined;
-    return Object.keys(LOGGING_SEVERITY).find((k) => LOGGING_SEVERITY[k] === this.logLevel);
+    for (const [name, severity] of LOGGING_SEVERITY) if (severity === this.logLevel) return name;
+    return undefined;
+  }
+
+  /** Sizes of the peer-fed tables, for hosts and tests that watch memory. */
+  get tableSizes(): { tasksHere: number; tasksThere: number; urlElicitations: number; toolNames: number; subscriptions: number } {
+    return { tasksHere: this.tasksHere.size, tasksThere: this.tasksThere.size, urlElicitations: this.urlElicitations.size, toolNames: this.toolTaskSupport.size, subscriptions: this.subscriptions.size };
   }
 
   /** Whether the client subscribed to `uri` (or a resource containing it). */
@@ -140,8 +272,8 @@ export class Features {
   }
 
   importState(state: { loggingLevel: string | undefined; subscriptions: readonly string[] }): void {
-    this.logLevel = state.loggingLevel === undefined ? undefined : LOGGING_SEVERITY[state.loggingLevel];
-    for (const uri of state.subscriptions) this.subscriptions.add(uri);
+    this.logLevel = severityOf(state.loggingLevel);
+    for (const uri of state.subscriptions) if (boundedAdd(this.subscriptions, uri, this.limits.maxSubscriptions, false)) this.subscriptions.add(uri);
   }
 
   // ── outbound ──────────────────────────────────────────────────────────────────
@@ -163,7 +295,10 @@ export class Features {
         if (!withTask && support === "required") throw local("TK-08", `a task for tool ${params.name} (taskSupport required)`, "a plain call", method);
       }
     }
-    if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId === "string") this.urlElicitations.add(params.elicitationId);
+    if (method === "resources/subscribe" && typeof params?.uri === "string" && !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)) {
+      throw local("limit", `at most ${this.limits.maxSubscriptions} resource subscriptions`, "one more", method);
+    }
+    if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId === "string") this.addUrlElicitation(params.elicitationId, true);
   }
 
   /** Our notification; returns false when it must be dropped rather than sent (logging below the level). */
@@ -171,9 +306,8 @@ export class Features {
     this.checkMeta(params, version, method);
     switch (method) {
       case "notifications/message": {
-        const severity = LOGGING_SEVERITY[params?.level as string];
-        if (severity === undefined) throw local("O-02", "a logging level (debug … emergency)", describeValue(params?.level), method);
-        return this.logLevel === undefined || severity >= this.logLevel;
+        if (severityOf(params?.level) === undefined) throw local("O-02", "a logging level (debug … emergency)", describeValue(params?.level), method);
+        return logAllowed(params?.level, this.loggingLevel, "session");
       }
       case "notifications/resources/updated": {
         const uri = params?.uri;
@@ -188,7 +322,7 @@ export class Features {
       case "notifications/tasks/status": {
         const problem = this.taskUpdateProblem(this.tasksHere, params);
         if (problem !== undefined) throw local(problem.rule, problem.expected, problem.got, method);
-        this.recordTask(this.tasksHere, params as JsonObject);
+        this.tasksHere.put((params as JsonObject).taskId as string, (params as JsonObject).status as string, undefined);
         return true;
       }
       default:
@@ -211,16 +345,17 @@ export class Features {
         return;
       }
       case "logging/setLevel":
-        this.logLevel = LOGGING_SEVERITY[request?.level as string];
+        this.logLevel = severityOf(request?.level);
         return;
       case "resources/subscribe":
+        // The limit was checked when the request arrived (inboundRequest).
         if (typeof request?.uri === "string") this.subscriptions.add(request.uri);
         return;
       case "resources/unsubscribe":
         if (typeof request?.uri === "string") this.subscriptions.delete(request.uri);
         return;
       case "tools/list":
-        this.recordToolTaskSupport(result);
+        this.recordToolTaskSupport(request, result, true);
         return;
       case "tasks/result":
         if (!isJsonObject(result._meta) || result._meta[RELATED_TASK_KEY] === undefined) {
@@ -232,13 +367,13 @@ export class Features {
         const problem = this.taskUpdateProblem(this.tasksHere, result);
         if (problem !== undefined) throw local(problem.rule, problem.expected, problem.got, method);
         if (method === "tasks/cancel" && result.status !== "cancelled") throw local("TK-05", 'status "cancelled" after tasks/cancel', describeValue(result.status), method);
-        this.recordTask(this.tasksHere, result);
+        this.tasksHere.put(result.taskId as string, result.status as string, undefined);
         return;
       }
       default:
         if (request?.task !== undefined) {
           const task = taskOf(result);
-          if (task !== undefined && typeof task.taskId === "string") this.tasksHere.set(task.taskId, { status: String(task.status), token, lastProgress: -Infinity, tokenReleased: false });
+          if (task !== undefined && typeof task.taskId === "string") this.tasksHere.put(task.taskId, String(task.status), token);
         }
     }
   }
@@ -248,15 +383,23 @@ export class Features {
     if (code !== ErrorCode.UrlElicitationRequired || version !== "2025-11-25") return;
     const ids = urlElicitationIds(data);
     if (ids === undefined) throw local("c.2", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(data), undefined);
-    for (const id of ids) this.urlElicitations.add(id);
+    for (const id of ids) this.addUrlElicitation(id, true);
   }
 
   // ── inbound ───────────────────────────────────────────────────────────────────
 
+  /** A peer request that passed gating and params; called only once the engine has room for it, so what it records belongs to an accepted request. */
   inboundRequest(method: string, params: JsonObject | undefined, ownCaps: number, version: SessionVersion | undefined): Refusal | undefined {
     switch (method) {
       case "elicitation/create":
-        if (params?.mode === "url" && typeof params.elicitationId === "string") this.urlElicitations.add(params.elicitationId);
+        if (params?.mode === "url" && typeof params.elicitationId === "string" && !this.addUrlElicitation(params.elicitationId, false)) {
+          return full("URL elicitations awaiting completion", this.limits.maxUrlElicitations, "one more");
+        }
+        return undefined;
+      case "resources/subscribe":
+        if (typeof params?.uri === "string" && !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)) {
+          return full("resource subscriptions", this.limits.maxSubscriptions, "one more");
+        }
         return undefined;
       case "tools/call": {
         // C-08: without declared task support the task param is ignored, so tool-level rules do not apply.
@@ -293,12 +436,8 @@ export class Features {
         if (typeof id !== "string" || !this.urlElicitations.delete(id)) return refusal(undefined, "C-07", "complete only for a URL elicitation we were sent", describeValue(id));
         return undefined;
       }
-      case "notifications/tasks/status": {
-        const problem = this.taskUpdateProblem(this.tasksThere, params);
-        if (problem !== undefined) return problem;
-        this.recordTask(this.tasksThere, params as JsonObject);
-        return undefined;
-      }
+      case "notifications/tasks/status":
+        return this.inboundTaskUpdate(params);
       default:
         return undefined;
     }
@@ -308,14 +447,14 @@ export class Features {
   inboundResult(method: string, request: JsonObject | undefined, result: JsonObject, token: string | number | undefined): Refusal | undefined {
     switch (method) {
       case "resources/subscribe":
+        // The limit was checked when we sent the request (outboundRequest).
         if (typeof request?.uri === "string") this.subscriptions.add(request.uri);
         return undefined;
       case "resources/unsubscribe":
         if (typeof request?.uri === "string") this.subscriptions.delete(request.uri);
         return undefined;
       case "tools/list":
-        this.recordToolTaskSupport(result);
-        return undefined;
+        return this.recordToolTaskSupport(request, result, false);
       case "completion/complete": {
         const values = isJsonObject(result.completion) ? result.completion.values : undefined;
         return Array.isArray(values) && values.length > 100 ? refusal(undefined, "a.1", "at most 100 completion values", `${values.length}`) : undefined;
@@ -326,25 +465,22 @@ export class Features {
       }
       case "tasks/result": {
         // TK-04: tasks/result answers only once the task has ended.
-        const record = typeof request?.taskId === "string" ? this.tasksThere.get(request.taskId) : undefined;
-        if (record !== undefined && !TERMINAL.has(record.status)) record.status = "completed";
+        const taskId = request?.taskId;
+        const record = typeof taskId === "string" ? this.tasksThere.get(taskId) : undefined;
+        if (record !== undefined && !TERMINAL.has(record.status)) this.tasksThere.put(taskId as string, "completed", undefined);
         if (!isJsonObject(result._meta) || result._meta[RELATED_TASK_KEY] === undefined) return refusal(undefined, "TK-06", `_meta["${RELATED_TASK_KEY}"] on a tasks/result response`, "absent");
         return undefined;
       }
       case "tasks/get":
-      case "tasks/cancel": {
-        const problem = this.taskUpdateProblem(this.tasksThere, result);
-        if (problem !== undefined) return problem;
-        this.recordTask(this.tasksThere, result);
-        return undefined;
-      }
+      case "tasks/cancel":
+        return this.inboundTaskUpdate(result);
       default: {
         if (request?.task === undefined) return undefined;
         const task = taskOf(result);
-        if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string") {
-          return refusal(undefined, "TK-03", "CreateTaskResult {task} for a task-augmented request", describeValue(result.task));
+        if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) {
+          return refusal(undefined, "TK-03", "CreateTaskResult {task} with a taskId and a task status for a task-augmented request", describeValue(result.task));
         }
-        this.tasksThere.set(task.taskId, { status: task.status, token, lastProgress: -Infinity, tokenReleased: false });
+        if (!this.tasksThere.put(task.taskId, task.status, token)) return full("tasks that have not ended", this.limits.maxTasks, `task ${describeValue(task.taskId)}`);
         return undefined;
       }
     }
@@ -355,17 +491,13 @@ export class Features {
     if (error.code !== ErrorCode.UrlElicitationRequired || version !== "2025-11-25") return undefined;
     const ids = urlElicitationIds(error.data);
     if (ids === undefined) return refusal(undefined, "c.2", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(error.data));
-    for (const id of ids) this.urlElicitations.add(id);
+    for (const id of ids) if (!this.addUrlElicitation(id, false)) return full("URL elicitations awaiting completion", this.limits.maxUrlElicitations, `elicitation ${describeValue(id)}`);
     return undefined;
   }
 
   /** Tokens of tasks that ended since the last call (their progress must stop, P-08). Records stay, so later moves are still checked (TK-02). */
   endedTaskTokens(into: Array<string | number>): void {
-    for (const record of this.tasksThere.values()) {
-      if (record.tokenReleased || !TERMINAL.has(record.status)) continue;
-      record.tokenReleased = true;
-      if (record.token !== undefined) into.push(record.token);
-    }
+    this.tasksThere.takeEndedTokens(into);
   }
 
   // ── tasks ─────────────────────────────────────────────────────────────────────
@@ -379,35 +511,47 @@ export class Features {
     return record as TaskRecord & { token: string | number };
   }
 
-  private taskUpdateProblem(tasks: Map<string, TaskRecord>, task: JsonObject | undefined): Refusal | undefined {
-    if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string") {
-      return refusal(ErrorCode.InvalidParams, "TK-02", "a Task with taskId and status", describeValue(task));
+  /** A task status the peer reported (notification, tasks/get or tasks/cancel result): checked, then recorded. */
+  private inboundTaskUpdate(task: JsonObject | undefined): Refusal | undefined {
+    const problem = this.taskUpdateProblem(this.tasksThere, task);
+    if (problem !== undefined) return problem;
+    const { taskId, status } = task as { taskId: string; status: string };
+    return this.tasksThere.put(taskId, status, undefined) ? undefined : full("tasks that have not ended", this.limits.maxTasks, `task ${describeValue(taskId)}`);
+  }
+
+  private taskUpdateProblem(tasks: TaskTable, task: JsonObject | undefined): Refusal | undefined {
+    if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) {
+      return refusal(ErrorCode.InvalidParams, "TK-02", "a Task with taskId and a status (working, input_required, completed, failed, cancelled)", describeValue(task));
     }
     const known = tasks.get(task.taskId);
     if (known === undefined) return undefined;
     // Reporting the same status again is no move (a terminal task's tasks/get repeats it).
     if (task.status === known.status) return undefined;
-    const moves = TASK_MOVES[known.status];
+    const moves = TASK_MOVES.get(known.status);
     if (moves === undefined || !moves.includes(task.status)) {
       return refusal(ErrorCode.InvalidParams, "TK-02", `a move allowed from ${known.status}`, `${known.status} → ${task.status}`);
     }
     return undefined;
   }
 
-  private recordTask(tasks: Map<string, TaskRecord>, task: JsonObject): void {
-    const id = task.taskId as string;
-    const known = tasks.get(id);
-    if (known !== undefined) known.status = task.status as string;
-    else tasks.set(id, { status: task.status as string, token: undefined, lastProgress: -Infinity, tokenReleased: false });
+  /** Records a URL elicitation awaiting completion; false when a peer-fed table is full. */
+  private addUrlElicitation(id: string, ours: boolean): boolean {
+    if (!boundedAdd(this.urlElicitations, id, this.limits.maxUrlElicitations, ours)) return false;
+    this.urlElicitations.add(id);
+    return true;
   }
 
-  private recordToolTaskSupport(result: JsonObject): void {
-    if (!Array.isArray(result.tools)) return;
+  /** Task support per tool from a tools/list result; a listing from its first page replaces what was known. */
+  private recordToolTaskSupport(request: JsonObject | undefined, result: JsonObject, ours: boolean): Refusal | undefined {
+    if (!Array.isArray(result.tools)) return undefined;
+    if (request?.cursor === undefined) this.toolTaskSupport.clear();
     for (const tool of result.tools) {
       if (!isJsonObject(tool) || typeof tool.name !== "string") continue;
+      if (!boundedAdd(this.toolTaskSupport, tool.name, this.limits.maxToolNames, ours)) return full("tool names", this.limits.maxToolNames, `tool ${describeValue(tool.name)}`);
       const execution = isJsonObject(tool.execution) ? tool.execution : undefined;
       this.toolTaskSupport.set(tool.name, typeof execution?.taskSupport === "string" ? execution.taskSupport : "forbidden");
     }
+    return undefined;
   }
 }
 

@@ -7,7 +7,8 @@
 //         pending buffer (≤ maxLineBytes)                    error item                  error item
 //                │ would exceed maxLineBytes
 //                ▼
-//         one "line-too-long" error item, then skip to the next newline without buffering
+//         skip to the next newline without buffering, scanning the bytes for the line's
+//         top-level id (lib/line-scan.ts); then one "line-too-long" error item with it
 //
 // Invariants:
 // - any split of the same bytes gives the same items: bytes are decoded only as whole
@@ -15,9 +16,21 @@
 // - each byte is scanned once; a line wholly inside one chunk is decoded in place, without
 //   a copy; a line spread over chunks is copied once into a pending buffer whose capacity
 //   never exceeds maxLineBytes, so bytes held stay under the limit plus the current chunk;
-// - a bad line yields one error item and decoding resumes at the next line.
+// - a bad line yields one error item and decoding resumes at the next line;
+// - one UTF-8 byte order mark at the very start of the stream is skipped (others SDKs accept
+//   it, and editors on some systems write it); anywhere else it is kept and fails the line;
+// - a buffer grown for a line spread over chunks is released once that line is done when it
+//   is larger than RETAINED_BYTES, so one big line does not pin memory for the stream's life.
+
+import { LineScanner, type LineFacts } from "./line-scan.js";
 
 export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+/** The client's default: its input carries results, and resources/read of a large blob is common. */
+export const DEFAULT_CLIENT_MAX_LINE_BYTES = 32 * 1024 * 1024;
+/** Largest pending buffer kept between lines. */
+const RETAINED_BYTES = 64 * 1024;
+const BOM = [0xef, 0xbb, 0xbf] as const;
+const EMPTY = new Uint8Array(0);
 
 export type FramingErrorReason = "invalid-utf8" | "invalid-json" | "line-too-long" | "truncated";
 
@@ -33,6 +46,8 @@ export interface FramingError {
   readonly reason: FramingErrorReason;
   readonly line: number;
   readonly detail: string;
+  /** For "line-too-long": the line's size and, when it could be read, its top-level id and whether it was a request. */
+  readonly facts?: LineFacts;
 }
 
 export type DecodedItem = DecodedValue | FramingError;
@@ -69,10 +84,13 @@ export class LineDecoder {
   // ignoreBOM: a BOM is kept (and then fails JSON.parse) wherever it appears, so decoding a
   // whole chunk and decoding line by line can never disagree.
   private readonly utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  private pending: Uint8Array = new Uint8Array(0);
+  private pending: Uint8Array = EMPTY;
   private pendingLength = 0;
-  private skipping = false;
+  /** Set while the rest of an over-long line is skipped; it scans the bytes for the line's id. */
+  private skipping: LineScanner | undefined;
   private lineNumber = 0;
+  /** Bytes of a leading byte order mark matched so far; -1 once the start of the stream is past. */
+  private bomMatched = 0;
 
   constructor(options: LineDecoderOptions = {}) {
     const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -87,10 +105,21 @@ export class LineDecoder {
     return this.pendingLength;
   }
 
+  /** Capacity of the buffer kept for lines spread over chunks. */
+  get retainedBytes(): number {
+    return this.pending.length;
+  }
+
   /** Feeds one chunk; every item it completes is appended to `into`. */
   push(chunk: Uint8Array, into: DecodedItem[]): void {
     let start = 0;
-    if (this.pendingLength > 0 || this.skipping) {
+    if (this.bomMatched >= 0) {
+      start = this.skipBom(chunk);
+      if (start === chunk.length) return;
+      if (start > 0) chunk = chunk.subarray(start);
+      start = 0;
+    }
+    if (this.pendingLength > 0 || this.skipping !== undefined) {
       // Finish the line already begun (or skipped) byte-wise; the rest may take the fast path.
       const first = chunk.indexOf(NEWLINE);
       if (first === -1) {
@@ -121,6 +150,25 @@ export class LineDecoder {
     // lastIndexOf already proved there is no newline after `last`: hold the tail without rescanning it.
     if (last < start) this.hold(chunk, start, chunk.length, into);
     else this.pushBytes(chunk, start, into);
+  }
+
+  /** How many bytes at the start of `chunk` belong to a leading BOM; a partial match that fails is given back as line bytes. */
+  private skipBom(chunk: Uint8Array): number {
+    let i = 0;
+    while (i < chunk.length && this.bomMatched < BOM.length && chunk[i] === BOM[this.bomMatched]) {
+      this.bomMatched++;
+      i++;
+    }
+    if (this.bomMatched === BOM.length) {
+      this.bomMatched = -1;
+      return i;
+    }
+    if (i === chunk.length) return i;
+    // Not a BOM after all: the bytes matched so far are the start of the first line.
+    const given = this.bomMatched;
+    this.bomMatched = -1;
+    if (given > 0) this.append(Uint8Array.from(BOM.slice(0, given)), 0, given);
+    return i;
   }
 
   private emitText(text: string, into: DecodedItem[]): void {
@@ -166,34 +214,45 @@ export class LineDecoder {
   /** The line that ends at `newline` (its bytes from `start`, after anything pending). */
   private endLine(chunk: Uint8Array, start: number, newline: number, into: DecodedItem[]): void {
     this.lineNumber++;
-    if (this.skipping) {
-      this.skipping = false;
+    if (this.skipping !== undefined) {
+      this.skipping.feed(chunk, start, newline);
+      into.push(this.tooLong(this.skipping.finish()));
+      this.skipping = undefined;
     } else if (this.pendingLength === 0) {
       this.emitLine(chunk, start, newline, into);
     } else if (this.pendingLength + (newline - start) > this.maxLineBytes + 1) {
       // +1: a trailing \r belongs to the terminator, not to the line's length.
-      this.pendingLength = 0;
-      into.push(this.tooLong());
+      const scanner = new LineScanner();
+      scanner.feed(this.pending, 0, this.pendingLength);
+      scanner.feed(chunk, start, newline);
+      this.release();
+      into.push(this.tooLong(scanner.finish()));
     } else {
       this.append(chunk, start, newline);
       const line = this.pending;
       const end = this.pendingLength;
       this.pendingLength = 0;
+      if (line.length > RETAINED_BYTES) this.pending = EMPTY;
       this.emitLine(line, 0, end, into);
     }
   }
 
+  private release(): void {
+    this.pendingLength = 0;
+    this.pending = EMPTY;
+  }
+
   /** Ends the stream: a partial line left over is reported, never dropped silently. */
   finish(into: DecodedItem[]): void {
-    if (this.skipping) {
-      this.skipping = false;
+    if (this.skipping !== undefined) {
+      into.push({ ...this.tooLong(this.skipping.finish()), line: this.lineNumber + 1 });
+      this.skipping = undefined;
       return;
     }
     if (this.pendingLength === 0) return;
     const bytes = this.pendingLength;
     const blank = isBlank(this.pending, 0, bytes);
-    this.pendingLength = 0;
-    this.pending = new Uint8Array(0);
+    this.release();
     if (blank) return;
     into.push({
       ok: false,
@@ -203,22 +262,27 @@ export class LineDecoder {
     });
   }
 
-  private tooLong(): FramingError {
+  private tooLong(facts: LineFacts): FramingError {
     return {
       ok: false,
       reason: "line-too-long",
       line: this.lineNumber,
-      detail: `line longer than maxLineBytes (${this.maxLineBytes})`,
+      detail: `line of ${facts.bytes} bytes, longer than maxLineBytes (${this.maxLineBytes})`,
+      facts,
     };
   }
 
-  private hold(chunk: Uint8Array, start: number, end: number, into: DecodedItem[]): void {
-    if (this.skipping) return;
+  private hold(chunk: Uint8Array, start: number, end: number, _into: DecodedItem[]): void {
+    if (this.skipping !== undefined) {
+      this.skipping.feed(chunk, start, end);
+      return;
+    }
     if (this.pendingLength + (end - start) > this.maxLineBytes + 1) {
-      this.pendingLength = 0;
-      this.pending = new Uint8Array(0);
-      this.skipping = true;
-      into.push({ ...this.tooLong(), line: this.lineNumber + 1 });
+      const scanner = new LineScanner();
+      scanner.feed(this.pending, 0, this.pendingLength);
+      scanner.feed(chunk, start, end);
+      this.release();
+      this.skipping = scanner;
       return;
     }
     this.append(chunk, start, end);
@@ -239,7 +303,9 @@ export class LineDecoder {
   private emitLine(bytes: Uint8Array, start: number, end: number, into: DecodedItem[]): void {
     if (end > start && bytes[end - 1] === CR) end--;
     if (end - start > this.maxLineBytes) {
-      into.push(this.tooLong());
+      const scanner = new LineScanner();
+      scanner.feed(bytes, start, end);
+      into.push(this.tooLong(scanner.finish()));
       return;
     }
     if (end === start) return;

@@ -17,7 +17,7 @@ export type {
   RequestId,
   ResultEnvelope,
 } from "./envelope.js";
-export { DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "./framing.js";
+export { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "./framing.js";
 export type { DecodedItem, DecodedValue, FramingError, FramingErrorReason, LineDecoderOptions } from "./framing.js";
 export { Queue } from "./queue.js";
 export { Engine, DEFAULT_LIMITS } from "./engine.js";
@@ -26,6 +26,7 @@ export type {
   CancelledEvent,
   ClosedEvent,
   ConnectionClosedEvent,
+  ResponseTooLargeEvent,
   DiagnosticEvent,
   EngineEvent,
   EngineEventKind,
@@ -57,5 +58,7 @@ export type * from "./types.js";
 export { LOGGING_LEVELS, paramsCheck, resultCheck } from "./params.js";
 export { anyObject, anyOf, anyValue, arrayOf, bool, closedEnum, idLike, int, literal, num, object, range, recordOf, str, tagged, validate } from "./schema.js";
 export type { Check, Issue, Shape } from "./schema.js";
-export { Features, LOGGING_SEVERITY, RELATED_TASK_KEY, metaKeyProblem } from "./features.js";
-export type { Refusal, TaskRecord, TaskStatus } from "./features.js";
+export { DEFAULT_FEATURE_LIMITS, Features, LOGGING_SEVERITY, RELATED_TASK_KEY, logAllowed, metaKeyProblem, severityOf } from "./features.js";
+export type { FeatureLimits, Refusal, TaskRecord, TaskStatus } from "./features.js";
+export { LineScanner } from "./line-scan.js";
+export type { LineFacts } from "./line-scan.js";

@@ -13,7 +13,7 @@
 import { Cap, capabilityMask } from "./capabilities.js";
 import { isJsonObject, type JsonObject } from "./envelope.js";
 import { ErrorCode, describeValue } from "./errors.js";
-import { LOGGING_SEVERITY } from "./features.js";
+import { severityOf } from "./features.js";
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -74,7 +74,7 @@ export function readRequestEnvelope(params: JsonObject | undefined, supported: r
   const info = meta[META_CLIENT_INFO];
   if (info !== undefined && !isImplementation(info)) return missing(`params._meta["${META_CLIENT_INFO}"]`, "an Implementation {name, version}", info);
   const level = meta[META_LOG_LEVEL];
-  if (level !== undefined && (typeof level !== "string" || LOGGING_SEVERITY[level] === undefined)) {
+  if (level !== undefined && severityOf(level) === undefined) {
     return missing(`params._meta["${META_LOG_LEVEL}"]`, "a logging level (debug … emergency)", level);
   }
   // server/discover is answered whatever version it names, so a client can learn ours (issue 7/6 item 3).
@@ -462,10 +462,3 @@ export function httpStatusFor(error: { code: number; data?: unknown }): number {
   }
 }
 
-/** Whether a logging level reaches the threshold a request set (messages at or above it are sent). */
-export function levelReaches(level: string, threshold: string | undefined): boolean {
-  if (threshold === undefined) return false;
-  const a = LOGGING_SEVERITY[level];
-  const b = LOGGING_SEVERITY[threshold];
-  return a !== undefined && b !== undefined && a >= b;
-}

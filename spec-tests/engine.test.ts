@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   Cap,
+  DEFAULT_CLIENT_MAX_LINE_BYTES,
   DEFAULT_LIMITS,
   Engine,
   LocalProtocolError,
@@ -112,7 +113,7 @@ test("constructor: defaults, and options are kept", () => {
   const c = newClient();
   assert.equal(c.role, "client");
   assert.deepEqual(c.versions, SESSION_VERSIONS);
-  assert.deepEqual(c.limits, DEFAULT_LIMITS);
+  assert.deepEqual(c.limits, { ...DEFAULT_LIMITS, maxLineBytes: DEFAULT_CLIENT_MAX_LINE_BYTES }, "a client reads results, so its lines may be longer");
   assert.equal(c.strict, false);
   assert.deepEqual(c.ownCapabilities, CLIENT_CAPS);
   const bare = new Engine({ role: "server", info: SERVER_INFO });
@@ -589,7 +590,7 @@ test("bytes: an unparsable line is -32700 and the stream continues; a too-long l
   assert.deepEqual(out, [
     { jsonrpc: "2.0", id: 1, result: {} },
     { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" } },
-    { jsonrpc: "2.0", error: { code: -32600, message: "Line exceeds maxLineBytes (64)" } },
+    { jsonrpc: "2.0", id: 2, error: { code: -32600, message: "Line exceeds maxLineBytes (64)" } },
     { jsonrpc: "2.0", id: 3, result: {} },
   ]);
   const ev = events(s);

@@ -6,7 +6,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "../lib/index.js";
-import type { DecodedItem, LineDecoderOptions } from "../lib/index.js";
+import type { DecodedItem, FramingError, LineDecoderOptions } from "../lib/index.js";
 
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -411,14 +411,35 @@ describe("LineDecoder: bad lines", () => {
     });
   }
 
-  it("treats a UTF-8 BOM at the start of a line as not JSON, however the line arrives", () => {
-    // A BOM is never stripped, so decoding a whole chunk and decoding line by line agree.
+  it("treats a UTF-8 BOM at the start of a line other than the first as not JSON, however the line arrives", () => {
+    // Only a BOM that opens the stream is stripped, so decoding a whole chunk and decoding line by line agree.
     const buffer = bytes("1\n\uFEFF2\n\uFEFF\r\n3\n");
     const expected = [ok(1, 1), err("invalid-json", 2), err("invalid-json", 3), ok(3, 4)];
     for (let cut = 0; cut <= buffer.length; cut++) {
       assert.deepEqual(summary(decode(splitAt(buffer, [cut])).items), expected, `split at ${cut}`);
     }
-    assert.deepEqual(summary(decode([bytes("\uFEFF{}\n")]).items), [err("invalid-json", 1)]);
+    assert.deepEqual(summary(decode([bytes("{}\n\uFEFF{}\n")]).items), [ok({}, 1), err("invalid-json", 2)]);
+  });
+
+  it("skips one UTF-8 BOM at the very start of the stream, however the stream is split", () => {
+    const buffer = bytes("\uFEFF{\"a\":1}\n\uFEFF2\n3\n");
+    const expected = [ok({ a: 1 }, 1), err("invalid-json", 2), ok(3, 3)];
+    for (let cut = 0; cut <= buffer.length; cut++) {
+      for (const second of [cut, cut + 1, cut + 2]) {
+        assert.deepEqual(summary(decode(splitAt(buffer, [...new Set([cut, Math.min(second, buffer.length)])])).items), expected, `split at ${cut}/${second}`);
+      }
+    }
+    assert.deepEqual(summary(decode([bytes("\uFEFF\uFEFF1\n")]).items), [err("invalid-json", 1)], "a second BOM is kept");
+    assert.deepEqual(summary(decode(chunksOf(bytes("\uFEFF"), 1)).items), [], "a stream of only a BOM has no items");
+  });
+
+  it("gives back the bytes of a partial BOM match as the start of the first line", () => {
+    // 0xEF 0xBB then not 0xBF: not a BOM; the two bytes begin the (invalid UTF-8) first line.
+    for (const chunks of [[[0xef, 0xbb, 0x31, 0x0a, 0x32, 0x0a]], [[0xef], [0xbb], [0x31, 0x0a, 0x32, 0x0a]], [[0xef, 0xbb], [0x31, 0x0a], [0x32, 0x0a]]]) {
+      assert.deepEqual(summary(decode(chunks.map((c) => Uint8Array.from(c))).items), [err("invalid-utf8", 1), ok(2, 2)], JSON.stringify(chunks));
+    }
+    assert.deepEqual(summary(decode([Uint8Array.from([0xef, 0x31, 0x0a])]).items), [err("invalid-utf8", 1)]);
+    assert.deepEqual(summary(decode([Uint8Array.from([0x31, 0x0a])]).items), [ok(1, 1)]);
   });
 
   it("keeps decoding after many bad lines in a row", () => {
@@ -511,7 +532,8 @@ describe("LineDecoder: maxLineBytes", () => {
     const decoder = new LineDecoder({ maxLineBytes: limit });
     const items: DecodedItem[] = [];
     decoder.push(bytes("1\n2\r\n", longLine), items); // over-long tail, no newline yet
-    assert.deepEqual(summary(items), [ok(1, 1), ok(2, 2), err("line-too-long", 3)]);
+    // The error waits for the line's end: the scan of its bytes may still find its id.
+    assert.deepEqual(summary(items), [ok(1, 1), ok(2, 2)]);
     assert.equal(decoder.bufferedBytes, 0);
     decoder.push(bytes("more of it\n3\n"), items);
     assert.deepEqual(summary(items), [ok(1, 1), ok(2, 2), err("line-too-long", 3), ok(3, 4)]);
@@ -527,12 +549,14 @@ describe("LineDecoder: maxLineBytes", () => {
       // 16 MiB without a newline, in 4 KiB chunks, then with an odd-sized piece.
       decoder.push(i % 2 === 0 ? filler : filler.subarray(0, 1001), items);
       maxBuffered = Math.max(maxBuffered, decoder.bufferedBytes);
-      assert.equal(items.length, 2, "exactly one error, raised as soon as the limit is passed");
+      assert.equal(items.length, 1, "no error before the line ends (its id may come last)");
     }
     assert.ok(maxBuffered <= 1024 + 1, `buffered ${maxBuffered}`);
     assert.equal(decoder.bufferedBytes, 0);
     decoder.push(bytes('aaa\n{"next":2}\n'), items);
     assert.deepEqual(summary(items), [ok({ first: 1 }, 1), err("line-too-long", 2), ok({ next: 2 }, 3)]);
+    const error = items[1] as FramingError;
+    assert.equal(error.facts?.bytes, 2048 * 4096 + 2048 * 1001 + 3, "the size of the whole line is counted");
   });
 
   it("skips an over-long line fed one byte at a time, buffering at most maxLineBytes + 1", () => {
