@@ -14,7 +14,7 @@ import { answers, hostCommand, perform, type Command } from "./host.js";
 import { Lane, eventKey, type Delivery, type Drained } from "./lanes.js";
 import { footprint } from "./memory.js";
 import { clone } from "./mutate.js";
-import { Oracle, OracleFailure, fail, owedFor, NULL_KEY, idKey, type Failure } from "./oracle.js";
+import { Oracle, OracleFailure, fail, owedFor, owedForLongLine, NULL_KEY, idKey, type Failure } from "./oracle.js";
 import { flood, peerInput } from "./peer.js";
 import { Rng } from "./prng.js";
 import { ALL_VERSIONS, World } from "./world.js";
@@ -163,10 +163,15 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
         }
       } else if (d.kind === "bad-line" && !ctx.closed && !ctx.silent) {
         oracle.owe([NULL_KEY]);
+      } else if (d.kind === "long-line" && !ctx.closed && !ctx.silent) {
+        const owed = owedForLongLine(d.value);
+        if (owed === undefined) oracle.wildcard = 1;
+        else oracle.owe(owed);
       }
     },
     after(_d: Delivery, out: Drained): void {
       observe(out);
+      oracle.wildcard = 0;
     },
   };
 
@@ -340,7 +345,6 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
       });
       sameDrained(outs[0] as Drained, outs[1] as Drained, "eof", "value vs bytes");
       sameDrained(outs[0] as Drained, outs[2] as Drained, "eof", "value vs chunks");
-      observe(outs[0] as Drained);
       if (!valueLane.engine.isClosed) fail("not-closed-after-eof", "the engine is open after receiveEof");
     } else if (end < 9) {
       command({ op: "close", args: [] });

@@ -26,7 +26,7 @@ export interface Drained {
 export interface Delivery {
   /** A parsed message, or undefined for a line handed over as bytes. */
   readonly value: unknown;
-  readonly kind: "value" | "bad-line" | "partial";
+  readonly kind: "value" | "bad-line" | "long-line" | "partial";
 }
 
 const CR = 0x0d;
@@ -42,8 +42,8 @@ export class Lane {
   engine: Engine<Role>;
   inputCalls = 0;
   private pending: Uint8Array = new Uint8Array(0);
-  /** The engine's decoder is skipping an over-long line (value lane). */
-  private skipping = false;
+  /** The stream has not begun yet: a leading BOM is dropped, as the decoder does (value lane). */
+  private atStart = true;
   private scratch = new Uint8Array(256);
 
   constructor(
@@ -51,11 +51,20 @@ export class Lane {
     readonly options: EngineOptions<Role>,
   ) {
     this.engine = new Engine(options);
+    this.prime();
+  }
+
+  /**
+   * The value lane strips a stream-start BOM itself and hands the decoder only bad lines; a
+   * blank line first tells the decoder its stream has begun, so it strips no BOM later.
+   */
+  private prime(): void {
+    if (this.mode === "value") this.engine.receiveBytes(new Uint8Array([NL]));
   }
 
   /** Bytes of an unfinished line held by this lane's splitter (value lane) — equal to the engine's in the others. */
   get partialBytes(): number {
-    return this.pending.length + (this.skipping ? 1 : 0);
+    return this.pending.length;
   }
 
   drain(into: { messages: string[]; events: EngineEvent[] }): void {
@@ -96,23 +105,6 @@ export class Lane {
       return out;
     }
     // value lane: split lines as the transport would, parse each whole line.
-    if (this.skipping) {
-      // The rest of an over-long line, up to its newline, goes to the decoder that is skipping it.
-      const nl = bytes.indexOf(NL);
-      const rest = nl === -1 ? bytes : bytes.subarray(0, nl + 1);
-      const d: Delivery = { value: undefined, kind: "partial" };
-      hooks?.before(d);
-      const part: Drained = { messages: [], events: [] };
-      this.inputCalls++;
-      e.receiveBytes(rest.slice(), now);
-      this.drain(part);
-      hooks?.after(d, part);
-      out.messages.push(...part.messages);
-      out.events.push(...part.events);
-      if (nl === -1) return out;
-      this.skipping = false;
-      bytes = bytes.subarray(nl + 1);
-    }
     let data = bytes;
     if (this.pending.length > 0) {
       data = new Uint8Array(this.pending.length + bytes.length);
@@ -120,24 +112,37 @@ export class Lane {
       data.set(bytes, this.pending.length);
     }
     let start = 0;
+    if (this.atStart) {
+      // The decoder drops a UTF-8 BOM at the very start of the stream (and only there).
+      const bom = [0xef, 0xbb, 0xbf];
+      let matched = 0;
+      while (matched < 3 && matched < data.length && data[matched] === bom[matched]) matched++;
+      if (matched === 3) {
+        start = 3;
+        this.atStart = false;
+      } else if (matched < data.length) {
+        this.atStart = false;
+      }
+    }
     for (let nl = data.indexOf(NL, start); nl !== -1; nl = data.indexOf(NL, start)) {
       const raw = data.subarray(start, nl + 1);
       let end = nl;
       if (end > start && data[end - 1] === CR) end--;
       const line = data.subarray(start, end);
       start = nl + 1;
-      if (line.length === 0 || isBlank(line)) continue;
+      // Blank lines are skipped — unless over the limit: the decoder measures a line before reading it.
+      if (line.length === 0 || (isBlank(line) && line.length <= e.limits.maxLineBytes)) continue;
       let value: unknown;
       let parsed = false;
-      if (line.length <= e.limits.maxLineBytes) {
-        try {
-          value = JSON.parse(utf8.decode(line));
-          parsed = true;
-        } catch {
-          parsed = false;
-        }
+      try {
+        value = JSON.parse(utf8.decode(line));
+        parsed = true;
+      } catch {
+        parsed = false;
       }
-      const delivery: Delivery = parsed ? { value, kind: "value" } : { value: undefined, kind: "bad-line" };
+      const long = line.length > e.limits.maxLineBytes;
+      const delivery: Delivery = long ? { value: parsed ? value : undefined, kind: "long-line" } : parsed ? { value, kind: "value" } : { value: undefined, kind: "bad-line" };
+      if (long) parsed = false;
       hooks?.before(delivery);
       const part: Drained = { messages: [], events: [] };
       this.inputCalls++;
@@ -149,38 +154,23 @@ export class Lane {
       out.events.push(...part.events);
     }
     this.pending = data.slice(start);
-    if (this.pending.length > e.limits.maxLineBytes + 1) {
-      // The decoder reports an over-long line as soon as it cannot fit, not at its newline,
-      // then skips to the next newline: hand it over now, and the rest of it later.
-      this.skipping = true;
-      const d: Delivery = { value: undefined, kind: "bad-line" };
-      hooks?.before(d);
-      const part: Drained = { messages: [], events: [] };
-      this.inputCalls++;
-      e.receiveBytes(this.pending, now);
-      this.pending = new Uint8Array(0);
-      this.drain(part);
-      hooks?.after(d, part);
-      out.messages.push(...part.messages);
-      out.events.push(...part.events);
-    }
     return out;
   }
 
   eof(hooks?: { before(d: Delivery): void; after(d: Delivery, out: Drained): void }): Drained {
     const out: Drained = { messages: [], events: [] };
+    const d: Delivery = { value: undefined, kind: this.pending.length > this.engine.limits.maxLineBytes + 1 ? "long-line" : "partial" };
+    if (this.mode === "value") hooks?.before(d);
     if (this.mode === "value" && this.pending.length > 0) {
       // The unfinished line goes to the engine as bytes so it reports it as the decoder would.
-      const d: Delivery = { value: undefined, kind: "partial" };
-      hooks?.before(d);
       this.inputCalls++;
       this.engine.receiveBytes(this.pending, undefined);
       this.pending = new Uint8Array(0);
-      hooks?.after(d, { messages: [], events: [] });
     }
     this.inputCalls++;
     this.engine.receiveEof();
     this.drain(out);
+    if (this.mode === "value") hooks?.after(d, out);
     return out;
   }
 
@@ -209,6 +199,8 @@ export class Lane {
   /** Replaces the engine with one restored from a snapshot (the caller checked it is quiescent). */
   swap(engine: Engine<Role>): void {
     this.engine = engine;
+    this.atStart = true;
+    this.prime();
   }
 }
 
