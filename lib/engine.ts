@@ -1401,7 +1401,13 @@ export class Engine<R extends Role = Role> {
     this.violation(refusal.rule, refusal.expected, refusal.got, refusal.code, id, method);
   }
 
+  /** g.9: a 2026-07-28 client never writes responses, not even errors for malformed input (a violation still reports it). */
+  private get writesResponses(): boolean {
+    return this.role !== "client" || this.eraState !== "modern";
+  }
+
   private replyError(id: RequestId | null, code: number, message: string, group: BatchGroup | undefined, data: unknown): void {
+    if (!this.writesResponses) return;
     const error: ErrorObject = data === undefined ? { code, message } : { code, message, data };
     let msg: JsonRpcErrorResponse;
     if (id !== null) msg = { jsonrpc: "2.0", id, error };
@@ -1432,7 +1438,7 @@ export class Engine<R extends Role = Role> {
   }
 
   private violation(rule: string, expected: string, got: string, code: number | undefined, id: RequestId | undefined, method: string | undefined): void {
-    this.events.push({ kind: "violation", rule, expected, got, code, id, method });
+    this.events.push({ kind: "violation", rule, expected, got, code: this.writesResponses ? code : undefined, id, method });
   }
 
   private shutdown(reason: ClosedEvent["reason"], rule: string | undefined, detail: string): void {
