@@ -29,6 +29,8 @@ export interface EpisodeOptions {
 export interface EpisodeResult {
   readonly seed: number;
   readonly inputCalls: number;
+  /** Input calls per lane: value, bytes, chunks. */
+  readonly laneCalls: readonly number[];
   readonly steps: number;
   readonly config: string;
   readonly failure: (Failure & { step: number; trace: string[] }) | undefined;
@@ -355,7 +357,7 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
     else failure = { kind: "fuzzer-error", detail: errorText(error), step, trace };
   }
   const inputCalls = lanes.reduce((n, lane) => n + lane.inputCalls, 0);
-  return { seed, inputCalls, steps: step, config, failure };
+  return { seed, inputCalls, laneCalls: lanes.map((lane) => lane.inputCalls), steps: step, config, failure };
 }
 
 export type { EngineEvent };

@@ -32,11 +32,18 @@ console.log(`fuzz: ${episodes} episodes from seed ${seed} (steps ≤ ${maxSteps}
 
 const started = Date.now();
 let inputCalls = 0;
+const laneCalls: number[] = [];
 let heapStart = 0;
+// Informational only (no timed assertions): a superlinear path shows up as one very slow episode.
+let slowest = { ms: 0, seed: 0, calls: 0 };
 const failures = new Map<string, { count: number; first: EpisodeResult }>();
 for (let i = 0; i < episodes; i++) {
+  const t0 = Date.now();
   const result = runEpisode((seed + i) >>> 0, { maxSteps, floodChance });
+  const ms = Date.now() - t0;
+  if (ms > slowest.ms) slowest = { ms, seed: result.seed, calls: result.inputCalls };
   inputCalls += result.inputCalls;
+  result.laneCalls.forEach((n, lane) => (laneCalls[lane] = (laneCalls[lane] ?? 0) + n));
   if (i === Math.min(99, episodes - 1)) heapStart = heapMiB();
   if (result.failure !== undefined) {
     const known = failures.get(result.failure.kind);
@@ -49,8 +56,9 @@ for (let i = 0; i < episodes; i++) {
   if ((i + 1) % 1000 === 0) console.log(`  ${i + 1} episodes, ${inputCalls} input calls, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 const heapEnd = heapMiB();
-console.log(`\nfuzz: seed ${seed}, ${episodes} episodes, ${inputCalls} input calls, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`\nfuzz: seed ${seed}, ${episodes} episodes, ${inputCalls} input calls (value lane ${laneCalls[0]}, bytes lane ${laneCalls[1]}, chunks lane ${laneCalls[2]}), ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`heap after GC: ${heapStart.toFixed(1)} MiB after 100 episodes, ${heapEnd.toFixed(1)} MiB at the end${gc === undefined ? " (run with --expose-gc for exact figures)" : ""}`);
+console.log(`slowest episode: seed ${slowest.seed}, ${slowest.ms} ms for ${slowest.calls} input calls`);
 if (failures.size === 0) console.log("oracle failures: 0");
 for (const [kind, count] of ignoredCounts) console.log(`  ignored (--ignore) ${kind}: ${count}`);
 for (const [kind, { count, first }] of failures) console.log(`  ${kind}: ${count} (first seed ${first.seed})`);
