@@ -30,7 +30,8 @@
 
 import { randomUUID } from "node:crypto";
 import { LegacySseEndpoint, type LegacySseOptions } from "./http-legacy.js";
-import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
+import { createServer, type Server as NodeHttpServer } from "node:http";
+import type { NodeIncomingMessage as IncomingMessage, NodeServerResponse as ServerResponse } from "./node-shapes.js";
 import { performance } from "node:perf_hooks";
 import type { EngineSnapshot, Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type JsonRpcMessage, type RequestId } from "../envelope.js";

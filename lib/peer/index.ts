@@ -7,7 +7,7 @@ export type { CallOptions, ClientOptions, ConnectResult, ProgressInfo, ServerReq
 export { Driver } from "./driver.js";
 export type { PeerHost } from "./driver.js";
 export { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, PeerError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
-export { checkSchema, validateJsonSchema } from "./json-schema.js";
+export { checkSchema, validateJsonSchema, type JsonSchemaError, type JsonSchemaOptions, type JsonSchemaResult } from "./json-schema.js";
 export { Server, ServerSession } from "./server.js";
 export type {
   Completer,
