@@ -18,7 +18,3 @@ declare module "node:url" {
   export function pathToFileURL(path: string): URL;
 }
 
-interface NodeWritable {
-  /** True when the stream is a terminal. */
-  readonly isTTY?: boolean;
-}

@@ -30,6 +30,8 @@ export interface NodeReadable {
 
 /** A writable byte stream (a response, a child's stdin). */
 export interface NodeWritable {
+  /** True when the stream is a terminal (process.stdout/stderr). */
+  readonly isTTY?: boolean;
   write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): boolean;
   end(callback?: () => void): void;
   end(chunk: Uint8Array | string, callback?: () => void): void;

@@ -41,7 +41,7 @@ import type {
   Tool,
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { ConnectionClosedError, ResponseTooLargeError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
@@ -595,6 +595,9 @@ export class Client {
       }
       case "connection-closed":
         this.settle(event.id)?.reject(new ConnectionClosedError(event.method));
+        return;
+      case "response-too-large":
+        this.settle(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
         return;
       case "request-ended":
         // A server ending a listen stream (stdio) ends it as cleanly as its final result would (g.5).

@@ -52,6 +52,17 @@ export class ConnectionClosedError extends PeerError {
   }
 }
 
+/** The answer came on a line over the engine's maxLineBytes: it was skipped unread (raise limits.maxLineBytes to accept it). */
+export class ResponseTooLargeError extends PeerError {
+  readonly bytes: number;
+  readonly limit: number;
+  constructor(method: string, bytes: number, limit: number) {
+    super(`[limit] ${method}: the answer is ${bytes} bytes, over maxLineBytes (${limit}); raise limits.maxLineBytes to accept it`);
+    this.bytes = bytes;
+    this.limit = limit;
+  }
+}
+
 /** The peer's result did not match the method's schema. */
 export class InvalidResultError extends PeerError {
   readonly path: string;

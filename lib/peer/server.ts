@@ -49,7 +49,7 @@ import type { CallOptions } from "./client.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import { isJsonObject } from "../envelope.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { ConnectionClosedError, ResponseTooLargeError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
@@ -481,6 +481,9 @@ export class ServerSession {
         return;
       case "connection-closed":
         this.settleOutgoing(event.id)?.reject(new ConnectionClosedError(event.method));
+        return;
+      case "response-too-large":
+        this.settleOutgoing(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
         return;
       case "closed":
         this.handlers.closeAll("connection closed");
