@@ -57,7 +57,7 @@ for (let i = 0; i < episodes; i++) {
 }
 const heapEnd = heapMiB();
 console.log(`\nfuzz: seed ${seed}, ${episodes} episodes, ${inputCalls} input calls (value lane ${laneCalls[0]}, bytes lane ${laneCalls[1]}, chunks lane ${laneCalls[2]}), ${((Date.now() - started) / 1000).toFixed(1)} s`);
-console.log(`heap after GC: ${heapStart.toFixed(1)} MiB after 100 episodes, ${heapEnd.toFixed(1)} MiB at the end${gc === undefined ? " (run with --expose-gc for exact figures)" : ""}`);
+console.log(`heap after GC: ${heapStart.toFixed(1)} MiB after ${Math.min(100, episodes)} episodes, ${heapEnd.toFixed(1)} MiB at the end${gc === undefined ? " (run with --expose-gc for exact figures)" : ""}`);
 console.log(`slowest episode: seed ${slowest.seed}, ${slowest.ms} ms for ${slowest.calls} input calls`);
 if (failures.size === 0) console.log("oracle failures: 0");
 for (const [kind, count] of ignoredCounts) console.log(`  ignored (--ignore) ${kind}: ${count}`);
