@@ -1,95 +1,116 @@
-// Reading (or refusing to read) a request body on the Streamable HTTP host, and the JSON
-// answers its refusals travel in. Split out of http-server.ts.
+// A node:http request as the portable endpoint reads it (HttpIncoming) and a node:http
+// response as it writes to it (HttpReply). Carries bytes only: what to answer is the
+// endpoint's (lib/http-handler/), what to do with a body left unread is lib/http/rules.ts's.
 //
-// Invariants: a body is read only up to `limit` bytes; beyond it (declared or counted) the
-// answer is 413 and the connection is closed unread (closeAfterAnswer); a body the host
-// does not want is drained only when declared within the limit.
+// Invariants: a body is read only up to the limit; beyond it (declared or counted) reading
+// stops and the connection is closed after the answer, unread (closeAfterAnswer); a body the
+// endpoint does not want is drained only when declared within the limit; a body a parser in
+// front already consumed (Express's req.body) is taken as it is, never read again.
 
 import type { NodeIncomingMessage as IncomingMessage, NodeServerResponse as ServerResponse } from "./node-shapes.js";
-import type { JsonObject, RequestId } from "../envelope.js";
-import { ErrorCode } from "../errors.js";
-import { unreadBodyDisposal } from "./http-rules.js";
-import { byteLength, closeAfterAnswer, header, jsonRpcError } from "./http-wire.js";
+import type { BodyRead, HttpIncoming, HttpReply } from "../http-handler/channel.js";
+import { decodeBody } from "../http-handler/fetch.js";
+import { unreadBodyDisposal } from "../http/rules.js";
+import { closeAfterAnswer, header } from "./http-wire.js";
 
-/** A JSON-RPC error without id, with an HTTP status. */
-export function fail(res: ServerResponse, status: number, code: number, message: string): void {
-  const body = jsonRpcError(code, message);
-  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
-  res.end(body);
+/** What Express and Connect add to a request: the mount path and a parsed body. */
+interface FrameworkRequest {
+  readonly baseUrl?: unknown;
+  readonly body?: unknown;
+  readonly readableEnded?: boolean;
 }
 
-export function answerError(res: ServerResponse, status: number, id: RequestId | undefined, code: number, message: string, data: unknown): void {
-  const error: JsonObject = data === undefined ? { code, message } : { code, message, data: data as JsonObject };
-  answerJson(res, status, id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error });
+export function nodeIncoming(req: IncomingMessage, res: ServerResponse, limit: number): HttpIncoming {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const framework = req as IncomingMessage & FrameworkRequest;
+  const base = typeof framework.baseUrl === "string" ? framework.baseUrl : "";
+  let touched = false;
+  const skip = (): void => {
+    if (touched) return;
+    touched = true;
+    const disposal = unreadBodyDisposal(header(req, "content-length"), header(req, "transfer-encoding"), limit);
+    if (disposal === "close" && !framework.readableEnded) closeAfterAnswer(req, res);
+    else req.resume();
+  };
+  return {
+    method: req.method ?? "GET",
+    path: q < 0 ? url : url.slice(0, q),
+    query: q < 0 ? "" : url.slice(q + 1),
+    mounted: base !== "",
+    base,
+    header: (name) => header(req, name),
+    skipBody: skip,
+    readBody: (max) => {
+      touched = true;
+      // A body parser in front consumed the stream: what it made of the body is the body.
+      if (framework.readableEnded === true && framework.body !== undefined) return Promise.resolve(parsedBody(framework.body));
+      return readBody(req, res, max);
+    },
+  };
 }
 
-export function answerJson(res: ServerResponse, status: number, message: JsonObject): void {
-  const body = JSON.stringify(message);
-  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
-  res.end(body);
+function parsedBody(body: unknown): BodyRead {
+  if (typeof body === "string") return { kind: "text", text: body };
+  if (body instanceof Uint8Array) return decodeBody([body], body.length);
+  return { kind: "parsed", value: body };
 }
 
-/** A body the host will not read: drained when declared within the limit (the connection stays usable), else left unread and the connection closed after the answer. */
-export function ignoreBody(req: IncomingMessage, res: ServerResponse, limit: number): void {
-  const disposal = unreadBodyDisposal(header(req, "content-length"), header(req, "transfer-encoding"), limit);
-  if (disposal === "close") closeAfterAnswer(req, res);
-  else req.resume();
-}
-
-export async function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string | undefined> {
-  const declared = Number(header(req, "content-length") ?? "0");
-  if (declared > limit) {
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<BodyRead> {
+  if (Number(header(req, "content-length") ?? "0") > limit) {
     // Defect 10.5: never read what will be refused; answer and close.
     closeAfterAnswer(req, res);
-    fail(res, 413, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
-    return undefined;
+    return Promise.resolve({ kind: "too-large" });
   }
-  return new Promise<string | undefined>((resolve) => {
+  return new Promise<BodyRead>((resolve) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
-    let refused = false;
+    let done = false;
     req.on("data", (chunk) => {
-      if (refused) return;
+      if (done) return;
       size += chunk.length;
       if (size > limit) {
-        refused = true;
+        done = true;
         chunks.length = 0;
         // Defect 10.5: stop reading (a chunked body may never end) and close once the 413 is out.
         closeAfterAnswer(req, res);
-        fail(res, 413, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
-        resolve(undefined);
+        resolve({ kind: "too-large" });
         return;
       }
       chunks.push(chunk);
     });
     req.on("end", () => {
-      if (refused) return;
-      const all = new Uint8Array(size);
-      let offset = 0;
-      for (const c of chunks) {
-        all.set(c, offset);
-        offset += c.length;
-      }
-      try {
-        resolve(new TextDecoder("utf-8", { fatal: true }).decode(all));
-      } catch {
-        fail(res, 400, ErrorCode.ParseError, "Body is not UTF-8");
-        resolve(undefined);
-      }
+      if (done) return;
+      done = true;
+      resolve(decodeBody(chunks, size));
     });
-    req.on("error", () => resolve(undefined));
+    req.on("error", () => {
+      if (!done) resolve({ kind: "aborted" });
+      done = true;
+    });
   });
 }
 
-/** The body parsed as JSON; undefined when it was refused (the answer is written). */
-export async function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<{ value: unknown } | undefined> {
-  const text = await readBody(req, res, limit);
-  if (text === undefined) return undefined;
-  try {
-    return { value: JSON.parse(text) as unknown };
-  } catch {
-    fail(res, 400, ErrorCode.ParseError, "Parse error");
-    return undefined;
-  }
+/** A node:http response as the endpoint's reply. */
+export function nodeReply(res: ServerResponse): HttpReply {
+  return {
+    get headSent() {
+      return res.headersSent;
+    },
+    setHeader: (name, value) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    },
+    head: (status, headers) => {
+      if (!res.headersSent) res.writeHead(status, headers);
+    },
+    flush: () => res.flushHeaders(),
+    write: (text) => {
+      res.write(text);
+    },
+    end: (text) => {
+      if (text === undefined) res.end();
+      else res.end(text);
+    },
+    onClose: (listener) => res.on("close", listener),
+  };
 }
-

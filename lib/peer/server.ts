@@ -76,6 +76,10 @@ export interface HandlerContext {
   /** Aborted when the client cancels the request or the session closes. */
   readonly signal: AbortSignalLike;
   readonly session: ServerSession;
+  /** What the HTTP endpoint's authenticate hook said about who is asking (opaque here); undefined without one, or over stdio. */
+  readonly auth: unknown;
+  /** Over HTTP: the request that carried this one (its headers, the session id); undefined over stdio. */
+  readonly http: TransportRequestInfo | undefined;
   /** Reports progress when the client asked for it (a no-op otherwise, and after the answer). */
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message (dropped by the engine below the level the client set). */
@@ -102,6 +106,16 @@ export interface HandlerContext {
    * there are no input_required results, it throws an Error saying so.
    */
   inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never;
+}
+
+/** What an HTTP endpoint tells handlers about the HTTP request that carried theirs. */
+export interface TransportRequestInfo {
+  /** A header of the HTTP request (case-insensitive name), or undefined. */
+  header(name: string): string | undefined;
+  /** The Mcp-Session-Id (session era), or undefined. */
+  readonly sessionId: string | undefined;
+  /** What authenticate returned, if anything. */
+  readonly auth: unknown;
 }
 
 /** One request of an input_required result (2026-07-28): what the client is asked to do before retrying. */
@@ -370,9 +384,19 @@ export class ServerSession {
     this.driver.receiveBytes(chunk);
   }
 
-  receiveMessage(value: unknown): void {
-    this.driver.receiveMessage(value);
+  /** Feeds one message (or batch); `transport`: the HTTP request that carried it, for the contexts of the requests it starts. */
+  receiveMessage(value: unknown, transport?: TransportRequestInfo): void {
+    const before = this.transport;
+    this.transport = transport;
+    try {
+      this.driver.receiveMessage(value);
+    } finally {
+      this.transport = before;
+    }
   }
+
+  /** The HTTP request being fed (receiveMessage), read when a handler is started. */
+  private transport: TransportRequestInfo | undefined;
 
   receiveEof(): void {
     this.driver.receiveEof();
@@ -581,11 +605,12 @@ export class ServerSession {
       this.engine.respondError(id, refused.code, refused.message);
       return;
     }
+    const transport = this.transport;
     this.handlers.run(
       this.engine,
       this.driver,
       id,
-      (signal) => work(this.context(id, signal, params, modern, answers)),
+      (signal) => work(this.context(id, signal, params, modern, answers, transport)),
       (error) => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : respondWithError(this.engine, id, error, this.maxJsonDepth)),
     );
   }
@@ -610,7 +635,7 @@ export class ServerSession {
     }
   }
 
-  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, answers: JsonObject | undefined): HandlerContext {
+  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, answers: JsonObject | undefined, transport: TransportRequestInfo | undefined): HandlerContext {
     // 2026-07-28: the answer to an input request comes back in the retry's inputResponses, keyed by call order;
     // a client sends only the keys of the last round, so the answers of earlier rounds travel in our requestState.
     let calls = 0;
@@ -631,6 +656,8 @@ export class ServerSession {
       inputResponses: modern !== undefined && isJsonObject(params.inputResponses) ? params.inputResponses : undefined,
       signal,
       session: this,
+      auth: transport?.auth,
+      http: transport,
       progress: (progress, total, message) => {
         try {
           this.engine.sendProgress(id, progress, total, message);

@@ -1,23 +1,25 @@
-// One 2026-07-28 request on the Streamable HTTP host (DIGEST.md g.8): a ServerSession of its
-// own that lives exactly as long as its POST. Split out of http-server.ts.
+// One 2026-07-28 request on the Streamable HTTP endpoint (DIGEST.md g.8): a ServerSession of
+// its own that lives exactly as long as its POST. Portable: the reply is an HttpReply, the
+// timers (the session's, the keep-alives) come from the endpoint's host.
 //
 // Invariants: every message of the exchange goes to its POST's response; closing that
 // response before the answer IS cancellation (the handler is aborted, nothing more is sent);
 // a JSON error answer travels with the status httpStatusFor gives; SSE streams carry no ids.
 
-import type { NodeServerResponse as ServerResponse } from "./node-shapes.js";
-import { performance } from "node:perf_hooks";
 import { isJsonObject, type JsonObject, type JsonRpcMessage, type RequestId } from "../envelope.js";
-import { ErrorCode } from "../errors.js";
-import { httpStatusFor } from "../modern.js";
+import { httpStatusFor } from "../http/headers.js";
+import { MODERN_SSE_HEADERS, SSE_KEEP_ALIVE, sseMessage } from "../http/sse.js";
+import { HttpStatus } from "../http/status.js";
 import type { PeerHost } from "../peer/driver.js";
+import type { HttpTimers } from "../peer/http-client.js";
 import type { ServerSession } from "../peer/server.js";
-import { byteLength, jsonRpcError } from "./http-wire.js";
+import { answerJson, refuse, type HttpReply } from "./channel.js";
 
-/** What an exchange needs of its host (HttpHost). */
+/** What an exchange needs of its endpoint. */
 export interface ExchangeHost {
   readonly options: { readonly responseMode: "auto" | "sse"; readonly keepAliveMs: number };
   readonly exchanges: Set<ModernExchange>;
+  readonly timers: HttpTimers;
 }
 
 /**
@@ -30,27 +32,28 @@ export class ModernExchange {
   session!: ServerSession;
   /** "pending": nothing written yet (the answer may still go as JSON). */
   mode: "pending" | "sse" | "done" = "pending";
-  private timer: NodeTimer | undefined;
-  private keepAlive: NodeTimer | undefined;
+  private timer: unknown;
+  private keepAlive: unknown;
 
   constructor(
     readonly http: ExchangeHost,
-    readonly res: ServerResponse,
+    readonly res: HttpReply,
     readonly id: RequestId,
   ) {
-    res.on("close", () => {
+    res.onClose(() => {
       // g.8 / X-09 reversed: in 2026-07-28 a client that closes the stream before the answer cancels the request.
       if (this.mode !== "done") this.cancel();
     });
   }
 
   get host(): PeerHost {
+    const timers = this.http.timers;
     return {
       send: (outbound) => this.deliver(outbound.message),
-      now: () => performance.now(),
+      now: () => timers.now(),
       armTimer: (at) => {
-        if (this.timer !== undefined) clearTimeout(this.timer);
-        this.timer = at === undefined ? undefined : setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - performance.now())));
+        if (this.timer !== undefined) timers.clearTimeout(this.timer);
+        this.timer = at === undefined ? undefined : timers.setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - timers.now())));
       },
     };
   }
@@ -61,17 +64,15 @@ export class ModernExchange {
     // One request per session: any response is its answer.
     const settles = !Array.isArray(message) && m.method === undefined;
     const error = settles && isJsonObject(m.error) && typeof m.error.code === "number" ? { code: m.error.code, data: m.error.data } : undefined;
-    const status = error === undefined ? 200 : httpStatusFor(error);
+    const status = error === undefined ? HttpStatus.ok : httpStatusFor(error);
     // An error with its own HTTP status (400, 404) goes as JSON even in "sse" mode, while nothing is written yet.
-    if (this.mode === "pending" && settles && (this.http.options.responseMode === "auto" || status !== 200)) {
-      const body = JSON.stringify(message);
-      this.res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
-      this.res.end(body);
+    if (this.mode === "pending" && settles && (this.http.options.responseMode === "auto" || status !== HttpStatus.ok)) {
+      answerJson(this.res, status, m);
       this.end();
       return;
     }
     if (this.mode === "pending") this.startSse();
-    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.res.write(sseMessage(message));
     if (settles) {
       this.res.end();
       this.end();
@@ -80,15 +81,17 @@ export class ModernExchange {
 
   startSse(): void {
     this.mode = "sse";
-    this.res.writeHead(200, MODERN_SSE_HEADERS);
+    this.res.head(HttpStatus.ok, MODERN_SSE_HEADERS);
     // No priming event and no event ids: 2026-07-28 streams are not resumable. Send the headers now.
-    this.res.flushHeaders();
+    this.res.flush();
     const every = this.http.options.keepAliveMs;
     if (every > 0) {
-      this.keepAlive = setInterval(() => {
-        if (this.mode === "sse") this.res.write(": keep-alive\n\n");
-      }, every);
-      this.keepAlive.unref();
+      const beat = (): void => {
+        if (this.mode !== "sse") return;
+        this.res.write(SSE_KEEP_ALIVE);
+        this.keepAlive = this.http.timers.setTimeout(beat, every);
+      };
+      this.keepAlive = this.http.timers.setTimeout(beat, every);
     }
   }
 
@@ -110,11 +113,8 @@ export class ModernExchange {
     }
     // A listen stream has just ended with its result; anything else is cut off.
     if (!this.open) return;
-    if (this.mode === "pending") {
-      const body = jsonRpcError(ErrorCode.InternalError, "The server is shutting down");
-      this.res.writeHead(503, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
-      this.res.end(body);
-    } else this.res.end();
+    if (this.mode === "pending") refuse(this.res, "shuttingDown", "The server is shutting down");
+    else this.res.end();
     this.end();
   }
 
@@ -125,12 +125,10 @@ export class ModernExchange {
   private end(): void {
     this.mode = "done";
     this.http.exchanges.delete(this);
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
+    if (this.timer !== undefined) this.http.timers.clearTimeout(this.timer);
+    if (this.keepAlive !== undefined) this.http.timers.clearTimeout(this.keepAlive);
     this.timer = undefined;
     this.keepAlive = undefined;
     if (!this.session.engine.isClosed) this.session.close();
   }
 }
-
-const MODERN_SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive", "X-Accel-Buffering": "no" };

@@ -1,5 +1,6 @@
 // The deprecated HTTP+SSE transport of 2024-11-05 (DIGEST.md e.3), offered beside the
-// Streamable HTTP endpoint when asked to (HttpServerOptions.legacySse): a GET on the SSE
+// Streamable HTTP endpoint when asked to (HttpServerOptions.legacySse). Portable (HttpReply,
+// injected timers and ids). A GET on the SSE
 // path opens a session whose first event, `endpoint`, names the URI to POST messages to;
 // every server message then travels as a `message` event on that stream.
 //
@@ -8,11 +9,12 @@
 // and 404 for an unknown or ended session; Host/Origin checks and the body limit are those
 // of the Streamable HTTP host (it dispatches here after checking them).
 
-import { randomUUID } from "node:crypto";
-import type { NodeServerResponse as ServerResponse } from "./node-shapes.js";
-import { performance } from "node:perf_hooks";
+import { SSE_HEADERS, sseEndpoint, sseMessage } from "../http/sse.js";
+import { HttpStatus } from "../http/status.js";
 import type { PeerHost } from "../peer/driver.js";
+import type { HttpTimers } from "../peer/http-client.js";
 import type { Server, ServerSession } from "../peer/server.js";
+import type { HttpReply } from "./channel.js";
 
 export interface LegacySseOptions {
   /** Where clients open the SSE stream. Default "/sse". */
@@ -29,6 +31,8 @@ export class LegacySseEndpoint {
   constructor(
     private readonly server: Server,
     options: LegacySseOptions,
+    private readonly timers: HttpTimers,
+    private readonly newId: () => string,
   ) {
     this.ssePath = options.ssePath ?? "/sse";
     this.messagePath = options.messagePath ?? "/messages";
@@ -39,39 +43,44 @@ export class LegacySseEndpoint {
     return path === this.ssePath || path === this.messagePath;
   }
 
-  /** Opens a session on a GET of the SSE path. */
-  open(res: ServerResponse): void {
-    const id = randomUUID();
-    let timer: NodeTimer | undefined;
+  /** Opens a session on a GET of the SSE path; `base` prefixes the message URI (the endpoint's mount path). */
+  open(res: HttpReply, base = ""): void {
+    const id = this.newId();
+    const timers = this.timers;
+    let timer: unknown;
     let session: ServerSession | undefined;
     const host: PeerHost = {
       send: (outbound) => {
-        res.write(`event: message\ndata: ${JSON.stringify(outbound.message)}\n\n`);
+        res.write(sseMessage(outbound.message));
       },
-      now: () => performance.now(),
+      now: () => timers.now(),
       armTimer: (at) => {
-        if (timer !== undefined) clearTimeout(timer);
-        timer = at === undefined ? undefined : setTimeout(() => session?.onTimer(), Math.max(0, Math.ceil(at - performance.now())));
+        if (timer !== undefined) timers.clearTimeout(timer);
+        timer = at === undefined ? undefined : timers.setTimeout(() => session?.onTimer(), Math.max(0, Math.ceil(at - timers.now())));
       },
     };
-    res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive" });
-    res.write(`event: endpoint\ndata: ${this.messagePath}?sessionId=${id}\n\n`);
+    res.head(HttpStatus.ok, SSE_HEADERS);
+    res.write(sseEndpoint(`${base}${this.messagePath}?sessionId=${encodeURIComponent(id)}`));
     session = this.server.connect(host);
     this.sessions.set(id, session);
     const opened = session;
-    res.on("close", () => {
-      if (timer !== undefined) clearTimeout(timer);
+    res.onClose(() => {
+      if (timer !== undefined) timers.clearTimeout(timer);
       this.sessions.delete(id);
       if (!opened.engine.isClosed) opened.close();
     });
   }
 
-  /** The session a POST names (`?sessionId=`), if it is open. */
-  find(url: string): ServerSession | undefined {
-    const query = url.split("?")[1] ?? "";
+  /** The session a POST names (`sessionId=` in its query, without "?"), if it is open. */
+  find(query: string): ServerSession | undefined {
     for (const pair of query.split("&")) {
       const [key, value] = pair.split("=");
-      if (key === "sessionId" && value !== undefined) return this.sessions.get(decodeURIComponent(value));
+      if (key !== "sessionId" || value === undefined) continue;
+      try {
+        return this.sessions.get(decodeURIComponent(value));
+      } catch {
+        return undefined;
+      }
     }
     return undefined;
   }

@@ -1,48 +1,51 @@
-// The session era's streams on the Streamable HTTP host (DIGEST.md e.2): one HttpSession per
-// Mcp-Session-Id with its ServerSession, and the Streams (a POST's answer, the GET stream)
-// its messages are routed to. Split out of http-server.ts, which owns the request handling.
+// The session era's streams on the Streamable HTTP endpoint (DIGEST.md e.2): one HttpSession
+// per Mcp-Session-Id with its ServerSession, and the Streams (a POST's answer, the GET stream)
+// its messages are routed to. Portable: replies are HttpReply (channel.ts), timers come from
+// the endpoint's host, events are kept in the EventStore for resumption.
 //
 // Invariants:
 // - every message goes to exactly one stream: a response to the POST that carried its
 //   request; a message related to an inbound request to that request's stream while it is
 //   open; anything else to the GET stream (or a bounded backlog until one opens);
-// - event ids are "<stream>:<seq>", unique per session; a resumed stream replays only its own;
+// - event ids are "<stream>:<seq>" (lib/http/rules.ts), unique per session; a resumed stream
+//   replays only its own, from the EventStore;
 // - X-09: a client that disconnects mid-request does not cancel it: its events are kept
-//   (at most maxEventsPerStream per stream, at most 100 finished streams) for resumption;
+//   (the EventStore's bounds; the default keeps maxEventsPerStream per stream, 100 streams
+//   per session) for resumption;
 // - a session with a response attached (an open GET stream, a pending POST) is not idle.
 
-import type { NodeServerResponse as ServerResponse } from "./node-shapes.js";
-import { performance } from "node:perf_hooks";
 import type { Outbound } from "../engine.js";
 import type { JsonObject, JsonRpcMessage, RequestId } from "../envelope.js";
+import { eventId, primesStreams, streamName } from "../http/rules.js";
+import { SSE_HEADERS, sseMessage, ssePriming } from "../http/sse.js";
+import { HttpStatus } from "../http/status.js";
 import type { PeerHost } from "../peer/driver.js";
+import type { HttpTimers } from "../peer/http-client.js";
 import type { ServerSession } from "../peer/server.js";
-import { VERSION_PROFILES } from "../versions.js";
-import { SSE_HEADERS, byteLength } from "./http-wire.js";
+import { byteLength, type HttpReply } from "./channel.js";
+import type { EventStore, StoredEvent } from "./options.js";
 
-/** What a session needs of its host (HttpHost). */
+/** What a session needs of its endpoint. */
 export interface SessionHost {
-  readonly options: { readonly responseMode: "auto" | "sse"; readonly sseRetryMs: number; readonly sessionIdleMs: number; readonly maxEventsPerStream: number };
+  readonly options: { readonly responseMode: "auto" | "sse"; readonly sseRetryMs: number; readonly sessionIdleMs: number; readonly eventStore: EventStore; readonly onError: (error: unknown) => void };
+  readonly timers: HttpTimers;
   endSession(session: HttpSession): void;
-}
-
-interface StoredEvent {
-  readonly seq: number;
-  readonly text: string;
 }
 
 /** One SSE-capable reply channel: a POST's answer, or the session's GET stream. */
 export class Stream {
-  readonly events: StoredEvent[] = [];
-  res: ServerResponse | undefined;
+  res: HttpReply | undefined;
   /** "pending": nothing written yet (a POST may still answer as JSON). */
   mode: "pending" | "sse" | "done" = "pending";
-  private seq = 0;
+  /** Events sent on this stream so far (the last event id's sequence number). */
+  seq = 0;
+  /** While a resumption waits for an asynchronous EventStore: live events held back, written after the replay. */
+  private held: StoredEvent[] | undefined;
 
   constructor(
     readonly id: string,
     readonly owner: HttpSession,
-    res: ServerResponse,
+    res: HttpReply,
     /** Request ids this POST still owes an answer to (empty for the GET stream). */
     readonly awaiting: Set<RequestId>,
     /** Whether this POST carried a batch (its answer is one array). */
@@ -51,7 +54,7 @@ export class Stream {
     private readonly jsonStatus: number,
   ) {
     this.res = res;
-    res.on("close", () => {
+    res.onClose(() => {
       // X-09: a disconnect is not a cancellation; events keep accumulating for resumption.
       if (this.res === res) this.res = undefined;
     });
@@ -66,7 +69,7 @@ export class Stream {
     const settles = this.settles(message);
     if (this.mode === "pending" && settles && this.awaiting.size === 0 && this.owner.http.options.responseMode === "auto" && this.res !== undefined) {
       const body = JSON.stringify(message);
-      this.res.writeHead(this.jsonStatus, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
+      this.res.head(this.jsonStatus, { "Content-Type": "application/json", "Content-Length": String(byteLength(body)) });
       this.res.end(body);
       this.mode = "done";
       this.owner.forget(this);
@@ -74,47 +77,78 @@ export class Stream {
     }
     if (this.mode === "pending") this.startSse();
     const seq = ++this.seq;
-    const text = `id: ${this.id}:${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
-    this.events.push({ seq, text });
-    if (this.events.length > this.owner.http.options.maxEventsPerStream) this.events.shift();
-    this.res?.write(text);
+    const event: StoredEvent = { seq, text: sseMessage(message, eventId(this.id, seq)) };
+    this.keep(event);
+    if (this.held !== undefined) this.held.push(event);
+    else this.res?.write(event.text);
     if (settles && this.awaiting.size === 0) this.finish();
   }
 
-  /** Replays events after `after` to a resuming client and continues on its response. */
-  resume(res: ServerResponse, after: number): void {
+  /** Replays events after `after` to a resuming client (from the EventStore) and continues on its response. */
+  resume(res: HttpReply, after: number): void {
     // One reader per stream: a previous connection still attached is ended, not fed twice.
     if (this.res !== undefined && this.res !== res) this.res.end();
     this.res = res;
-    res.on("close", () => {
+    res.onClose(() => {
       if (this.res === res) this.res = undefined;
     });
-    res.writeHead(200, SSE_HEADERS);
+    res.head(HttpStatus.ok, SSE_HEADERS);
     // Send the headers now: with nothing to replay the client would otherwise wait for them until the next event.
-    res.flushHeaders();
-    for (const event of this.events) if (event.seq > after) res.write(event.text);
-    if (this.mode === "done") res.end();
-    else if (this.mode === "pending") this.mode = "sse";
+    res.flush();
+    if (this.mode === "pending") this.mode = "sse";
+    const replayed = after >= this.seq ? [] : this.owner.replay(this.id, after);
+    if (!isThenable(replayed)) {
+      this.replayTo(res, replayed ?? [], after);
+      return;
+    }
+    this.held = [];
+    replayed.then(
+      (events) => this.replayTo(res, events ?? [], after),
+      (error: unknown) => {
+        this.owner.http.options.onError(error);
+        this.replayTo(res, [], after);
+      },
+    );
+  }
+
+  private replayTo(res: HttpReply, events: readonly StoredEvent[], after: number): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    let last = after;
+    for (const event of [...events, ...held]) {
+      if (event.seq <= last) continue;
+      last = event.seq;
+      if (this.res === res) res.write(event.text);
+    }
+    if (this.mode === "done" && this.res === res) res.end();
+  }
+
+  private keep(event: StoredEvent): void {
+    try {
+      const kept = this.owner.http.options.eventStore.append(this.owner.id, this.id, event);
+      if (isThenable(kept)) kept.then(undefined, this.owner.http.options.onError);
+    } catch (error) {
+      this.owner.http.options.onError(error);
+    }
   }
 
   startSse(): void {
     this.mode = "sse";
     const res = this.res;
     if (res === undefined) return;
-    res.writeHead(200, SSE_HEADERS);
-    const version = this.owner.session.engine.negotiatedVersion;
-    // 2025-11-25: prime the stream with an event id (empty data) and the retry advice, so a client can resume it.
-    if (version !== undefined && VERSION_PROFILES[version].index >= VERSION_PROFILES["2025-11-25"].index) {
-      res.write(`id: ${this.id}:0\nretry: ${this.owner.http.options.sseRetryMs}\ndata: \n\n`);
+    res.head(HttpStatus.ok, SSE_HEADERS);
+    // e.2 (2025-11-25): prime the stream with an event id (empty data) and the retry advice, so a client can resume it.
+    if (primesStreams(this.owner.session.engine.negotiatedVersion)) {
+      res.write(ssePriming(eventId(this.id, 0), this.owner.http.options.sseRetryMs));
     } else {
       // No priming event: send the headers now, not with the first event (which may be long in coming).
-      res.flushHeaders();
+      res.flush();
     }
   }
 
   finish(): void {
     this.mode = "done";
-    this.res?.end();
+    if (this.held === undefined) this.res?.end();
     this.owner.forget(this);
   }
 
@@ -155,8 +189,8 @@ export class HttpSession {
   /** While initialize is handled: what the engine sends is held here until the host knows whether a session is minted. */
   captured: Outbound[] | undefined;
   private nextStream = 0;
-  private timer: NodeTimer | undefined;
-  private idleTimer: NodeTimer | undefined;
+  private timer: unknown;
+  private idleTimer: unknown;
   closed = false;
 
   constructor(
@@ -165,18 +199,29 @@ export class HttpSession {
   ) {}
 
   get host(): PeerHost {
+    const timers = this.http.timers;
     return {
       send: (outbound) => this.route(outbound),
-      now: () => performance.now(),
+      now: () => timers.now(),
       armTimer: (at) => {
-        if (this.timer !== undefined) clearTimeout(this.timer);
-        this.timer = at === undefined ? undefined : setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - performance.now())));
+        if (this.timer !== undefined) timers.clearTimeout(this.timer);
+        this.timer = at === undefined ? undefined : timers.setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - timers.now())));
       },
     };
   }
 
-  newStream(res: ServerResponse, awaiting: Set<RequestId>, batch: boolean, jsonStatus = 200): Stream {
-    const stream = new Stream(`s${(this.nextStream++).toString(36)}`, this, res, awaiting, batch, jsonStatus);
+  /** The kept events of one of this session's streams after `after` (the EventStore's answer). */
+  replay(streamId: string, after: number): ReturnType<EventStore["replay"]> {
+    try {
+      return this.http.options.eventStore.replay(this.id, streamId, after);
+    } catch (error) {
+      this.http.options.onError(error);
+      return undefined;
+    }
+  }
+
+  newStream(res: HttpReply, awaiting: Set<RequestId>, batch: boolean, jsonStatus: number = HttpStatus.ok): Stream {
+    const stream = new Stream(streamName(this.nextStream++), this, res, awaiting, batch, jsonStatus);
     this.streams.set(stream.id, stream);
     // Keep a bounded number of finished streams around for late resumption.
     if (this.streams.size > 100) {
@@ -193,13 +238,13 @@ export class HttpSession {
   }
 
   touch(): void {
-    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => {
+    const timers = this.http.timers;
+    if (this.idleTimer !== undefined) timers.clearTimeout(this.idleTimer);
+    this.idleTimer = timers.setTimeout(() => {
       // A session with a response attached (its GET stream, a POST still answering) is in use, however quiet.
       if (this.attached) this.touch();
       else this.http.endSession(this);
     }, this.http.options.sessionIdleMs);
-    this.idleTimer.unref();
   }
 
   /** Whether some client connection is still attached to one of this session's streams. */
@@ -262,12 +307,22 @@ export class HttpSession {
   end(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+    if (this.timer !== undefined) this.http.timers.clearTimeout(this.timer);
+    if (this.idleTimer !== undefined) this.http.timers.clearTimeout(this.idleTimer);
     for (const stream of this.streams.values()) if (stream.open) stream.finish();
     this.streams.clear();
+    try {
+      const forgotten = this.http.options.eventStore.forget(this.id);
+      if (isThenable(forgotten)) forgotten.then(undefined, this.http.options.onError);
+    } catch (error) {
+      this.http.options.onError(error);
+    }
     this.owners.clear();
     if (!this.session.engine.isClosed) this.session.close();
   }
 }
 
+
+export function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}

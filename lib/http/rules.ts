@@ -1,12 +1,15 @@
-// Pure decisions of the Streamable HTTP host: the limits and their defaults, what a POST's
-// items must look like before the engine sees them, when an initialize earns a session,
-// and what to do with a request body the host will not read. No I/O and no Node types here,
-// so these rules can move to a portable HTTP layer as they are.
+// Pure decisions of Streamable HTTP (DIGEST.md e.2, e.3, g.8) on the server side: the limits
+// and their defaults, Host/Origin checks, which era a POST belongs to, what a POST's items
+// must look like before the engine sees them, when an initialize earns a session, event ids
+// and Last-Event-ID, and what to do with a request body the host will not read. Under the
+// core's rules: no I/O, no clock, no Promise, no platform types.
 //
 // Invariants: every function is total over unknown input (never throws) and answers from its
 // arguments alone.
 
 import { isJsonObject, isRequestId, type JsonObject, type JsonRpcMessage, type RequestId } from "../envelope.js";
+import { hasModernEnvelope } from "../modern.js";
+import { SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../versions.js";
 
 /** The host's bounds, resolved (see HttpServerOptions for each). */
 export interface HttpLimits {
@@ -135,4 +138,131 @@ function kindOf(value: unknown): string {
   if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   if (typeof value === "number" || typeof value === "boolean") return `${typeof value} ${String(value)}`;
   return typeof value === "object" ? "an object" : typeof value;
+}
+
+/** The hostname of a Host header or an Origin URL, lower-cased, without port; undefined if malformed. */
+export function hostnameOf(value: string, isOrigin: boolean): string | undefined {
+  let rest = value.trim().toLowerCase();
+  if (isOrigin) {
+    const scheme = rest.indexOf("://");
+    if (scheme <= 0) return undefined;
+    rest = rest.slice(scheme + 3);
+    const slash = rest.indexOf("/");
+    if (slash >= 0) rest = rest.slice(0, slash);
+  }
+  if (rest.startsWith("[")) {
+    const close = rest.indexOf("]");
+    if (close < 0) return undefined;
+    const after = rest.slice(close + 1);
+    if (after !== "" && !/^:\d+$/.test(after)) return undefined;
+    return rest.slice(0, close + 1);
+  }
+  const colon = rest.indexOf(":");
+  const name = colon >= 0 ? rest.slice(0, colon) : rest;
+  if (colon >= 0 && !/^\d+$/.test(rest.slice(colon + 1))) return undefined;
+  return name === "" ? undefined : name;
+}
+
+/** e.2 (DNS rebinding): Host must name an allowed hostname, and Origin, when sent, too. An empty allow-list refuses everything. */
+export function hostAllowed(host: string | undefined, origin: string | undefined, allowed: ReadonlySet<string>): boolean {
+  const hostName = host === undefined ? undefined : hostnameOf(host, false);
+  if (hostName === undefined || !allowed.has(hostName)) return false;
+  if (origin === undefined) return true;
+  const originName = hostnameOf(origin, true);
+  return originName !== undefined && allowed.has(originName);
+}
+
+/** L-07/e.2: a session-era MCP-Protocol-Version header, when present, must name a session version we speak. */
+export function sessionVersionHeaderOk(version: string | undefined): boolean {
+  return version === undefined || (SESSION_VERSIONS as readonly string[]).includes(version);
+}
+
+/** e.2: a POST must accept both JSON and SSE answers; a GET, SSE. */
+export function acceptsPost(accept: string | undefined): boolean {
+  return accept !== undefined && accept.includes("application/json") && accept.includes("text/event-stream");
+}
+
+export function acceptsSse(accept: string | undefined): boolean {
+  return accept !== undefined && accept.includes("text/event-stream");
+}
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  return contentType !== undefined && contentType.toLowerCase().startsWith("application/json");
+}
+
+/**
+ * g.11: which era a POST without Mcp-Session-Id belongs to. A single request is 2026-07-28
+ * traffic when it carries the per-request envelope (even initialize: under 2026-07-28 it is a
+ * removed method, 404 -32601), or when MCP-Protocol-Version names a served modern version and
+ * it is not initialize. On a modern-only endpoint every single request but a session-era
+ * initialize is.
+ */
+export function postEra(body: unknown, versionHeader: string | undefined, modernVersions: readonly string[], modernOnly: boolean): "modern" | "session" {
+  if (!isJsonObject(body) || typeof body.method !== "string") return "session";
+  if (hasModernEnvelope(isJsonObject(body.params) ? body.params : undefined)) return modernVersions.length > 0 ? "modern" : "session";
+  if (body.method === "initialize") return "session";
+  return modernOnly || (versionHeader !== undefined && modernVersions.includes(versionHeader)) ? "modern" : "session";
+}
+
+/** M-09: whether a session that negotiated `version` takes JSON-RPC batches. */
+export function batchesAllowed(version: string | undefined): boolean {
+  return isProtocolVersion(version) && VERSION_PROFILES[version].batching;
+}
+
+/** e.2 (2025-11-25 on): whether a session's SSE streams open with a priming event (an id, the retry advice) so they can be resumed. */
+export function primesStreams(version: string | undefined): boolean {
+  return isProtocolVersion(version) && VERSION_PROFILES[version].primedStreams;
+}
+
+/** The request ids a session-era POST carries (requests only: a method and a string or number id). */
+export function requestIdsOf(items: readonly unknown[]): Set<RequestId> {
+  const ids = new Set<RequestId>();
+  for (const m of items) {
+    if (!isJsonObject(m)) continue;
+    if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) ids.add(m.id);
+  }
+  return ids;
+}
+
+/** The request a notifications/cancelled item names, if it is one. */
+export function cancelledTarget(item: unknown): RequestId | undefined {
+  if (!isJsonObject(item) || item.method !== "notifications/cancelled" || !isJsonObject(item.params)) return undefined;
+  const target = item.params.requestId;
+  return typeof target === "string" || typeof target === "number" ? target : undefined;
+}
+
+/** An SSE event id of a session stream: "<stream>:<seq>", unique per session. */
+export function eventId(stream: string, seq: number): string {
+  return `${stream}:${seq}`;
+}
+
+/** A Last-Event-ID split into the stream it names and the last sequence number seen; undefined when malformed. */
+export function parseEventId(value: string): { stream: string; seq: number } | undefined {
+  const colon = value.lastIndexOf(":");
+  if (colon <= 0) return undefined;
+  const seq = Number(value.slice(colon + 1));
+  if (value.slice(colon + 1) === "" || !Number.isSafeInteger(seq) || seq < 0) return undefined;
+  return { stream: value.slice(0, colon), seq };
+}
+
+/** A stream id from a per-session counter: short, and never "" or containing ":". */
+export function streamName(counter: number): string {
+  return `s${counter.toString(36)}`;
+}
+
+/** The path and query (without "?") of an absolute URL or of a request target; the fragment dropped. */
+export function splitUrl(url: string): { path: string; query: string } {
+  let rest = url;
+  const hash = rest.indexOf("#");
+  if (hash >= 0) rest = rest.slice(0, hash);
+  const scheme = rest.indexOf("://");
+  if (scheme > 0 && !rest.slice(0, scheme).includes("/")) {
+    const slash = rest.indexOf("/", scheme + 3);
+    const question = rest.indexOf("?", scheme + 3);
+    const start = slash < 0 ? (question < 0 ? rest.length : question) : question >= 0 && question < slash ? question : slash;
+    rest = rest.slice(start);
+  }
+  const q = rest.indexOf("?");
+  const path = q < 0 ? rest : rest.slice(0, q);
+  return { path: path === "" ? "/" : path, query: q < 0 ? "" : rest.slice(q + 1) };
 }

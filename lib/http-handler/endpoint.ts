@@ -1,0 +1,299 @@
+// The Streamable HTTP endpoint (DIGEST.md e.2), portable: one path with POST, GET and DELETE,
+// sessions minted here, answers as JSON or SSE, resumable SSE streams; and when the Server
+// speaks 2026-07-28 (g.8), that stateless revision on the same path (option `eras`); the
+// deprecated HTTP+SSE endpoint (e.3) when asked. It works on HttpIncoming/HttpReply
+// (channel.ts): the fetch handler (fetch.ts) and the Node adapter (lib/hosts/http-server.ts)
+// carry the bytes. Session streams live in session.ts, the 2026-07-28 exchange in
+// exchange.ts, the POST handling in post.ts, the pure rules in lib/http/.
+//
+// Invariants:
+// - secure by default: Host (and Origin, when sent) must name an allowed hostname (default
+//   the localhost forms), else 403; an empty allow-list refuses everything; CORS is off
+//   unless origins are configured; authenticate, when given, runs before any MCP handling;
+// - bounded: sessions of both transports (maxSessions, then 503), bodies (maxBodyBytes, 413
+//   before parsing), idle sessions (sessionIdleMs; a session with a stream attached is not idle);
+// - a session is minted only for an initialize the engine answered with a result;
+// - what a session needs to carry on elsewhere (Engine.snapshot) goes to the SessionStore
+//   after every POST, so a shared store can serve several processes.
+
+import type { EngineSnapshot } from "../engine.js";
+import type { RequestId } from "../envelope.js";
+import { corsOriginAllowed, corsResponseHeaders, isPreflight, preflightHeaders } from "../http/cors.js";
+import { acceptsSse, hostAllowed, parseEventId, sessionVersionHeaderOk } from "../http/rules.js";
+import { SSE_HEADERS } from "../http/sse.js";
+import { BUSY_RETRY_AFTER_SECONDS, HttpStatus } from "../http/status.js";
+import type { HttpTimers } from "../peer/http-client.js";
+import type { Server, TransportRequestInfo } from "../peer/server.js";
+import { VERSION_PROFILES, type ModernVersion } from "../versions.js";
+import type { AuthInfo } from "./auth.js";
+import { refuse, refuseUnread, type HttpIncoming, type HttpReply } from "./channel.js";
+import type { ModernExchange } from "./exchange.js";
+import { LegacySseEndpoint } from "./legacy.js";
+import { resolveOptions, type HttpServerOptions, type ResolvedHttpOptions } from "./options.js";
+import { PostHandling } from "./post.js";
+import { HttpSession, isThenable } from "./session.js";
+import "./web-types.js";
+
+/** Answers given by the authenticate hook: a web Response, read by these members. */
+interface ResponseShape {
+  readonly status: number;
+  readonly headers: { forEach(callback: (value: string, name: string) => void): void };
+  text(): Promise<string>;
+}
+
+function isResponseShape(value: unknown): value is ResponseShape {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as { status?: unknown; headers?: { forEach?: unknown }; text?: unknown };
+  return typeof v.status === "number" && typeof v.headers?.forEach === "function" && typeof v.text === "function";
+}
+
+/** The session table, the 2026-07-28 exchanges in flight and the legacy endpoint behind one Streamable HTTP path. */
+export class HttpEndpoint {
+  readonly options: ResolvedHttpOptions;
+  readonly sessions = new Map<string, HttpSession>();
+  /** 2026-07-28 requests in flight (open listen streams included), each with its own ServerSession. */
+  readonly exchanges = new Set<ModernExchange>();
+  /** The 2026-07-28 versions served (empty: session era only). */
+  readonly modernVersions: readonly ModernVersion[];
+  /** The deprecated HTTP+SSE endpoint, when offered. */
+  readonly legacy: LegacySseEndpoint | undefined;
+  private readonly posts: PostHandling;
+  private readonly authenticate: HttpServerOptions["authenticate"];
+
+  constructor(
+    readonly server: Server,
+    options: HttpServerOptions,
+    readonly timers: HttpTimers,
+    defaultOnError: (error: unknown) => void,
+  ) {
+    const eras = options.eras ?? "both";
+    const modern = (server.options.versions ?? []).filter((v): v is ModernVersion => VERSION_PROFILES[v].era === "modern");
+    if (eras === "modern" && modern.length === 0) throw new RangeError('eras "modern" needs a Server whose versions include 2026-07-28');
+    this.modernVersions = eras === "session" ? [] : modern;
+    this.options = resolveOptions(options, eras, timers, defaultOnError);
+    if (options.cors !== undefined && options.cors.origins !== "*") {
+      // A configured origin is an allowed Origin (its hostname), not only for preflights.
+      const names = new Set(this.options.allowedHosts);
+      for (const origin of options.cors.origins) {
+        const host = /^[a-z][a-z0-9+.-]*:\/\/(\[[^\]]*\]|[^:/]*)/i.exec(origin.trim())?.[1];
+        if (host !== undefined && host !== "") names.add(host.toLowerCase());
+      }
+      this.options = { ...this.options, allowedHosts: names };
+    }
+    this.legacy = options.legacySse === undefined || options.legacySse === false ? undefined : new LegacySseEndpoint(server, options.legacySse === true ? {} : options.legacySse, timers, this.options.sessionId);
+    this.authenticate = options.authenticate;
+    this.posts = new PostHandling(this);
+  }
+
+  /** Ends one session: its streams close, its engine closes, the store forgets it. */
+  endSession(session: HttpSession): void {
+    this.sessions.delete(session.id);
+    session.end();
+    this.options.store.delete(session.id).catch(this.options.onError);
+  }
+
+  /** Ends every session and every 2026-07-28 request in flight (shutdown); listen streams get their final result. */
+  closeAll(): void {
+    for (const session of [...this.sessions.values()]) this.endSession(session);
+    for (const exchange of [...this.exchanges]) exchange.shutdown();
+    this.legacy?.closeAll();
+  }
+
+  /** Handles one request; resolves once its answer is decided (an SSE answer goes on after). */
+  async serve(incoming: HttpIncoming, reply: HttpReply, toRequest: () => Request): Promise<void> {
+    const origin = incoming.header("origin");
+    const cors = this.options.cors;
+    if (cors !== undefined && isPreflight(incoming.method, origin, incoming.header("access-control-request-method"))) {
+      incoming.skipBody();
+      const headers = preflightHeaders(cors, origin as string, incoming.header("access-control-request-method") as string, incoming.header("access-control-request-headers"));
+      if (headers === undefined) refuse(reply, "forbidden", "Forbidden: cross-origin request not allowed");
+      else {
+        reply.head(HttpStatus.noContent, headers);
+        reply.end();
+      }
+      return;
+    }
+    if (!hostAllowed(incoming.header("host"), corsOriginAllowed(cors, origin) ? undefined : origin, this.options.allowedHosts)) {
+      refuseUnread(incoming, reply, "forbidden", "Forbidden: Host or Origin not allowed");
+      return;
+    }
+    const corsHeaders = corsResponseHeaders(cors, origin);
+    if (corsHeaders !== undefined) for (const [name, value] of Object.entries(corsHeaders)) reply.setHeader(name, value);
+    let auth: AuthInfo;
+    if (this.authenticate !== undefined) {
+      const verdict: unknown = await this.authenticate(toRequest() as Request);
+      if (isResponseShape(verdict)) {
+        incoming.skipBody();
+        const headers: Record<string, string> = {};
+        verdict.headers.forEach((value, name) => {
+          headers[name] = value;
+        });
+        const body = await verdict.text();
+        reply.head(verdict.status, headers);
+        reply.end(body);
+        return;
+      }
+      auth = verdict;
+    }
+    const path = incoming.path;
+    const legacy = this.legacy;
+    if (legacy !== undefined && legacy.owns(path)) return this.legacyRequest(legacy, incoming, reply);
+    if (path !== this.options.path && !(incoming.mounted && (path === "/" || path === ""))) {
+      refuseUnread(incoming, reply, "notFound", "Not found");
+      return;
+    }
+    const modernOnly = this.options.eras === "modern";
+    switch (incoming.method) {
+      case "POST":
+        return this.posts.post(incoming, reply, auth);
+      case "GET":
+      case "DELETE":
+        if (modernOnly) {
+          // g.8: a 2026-07-28-only endpoint has no GET stream and no sessions to delete.
+          reply.setHeader("Allow", "POST");
+          refuseUnread(incoming, reply, "methodNotAllowed", "Method not allowed: this endpoint serves 2026-07-28 only (POST)");
+          return;
+        }
+        return incoming.method === "GET" ? this.get(incoming, reply) : this.remove(incoming, reply);
+      default:
+        reply.setHeader("Allow", modernOnly ? "POST" : "GET, POST, DELETE");
+        refuseUnread(incoming, reply, "methodNotAllowed", "Method not allowed");
+    }
+  }
+
+  /** What handlers see of the HTTP request that carried theirs (ctx.http, ctx.auth). */
+  transportInfo(incoming: HttpIncoming, sessionId: string | undefined, auth: AuthInfo): TransportRequestInfo {
+    return { header: (name) => incoming.header(name), sessionId, auth };
+  }
+
+  /** e.3: GET on the SSE path opens a session; POST on the message path feeds it (202). */
+  private async legacyRequest(legacy: LegacySseEndpoint, incoming: HttpIncoming, reply: HttpReply): Promise<void> {
+    const path = incoming.path;
+    if (path === legacy.ssePath && incoming.method === "GET") {
+      incoming.skipBody();
+      if (this.sessionsFull(reply, undefined)) return;
+      legacy.open(reply, incoming.base);
+      return;
+    }
+    if (path === legacy.messagePath && incoming.method === "POST") {
+      const session = legacy.find(incoming.query);
+      if (session === undefined) {
+        refuseUnread(incoming, reply, "sessionNotFound", "Session not found");
+        return;
+      }
+      const read = await this.posts.readJson(incoming, reply);
+      if (read === undefined) return;
+      session.receiveMessage(read.value);
+      reply.head(HttpStatus.accepted, { "Content-Length": "0" });
+      reply.end();
+      return;
+    }
+    reply.setHeader("Allow", path === legacy.ssePath ? "GET" : "POST");
+    refuseUnread(incoming, reply, "methodNotAllowed", "Method not allowed");
+  }
+
+  /** maxSessions (both transports together): at the cap, a new session is refused 503 (answered here; true then), never made room for. */
+  sessionsFull(reply: HttpReply, id: RequestId | undefined): boolean {
+    const open = this.sessions.size + (this.legacy?.sessions.size ?? 0);
+    if (open < this.options.maxSessions) return false;
+    reply.setHeader("Retry-After", String(BUSY_RETRY_AFTER_SECONDS));
+    refuse(reply, "busy", `Server busy: ${open} sessions open, the most this server keeps (maxSessions ${this.options.maxSessions}); retry later`, id);
+    return true;
+  }
+
+  createSession(snapshot: EngineSnapshot | undefined, id?: string): HttpSession {
+    const session = new HttpSession(id ?? this.options.sessionId(), this);
+    session.session = this.server.connect(session.host, snapshot);
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  /** The session a request names (e.2 17, 18): 400 when it names none, 404 when it is unknown or ended (answered here; undefined then). */
+  async sessionOf(incoming: HttpIncoming, reply: HttpReply): Promise<HttpSession | undefined> {
+    const sessionId = incoming.header("mcp-session-id");
+    if (sessionId === undefined) {
+      refuse(reply, "invalidRequest", "Missing Mcp-Session-Id");
+      return undefined;
+    }
+    const session = await this.findSession(sessionId);
+    if (session === undefined) refuse(reply, "sessionNotFound", "Session not found");
+    return session;
+  }
+
+  private async findSession(id: string): Promise<HttpSession | undefined> {
+    const local = this.sessions.get(id);
+    if (local !== undefined) return local.closed ? undefined : local;
+    // Another process may have created it: carry on from its snapshot.
+    const snapshot = await this.options.store.get(id);
+    if (snapshot === undefined) return undefined;
+    return this.sessions.get(id) ?? this.createSession(snapshot, id);
+  }
+
+  save(session: HttpSession): void {
+    const engine = session.session.engine;
+    if (engine.negotiatedVersion === undefined || engine.isClosed) return;
+    this.options.store.put(session.id, engine.snapshot()).catch(this.options.onError);
+  }
+
+  private async get(incoming: HttpIncoming, reply: HttpReply): Promise<void> {
+    incoming.skipBody();
+    if (!this.options.getStream) {
+      reply.setHeader("Allow", "POST, DELETE");
+      refuse(reply, "methodNotAllowed", "This server offers no GET stream");
+      return;
+    }
+    if (!acceptsSse(incoming.header("accept"))) {
+      refuse(reply, "notAcceptable", "Accept must list text/event-stream");
+      return;
+    }
+    if (!sessionVersionHeaderOk(incoming.header("mcp-protocol-version"))) {
+      refuse(reply, "invalidRequest", "Unsupported MCP-Protocol-Version");
+      return;
+    }
+    const session = await this.sessionOf(incoming, reply);
+    if (session === undefined) return;
+    session.touch();
+    const last = incoming.header("last-event-id");
+    if (last !== undefined) {
+      const parsed = parseEventId(last);
+      const stream = parsed === undefined ? undefined : session.streams.get(parsed.stream);
+      if (stream === undefined || parsed === undefined) {
+        // Not a stream of this process: a shared EventStore may still hold it (the session carried on here).
+        if (parsed !== undefined && (await this.replayElsewhere(session, parsed.stream, parsed.seq, reply))) return;
+        refuse(reply, "unknownEventId", "Unknown Last-Event-ID");
+        return;
+      }
+      stream.resume(reply, parsed.seq);
+      return;
+    }
+    if (session.standalone !== undefined && session.standalone.open && session.standalone.res !== undefined) {
+      refuse(reply, "conflict", "A GET stream is already open for this session");
+      return;
+    }
+    const stream = session.standalone?.open === true ? session.standalone : session.newStream(reply, new Set(), false);
+    if (stream !== session.standalone) session.standalone = stream;
+    if (stream.res !== reply) stream.resume(reply, Number.MAX_SAFE_INTEGER);
+    else stream.startSse();
+    for (const text of session.backlog.splice(0)) stream.deliver(JSON.parse(text) as never);
+  }
+
+  /** Replays a stream another process wrote (from the EventStore) and ends it; false when the store knows no such stream. */
+  private async replayElsewhere(session: HttpSession, streamId: string, after: number, reply: HttpReply): Promise<boolean> {
+    const found = session.replay(streamId, after);
+    const events = isThenable(found) ? await found.catch((error: unknown) => (this.options.onError(error), undefined)) : found;
+    if (events === undefined) return false;
+    reply.head(HttpStatus.ok, SSE_HEADERS);
+    for (const event of events) reply.write(event.text);
+    reply.end();
+    return true;
+  }
+
+  private async remove(incoming: HttpIncoming, reply: HttpReply): Promise<void> {
+    incoming.skipBody();
+    const session = await this.sessionOf(incoming, reply);
+    if (session === undefined) return;
+    this.endSession(session);
+    reply.head(HttpStatus.ok, { "Content-Length": "0" });
+    reply.end();
+  }
+}
