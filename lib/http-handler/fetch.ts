@@ -44,8 +44,11 @@ export function createFetchHandler(server: Server, options: HttpHandlerOptions, 
     fetch: (request) => {
       const reply = new ResponseReply();
       const incoming = incomingOf(request);
+      // Runtimes abort a request's signal when its client goes away before the answer (a 2026-07-28 cancellation).
+      request.signal?.addEventListener("abort", () => reply.abandon());
+      // serve() settles once the request is taken in; the answer may come later (a handler still running).
       endpoint.serve(incoming, reply, () => request).then(
-        () => reply.settleIfSilent(),
+        () => undefined,
         (error: unknown) => {
           endpoint.options.onError(error);
           if (!reply.headSent) refuse(reply, "internal", "Internal error");
@@ -199,9 +202,16 @@ class ResponseReply implements HttpReply {
     this.closeListeners.push(listener);
   }
 
-  /** The endpoint returned without answering (a defect): answer 500 rather than hang. */
-  settleIfSilent(): void {
-    if (!this.started) refuse(this, "internal", "Internal error: no answer");
+  /** The client went away: nothing more is written, the close listeners run. */
+  abandon(): void {
+    if (this.ended) return;
+    this.ended = true;
+    try {
+      this.controller?.close();
+    } catch {
+      // Already cancelled.
+    }
+    this.closed();
   }
 
   private stream(): void {
