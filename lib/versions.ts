@@ -20,6 +20,8 @@ export interface VersionProfile {
   readonly batching: boolean;
   /** Session-era SSE streams open with a priming event (an event id and the retry advice) so a client can resume them (e.2, 2025-11-25). */
   readonly primedStreams: boolean;
+  /** e.2 item 22: an initialize refused 400, 404 or 405 (not any 4xx) means "try HTTP+SSE" (2025-11-25 on). */
+  readonly strictLegacyFallback: boolean;
   /** How an error reply whose request id could not be read carries its id (f.3). */
   readonly unreadableErrorId: "null" | "omit";
   /** The code for a missing resource (c.2). */
@@ -27,11 +29,11 @@ export interface VersionProfile {
 }
 
 export const VERSION_PROFILES: Readonly<Record<ProtocolVersion, VersionProfile>> = {
-  "2024-11-05": { version: "2024-11-05", primedStreams: false, index: 0, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
-  "2025-03-26": { version: "2025-03-26", primedStreams: false, index: 1, era: "session", batching: true, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
-  "2025-06-18": { version: "2025-06-18", primedStreams: false, index: 2, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
-  "2025-11-25": { version: "2025-11-25", primedStreams: true, index: 3, era: "session", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32002 },
-  "2026-07-28": { version: "2026-07-28", primedStreams: false, index: 4, era: "modern", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32602 },
+  "2024-11-05": { version: "2024-11-05", strictLegacyFallback: false, primedStreams: false, index: 0, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
+  "2025-03-26": { version: "2025-03-26", strictLegacyFallback: false, primedStreams: false, index: 1, era: "session", batching: true, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
+  "2025-06-18": { version: "2025-06-18", strictLegacyFallback: false, primedStreams: false, index: 2, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
+  "2025-11-25": { version: "2025-11-25", strictLegacyFallback: true, primedStreams: true, index: 3, era: "session", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32002 },
+  "2026-07-28": { version: "2026-07-28", strictLegacyFallback: true, primedStreams: false, index: 4, era: "modern", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32602 },
 };
 
 export function isSessionVersion(value: unknown): value is SessionVersion {

@@ -26,10 +26,14 @@ function sources(dir: string): string[] {
 
 const core = sources(lib);
 const peer = sources(join(lib, "peer"));
+/** The pure HTTP layer: under the core's rules. */
+const http = sources(join(lib, "http"));
+/** The portable HTTP endpoint: under the peer layer's rules (Promises, but no Node, clock, timer or randomness of its own). */
+const httpHandler = sources(join(lib, "http-handler"));
 
 test("the core and the peer layer import no Node module and touch no clock, timer or randomness", () => {
-  assert.ok(core.length > 10 && peer.length > 5);
-  for (const file of [...core, ...peer]) {
+  assert.ok(core.length > 10 && peer.length > 5 && http.length >= 5 && httpHandler.length >= 8);
+  for (const file of [...core, ...peer, ...http, ...httpHandler]) {
     const text = code(file);
     assert.doesNotMatch(text, /from\s+["'](node:|fs|net|http|https|child_process|process|stream|buffer)/, `${file} imports a Node module`);
     assert.doesNotMatch(text, /\brequire\(/, `${file} uses require()`);
@@ -40,7 +44,7 @@ test("the core and the peer layer import no Node module and touch no clock, time
 });
 
 test("the core makes no Promise and is not async", () => {
-  for (const file of core) {
+  for (const file of [...core, ...http]) {
     const text = code(file);
     assert.doesNotMatch(text, /\bPromise\b|\basync\b|\bawait\b/, `${file} uses Promises`);
   }
@@ -50,4 +54,22 @@ test("the core's entry point does not pull in the peer layer or the hosts", () =
   const index = code(join(lib, "index.ts"));
   assert.doesNotMatch(index, /from\s+["']\.\/(peer|hosts|cli)\//);
   for (const file of core) assert.doesNotMatch(code(file), /from\s+["']\.\/(peer|hosts|cli)\//, `${file} reaches out of the core`);
+});
+
+test("lib/http/ stays pure and reaches only into the core (and the SSE parser beside the peer layer)", () => {
+  for (const file of http) {
+    for (const match of code(file).matchAll(/from\s+["']([^"']+)["']/g)) {
+      const target = match[1] as string;
+      assert.ok(/^\.\/[\w-]+\.js$/.test(target) || /^\.\.\/[\w-]+\.js$/.test(target) || target === "../peer/sse.js", `${file} imports ${target}`);
+    }
+  }
+});
+
+test("the Node adapter is the only HTTP server file that imports node:, and the HTTP files hold no protocol version literal", () => {
+  const hosts = sources(join(lib, "hosts")).filter((f) => /[\\/]http[^\\/]*\.ts$/.test(f));
+  const importingNode = hosts.filter((f) => /from\s+["']node:/.test(code(f))).map((f) => f.slice(f.lastIndexOf("/") + 1));
+  assert.deepEqual(importingNode.sort(), ["http-client-node.ts", "http-server.ts"]);
+  for (const file of [...http, ...httpHandler, ...hosts, join(lib, "peer", "http-client.ts")]) {
+    assert.doesNotMatch(code(file), /["'`]20(24|25|26)-\d\d-\d\d/, `${file} names a protocol version (use lib/versions.ts)`);
+  }
 });

@@ -157,7 +157,7 @@ export class PostHandling {
     const session = await endpoint.sessionOf(incoming, reply);
     if (session === undefined) return;
     if (Array.isArray(body) && !batchesAllowed(session.session.engine.negotiatedVersion)) {
-      refuse(reply, "invalidRequest", "Batches are allowed only under 2025-03-26");
+      refuse(reply, "invalidRequest", `Batches are allowed only under ${SESSION_VERSIONS.filter((v) => batchesAllowed(v)).join(", ")}`);
       return;
     }
     session.touch();

@@ -1,7 +1,8 @@
 // The client side of Streamable HTTP (DIGEST.md e.2) with the deprecated HTTP+SSE transport
 // (e.3) as a fallback: a PeerHost whose send() POSTs each outbound message, and the receive
 // side that turns JSON bodies and SSE streams back into messages for the Client's driver.
-// Also an SSE parser (WHATWG event-stream rules) and a small RFC 3986 reference resolver.
+// What the HTTP answers and headers mean (header encoding, status interpretation, fallback
+// detection) is decided in lib/http/client.ts; this file makes the fetch calls.
 //
 // Invariants:
 // - portable: no Node or DOM globals; fetch, the abort controller and the clock/timers are
@@ -36,9 +37,9 @@
 
 import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../envelope.js";
-import { ErrorCode } from "../errors.js";
-import { META_PROTOCOL_VERSION, hasModernEnvelope, headerParamsOf, valueAtPath, type HeaderParam } from "../modern.js";
-import { MODERN_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../versions.js";
+import { encodeHeaderValue, isAuthChallenge, isModernErrorResponse, isOk, legacyFallbackStatus, mediaType, modernRequestHeaders } from "../http/client.js";
+import { hasModernEnvelope, headerParamsOf, type HeaderParam } from "../modern.js";
+import { MODERN_VERSIONS } from "../versions.js";
 import { Client, type ClientOptions, type ConnectResult } from "./client.js";
 import type { PeerHost } from "./driver.js";
 import { HttpAuthError, HttpTransportError, attachPeerError } from "./errors.js";
@@ -183,7 +184,6 @@ type Intercept = (message: JsonObject) => boolean;
 const ACCEPT_BOTH = "application/json, text/event-stream";
 const ACCEPT_SSE = "text/event-stream";
 const SESSION_ID = /^[\x21-\x7e]+$/;
-const NEWEST_RULE_INDEX = VERSION_PROFILES["2025-11-25"].index;
 
 /**
  * A PeerHost for a Client over Streamable HTTP. Wire it with attach(client.input) right after
@@ -478,28 +478,11 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     }
   }
 
-  /** The 2026-07-28 request headers (g.8) for one message. */
+  /** The 2026-07-28 request headers (g.8) for one message (lib/http/client.ts decides them). */
   private modernHeaders(message: unknown): Record<string, string> {
-    const headers: Record<string, string> = { ...this.extraHeaders, "Content-Type": "application/json", Accept: ACCEPT_BOTH };
-    if (!isJsonObject(message)) return headers;
-    const params = isJsonObject(message.params) ? message.params : undefined;
-    const meta = params?._meta;
-    const version = isJsonObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined;
-    if (typeof version === "string") this.modernVersion = version;
-    headers["MCP-Protocol-Version"] = typeof version === "string" ? version : this.modernVersion;
-    if (typeof message.method !== "string") return headers;
-    headers["Mcp-Method"] = encodeHeaderValue(message.method);
-    const nameKey = message.method === "resources/read" ? "uri" : message.method === "tools/call" || message.method === "prompts/get" ? "name" : undefined;
-    const name = nameKey === undefined ? undefined : params?.[nameKey];
-    if (typeof name === "string") headers["Mcp-Name"] = encodeHeaderValue(name);
-    if (message.method === "tools/call" && typeof name === "string") {
-      // g.8: each argument the tool's inputSchema marks with x-mcp-header rides along as Mcp-Param-{Name}; null or absent ones do not.
-      for (const param of this.paramHeaders.get(name) ?? []) {
-        const value = paramHeaderValue(valueAtPath(params?.arguments, param.path));
-        if (value !== undefined) headers[`Mcp-Param-${param.header}`] = value;
-      }
-    }
-    return headers;
+    const built = modernRequestHeaders(message, this.modernVersion, (tool) => this.paramHeaders.get(tool));
+    this.modernVersion = built.version;
+    return { ...this.extraHeaders, "Content-Type": "application/json", Accept: ACCEPT_BOTH, ...built.headers };
   }
 
   /**
@@ -927,9 +910,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   private legacyEligible(status: number): boolean {
     if (!this.legacyFallback) return false;
     const params = this.initMessage?.params;
-    const offered = isJsonObject(params) ? params.protocolVersion : undefined;
-    const newRule = isProtocolVersion(offered) ? VERSION_PROFILES[offered].index >= NEWEST_RULE_INDEX : true;
-    return newRule ? status === 400 || status === 404 || status === 405 : status >= 400 && status < 500;
+    return legacyFallbackStatus(isJsonObject(params) ? params.protocolVersion : undefined, status);
   }
 
   private async fallbackToLegacy(message: JsonObject, requestId: RequestId, original: { status: number; text: string; error: JsonObject | undefined; auth?: HttpAuthError }): Promise<void> {
@@ -1218,62 +1199,6 @@ export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<Ht
 
 // ── 2026-07-28 helpers ────────────────────────────────────────────────────────
 
-const MODERN_400_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
-
-/**
- * Whether an HTTP error answer is a recognized 2026-07-28 JSON-RPC error (g.8, g.11): 400 with
- * -32020, -32021 or -32022, or 404 with -32601. `body` is the response text or its parsed
- * JSON. A dual-era client that gets anything else to its first modern request (an empty or
- * unrecognized body, another status) is talking to an older server and falls back to
- * initialize (and, from there, possibly to HTTP+SSE).
- */
-export function isModernErrorResponse(status: number, body: unknown): boolean {
-  let value = body;
-  if (typeof body === "string") {
-    try {
-      value = JSON.parse(body) as unknown;
-    } catch {
-      return false;
-    }
-  }
-  if (!isJsonObject(value) || !isJsonObject(value.error)) return false;
-  const code = value.error.code;
-  if (typeof code !== "number" || !Number.isInteger(code) || typeof value.error.message !== "string") return false;
-  return (status === 400 && MODERN_400_CODES.has(code)) || (status === 404 && code === ErrorCode.MethodNotFound);
-}
-
-const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const SENTINEL = /^=\?base64\?.*\?=$/;
-
-/**
- * A header value as 2026-07-28 sends it (g.8): as is when it is visible ASCII (spaces inside
- * allowed) without leading or trailing whitespace; otherwise (non-ASCII, control characters,
- * edge whitespace, or a value that itself looks like the sentinel) `=?base64?…?=` of its UTF-8.
- */
-export function encodeHeaderValue(value: string): string {
-  if (/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !SENTINEL.test(value)) return value;
-  const bytes = new TextEncoder().encode(value);
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 3) {
-    const a = bytes[i] as number;
-    const b = i + 1 < bytes.length ? (bytes[i + 1] as number) : 0;
-    const c = i + 2 < bytes.length ? (bytes[i + 2] as number) : 0;
-    const n = (a << 16) | (b << 8) | c;
-    out += BASE64_ALPHABET.charAt((n >> 18) & 63) + BASE64_ALPHABET.charAt((n >> 12) & 63);
-    out += i + 1 < bytes.length ? BASE64_ALPHABET.charAt((n >> 6) & 63) : "=";
-    out += i + 2 < bytes.length ? BASE64_ALPHABET.charAt(n & 63) : "=";
-  }
-  return `=?base64?${out}?=`;
-}
-
-/** An argument as its Mcp-Param header carries it (g.8); undefined for null, absent, or a value no header can carry. */
-function paramHeaderValue(value: unknown): string | undefined {
-  if (typeof value === "string") return encodeHeaderValue(value);
-  if (typeof value === "boolean") return String(value);
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  return undefined;
-}
-
 // ── small functions ───────────────────────────────────────────────────────────
 
 function defaultAbortControllerFactory<S>(): (() => AbortControllerLike<S>) | undefined {
@@ -1291,11 +1216,6 @@ function isResponseTo(message: JsonObject, id: RequestId): boolean {
   return message.method === undefined && message.id === id && ("result" in message || "error" in message);
 }
 
-/** 401, or 403: the endpoint wants (other) credentials; see HttpAuthError. */
-function isAuthChallenge(status: number): boolean {
-  return status === 401 || status === 403;
-}
-
 function authReport(error: HttpAuthError): HttpTransportError {
   return new HttpTransportError(error.detail, error.status, error);
 }
@@ -1309,16 +1229,6 @@ async function authErrorOf(res: ResponseLike, url: string): Promise<HttpAuthErro
     text = "";
   }
   return new HttpAuthError(res.status, url, challenge === null ? undefined : challenge, text === "" ? undefined : clip(text));
-}
-
-function isOk(status: number): boolean {
-  return status >= 200 && status < 300;
-}
-
-function mediaType(header: string | null): string {
-  if (header === null) return "";
-  const semicolon = header.indexOf(";");
-  return (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
 }
 
 async function discard(res: ResponseLike): Promise<void> {
@@ -1367,6 +1277,6 @@ function describe(error: unknown): string {
   return typeof error === "string" ? error : String(error);
 }
 
-export { SseParser, resolveReference };
+export { SseParser, encodeHeaderValue, isModernErrorResponse, resolveReference };
 export type { SseEvent, SseParserOptions } from "./sse.js";
 export { HttpAuthError, HttpTransportError };
