@@ -1,0 +1,235 @@
+// Rule-id inventory: every place the project names a protocol rule, found by reading the
+// source tree (lib/, spec-tests/, bench/ and fixtures/), plus every citation of a document that
+// is not in the repository. RULES.md is the list these ids must resolve to (rules.test.ts).
+//
+// What counts as a use of a rule id:
+// - in TypeScript, any id-shaped token (`L-10`, `TK-08`, `LIM-01`), in code, strings, test
+//   names and comments alike; a section-shaped token (`a.1`, `g.12`) in a string literal or
+//   after the word "rule"; a word id (`limit`, `internal`, `engine`) only where a rule is
+//   given or compared (`rule: "limit"`, `isRule("engine")`, `violation("limit", ...)`);
+// - in a fixture, the header's `rules` and every `"rule"` member of a step.
+// Error messages are built from these same literals (`[rule] expected ...; got ...`), so the
+// literals cover them.
+//
+// Run after `npm run build`: `node dist/spec-tests/rules-inventory.js [root]` prints the
+// inventory (id, count, files; `--all` lists every file) and the outside citations
+// (`--refs` lists each line).
+
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+export type UseKind = "code" | "comment" | "fixture-header" | "fixture-step";
+
+export interface RuleUse {
+  readonly id: string;
+  readonly file: string;
+  readonly line: number;
+  readonly kind: UseKind;
+  /** The whole source line (or, for a fixture, the step's JSON), for context-aware renames. */
+  readonly text: string;
+}
+
+export interface OutsideRef {
+  readonly file: string;
+  readonly line: number;
+  readonly text: string;
+}
+
+/** Id-shaped tokens: a family of 1 to 4 capitals, a dash, two digits (`M-01`, `TK-08`, `MOD-12`). */
+export const ID_SHAPED = /\b[A-Z]{1,4}-\d{2}\b/g;
+/** Section-shaped tokens of the old scheme (`a.1`, `g.12`). */
+const SECTION_SHAPED = /^[a-g]\.\d{1,2}$/;
+/** Word ids of the old scheme. */
+export const WORD_IDS: readonly string[] = ["limit", "internal", "engine"];
+/** Mentions of documents that live outside the repository. */
+export const OUTSIDE = /\bDIGEST\b|\bDESIGN\b(?:\.md)?(?:\s+(?:section|sections|§)\s*\d|\s+\d)|DESIGN\.md|\bDESIGN section/g;
+
+const SKIP_DIRS = new Set(["node_modules", "dist", ".git", "coverage"]);
+/** The rule-list tooling itself names old and new ids as examples; it is not a use. */
+export const TOOLING = ["spec-tests/rules-inventory.ts", "spec-tests/rules.test.ts", "spec-tests/apply-rule-renames.ts", "spec-tests/rule-renames.json"];
+
+/** Files under root/dir with one of the extensions, in a stable order. */
+export function listFiles(root: string, dir: string, exts: readonly string[]): string[] {
+  const out: string[] = [];
+  const walk = (abs: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(abs).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (SKIP_DIRS.has(name)) continue;
+      const path = join(abs, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (exts.some((e) => name.endsWith(e))) out.push(relative(root, path));
+    }
+  };
+  walk(join(root, dir));
+  return out;
+}
+
+/** String literals on a line (double, single or backtick quoted, no nesting), with their offsets. */
+function stringLiterals(line: string): { value: string; start: number }[] {
+  const out: { value: string; start: number }[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`((?:[^`\\]|\\.)*)`/g;
+  for (let m = re.exec(line); m !== null; m = re.exec(line)) out.push({ value: m[1] ?? m[2] ?? m[3] ?? "", start: m.index });
+  return out;
+}
+
+/** Offset of a `//` comment start outside string literals, or -1. */
+function commentStart(line: string): number {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quote !== undefined) {
+      if (ch === "\\") i++;
+      else if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'" || ch === "`") quote = ch;
+    else if (ch === "/" && line[i + 1] === "/") return i;
+    else if (ch === "/" && line[i + 1] === "*") return i;
+  }
+  return -1;
+}
+
+/** A literal is in a rule position when the code just before it gives or compares a rule. */
+const RULE_POSITION = /(?:\brule\s*(?::|===|!==|==|=)\s*|\bisRule\(\s*|\b(?:violation|local|shutdown|full)\(\s*(?:"[^"]*",\s*)?|\brefusal\(\s*[^,()]*,\s*(?:"[^"]*",\s*(?:\{[^}]*\},\s*\d+,\s*)?)?|throws:\s*\{\s*rule:\s*)$/;
+
+function tsUses(file: string, text: string): RuleUse[] {
+  const uses: RuleUse[] = [];
+  const lines = text.split("\n");
+  let inBlock = false;
+  lines.forEach((line, i) => {
+    const lineNo = i + 1;
+    const trimmed = line.trimStart();
+    const wasBlock = inBlock;
+    if (trimmed.startsWith("/*")) inBlock = !trimmed.includes("*/");
+    else if (inBlock && line.includes("*/")) inBlock = false;
+    const cStart = wasBlock || trimmed.startsWith("/*") || trimmed.startsWith("*") ? 0 : commentStart(line);
+    const codePart = cStart === -1 ? line : line.slice(0, cStart);
+    for (const m of line.matchAll(ID_SHAPED)) {
+      uses.push({ id: m[0], file, line: lineNo, kind: cStart !== -1 && (m.index ?? 0) >= cStart ? "comment" : "code", text: line });
+    }
+    for (const lit of stringLiterals(codePart)) {
+      const before = codePart.slice(0, lit.start);
+      if (SECTION_SHAPED.test(lit.value)) uses.push({ id: lit.value, file, line: lineNo, kind: "code", text: line });
+      else if (WORD_IDS.includes(lit.value) && RULE_POSITION.test(before)) uses.push({ id: lit.value, file, line: lineNo, kind: "code", text: line });
+    }
+    // Regex literals that spell ids with escapes (gating.test.ts: /^a\.4$/, /^engine$/).
+    for (const m of codePart.matchAll(/\/\^([a-g])\\\.(\d{1,2})\$\//g)) uses.push({ id: `${m[1]}.${m[2]}`, file, line: lineNo, kind: "code", text: line });
+    for (const m of codePart.matchAll(/\/\^([a-z]+)\$\//g)) if (WORD_IDS.includes(m[1] ?? "")) uses.push({ id: m[1] ?? "", file, line: lineNo, kind: "code", text: line });
+    // Section-shaped ids cited in comments outside an outside-document citation ("the rules of 2026-07-28 (g.8)").
+    if (cStart !== -1) {
+      const comment = line.slice(cStart).replace(/(?:DIGEST|DESIGN)(?:\.md)?[^;)]*/g, "");
+      for (const m of comment.matchAll(/(?<![\w.])([a-g]\.\d{1,2})(?![\w]|\.\d)/g)) uses.push({ id: m[1] ?? "", file, line: lineNo, kind: "comment", text: line });
+    }
+  });
+  return uses;
+}
+
+function collectRuleMembers(value: unknown, into: string[]): void {
+  if (Array.isArray(value)) for (const v of value) collectRuleMembers(v, into);
+  else if (typeof value === "object" && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "rule" && typeof v === "string") into.push(v);
+      else collectRuleMembers(v, into);
+    }
+  }
+}
+
+function fixtureUses(file: string, text: string): RuleUse[] {
+  const uses: RuleUse[] = [];
+  const lines = text.split("\n");
+  lines.forEach((line, i) => {
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (i === 0) {
+      const rules = (value as { rules?: unknown }).rules;
+      if (Array.isArray(rules)) for (const r of rules) if (typeof r === "string") uses.push({ id: r, file, line: 1, kind: "fixture-header", text: line });
+      return;
+    }
+    const found: string[] = [];
+    collectRuleMembers(value, found);
+    for (const id of found) uses.push({ id, file, line: i + 1, kind: "fixture-step", text: line });
+  });
+  return uses;
+}
+
+/** Every rule-id use in the tree under root. */
+export function collectUses(root: string): RuleUse[] {
+  const uses: RuleUse[] = [];
+  for (const dir of ["lib", "spec-tests", "bench"]) {
+    for (const file of listFiles(root, dir, [".ts"])) {
+      if (file.endsWith(".d.ts") || TOOLING.includes(file)) continue;
+      uses.push(...tsUses(file, readFileSync(join(root, file), "utf8")));
+    }
+  }
+  for (const file of listFiles(root, "fixtures", [".jsonl"])) uses.push(...fixtureUses(file, readFileSync(join(root, file), "utf8")));
+  return uses;
+}
+
+/** Files the outside-reference check covers (the rename map itself may name old citations). */
+export function outsideRefFiles(root: string): string[] {
+  const files = [
+    ...listFiles(root, "lib", [".ts"]),
+    ...listFiles(root, "spec-tests", [".ts", ".json"]),
+    ...listFiles(root, "bench", [".ts"]),
+    ...listFiles(root, "fixtures", [".jsonl", ".md"]),
+    "README.md",
+  ];
+  return files.filter((f) => !TOOLING.includes(f));
+}
+
+/** Every mention of DIGEST or a DESIGN section in the covered files. */
+export function collectOutsideRefs(root: string): OutsideRef[] {
+  const refs: OutsideRef[] = [];
+  for (const file of outsideRefFiles(root)) {
+    let text: string;
+    try {
+      text = readFileSync(join(root, file), "utf8");
+    } catch {
+      continue;
+    }
+    text.split("\n").forEach((line, i) => {
+      OUTSIDE.lastIndex = 0;
+      if (OUTSIDE.test(line)) refs.push({ file, line: i + 1, text: line.trim() });
+    });
+  }
+  return refs;
+}
+
+/** id → uses, ids sorted. */
+export function groupById(uses: readonly RuleUse[]): Map<string, RuleUse[]> {
+  const map = new Map<string, RuleUse[]>();
+  for (const u of [...uses].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    const list = map.get(u.id);
+    if (list === undefined) map.set(u.id, [u]);
+    else list.push(u);
+  }
+  return map;
+}
+
+function main(): void {
+  const root = process.argv[2] ?? process.cwd();
+  const uses = collectUses(root);
+  const byId = groupById(uses);
+  process.stdout.write(`${byId.size} rule ids, ${uses.length} uses\n\n`);
+  for (const [id, list] of byId) {
+    const files = new Map<string, number>();
+    for (const u of list) files.set(u.file, (files.get(u.file) ?? 0) + 1);
+    const kinds = [...new Set(list.map((u) => u.kind))].join(",");
+    const shown = [...files].map(([f, n]) => `${f}(${n})`);
+    const more = shown.length > 4 && !process.argv.includes("--all") ? ` +${shown.length - 4} more` : "";
+    process.stdout.write(`${id.padEnd(9)} ${String(list.length).padStart(4)}  [${kinds}]  ${(more === "" ? shown : shown.slice(0, 4)).join(" ")}${more}\n`);
+  }
+  const refs = collectOutsideRefs(root);
+  process.stdout.write(`\n${refs.length} lines cite a document outside the repository (DIGEST / DESIGN section)\n`);
+  if (process.argv.includes("--refs")) for (const r of refs) process.stdout.write(`${r.file}:${r.line}: ${r.text.slice(0, 160)}\n`);
+}
+
+if (process.argv[1] !== undefined && /rules-inventory\.js$/.test(process.argv[1])) main();
