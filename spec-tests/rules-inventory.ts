@@ -3,10 +3,10 @@
 // is not in the repository. RULES.md is the list these ids must resolve to (rules.test.ts).
 //
 // What counts as a use of a rule id:
-// - in TypeScript, any id-shaped token (`L-10`, `TK-08`, `LIM-01`), in code, strings, test
-//   names and comments alike; a section-shaped token (`a.1`, `g.12`) in a string literal or
-//   after the word "rule"; a word id (`limit`, `internal`, `engine`) only where a rule is
-//   given or compared (`rule: "limit"`, `isRule("engine")`, `violation("limit", ...)`);
+// - in TypeScript, any id-shaped token (two to four capitals, a dash, two digits) and any
+//   section-shaped token of the old scheme (a letter, a dot, a number), in code, strings,
+//   test names and comments alike; a word id of the old scheme only where a rule is given or
+//   compared (`rule: "<word>"`, `isRule(...)`, `violation(...)`, `"violation:<word>"`);
 // - in a fixture, the header's `rules` and every `"rule"` member of a step.
 // Error messages are built from these same literals (`[rule] expected ...; got ...`), so the
 // literals cover them.
@@ -37,8 +37,8 @@ export interface OutsideRef {
 
 /** Id-shaped tokens: a family of 1 to 4 capitals, a dash, two digits (`M-01`, `TK-08`, `MOD-12`). */
 export const ID_SHAPED = /\b[A-Z]{1,4}-\d{2}\b/g;
-/** Section-shaped tokens of the old scheme (`a.1`, `g.12`). */
-const SECTION_SHAPED = /^[a-g]\.\d{1,2}$/;
+/** Section-shaped tokens of the old scheme (a letter a to g, a dot, a number), wherever they stand. */
+export const SECTION_TOKEN = /(?<![\w.])[a-g]\.\d{1,2}(?![\w]|\.\d)/g;
 /** Word ids of the old scheme. */
 export const WORD_IDS: readonly string[] = ["limit", "internal", "engine"];
 /** Mentions of documents that live outside the repository. */
@@ -70,7 +70,7 @@ export function listFiles(root: string, dir: string, exts: readonly string[]): s
 }
 
 /** String literals on a line (double, single or backtick quoted, no nesting), with their offsets. */
-function stringLiterals(line: string): { value: string; start: number }[] {
+export function stringLiterals(line: string): { value: string; start: number }[] {
   const out: { value: string; start: number }[] = [];
   const re = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`((?:[^`\\]|\\.)*)`/g;
   for (let m = re.exec(line); m !== null; m = re.exec(line)) out.push({ value: m[1] ?? m[2] ?? m[3] ?? "", start: m.index });
@@ -78,7 +78,7 @@ function stringLiterals(line: string): { value: string; start: number }[] {
 }
 
 /** Offset of a `//` comment start outside string literals, or -1. */
-function commentStart(line: string): number {
+export function commentStart(line: string): number {
   let quote: string | undefined;
   for (let i = 0; i < line.length; i++) {
     const ch = line[i];
@@ -93,36 +93,43 @@ function commentStart(line: string): number {
 }
 
 /** A literal is in a rule position when the code just before it gives or compares a rule. */
-const RULE_POSITION = /(?:\brule\s*(?::|===|!==|==|=)\s*|\bisRule\(\s*|\b(?:violation|local|shutdown|full)\(\s*(?:"[^"]*",\s*)?|\brefusal\(\s*[^,()]*,\s*(?:"[^"]*",\s*(?:\{[^}]*\},\s*\d+,\s*)?)?|throws:\s*\{\s*rule:\s*)$/;
+export const RULE_POSITION = /(?:\brule\s*(?::|===|!==|==|=)\s*|\bisRule\(\s*|\b(?:violation|local|full)\(\s*|\bshutdown\(\s*"[^"]*",\s*|\brefusal\(\s*[^,()]*,\s*(?:"[^"]*",\s*(?:\{[^}]*\},\s*\d+,\s*)?)?|throws:\s*\{\s*rule:\s*)$/;
 
-function tsUses(file: string, text: string): RuleUse[] {
-  const uses: RuleUse[] = [];
-  const lines = text.split("\n");
+/** For each line of a TypeScript file, where its comment starts (-1: none; 0: all comment). */
+export function commentStarts(lines: readonly string[]): number[] {
   let inBlock = false;
-  lines.forEach((line, i) => {
-    const lineNo = i + 1;
+  return lines.map((line) => {
     const trimmed = line.trimStart();
     const wasBlock = inBlock;
     if (trimmed.startsWith("/*")) inBlock = !trimmed.includes("*/");
     else if (inBlock && line.includes("*/")) inBlock = false;
-    const cStart = wasBlock || trimmed.startsWith("/*") || trimmed.startsWith("*") ? 0 : commentStart(line);
+    return wasBlock || trimmed.startsWith("/*") || trimmed.startsWith("*") ? 0 : commentStart(line);
+  });
+}
+
+export function tsUses(file: string, text: string): RuleUse[] {
+  const uses: RuleUse[] = [];
+  const lines = text.split("\n");
+  const starts = commentStarts(lines);
+  lines.forEach((line, i) => {
+    const lineNo = i + 1;
+    const cStart = starts[i] ?? -1;
     const codePart = cStart === -1 ? line : line.slice(0, cStart);
     for (const m of line.matchAll(ID_SHAPED)) {
       uses.push({ id: m[0], file, line: lineNo, kind: cStart !== -1 && (m.index ?? 0) >= cStart ? "comment" : "code", text: line });
     }
+    for (const m of line.matchAll(SECTION_TOKEN)) {
+      uses.push({ id: m[0], file, line: lineNo, kind: cStart !== -1 && (m.index ?? 0) >= cStart ? "comment" : "code", text: line });
+    }
     for (const lit of stringLiterals(codePart)) {
       const before = codePart.slice(0, lit.start);
-      if (SECTION_SHAPED.test(lit.value)) uses.push({ id: lit.value, file, line: lineNo, kind: "code", text: line });
-      else if (WORD_IDS.includes(lit.value) && RULE_POSITION.test(before)) uses.push({ id: lit.value, file, line: lineNo, kind: "code", text: line });
+      const composite = /^[a-z-]+:([a-z]+)$/.exec(lit.value)?.[1];
+      if (WORD_IDS.includes(lit.value) && RULE_POSITION.test(before)) uses.push({ id: lit.value, file, line: lineNo, kind: "code", text: line });
+      else if (composite !== undefined && WORD_IDS.includes(composite)) uses.push({ id: composite, file, line: lineNo, kind: "code", text: line });
     }
-    // Regex literals that spell ids with escapes (gating.test.ts: /^a\.4$/, /^engine$/).
+    // Regex literals that spell ids with escapes (/^a\.4$/, /^engine$/).
     for (const m of codePart.matchAll(/\/\^([a-g])\\\.(\d{1,2})\$\//g)) uses.push({ id: `${m[1]}.${m[2]}`, file, line: lineNo, kind: "code", text: line });
     for (const m of codePart.matchAll(/\/\^([a-z]+)\$\//g)) if (WORD_IDS.includes(m[1] ?? "")) uses.push({ id: m[1] ?? "", file, line: lineNo, kind: "code", text: line });
-    // Section-shaped ids cited in comments outside an outside-document citation ("the rules of 2026-07-28 (g.8)").
-    if (cStart !== -1) {
-      const comment = line.slice(cStart).replace(/(?:DIGEST|DESIGN)(?:\.md)?[^;)]*/g, "");
-      for (const m of comment.matchAll(/(?<![\w.])([a-g]\.\d{1,2})(?![\w]|\.\d)/g)) uses.push({ id: m[1] ?? "", file, line: lineNo, kind: "comment", text: line });
-    }
   });
   return uses;
 }
@@ -137,7 +144,7 @@ function collectRuleMembers(value: unknown, into: string[]): void {
   }
 }
 
-function fixtureUses(file: string, text: string): RuleUse[] {
+export function fixtureUses(file: string, text: string): RuleUse[] {
   const uses: RuleUse[] = [];
   const lines = text.split("\n");
   lines.forEach((line, i) => {
@@ -160,17 +167,134 @@ function fixtureUses(file: string, text: string): RuleUse[] {
   return uses;
 }
 
+/** The files that may cite rules: TypeScript under lib/, spec-tests/ and bench/, fixtures, fixtures/FORMAT.md. */
+export function ruleFiles(root: string): string[] {
+  const ts = ["lib", "spec-tests", "bench"].flatMap((dir) => listFiles(root, dir, [".ts"])).filter((f) => !f.endsWith(".d.ts") && !TOOLING.includes(f));
+  return [...ts, ...listFiles(root, "fixtures", [".jsonl", ".md"])];
+}
+
+/** Reads the rule files of a tree into memory. */
+export function readTree(root: string): Map<string, string> {
+  const tree = new Map<string, string>();
+  for (const file of ruleFiles(root)) tree.set(file, readFileSync(join(root, file), "utf8"));
+  return tree;
+}
+
+/** Every rule-id use in a tree held in memory (path → text). */
+export function usesOf(tree: ReadonlyMap<string, string>): RuleUse[] {
+  const uses: RuleUse[] = [];
+  for (const [file, text] of tree) {
+    if (file.endsWith(".ts")) uses.push(...tsUses(file, text));
+    else if (file.endsWith(".jsonl")) uses.push(...fixtureUses(file, text));
+  }
+  return uses;
+}
+
 /** Every rule-id use in the tree under root. */
 export function collectUses(root: string): RuleUse[] {
-  const uses: RuleUse[] = [];
-  for (const dir of ["lib", "spec-tests", "bench"]) {
-    for (const file of listFiles(root, dir, [".ts"])) {
-      if (file.endsWith(".d.ts") || TOOLING.includes(file)) continue;
-      uses.push(...tsUses(file, readFileSync(join(root, file), "utf8")));
-    }
+  return usesOf(readTree(root));
+}
+
+/** Lines of a tree held in memory that cite DIGEST or a DESIGN section. */
+export function outsideRefsOf(tree: ReadonlyMap<string, string>): OutsideRef[] {
+  const refs: OutsideRef[] = [];
+  for (const [file, text] of tree) {
+    text.split("\n").forEach((line, i) => {
+      OUTSIDE.lastIndex = 0;
+      if (OUTSIDE.test(line)) refs.push({ file, line: i + 1, text: line.trim() });
+    });
   }
-  for (const file of listFiles(root, "fixtures", [".jsonl"])) uses.push(...fixtureUses(file, readFileSync(join(root, file), "utf8")));
-  return uses;
+  return refs;
+}
+
+// ── RULES.md and the rename map ─────────────────────────────────────────────────────────
+
+export interface RuleEntry {
+  readonly id: string;
+  readonly family: string;
+  readonly level: string;
+  readonly versions: string;
+  readonly statement: string;
+  /** The first link of the entry's specification cell. */
+  readonly link: string;
+  readonly line: number;
+}
+
+/** The entries of RULES.md: table rows whose first cell is an id, in the family sections before "Former ids". */
+export function parseRules(text: string): Map<string, RuleEntry> {
+  const entries = new Map<string, RuleEntry>();
+  let family: string | undefined;
+  text.split("\n").forEach((line, i) => {
+    const heading = /^## (.+)$/.exec(line);
+    if (heading !== undefined && heading !== null) {
+      family = /^Former ids/.test(heading[1] ?? "") ? undefined : (heading[1] ?? "").split(":")[0];
+      return;
+    }
+    if (family === undefined || !line.startsWith("| ")) return;
+    const cells = line.slice(2, -2).split(" | ");
+    const id = cells[0] ?? "";
+    if (!/^[A-Z]{1,4}-\d{2}$/.test(id)) return;
+    const link = /\]\((https?:\/\/[^)\s]+)\)/.exec(cells[4] ?? "")?.[1] ?? "";
+    if (entries.has(id)) throw new Error(`RULES.md:${i + 1}: ${id} listed twice`);
+    entries.set(id, { id, family, level: cells[1] ?? "", versions: cells[2] ?? "", statement: cells[3] ?? "", link, line: i + 1 });
+  });
+  return entries;
+}
+
+export interface RenameEntry {
+  readonly id: string;
+  readonly match?: string;
+  readonly lineOnly?: boolean;
+  readonly where?: string;
+}
+
+export interface Citation {
+  readonly find: string;
+  readonly replace: string;
+  readonly onlyWith?: string;
+  readonly prevLine?: string;
+  readonly where?: string;
+}
+
+export interface CodeRewrite {
+  readonly find: string;
+  readonly replace: string;
+  readonly where?: string;
+}
+
+export interface RenameMap {
+  readonly ids: Readonly<Record<string, string | readonly RenameEntry[]>>;
+  readonly sections: Readonly<Record<string, string>>;
+  readonly citations: readonly Citation[];
+  readonly code: readonly CodeRewrite[];
+}
+
+export function loadRenames(root: string): RenameMap {
+  const raw = JSON.parse(readFileSync(join(root, "spec-tests/rule-renames.json"), "utf8")) as Partial<RenameMap>;
+  return { ids: raw.ids ?? {}, sections: raw.sections ?? {}, citations: raw.citations ?? [], code: raw.code ?? [] };
+}
+
+/** How far back (lines or steps) a use looks for its context when its own line decides nothing. */
+export const CONTEXT_LINES = 15;
+
+/**
+ * The new id of an old id at one use: `line` is the use's own line (or step), `before` the
+ * lines before it, nearest first. undefined: the map does not rename this id. "unresolved": it
+ * does, but no entry matches and there is no default.
+ */
+export function resolveOld(map: RenameMap, old: string, line: string, before: readonly string[]): string | undefined {
+  if (!Object.hasOwn(map.ids, old)) return undefined;
+  const v = map.ids[old];
+  if (typeof v === "string") return v;
+  if (v === undefined) return undefined;
+  for (const e of v) if (e.match !== undefined && new RegExp(e.match).test(line)) return e.id;
+  for (const ctx of before.slice(0, CONTEXT_LINES)) for (const e of v) if (e.match !== undefined && e.lineOnly !== true && new RegExp(e.match).test(ctx)) return e.id;
+  return v.find((e) => e.match === undefined)?.id ?? "unresolved";
+}
+
+/** The ids a replacement text names, ranges given by their two ends ("M-01…M-10" → M-01, M-10). */
+export function idsIn(text: string): string[] {
+  return [...text.matchAll(ID_SHAPED)].map((m) => m[0]);
 }
 
 /** Files the outside-reference check covers (the rename map itself may name old citations). */
