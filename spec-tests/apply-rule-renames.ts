@@ -2,7 +2,7 @@
 // - rule ids in lib/, spec-tests/ and bench/ TypeScript (string literals, regex literals, test
 //   names, comments) and in fixtures (header `rules`, every step's `"rule"`), split ids
 //   resolved by their context;
-// - citations of documents outside the repository (DIGEST …, DESIGN section N) in comments and
+// - citations of documents outside the repository (the map's `outside` pattern) in comments and
 //   fixtures/FORMAT.md become RULES.md ids; each fixture's `spec` header becomes the
 //   specification links of its rules.
 // The transform is pure (renameTree) so that rules.test.ts can check its result in memory;
@@ -10,14 +10,14 @@
 // re-serialized, so numbers such as 9007199254740993 keep their spelling.
 //
 // Usage, after `npm run build`: node dist/spec-tests/apply-rule-renames.js [root]
-// Exit code 1 when a use could not be resolved (nothing is written then).
+// Exit code 1 when a use could not be resolved (nothing is written then). After a run, the
+// outside-citation test of rules.test.ts stops being a todo.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   CONTEXT_LINES,
   ID_SHAPED,
-  RULE_POSITION,
   SECTION_TOKEN,
   WORD_IDS,
   commentStart,
@@ -26,9 +26,13 @@ import {
   parseRules,
   readTree,
   resolveOld,
+  wordIdSpans,
   type RenameMap,
   type RuleEntry,
 } from "./rules-inventory.js";
+
+/** The option that keeps the outside-citation test of rules.test.ts a todo until this script has run. */
+export const TODO_MARKER = '{ todo: "until the renames land (node dist/spec-tests/apply-rule-renames.js)" }';
 
 export interface RenameReport {
   readonly changed: string[];
@@ -37,8 +41,6 @@ export interface RenameReport {
   /** Citation and code rewrites that matched nowhere (the tree moved on; worth a look). */
   readonly unused: string[];
 }
-
-const WORD_ALT = WORD_IDS.join("|");
 
 /** Removes repeated ids from comma lists ("M-01, M-01, ID-02" → "M-01, ID-02"). */
 function dedupeLists(text: string): string {
@@ -102,14 +104,14 @@ class Renamer {
   }
 
   private code(text: string, orig: string, before: readonly string[], where: string): string {
-    let out = text.replace(/\/\^([a-g])\\\.(\d{1,2})\$\//g, (_m, l: string, n: string) => `/^${this.resolve(`${l}.${n}`, orig, before, where, false)}$/`);
-    out = out.replace(new RegExp(`\\/\\^(${WORD_ALT})\\$\\/`, "g"), (_m, w: string) => `/^${this.resolve(w, orig, before, where, false)}$/`);
+    // Word ids first, while the offsets of wordIdSpans still hold (from the end backwards).
+    let out = text;
+    for (const span of wordIdSpans(text).reverse()) {
+      out = out.slice(0, span.index) + this.resolve(span.word, orig, before, where, false) + out.slice(span.index + span.word.length);
+    }
+    out = out.replace(/\/\^([a-g])\\\.(\d{1,2})\$\//g, (_m, l: string, n: string) => `/^${this.resolve(`${l}.${n}`, orig, before, where, false)}$/`);
     out = out.replace(SECTION_TOKEN, (tok) => this.resolve(tok, orig, before, where, false));
     out = out.replace(ID_SHAPED, (tok) => this.resolve(tok, orig, before, where, false));
-    out = out.replace(new RegExp(`(["'])(${WORD_ALT})\\1`, "g"), (m, q: string, w: string, offset: number) =>
-      RULE_POSITION.test(out.slice(0, offset)) ? `${q}${this.resolve(w, orig, before, where, false)}${q}` : m,
-    );
-    out = out.replace(new RegExp(`(["'])([a-z-]+):(${WORD_ALT})\\1`, "g"), (_m, q: string, kind: string, w: string) => `${q}${kind}:${this.resolve(w, orig, before, where, false)}${q}`);
     return out;
   }
 
@@ -216,6 +218,13 @@ function main(): void {
   }
   for (const file of report.changed) writeFileSync(join(root, file), tree.get(file) ?? "");
   process.stdout.write(`${report.changed.length} files rewritten\n`);
+  // With the citations gone, the check that none comes back stops being a todo.
+  const testFile = join(root, "spec-tests/rules.test.ts");
+  const testText = readFileSync(testFile, "utf8");
+  if (testText.includes(TODO_MARKER)) {
+    writeFileSync(testFile, testText.replace(TODO_MARKER, "{}"));
+    process.stdout.write("spec-tests/rules.test.ts: the outside-citation test is no longer a todo\n");
+  }
 }
 
 if (process.argv[1] !== undefined && /apply-rule-renames\.js$/.test(process.argv[1])) main();

@@ -1,12 +1,14 @@
 // Rule-id inventory: every place the project names a protocol rule, found by reading the
 // source tree (lib/, spec-tests/, bench/ and fixtures/), plus every citation of a document that
-// is not in the repository. RULES.md is the list these ids must resolve to (rules.test.ts).
+// is not in the repository (the `outside` pattern of spec-tests/rule-renames.json). RULES.md is
+// the list these ids must resolve to (rules.test.ts).
 //
 // What counts as a use of a rule id:
-// - in TypeScript, any id-shaped token (two to four capitals, a dash, two digits) and any
+// - in TypeScript, any id-shaped token (one to four capitals, a dash, two digits) and any
 //   section-shaped token of the old scheme (a letter, a dot, a number), in code, strings,
 //   test names and comments alike; a word id of the old scheme only where a rule is given or
-//   compared (`rule: "<word>"`, `isRule(...)`, `violation(...)`, `"violation:<word>"`);
+//   compared (`rule: "<word>"`, `isRule(...)`, `violation(...)`), in an array of rule ids, as
+//   the rule half of `"violation:<word>"`, or as a regex literal `/^<word>$/`;
 // - in a fixture, the header's `rules` and every `"rule"` member of a step.
 // Error messages are built from these same literals (`[rule] expected ...; got ...`), so the
 // literals cover them.
@@ -41,8 +43,6 @@ export const ID_SHAPED = /\b[A-Z]{1,4}-\d{2}\b/g;
 export const SECTION_TOKEN = /(?<![\w.])[a-g]\.\d{1,2}(?![\w]|\.\d)/g;
 /** Word ids of the old scheme. */
 export const WORD_IDS: readonly string[] = ["limit", "internal", "engine"];
-/** Mentions of documents that live outside the repository. */
-export const OUTSIDE = /\bDIGEST\b|\bDESIGN\b(?:\.md)?(?:\s+(?:section|sections|§)\s*\d|\s+\d)|DESIGN\.md|\bDESIGN section/g;
 
 const SKIP_DIRS = new Set(["node_modules", "dist", ".git", "coverage"]);
 /** The rule-list tooling itself names old and new ids as examples; it is not a use. */
@@ -107,6 +107,35 @@ export function commentStarts(lines: readonly string[]): number[] {
   });
 }
 
+/** Where a word id stands in code as a rule id: its offset and length in `code`. */
+export interface WordSpan {
+  readonly word: string;
+  readonly index: number;
+}
+
+const ANY_ID = `(?:[A-Z]{1,4}-\\d{2}|[a-g]\\.\\d{1,2}|${WORD_IDS.join("|")})`;
+/** An array literal of rule ids only, at least one of them not a word (`["M-01", "limit"]`). */
+const ID_ARRAY = new RegExp(`\\[\\s*(?:(["'])${ANY_ID}\\1\\s*,\\s*)*(["'])${ANY_ID}\\2\\s*,?\\s*\\]`, "g");
+
+/**
+ * The word ids of a line of code that name a rule: a literal where a rule is given or compared
+ * (RULE_POSITION), an element of an array of rule ids, the rule half of `"violation:<word>"`,
+ * or a regex literal `/^<word>$/`. Elsewhere the words are plain words.
+ */
+export function wordIdSpans(code: string): WordSpan[] {
+  const spans: WordSpan[] = [];
+  const arrays: [number, number][] = [];
+  for (const m of code.matchAll(ID_ARRAY)) if (/(["'])(?:[A-Z]{1,4}-\d{2}|[a-g]\.\d{1,2})\1/.test(m[0])) arrays.push([m.index ?? 0, (m.index ?? 0) + m[0].length]);
+  for (const lit of stringLiterals(code)) {
+    const inArray = arrays.some(([a, b]) => lit.start > a && lit.start < b);
+    if (WORD_IDS.includes(lit.value) && (RULE_POSITION.test(code.slice(0, lit.start)) || inArray)) spans.push({ word: lit.value, index: lit.start + 1 });
+    const composite = /^([a-z-]+):([a-z]+)$/.exec(lit.value);
+    if (composite !== null && WORD_IDS.includes(composite[2] ?? "")) spans.push({ word: composite[2] ?? "", index: lit.start + 1 + (composite[1] ?? "").length + 1 });
+  }
+  for (const m of code.matchAll(/\/\^([a-z]+)\$\//g)) if (WORD_IDS.includes(m[1] ?? "")) spans.push({ word: m[1] ?? "", index: (m.index ?? 0) + 2 });
+  return spans.sort((a, b) => a.index - b.index);
+}
+
 export function tsUses(file: string, text: string): RuleUse[] {
   const uses: RuleUse[] = [];
   const lines = text.split("\n");
@@ -121,15 +150,9 @@ export function tsUses(file: string, text: string): RuleUse[] {
     for (const m of line.matchAll(SECTION_TOKEN)) {
       uses.push({ id: m[0], file, line: lineNo, kind: cStart !== -1 && (m.index ?? 0) >= cStart ? "comment" : "code", text: line });
     }
-    for (const lit of stringLiterals(codePart)) {
-      const before = codePart.slice(0, lit.start);
-      const composite = /^[a-z-]+:([a-z]+)$/.exec(lit.value)?.[1];
-      if (WORD_IDS.includes(lit.value) && RULE_POSITION.test(before)) uses.push({ id: lit.value, file, line: lineNo, kind: "code", text: line });
-      else if (composite !== undefined && WORD_IDS.includes(composite)) uses.push({ id: composite, file, line: lineNo, kind: "code", text: line });
-    }
-    // Regex literals that spell ids with escapes (/^a\.4$/, /^engine$/).
+    for (const span of wordIdSpans(codePart)) uses.push({ id: span.word, file, line: lineNo, kind: "code", text: line });
+    // Regex literals that spell section ids with escapes (/^a\.4$/).
     for (const m of codePart.matchAll(/\/\^([a-g])\\\.(\d{1,2})\$\//g)) uses.push({ id: `${m[1]}.${m[2]}`, file, line: lineNo, kind: "code", text: line });
-    for (const m of codePart.matchAll(/\/\^([a-z]+)\$\//g)) if (WORD_IDS.includes(m[1] ?? "")) uses.push({ id: m[1] ?? "", file, line: lineNo, kind: "code", text: line });
   });
   return uses;
 }
@@ -195,13 +218,12 @@ export function collectUses(root: string): RuleUse[] {
   return usesOf(readTree(root));
 }
 
-/** Lines of a tree held in memory that cite DIGEST or a DESIGN section. */
-export function outsideRefsOf(tree: ReadonlyMap<string, string>): OutsideRef[] {
+/** Lines of a tree held in memory that cite a document outside the repository (`outside`: the map's pattern). */
+export function outsideRefsOf(tree: ReadonlyMap<string, string>, outside: RegExp): OutsideRef[] {
   const refs: OutsideRef[] = [];
   for (const [file, text] of tree) {
     text.split("\n").forEach((line, i) => {
-      OUTSIDE.lastIndex = 0;
-      if (OUTSIDE.test(line)) refs.push({ file, line: i + 1, text: line.trim() });
+      if (outside.test(line)) refs.push({ file, line: i + 1, text: line.trim() });
     });
   }
   return refs;
@@ -263,6 +285,8 @@ export interface CodeRewrite {
 }
 
 export interface RenameMap {
+  /** The pattern of a citation of a document outside the repository. */
+  readonly outside: string;
   readonly ids: Readonly<Record<string, string | readonly RenameEntry[]>>;
   readonly sections: Readonly<Record<string, string>>;
   readonly citations: readonly Citation[];
@@ -271,7 +295,11 @@ export interface RenameMap {
 
 export function loadRenames(root: string): RenameMap {
   const raw = JSON.parse(readFileSync(join(root, "spec-tests/rule-renames.json"), "utf8")) as Partial<RenameMap>;
-  return { ids: raw.ids ?? {}, sections: raw.sections ?? {}, citations: raw.citations ?? [], code: raw.code ?? [] };
+  return { outside: raw.outside ?? "(?!)", ids: raw.ids ?? {}, sections: raw.sections ?? {}, citations: raw.citations ?? [], code: raw.code ?? [] };
+}
+
+export function outsidePattern(map: RenameMap): RegExp {
+  return new RegExp(map.outside);
 }
 
 /** How far back (lines or steps) a use looks for its context when its own line decides nothing. */
@@ -297,7 +325,7 @@ export function idsIn(text: string): string[] {
   return [...text.matchAll(ID_SHAPED)].map((m) => m[0]);
 }
 
-/** Files the outside-reference check covers (the rename map itself may name old citations). */
+/** Files the outside-reference check covers: all of lib/, spec-tests/, bench/, fixtures/ and README.md but the rename map, which names the old citations. */
 export function outsideRefFiles(root: string): string[] {
   const files = [
     ...listFiles(root, "lib", [".ts"]),
@@ -306,25 +334,20 @@ export function outsideRefFiles(root: string): string[] {
     ...listFiles(root, "fixtures", [".jsonl", ".md"]),
     "README.md",
   ];
-  return files.filter((f) => !TOOLING.includes(f));
+  return files.filter((f) => f !== "spec-tests/rule-renames.json");
 }
 
-/** Every mention of DIGEST or a DESIGN section in the covered files. */
+/** Every line of the covered files that cites a document outside the repository. */
 export function collectOutsideRefs(root: string): OutsideRef[] {
-  const refs: OutsideRef[] = [];
+  const tree = new Map<string, string>();
   for (const file of outsideRefFiles(root)) {
-    let text: string;
     try {
-      text = readFileSync(join(root, file), "utf8");
+      tree.set(file, readFileSync(join(root, file), "utf8"));
     } catch {
-      continue;
+      // README.md may be absent in a partial tree.
     }
-    text.split("\n").forEach((line, i) => {
-      OUTSIDE.lastIndex = 0;
-      if (OUTSIDE.test(line)) refs.push({ file, line: i + 1, text: line.trim() });
-    });
   }
-  return refs;
+  return outsideRefsOf(tree, outsidePattern(loadRenames(root)));
 }
 
 /** id → uses, ids sorted. */
@@ -352,7 +375,7 @@ function main(): void {
     process.stdout.write(`${id.padEnd(9)} ${String(list.length).padStart(4)}  [${kinds}]  ${(more === "" ? shown : shown.slice(0, 4)).join(" ")}${more}\n`);
   }
   const refs = collectOutsideRefs(root);
-  process.stdout.write(`\n${refs.length} lines cite a document outside the repository (DIGEST / DESIGN section)\n`);
+  process.stdout.write(`\n${refs.length} lines cite a document outside the repository\n`);
   if (process.argv.includes("--refs")) for (const r of refs) process.stdout.write(`${r.file}:${r.line}: ${r.text.slice(0, 160)}\n`);
 }
 
