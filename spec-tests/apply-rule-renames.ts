@@ -209,7 +209,8 @@ function main(): void {
   const root = process.argv[2] ?? process.cwd();
   const rules = parseRules(readFileSync(join(root, "RULES.md"), "utf8"));
   const { tree, report } = renameTree(readTree(root), loadRenames(root), rules);
-  for (const u of report.unused) process.stdout.write(`note: matched nowhere: ${u}\n`);
+  // On a tree already renamed every rewrite matches nowhere; the notes matter only on a first run.
+  if (report.changed.length > 0) for (const u of report.unused) process.stdout.write(`note: matched nowhere: ${u}\n`);
   if (report.unresolved.length > 0) {
     for (const u of report.unresolved) process.stderr.write(`unresolved: ${u}\n`);
     process.stderr.write(`${report.unresolved.length} uses unresolved; nothing written. Extend spec-tests/rule-renames.json.\n`);
