@@ -12,6 +12,7 @@ import { Cap } from "./capabilities.js";
 import { describeValue, ErrorCode, LocalProtocolError } from "./errors.js";
 import { isJsonObject, type ErrorObject, type JsonObject } from "./envelope.js";
 import type { Role } from "./methods.js";
+import { progressProblem } from "./progress.js";
 import { VERSION_PROFILES, type SessionVersion } from "./versions.js";
 
 /** O-02: RFC 5424 severities, low to high. A Map, so that a peer's "toString" or "__proto__" is no level. */
@@ -92,8 +93,8 @@ export interface TaskRecord {
   status: string;
   /** The progress token of the request that created the task (P-08), if any. */
   readonly token: string | number | undefined;
-  /** The last progress sent for it (receiver side). */
-  lastProgress: number;
+  /** The last progress sent for it (receiver side); undefined: none yet. */
+  lastProgress: number | undefined;
   /** The token was released once the task ended (requestor side). */
   tokenReleased: boolean;
 }
@@ -198,7 +199,7 @@ class TaskTable {
       return true;
     }
     if (this.records.size >= this.max && !this.forgetOne()) return false;
-    const record: TaskRecord = { status: "working", token, lastProgress: -Infinity, tokenReleased: false };
+    const record: TaskRecord = { status: "working", token, lastProgress: undefined, tokenReleased: false };
     this.records.set(taskId, record);
     this.move(taskId, record, status);
     return true;
@@ -507,7 +508,8 @@ export class Features {
     const record = this.tasksHere.get(taskId);
     if (record === undefined || TERMINAL.has(record.status)) throw local("P-08", "progress for a task that has not ended", record === undefined ? `unknown task ${describeValue(taskId)}` : `task ${record.status}`, "notifications/progress");
     if (record.token === undefined) throw local("P-01", "a task whose request carried _meta.progressToken", "no token", "notifications/progress");
-    if (typeof progress !== "number" || !Number.isFinite(progress) || progress <= record.lastProgress) throw local("P-05", `progress greater than ${record.lastProgress}`, describeValue(progress), "notifications/progress");
+    const problem = progressProblem(record.lastProgress, progress);
+    if (problem !== undefined) throw local("P-05", problem[0], problem[1], "notifications/progress");
     return record as TaskRecord & { token: string | number };
   }
 

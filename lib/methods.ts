@@ -77,6 +77,14 @@ export interface MethodRow {
   readonly phaseRule: string | undefined;
   readonly since: ProtocolVersion;
   readonly until: ProtocolVersion | undefined;
+  /** X-02: false for initialize, which is never cancelled (nor timed out with a notifications/cancelled). */
+  readonly cancellable: boolean;
+  /** 2026-07-28 (g.3): its result may be input_required. */
+  readonly inputRequired: boolean;
+  /** 2026-07-28 (g.5): its complete result carries ttlMs and cacheScope. */
+  readonly cacheable: boolean;
+  /** 2026-07-28 over HTTP (g.8): the param the Mcp-Name header mirrors. */
+  readonly nameParam: string | undefined;
 }
 
 interface RowOptions {
@@ -91,6 +99,10 @@ interface RowOptions {
   phaseRule?: string;
   since?: ProtocolVersion;
   until?: ProtocolVersion;
+  cancellable?: boolean;
+  inputRequired?: boolean;
+  cacheable?: boolean;
+  nameParam?: string;
 }
 
 function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}): MethodRow {
@@ -110,6 +122,10 @@ function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}
     phaseRule: o.phaseRule,
     since: o.since ?? "2024-11-05",
     until: o.until,
+    cancellable: o.cancellable ?? true,
+    inputRequired: o.inputRequired ?? false,
+    cacheable: o.cacheable ?? false,
+    nameParam: o.nameParam,
   };
 }
 
@@ -143,21 +159,21 @@ const TOOLS_CALL_GATES: readonly ParamGate[] = [
 /** All rows; a method may have several rows for different version ranges. */
 export const METHOD_ROWS: readonly MethodRow[] = [
   // Lifecycle and utilities.
-  row("initialize", "request", "client", { sendPhases: Phase.AwaitingInit, receivePhases: Phase.AwaitingInit, receivePhasesStrict: Phase.AwaitingInit, engineOwned: true, phaseRule: "L-01", until: "2026-07-28" }),
+  row("initialize", "request", "client", { sendPhases: Phase.AwaitingInit, receivePhases: Phase.AwaitingInit, receivePhasesStrict: Phase.AwaitingInit, engineOwned: true, phaseRule: "L-01", until: "2026-07-28", cancellable: false }),
   row("notifications/initialized", "notification", "client", { sendPhases: Phase.Initializing, receivePhases: Phase.Initializing, receivePhasesStrict: Phase.Initializing, engineOwned: true, phaseRule: "L-06", until: "2026-07-28" }),
   row("ping", "request", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, phaseRule: "L-13", until: "2026-07-28" }),
   row("notifications/cancelled", "notification", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "X-01" }),
   row("notifications/progress", "notification", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "P-04" }),
   // Server features, requested by the client.
-  row("resources/list", "request", "client", { cap: Cap.resources }),
-  row("resources/templates/list", "request", "client", { cap: Cap.resources }),
-  row("resources/read", "request", "client", { cap: Cap.resources }),
+  row("resources/list", "request", "client", { cap: Cap.resources, cacheable: true }),
+  row("resources/templates/list", "request", "client", { cap: Cap.resources, cacheable: true }),
+  row("resources/read", "request", "client", { cap: Cap.resources, cacheable: true, inputRequired: true, nameParam: "uri" }),
   row("resources/subscribe", "request", "client", { cap: Cap.resourcesSubscribe, until: "2026-07-28" }),
   row("resources/unsubscribe", "request", "client", { cap: Cap.resourcesSubscribe, until: "2026-07-28" }),
-  row("prompts/list", "request", "client", { cap: Cap.prompts }),
-  row("prompts/get", "request", "client", { cap: Cap.prompts }),
-  row("tools/list", "request", "client", { cap: Cap.tools }),
-  row("tools/call", "request", "client", { cap: Cap.tools, paramGates: TOOLS_CALL_GATES }),
+  row("prompts/list", "request", "client", { cap: Cap.prompts, cacheable: true }),
+  row("prompts/get", "request", "client", { cap: Cap.prompts, inputRequired: true, nameParam: "name" }),
+  row("tools/list", "request", "client", { cap: Cap.tools, cacheable: true }),
+  row("tools/call", "request", "client", { cap: Cap.tools, paramGates: TOOLS_CALL_GATES, inputRequired: true, nameParam: "name" }),
   row("logging/setLevel", "request", "client", { cap: Cap.logging, until: "2026-07-28" }),
   row("completion/complete", "request", "client", { until: "2025-03-26" }),
   row("completion/complete", "request", "client", { cap: Cap.completions, since: "2025-03-26" }),
@@ -181,12 +197,33 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender", until: "2026-07-28" }),
   row("notifications/elicitation/complete", "notification", "server", { cap: Cap.elicitationUrl, receivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   // 2026-07-28 (g.2, g.5): discovery and subscription streams. The engine answers discover and acknowledges listen itself.
-  row("server/discover", "request", "client", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, since: "2026-07-28" }),
+  row("server/discover", "request", "client", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, since: "2026-07-28", cacheable: true }),
   row("subscriptions/listen", "request", "client", { since: "2026-07-28" }),
   row("notifications/subscriptions/acknowledged", "notification", "server", { engineOwned: true, receivePhases: OPERATING, since: "2026-07-28" }),
 ];
 
 export type MethodTable = ReadonlyMap<string, MethodRow>;
+
+/** Properties of a method that hold in every version that has it (the first row of each method). */
+export type MethodTraits = Pick<MethodRow, "method" | "kind" | "cancellable" | "inputRequired" | "cacheable" | "nameParam">;
+
+const TRAITS: ReadonlyMap<string, MethodTraits> = (() => {
+  const traits = new Map<string, MethodTraits>();
+  for (const r of METHOD_ROWS) if (!traits.has(r.method)) traits.set(r.method, r);
+  return traits;
+})();
+
+/** The version-independent traits of `method` (any string: a peer's method name is only a key of this Map). */
+export function methodTraits(method: string): MethodTraits | undefined {
+  return TRAITS.get(method);
+}
+
+/** Every method with a trait, for tables that list them (e.g. the methods whose results are cacheable). */
+export function methodsWhere(trait: (t: MethodTraits) => boolean): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const t of TRAITS.values()) if (trait(t)) names.add(t.method);
+  return names;
+}
 
 function buildTable(version: ProtocolVersion): MethodTable {
   const index = VERSION_PROFILES[version].index;

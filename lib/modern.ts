@@ -14,6 +14,7 @@ import { Cap, capabilityMask } from "./capabilities.js";
 import { isJsonObject, type JsonObject } from "./envelope.js";
 import { ErrorCode, describeValue } from "./errors.js";
 import { severityOf } from "./features.js";
+import { methodTraits, methodsWhere } from "./methods.js";
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -104,8 +105,8 @@ export function withEnvelope(params: JsonObject | undefined, envelope: JsonObjec
   return { ...params, _meta: { ...meta, ...envelope } };
 }
 
-/** The methods whose result may be input_required (g.3). */
-export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"]);
+/** The methods whose result may be input_required (g.3): a column of the method table. */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = methodsWhere((t) => t.inputRequired);
 
 /** The client capabilities one input request needs, as a capability object and as bits. */
 function inputRequestNeeds(request: unknown): { caps: JsonObject; bits: number } | string {
@@ -180,8 +181,8 @@ export function decorateResult(result: JsonObject, serverInfo: JsonObject | unde
   return out;
 }
 
-/** Results that must say how long they stay fresh (CacheableResult, g.5): discover, the four lists and resources/read. */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
+/** Results that must say how long they stay fresh (CacheableResult, g.5): discover, the four lists and resources/read; a column of the method table. */
+export const CACHEABLE_METHODS: ReadonlySet<string> = methodsWhere((t) => t.cacheable);
 
 /**
  * A complete result of a cacheable method with ttlMs and cacheScope present: what the host
@@ -310,8 +311,6 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
-const NAME_PARAM: Readonly<Record<string, string>> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
-
 /**
  * The Streamable HTTP header rules of 2026-07-28 (g.8) for one POSTed request:
  * MCP-Protocol-Version equals the `_meta` version, Mcp-Method equals the method, Mcp-Name
@@ -326,7 +325,7 @@ export function httpHeaderProblem(headers: HeaderSource, method: string, params:
   if (typeof bodyVersion === "string" && headerVersion !== bodyVersion) return mismatch("MCP-Protocol-Version", bodyVersion, headerVersion);
   const headerMethod = headers.get("mcp-method");
   if (headerMethod === null || headerMethod === undefined || decodeHeaderValue(headerMethod) !== method) return mismatch("Mcp-Method", method, headerMethod);
-  const nameKey = NAME_PARAM[method];
+  const nameKey = methodTraits(method)?.nameParam;
   if (nameKey !== undefined) {
     const bodyName = params?.[nameKey];
     const headerName = headers.get("mcp-name");

@@ -692,7 +692,7 @@ test("batches: refused on other versions, when empty, too long, nested; initiali
 
 test("server: malformed initialize params are -32602 (L-02) and the session still waits for a good one", () => {
   const bad: [string, unknown][] = [
-    ["params", undefined],
+    ["params.protocolVersion", undefined],
     ["params.protocolVersion", { capabilities: {}, clientInfo: CLIENT_INFO }],
     ["params.capabilities", { protocolVersion: "2025-11-25", capabilities: [], clientInfo: CLIENT_INFO }],
     ["params.clientInfo", { protocolVersion: "2025-11-25", capabilities: {} }],

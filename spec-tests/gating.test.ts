@@ -526,10 +526,10 @@ test("phase refusals cite the sender's b.5 rule: L-10 client, L-11 server reques
 
 // ── Param-dependent gates (DIGEST b.6 C-06, C-07, C-08) ─────────────────────────────
 
-function operatingPair(version: V, clientCaps: JsonObject, serverCaps: JsonObject): { client: Engine; server: Engine } {
+function operatingPair(version: V, clientCaps: JsonObject, serverCaps: JsonObject, serverCapsSeenByClient: JsonObject = serverCaps): { client: Engine; server: Engine } {
   const client = new Engine({ role: "client", info: { name: "c", version: "1" }, capabilities: clientCaps, versions: [version] });
   const id = client.initialize();
-  client.receiveMessage({ jsonrpc: "2.0", id, result: { protocolVersion: version, capabilities: serverCaps, serverInfo: { name: "s", version: "1" } } });
+  client.receiveMessage({ jsonrpc: "2.0", id, result: { protocolVersion: version, capabilities: serverCapsSeenByClient, serverInfo: { name: "s", version: "1" } } });
   drain(client);
   const server = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: serverCaps, versions: [version] });
   server.receiveMessage({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities: clientCaps, clientInfo: { name: "c", version: "1" } } });
@@ -643,7 +643,10 @@ test("C-08: a task-augmented request the receiver did not declare is refused out
 });
 
 test("capability gates read sub-flags: resources.subscribe and listChanged count only when true", () => {
-  const { client, server } = operatingPair("2025-11-25", { roots: { listChanged: false } }, { resources: { subscribe: false, listChanged: "yes" }, tools: {}, prompts: { listChanged: true } });
+  // The server's own declaration may be odd ("yes"): only true counts. The client reads a schema-valid result (an
+  // initialize result that breaks its schema ends the session, L-03).
+  const serverCaps = { resources: { subscribe: false, listChanged: "yes" }, tools: {}, prompts: { listChanged: true } };
+  const { client, server } = operatingPair("2025-11-25", { roots: { listChanged: false } }, serverCaps, { ...serverCaps, resources: { subscribe: false, listChanged: false } });
   assert.doesNotThrow(() => client.request("resources/list"));
   assert.throws(() => client.request("resources/subscribe", { uri: "x" }), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01");
   assert.throws(() => client.notify("notifications/roots/list_changed"), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01");

@@ -359,3 +359,28 @@ describe("a server/discover probe commits no era (stdio fallback in place)", () 
     assert.equal((out(s)[0]?.result as JsonObject).protocolVersion, "2025-11-25");
   });
 });
+
+describe("the peer layer: an answer over maxLineBytes rejects its call at once", () => {
+  it("callTool rejects with ResponseTooLargeError naming the size and the limit; the connection goes on", async () => {
+    const { Pair } = await import("./peer-harness.js");
+    const { ResponseTooLargeError } = await import("../lib/peer/index.js");
+    const pair = new Pair({
+      client: { limits: { maxLineBytes: 4096 } },
+      setup: (s) => {
+        s.tool("big", {}, () => ({ content: [{ type: "text", text: "x".repeat(10_000) }] }));
+        s.tool("small", {}, () => ({ content: [{ type: "text", text: "ok" }] }));
+      },
+    });
+    await pair.connect();
+    const error = await pair.client.callTool("big").then(
+      () => assert.fail("expected a rejection"),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof ResponseTooLargeError, String(error));
+    assert.equal(error.limit, 4096);
+    assert.ok(error.bytes > 10_000);
+    assert.match(error.message, /maxLineBytes \(4096\)/);
+    const small = await pair.client.callTool("small");
+    assert.deepEqual(small.content, [{ type: "text", text: "ok" }]);
+  });
+});

@@ -98,7 +98,8 @@ interface Fixture {
 }
 
 function fixture(versions: readonly ProtocolVersion[] = ["2025-11-25", MODERN]): Fixture {
-  const server = new Server({ info: { name: "modern-fixture", version: "2.0.0" }, versions, paginationSecret: randomBytes(32) });
+  // "grüße welt" is outside the 2025-11-25 tool-name rule on purpose: it tests the base64 form of Mcp-Name.
+  const server = new Server({ info: { name: "modern-fixture", version: "2.0.0" }, versions, paginationSecret: randomBytes(32), allowAnyToolName: true });
   const signals: HandlerContext["signal"][] = [];
   let waiting = deferred<void>();
   server.tool("echo", { inputSchema: { type: "object", properties: { text: { type: "string" } } } }, (args) => ({ content: [{ type: "text", text: String(args.text) }] }));

@@ -712,7 +712,7 @@ test("registering or removing after initialization sends list_changed (seen by o
   p.remove();
   await pair.settle();
   assert.deepEqual(seen, ["tools", "tools", "tools", "prompts", "resources", "resources", "prompts"]);
-  assert.throws(() => pair.server.tool("first", {}, () => OK), /first is already registered/);
+  assert.throws(() => pair.server.tool("first", {}, () => OK), /unique names: expected a tool name not registered yet, got "first", which is/);
 });
 
 test("list_changed is not sent for a kind the session did not declare; onNotification unsubscribes", async () => {
@@ -756,29 +756,80 @@ test("handlers run concurrently: a never-settling handler delays neither ping no
   assert.equal(hung.state, "pending");
 });
 
-test("maxConcurrentHandlers 2: the third concurrent call is answered -32603 at once", async () => {
-  const resolvers: Array<(r: CallToolResult) => void> = [];
+test("maxConcurrentHandlers 2: the third and fourth calls wait their turn in order (no -32603), and run as slots free", async () => {
+  const started: string[] = [];
+  const resolvers = new Map<string, (r: CallToolResult) => void>();
   const pair = await connected({
     server: { maxConcurrentHandlers: 2 },
-    setup: (s) => s.tool("hold", {}, () => new Promise<CallToolResult>((resolve) => resolvers.push(resolve))),
+    setup: (s) =>
+      s.tool("hold", {}, (args) => {
+        const tag = String(args.tag);
+        started.push(tag);
+        return new Promise<CallToolResult>((resolve) => resolvers.set(tag, resolve));
+      }),
   });
-  const a = track(pair.client.callTool("hold"));
-  const b = track(pair.client.callTool("hold"));
-  const c = track(pair.client.callTool("hold"));
+  const calls = ["a", "b", "c", "d"].map((tag) => track(pair.client.callTool("hold", { tag })));
   await pair.settle();
-  assert.equal(resolvers.length, 2, "the third handler never started");
-  assert.equal(a.state, "pending");
-  assert.equal(b.state, "pending");
-  assert.ok(c.error instanceof McpError);
-  assert.equal(c.error.code, -32603);
-  assert.match(c.error.message, /Server busy: 2 requests already running/);
-  resolvers[0]?.(OK);
+  assert.deepEqual(started, ["a", "b"], "two running, two waiting");
+  assert.equal(pair.session.waitingRequests, 2);
+  assert.ok(calls.every((c) => c.state === "pending"), "nobody refused");
+  resolvers.get("b")?.(OK);
+  await pair.settle();
+  assert.equal(calls[1]?.state, "resolved");
+  assert.deepEqual(started, ["a", "b", "c"], "the oldest waiting request took the slot");
+  resolvers.get("a")?.(OK);
+  await pair.settle();
+  assert.deepEqual(started, ["a", "b", "c", "d"]);
+  resolvers.get("c")?.(OK);
+  resolvers.get("d")?.(OK);
+  await pair.settle();
+  assert.ok(calls.every((c) => c.state === "resolved"), calls.map((c) => c.state).join(","));
+});
+
+test("maxConcurrentHandlers 1: a request cancelled while waiting is removed and never runs; the next one does", async () => {
+  const started: string[] = [];
+  const resolvers = new Map<string, (r: CallToolResult) => void>();
+  const pair = await connected({
+    server: { maxConcurrentHandlers: 1 },
+    setup: (s) =>
+      s.tool("hold", {}, (args) => {
+        const tag = String(args.tag);
+        started.push(tag);
+        return new Promise<CallToolResult>((resolve) => resolvers.set(tag, resolve));
+      }),
+  });
+  const controller = new PeerAbortController();
+  const a = track(pair.client.callTool("hold", { tag: "a" }));
+  const b = track(pair.client.callTool("hold", { tag: "b" }, { signal: controller.signal }));
+  const c = track(pair.client.callTool("hold", { tag: "c" }));
+  await pair.settle();
+  assert.equal(pair.session.waitingRequests, 2);
+  controller.abort("changed my mind");
+  await pair.settle();
+  assert.ok(b.error instanceof RequestAbortedError);
+  assert.equal(pair.session.waitingRequests, 1, "the cancelled request left the queue");
+  resolvers.get("a")?.(OK);
+  await pair.settle();
+  assert.deepEqual(started, ["a", "c"], "b never ran");
+  resolvers.get("c")?.(OK);
   await pair.settle();
   assert.equal(a.state, "resolved");
-  const d = track(pair.client.callTool("hold"));
+  assert.equal(c.state, "resolved");
+});
+
+test("the waiting queue is bounded by limits.maxPendingInbound: past it the engine refuses at once", async () => {
+  const pair = await connected({
+    server: { maxConcurrentHandlers: 1, limits: { maxPendingInbound: 3 } },
+    setup: (s) => s.tool("hold", {}, () => new Promise<CallToolResult>(() => undefined)),
+  });
+  const calls = [0, 1, 2, 3].map(() => track(pair.client.callTool("hold")));
   await pair.settle();
-  assert.equal(resolvers.length, 3, "a slot freed up");
-  assert.equal(d.state, "pending");
+  assert.equal(pair.session.waitingRequests, 2, "one running, two waiting");
+  assert.deepEqual(
+    calls.map((c) => c.state),
+    ["pending", "pending", "pending", "rejected"],
+  );
+  assert.equal((calls[3]?.error as McpError).code, -32603);
 });
 
 // ── server → client requests ─────────────────────────────────────────────────────

@@ -1,14 +1,19 @@
 #!/usr/bin/env node
-// The `mcp-engine` command.
+// The `mcp-engine` command (usage in args.ts).
 //
 //   mcp-engine serve                   the reference server on stdio
 //   mcp-engine client -- <command...>  spawn a stdio server and print the report
 //   mcp-engine demo                    the report of the reference client against the reference server (npm start)
 //
-// stdout belongs to the protocol when serving; everything human goes to stderr then.
-// Exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or a connection failure.
+// stdout belongs to the protocol when serving, and to the report otherwise; everything else
+// (the server's stderr, diagnostics, the pending-call display) goes to stderr.
+// Exit codes: 0 no check failed (WARN and SKIP included), 1 a check failed, 2 bad usage or a
+// connection failure.
 
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectHttpNode } from "../hosts/http-client-node.js";
 import { serveHttp } from "../hosts/http-server.js";
@@ -16,22 +21,13 @@ import type { Client } from "../peer/client.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../versions.js";
 import { StdioClient, serveStdio } from "../hosts/stdio.js";
 import type { HandlerContext } from "../peer/server.js";
-import type { Tool } from "../types.js";
-import { REFERENCE_CLIENT_CAPABILITIES, REFERENCE_CLIENT_INFO, installReferenceHandlers, runReport, toolArguments, type CheckResult } from "./reference-client.js";
+import type { Root, Tool } from "../types.js";
+import { USAGE, parseArgs, type CliOptions } from "./args.js";
+import { exitCode, formatCheck, formatTally, type CheckResult, type Diagnostic } from "./grading.js";
+import { pendingDisplay } from "./progress.js";
+import { REFERENCE_CLIENT_INFO, installReferenceHandlers, referenceClientCapabilities, runReport, toolArguments } from "./reference-client.js";
 import { createReferenceServer } from "./reference-server.js";
-
-const USAGE = `usage:
-  mcp-engine serve                    run the reference server on stdio
-  mcp-engine serve --http HOST:PORT   run it over Streamable HTTP at http://HOST:PORT/mcp
-                   [--legacy-sse]     and the deprecated HTTP+SSE transport at /sse and /messages
-  mcp-engine client -- <command...>   spawn a stdio MCP server and report on everything it declares
-  mcp-engine client <url>             the same report over Streamable HTTP (or HTTP+SSE)
-                                      with MCP_CONFORMANCE_SCENARIO set: perform that conformance scenario against <url>
-  mcp-engine demo                     the reference client against the reference server
-options:
-  --era auto|session|modern           client and demo: offer 2026-07-28 first and fall back to
-                                      initialize (auto, the default), or speak only one era
-`;
+import { rootProblem, rootsFor } from "./roots.js";
 
 function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -51,13 +47,14 @@ function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
   });
 }
 
-async function serve(args: readonly string[]): Promise<number> {
+
+async function serve(options: CliOptions): Promise<number> {
   const server = createReferenceServer({ paginationSecret: randomBytes(32), requestStateSecret: randomBytes(32), sleep });
-  if (args[0] !== "--http") {
+  if (options.http === undefined) {
     serveStdio(server);
     return -1;
   }
-  const address = args[1] ?? "";
+  const address = options.http;
   const colon = address.lastIndexOf(":");
   const host = colon > 0 ? address.slice(0, colon).replace(/^\[(.*)\]$/, "$1") : "";
   const port = Number(address.slice(colon + 1));
@@ -66,7 +63,7 @@ async function serve(args: readonly string[]): Promise<number> {
     return 2;
   }
   // --legacy-sse: also offer the deprecated HTTP+SSE transport of 2024-11-05 at /sse and /messages.
-  const running = await serveHttp(server, { host, port, legacySse: args.includes("--legacy-sse") });
+  const running = await serveHttp(server, { host, port, legacySse: options.legacySse });
   process.stderr.write(`mcp-engine reference server listening on ${running.url}\n`);
   const stop = (): void => {
     running.close().then(() => process.exit(0));
@@ -76,84 +73,98 @@ async function serve(args: readonly string[]): Promise<number> {
   return -1;
 }
 
-function line(check: CheckResult): string {
-  return `${check.ok ? "PASS" : "FAIL"}  ${check.name}: ${check.detail}`;
-}
-
 /**
  * Which era the reference client speaks (--era): "auto" offers 2026-07-28 first
  * (server/discover) and falls back to initialize; "session" only initializes; "modern" only
  * speaks 2026-07-28. The report's first line says which one was used.
  */
-let eraOptions: { versions: ProtocolVersion[]; era: "auto" | "session" | "modern"; logLevel: "debug" } = {
-  versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS],
-  era: "auto",
-  logLevel: "debug",
-};
-
-function takeEra(args: string[]): string | undefined {
-  const at = args.indexOf("--era");
-  const dashdash = args.indexOf("--");
-  if (at < 0 || (dashdash >= 0 && at > dashdash)) return undefined;
-  const value = args[at + 1];
-  args.splice(at, 2);
-  if (value !== "auto" && value !== "session" && value !== "modern") return `--era takes auto, session or modern; got ${JSON.stringify(value)}`;
-  eraOptions = { ...eraOptions, era: value, versions: value === "session" ? [...SESSION_VERSIONS] : value === "modern" ? [...MODERN_VERSIONS] : eraOptions.versions };
-  return undefined;
+function clientOptions(options: CliOptions): { versions: ProtocolVersion[]; era: CliOptions["era"]; logLevel: "debug"; defaultTimeoutMs: number; connectTimeoutMs: number } {
+  const versions = options.era === "session" ? [...SESSION_VERSIONS] : options.era === "modern" ? [...MODERN_VERSIONS] : [...SESSION_VERSIONS, ...MODERN_VERSIONS];
+  return { versions, era: options.era, logLevel: "debug", defaultTimeoutMs: options.timeoutMs, connectTimeoutMs: options.timeoutMs };
 }
 
-async function report(command: string, args: readonly string[]): Promise<number> {
+const rootsOf = (options: CliOptions): Root[] => rootsFor(options.roots, process.cwd());
+
+/** The connection's diagnostics: each printed on stderr; the first 100 kept for the report's "protocol messages" check. */
+function diagnostics(): { onDiagnostic: (event: Diagnostic) => void; seen: () => readonly Diagnostic[] } {
+  const kept: Diagnostic[] = [];
+  return {
+    onDiagnostic: (event) => {
+      process.stderr.write(`[${event.kind}] ${event.rule}: expected ${event.expected}; got ${event.got}\n`);
+      if (kept.length < 100) kept.push({ kind: event.kind, rule: event.rule, expected: event.expected, got: event.got });
+    },
+    seen: () => kept,
+  };
+}
+
+/** The pending-call display on stderr: a live line on a terminal, plain progress lines elsewhere. */
+const display = pendingDisplay({
+  write: (text) => process.stderr.write(text),
+  isTTY: process.stderr.isTTY === true,
+  now: () => Date.now(),
+  every: (ms, tick) => {
+    const timer = setInterval(tick, ms).unref();
+    return () => clearInterval(timer);
+  },
+});
+
+/** Runs the report on a connected client, prints it, closes, and returns the exit code. */
+async function printReport(connection: { client: Client; close(): Promise<void> }, title: string, options: CliOptions, seen: () => readonly Diagnostic[]): Promise<number> {
   const write = (text: string): void => {
     process.stdout.write(text + "\n");
   };
+  installReferenceHandlers(connection.client, rootsOf(options));
+  write(`mcp-engine client report for: ${title}`);
+  const version = connection.client.server?.version ?? "latest";
+  const counts = await runReport(connection.client, {
+    print: (check: CheckResult) => write(formatCheck(check, version)),
+    sleep: (ms) => sleep(ms),
+    callDestructiveTools: options.callDestructive,
+    timeoutMs: options.timeoutMs,
+    pending: display,
+    diagnostics: seen,
+  });
+  await connection.close();
+  write(formatTally(counts));
+  return exitCode(counts);
+}
+
+async function report(command: string, args: readonly string[], options: CliOptions): Promise<number> {
+  const { onDiagnostic, seen } = diagnostics();
   let connection: StdioClient;
   try {
     connection = await StdioClient.spawn({
-      ...eraOptions,
+      ...clientOptions(options),
       command,
       args,
       info: REFERENCE_CLIENT_INFO,
-      capabilities: REFERENCE_CLIENT_CAPABILITIES,
+      capabilities: referenceClientCapabilities(rootsOf(options)),
       stderr: (text) => process.stderr.write(`[server] ${text}`),
-      connectTimeoutMs: 10_000,
-      onDiagnostic: (event) => process.stderr.write(`[${event.kind}] ${event.rule}: expected ${event.expected}; got ${event.got}\n`),
+      onDiagnostic,
     });
   } catch (error) {
-    write(`FAIL  initialize: ${error instanceof Error ? error.message : String(error)}`);
+    process.stdout.write(`FAIL  initialize: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
-  installReferenceHandlers(connection.client);
-  write(`mcp-engine client report for: ${[command, ...args].join(" ")}`);
-  const { passed, failed } = await runReport(connection.client, { print: (c) => write(line(c)), sleep: (ms) => sleep(ms) });
-  await connection.close();
-  write(`${passed} passed, ${failed} failed`);
-  return failed === 0 ? 0 : 1;
+  return printReport(connection, [command, ...args].join(" "), options, seen);
 }
 
 /** Connects over HTTP to `url`, prints the report, closes. */
-async function reportHttp(url: string): Promise<number> {
-  const write = (text: string): void => {
-    process.stdout.write(text + "\n");
-  };
-  const connection = await connectHttpOrReport(url, write);
+async function reportHttp(url: string, options: CliOptions): Promise<number> {
+  const { onDiagnostic, seen } = diagnostics();
+  const connection = await connectHttpOrReport(url, options, (text) => process.stdout.write(text + "\n"), onDiagnostic);
   if (connection === undefined) return 2;
-  installReferenceHandlers(connection.client);
-  write(`mcp-engine client report for: ${url}`);
-  const { passed, failed } = await runReport(connection.client, { print: (c) => write(line(c)), sleep: (ms) => sleep(ms) });
-  await connection.close();
-  write(`${passed} passed, ${failed} failed`);
-  return failed === 0 ? 0 : 1;
+  return printReport(connection, url, options, seen);
 }
 
-async function connectHttpOrReport(url: string, write: (text: string) => void): Promise<{ client: Client; close(): Promise<void> } | undefined> {
+async function connectHttpOrReport(url: string, options: CliOptions, write: (text: string) => void, onDiagnostic = diagnostics().onDiagnostic): Promise<{ client: Client; close(): Promise<void> } | undefined> {
   try {
     return await connectHttpNode({
-      ...eraOptions,
+      ...clientOptions(options),
       url,
       info: REFERENCE_CLIENT_INFO,
-      capabilities: REFERENCE_CLIENT_CAPABILITIES,
-      connectTimeoutMs: 10_000,
-      onDiagnostic: (event) => process.stderr.write(`[${event.kind}] ${event.rule}: expected ${event.expected}; got ${event.got}\n`),
+      capabilities: referenceClientCapabilities(rootsOf(options)),
+      onDiagnostic,
       onError: (error) => process.stderr.write(`[http] ${error instanceof Error ? error.message : String(error)}\n`),
     });
   } catch (error) {
@@ -162,7 +173,26 @@ async function connectHttpOrReport(url: string, write: (text: string) => void): 
   }
 }
 
-/** The tool calls a scenario's MCP_CONFORMANCE_CONTEXT asks for (`{"toolCalls":[{"name","arguments"}]}`), if any. */
+/** The version in our package.json, found relative to this module (dist/lib/cli/main.js). */
+function packageVersion(): string {
+  const text = readFileSync(fileURLToPath(new URL("../../../package.json", import.meta.url)), "utf8");
+  const version = (JSON.parse(text) as { version?: unknown }).version;
+  return typeof version === "string" ? version : "unknown";
+}
+
+/**
+ * The demo: the reference server spawned from this very file. Without --root it declares one
+ * root, a temporary directory it creates for the run and removes after it: a root it owns.
+ */
+async function demo(options: CliOptions): Promise<number> {
+  const own = options.roots.length === 0 ? mkdtempSync(join(tmpdir(), "mcp-engine-demo-")) : undefined;
+  try {
+    return await report(process.execPath, [fileURLToPath(import.meta.url), "serve"], own === undefined ? options : { ...options, roots: [own] });
+  } finally {
+    if (own !== undefined) rmSync(own, { recursive: true, force: true });
+  }
+}
+
 function contextToolCalls(text: string | undefined): { name: string; arguments: Record<string, unknown> }[] {
   if (text === undefined) return [];
   let context: unknown;
@@ -200,14 +230,14 @@ function contextToolCalls(text: string | undefined): { name: string; arguments: 
  *   http-invalid-tool-headers              every tool kept (those with invalid x-mcp-header are left out)
  *   json-schema-2020-12-preservation       json_schema_echo with json_schema_2020_12_tool's inputSchema as listed
  */
-async function scenario(name: string, url: string): Promise<number> {
+async function scenario(name: string, url: string, options: CliOptions): Promise<number> {
   const log = (text: string): void => {
     process.stderr.write(`[${name}] ${text}\n`);
   };
-  const connection = await connectHttpOrReport(url, log);
+  const connection = await connectHttpOrReport(url, options, log);
   if (connection === undefined) return 1;
   const { client } = connection;
-  installReferenceHandlers(client);
+  installReferenceHandlers(client, rootsOf(options));
   try {
     const declared = client.server?.capabilities ?? {};
     // C-01: a server that declared no tools is not asked for them (the initialize scenario's server declares none).
@@ -219,7 +249,7 @@ async function scenario(name: string, url: string): Promise<number> {
       return tool;
     };
     const callWith = async (toolName: string, args: Record<string, unknown>): Promise<void> => {
-      const result = await client.callTool(toolName, args, { timeoutMs: 30_000 });
+      const result = await client.callTool(toolName, args, { timeoutMs: options.timeoutMs });
       log(`${toolName}: ${JSON.stringify(result.content).slice(0, 200)}`);
     };
     const call = (toolName: string): Promise<void> => callWith(toolName, toolArguments(find(toolName)) ?? {});
@@ -266,38 +296,39 @@ async function scenario(name: string, url: string): Promise<number> {
   }
 }
 
+
 async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const eraProblem = takeEra(rest);
-  if (eraProblem !== undefined) {
-    process.stderr.write(`${eraProblem}\n${USAGE}`);
+  const parsed = parseArgs(argv);
+  if (!parsed.ok) {
+    process.stderr.write(`${USAGE}\nmcp-engine: ${parsed.problem}\n`);
     return 2;
   }
-  switch (command) {
-    case "serve":
-      return serve(rest);
-    case "client": {
-      const conformance = process.env.MCP_CONFORMANCE_SCENARIO;
-      const last = rest[rest.length - 1];
-      if (conformance !== undefined && last !== undefined && /^https?:\/\//.test(last)) return scenario(conformance, last);
-      if (rest[0] !== "--" && rest.length === 1 && /^https?:\/\//.test(rest[0] as string)) return reportHttp(rest[0] as string);
-      const args = rest[0] === "--" ? rest.slice(1) : rest;
-      if (args.length === 0) {
-        process.stderr.write(USAGE);
-        return 2;
-      }
-      return report(args[0] as string, args.slice(1));
-    }
-    case "demo":
-      return report(process.execPath, [fileURLToPath(import.meta.url), "serve"]);
-    case "--help":
-    case "-h":
+  const options = parsed.options;
+  const problem = rootProblem(options.roots, process.cwd());
+  if (problem !== undefined) {
+    process.stderr.write(`${USAGE}\nmcp-engine: ${problem}\n`);
+    return 2;
+  }
+  switch (options.command) {
     case "help":
       process.stdout.write(USAGE);
       return 0;
-    default:
-      process.stderr.write(USAGE);
-      return 2;
+    case "version":
+      process.stdout.write(`mcp-engine ${packageVersion()}\n`);
+      return 0;
+    case "serve":
+      return serve(options);
+    case "demo":
+      return demo(options);
+    case "client": {
+      const target = options.target;
+      if (target === undefined) return 2;
+      if (target.kind === "url") {
+        const conformance = process.env.MCP_CONFORMANCE_SCENARIO;
+        return conformance !== undefined ? scenario(conformance, target.url, options) : reportHttp(target.url, options);
+      }
+      return report(target.command, target.args, options);
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 // - any injected piece given in the options wins over the Node default (tests, proxies).
 
 import { performance } from "node:perf_hooks";
+import type { NodeAbortSignal } from "./node-shapes.js";
 import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type FetchLike, type HttpClientTransportOptions, type HttpConnection, type HttpTimers } from "../peer/http-client.js";
 
 /** Node's monotonic clock and timers. */

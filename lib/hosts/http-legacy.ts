@@ -9,7 +9,7 @@
 // of the Streamable HTTP host (it dispatches here after checking them).
 
 import { randomUUID } from "node:crypto";
-import type { ServerResponse } from "node:http";
+import type { NodeServerResponse as ServerResponse } from "./node-shapes.js";
 import { performance } from "node:perf_hooks";
 import type { PeerHost } from "../peer/driver.js";
 import type { Server, ServerSession } from "../peer/server.js";

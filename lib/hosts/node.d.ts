@@ -1,7 +1,10 @@
 // Minimal declarations of the Node built-ins that the hosts, the CLI, the tests and the
-// benchmarks use. The project has no @types/node (its only dev dependencies are typescript
-// and c8), so each API used is declared here, in the one place where Node is allowed; the
-// portable core (lib/*.ts, lib/peer/) is type-checked without this file.
+// benchmarks use. The build does not load @types/node (tsconfig "types": []; it is a dev
+// dependency only so that spec-tests/package-consumer.test.ts can compile a consumer with
+// it), so each API used is declared here, in the one place where Node is allowed; the
+// portable core (lib/*.ts, lib/peer/) is type-checked without this file. This file is never
+// shipped, and no published declaration may name what it declares: the hosts' public types
+// come from node-shapes.ts (the package tests compile every export without this file).
 
 declare module "node:test" {
   interface TestContext {
@@ -69,33 +72,25 @@ declare class URL {
   readonly pathname: string;
 }
 
+// The process takes listeners for any event name (signals, unhandledRejection). The stream,
+// request, response and child-process shapes are those of node-shapes.ts, which the published
+// declarations use in place of Node's modules (they never name this file).
 interface NodeEventSource {
   on(event: string, listener: (...args: never[]) => void): this;
   once(event: string, listener: (...args: never[]) => void): this;
   off(event: string, listener: (...args: never[]) => void): this;
   removeAllListeners(event?: string): this;
 }
-
-interface NodeReadable extends NodeEventSource {
-  on(event: "data", listener: (chunk: Uint8Array) => void): this;
-  on(event: "end" | "close", listener: () => void): this;
-  on(event: "error", listener: (error: Error) => void): this;
-  pause(): this;
-  resume(): this;
-  destroy(error?: Error): this;
-}
-
-interface NodeWritable extends NodeEventSource {
-  write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): boolean;
-  end(callback?: () => void): this;
-  end(chunk: Uint8Array | string, callback?: () => void): this;
-  destroy(error?: Error): this;
-  readonly writableEnded: boolean;
-  readonly destroyed: boolean;
-}
+type NodeReadable = import("./node-shapes.js").NodeReadable;
+type NodeWritable = import("./node-shapes.js").NodeWritable;
+type NodeIncomingMessageShape = import("./node-shapes.js").NodeIncomingMessage;
+type NodeServerResponseShape = import("./node-shapes.js").NodeServerResponse;
+type NodeChildProcessShape = import("./node-shapes.js").NodeChildProcess;
+type NodeAbortSignal = import("./node-shapes.js").NodeAbortSignal;
 
 interface NodeProcess extends NodeEventSource {
   argv: string[];
+  readonly execArgv: string[];
   env: { [key: string]: string | undefined };
   exitCode: number | undefined;
   readonly pid: number;
@@ -124,19 +119,7 @@ declare function clearInterval(timer: unknown): void;
 declare function setImmediate(callback: () => void): unknown;
 
 declare module "node:child_process" {
-  export interface ChildProcess {
-    readonly pid: number | undefined;
-    readonly stdin: NodeWritable;
-    readonly stdout: NodeReadable;
-    readonly stderr: NodeReadable;
-    readonly exitCode: number | null;
-    readonly signalCode: string | null;
-    kill(signal?: string | number): boolean;
-    on(event: "exit" | "close", listener: (code: number | null, signal: string | null) => void): this;
-    on(event: "error", listener: (error: Error) => void): this;
-    once(event: "exit" | "close", listener: (code: number | null, signal: string | null) => void): this;
-    once(event: "error", listener: (error: Error) => void): this;
-  }
+  export interface ChildProcess extends NodeChildProcessShape {}
   export interface SpawnOptions {
     stdio?: Array<"pipe" | "inherit" | "ignore">;
     env?: { [key: string]: string | undefined };
@@ -186,24 +169,9 @@ declare function setTimeout(callback: () => void, ms?: number): NodeTimer;
 
 // Used by lib/hosts/http-server.ts.
 declare module "node:http" {
-  export interface IncomingHttpHeaders {
-    [name: string]: string | string[] | undefined;
-  }
-  export interface IncomingMessage extends NodeReadable {
-    readonly method: string | undefined;
-    readonly url: string | undefined;
-    readonly headers: IncomingHttpHeaders;
-    readonly complete: boolean;
-  }
-  export interface ServerResponse extends NodeWritable {
-    statusCode: number;
-    readonly headersSent: boolean;
-    writeHead(status: number, headers?: { [name: string]: string | number }): this;
-    setHeader(name: string, value: string | number): this;
-    flushHeaders(): void;
-    on(event: "close" | "finish" | "drain", listener: () => void): this;
-    on(event: "error", listener: (error: Error) => void): this;
-  }
+  export type IncomingHttpHeaders = import("./node-shapes.js").NodeIncomingHttpHeaders;
+  export interface IncomingMessage extends NodeIncomingMessageShape {}
+  export interface ServerResponse extends NodeServerResponseShape {}
   export interface AddressInfo {
     address: string;
     family: string;
@@ -222,14 +190,7 @@ declare module "node:http" {
 }
 
 // Used by lib/hosts/http-client-node.ts: the Web fetch and AbortController globals of Node
-// (>= 18), declared only by the shape lib/peer/http-client.ts uses.
-interface NodeAbortSignal {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
-
+// (>= 18), declared only by the shape lib/peer/http-client.ts uses (NodeAbortSignal above).
 interface NodeFetchResponse {
   readonly status: number;
   readonly statusText: string;
@@ -270,3 +231,75 @@ declare var crypto: {
     verify(algorithm: "HMAC", key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
   };
 };
+
+// Used by spec-tests/package-*.test.ts and spec-tests/run.ts: temp projects, npm pack, tsc.
+declare module "node:fs" {
+  export function mkdtempSync(prefix: string): string;
+  export function mkdirSync(path: string, options?: { recursive?: boolean }): string | undefined;
+  export function rmSync(path: string, options?: { recursive?: boolean; force?: boolean }): void;
+  export function symlinkSync(target: string, path: string, type?: "dir" | "file" | "junction"): void;
+}
+
+declare module "node:os" {
+  export function tmpdir(): string;
+}
+
+declare module "node:child_process" {
+  export interface SpawnSyncResult {
+    readonly status: number | null;
+    readonly signal: string | null;
+    readonly stdout: string;
+    readonly stderr: string;
+    readonly error?: Error;
+  }
+  export function spawnSync(
+    command: string,
+    args: readonly string[],
+    options: { cwd?: string; encoding: "utf8"; env?: { [key: string]: string | undefined }; timeout?: number; shell?: boolean },
+  ): SpawnSyncResult;
+}
+
+// Used by lib/hosts/http-server.ts for its connection limits (createServer's options, the
+// server's timeouts and cap, the socket under a request), and by spec-tests/http-*.test.ts
+// for raw sockets (an endless chunked body, idle connections).
+declare module "node:http" {
+  export interface ServerOptions {
+    headersTimeout?: number;
+    requestTimeout?: number;
+    keepAliveTimeout?: number;
+    connectionsCheckingInterval?: number;
+  }
+  export function createServer(options: ServerOptions, handler: (request: IncomingMessage, response: ServerResponse) => void): Server;
+  export interface Server {
+    maxConnections: number;
+    headersTimeout: number;
+    requestTimeout: number;
+    on(event: "connection", listener: (socket: NodeSocket) => void): this;
+  }
+  export interface IncomingMessage {
+    readonly socket: NodeSocket;
+    unpipe(): this;
+  }
+}
+
+interface NodeSocket extends NodeEventSource {
+  readonly destroyed: boolean;
+  readonly bytesRead: number;
+  readonly remoteAddress: string | undefined;
+  write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): boolean;
+  end(chunk?: Uint8Array | string): this;
+  destroy(error?: Error): this;
+  pause(): this;
+  resume(): this;
+  setNoDelay(noDelay?: boolean): this;
+  on(event: "data", listener: (chunk: Uint8Array) => void): this;
+  on(event: "close" | "end" | "connect" | "drain", listener: () => void): this;
+  on(event: "error", listener: (error: Error) => void): this;
+  once(event: "close" | "end" | "connect" | "drain", listener: () => void): this;
+  once(event: "error", listener: (error: Error) => void): this;
+}
+
+declare module "node:net" {
+  export type Socket = NodeSocket;
+  export function connect(port: number, host: string): NodeSocket;
+}

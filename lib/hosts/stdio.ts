@@ -5,9 +5,14 @@
 // Invariants:
 // - stdout carries only protocol bytes; logs and diagnostics go to stderr (f.13);
 // - backpressure: when the pipe we write to is full, we stop reading until it drains;
-// - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL.
+// - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL;
+// - nothing a peer does brings this process down: the peer layer's inputs do not throw (the
+//   driver reports what it catches), a broken pipe ends the connection (an "error" event with
+//   no listener would exit the process), and every promise made here settles and is handled.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
+import type { NodeChildProcess as ChildProcess } from "./node-shapes.js";
+export type { NodeChildProcess } from "./node-shapes.js";
 import { performance } from "node:perf_hooks";
 import { Client, type ClientOptions, type ConnectResult } from "../peer/client.js";
 import type { PeerHost } from "../peer/driver.js";
@@ -48,15 +53,18 @@ export function serveStdio(server: Server): ServerSession {
   );
   session = server.connect(host);
   const s = session;
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    s.receiveEof();
+    host.armTimer(undefined);
+  };
   stdin.on("data", (chunk) => s.receiveBytes(chunk));
-  stdin.on("end", () => {
-    s.receiveEof();
-    host.armTimer(undefined);
-  });
-  stdin.on("error", () => {
-    s.receiveEof();
-    host.armTimer(undefined);
-  });
+  stdin.on("end", end);
+  stdin.on("error", end);
+  // EPIPE: the client went away; what we still had to say has nowhere to go.
+  stdout.on("error", end);
   return s;
 }
 
@@ -119,6 +127,8 @@ export class StdioClient {
     });
     child.stdout.on("data", (chunk) => c.driver.receiveBytes(chunk));
     child.stdout.on("end", end);
+    child.stdout.on("error", end);
+    child.stderr.on("error", () => undefined);
     child.on("error", (error) => {
       spawnError = error;
       end();
@@ -162,9 +172,10 @@ async function stopChild(child: ChildProcess, exited: Promise<void>, graceMs: nu
 function waitFor(promise: Promise<void>, ms: number): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
-    promise.then(() => {
+    const done = (): void => {
       clearTimeout(timer);
       resolve(true);
-    });
+    };
+    promise.then(done, done);
   });
 }

@@ -11,7 +11,7 @@
 //   the driver still dispatches every later event;
 // - time comes from the host (PeerHost.now, one timer); this file reads no clock.
 
-import { Engine, type RequestOptions } from "../engine.js";
+import { DEFAULT_LIMITS, Engine, type RequestOptions } from "../engine.js";
 import type { JsonObject, RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import type { EngineEvent } from "../events.js";
@@ -41,8 +41,14 @@ import type {
   Tool,
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
-import { PeerAbortController, type AbortSignalLike } from "./signal.js";
+import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, peerErrorOf } from "./errors.js";
+import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
+import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
+import { requestWithInput } from "./input-client.js";
+import { DeadlineQueue } from "./request-queue.js";
+import type { AbortSignalLike } from "./signal.js";
+
+export { errorMessage, respondWithError, shielded } from "./handlers.js";
 
 export interface ProgressInfo {
   progress: number;
@@ -89,6 +95,17 @@ export interface ClientOptions {
   logLevel?: LoggingLevel;
   /** Modern: the most input_required rounds one request may take before it fails. Default 10. */
   maxInputRounds?: number;
+  /** Modern: the most input requests one input_required result may carry; more fail the call (InvalidResultError). Default 32. */
+  maxInputRequests?: number;
+  /** The deepest params, results of our handlers and error data we send. Default 256 (see json-safe.ts). */
+  maxJsonDepth?: number;
+  /**
+   * Handlers of server requests running at once; more wait their turn in order (bounded by
+   * limits.maxPendingInbound). A handler that ignores its signal keeps its slot. Default 100.
+   */
+  maxConcurrentHandlers?: number;
+  /** listTools/listResources/listResourceTemplates/listPrompts: the most items gathered over all pages; more fail the call. Default 100000. */
+  maxListItems?: number;
   strict?: boolean;
   limits?: Partial<EngineLimits>;
   /** Validate every result against its method's schema. Default false. */
@@ -103,6 +120,10 @@ export interface ClientOptions {
 
 interface PendingCall {
   readonly method: string;
+  /** Its ticket in Client.queued while it waits for room under maxPendingOutbound. */
+  ticket?: number;
+  /** The engine's id for it, once sent. */
+  sentId?: number;
   readonly resolve: (result: JsonObject) => void;
   readonly reject: (error: Error) => void;
   readonly onProgress: ((progress: ProgressInfo) => void) | undefined;
@@ -122,6 +143,14 @@ export interface ConnectResult {
 
 const MAX_PAGES = 10_000;
 
+/** A request past maxPendingOutbound, waiting for an answer to make room; its deadlines run from the call. */
+interface QueuedRequest {
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+  readonly engineOptions: RequestOptions;
+  readonly call: PendingCall;
+}
+
 export class Client {
   private currentEngine: Engine<"client">;
   private currentDriver: Driver<"client">;
@@ -131,7 +160,12 @@ export class Client {
   private readonly defaultTimeoutMs: number;
   private readonly pending = new Map<number, PendingCall>();
   private readonly handlers = new Map<string, ServerRequestHandler<JsonObject | undefined, object>>();
-  private readonly inflight = new Map<RequestId, PeerAbortController>();
+  private readonly inflight: HandlerPool;
+  /**
+   * Requests past the engine's maxPendingOutbound, in call order (a Map keyed by a sequence
+   * number: FIFO, with O(1) removal on abort or expiry). Released one per answer.
+   */
+  private readonly queued = new DeadlineQueue<QueuedRequest>();
   private readonly notificationHandlers = new Map<string, Set<(params: JsonObject | undefined) => void>>();
   private connecting: PendingCall | undefined;
   /** The ids below this one were the probe engine's (see replaceEngine). */
@@ -143,8 +177,9 @@ export class Client {
     this.host = host;
     this.options = options;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
+    this.inflight = new HandlerPool({ maxConcurrent: options.maxConcurrentHandlers ?? 100, maxJsonDepth: this.maxJsonDepth, onFault: (error, where) => this.fault(error, where) });
     this.currentEngine = this.makeEngine(0);
-    this.currentDriver = new Driver(this.currentEngine, host, (event) => this.onEvent(event));
+    this.currentDriver = this.makeDriver(this.currentEngine);
     this.input = {
       receiveBytes: (chunk) => this.currentDriver.receiveBytes(chunk),
       receiveMessage: (value) => this.currentDriver.receiveMessage(value),
@@ -160,6 +195,22 @@ export class Client {
 
   get driver(): Driver<"client"> {
     return this.currentDriver;
+  }
+
+  private get maxJsonDepth(): number {
+    return this.options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  }
+
+  private makeDriver(engine: Engine<"client">): Driver<"client"> {
+    const driver = new Driver(engine, this.host, (event) => this.onEvent(event), (error, where) => this.fault(error, where));
+    driver.timers = { next: () => this.queued.nextExpiry(), fire: (now) => this.expireQueued(now) };
+    return driver;
+  }
+
+  /** An exception that escaped a guard of the peer layer: reported as a diagnostic (rule "peer-fault"), never thrown. */
+  private fault(error: unknown, where: string): void {
+    const onDiagnostic = this.options.onDiagnostic;
+    if (onDiagnostic !== undefined) shielded(() => onDiagnostic({ kind: "diagnostic", rule: "peer-fault", expected: `no exception in ${where}`, got: errorMessage(error), method: undefined, error: undefined }));
   }
 
   private makeEngine(firstRequestId: number): Engine<"client"> {
@@ -204,6 +255,8 @@ export class Client {
       if (error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion && !this.speaksAnyOf(error.data)) throw error;
       // A transport that ended is no answer from a server: nothing to fall back to.
       if (error instanceof RequestAbortedError || error instanceof ConnectionClosedError) throw error;
+      // An authorization challenge (401/403) is an answer from this server, not a sign of another era (issue 11.9).
+      if (error instanceof HttpAuthError) throw error;
     }
     if (probe !== undefined) return probe;
     this.replaceEngine();
@@ -215,7 +268,7 @@ export class Client {
     try {
       return await this.discoverRetrying(timeoutMs);
     } catch (error) {
-      if (error instanceof McpError && error.code !== ErrorCode.UnsupportedProtocolVersion) {
+      if (error instanceof McpError && !(error instanceof HttpAuthError) && error.code !== ErrorCode.UnsupportedProtocolVersion) {
         throw new McpError(error.code, `${errorMessage(error)} (server/discover refused: the server does not seem to speak 2026-07-28, and ${why})`, error.data);
       }
       throw error;
@@ -243,7 +296,7 @@ export class Client {
     this.engine.startModern(version);
     const result = (await this.request("server/discover", undefined, { timeoutMs })) as JsonObject;
     if (!Array.isArray(result.supportedVersions) || typeof result.capabilities !== "object" || this.connectResult?.era !== "modern") {
-      throw new InvalidResultError("server/discover", "result", "a DiscoverResult (supportedVersions, capabilities)", JSON.stringify(result).slice(0, 80));
+      throw new InvalidResultError("server/discover", "result", "a DiscoverResult (supportedVersions, capabilities)", `a result with keys ${Object.keys(result).slice(0, 8).join(", ") || "(none)"}`);
     }
     return this.connectResult;
   }
@@ -266,7 +319,7 @@ export class Client {
     this.probeIdsEnd = this.currentEngine.nextRequestId;
     const next = this.makeEngine(this.currentEngine.nextRequestId);
     this.currentEngine = next;
-    this.currentDriver = new Driver(next, this.host, (event) => this.onEvent(event));
+    this.currentDriver = this.makeDriver(next);
     this.connectResult = undefined;
   }
 
@@ -299,54 +352,11 @@ export class Client {
   request<M extends keyof ClientRequests>(method: M, params: ClientRequests[M]["params"], options?: CallOptions): Promise<ClientRequests[M]["result"]>;
   request(method: string, params?: object, options?: CallOptions): Promise<JsonObject>;
   request(method: string, params?: object, options: CallOptions = {}): Promise<JsonObject> {
-    if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) return this.requestWithInput(method, params as JsonObject | undefined, options);
+    if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) {
+      const rounds = { send: (m: string, p: JsonObject | undefined, o: CallOptions) => this.send(m, p, o), now: () => this.host.now(), handlers: this.handlers };
+      return requestWithInput(rounds, method, params as JsonObject | undefined, options, this.options.maxInputRounds ?? 10, this.options.maxInputRequests ?? 32);
+    }
     return this.send(method, params, options);
-  }
-
-  /**
-   * A multi round-trip request (2026-07-28, g.3): while the server answers input_required,
-   * fulfil its input requests with our handlers and retry (a new id) with inputResponses and
-   * the requestState echoed, within maxInputRounds and the call's maxTotalMs over all rounds.
-   */
-  private async requestWithInput(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject> {
-    const maxRounds = this.options.maxInputRounds ?? 10;
-    const started = this.host.now();
-    let current = params;
-    for (let round = 1; ; round++) {
-      let callOptions = options;
-      if (options.maxTotalMs !== undefined) {
-        const left = options.maxTotalMs - (this.host.now() - started);
-        if (left <= 0) throw new RequestTimeoutError(method, "(input rounds)", "total", options.maxTotalMs);
-        callOptions = { ...options, maxTotalMs: left };
-      }
-      const result = await this.send(method, current, callOptions);
-      if (result.resultType !== "input_required") return result;
-      if (round >= maxRounds) throw new InputRoundsExceededError(method, maxRounds);
-      const inputResponses = await this.fulfil(result.inputRequests, options.signal);
-      const retry: JsonObject = { ...params, inputResponses };
-      if (typeof result.requestState === "string") retry.requestState = result.requestState;
-      current = retry;
-    }
-  }
-
-  /** Answers each input request with the handler for its method; one without a handler fails the call. */
-  private async fulfil(inputRequests: unknown, signal: AbortSignalLike | undefined): Promise<JsonObject> {
-    const responses: JsonObject = {};
-    const requests = typeof inputRequests === "object" && inputRequests !== null ? (inputRequests as { [key: string]: { method?: unknown; params?: unknown } }) : {};
-    for (const [key, request] of Object.entries(requests)) {
-      const method = String(request.method);
-      const handler = this.handlers.get(method);
-      if (handler === undefined) throw new McpError(ErrorCode.MethodNotFound, `No handler for the input request ${key} (${method})`);
-      const controller = new PeerAbortController();
-      const onAbort = (): void => controller.abort(signal?.reason);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      try {
-        responses[key] = await handler(request.params as JsonObject | undefined, { requestId: key, signal: controller.signal });
-      } finally {
-        signal?.removeEventListener("abort", onAbort);
-      }
-    }
-    return responses;
   }
 
   private send(method: string, params: object | undefined, options: CallOptions): Promise<JsonObject> {
@@ -361,6 +371,13 @@ export class Client {
         reject(new ConnectionClosedError(method, "the session is closed"));
         return;
       }
+      // Encoded later, in a drain: a value JSON cannot encode is refused here, where the caller learns of it.
+      const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
+      if (safe !== undefined && !safe.ok) {
+        reject(new TypeError(`${method}: params cannot be sent as JSON: ${safe.reason}`));
+        return;
+      }
+      const sendParams = safe?.value as JsonObject | undefined;
       const now = this.host.now();
       const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
       const engineOptions: RequestOptions = {};
@@ -369,33 +386,82 @@ export class Client {
       if (options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs)) engineOptions.resetOnProgressMs = timeoutMs;
       // A server can only heartbeat through progress if the request carries a token.
       if (options.onProgress !== undefined || options.resetTimeoutOnProgress === true) engineOptions.progressToken = true;
-      let id: number;
-      try {
-        id = this.engine.request(method, params as JsonObject | undefined, engineOptions);
-      } catch (error) {
-        reject(error);
-        return;
-      }
       const call: PendingCall = { method, resolve, reject, onProgress: options.onProgress, timeoutMs, totalMs: options.maxTotalMs, cleanup: undefined };
       if (signal !== undefined) {
         const onAbort = (): void => {
-          if (!this.pending.has(id)) return;
+          if (call.ticket !== undefined) {
+            this.queued.remove(call.ticket);
+            call.ticket = undefined;
+            call.cleanup?.();
+            reject(new RequestAbortedError(method, signal.reason));
+            this.driver.pump();
+            return;
+          }
+          const id = call.sentId;
+          if (id === undefined || this.pending.get(id) !== call) return;
           this.settle(id);
           if (!this.engine.isClosed) this.engine.cancel(id, typeof signal.reason === "string" ? signal.reason : "aborted");
           reject(new RequestAbortedError(method, signal.reason));
           this.driver.pump();
+          this.releaseQueued();
         };
         signal.addEventListener("abort", onAbort, { once: true });
         call.cleanup = () => signal.removeEventListener("abort", onAbort);
       }
-      this.pending.set(id, call);
-      this.driver.pump();
+      // The engine holds at most maxPendingOutbound requests in flight; the rest wait here, in order.
+      if (this.queued.size > 0 || this.engine.pendingOutboundCount >= this.maxPendingOutbound) {
+        const expiry = Math.min(engineOptions.deadline ?? Infinity, engineOptions.totalDeadline ?? Infinity);
+        call.ticket = this.queued.push({ method, params: sendParams, engineOptions, call }, expiry);
+        this.driver.pump();
+        return;
+      }
+      this.dispatchRequest(method, sendParams, engineOptions, call);
     });
+  }
+
+  private get maxPendingOutbound(): number {
+    return this.options.limits?.maxPendingOutbound ?? DEFAULT_LIMITS.maxPendingOutbound;
+  }
+
+  /** Hands a request to the engine; a refusal rejects the call. */
+  private dispatchRequest(method: string, params: JsonObject | undefined, engineOptions: RequestOptions, call: PendingCall): void {
+    let id: number;
+    try {
+      id = this.engine.request(method, params, engineOptions);
+    } catch (error) {
+      call.cleanup?.();
+      call.reject(error instanceof Error ? error : new Error(errorMessage(error)));
+      return;
+    }
+    call.sentId = id;
+    this.pending.set(id, call);
+    this.driver.pump();
+  }
+
+  /** Sends queued requests, oldest first, while the engine has room. */
+  private releaseQueued(): void {
+    while (this.queued.size > 0 && this.engine.pendingOutboundCount < this.maxPendingOutbound && !this.engine.isClosed) {
+      const entry = this.queued.shift() as QueuedRequest;
+      entry.call.ticket = undefined;
+      this.dispatchRequest(entry.method, entry.params, entry.engineOptions, entry.call);
+    }
+  }
+
+  /** Queued requests whose deadline passed fail as a sent one would: RequestTimeoutError. */
+  private expireQueued(now: number): void {
+    for (const { method, engineOptions, call } of this.queued.takeExpired(now)) {
+      call.ticket = undefined;
+      call.cleanup?.();
+      const total = engineOptions.totalDeadline !== undefined && engineOptions.totalDeadline <= now && (engineOptions.deadline === undefined || engineOptions.totalDeadline <= engineOptions.deadline);
+      call.reject(new RequestTimeoutError(method, "(queued)", total ? "total" : "inactivity", total ? call.totalMs : call.timeoutMs));
+    }
   }
 
   /** Sends a notification (e.g. notifications/roots/list_changed). */
   notify(method: string, params?: object): void {
-    this.engine.notify(method, params as JsonObject | undefined);
+    const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
+    if (safe !== undefined && !safe.ok) throw new TypeError(`${method}: params cannot be sent as JSON: ${safe.reason}`);
+    this.engine.notify(method, safe?.value as JsonObject | undefined);
     this.driver.pump();
   }
 
@@ -483,7 +549,12 @@ export class Client {
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = (await this.request(method, cursor === undefined ? undefined : { cursor }, options)) as unknown as JsonObject;
       const list = result[key];
-      if (Array.isArray(list)) items.push(...list);
+      if (Array.isArray(list)) {
+        // A server could page without end: what is gathered is bounded, not just the number of pages.
+        const max = this.options.maxListItems ?? 100_000;
+        if (items.length + list.length > max) throw new InvalidResultError(method, key, `at most ${max} items over all pages (maxListItems)`, `${items.length + list.length}`);
+        for (const item of list) items.push(item);
+      }
       const next = result.nextCursor;
       if (typeof next !== "string") return items;
       // N-01/N-02: a cursor that comes back again would loop forever.
@@ -503,12 +574,19 @@ export class Client {
   }
 
   private onEvent(event: EngineEvent): void {
+    this.handleEvent(event);
+    // An answer (or a timeout, or a closed stream) made room under maxPendingOutbound.
+    if (this.queued.size > 0) this.releaseQueued();
+  }
+
+  private handleEvent(event: EngineEvent): void {
     switch (event.kind) {
       case "response":
         this.settle(event.id)?.resolve(event.result);
         return;
       case "error-response":
-        this.settle(event.id)?.reject(new McpError(event.error.code, event.error.message, event.error.data));
+        // A transport's typed failure (HttpAuthError) comes back as itself, anything else as McpError.
+        this.settle(event.id)?.reject(peerErrorOf(event.error));
         return;
       case "invalid-response":
         this.settle(event.id)?.reject(new InvalidResultError(event.method, event.path, event.expected, event.got));
@@ -520,6 +598,9 @@ export class Client {
       }
       case "connection-closed":
         this.settle(event.id)?.reject(new ConnectionClosedError(event.method));
+        return;
+      case "response-too-large":
+        this.settle(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
         return;
       case "request-ended":
         // A server ending a listen stream (stdio) ends it as cleanly as its final result would (g.5).
@@ -549,7 +630,7 @@ export class Client {
         this.onServerRequest(event.id, event.method, event.params);
         return;
       case "cancelled":
-        this.inflight.get(event.id)?.abort(event.reason ?? "cancelled by the server");
+        this.inflight.cancel(event.id, event.reason ?? "cancelled by the server");
         return;
       case "notification": {
         const set = this.notificationHandlers.get(event.method);
@@ -580,8 +661,12 @@ export class Client {
     const connecting = this.connecting;
     this.connecting = undefined;
     connecting?.reject(new ConnectionClosedError("initialize", event.detail));
-    for (const controller of this.inflight.values()) controller.abort("connection closed");
-    this.inflight.clear();
+    for (const { method, call } of this.queued.clear()) {
+      call.ticket = undefined;
+      call.cleanup?.();
+      call.reject(new ConnectionClosedError(method, event.detail));
+    }
+    this.inflight.closeAll("connection closed");
     const onClose = this.options.onClose;
     if (onClose !== undefined) shielded(() => onClose(event));
   }
@@ -592,83 +677,7 @@ export class Client {
       this.engine.respondError(id, ErrorCode.MethodNotFound, `No handler for ${method}`);
       return;
     }
-    runHandler(this.engine, this.driver, this.inflight, id, (signal) => handler(params, { requestId: id, signal }), (error) => respondWithError(this.engine, id, error));
-  }
-}
-
-/**
- * Runs the handler of peer request `id` concurrently and answers it exactly once with its
- * result, or through `onError` with what it threw — unless the peer cancelled it (its
- * controller in `running` aborted) or the session closed meanwhile. A result the engine
- * refuses is answered -32603, so the request is never left unanswered.
- */
-export function runHandler(
-  engine: Engine<"client"> | Engine<"server">,
-  driver: Driver<"client"> | Driver<"server">,
-  running: Map<RequestId, PeerAbortController>,
-  id: RequestId,
-  work: (signal: AbortSignalLike) => object | Promise<object>,
-  onError: (error: unknown) => void,
-): void {
-  const controller = new PeerAbortController();
-  running.set(id, controller);
-  const finish = (answer: () => void): void => {
-    if (running.get(id) !== controller) return;
-    running.delete(id);
-    if (controller.signal.aborted || engine.isClosed) return;
-    answer();
-    driver.pump();
-  };
-  let outcome: object | Promise<object>;
-  try {
-    outcome = work(controller.signal);
-  } catch (error) {
-    finish(() => onError(error));
-    return;
-  }
-  Promise.resolve(outcome).then(
-    (result) =>
-      finish(() => {
-        try {
-          engine.respond(id, result);
-        } catch (error) {
-          engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
-        }
-      }),
-    (error: unknown) => finish(() => onError(error)),
-  );
-}
-
-/** A message without stack traces or internals (O-05). */
-export function errorMessage(error: unknown): string {
-  if (error instanceof McpError) return error.message.replace(/^MCP error -?\d+: /, "");
-  if (error instanceof Error) return error.message;
-  return typeof error === "string" ? error : "internal error";
-}
-
-/**
- * Answers a peer request with what a handler threw: an McpError's code, message and data,
- * anything else as -32603 with its message. An McpError the protocol refuses here (a
- * reserved code whose data does not fit, a non-integer code) is answered -32603 too, so the
- * request is never left unanswered.
- */
-export function respondWithError(engine: Engine<"client"> | Engine<"server">, id: RequestId, error: unknown): void {
-  if (error instanceof McpError) {
-    try {
-      engine.respondError(id, error.code, errorMessage(error), error.data);
-      return;
-    } catch {
-      // Refused by a protocol rule before anything was queued: answered below instead.
-    }
-  }
-  engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
-}
-
-/** Runs a caller's callback; what it throws is its own business and must not stop the driver's loop. */
-export function shielded(callback: () => void): void {
-  try {
-    callback();
-  } catch {
-    // Swallowed like a throwing abort listener (signal.ts): the events after it still go out.
+    const engine = this.engine;
+    this.inflight.run(engine, this.driver, id, (signal) => handler(params, { requestId: id, signal }), (error) => respondWithError(engine, id, error, this.maxJsonDepth));
   }
 }

@@ -4,6 +4,12 @@
 // event, and re-arms the host's single timer when the engine's next deadline changed (the
 // drain contract of the core). Dispatch may issue commands, which pump again: the re-entry
 // is flattened into the running loop, so events are always handled in engine order.
+//
+// Nothing escapes the driver: an exception from the engine's inputs, from dispatch, from the
+// host's write/send/armTimer is given to onFault (the peer reports it as a diagnostic) and the
+// loop carries on, so a caller's callback, a promise reaction or a host's event listener that
+// calls in here can never be brought down by it. An engine whose input threw is closed: its
+// state can no longer be trusted, and closing settles every pending request.
 
 import type { Engine, Outbound } from "../engine.js";
 import type { EngineEvent } from "../events.js";
@@ -29,28 +35,60 @@ export class Driver<R extends Role> {
     readonly engine: Engine<R>,
     private readonly host: PeerHost,
     private readonly dispatch: (event: EngineEvent) => void,
+    /** An exception caught on the driver's paths (see the file comment). Default: ignored. */
+    private readonly onFault: (error: unknown, where: string) => void = () => undefined,
   ) {}
 
   receiveBytes(chunk: Uint8Array): void {
-    this.engine.receiveBytes(chunk, this.host.now());
-    this.pump();
+    this.input("receiveBytes", () => this.engine.receiveBytes(chunk, this.host.now()));
   }
 
   receiveMessage(value: unknown): void {
-    this.engine.receiveMessage(value, this.host.now());
-    this.pump();
+    this.input("receiveMessage", () => this.engine.receiveMessage(value, this.host.now()));
   }
 
   receiveEof(): void {
-    this.engine.receiveEof();
-    this.pump();
+    this.input("receiveEof", () => this.engine.receiveEof());
   }
 
   /** The host's timer fired. */
   onTimer(): void {
     this.armedAt = undefined;
-    this.engine.handleTimeout(this.host.now());
+    // The layer above's own deadlines (queued requests) first: they do not depend on the engine's state.
+    this.guard("timers", () => this.timers?.fire(this.host.now()));
+    this.input("handleTimeout", () => this.engine.handleTimeout(this.host.now()));
+  }
+
+  /**
+   * Deadlines the layer above keeps outside the engine (requests still queued): the host's one
+   * timer is armed for the earliest of these and the engine's, and fire() runs at each onTimer.
+   */
+  timers: { next(): number | undefined; fire(now: number): void } | undefined = undefined;
+
+  private input(where: string, feed: () => void): void {
+    try {
+      feed();
+    } catch (error) {
+      this.fault(error, where);
+      this.guard("close", () => this.engine.close());
+    }
     this.pump();
+  }
+
+  private guard(where: string, step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.fault(error, where);
+    }
+  }
+
+  private fault(error: unknown, where: string): void {
+    try {
+      this.onFault(error, where);
+    } catch {
+      // The fault reporter is the caller's; its own failure has nowhere else to go.
+    }
   }
 
   /** Drains the engine; call after every command. */
@@ -63,20 +101,25 @@ export class Driver<R extends Role> {
     try {
       do {
         this.again = false;
-        this.flush();
+        this.guard("write", () => this.flush());
         for (let event = this.engine.pollEvent(); event !== undefined; event = this.engine.pollEvent()) {
-          this.dispatch(event);
-          this.flush();
+          const current = event;
+          this.guard(`dispatch ${current.kind}`, () => this.dispatch(current));
+          this.guard("write", () => this.flush());
         }
       } while (this.again);
     } finally {
       this.pumping = false;
     }
-    const next = this.engine.nextDeadline();
-    if (next !== this.armedAt) {
-      this.armedAt = next;
-      this.host.armTimer(next);
-    }
+    this.guard("armTimer", () => {
+      const engineNext = this.engine.nextDeadline();
+      const extra = this.timers?.next();
+      const next = extra === undefined ? engineNext : engineNext === undefined ? extra : Math.min(engineNext, extra);
+      if (next !== this.armedAt) {
+        this.armedAt = next;
+        this.host.armTimer(next);
+      }
+    });
   }
 
   private flush(): void {

@@ -8,8 +8,11 @@
 //
 // Invariants:
 // - handlers run concurrently: a handler that never settles delays neither ping (answered
-//   by the engine) nor any other request; past maxConcurrentHandlers a request is answered
-//   at once with an error;
+//   by the engine) nor any other request; past maxConcurrentHandlers a request waits its
+//   turn (FIFO, bounded by the engine's maxPendingInbound; see handlers.ts);
+// - what a handler returns or throws is answered, whatever it is (handlers.ts); a peer's
+//   inputResponses and carried answers nested past maxJsonDepth are refused with -32602;
+// - lists come in one page unless the author asked for pages (pageSize);
 // - tool failures (validation, thrown errors, bad structuredContent) become isError results
 //   without stack traces; protocol errors are for unknown tools/prompts and bad cursors;
 // - onDiagnostic and onSessionClosed may throw without stopping the session's event loop;
@@ -24,7 +27,6 @@ import type { ProtocolVersion } from "../versions.js";
 import type {
   CallToolResult,
   ClientCapabilities,
-  CompleteResult,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
@@ -43,14 +45,18 @@ import type {
   Tool,
   ToolAnnotations,
 } from "../types.js";
-import { errorMessage, respondWithError, runHandler, shielded, type CallOptions } from "./client.js";
+import type { CallOptions } from "./client.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import { isJsonObject } from "../envelope.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
-import { validateJsonSchema } from "./json-schema.js";
-import { PeerAbortController, type AbortSignalLike } from "./signal.js";
-import { runValidator, type ToolValidator } from "./standard-schema.js";
+import { ConnectionClosedError, ResponseTooLargeError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
+import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
+import { appliedJsonSchema, checkToolName, checkToolSchema, listable, refuseUnusableSchema } from "./registration.js";
+import { callTool, complete, getPrompt, readResource } from "./server-methods.js";
+import type { AbortSignalLike } from "./signal.js";
+import type { ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
 
 /** What every handler receives. */
@@ -161,12 +167,23 @@ export interface ServerOptions {
   limits?: Partial<EngineLimits>;
   /** 2026-07-28: answer server/discover whatever version it names (default true; see EngineOptions.discoverAnyVersion). */
   discoverAnyVersion?: boolean;
-  /** Secret for pagination cursors (at least 16 bytes from a cryptographic source). */
-  paginationSecret: Uint8Array;
-  /** Items per list page. Default 50. */
+  /**
+   * Items per page of tools/list, resources/list, resources/templates/list and prompts/list.
+   * Default: no pages (every item in one answer: many clients never follow nextCursor).
+   */
   pageSize?: number;
-  /** Handlers running at once per session; more requests are answered -32603 at once. Default 100. */
+  /** Secret sealing the pagination cursors (at least 16 bytes from a cryptographic source); required with pageSize, unused without. */
+  paginationSecret?: Uint8Array;
+  /** Handlers running at once per session; more requests wait their turn, in order (bounded by limits.maxPendingInbound). Default 100. */
   maxConcurrentHandlers?: number;
+  /** The deepest value accepted in a peer's inputResponses and carried answers, and sent in results. Default 256. */
+  maxJsonDepth?: number;
+  /**
+   * Accept tool names outside [A-Za-z0-9_.-]{1,128}. The 2025-11-25 rule is a SHOULD, and some
+   * clients refuse other names; a name that is not ASCII travels in Mcp-Name base64-encoded
+   * (2026-07-28). Default false: server.tool() refuses such a name.
+   */
+  allowAnyToolName?: boolean;
   /** Declare the logging capability. Default true. */
   logging?: boolean;
   /** Capabilities to declare even when nothing is registered yet (merged with the derived ones). */
@@ -201,11 +218,10 @@ export interface Registration {
   remove(): void;
 }
 
-const MAX_COMPLETIONS = 100;
-
 export class Server {
   readonly options: ServerOptions;
-  readonly paginator: Paginator;
+  /** Undefined when lists come in one page (no pageSize). */
+  readonly paginator: Paginator | undefined;
   readonly sessions = new Set<ServerSession>();
   /** @internal registries, read by sessions */
   readonly tools = new Map<string, ToolEntry>();
@@ -215,10 +231,22 @@ export class Server {
 
   constructor(options: ServerOptions) {
     this.options = options;
-    this.paginator = new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize });
+    if (options.pageSize === undefined) this.paginator = undefined;
+    else if (options.paginationSecret === undefined) throw new Error("pagination (N-05): pageSize needs a paginationSecret (at least 16 bytes from a cryptographic source) to seal the cursors; got none");
+    else this.paginator = new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize });
   }
 
+  /**
+   * Registers a tool. Throws an Error when the name is outside [A-Za-z0-9_.-]{1,128} (the
+   * 2025-11-25 tool-name rule), when inputSchema or outputSchema is not an object schema with
+   * root type "object" (J-02), when the definition cannot be encoded as JSON, or when a tool
+   * of that name is registered already.
+   */
   tool(name: string, definition: ToolDefinition, handler: ToolHandler): Registration {
+    if (this.options.allowAnyToolName !== true) checkToolName(name);
+    else if (typeof name !== "string" || name.length === 0) throw new Error(`tool name rule: expected a non-empty string, got ${typeof name === "string" ? "an empty name" : typeof name}`);
+    if (definition.inputSchema !== undefined) checkToolSchema(name, "inputSchema", definition.inputSchema);
+    if (definition.outputSchema !== undefined) checkToolSchema(name, "outputSchema", definition.outputSchema);
     const tool: Tool = { name, inputSchema: definition.inputSchema ?? { type: "object" } };
     if (definition.title !== undefined) tool.title = definition.title;
     if (definition.description !== undefined) tool.description = definition.description;
@@ -226,22 +254,25 @@ export class Server {
     if (definition.annotations !== undefined) tool.annotations = definition.annotations;
     if (definition._meta !== undefined) tool._meta = definition._meta;
     const validator = definition.validator ?? (definition.inputSchema !== undefined ? { jsonSchema: definition.inputSchema } : undefined);
-    return this.register(this.tools, name, { definition: tool, validator, handler }, "notifications/tools/list_changed");
+    // The built-in validator applies these schemas: one it cannot apply in full is refused now, not on every call.
+    refuseUnusableSchema(name, definition.validator === undefined ? "inputSchema" : "validator's jsonSchema", appliedJsonSchema(validator));
+    refuseUnusableSchema(name, "outputSchema", definition.outputSchema);
+    return this.register("tool", this.tools, name, { definition: listable(`tool ${name}`, tool), validator, handler }, "notifications/tools/list_changed");
   }
 
   resource(uri: string, definition: ResourceDefinition, read: ResourceReader): Registration {
-    return this.register(this.resources, uri, { definition: { uri, ...definition }, read }, "notifications/resources/list_changed");
+    return this.register("resource", this.resources, uri, { definition: listable(`resource ${uri}`, { uri, ...definition }), read }, "notifications/resources/list_changed");
   }
 
   resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, read: TemplateReader): Registration {
     const { complete, ...rest } = definition;
-    const entry: TemplateEntry = { definition: { uriTemplate, ...rest }, template: parseTemplate(uriTemplate), read, complete };
-    return this.register(this.templates, uriTemplate, entry, "notifications/resources/list_changed");
+    const entry: TemplateEntry = { definition: listable(`resource template ${uriTemplate}`, { uriTemplate, ...rest }), template: parseTemplate(uriTemplate), read, complete };
+    return this.register("resource template", this.templates, uriTemplate, entry, "notifications/resources/list_changed");
   }
 
   prompt(name: string, definition: PromptDefinition, handler: PromptHandler): Registration {
     const { complete, ...rest } = definition;
-    return this.register(this.prompts, name, { definition: { name, ...rest }, handler, complete }, "notifications/prompts/list_changed");
+    return this.register("prompt", this.prompts, name, { definition: listable(`prompt ${name}`, { name, ...rest }), handler, complete }, "notifications/prompts/list_changed");
   }
 
   /** The capabilities a session opened now declares. */
@@ -271,8 +302,9 @@ export class Server {
     for (const session of this.sessions) session.resourceUpdated(uri);
   }
 
-  private register<V>(map: Map<string, V>, key: string, value: V, changed: string): Registration {
-    if (map.has(key)) throw new Error(`${key} is already registered`);
+  private register<V>(kind: string, map: Map<string, V>, key: string, value: V, changed: string): Registration {
+    // Names are unique (a client could not tell two apart): a second registration is refused, not a replacement.
+    if (map.has(key)) throw new Error(`unique names: expected a ${kind} name not registered yet, got ${JSON.stringify(key)}, which is (remove() its registration first to replace it)`);
     map.set(key, value);
     this.announce(changed);
     return {
@@ -294,14 +326,16 @@ export class ServerSession {
   readonly driver: Driver<"server">;
   private readonly server: Server;
   private readonly host: PeerHost;
-  private readonly running = new Map<RequestId, PeerAbortController>();
+  private readonly handlers: HandlerPool;
+  private readonly maxJsonDepth: number;
   private readonly outgoing = new Map<number, { method: string; resolve: (r: JsonObject) => void; reject: (e: Error) => void; cleanup: (() => void) | undefined }>();
-  private readonly maxConcurrent: number;
 
   constructor(server: Server, host: PeerHost, snapshot?: EngineSnapshot) {
     this.server = server;
     this.host = host;
-    this.maxConcurrent = server.options.maxConcurrentHandlers ?? 100;
+    this.maxJsonDepth = server.options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    const onFault = (error: unknown, where: string): void => this.fault(error, where);
+    this.handlers = new HandlerPool({ maxConcurrent: server.options.maxConcurrentHandlers ?? 100, maxJsonDepth: this.maxJsonDepth, onFault });
     const options: EngineOptions<"server"> = {
       role: "server",
       info: server.options.info,
@@ -313,7 +347,18 @@ export class ServerSession {
       discoverAnyVersion: server.options.discoverAnyVersion,
     };
     this.engine = snapshot === undefined ? new Engine(options) : Engine.restore(options, snapshot);
-    this.driver = new Driver(this.engine, host, (event) => this.onEvent(event));
+    this.driver = new Driver(this.engine, host, (event) => this.onEvent(event), onFault);
+  }
+
+  /** Requests waiting for a handler slot (past maxConcurrentHandlers). */
+  get waitingRequests(): number {
+    return this.handlers.waitingCount;
+  }
+
+  /** An exception that escaped a guard of the peer layer: reported as a diagnostic (rule "peer-fault"), never thrown. */
+  private fault(error: unknown, where: string): void {
+    const event = { kind: "diagnostic" as const, rule: "peer-fault", expected: `no exception in ${where}`, got: errorMessage(error), method: undefined, error: undefined };
+    shielded(() => this.server.options.onDiagnostic?.(event, this));
   }
 
   /** The client's capabilities, once initialized. */
@@ -353,11 +398,16 @@ export class ServerSession {
         reject(new ConnectionClosedError(method, "the session is closed"));
         return;
       }
+      const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
+      if (safe !== undefined && !safe.ok) {
+        reject(new TypeError(`${method}: params cannot be sent as JSON: ${safe.reason}`));
+        return;
+      }
       const timeoutMs = options.timeoutMs ?? this.server.options.defaultTimeoutMs ?? 60_000;
       const now = this.host.now();
       let id: number;
       try {
-        id = this.engine.request(method, params as JsonObject | undefined, {
+        id = this.engine.request(method, safe?.value as JsonObject | undefined, {
           deadline: Number.isFinite(timeoutMs) ? now + timeoutMs : undefined,
           totalDeadline: options.maxTotalMs !== undefined ? now + options.maxTotalMs : undefined,
           relatedRequestId: related,
@@ -418,7 +468,7 @@ export class ServerSession {
         this.onRequest(event.id, event.method, event.params, event.modern);
         return;
       case "cancelled":
-        this.running.get(event.id)?.abort(event.reason ?? "cancelled by the client");
+        this.handlers.cancel(event.id, event.reason ?? "cancelled by the client");
         return;
       case "response":
         this.settleOutgoing(event.id)?.resolve(event.result);
@@ -432,9 +482,11 @@ export class ServerSession {
       case "connection-closed":
         this.settleOutgoing(event.id)?.reject(new ConnectionClosedError(event.method));
         return;
+      case "response-too-large":
+        this.settleOutgoing(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
+        return;
       case "closed":
-        for (const controller of this.running.values()) controller.abort("connection closed");
-        this.running.clear();
+        this.handlers.closeAll("connection closed");
         this.server.sessions.delete(this);
         shielded(() => this.server.options.onSessionClosed?.(this));
         return;
@@ -478,16 +530,16 @@ export class ServerSession {
         this.engine.respond(id, {});
         return;
       case "tools/call":
-        run((context) => this.callTool(p, context));
+        run((context) => callTool(this.server, p, context));
         return;
       case "resources/read":
-        run((context) => this.readResource(String(p.uri), context));
+        run((context) => readResource(this.server, this.engine.resourceNotFoundCode, String(p.uri), context));
         return;
       case "prompts/get":
-        run((context) => this.getPrompt(p, context));
+        run((context) => getPrompt(this.server, p, context));
         return;
       case "completion/complete":
-        run(() => this.complete(p));
+        run(() => complete(this.server, p));
         return;
       default:
         this.engine.respondError(id, ErrorCode.MethodNotFound, `Method not served: ${method}`);
@@ -495,7 +547,14 @@ export class ServerSession {
   }
 
   private respondPage(id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
-    const page = this.server.paginator.page(key, items, typeof cursor === "string" ? cursor : undefined);
+    const paginator = this.server.paginator;
+    if (paginator === undefined) {
+      // One page, and so no cursor was ever issued: any cursor is one we did not make (N-05).
+      if (typeof cursor === "string") this.engine.respondError(id, ErrorCode.InvalidParams, "Invalid cursor", { cursor, reason: "this server lists everything in one page and issues no cursors" });
+      else this.engine.respond(id, { [key]: items });
+      return;
+    }
+    const page = paginator.page(key, items, typeof cursor === "string" ? cursor : undefined);
     if (!page.ok) {
       this.engine.respondError(id, page.code, page.message, page.data);
       return;
@@ -505,31 +564,40 @@ export class ServerSession {
     this.engine.respond(id, result);
   }
 
-  /** Runs a handler concurrently and answers with its outcome; McpError becomes a JSON-RPC error. */
+  /** Runs a handler (now, or when a slot frees) and answers with its outcome; McpError becomes a JSON-RPC error. */
   private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, work: (context: HandlerContext) => object | Promise<object>): void {
-    if (this.running.size >= this.maxConcurrent) {
-      this.engine.respondError(id, ErrorCode.InternalError, `Server busy: ${this.maxConcurrent} requests already running`);
+    // The peer's own values are measured before a handler or a round walks or re-encodes them.
+    let answers: JsonObject | undefined;
+    if (modern !== undefined) {
+      const collected = collectAnswers(params, this.maxJsonDepth);
+      if (!collected.ok) {
+        this.engine.respondError(id, collected.code, collected.message);
+        return;
+      }
+      answers = collected.answers;
+    }
+    if (jsonDepthExceeds(params.arguments, this.maxJsonDepth)) {
+      const refused = tooDeep("arguments", this.maxJsonDepth);
+      this.engine.respondError(id, refused.code, refused.message);
       return;
     }
-    runHandler(
+    this.handlers.run(
       this.engine,
       this.driver,
-      this.running,
       id,
-      (signal) => work(this.context(id, signal, params, modern)),
-      (error) => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : this.answerError(id, error)),
+      (signal) => work(this.context(id, signal, params, modern, answers)),
+      (error) => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : respondWithError(this.engine, id, error, this.maxJsonDepth)),
     );
-  }
-
-  private answerError(id: RequestId, error: unknown): void {
-    respondWithError(this.engine, id, error);
   }
 
   /** Ends a modern request with input_required (g.3), or -32021 when the request did not declare what the input needs. */
   private askForInput(id: RequestId, method: string, modern: ModernRequestInfo, signal: InputRequiredSignal): void {
-    const result: JsonObject = { resultType: "input_required", inputRequests: signal.requests };
-    if (signal.state !== undefined) result.requestState = signal.state;
-    else if (signal.answered !== undefined && Object.keys(signal.answered).length > 0) result.requestState = ANSWERS_STATE + JSON.stringify(signal.answered);
+    const built = inputRequiredResult(signal, this.maxJsonDepth);
+    if (!built.ok) {
+      this.engine.respondError(id, ErrorCode.InternalError, `The input_required result cannot be sent as JSON: ${built.reason}`);
+      return;
+    }
+    const result = built.result;
     const problem = inputRequiredProblem(method, result, modern);
     if (problem?.missing !== undefined) {
       this.engine.respondError(id, ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: problem.missing });
@@ -542,16 +610,18 @@ export class ServerSession {
     }
   }
 
-  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined): HandlerContext {
+  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, answers: JsonObject | undefined): HandlerContext {
     // 2026-07-28: the answer to an input request comes back in the retry's inputResponses, keyed by call order;
     // a client sends only the keys of the last round, so the answers of earlier rounds travel in our requestState.
-    const answers = modern !== undefined ? collectedAnswers(params) : undefined;
     let calls = 0;
     const ask = <T>(inputMethod: string, inputParams: object | undefined): Promise<T> => {
       const key = `${inputMethod}#${calls++}`;
-      const answer = answers?.[key];
+      const answer = answers !== undefined && Object.hasOwn(answers, key) ? answers[key] : undefined;
       if (answer !== undefined) return Promise.resolve(answer as T);
-      return Promise.reject(new InputRequiredSignal({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }, answers));
+      const asked = Promise.reject(new InputRequiredSignal({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }, answers));
+      // Control flow, not a failure: a handler that did not await the call must not leave a rejection unhandled.
+      asked.catch(() => undefined);
+      return asked;
     };
     return {
       requestId: id,
@@ -571,9 +641,11 @@ export class ServerSession {
       },
       log: (level, data, logger) => {
         if (this.engine.isClosed || (this.engine.ownCapabilities as ServerCapabilities).logging === undefined) return;
-        const params: LoggingMessageNotificationParams = logger === undefined ? { level, data } : { level, data, logger };
+        const safe = toJsonSafe(data, this.maxJsonDepth);
+        if (!safe.ok) throw new TypeError(`notifications/message: data cannot be sent as JSON: ${safe.reason}`);
+        const params: LoggingMessageNotificationParams = logger === undefined ? { level, data: safe.value } : { level, data: safe.value, logger };
         // 2026-07-28: a log message goes with its request; once that is answered or cancelled, it has nowhere to go.
-        if (modern !== undefined && (signal.aborted || this.running.get(id)?.signal !== signal)) return;
+        if (modern !== undefined && !this.handlers.isCurrent(id, signal)) return;
         this.engine.notify("notifications/message", params, { relatedRequestId: id });
         this.driver.pump();
       },
@@ -586,115 +658,4 @@ export class ServerSession {
       },
     };
   }
-
-  private async callTool(params: JsonObject, context: HandlerContext): Promise<CallToolResult> {
-    const name = params.name as string;
-    const entry = this.server.tools.get(name);
-    // f.10: an unknown tool is a protocol error (-32602), not a tool result.
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
-    let args = (params.arguments ?? {}) as Record<string, unknown>;
-    if (entry.validator !== undefined) {
-      const checked = await runValidator(entry.validator, args);
-      if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`);
-      if (checked.value !== undefined) args = checked.value as Record<string, unknown>;
-    }
-    let result: CallToolResult;
-    try {
-      result = await entry.handler(args, context);
-    } catch (error) {
-      if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
-      return toolError(errorMessage(error));
-    }
-    const outputSchema = entry.definition.outputSchema;
-    if (outputSchema !== undefined && result.isError !== true) {
-      const verdict = validateJsonSchema(outputSchema, result.structuredContent);
-      if (!verdict.valid) {
-        const first = verdict.errors[0];
-        return toolError(`Tool ${name} returned structuredContent that does not match its outputSchema${first !== undefined ? ` (${first.path || "/"}: ${first.message})` : ""}`);
-      }
-    }
-    return result;
-  }
-
-  private async readResource(uri: string, context: HandlerContext): Promise<ReadResourceResult> {
-    const exact = this.server.resources.get(uri);
-    if (exact !== undefined) return exact.read(uri, context);
-    for (const entry of this.server.templates.values()) {
-      const variables = entry.template.match(uri);
-      if (variables !== undefined) return entry.read(uri, variables, context);
-    }
-    throw new McpError(this.engine.resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
-  }
-
-  private async getPrompt(params: JsonObject, context: HandlerContext): Promise<GetPromptResult> {
-    const name = params.name as string;
-    const entry = this.server.prompts.get(name);
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
-    const args = (params.arguments ?? {}) as Record<string, string>;
-    for (const arg of entry.definition.arguments ?? []) {
-      if (arg.required === true && typeof args[arg.name] !== "string") throw new McpError(ErrorCode.InvalidParams, `Missing required argument ${arg.name} for prompt ${name}`, { argument: arg.name });
-    }
-    return entry.handler(args, context);
-  }
-
-  private async complete(params: JsonObject): Promise<CompleteResult> {
-    const ref = params.ref as JsonObject;
-    const argument = params.argument as { name: string; value: string };
-    const context = { arguments: ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<string, string> };
-    let completer: Completer | undefined;
-    if (ref.type === "ref/prompt") {
-      const entry = this.server.prompts.get(String(ref.name));
-      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
-      completer = entry.complete?.[argument.name];
-    } else if (ref.type === "ref/resource") {
-      const entry = this.server.templates.get(String(ref.uri));
-      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${String(ref.uri)}`);
-      completer = entry.complete?.[argument.name];
-    } else {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown reference type: ${String(ref.type)}`);
-    }
-    const all = completer === undefined ? [] : await completer(argument.value, context);
-    const values = all.slice(0, MAX_COMPLETIONS);
-    return { completion: { values, total: all.length, hasMore: all.length > values.length } };
-  }
-}
-
-function toolError(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
-}
-
-/** Thrown through a modern handler by a call that needs the client's input (see HandlerContext.createMessage and inputRequired). */
-class InputRequiredSignal extends Error {
-  constructor(
-    readonly requests: JsonObject,
-    /** The answers the handler already had (earlier rounds): carried to the next round in requestState. */
-    readonly answered: JsonObject | undefined,
-    /** The handler's own requestState (ctx.inputRequired), sent as given instead of the carried answers. */
-    readonly state?: string,
-  ) {
-    super("input required");
-  }
-}
-
-/**
- * The requestState of ctx.elicit/createMessage/listRoots rounds: the client's own earlier
- * answers, as JSON. Not sealed: a client that altered it could as well have sent other
- * answers in inputResponses, which the handler gets the same way.
- */
-const ANSWERS_STATE = "mcp-engine/answers:";
-
-/** The answers of every round so far: those carried in our requestState, then the retry's inputResponses. */
-function collectedAnswers(params: JsonObject): JsonObject | undefined {
-  let carried: JsonObject | undefined;
-  const state = params.requestState;
-  if (typeof state === "string" && state.startsWith(ANSWERS_STATE)) {
-    try {
-      const parsed: unknown = JSON.parse(state.slice(ANSWERS_STATE.length));
-      if (isJsonObject(parsed)) carried = parsed;
-    } catch {
-      // Not ours after all: no carried answers.
-    }
-  }
-  const fresh = isJsonObject(params.inputResponses) ? params.inputResponses : undefined;
-  return carried === undefined && fresh === undefined ? undefined : { ...carried, ...fresh };
 }

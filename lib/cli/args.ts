@@ -1,0 +1,137 @@
+// The command line of `mcp-engine`, parsed without side effects (main.ts acts on the result).
+//
+// Invariants: every option is known to the subcommand it is given to, or the whole line is
+// refused (exit 2 with the usage): nothing unknown is ever passed on, in particular never
+// spawned as the server command. Everything after `--` is the server command, untouched;
+// without `--`, the first word that is not an option starts it.
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export const USAGE = `usage:
+  mcp-engine serve                    run the reference server on stdio
+  mcp-engine serve --http HOST:PORT   run it over Streamable HTTP at http://HOST:PORT/mcp
+                   [--legacy-sse]     and the deprecated HTTP+SSE transport at /sse and /messages
+  mcp-engine client [options] -- <command...>
+                                      spawn a stdio MCP server and report on everything it declares
+  mcp-engine client [options] <url>   the same report over Streamable HTTP (or HTTP+SSE);
+                                      with MCP_CONFORMANCE_SCENARIO set: perform that conformance scenario against <url>
+  mcp-engine demo [options]           the reference client against the reference server (a temporary root)
+  mcp-engine --help | --version
+options (client, demo):
+  --era auto|session|modern           offer 2026-07-28 first and fall back to initialize (auto, the
+                                      default), or speak only one era
+  --timeout MS                        give up on a request after MS ms without an answer or progress
+                                      (default ${DEFAULT_TIMEOUT_MS}; progress notifications restart the wait)
+  --root DIR                          declare the roots capability and answer roots/list with DIR
+                                      (repeatable); without it the client declares no roots
+  --call-destructive                  also call tools that are destructive by their annotations or
+                                      whose name suggests writing (skipped by default)
+report lines: PASS, WARN (allowed but discouraged), SKIP (not applicable, with why), FAIL (a MUST
+broken); WARN and FAIL name the spec rule. Exit codes: 0 no FAIL, 1 a FAIL, 2 bad usage or no connection.
+`;
+
+export type Era = "auto" | "session" | "modern";
+
+export type Target = { kind: "stdio"; command: string; args: string[] } | { kind: "url"; url: string };
+
+export interface CliOptions {
+  command: "serve" | "client" | "demo" | "help" | "version";
+  era: Era;
+  timeoutMs: number;
+  /** --root values as given (main.ts makes them absolute file:// URIs). */
+  roots: string[];
+  callDestructive: boolean;
+  /** serve --http HOST:PORT */
+  http: string | undefined;
+  legacySse: boolean;
+  /** client: what to report on. */
+  target: Target | undefined;
+}
+
+export type Parsed = { ok: true; options: CliOptions } | { ok: false; problem: string };
+
+const REPORT_OPTIONS = new Set(["--era", "--timeout", "--root", "--call-destructive"]);
+const ALLOWED = new Map<string, Set<string>>([
+  ["serve", new Set(["--http", "--legacy-sse"])],
+  ["client", REPORT_OPTIONS],
+  ["demo", REPORT_OPTIONS],
+]);
+const TAKES_VALUE = new Set(["--era", "--timeout", "--root", "--http"]);
+
+const isUrl = (word: string): boolean => /^https?:\/\//i.test(word);
+
+export function parseArgs(argv: readonly string[]): Parsed {
+  const options: CliOptions = { command: "help", era: "auto", timeoutMs: DEFAULT_TIMEOUT_MS, roots: [], callDestructive: false, http: undefined, legacySse: false, target: undefined };
+  const [first, ...rest] = argv;
+  if (first === undefined) return { ok: false, problem: "a subcommand is missing" };
+  if (first === "--help" || first === "-h" || first === "help") return { ok: true, options };
+  if (first === "--version" || first === "-V") return { ok: true, options: { ...options, command: "version" } };
+  const allowed = ALLOWED.get(first);
+  if (allowed === undefined) return { ok: false, problem: `unknown subcommand ${JSON.stringify(first)}` };
+  options.command = first as CliOptions["command"];
+
+  let at = 0;
+  const positional: string[] = [];
+  let dashdash = false;
+  while (at < rest.length) {
+    const word = rest[at++] as string;
+    if (word === "--") {
+      dashdash = true;
+      break;
+    }
+    if (!word.startsWith("-") || word === "-") {
+      // The server command starts here; its own options are its own.
+      positional.push(word, ...rest.slice(at));
+      break;
+    }
+    if (word === "--help" || word === "-h") return { ok: true, options: { ...options, command: "help" } };
+    if (word === "--version" || word === "-V") return { ok: true, options: { ...options, command: "version" } };
+    const eq = word.indexOf("=");
+    const flag = eq > 0 ? word.slice(0, eq) : word;
+    if (!allowed.has(flag)) return { ok: false, problem: `unknown option ${JSON.stringify(flag)} for ${first}` };
+    let value: string | undefined;
+    if (TAKES_VALUE.has(flag)) {
+      value = eq > 0 ? word.slice(eq + 1) : rest[at++];
+      if (value === undefined || (eq < 0 && value === "--")) return { ok: false, problem: `${flag} needs a value` };
+    } else if (eq > 0) return { ok: false, problem: `${flag} takes no value` };
+    const problem = apply(options, flag, value);
+    if (problem !== undefined) return { ok: false, problem };
+  }
+  const command = dashdash ? rest.slice(at) : positional;
+
+  if (options.command === "client") {
+    if (command.length === 0) return { ok: false, problem: "client needs a server: -- <command...> or a URL" };
+    if (!dashdash && command.length === 1 && isUrl(command[0] as string)) options.target = { kind: "url", url: command[0] as string };
+    else options.target = { kind: "stdio", command: command[0] as string, args: command.slice(1) };
+  } else if (command.length > 0) return { ok: false, problem: `${first} takes no arguments; got ${JSON.stringify(command.join(" "))}` };
+  return { ok: true, options };
+}
+
+function apply(options: CliOptions, flag: string, value: string | undefined): string | undefined {
+  switch (flag) {
+    case "--era":
+      if (value !== "auto" && value !== "session" && value !== "modern") return `--era takes auto, session or modern; got ${JSON.stringify(value)}`;
+      options.era = value;
+      return undefined;
+    case "--timeout": {
+      const ms = Number(value);
+      if (!/^\d+$/.test(value ?? "") || !Number.isSafeInteger(ms) || ms <= 0) return `--timeout takes a positive whole number of milliseconds; got ${JSON.stringify(value)}`;
+      options.timeoutMs = ms;
+      return undefined;
+    }
+    case "--root":
+      if (value === "") return "--root takes a directory; got an empty string";
+      options.roots.push(value as string);
+      return undefined;
+    case "--call-destructive":
+      options.callDestructive = true;
+      return undefined;
+    case "--http":
+      options.http = value;
+      return undefined;
+    default:
+      // --legacy-sse, the only other allowed flag.
+      options.legacySse = true;
+      return undefined;
+  }
+}

@@ -1,0 +1,286 @@
+// The reference client's report: exercises everything a connected server declares and
+// grades each check PASS, WARN, SKIP or FAIL (grading.ts). Transport-agnostic: it takes a
+// connected peer-layer Client.
+//
+// Safe by default: a tool is called only when its annotations and its name say it changes
+// nothing (safety.ts), it can run without a task, and arguments satisfying its inputSchema
+// could be built (synthesize.ts); every other tool is a SKIP that says why. Every request has
+// the timeout of ReportOptions.timeoutMs, pushed back by progress, and capped at ten times
+// that in total; a pending call shows its elapsed time and progress through `pending`.
+// Rules the engine checks message by message (progress increasing per token, ids, phases)
+// are not checked again here: the engine's violations are graded in one check at the end.
+
+import type { CallOptions, Client } from "../peer/client.js";
+import { McpError, RequestAbortedError } from "../peer/errors.js";
+import { PeerAbortController } from "../peer/signal.js";
+import { parseTemplate } from "../peer/uri-template.js";
+import type { Tool } from "../types.js";
+import { RULES, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult, type Diagnostic, type Tally } from "./grading.js";
+import type { PendingDisplay } from "./progress.js";
+import { destructiveReason } from "./safety.js";
+import { synthesize } from "./synthesize.js";
+
+export interface ReportOptions {
+  /** Called with each finished check, in order. */
+  print: (check: CheckResult) => void;
+  /** Waits `ms` milliseconds (for the cancellation and subscription checks). */
+  sleep: (ms: number) => Promise<void>;
+  /** Also call tools that are destructive by annotations or name. Default false. */
+  callDestructiveTools?: boolean;
+  /** Per request: the wait for an answer or a progress notification. Default 30000. */
+  timeoutMs?: number;
+  /** Shows a pending request (elapsed time, progress). Default: nothing shown. */
+  pending?: PendingDisplay;
+  /** The connection's protocol diagnostics so far (its onDiagnostic events), graded at the end. */
+  diagnostics?: () => readonly Diagnostic[];
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Runs every check; resolves with how many checks got each grade. */
+export async function runReport(client: Client, options: ReportOptions): Promise<Tally> {
+  const checks: CheckResult[] = [];
+  const record = (check: CheckResult): void => {
+    checks.push(check);
+    options.print(check);
+  };
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const refusedFails = (name: string) => (error: McpError): CheckResult => ({ name, grade: "FAIL", detail: error.message, rule: RULES.capability });
+
+  /** One request under the report's timeout, shown while pending: its value, or the grade of its failure. */
+  const request = async <T>(name: string, run: (call: CallOptions) => Promise<T>, onRefused: (error: McpError) => CheckResult): Promise<{ value: T } | { failed: CheckResult }> => {
+    const shown = options.pending?.(name);
+    const call: CallOptions = { timeoutMs, resetTimeoutOnProgress: true, maxTotalMs: timeoutMs * 10, onProgress: (p) => shown?.progress(p) };
+    try {
+      return { value: await run(call) };
+    } catch (error) {
+      return { failed: gradeError(name, error, onRefused) };
+    } finally {
+      shown?.end();
+    }
+  };
+  /** A request whose success PASSes with `describe(value)`. */
+  const check = async <T>(name: string, run: (call: CallOptions) => Promise<T>, describe: (value: T) => string, onRefused = refusedFails(name)): Promise<T | undefined> => {
+    const outcome = await request(name, run, onRefused);
+    if ("failed" in outcome) {
+      record(outcome.failed);
+      return undefined;
+    }
+    record({ name, grade: "PASS", detail: describe(outcome.value) });
+    return outcome.value;
+  };
+
+  const server = client.server;
+  if (server === undefined) {
+    record({ name: "initialize", grade: "FAIL", detail: "the client is not connected", rule: RULES.respond });
+    return tally(checks);
+  }
+  record({ name: "initialize", grade: "PASS", detail: `${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.version} (${server.era === "modern" ? "modern era: server/discover, stateless" : "session era: initialize"})` });
+  const caps = server.capabilities;
+  let logMessages = 0;
+  client.onNotification("notifications/message", () => logMessages++);
+
+  const modern = server.era === "modern";
+  // 2026-07-28 has no ping; any cheap request shows the server still answers.
+  const alive = (): Promise<unknown> => (modern ? client.request("server/discover", undefined, { timeoutMs: 5000 }) : client.ping({ timeoutMs: 5000 }));
+  const aliveName = modern ? "server/discover" : "ping";
+  await check(aliveName, () => alive(), () => "answered", (error) => ({ name: aliveName, grade: "FAIL", detail: error.message, rule: RULES.ping }));
+
+  // 2026-07-28 has no logging/setLevel: the level travels in every request's _meta (ClientOptions.logLevel).
+  if (caps.logging !== undefined && !modern) await check("logging/setLevel", (call) => client.setLoggingLevel("debug", call), () => "level debug");
+
+  let tools: Tool[] = [];
+  if (caps.tools !== undefined) {
+    tools = (await check("tools/list", (call) => client.listTools(call), (list) => `${list.length} tools`, (error) => gradeListRefusal("tools/list", error))) ?? [];
+    for (const tool of tools) await callTool(tool);
+    const unknown = "tools/call unknown tool";
+    const outcome = await request(unknown, (call) => client.callTool("no_such_tool_mcp_engine", {}, call), (error) => gradeUnknownTool(unknown, { error }));
+    record("failed" in outcome ? outcome.failed : gradeUnknownTool(unknown, { isError: outcome.value.isError === true }));
+    await referenceChecks();
+  }
+
+  async function callTool(tool: Tool): Promise<void> {
+    const name = `tools/call ${tool.name}`;
+    const risky = destructiveReason(tool);
+    if (risky !== undefined && options.callDestructiveTools !== true) {
+      record({ name, grade: "SKIP", detail: `not called: ${risky} (--call-destructive calls it)` });
+      return;
+    }
+    if (tool.execution?.taskSupport === "required") {
+      record({ name, grade: "SKIP", detail: 'not called: its execution.taskSupport is "required" (TK-08: only as a task), and this client makes no task calls yet' });
+      return;
+    }
+    const args = synthesize(tool.inputSchema, { object: true });
+    if (!args.ok) {
+      record({ name, grade: "SKIP", detail: `not called: ${args.why}` });
+      return;
+    }
+    const note = args.checked ? "" : `; ${args.note ?? "arguments not checked"}`;
+    await check(
+      name,
+      (call) => client.callTool(tool.name, args.value as Record<string, unknown>, call),
+      (result) => {
+        const first = result.content[0];
+        const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
+        return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${note}`;
+      },
+      (error) => gradeToolRefusal(name, error),
+    );
+  }
+
+  /** Checks that need the reference server's own tools (progress and cancellation on demand). */
+  async function referenceChecks(): Promise<void> {
+    const progressTool = tools.find((t) => t.name === "test_tool_with_progress");
+    if (progressTool !== undefined) {
+      const seen: number[] = [];
+      const result = await request("progress", (call) => client.callTool(progressTool.name, {}, { ...call, onProgress: (p) => (call.onProgress?.(p), seen.push(p.progress)) }), (error) => ({ name: "progress", grade: "WARN", detail: error.message, rule: RULES.toolErrors }));
+      if ("failed" in result) record(result.failed);
+      else if (seen.length === 0) record({ name: "progress", grade: "SKIP", detail: "no progress notifications were sent (they are optional, P-03)" });
+      else record({ name: "progress", grade: "PASS", detail: `${seen.length} notifications: ${seen.join(", ")}` });
+    }
+    const slowTool = tools.find((t) => t.name === "test_tool_slow");
+    if (slowTool === undefined) return;
+    const controller = new PeerAbortController();
+    const call = client.callTool(slowTool.name, { durationMs: 30_000 }, { signal: controller.signal, timeoutMs: 60_000 });
+    await options.sleep(100);
+    controller.abort("the report cancels the slow call");
+    try {
+      await call;
+      record({ name: "cancellation", grade: "WARN", detail: "the slow call finished instead of being cancelled", rule: RULES.cancel });
+    } catch (error) {
+      if (!(error instanceof RequestAbortedError)) {
+        record(gradeError("cancellation", error, (e) => ({ name: "cancellation", grade: "WARN", detail: e.message, rule: RULES.cancel })));
+        return;
+      }
+      await check("cancellation", () => alive(), () => "slow call cancelled; the server still answers");
+    }
+  }
+
+  if (caps.resources !== undefined) await resourceChecks();
+
+  async function resourceChecks(): Promise<void> {
+    const resources = (await check("resources/list", (call) => client.listResources(call), (list) => `${list.length} resources`, (error) => gradeListRefusal("resources/list", error))) ?? [];
+    for (const resource of resources) {
+      const name = `resources/read ${resource.uri}`;
+      await check(
+        name,
+        (call) => client.readResource(resource.uri, call),
+        (result) => `${result.contents.length} content(s)${result.contents[0]?.mimeType !== undefined ? `, ${result.contents[0].mimeType}` : ""}`,
+        (error) => ({ name, grade: "WARN", detail: `a listed resource was refused: ${error.message}`, rule: RULES.readListed }),
+      );
+    }
+    const templates = (await check("resources/templates/list", (call) => client.listResourceTemplates(call), (list) => `${list.length} templates`, (error) => gradeListRefusal("resources/templates/list", error))) ?? [];
+    for (const template of templates) {
+      const name = `resources/read ${template.uriTemplate}`;
+      let uri: string;
+      try {
+        const parsed = parseTemplate(template.uriTemplate);
+        const vars = Object.create(null) as Record<string, string>; // names come from the server
+        for (const variable of parsed.variableNames) vars[variable] = await completeOr({ type: "ref/resource", uri: template.uriTemplate }, variable, "1");
+        uri = parsed.expand(vars);
+      } catch (error) {
+        record({ name, grade: "FAIL", detail: `not an RFC 6570 URI template: ${errorText(error)}`, rule: RULES.templates });
+        continue;
+      }
+      const outcome = await request(name, (call) => client.readResource(uri, call), (error) => {
+        const graded = gradeUnknownResource(name, { error }, modern);
+        return graded.grade === "PASS" ? { ...graded, detail: `${uri}: ${graded.detail} (the variables were guessed)` } : graded;
+      });
+      record("failed" in outcome ? outcome.failed : { name, grade: "PASS", detail: `${uri}: ${outcome.value.contents.length} content(s)` });
+    }
+    const first = resources[0];
+    if (caps.resources?.subscribe === true && first !== undefined) {
+      if (modern) {
+        try {
+          record({ name: `subscriptions/listen ${first.uri}`, grade: "PASS", detail: await listenOnce(client, first.uri, options) });
+        } catch (error) {
+          record(gradeError(`subscriptions/listen ${first.uri}`, error, refusedFails(`subscriptions/listen ${first.uri}`)));
+        }
+      } else {
+        await check(
+          `resources/subscribe ${first.uri}`,
+          async (call) => {
+            await client.subscribeResource(first.uri, call);
+            await client.unsubscribeResource(first.uri, call);
+          },
+          () => "subscribed and unsubscribed",
+        );
+      }
+    }
+    const unknown = "resources/read unknown";
+    const outcome = await request(unknown, (call) => client.readResource("test://no-such-resource-mcp-engine", call), (error) => gradeUnknownResource(unknown, { error }, modern));
+    record("failed" in outcome ? outcome.failed : gradeUnknownResource(unknown, { contents: outcome.value.contents.length }, modern));
+  }
+
+  if (caps.prompts !== undefined) {
+    const prompts = (await check("prompts/list", (call) => client.listPrompts(call), (list) => `${list.length} prompts`, (error) => gradeListRefusal("prompts/list", error))) ?? [];
+    for (const prompt of prompts) {
+      const name = `prompts/get ${prompt.name}`;
+      const args = Object.create(null) as Record<string, string>; // names come from the server
+      for (const arg of prompt.arguments ?? []) if (arg.required === true) args[arg.name] = await completeOr({ type: "ref/prompt", name: prompt.name }, arg.name, "test");
+      await check(
+        name,
+        (call) => client.getPrompt(prompt.name, args, call),
+        (result) => `${result.messages.length} message(s)`,
+        (error) => ({ name, grade: "WARN", detail: `a listed prompt was refused with its required arguments filled: ${error.message}`, rule: RULES.getListed }),
+      );
+    }
+    const withArgs = prompts.find((p) => (p.arguments ?? []).length > 0);
+    if (caps.completions !== undefined && withArgs !== undefined) {
+      const arg = (withArgs.arguments ?? [])[0]?.name as string;
+      await check(
+        `completion/complete ${withArgs.name}.${arg}`,
+        (call) => client.complete({ ref: { type: "ref/prompt", name: withArgs.name }, argument: { name: arg, value: "" } }, call),
+        (result) => `${result.completion.values.length} value(s)${result.completion.values.length > 0 ? `: ${result.completion.values.slice(0, 5).join(", ")}` : ""}`,
+      );
+    }
+  }
+
+  // What the engine saw the server break while all of the above ran (P-05 progress, ids, phases, ...).
+  if (options.diagnostics !== undefined) record(gradeDiagnostics(options.diagnostics()));
+
+  if (caps.logging !== undefined) {
+    record(logMessages > 0 ? { name: "logging", grade: "PASS", detail: `${logMessages} log message(s) received` } : { name: "logging", grade: "SKIP", detail: "no log messages were sent (sending them is the server's choice)" });
+  }
+  return tally(checks);
+
+  /** The first completion the server offers for an argument, or a fallback. */
+  async function completeOr(ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string }, name: string, fallback: string): Promise<string> {
+    if (caps.completions === undefined) return fallback;
+    try {
+      const result = await client.complete({ ref, argument: { name, value: "" } }, { timeoutMs });
+      return result.completion.values[0] ?? fallback;
+    } catch {
+      return fallback;
+    }
+  }
+}
+
+/** 2026-07-28: opens a subscriptions/listen stream for one URI, waits for its acknowledgement, then cancels it. */
+async function listenOnce(client: Client, uri: string, options: ReportOptions): Promise<string> {
+  const controller = new PeerAbortController();
+  let acknowledged: unknown;
+  const stop = client.onNotification("notifications/subscriptions/acknowledged", (params) => {
+    acknowledged = params?.notifications;
+  });
+  const listen = client.request("subscriptions/listen", { notifications: { resourceSubscriptions: [uri] } }, { signal: controller.signal, timeoutMs: Infinity });
+  // Settled below; until then a refusal must not be an unhandled rejection.
+  listen.catch(() => undefined);
+  try {
+    for (let waited = 0; acknowledged === undefined && waited < 5000; waited += 20) {
+      const refused = await Promise.race([listen.then(() => undefined, (error: unknown) => error), options.sleep(20).then(() => "waiting")]);
+      if (refused !== "waiting") throw refused ?? new Error("subscriptions/listen ended before its acknowledgement");
+    }
+    if (acknowledged === undefined) throw new Error("no notifications/subscriptions/acknowledged within 5 s");
+    controller.abort("the report ends the subscription");
+    await listen.then(
+      () => undefined,
+      (error: unknown) => {
+        if (!(error instanceof RequestAbortedError)) throw error;
+      },
+    );
+    return `acknowledged ${JSON.stringify(acknowledged)}; cancelled`;
+  } finally {
+    stop();
+  }
+}

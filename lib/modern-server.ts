@@ -1,0 +1,169 @@
+// A server's 2026-07-28 requests inside the engine (g.1 – g.5, g.12): every request read with
+// its own envelope, server/discover and the subscriptions/listen acknowledgement answered
+// here, results decorated (resultType, serverInfo, cache fields), log messages sent only to
+// the request that asked for them at that level, change notifications fanned out to the
+// listen streams that opted in. The pure rules live in lib/modern.ts; this file holds the one
+// piece of state the era has: the open listen streams.
+
+import type { JsonObject, RequestId } from "./envelope.js";
+import { isJsonObject } from "./envelope.js";
+import { describeValue, ErrorCode, LocalProtocolError } from "./errors.js";
+import { logAllowed } from "./features.js";
+import type { InboundRequests, PendingIn } from "./inbound-requests.js";
+import { methodTraits, type GateRefusal } from "./methods.js";
+import {
+  META_SUBSCRIPTION_ID,
+  acceptedFilter,
+  decorateResult,
+  discoverResult,
+  filterWants,
+  hasModernEnvelope,
+  inputRequiredProblem,
+  readRequestEnvelope,
+  withCacheFields,
+  type ModernRequestInfo,
+  type SubscriptionFilter,
+} from "./modern.js";
+import type { BatchGroup, Output } from "./output.js";
+import { progressTokenOf } from "./progress.js";
+
+export interface ModernServerConfig {
+  readonly output: Output;
+  readonly inbound: InboundRequests;
+  readonly modernVersions: readonly string[];
+  /** Every version we speak, newest first, as discover lists them. */
+  readonly supportedVersions: () => readonly string[];
+  readonly capabilities: JsonObject;
+  readonly ownCaps: number;
+  readonly serverInfo: JsonObject;
+  readonly instructions: string | undefined;
+  readonly discoverAnyVersion: boolean;
+  readonly serverInfoInResults: boolean;
+  readonly maxPendingInbound: number;
+  /** The engine's inbound gate for this era. */
+  readonly gate: (method: string, params: JsonObject | undefined) => GateRefusal | undefined;
+}
+
+export class ModernServer {
+  /** Open subscriptions/listen requests, by request id. */
+  private readonly listens = new Map<RequestId, SubscriptionFilter>();
+
+  constructor(private readonly config: ModernServerConfig) {}
+
+  /** A request of a connection (or HTTP request) in the 2026-07-28 era. */
+  onRequest(id: RequestId, method: string, params: JsonObject | undefined, group: BatchGroup | undefined): void {
+    const { output, inbound } = this.config;
+    if (method === "initialize" && !hasModernEnvelope(params)) {
+      // g.12: a session-era initialize where only 2026-07-28 is on offer: name the versions spoken, so a legacy client can tell why.
+      // (An initialize carrying the 2026-07-28 envelope is just a removed method: -32601 through the gate below.)
+      const requested = params?.protocolVersion;
+      output.replyError(id, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", group, { supported: [...this.config.modernVersions], requested: typeof requested === "string" ? requested : null });
+      output.violation("g.12", "a request with the 2026-07-28 envelope (no session era on this connection)", "initialize", ErrorCode.UnsupportedProtocolVersion, id, method);
+      return;
+    }
+    if (method === "server/discover") {
+      this.answerDiscover(id, params, group);
+      return;
+    }
+    const info = this.envelopeOf(id, method, params, group, false);
+    if (info === undefined) return;
+    const refusal = this.config.gate(method, params);
+    if (refusal !== undefined && refusal.code !== undefined) {
+      output.refuse(id, method, group, { code: refusal.code, rule: refusal.rule, expected: refusal.expected, got: refusal.got });
+      return;
+    }
+    let filter: SubscriptionFilter | undefined;
+    if (method === "subscriptions/listen") {
+      filter = acceptedFilter(params?.notifications, this.config.ownCaps);
+      if (filter === undefined) {
+        output.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, { path: "params.notifications", expected: "a SubscriptionFilter" });
+        output.violation("g.5", "params.notifications: a SubscriptionFilter", describeValue(params?.notifications), ErrorCode.InvalidParams, id, method);
+        return;
+      }
+    }
+    if (inbound.size >= this.config.maxPendingInbound) {
+      output.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "limit", expected: `at most ${this.config.maxPendingInbound} requests in flight`, got: "one more" });
+      return;
+    }
+    const token = progressTokenOf(params);
+    inbound.add(id, method, params, info, token, group);
+    if (filter !== undefined) {
+      // g.5: the acknowledgement is the first message of the subscription, with the subset we honour.
+      this.listens.set(id, filter);
+      output.queue({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: filter as JsonObject, _meta: { [META_SUBSCRIPTION_ID]: id } } }, id);
+      return;
+    }
+    output.events.push({ kind: "request", id, method, params, progressToken: token, modern: info });
+  }
+
+  /** server/discover (g.2), answered in any phase; by default whatever version it names, so that a client learns what is on offer. */
+  answerDiscover(id: RequestId, params: JsonObject | undefined, group: BatchGroup | undefined): void {
+    if (this.envelopeOf(id, "server/discover", params, group, this.config.discoverAnyVersion) === undefined) return;
+    const { capabilities, serverInfo, instructions } = this.config;
+    const result = discoverResult({ supportedVersions: this.config.supportedVersions(), capabilities, serverInfo, instructions });
+    this.config.output.reply({ jsonrpc: "2.0", id, result }, group, id);
+  }
+
+  /** Our result for a modern request: input_required checked (g.3), cache fields, the listen's id, resultType and serverInfo added. */
+  result(pending: PendingIn, info: ModernRequestInfo, result: JsonObject): JsonObject {
+    const traits = methodTraits(pending.method);
+    if (result.resultType === "input_required") {
+      const problem = inputRequiredProblem(pending.method, result, info);
+      if (problem !== undefined) {
+        throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, code: problem.missing !== undefined ? ErrorCode.MissingRequiredClientCapability : undefined, method: pending.method });
+      }
+    } else if (traits?.cacheable === true) {
+      result = withCacheFields(result);
+    }
+    if (pending.method === "subscriptions/listen") {
+      // g.5: the result that ends a listen names its subscription.
+      const meta = isJsonObject(result._meta) ? result._meta : undefined;
+      if (meta?.[META_SUBSCRIPTION_ID] === undefined) result = { ...result, _meta: { ...meta, [META_SUBSCRIPTION_ID]: pending.id } };
+    }
+    return decorateResult(result, this.config.serverInfoInResults ? this.config.serverInfo : undefined);
+  }
+
+  /** A listen stream ended (answered or cancelled). */
+  forget(id: RequestId): void {
+    this.listens.delete(id);
+  }
+
+  /** Log messages go with the request that asked for them (g.1); change notifications to the listens that opted in (g.5). False when nobody gets it. */
+  notify(method: string, params: JsonObject | undefined, related: RequestId | undefined): boolean {
+    const { output, inbound } = this.config;
+    if (method === "notifications/message") {
+      const pending = related === undefined ? undefined : inbound.get(related);
+      if (pending === undefined) throw new LocalProtocolError({ rule: "g.1", expected: "a log message related to a request in flight (its _meta logLevel decides)", got: related === undefined ? "no relatedRequestId" : `request ${describeValue(related)} not in flight`, method });
+      if (pending.method === "subscriptions/listen") throw new LocalProtocolError({ rule: "g.5", expected: "log messages only for requests other than subscriptions/listen", got: "a listen stream", method });
+      if (!logAllowed(params?.level, pending.modern?.logLevel, "modern")) return false;
+      output.queue({ jsonrpc: "2.0", method, params }, related);
+      return true;
+    }
+    let sent = false;
+    for (const [id, filter] of this.listens) {
+      if (!filterWants(filter, method, params)) continue;
+      const meta = params !== undefined && isJsonObject(params._meta) ? params._meta : undefined;
+      output.queue({ jsonrpc: "2.0", method, params: { ...params, _meta: { ...meta, [META_SUBSCRIPTION_ID]: id } } }, id);
+      sent = true;
+    }
+    return sent;
+  }
+
+  /** Ends every open listen stream with its final result (g.5), e.g. when the host shuts down. */
+  endAll(): void {
+    for (const id of [...this.listens.keys()]) {
+      this.listens.delete(id);
+      const pending = this.config.inbound.take(id);
+      if (pending !== undefined) this.config.output.reply({ jsonrpc: "2.0", id, result: { resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: id } } }, undefined, id);
+    }
+  }
+
+  /** The request's envelope (g.1, g.2), or undefined once its refusal is queued. */
+  private envelopeOf(id: RequestId, method: string, params: JsonObject | undefined, group: BatchGroup | undefined, anyVersion: boolean): ModernRequestInfo | undefined {
+    const info = readRequestEnvelope(params, this.config.modernVersions, anyVersion, this.config.supportedVersions());
+    if (!("code" in info)) return info;
+    this.config.output.replyError(id, info.code, info.message, group, info.data);
+    this.config.output.violation(info.rule, info.expected, info.got, info.code, id, method);
+    return undefined;
+  }
+}

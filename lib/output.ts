@@ -1,0 +1,130 @@
+// What an engine has to say: the outbound queue (each message with the inbound request it
+// relates to, for transports with several streams), the event queue, and the forms replies
+// take: plain, inside a 2025-03-26 batch reply, or an error whose request id could not be read.
+//
+// Invariants:
+// - queues are ring buffers (lib/queue.ts): no shift() on arrays, nothing copied;
+// - a batch's replies leave as one array, once every request of the batch has its answer
+//   and the batch itself has been read to its end (M-09); a batch of notifications only
+//   gets no reply at all;
+// - an error reply without a readable id carries `"id": null` or no id, as the version
+//   profile in force says (unreadableErrorId).
+
+import type { ErrorObject, JsonRpcErrorResponse, JsonRpcMessage, RequestId } from "./envelope.js";
+import { ErrorCode } from "./errors.js";
+import type { EngineEvent } from "./events.js";
+import type { Outbound } from "./engine-types.js";
+import { Queue } from "./queue.js";
+import type { VersionProfile } from "./versions.js";
+
+/** The replies of one inbound batch, collected until every request in it is answered. */
+export interface BatchGroup {
+  /** Replies still owed for requests of this batch. */
+  remaining: number;
+  /** Still being read: replies may not be flushed yet. */
+  open: boolean;
+  readonly replies: JsonRpcMessage[];
+}
+
+/** A refusal with the code owed to the peer. */
+export interface OwedRefusal {
+  readonly code: number;
+  readonly rule: string;
+  readonly expected: string;
+  readonly got: string;
+}
+
+const textEncoder = new TextEncoder();
+
+function refusalMessage(code: number): string {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return "Method not found";
+    case ErrorCode.InvalidParams:
+      return "Invalid params";
+    case ErrorCode.InternalError:
+      return "Too many requests in flight";
+    default:
+      return "Invalid request";
+  }
+}
+
+export class Output {
+  private readonly outbound = new Queue<JsonRpcMessage | readonly JsonRpcMessage[]>();
+  /** In step with `outbound`: the inbound request each message relates to (wrappers are made only by pollOutbound). */
+  private readonly outboundRelated = new Queue<RequestId | undefined>();
+  readonly events = new Queue<EngineEvent>();
+  /** The profile whose error-id form applies (set at negotiation; before it, the default version's). */
+  profile: VersionProfile | undefined;
+
+  queue(message: JsonRpcMessage, related: RequestId | undefined): void {
+    this.outbound.push(message);
+    this.outboundRelated.push(related);
+  }
+
+  reply(msg: JsonRpcMessage, group: BatchGroup | undefined, related: RequestId | undefined): void {
+    if (group === undefined) {
+      this.queue(msg, related);
+      return;
+    }
+    group.replies.push(msg);
+    group.remaining--;
+    this.flushGroup(group);
+  }
+
+  replyError(id: RequestId | null, code: number, message: string, group: BatchGroup | undefined, data: unknown): void {
+    const error: ErrorObject = data === undefined ? { code, message } : { code, message, data };
+    let msg: JsonRpcErrorResponse;
+    if (id !== null) msg = { jsonrpc: "2.0", id, error };
+    else if (this.profile !== undefined && this.profile.unreadableErrorId === "omit") msg = { jsonrpc: "2.0", error };
+    else msg = { jsonrpc: "2.0", id: null, error };
+    this.reply(msg, group, id ?? undefined);
+  }
+
+  /** The owed error reply, then the violation event. */
+  refuse(id: RequestId, method: string, group: BatchGroup | undefined, refusal: OwedRefusal): void {
+    this.replyError(id, refusal.code, refusalMessage(refusal.code), group, undefined);
+    this.violation(refusal.rule, refusal.expected, refusal.got, refusal.code, id, method);
+  }
+
+  violation(rule: string, expected: string, got: string, code: number | undefined, id: RequestId | undefined, method: string | undefined): void {
+    this.events.push({ kind: "violation", rule, expected, got, code, id, method });
+  }
+
+  diagnostic(rule: string, expected: string, got: string, method: string | undefined, error?: ErrorObject): void {
+    this.events.push({ kind: "diagnostic", rule, expected, got, method, error });
+  }
+
+  /** A batch whose replies are all in leaves as one array. */
+  flushGroup(group: BatchGroup): void {
+    if (group.open || group.remaining > 0 || group.replies.length === 0) return;
+    this.outbound.push(group.replies);
+    this.outboundRelated.push(undefined);
+  }
+
+  // ── drained by the host (category D) ──────────────────────────────────────────
+
+  pollOutbound(): Outbound | undefined {
+    const message = this.outbound.shift();
+    if (message === undefined) return undefined;
+    return { message, relatedRequestId: this.outboundRelated.shift() };
+  }
+
+  takeBytes(): Uint8Array | undefined {
+    if (this.outbound.length === 0) return undefined;
+    let text = "";
+    for (let m = this.outbound.shift(); m !== undefined; m = this.outbound.shift()) {
+      this.outboundRelated.shift();
+      text += JSON.stringify(m) + "\n";
+    }
+    return textEncoder.encode(text);
+  }
+
+  pollEvent(): EngineEvent | undefined {
+    return this.events.shift();
+  }
+
+  takeEvents(into: EngineEvent[]): void {
+    this.events.drainInto(into);
+  }
+}

@@ -1,0 +1,200 @@
+// Running the handlers of a peer's requests, on either side: at most maxConcurrent at once,
+// the rest waiting their turn in arrival order, each answered exactly once.
+//
+// Invariants:
+// - a request is answered exactly once, with its handler's result or error, unless the peer
+//   cancelled it or the session closed meanwhile; a result or error the engine refuses, or
+//   one JSON cannot encode (BigInt, cycle, throwing getter, nesting past maxJsonDepth), is
+//   answered -32603 instead: never left unanswered, never thrown into a later drain;
+// - past maxConcurrent, requests wait in a FIFO queue; the queue is bounded by the engine's
+//   maxPendingInbound (a waiting request is still pending there); a request cancelled while
+//   waiting is removed without running;
+// - nothing here rejects unhandled or throws into a promise reaction: what escapes every
+//   other guard goes to onFault.
+
+import type { Driver } from "./driver.js";
+import type { Engine } from "../engine.js";
+import type { RequestId } from "../envelope.js";
+import { ErrorCode } from "../errors.js";
+import { McpError } from "./errors.js";
+import { describeThrown, toJsonSafe } from "./json-safe.js";
+import { PeerAbortController, type AbortSignalLike } from "./signal.js";
+
+type AnyEngine = Engine<"client"> | Engine<"server">;
+type AnyDriver = Driver<"client"> | Driver<"server">;
+
+export interface HandlerPoolOptions {
+  /** Handlers running at once; more wait in arrival order. */
+  readonly maxConcurrent: number;
+  /** The deepest result or error data sent (see json-safe.ts). */
+  readonly maxJsonDepth: number;
+  /** What escaped every guard (a bug of ours, or of the engine): reported, never thrown. */
+  readonly onFault: (error: unknown, where: string) => void;
+}
+
+interface Waiting {
+  readonly engine: AnyEngine;
+  readonly driver: AnyDriver;
+  readonly work: (signal: AbortSignalLike) => object | Promise<object>;
+  readonly onError: (error: unknown) => void;
+}
+
+export class HandlerPool {
+  private readonly running = new Map<RequestId, PeerAbortController>();
+  /** Insertion order is arrival order: the Map is the FIFO queue, and a cancel removes in O(1). */
+  private readonly waiting = new Map<RequestId, Waiting>();
+
+  constructor(private readonly options: HandlerPoolOptions) {}
+
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  get waitingCount(): number {
+    return this.waiting.size;
+  }
+
+  /** True while `signal` is the signal of the handler now running for `id`. */
+  isCurrent(id: RequestId, signal: AbortSignalLike): boolean {
+    return this.running.get(id)?.signal === signal && !signal.aborted;
+  }
+
+  /**
+   * Runs the handler of peer request `id` now, or when a slot frees. `work` gets the abort
+   * signal; `onError` answers what it threw (it may throw itself: answered -32603 then).
+   */
+  run(engine: AnyEngine, driver: AnyDriver, id: RequestId, work: Waiting["work"], onError: Waiting["onError"]): void {
+    const job: Waiting = { engine, driver, work, onError };
+    if (this.running.size >= this.options.maxConcurrent) {
+      this.waiting.delete(id);
+      this.waiting.set(id, job);
+      return;
+    }
+    this.start(id, job);
+  }
+
+  /** The peer cancelled `id`: a running handler's signal aborts; a waiting one is dropped unrun. */
+  cancel(id: RequestId, reason: unknown): void {
+    if (this.waiting.delete(id)) return;
+    this.running.get(id)?.abort(reason);
+  }
+
+  /** The session closed: every running handler's signal aborts, and nothing waiting will run. */
+  closeAll(reason: string): void {
+    this.waiting.clear();
+    const controllers = [...this.running.values()];
+    this.running.clear();
+    for (const controller of controllers) controller.abort(reason);
+  }
+
+  private start(id: RequestId, job: Waiting): void {
+    const { engine, driver } = job;
+    const controller = new PeerAbortController();
+    this.running.set(id, controller);
+    const finish = (answer: () => void): void => {
+      if (this.running.get(id) !== controller) return;
+      this.running.delete(id);
+      try {
+        if (!controller.signal.aborted && !engine.isClosed) this.answerOnce(engine, id, answer);
+      } finally {
+        driver.pump();
+        this.next();
+      }
+    };
+    let outcome: object | Promise<object>;
+    try {
+      outcome = job.work(controller.signal);
+    } catch (error) {
+      this.guarded("handler error", () => finish(() => job.onError(error)));
+      return;
+    }
+    Promise.resolve(outcome)
+      .then(
+        (result) => finish(() => respondSafely(engine, id, result, this.options.maxJsonDepth)),
+        (error: unknown) => finish(() => job.onError(error)),
+      )
+      .catch((error: unknown) => this.options.onFault(error, "handler answer"));
+  }
+
+  /** Answers through `answer`; if that throws before anything was queued, answers -32603 instead. */
+  private answerOnce(engine: AnyEngine, id: RequestId, answer: () => void): void {
+    try {
+      answer();
+    } catch (error) {
+      this.options.onFault(error, "answer");
+      this.guarded("fallback answer", () => engine.respondError(id, ErrorCode.InternalError, "Internal error while answering the request"));
+    }
+  }
+
+  /** Starts waiting requests while slots are free, oldest first. */
+  private next(): void {
+    while (this.running.size < this.options.maxConcurrent) {
+      const first = this.waiting.entries().next();
+      if (first.done === true) return;
+      const [id, job] = first.value;
+      this.waiting.delete(id);
+      // Answered meanwhile by the engine (closed, timed out on its side): nothing to run.
+      if (job.engine.isClosed) continue;
+      this.start(id, job);
+    }
+  }
+
+  private guarded(where: string, step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.options.onFault(error, where);
+    }
+  }
+}
+
+/** Answers `result` as it would encode, or -32603 saying why it cannot be sent. */
+export function respondSafely(engine: AnyEngine, id: RequestId, result: unknown, maxJsonDepth: number): void {
+  const safe = toJsonSafe(result, maxJsonDepth);
+  if (!safe.ok) {
+    engine.respondError(id, ErrorCode.InternalError, `The handler's result cannot be sent as JSON: ${safe.reason}`);
+    return;
+  }
+  try {
+    engine.respond(id, safe.value as object);
+  } catch (error) {
+    engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+  }
+}
+
+/** A message without stack traces or internals (O-05); never throws, even for a throwing `message` getter. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof McpError) return error.message.replace(/^MCP error -?\d+: /, "");
+  const text = describeThrown(error);
+  return text === "a non-Error value" ? "internal error" : text;
+}
+
+/**
+ * Answers a peer request with what a handler threw: an McpError's code, message and data,
+ * anything else as -32603 with its message. An McpError the protocol refuses here (a
+ * reserved code whose data does not fit, a non-integer code, data JSON cannot encode) is
+ * answered -32603 too, so the request is never left unanswered.
+ */
+export function respondWithError(engine: AnyEngine, id: RequestId, error: unknown, maxJsonDepth?: number): void {
+  if (error instanceof McpError) {
+    const data = error.data === undefined ? { ok: true as const, value: undefined } : toJsonSafe(error.data, maxJsonDepth);
+    if (data.ok) {
+      try {
+        engine.respondError(id, error.code, errorMessage(error), data.value);
+        return;
+      } catch {
+        // Refused by a protocol rule before anything was queued: answered below instead.
+      }
+    }
+  }
+  engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+}
+
+/** Runs a caller's callback; what it throws is its own business and must not stop the driver's loop. */
+export function shielded(callback: () => void): void {
+  try {
+    callback();
+  } catch {
+    // Swallowed like a throwing abort listener (signal.ts): the events after it still go out.
+  }
+}

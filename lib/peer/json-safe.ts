@@ -1,0 +1,110 @@
+// JSON safety for the peer layer: what it hands the engine must be encodable, and what a peer
+// sent must be shallow enough to walk and re-encode.
+//
+// The engine serializes its outbound queue later (takeBytes / pollOutbound), far from the
+// code that produced a value: a BigInt, a cycle, a throwing getter or a value nested a few
+// thousand levels deep would throw there, in the middle of a drain, and lose the answer.
+// So every value from a handler, a registration or a caller is made plain here first:
+// toJsonSafe returns a copy holding only JSON data (getters and toJSON run once, here), or
+// says why it cannot. jsonDepthExceeds measures a peer's value without recursion, so a value
+// of any depth is measured without touching the stack.
+//
+// Invariants: nothing here throws; a copy's keys are own data properties (a "__proto__" key
+// stays a key); the copy's depth is at most maxDepth.
+
+/** How deep a value the peer layer accepts from a peer or sends: objects and arrays within objects and arrays. */
+export const DEFAULT_MAX_JSON_DEPTH = 256;
+
+export type JsonSafe = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+
+/**
+ * A copy of `value` with only what JSON.stringify would encode (undefined, functions and
+ * symbols dropped from objects, null in arrays; non-finite numbers null; toJSON applied),
+ * or why it has no JSON form: a BigInt, a cycle, nesting deeper than maxDepth, or a getter
+ * or toJSON that threw.
+ */
+export function toJsonSafe(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): JsonSafe {
+  const ancestors = new Set<object>();
+  try {
+    const copy = copyValue(value, "", 0, maxDepth, ancestors);
+    if (copy === undefined) return { ok: false, reason: `${typeof value} has no JSON form` };
+    return { ok: true, value: copy };
+  } catch (error) {
+    if (error instanceof Unencodable) return { ok: false, reason: error.reason };
+    return { ok: false, reason: `reading it threw: ${describeThrown(error)}` };
+  }
+}
+
+class Unencodable {
+  constructor(readonly reason: string) {}
+}
+
+function copyValue(input: unknown, key: string, depth: number, maxDepth: number, ancestors: Set<object>): unknown {
+  let value = input;
+  if (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    value = (value as { toJSON(key: string): unknown }).toJSON(key);
+  }
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : null;
+    case "bigint":
+      throw new Unencodable(`a BigInt (${String(value)}n) at ${pathOf(key, depth)} has no JSON form`);
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+    default:
+      break;
+  }
+  if (value === null) return null;
+  const object = value as object;
+  if (depth >= maxDepth) throw new Unencodable(`nested deeper than ${maxDepth} levels`);
+  if (ancestors.has(object)) throw new Unencodable(`a cycle (an object that contains itself) at ${pathOf(key, depth)}`);
+  ancestors.add(object);
+  let copy: unknown;
+  if (Array.isArray(object)) {
+    const out: unknown[] = new Array<unknown>(object.length);
+    for (let i = 0; i < object.length; i++) out[i] = copyValue(object[i], String(i), depth + 1, maxDepth, ancestors) ?? null;
+    copy = out;
+  } else {
+    const entries: Array<[string, unknown]> = [];
+    for (const k of Object.keys(object)) {
+      const v = copyValue((object as Record<string, unknown>)[k], k, depth + 1, maxDepth, ancestors);
+      if (v !== undefined) entries.push([k, v]);
+    }
+    // fromEntries defines own data properties: a "__proto__" key stays a key.
+    copy = Object.fromEntries(entries);
+  }
+  ancestors.delete(object);
+  return copy;
+}
+
+function pathOf(key: string, depth: number): string {
+  return depth === 0 ? "the top level" : `key ${JSON.stringify(key)} (depth ${depth})`;
+}
+
+/** True when `value` nests objects and arrays deeper than maxDepth. Iterative: any depth is measured without recursion. */
+export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const stack: Array<{ value: object; depth: number }> = [{ value, depth: 1 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (item.depth > maxDepth) return true;
+    const children: unknown[] = Array.isArray(item.value) ? item.value : Object.values(item.value);
+    for (const child of children) if (typeof child === "object" && child !== null) stack.push({ value: child, depth: item.depth + 1 });
+  }
+  return false;
+}
+
+/** What was thrown, as text, without calling anything that could throw again. */
+export function describeThrown(error: unknown): string {
+  try {
+    if (error instanceof Error) return typeof error.message === "string" ? error.message : "an Error";
+    return typeof error === "string" ? error : "a non-Error value";
+  } catch {
+    return "an Error whose message could not be read";
+  }
+}
