@@ -37,8 +37,8 @@ export interface OutsideRef {
   readonly text: string;
 }
 
-/** Id-shaped tokens: a family of 1 to 4 capitals, a dash, two digits (`M-01`, `TK-08`, `MOD-12`). */
-export const ID_SHAPED = /\b[A-Z]{1,4}-\d{2}\b/g;
+/** Id-shaped tokens: a family of 1 to 4 capitals, a dash, two digits (`M-01`, `TK-08`, `MOD-12`); `UTF-16` is an encoding. */
+export const ID_SHAPED = /\b(?!UTF-)[A-Z]{1,4}-\d{2}\b/g;
 /** Section-shaped tokens of the old scheme (a letter a to g, a dot, a number), wherever they stand. */
 export const SECTION_TOKEN = /(?<![\w.])[a-g]\.\d{1,2}(?![\w]|\.\d)/g;
 /** Word ids of the old scheme. */

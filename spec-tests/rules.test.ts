@@ -99,7 +99,7 @@ test("split ids resolve by context: one old id, several rules", () => {
   assert.equal(resolveOld(map, "limit", "this.violation(\"limit\", `lines of at most ${limit} bytes`)", []), "LIM-01");
   assert.equal(resolveOld(map, "limit", "assert.throws(() => c.request(\"x\"), isRule(\"limit\"));", ["c.request(\"x\");", "const c = operatingClient({ limits: { maxPendingOutbound: 2 } });"]), "LIM-03");
   assert.equal(resolveOld(map, "a.1", '{"event":{"kind":"violation","rule":"a.1","id":1,"code":-32602}}', []), "SCH-01");
-  assert.equal(resolveOld(map, "a.1", '{"event":{"kind":"violation","rule":"a.1","id":1}}', ['{"in":{"jsonrpc":"2.0","id":1,"result":{"completion":{"values":[]}}}}']), "FT-02");
+  assert.equal(resolveOld(map, "a.1", '{"event":{"kind":"violation","rule":"a.1","id":1}}', ['{"in":{"jsonrpc":"2.0","id":1,"result":{"completion":{"values":[]}}}}']), "CM-01");
   assert.equal(resolveOld(map, "limit", "nothing to go by", []), "unresolved");
   assert.equal(resolveOld(map, "M-01", "anything", []), undefined);
 });
