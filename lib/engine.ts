@@ -294,11 +294,11 @@ export class Engine<R extends Role = Role> {
     if (this.s.closed) return;
     const detail = `unexpected ${error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error)}`;
     try {
-      this.shutdown("internal", "internal", detail);
+      this.shutdown("internal", "ENG-01", detail);
     } catch {
       // Even settling failed: close without settling, so that nothing runs on broken state again.
       this.s.enter("closed");
-      this.output.events.push({ kind: "closed", reason: "internal", rule: "internal", detail });
+      this.output.events.push({ kind: "closed", reason: "internal", rule: "ENG-01", detail });
     }
   }
 
@@ -323,12 +323,12 @@ export class Engine<R extends Role = Role> {
     this.s.assertOpen("startModern");
     const chosen = version ?? this.modernVersions[0];
     if (this.role !== "client" || this.s.era !== "undecided" || chosen === undefined || !this.modernVersions.includes(chosen)) {
-      throw new LocalProtocolError({ rule: "g.1", expected: "a client configured with a modern version, before any other command", got: `role ${this.role}, era ${this.s.era}` });
+      throw new LocalProtocolError({ rule: "MOD-04", expected: "a client configured with a modern version, before any other command", got: `role ${this.role}, era ${this.s.era}` });
     }
     this.s.enterModern(chosen);
   }
 
-  /** Modern server: ends every open subscriptions/listen stream with its final result (g.5). */
+  /** Modern server: ends every open subscriptions/listen stream with its final result (MOD-15). */
   endSubscriptions(): void {
     this.s.assertOpen("subscriptions/listen");
     this.modernServer?.endAll();
@@ -347,12 +347,12 @@ export class Engine<R extends Role = Role> {
     const options = (requestOptions ?? NO_OPTIONS) as RequestOptions;
     this.s.assertOpen(method);
     if (this.s.era === "modern" && this.role === "server") {
-      throw new LocalProtocolError({ rule: "g.3", expected: "no server-initiated requests in 2026-07-28 (ask through an input_required result)", got: method, method });
+      throw new LocalProtocolError({ rule: "MOD-09", expected: "no server-initiated requests in 2026-07-28 (ask through an input_required result)", got: method, method });
     }
     this.s.assertAllowed(method, "request", params);
     if (this.s.modernEnvelope !== undefined) params = withEnvelope(params, this.s.modernEnvelope);
     if (this.outRequests.size >= this.limits.maxPendingOutbound) {
-      throw new LocalProtocolError({ rule: "limit", expected: `at most ${this.limits.maxPendingOutbound} requests in flight`, got: `${this.outRequests.size}`, method });
+      throw new LocalProtocolError({ rule: "LIM-03", expected: `at most ${this.limits.maxPendingOutbound} requests in flight`, got: `${this.outRequests.size}`, method });
     }
     return this.sendRequest(method, params, options, options.relatedRequestId);
   }
@@ -397,8 +397,8 @@ export class Engine<R extends Role = Role> {
     if (typeof message !== "string") throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
     const inFlight = this.inRequests.get(id);
     if (inFlight?.modern !== undefined && (code === ErrorCode.ResourceNotFound || code === ErrorCode.UrlElicitationRequired)) {
-      // g.10: 2026-07-28 retired -32002 (a missing resource is -32602) and -32042.
-      throw new LocalProtocolError({ rule: "g.10", expected: "a code 2026-07-28 still defines (-32602 for a missing resource)", got: String(code), code, method: inFlight.method });
+      // E-02: 2026-07-28 retired -32002 (a missing resource is -32602) and -32042.
+      throw new LocalProtocolError({ rule: "E-02", expected: "a code 2026-07-28 still defines (-32602 for a missing resource)", got: String(code), code, method: inFlight.method });
     }
     if (inFlight !== undefined) this.features.outboundError(code, data, this.s.sessionVersion);
     this.handshake.refused(id);
@@ -419,7 +419,7 @@ export class Engine<R extends Role = Role> {
       throw new LocalProtocolError({ rule: "P-01", expected: "a request that carried _meta.progressToken", got: "no token", method: "notifications/progress" });
     }
     if (pending.modern !== undefined && pending.method === "subscriptions/listen") {
-      throw new LocalProtocolError({ rule: "g.5", expected: "progress only for requests other than subscriptions/listen", got: "a listen stream", method: "notifications/progress" });
+      throw new LocalProtocolError({ rule: "MOD-13", expected: "progress only for requests other than subscriptions/listen", got: "a listen stream", method: "notifications/progress" });
     }
     const problem = progressProblem(pending.lastProgressSent, progress);
     if (problem !== undefined) throw new LocalProtocolError({ rule: "P-05", expected: problem[0], got: problem[1], method: "notifications/progress" });
@@ -530,7 +530,7 @@ export class Engine<R extends Role = Role> {
     const got = facts === undefined ? `line ${item.line} longer` : `line ${item.line} of ${facts.bytes} bytes`;
     const owed = facts === undefined || !facts.hasMethod || facts.hasId;
     if (owed) this.output.replyError(facts?.id ?? null, ErrorCode.InvalidRequest, `Line exceeds maxLineBytes (${limit})`, undefined, undefined);
-    this.output.violation("limit", `lines of at most ${limit} bytes`, got, owed ? ErrorCode.InvalidRequest : undefined, facts?.id, undefined);
+    this.output.violation("LIM-01", `lines of at most ${limit} bytes`, got, owed ? ErrorCode.InvalidRequest : undefined, facts?.id, undefined);
   }
 
   private receiveValue(value: unknown, group: BatchGroup | undefined, now: number | undefined): void {
@@ -599,9 +599,9 @@ export class Engine<R extends Role = Role> {
       return;
     }
     if (s.era === "modern" && this.role === "client") {
-      // g.9: a modern server never sends requests, and a modern client never writes responses.
+      // MOD-21: a modern server never sends requests, and a modern client never writes responses.
       if (group !== undefined) group.remaining--;
-      output.violation("g.9", "no requests from a 2026-07-28 server", method, undefined, id, method);
+      output.violation("MOD-21", "no requests from a 2026-07-28 server", method, undefined, id, method);
       return;
     }
     if (this.modernServer !== undefined && s.era !== "session") {
@@ -639,7 +639,7 @@ export class Engine<R extends Role = Role> {
     const invalid = s.paramsProblem(method, params);
     if (invalid !== undefined) {
       output.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, { path: invalid.path, expected: invalid.expected, got: invalid.got });
-      output.violation(method === "initialize" ? "L-02" : "a.1", `${invalid.path}: ${invalid.expected}`, invalid.got, ErrorCode.InvalidParams, id, method);
+      output.violation(method === "initialize" ? "L-02" : "SCH-01", `${invalid.path}: ${invalid.expected}`, invalid.got, ErrorCode.InvalidParams, id, method);
       return;
     }
     if (method === "initialize") {
@@ -647,7 +647,7 @@ export class Engine<R extends Role = Role> {
       return;
     }
     if (this.inRequests.size >= this.limits.maxPendingInbound) {
-      output.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "limit", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: "one more" });
+      output.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "LIM-02", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: "one more" });
       return;
     }
     // After the limit: what the feature rules record (URL elicitation ids, subscriptions) belongs to accepted requests only.
@@ -687,7 +687,7 @@ export class Engine<R extends Role = Role> {
         }
     }
     const invalid = s.paramsProblem(method, params);
-    const problem = invalid === undefined ? this.features.inboundNotification(method, params) : { rule: "a.2", expected: `${invalid.path}: ${invalid.expected}`, got: invalid.got };
+    const problem = invalid === undefined ? this.features.inboundNotification(method, params) : { rule: "SCH-03", expected: `${invalid.path}: ${invalid.expected}`, got: invalid.got };
     if (problem !== undefined) {
       output.violation(problem.rule, problem.expected, problem.got, undefined, undefined, method);
       return;
@@ -702,7 +702,7 @@ export class Engine<R extends Role = Role> {
     if (!isRequestId(id)) return;
     const reason = typeof params?.reason === "string" ? params.reason : undefined;
     if (this.s.era === "modern" && this.role === "client") {
-      // g.5, g.7: a modern server (stdio) may end one of our listen streams this way, and only that.
+      // MOD-15, MOD-17: a modern server (stdio) may end one of our listen streams this way, and only that.
       const ours = typeof id === "number" ? this.outRequests.get(id) : undefined;
       if (ours === undefined || ours.method !== "subscriptions/listen") return;
       this.outRequests.settle(ours);

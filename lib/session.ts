@@ -48,7 +48,7 @@ export class Session {
   version: ProtocolVersion | undefined;
   profile: VersionProfile | undefined;
   table: MethodTable;
-  /** A modern client's per-request envelope (g.1), built once. */
+  /** A modern client's per-request envelope (MOD-01), built once. */
   modernEnvelope: JsonObject | undefined;
   peerCaps = ALL_CAPS;
   peerCapabilitiesObject: JsonObject | undefined;
@@ -128,7 +128,7 @@ export class Session {
     this.table = methodTable(version);
     if (this.role === "client") {
       this.modernEnvelope = requestEnvelope(version, this.capabilities, this.info as unknown as JsonObject, this.logLevel);
-      // g.9: a 2026-07-28 client writes no responses, not even errors for malformed input.
+      // MOD-21: a 2026-07-28 client writes no responses, not even errors for malformed input.
       this.output.writesResponses = false;
     }
     this.move("modern-chosen");

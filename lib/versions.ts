@@ -1,4 +1,4 @@
-// Protocol versions and everything that differs between them as data (DESIGN.md section 1).
+// Protocol versions and everything that differs between them as data.
 //
 // Code never compares version strings; it reads the profile of the negotiated version.
 // Profiles are ordered oldest first; `index` orders them for since/until ranges in the
@@ -18,9 +18,9 @@ export interface VersionProfile {
   readonly era: "session" | "modern";
   /** JSON-RPC batches are allowed (M-09: 2025-03-26 only). */
   readonly batching: boolean;
-  /** How an error reply whose request id could not be read carries its id (f.3). */
+  /** How an error reply whose request id could not be read carries its id (M-10). */
   readonly unreadableErrorId: "null" | "omit";
-  /** The code for a missing resource (c.2). */
+  /** The code for a missing resource (RS-02). */
   readonly resourceNotFoundCode: number;
 }
 
