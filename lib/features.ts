@@ -112,8 +112,8 @@ function local(rule: string, expected: string, got: string, method: string | und
 
 /** K-03/K-04: the first key of `meta` that breaks the version's key rules, with the rule. */
 export function metaKeyProblem(meta: unknown, version: SessionVersion): Refusal | undefined {
-  const index = VERSION_PROFILES[version].index;
-  if (!isJsonObject(meta) || index < VERSION_PROFILES["2025-06-18"].index) return undefined;
+  const rules = VERSION_PROFILES[version].metaKeyRules;
+  if (!isJsonObject(meta) || rules === "none") return undefined;
   for (const key of Object.keys(meta)) {
     const match = META_KEY.exec(key);
     if (match === null) return refusal(undefined, "K-03", "a _meta key of the form [prefix/]name", JSON.stringify(key));
@@ -121,7 +121,7 @@ export function metaKeyProblem(meta: unknown, version: SessionVersion): Refusal 
     if (prefix === undefined || KNOWN_RESERVED_KEYS.has(key)) continue;
     const labels = prefix.split(".");
     const reserved =
-      index >= VERSION_PROFILES["2025-11-25"].index
+      rules === "second-label"
         ? labels.length >= 2 && (labels[1] === "modelcontextprotocol" || labels[1] === "mcp")
         : labels.some((label, i) => i < labels.length - 1 && (label === "modelcontextprotocol" || label === "mcp"));
     if (reserved) return refusal(undefined, "K-04", "a _meta prefix not reserved by MCP", JSON.stringify(key));
@@ -129,9 +129,9 @@ export function metaKeyProblem(meta: unknown, version: SessionVersion): Refusal 
   return undefined;
 }
 
-/** Tasks exist from 2025-11-25 (MT-01). */
+/** Tasks in the core protocol (the profile says which versions, MT-01). */
 function hasTasks(version: SessionVersion | undefined): boolean {
-  return version !== undefined && VERSION_PROFILES[version].index >= VERSION_PROFILES["2025-11-25"].index;
+  return version !== undefined && VERSION_PROFILES[version].coreTasks;
 }
 
 function urlElicitationIds(data: unknown): string[] | undefined {
@@ -381,7 +381,7 @@ export class Features {
 
   /** Our error reply; -32042 must carry valid URL elicitations (2025-11-25). */
   outboundError(code: number, data: unknown, version: SessionVersion | undefined): void {
-    if (code !== ErrorCode.UrlElicitationRequired || version !== "2025-11-25") return;
+    if (code !== ErrorCode.UrlElicitationRequired || version === undefined || !VERSION_PROFILES[version].urlElicitationError) return;
     const ids = urlElicitationIds(data);
     if (ids === undefined) throw local("E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(data), undefined);
     for (const id of ids) this.addUrlElicitation(id, true);
@@ -489,7 +489,7 @@ export class Features {
 
   /** The peer's error for our request. */
   inboundError(error: ErrorObject, version: SessionVersion | undefined): Refusal | undefined {
-    if (error.code !== ErrorCode.UrlElicitationRequired || version !== "2025-11-25") return undefined;
+    if (error.code !== ErrorCode.UrlElicitationRequired || version === undefined || !VERSION_PROFILES[version].urlElicitationError) return undefined;
     const ids = urlElicitationIds(error.data);
     if (ids === undefined) return refusal(undefined, "E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(error.data));
     for (const id of ids) if (!this.addUrlElicitation(id, false)) return full("LIM-05", "URL elicitations awaiting completion", this.limits.maxUrlElicitations, `elicitation ${describeValue(id)}`);

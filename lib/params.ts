@@ -37,7 +37,7 @@ import {
   type Issue,
   type Shape,
 } from "./schema.js";
-import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion } from "./versions.js";
+import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion, SCHEMA_RELEASES } from "./versions.js";
 
 /** RFC 5424 severities, lowest first (O-02). Closed: an unknown level is -32602 (O-04). */
 export const LOGGING_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
@@ -80,9 +80,9 @@ interface VersionTables {
 function build(version: SessionVersion): VersionTables {
   const index = VERSION_PROFILES[version].index;
   const since = (v: SessionVersion): boolean => index >= VERSION_PROFILES[v].index;
-  const v0326 = since("2025-03-26");
-  const v0618 = since("2025-06-18");
-  const v1125 = since("2025-11-25");
+  const v0326 = since(SCHEMA_RELEASES.completions);
+  const v0618 = since(SCHEMA_RELEASES.nestedMeta);
+  const v1125 = since(SCHEMA_RELEASES.tasks);
   const when = (cond: boolean, shape: Shape): Shape => (cond ? shape : {});
 
   // Shared pieces.
