@@ -92,6 +92,30 @@ export class Answers {
     this.s.output.events.push({ kind: "notification", method, params });
   }
 
+  /** Deadlines passed at `now`: each request times out (notifications/cancelled queued, never for initialize: it ends the session). */
+  expire(now: number): void {
+    const { output } = this.s;
+    for (const { pending, which } of this.out.takeExpired(now)) {
+      const initialize = pending.id === this.handshake.initializeId;
+      if (initialize) this.out.settle(pending);
+      else this.out.abandon(pending);
+      output.events.push({ kind: "timeout", id: pending.id, method: pending.method, deadline: which });
+      if (initialize) {
+        this.shutdown("fatal", "L-01", "initialize timed out");
+        return;
+      }
+      output.queue({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: pending.id, reason: `timeout (${which} deadline)` } }, undefined);
+    }
+  }
+
+  /** A 2026-07-28 server ended one of our subscriptions/listen streams (stdio: notifications/cancelled); any other target is ignored. */
+  onListenEnded(id: RequestId, reason: string | undefined): void {
+    const ours = typeof id === "number" ? this.out.get(id) : undefined;
+    if (ours === undefined || ours.method !== "subscriptions/listen") return;
+    this.out.settle(ours);
+    this.s.output.events.push({ kind: "request-ended", id: ours.id, method: ours.method, reason });
+  }
+
   /** A session-era notification that reports on our tasks released the tokens of those that ended. */
   releaseEndedTaskTokens(): void {
     const tokens: Array<string | number> = [];

@@ -34,7 +34,7 @@
 // - once closed, the engine stays closed: inputs are ignored, commands throw, queued
 //   output still drains.
 
-import { classify, isJsonObject, isRequestId, type JsonObject, type RequestEnvelope, type RequestId } from "./envelope.js";
+import { classify, isRequestId, type JsonObject, type RequestEnvelope, type RequestId } from "./envelope.js";
 import type { EngineLimits, EngineOptions, EngineSnapshot, ArgsFor, NotifyOptions, Outbound, OutgoingNotifications, OutgoingRequests, RequestOptions } from "./engine-types.js";
 import { DEFAULT_LIMITS } from "./engine-types.js";
 import { Answers } from "./answers.js";
@@ -46,10 +46,11 @@ import { Handshake } from "./handshake.js";
 import { InboundRequests } from "./inbound-requests.js";
 import { Phase, gate, methodTraits, type PhaseName, type Role } from "./methods.js";
 import { hasModernEnvelope, withEnvelope } from "./modern.js";
-import { ModernServer } from "./modern-server.js";
+import { modernServerFor, type ModernServer } from "./modern-server.js";
 import { OutboundRequests } from "./outbound-requests.js";
+import { Replies } from "./replies.js";
 import type { BatchGroup, Output } from "./output.js";
-import { progressProblem, progressTokenOf } from "./progress.js";
+import { progressTokenOf } from "./progress.js";
 import { Session } from "./session.js";
 import { VERSION_PROFILES, isSessionVersion, type ModernVersion, type ProtocolVersion, type SessionVersion } from "./versions.js";
 
@@ -81,6 +82,7 @@ export class Engine<R extends Role = Role> {
   private readonly features: Features;
   private readonly handshake: Handshake;
   private readonly answers: Answers;
+  private readonly replies: Replies;
   /** A server that speaks 2026-07-28. */
   private readonly modernServer: ModernServer | undefined;
   private readonly decoder: LineDecoder;
@@ -105,23 +107,8 @@ export class Engine<R extends Role = Role> {
     const shutdown = (reason: ClosedEvent["reason"], rule: string | undefined, detail: string): void => this.shutdown(reason, rule, detail);
     this.handshake = new Handshake(s, this.inRequests, options.autoInitialize ?? true, shutdown);
     this.answers = new Answers(s, this.outRequests, this.features, this.handshake, options.validateResults ?? false, shutdown);
-    this.modernServer =
-      this.role === "server" && s.modernVersions.length > 0
-        ? new ModernServer({
-            output: this.output,
-            inbound: this.inRequests,
-            modernVersions: s.modernVersions,
-            supportedVersions: () => s.supportedVersions,
-            capabilities: s.capabilities,
-            ownCaps: s.ownCaps,
-            serverInfo: s.info as unknown as JsonObject,
-            instructions: s.instructions,
-            discoverAnyVersion: options.discoverAnyVersion ?? true,
-            serverInfoInResults: options.serverInfoInResults ?? true,
-            maxPendingInbound: limits.maxPendingInbound,
-            gate: (method, params) => gate(s.inboundGate, false, method, "request", params),
-          })
-        : undefined;
+    this.modernServer = this.role === "server" ? modernServerFor(s, this.inRequests, limits.maxPendingInbound, options) : undefined;
+    this.replies = new Replies(s, this.inRequests, this.features, this.handshake, this.modernServer);
     if (s.era === "modern") s.enterModern(s.modernVersions[0] as ModernVersion);
   }
 
@@ -273,17 +260,7 @@ export class Engine<R extends Role = Role> {
   handleTimeout(now: number): void {
     if (this.s.closed || !this.outRequests.hasDeadlines) return;
     try {
-      for (const { pending, which } of this.outRequests.takeExpired(now)) {
-        const initialize = pending.id === this.handshake.initializeId;
-        if (initialize) this.outRequests.settle(pending);
-        else this.outRequests.abandon(pending);
-        this.output.events.push({ kind: "timeout", id: pending.id, method: pending.method, deadline: which });
-        if (initialize) {
-          this.shutdown("fatal", "L-01", "initialize timed out");
-          return;
-        }
-        this.output.queue({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: pending.id, reason: `timeout (${which} deadline)` } }, undefined);
-      }
+      this.answers.expire(now);
     } catch (error) {
       this.failInternally(error);
     }
@@ -377,62 +354,25 @@ export class Engine<R extends Role = Role> {
   /** Answers a peer request. A request the peer cancelled is dropped silently (X-04). */
   respond(id: RequestId, value: object): void {
     this.s.assertOpen("respond");
-    const result = value as JsonObject;
-    if (!isJsonObject(result)) throw new LocalProtocolError({ rule: "M-04", expected: "result as an object", got: describeValue(result) });
-    this.handshake.refuseRespond(id);
-    const inFlight = this.inRequests.get(id);
-    let answer = result;
-    if (inFlight?.modern !== undefined && this.modernServer !== undefined) answer = this.modernServer.result(inFlight, inFlight.modern, result);
-    else if (inFlight !== undefined) this.features.outboundResult(inFlight.method, inFlight.params, result, this.s.sessionVersion, inFlight.token);
-    const pending = this.inRequests.take(id);
-    if (pending === undefined) return;
-    this.modernServer?.forget(id);
-    this.output.reply({ jsonrpc: "2.0", id, result: answer }, pending.group, id);
+    this.replies.respond(id, value);
   }
 
   /** Answers a peer request with a JSON-RPC error. */
   respondError(id: RequestId, code: number, message: string, data?: unknown): void {
     this.s.assertOpen("respondError");
-    if (!Number.isInteger(code)) throw new LocalProtocolError({ rule: "M-05", expected: "an integer error code", got: describeValue(code) });
-    if (typeof message !== "string") throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
-    const inFlight = this.inRequests.get(id);
-    if (inFlight?.modern !== undefined && (code === ErrorCode.ResourceNotFound || code === ErrorCode.UrlElicitationRequired)) {
-      // E-02: 2026-07-28 retired -32002 (a missing resource is -32602) and -32042.
-      throw new LocalProtocolError({ rule: "E-02", expected: "a code 2026-07-28 still defines (-32602 for a missing resource)", got: String(code), code, method: inFlight.method });
-    }
-    if (inFlight !== undefined) this.features.outboundError(code, data, this.s.sessionVersion);
-    this.handshake.refused(id);
-    const pending = this.inRequests.take(id);
-    if (pending === undefined) return;
-    this.modernServer?.forget(id);
-    this.output.reply({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } }, pending.group, id);
+    this.replies.respondError(id, code, message, data);
   }
 
   /** Reports progress on a peer request that carried a progress token. Refused after the response (P-04). */
   sendProgress(id: RequestId, progress: number, total?: number, message?: string): void {
     this.s.assertOpen("notifications/progress");
-    const pending = this.inRequests.get(id);
-    if (pending === undefined) {
-      throw new LocalProtocolError({ rule: "P-04", expected: "progress for a request still in flight", got: `id ${describeValue(id)} not in flight`, method: "notifications/progress" });
-    }
-    if (pending.token === undefined) {
-      throw new LocalProtocolError({ rule: "P-01", expected: "a request that carried _meta.progressToken", got: "no token", method: "notifications/progress" });
-    }
-    if (pending.modern !== undefined && pending.method === "subscriptions/listen") {
-      throw new LocalProtocolError({ rule: "MOD-13", expected: "progress only for requests other than subscriptions/listen", got: "a listen stream", method: "notifications/progress" });
-    }
-    const problem = progressProblem(pending.lastProgressSent, progress);
-    if (problem !== undefined) throw new LocalProtocolError({ rule: "P-05", expected: problem[0], got: problem[1], method: "notifications/progress" });
-    pending.lastProgressSent = progress;
-    this.queueProgress(pending.token, progress, total, message, id);
+    this.replies.sendProgress(id, progress, total, message);
   }
 
   /** Reports progress on a task we created, on the token of the request that created it (P-08). */
   sendTaskProgress(taskId: string, progress: number, total?: number, message?: string): void {
     this.s.assertOpen("notifications/progress");
-    const record = this.features.taskForProgress(taskId, progress);
-    record.lastProgress = progress;
-    this.queueProgress(record.token, progress, total, message, undefined);
+    this.replies.sendTaskProgress(taskId, progress, total, message);
   }
 
   /**
@@ -698,26 +638,11 @@ export class Engine<R extends Role = Role> {
 
   private onCancelled(params: JsonObject | undefined): void {
     const id = params?.requestId;
-    // X-05: malformed, unknown or finished targets are ignored silently; initialize cannot be cancelled (X-02).
     if (!isRequestId(id)) return;
     const reason = typeof params?.reason === "string" ? params.reason : undefined;
-    if (this.s.era === "modern" && this.role === "client") {
-      // MOD-15, MOD-17: a modern server (stdio) may end one of our listen streams this way, and only that.
-      const ours = typeof id === "number" ? this.outRequests.get(id) : undefined;
-      if (ours === undefined || ours.method !== "subscriptions/listen") return;
-      this.outRequests.settle(ours);
-      this.output.events.push({ kind: "request-ended", id: ours.id, method: ours.method, reason });
-      return;
-    }
-    const pending = this.inRequests.cancel(id, cancellable);
-    if (pending === undefined) return;
-    this.modernServer?.forget(id);
-    const group = pending.group;
-    if (group !== undefined) {
-      group.remaining--;
-      this.output.flushGroup(group);
-    }
-    this.output.events.push({ kind: "cancelled", id, method: pending.method, reason });
+    // A modern server (stdio) may end one of our listen streams this way, and only that.
+    if (this.s.era === "modern" && this.role === "client") this.answers.onListenEnded(id, reason);
+    else this.replies.onCancelled(id, reason);
   }
 
   // ── helpers ───────────────────────────────────────────────────────────────────
@@ -727,13 +652,6 @@ export class Engine<R extends Role = Role> {
     const sent = pending.params;
     this.output.queue(sent === undefined ? { jsonrpc: "2.0", id: pending.id, method } : { jsonrpc: "2.0", id: pending.id, method, params: sent }, related);
     return pending.id;
-  }
-
-  private queueProgress(token: string | number, progress: number, total: number | undefined, message: string | undefined, related: RequestId | undefined): void {
-    const params: JsonObject = { progressToken: token, progress };
-    if (total !== undefined) params.total = total;
-    if (message !== undefined) params.message = message;
-    this.output.queue({ jsonrpc: "2.0", method: "notifications/progress", params }, related);
   }
 
   private shutdown(reason: ClosedEvent["reason"], rule: string | undefined, detail: string): void {

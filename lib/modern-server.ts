@@ -10,7 +10,7 @@ import { isJsonObject } from "./envelope.js";
 import { describeValue, ErrorCode, LocalProtocolError } from "./errors.js";
 import { logAllowed } from "./features.js";
 import type { InboundRequests, PendingIn } from "./inbound-requests.js";
-import { methodTraits, type GateRefusal } from "./methods.js";
+import { gate, methodTraits, type GateRefusal } from "./methods.js";
 import {
   META_SUBSCRIPTION_ID,
   acceptedFilter,
@@ -26,6 +26,8 @@ import {
 } from "./modern.js";
 import type { BatchGroup, Output } from "./output.js";
 import { progressTokenOf } from "./progress.js";
+import type { Session } from "./session.js";
+import type { EngineOptions } from "./engine-types.js";
 
 export interface ModernServerConfig {
   readonly output: Output;
@@ -166,4 +168,23 @@ export class ModernServer {
     this.config.output.violation(info.rule, info.expected, info.got, info.code, id, method);
     return undefined;
   }
+}
+
+/** The 2026-07-28 side of a server engine, or undefined when it speaks no modern version. */
+export function modernServerFor(s: Session, inbound: InboundRequests, maxPendingInbound: number, options: Pick<EngineOptions, "discoverAnyVersion" | "serverInfoInResults">): ModernServer | undefined {
+  if (s.modernVersions.length === 0) return undefined;
+  return new ModernServer({
+    output: s.output,
+    inbound,
+    modernVersions: s.modernVersions,
+    supportedVersions: () => s.supportedVersions,
+    capabilities: s.capabilities,
+    ownCaps: s.ownCaps,
+    serverInfo: s.info as unknown as JsonObject,
+    instructions: s.instructions,
+    discoverAnyVersion: options.discoverAnyVersion ?? true,
+    serverInfoInResults: options.serverInfoInResults ?? true,
+    maxPendingInbound,
+    gate: (method, params) => gate(s.inboundGate, false, method, "request", params),
+  });
 }
