@@ -1,4 +1,4 @@
-// The stateless revision 2026-07-28 ("modern" era, DIGEST.md g) as pure functions: the
+// The stateless revision 2026-07-28 ("modern" era, RULES.md MOD-01…MOD-24) as pure functions: the
 // per-request `_meta` envelope, the checks on input-required results, result decoration,
 // server/discover and subscription filters (the Streamable HTTP header rules are in
 // lib/http/headers.ts).
@@ -60,13 +60,13 @@ export function hasModernEnvelope(params: JsonObject | undefined): boolean {
 }
 
 /**
- * Reads the per-request envelope (g.1): protocolVersion and clientCapabilities are required
+ * Reads the per-request envelope (MOD-01): protocolVersion and clientCapabilities are required
  * (-32602), the version must be one we speak (-32022 with supported and requested).
  */
 export function readRequestEnvelope(params: JsonObject | undefined, supported: readonly string[], anyVersion = false, advertised: readonly string[] = supported): ModernRequestInfo | ModernRefusal {
   const meta = params?._meta;
   const missing = (path: string, expected: string, got: unknown): ModernRefusal =>
-    refusal(ErrorCode.InvalidParams, "Invalid params: missing or malformed request metadata", { path, expected }, 400, "g.1", `${path}: ${expected}`, describeValue(got));
+    refusal(ErrorCode.InvalidParams, "Invalid params: missing or malformed request metadata", { path, expected }, 400, "MOD-01", `${path}: ${expected}`, describeValue(got));
   if (!isJsonObject(meta)) return missing("params._meta", "an object with the per-request protocol fields", meta);
   const version = meta[META_PROTOCOL_VERSION];
   if (typeof version !== "string") return missing(`params._meta["${META_PROTOCOL_VERSION}"]`, "a protocol version string", version);
@@ -80,7 +80,7 @@ export function readRequestEnvelope(params: JsonObject | undefined, supported: r
   }
   // server/discover is answered whatever version it names, so a client can learn ours (issue 7/6 item 3).
   if (!anyVersion && !supported.includes(version)) {
-    return refusal(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", { supported: [...advertised], requested: version }, 400, "g.2", `a version among ${supported.join(", ")}`, JSON.stringify(version));
+    return refusal(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", { supported: [...advertised], requested: version }, 400, "MOD-06", `a version among ${supported.join(", ")}`, JSON.stringify(version));
   }
   return {
     version,
@@ -105,7 +105,7 @@ export function withEnvelope(params: JsonObject | undefined, envelope: JsonObjec
   return { ...params, _meta: { ...meta, ...envelope } };
 }
 
-/** The methods whose result may be input_required (g.3): a column of the method table. */
+/** The methods whose result may be input_required (MOD-10): a column of the method table. */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = methodsWhere((t) => t.inputRequired);
 
 /** The client capabilities one input request needs, as a capability object and as bits. */
@@ -146,27 +146,27 @@ function mergeCaps(into: JsonObject, add: JsonObject): void {
  * capabilities missing (for a -32021 answer) when that is the problem.
  */
 export function inputRequiredProblem(method: string, result: JsonObject, info: ModernRequestInfo): { rule: string; expected: string; got: string; missing: JsonObject | undefined } | undefined {
-  if (!INPUT_REQUIRED_METHODS.has(method)) return { rule: "g.3", expected: "input_required only for tools/call, prompts/get and resources/read", got: method, missing: undefined };
+  if (!INPUT_REQUIRED_METHODS.has(method)) return { rule: "MOD-10", expected: "input_required only for tools/call, prompts/get and resources/read", got: method, missing: undefined };
   const requests = result.inputRequests;
-  if (requests === undefined && typeof result.requestState !== "string") return { rule: "g.3", expected: "inputRequests or requestState", got: "neither", missing: undefined };
-  if (requests !== undefined && !isJsonObject(requests)) return { rule: "g.3", expected: "inputRequests as an object", got: describeValue(requests), missing: undefined };
-  if (result.requestState !== undefined && typeof result.requestState !== "string") return { rule: "g.3", expected: "requestState as a string", got: describeValue(result.requestState), missing: undefined };
+  if (requests === undefined && typeof result.requestState !== "string") return { rule: "MOD-10", expected: "inputRequests or requestState", got: "neither", missing: undefined };
+  if (requests !== undefined && !isJsonObject(requests)) return { rule: "MOD-10", expected: "inputRequests as an object", got: describeValue(requests), missing: undefined };
+  if (result.requestState !== undefined && typeof result.requestState !== "string") return { rule: "MOD-10", expected: "requestState as a string", got: describeValue(result.requestState), missing: undefined };
   const missing: JsonObject = {};
   let lacking = false;
   for (const [key, request] of Object.entries(requests ?? {})) {
     const needs = inputRequestNeeds(request);
-    if (typeof needs === "string") return { rule: "g.3", expected: `inputRequests.${key}: ${needs}`, got: describeValue(request), missing: undefined };
+    if (typeof needs === "string") return { rule: "MOD-10", expected: `inputRequests.${key}: ${needs}`, got: describeValue(request), missing: undefined };
     if ((info.capabilityMask & needs.bits) !== needs.bits) {
       mergeCaps(missing, needs.caps);
       lacking = true;
     }
   }
-  return lacking ? { rule: "g.1", expected: "input requests of kinds the request's clientCapabilities declare", got: `missing ${JSON.stringify(missing)}`, missing } : undefined;
+  return lacking ? { rule: "MOD-02", expected: "input requests of kinds the request's clientCapabilities declare", got: `missing ${JSON.stringify(missing)}`, missing } : undefined;
 }
 
 /** The -32021 refusal for capabilities a request lacks. */
 export function missingCapabilityRefusal(missing: JsonObject): ModernRefusal {
-  return refusal(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: missing }, 400, "g.1", "a client capability declared in the request", JSON.stringify(missing));
+  return refusal(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: missing }, 400, "MOD-02", "a client capability declared in the request", JSON.stringify(missing));
 }
 
 /** A result as a modern server sends it: resultType present ("complete" unless set), serverInfo in _meta when given. */
@@ -181,7 +181,7 @@ export function decorateResult(result: JsonObject, serverInfo: JsonObject | unde
   return out;
 }
 
-/** Results that must say how long they stay fresh (CacheableResult, g.5): discover, the four lists and resources/read; a column of the method table. */
+/** Results that must say how long they stay fresh (CacheableResult, MOD-16): discover, the four lists and resources/read; a column of the method table. */
 export const CACHEABLE_METHODS: ReadonlySet<string> = methodsWhere((t) => t.cacheable);
 
 /**
@@ -193,7 +193,7 @@ export function withCacheFields(result: JsonObject): JsonObject {
   return { ...result, ttlMs: typeof result.ttlMs === "number" && result.ttlMs >= 0 ? result.ttlMs : 0, cacheScope: result.cacheScope === "public" ? "public" : "private" };
 }
 
-/** The result types a client understands: missing means "complete" (g.3); anything else unknown is invalid. */
+/** The result types a client understands: missing means "complete" (MOD-11); anything else unknown is invalid. */
 export function resultTypeOf(result: JsonObject, known: ReadonlySet<string> = CORE_RESULT_TYPES): string | undefined {
   const type = result.resultType;
   if (type === undefined) return "complete";
@@ -211,7 +211,7 @@ export interface DiscoverOptions {
   ttlMs?: number;
 }
 
-/** The server/discover result (g.2). */
+/** The server/discover result (MOD-07). */
 export function discoverResult(options: DiscoverOptions): JsonObject {
   const result: JsonObject = {
     resultType: "complete",

@@ -56,7 +56,7 @@ export class Output {
   readonly events = new Queue<EngineEvent>();
   /** The profile whose error-id form applies (set at negotiation; before it, the default version's). */
   profile: VersionProfile | undefined;
-  /** false for a 2026-07-28 client (g.9): error replies are dropped, and violations say no code was sent. */
+  /** false for a 2026-07-28 client (MOD-21): error replies are dropped, and violations say no code was sent. */
   writesResponses = true;
 
   queue(message: JsonRpcMessage, related: RequestId | undefined): void {

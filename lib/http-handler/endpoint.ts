@@ -1,7 +1,7 @@
-// The Streamable HTTP endpoint (DIGEST.md e.2), portable: one path with POST, GET and DELETE,
+// The Streamable HTTP endpoint (RULES.md HTTP-01…HTTP-04), portable: one path with POST, GET and DELETE,
 // sessions minted here, answers as JSON or SSE, resumable SSE streams; and when the Server
-// speaks 2026-07-28 (g.8), that stateless revision on the same path (option `eras`); the
-// deprecated HTTP+SSE endpoint (e.3) when asked. It works on HttpIncoming/HttpReply
+// speaks 2026-07-28 (MOD-20), that stateless revision on the same path (option `eras`); the
+// deprecated HTTP+SSE endpoint (SSE-01) when asked. It works on HttpIncoming/HttpReply
 // (channel.ts): the fetch handler (fetch.ts) and the Node adapter (lib/hosts/http-server.ts)
 // carry the bytes. Session streams live in session.ts, the 2026-07-28 exchange in
 // exchange.ts, the POST handling in post.ts, the pure rules in lib/http/.
@@ -149,7 +149,7 @@ export class HttpEndpoint {
       case "GET":
       case "DELETE":
         if (modernOnly) {
-          // g.8: a 2026-07-28-only endpoint has no GET stream and no sessions to delete.
+          // MOD-20: a 2026-07-28-only endpoint has no GET stream and no sessions to delete.
           reply.setHeader("Allow", "POST");
           refuseUnread(incoming, reply, "methodNotAllowed", "Method not allowed: this endpoint serves 2026-07-28 only (POST)");
           return;
@@ -166,7 +166,7 @@ export class HttpEndpoint {
     return { header: (name) => incoming.header(name), sessionId, auth };
   }
 
-  /** e.3: GET on the SSE path opens a session; POST on the message path feeds it (202). */
+  /** SSE-01: GET on the SSE path opens a session; POST on the message path feeds it (202). */
   private async legacyRequest(legacy: LegacySseEndpoint, incoming: HttpIncoming, reply: HttpReply): Promise<void> {
     const path = incoming.path;
     if (path === legacy.ssePath && incoming.method === "GET") {
@@ -208,7 +208,7 @@ export class HttpEndpoint {
     return session;
   }
 
-  /** The session a request names (e.2 17, 18): 400 when it names none, 404 when it is unknown or ended (answered here; undefined then). */
+  /** The session a request names (HTTP-03): 400 when it names none, 404 when it is unknown or ended (answered here; undefined then). */
   async sessionOf(incoming: HttpIncoming, reply: HttpReply): Promise<HttpSession | undefined> {
     const sessionId = incoming.header("mcp-session-id");
     if (sessionId === undefined) {

@@ -50,7 +50,7 @@ export interface StoredEvent {
 
 /**
  * Where the events of resumable (session-era) SSE streams are kept for replay after
- * Last-Event-ID (e.2). Streams are named by session and stream id; sequence numbers grow by
+ * Last-Event-ID (HTTP-01…HTTP-04). Streams are named by session and stream id; sequence numbers grow by
  * one per stream. Any method may answer asynchronously (a shared store).
  */
 export interface EventStore {
@@ -196,7 +196,7 @@ export interface HttpServerOptions {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection is kept (serveHttp). Default 5000. */
   keepAliveTimeoutMs?: number;
-  /** Also offer the deprecated HTTP+SSE transport of 2024-11-05 (e.3) at these paths (true: /sse and /messages). Default off. */
+  /** Also offer the deprecated HTTP+SSE transport of 2024-11-05 (SSE-01) at these paths (true: /sse and /messages). Default off. */
   legacySse?: boolean | LegacySseOptions;
   /** Cross-origin access for browser clients: the origins allowed (also added to allowedHosts). Default off (no CORS headers, OPTIONS 405). */
   cors?: CorsOptions;

@@ -1,4 +1,4 @@
-// POSTs on the Streamable HTTP endpoint (DIGEST.md e.2, g.8): reading the body within its
+// POSTs on the Streamable HTTP endpoint (RULES.md HTTP-01…HTTP-04, MOD-20): reading the body within its
 // limit, picking the era, a 2026-07-28 request fed to a ServerSession of its own (its
 // headers checked against the body first), a session-era POST routed to its session's
 // streams, and the initialize that mints a session. Split out of endpoint.ts.
@@ -72,7 +72,7 @@ export class PostHandling {
     const sessionId = incoming.header("mcp-session-id");
     // Session-era traffic (a session id, or a Server without 2026-07-28) goes the way it always went.
     if (endpoint.modernVersions.length === 0 || (sessionId !== undefined && this.options.eras !== "modern")) return this.postSession(incoming, reply, undefined, auth);
-    // No session id: the body says which era this is (g.11), so read it first.
+    // No session id: the body says which era this is (MOD-23), so read it first.
     const body = await this.readJson(incoming, reply);
     if (body === undefined) return;
     if (postEra(body.value, incoming.header("mcp-protocol-version"), endpoint.modernVersions, this.options.eras === "modern") === "modern") return this.postModern(incoming, reply, body.value as JsonObject, auth);
@@ -80,7 +80,7 @@ export class PostHandling {
     return this.postSession(incoming, reply, body, auth);
   }
 
-  /** A modern-only endpoint refuses session-era traffic: initialize names the versions served (g.12), anything else is not a 2026-07-28 message. */
+  /** A modern-only endpoint refuses session-era traffic: initialize names the versions served (MOD-22), anything else is not a 2026-07-28 message. */
   private refuseSessionEra(reply: HttpReply, body: unknown): void {
     if (isJsonObject(body) && body.method === "initialize") {
       const requested = isJsonObject(body.params) ? body.params.protocolVersion : undefined;
@@ -93,7 +93,7 @@ export class PostHandling {
   }
 
   /**
-   * One 2026-07-28 message (g.8): a notification is accepted (202; there is no session for it
+   * One 2026-07-28 message (MOD-20): a notification is accepted (202; there is no session for it
    * to act on, and over HTTP a request is cancelled by closing its stream); a request is
    * checked (envelope present, headers equal to the body) and fed to a ServerSession of its
    * own, which checks the rest (version, capabilities, method) and answers on this POST.
@@ -101,7 +101,7 @@ export class PostHandling {
   private postModern(incoming: HttpIncoming, reply: HttpReply, message: JsonObject, auth: AuthInfo): void {
     const method = message.method as string;
     if (!("id" in message)) {
-      // e.2/g.8: a notification the server cannot accept gets an HTTP error, not 202.
+      // HTTP-01…HTTP-04, MOD-20: a notification the server cannot accept gets an HTTP error, not 202.
       const problem = malformedItem(message);
       if (problem !== undefined) {
         refuse(reply, "invalidRequest", `Invalid request: ${problem}`);
@@ -163,7 +163,7 @@ export class PostHandling {
     session.touch();
     const requestIds = requestIdsOf(items);
     if (requestIds.size === 0) {
-      // e.2: notifications and responses the server cannot accept get an HTTP error, not 202; the engine sees none of them.
+      // HTTP-01…HTTP-04: notifications and responses the server cannot accept get an HTTP error, not 202; the engine sees none of them.
       const malformed = firstMalformed(items);
       if (malformed !== undefined) {
         const where = Array.isArray(body) ? `batch member ${malformed.index}: ` : "";

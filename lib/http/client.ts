@@ -1,4 +1,4 @@
-// Pure decisions of the Streamable HTTP client (DIGEST.md e.2, e.3, g.8, g.11): how request
+// Pure decisions of the Streamable HTTP client (RULES.md HTTP-01…HTTP-04, SSE-01, MOD-20, MOD-23): how request
 // headers are encoded (the 2026-07-28 headers, `=?base64?…?=`), how a status is read (success,
 // authorization challenge, a recognized modern error, the media type), and when an initialize
 // failure means "try the deprecated HTTP+SSE transport". The transport (lib/peer/http-client.ts)
@@ -15,7 +15,7 @@ import { VERSION_PROFILES, isProtocolVersion } from "../versions.js";
 const MODERN_400_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
 
 /**
- * Whether an HTTP error answer is a recognized 2026-07-28 JSON-RPC error (g.8, g.11): 400 with
+ * Whether an HTTP error answer is a recognized 2026-07-28 JSON-RPC error (MOD-20, MOD-23): 400 with
  * -32020, -32021 or -32022, or 404 with -32601. `body` is the response text or its parsed
  * JSON. A dual-era client that gets anything else to its first modern request (an empty or
  * unrecognized body, another status) is talking to an older server and falls back to
@@ -40,7 +40,7 @@ const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 const SENTINEL = /^=\?base64\?.*\?=$/;
 
 /**
- * A header value as 2026-07-28 sends it (g.8): as is when it is visible ASCII (spaces inside
+ * A header value as 2026-07-28 sends it (MOD-18): as is when it is visible ASCII (spaces inside
  * allowed) without leading or trailing whitespace; otherwise (non-ASCII, control characters,
  * edge whitespace, or a value that itself looks like the sentinel) `=?base64?…?=` of its UTF-8.
  */
@@ -60,7 +60,7 @@ export function encodeHeaderValue(value: string): string {
   return `=?base64?${out}?=`;
 }
 
-/** An argument as its Mcp-Param header carries it (g.8); undefined for null, absent, or a value no header can carry. */
+/** An argument as its Mcp-Param header carries it (MOD-19); undefined for null, absent, or a value no header can carry. */
 export function paramHeaderValue(value: unknown): string | undefined {
   if (typeof value === "string") return encodeHeaderValue(value);
   if (typeof value === "boolean") return String(value);
@@ -85,7 +85,7 @@ export function mediaType(header: string | null): string {
 }
 
 /**
- * e.2 item 22: whether an initialize answered `status` means "try HTTP+SSE": under the
+ * HTTP-04: whether an initialize answered `status` means "try HTTP+SSE": under the
  * versions with the narrow rule (strictLegacyFallback) only 400, 404 and 405; under older
  * offers any 4xx. An unknown offered version takes the narrow rule.
  */
@@ -95,7 +95,7 @@ export function legacyFallbackStatus(offered: unknown, status: number): boolean 
 }
 
 /**
- * The 2026-07-28 request headers (g.8) of one message: MCP-Protocol-Version (the `_meta`
+ * The 2026-07-28 request headers (MOD-18) of one message: MCP-Protocol-Version (the `_meta`
  * version, else `fallbackVersion`), Mcp-Method, Mcp-Name for the methods that name their
  * target (the method table's nameParam), and for tools/call an Mcp-Param-{Name} for each
  * argument the tool declares with x-mcp-header (`paramsOf`); null or absent ones get none.

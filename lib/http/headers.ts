@@ -1,4 +1,4 @@
-// The Streamable HTTP header rules of 2026-07-28 (DIGEST.md g.8) on both sides: decoding and
+// The Streamable HTTP header rules of 2026-07-28 (RULES.md MOD-20) on both sides: decoding and
 // encoding `=?base64?…?=` values, the standard headers (MCP-Protocol-Version, Mcp-Method,
 // Mcp-Name) checked against the body, the Mcp-Param-{Name} headers of x-mcp-header tool
 // arguments, and the HTTP status a JSON-RPC error travels with. Pure: no I/O, no state.
@@ -25,7 +25,7 @@ const SENTINEL_WORD = /^=\?base64\?(.*)\?=$/;
 const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
- * A header value as the sender meant it (g.8): a value in the exact `=?base64?…?=` form is
+ * A header value as the sender meant it (MOD-18): a value in the exact `=?base64?…?=` form is
  * decoded (UTF-8); anything else is literal. Undefined when it has that form but its payload
  * is not canonical base64 of UTF-8 (wrong padding, characters outside the alphabet): a sender
  * MUST encode a literal that looks like the sentinel, so such a value is malformed, not literal.
@@ -56,13 +56,13 @@ export function decodeHeaderValue(value: string): string | undefined {
 }
 
 /**
- * The Streamable HTTP header rules of 2026-07-28 (g.8) for one POSTed request:
+ * The Streamable HTTP header rules of 2026-07-28 (MOD-20) for one POSTed request:
  * MCP-Protocol-Version equals the `_meta` version, Mcp-Method equals the method, Mcp-Name
  * equals the name or uri of tools/call, prompts/get and resources/read. -32020 and 400.
  */
 export function httpHeaderProblem(headers: HeaderSource, method: string, params: JsonObject | undefined): ModernRefusal | undefined {
   const mismatch = (what: string, expected: string, got: string | null | undefined): ModernRefusal =>
-    refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${what}`, { header: what, expected, got: got ?? null }, 400, "g.8", `${what}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
+    refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${what}`, { header: what, expected, got: got ?? null }, 400, "MOD-18", `${what}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
   const meta = params?._meta;
   const bodyVersion = isJsonObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined;
   const headerVersion = headers.get("mcp-protocol-version");
@@ -78,7 +78,7 @@ export function httpHeaderProblem(headers: HeaderSource, method: string, params:
   return undefined;
 }
 
-/** One tool argument mirrored into an `Mcp-Param-{header}` header (g.8, `x-mcp-header`). */
+/** One tool argument mirrored into an `Mcp-Param-{header}` header (MOD-19, `x-mcp-header`). */
 export interface HeaderParam {
   /** The name part, as declared (header names compare case-insensitively). */
   readonly header: string;
@@ -93,7 +93,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const DATA_KEYWORDS: ReadonlySet<string> = new Set(["default", "const", "enum", "examples"]);
 
 /**
- * The `x-mcp-header` declarations of a tool's inputSchema (g.8), or why they are invalid:
+ * The `x-mcp-header` declarations of a tool's inputSchema (MOD-19), or why they are invalid:
  * each value a non-empty token, unique case-insensitively, on a `string`, `integer` or
  * `boolean` property reachable from the root through `properties` keys only (an annotation
  * under items, a composition, a conditional or $ref makes the whole tool invalid; a client
@@ -149,7 +149,7 @@ export function valueAtPath(value: unknown, path: readonly string[]): unknown {
 const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
 /**
- * The `Mcp-Param-{Name}` rules of 2026-07-28 (g.8) for one tools/call: for each argument the
+ * The `Mcp-Param-{Name}` rules of 2026-07-28 (MOD-19) for one tools/call: for each argument the
  * tool's inputSchema marks with `x-mcp-header`, a value in the body needs the header, equal
  * after `=?base64?…?=` decoding (integers compared as numbers: 42.0 equals 42); a null or
  * absent value expects no header. A declared header with characters outside visible ASCII
@@ -162,7 +162,7 @@ export function paramHeaderProblem(headers: HeaderSource, inputSchema: unknown, 
   for (const param of declared.params) {
     const name = `Mcp-Param-${param.header}`;
     const problem = (what: string, expected: string, got: string | null | undefined): ModernRefusal =>
-      refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${name} ${what}`, { header: name, expected, got: got ?? null }, 400, "g.8", `${name}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
+      refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${name} ${what}`, { header: name, expected, got: got ?? null }, 400, "MOD-18", `${name}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
     const raw = headers.get(`mcp-param-${param.header.toLowerCase()}`);
     let decoded: string | undefined;
     if (raw !== null && raw !== undefined) {
@@ -182,7 +182,7 @@ export function paramHeaderProblem(headers: HeaderSource, inputSchema: unknown, 
 }
 
 /**
- * The HTTP status a JSON-RPC error travels with in 2026-07-28 (g.8): unknown method 404;
+ * The HTTP status a JSON-RPC error travels with in 2026-07-28 (MOD-20): unknown method 404;
  * header, capability and version errors, and a malformed per-request envelope, 400; any
  * other error (an unknown tool, say) is an ordinary answer, 200.
  */

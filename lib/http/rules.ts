@@ -1,4 +1,4 @@
-// Pure decisions of Streamable HTTP (DIGEST.md e.2, e.3, g.8) on the server side: the limits
+// Pure decisions of Streamable HTTP (RULES.md HTTP-01…HTTP-04, SSE-01, MOD-20) on the server side: the limits
 // and their defaults, Host/Origin checks, which era a POST belongs to, what a POST's items
 // must look like before the engine sees them, when an initialize earns a session, event ids
 // and Last-Event-ID, and what to do with a request body the host will not read. Under the
@@ -61,7 +61,7 @@ export function socketTimeouts(limits: HttpLimits): { headersTimeout: number; re
 }
 
 /**
- * e.2: the POST of a notification or response the server cannot accept gets an HTTP error,
+ * HTTP-01…HTTP-04: the POST of a notification or response the server cannot accept gets an HTTP error,
  * not 202. Why `item` is not a well-formed JSON-RPC 2.0 notification or response (expected
  * versus got), or undefined when it is one. Requests are the engine's to judge.
  */
@@ -96,7 +96,7 @@ export function firstMalformed(items: readonly unknown[]): { index: number; prob
   return undefined;
 }
 
-/** Why an initialize POST cannot open a session before the engine even sees it (e.2: initialize is a request), or undefined. */
+/** Why an initialize POST cannot open a session before the engine even sees it (HTTP-01…HTTP-04: initialize is a request), or undefined. */
 export function initializeShapeProblem(body: unknown): string | undefined {
   if (Array.isArray(body)) return "initialize must not be batched";
   if (!isJsonObject(body) || !("id" in body)) return "initialize must be a request: expected an id, got none";
@@ -163,7 +163,7 @@ export function hostnameOf(value: string, isOrigin: boolean): string | undefined
   return name === "" ? undefined : name;
 }
 
-/** e.2 (DNS rebinding): Host must name an allowed hostname, and Origin, when sent, too. An empty allow-list refuses everything. */
+/** HTTP-01…HTTP-04 (DNS rebinding): Host must name an allowed hostname, and Origin, when sent, too. An empty allow-list refuses everything. */
 export function hostAllowed(host: string | undefined, origin: string | undefined, allowed: ReadonlySet<string>): boolean {
   const hostName = host === undefined ? undefined : hostnameOf(host, false);
   if (hostName === undefined || !allowed.has(hostName)) return false;
@@ -172,12 +172,12 @@ export function hostAllowed(host: string | undefined, origin: string | undefined
   return originName !== undefined && allowed.has(originName);
 }
 
-/** L-07/e.2: a session-era MCP-Protocol-Version header, when present, must name a session version we speak. */
+/** L-07/HTTP-01…HTTP-04: a session-era MCP-Protocol-Version header, when present, must name a session version we speak. */
 export function sessionVersionHeaderOk(version: string | undefined): boolean {
   return version === undefined || (SESSION_VERSIONS as readonly string[]).includes(version);
 }
 
-/** e.2: a POST must accept both JSON and SSE answers; a GET, SSE. */
+/** HTTP-01…HTTP-04: a POST must accept both JSON and SSE answers; a GET, SSE. */
 export function acceptsPost(accept: string | undefined): boolean {
   return accept !== undefined && accept.includes("application/json") && accept.includes("text/event-stream");
 }
@@ -191,7 +191,7 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 /**
- * g.11: which era a POST without Mcp-Session-Id belongs to. A single request is 2026-07-28
+ * MOD-23: which era a POST without Mcp-Session-Id belongs to. A single request is 2026-07-28
  * traffic when it carries the per-request envelope (even initialize: under 2026-07-28 it is a
  * removed method, 404 -32601), or when MCP-Protocol-Version names a served modern version and
  * it is not initialize. On a modern-only endpoint every single request but a session-era
@@ -209,7 +209,7 @@ export function batchesAllowed(version: string | undefined): boolean {
   return isProtocolVersion(version) && VERSION_PROFILES[version].batching;
 }
 
-/** e.2 (2025-11-25 on): whether a session's SSE streams open with a priming event (an id, the retry advice) so they can be resumed. */
+/** HTTP-01…HTTP-04 (2025-11-25 on): whether a session's SSE streams open with a priming event (an id, the retry advice) so they can be resumed. */
 export function primesStreams(version: string | undefined): boolean {
   return isProtocolVersion(version) && VERSION_PROFILES[version].primedStreams;
 }

@@ -19,12 +19,12 @@ export function sseMessage(message: unknown, id?: string): string {
   return `${id === undefined ? "" : `id: ${id}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
-/** e.2 (2025-11-25): the priming event: an event id with empty data and the reconnection advice. */
+/** HTTP-01…HTTP-04 (2025-11-25): the priming event: an event id with empty data and the reconnection advice. */
 export function ssePriming(id: string, retryMs: number): string {
   return `id: ${id}\nretry: ${retryMs}\ndata: \n\n`;
 }
 
-/** e.3: the legacy endpoint event, naming where to POST messages. */
+/** SSE-01: the legacy endpoint event, naming where to POST messages. */
 export function sseEndpoint(uri: string): string {
   return `event: endpoint\ndata: ${uri}\n\n`;
 }

@@ -1,4 +1,4 @@
-// The status table of Streamable HTTP (DIGEST.md e.2, e.3, g.8) on the server side: every
+// The status table of Streamable HTTP (RULES.md HTTP-01…HTTP-04, SSE-01, MOD-20) on the server side: every
 // refusal the endpoint makes, with its HTTP status and the JSON-RPC code of its error body,
 // plus the few success statuses. Hosts and the fetch handler name a refusal, never a number.
 //
@@ -17,29 +17,29 @@ export const HttpStatus = {
 
 /** Why the endpoint refuses a request, with the status and JSON-RPC code it answers. */
 export const REFUSALS = {
-  /** e.2: Host or Origin outside the allow-list (DNS rebinding). */
+  /** HTTP-01…HTTP-04: Host or Origin outside the allow-list (DNS rebinding). */
   forbidden: { status: 403, code: ErrorCode.InvalidRequest },
   /** A path the endpoint does not serve. */
   notFound: { status: 404, code: ErrorCode.InvalidRequest },
-  /** e.2 18: an unknown or ended Mcp-Session-Id (or legacy sessionId). */
+  /** HTTP-03: an unknown or ended Mcp-Session-Id (or legacy sessionId). */
   sessionNotFound: { status: 404, code: ErrorCode.InvalidRequest },
-  /** e.2: a Last-Event-ID naming no stream of the session. */
+  /** HTTP-01…HTTP-04: a Last-Event-ID naming no stream of the session. */
   unknownEventId: { status: 404, code: ErrorCode.InvalidRequest },
   /** A method the path does not take (Allow says which). */
   methodNotAllowed: { status: 405, code: ErrorCode.InvalidRequest },
-  /** e.2: Accept lacks what the answer may be. */
+  /** HTTP-01…HTTP-04: Accept lacks what the answer may be. */
   notAcceptable: { status: 406, code: ErrorCode.InvalidRequest },
-  /** e.2: a second GET stream while one is attached. */
+  /** HTTP-01…HTTP-04: a second GET stream while one is attached. */
   conflict: { status: 409, code: ErrorCode.InvalidRequest },
   /** A body over maxBodyBytes (never read further). */
   tooLarge: { status: 413, code: ErrorCode.InvalidRequest },
-  /** e.2: the body is not application/json. */
+  /** HTTP-01…HTTP-04: the body is not application/json. */
   unsupportedMediaType: { status: 415, code: ErrorCode.InvalidRequest },
   /** A body that is not UTF-8 or not JSON. */
   parseError: { status: 400, code: ErrorCode.ParseError },
   /** A message the endpoint will not hand to an engine (malformed, batched where batches are not allowed, no session id, a bad version header). */
   invalidRequest: { status: 400, code: ErrorCode.InvalidRequest },
-  /** g.12: a version this endpoint does not serve. */
+  /** MOD-23: a version this endpoint does not serve. */
   unsupportedVersion: { status: 400, code: ErrorCode.UnsupportedProtocolVersion },
   /** A refused initialize: the engine's own error, answered 400 (defect 10.4). */
   refusedInitialize: { status: 400, code: ErrorCode.InvalidRequest },

@@ -1,5 +1,5 @@
-// The client side of Streamable HTTP (DIGEST.md e.2) with the deprecated HTTP+SSE transport
-// (e.3) as a fallback: a PeerHost whose send() POSTs each outbound message, and the receive
+// The client side of Streamable HTTP (RULES.md HTTP-01…HTTP-04) with the deprecated HTTP+SSE transport
+// (SSE-01) as a fallback: a PeerHost whose send() POSTs each outbound message, and the receive
 // side that turns JSON bodies and SSE streams back into messages for the Client's driver.
 // What the HTTP answers and headers mean (header encoding, status interpretation, fallback
 // detection) is decided in lib/http/client.ts; this file makes the fetch calls.
@@ -16,7 +16,7 @@
 //   unknown or a re-initialization runs, later sends wait in a queue, then go in order;
 // - every retry loop is bounded (maxReconnectAttempts consecutive attempts without progress)
 //   and waits exactly the server's last SSE `retry` (default defaultRetryMs) between tries;
-// - 2026-07-28 mode (g.8; from the first request carrying the per-request `_meta` envelope,
+// - 2026-07-28 mode (MOD-20; from the first request carrying the per-request `_meta` envelope,
 //   i.e. after the client Engine's startModern(), or option `modern`): every message is its
 //   own POST with MCP-Protocol-Version (the `_meta` version), Mcp-Method and, for tools/call,
 //   prompts/get and resources/read, Mcp-Name (values outside visible ASCII as
@@ -33,7 +33,7 @@
 //   11.9): the request settles with HttpAuthError (status, WWW-Authenticate, URL), attached
 //   to its synthesized error object so the Client rejects with it; without a request (the
 //   GET stream, DELETE) it goes to onError as HttpTransportError.auth. Only an older offer's
-//   initialize (e.2 item 22: any 4xx) still tries HTTP+SSE first.
+//   initialize (HTTP-04: any 4xx) still tries HTTP+SSE first.
 
 import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../envelope.js";
@@ -142,7 +142,7 @@ export interface HttpClientTransportOptions<S = unknown> {
   maxReconnectAttempts?: number;
   /** Wait before reconnecting when the server sent no SSE `retry`. Default 1000. */
   defaultRetryMs?: number;
-  /** Fall back to HTTP+SSE (2024-11-05) when the initialize POST fails as e.2 item 22 says. Default true. */
+  /** Fall back to HTTP+SSE (2024-11-05) when the initialize POST fails as HTTP-04 says. Default true. */
   legacyFallback?: boolean;
   /** Open the standalone GET stream after initialization. Default true. */
   standaloneStream?: boolean;
@@ -416,7 +416,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
 
   private sendModern(message: unknown, requestId: RequestId | undefined): void {
     if (isJsonObject(message) && message.method === "notifications/cancelled" && isJsonObject(message.params)) {
-      // g.8: over HTTP a request is cancelled by closing its stream; the notification itself is not sent.
+      // MOD-17: over HTTP a request is cancelled by closing its stream; the notification itself is not sent.
       const cancelled = message.params.requestId;
       if (isRequestId(cancelled)) this.abortModern(cancelled);
       return;
@@ -478,7 +478,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     }
   }
 
-  /** The 2026-07-28 request headers (g.8) for one message (lib/http/client.ts decides them). */
+  /** The 2026-07-28 request headers (MOD-18) for one message (lib/http/client.ts decides them). */
   private modernHeaders(message: unknown): Record<string, string> {
     const built = modernRequestHeaders(message, this.modernVersion, (tool) => this.paramHeaders.get(tool));
     this.modernVersion = built.version;
@@ -487,7 +487,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
 
   /**
    * A 2026-07-28 tools/list result: records each tool's x-mcp-header arguments, and drops the
-   * tools whose declarations are invalid (g.8: a client MUST exclude them), reporting each.
+   * tools whose declarations are invalid (MOD-19: a client MUST exclude them), reporting each.
    */
   private learnTools(message: JsonObject, result: JsonObject): JsonObject {
     const tools = result.tools;
@@ -527,7 +527,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
       if (!this.active) return void discard(res);
       if (!this.triedLegacy && this.legacyEligible(res.status)) {
         this.triedLegacy = true;
-        // e.2 item 22: an older offer tries HTTP+SSE on any 4xx; a 401/403 that stays one is reported as the challenge it is.
+        // HTTP-04: an older offer tries HTTP+SSE on any 4xx; a 401/403 that stays one is reported as the challenge it is.
         const original = isAuthChallenge(res.status) ? { status: res.status, text: "", error: undefined, auth: await authErrorOf(res, this.url) } : await readError(res);
         await this.fallbackToLegacy(message, requestId, original);
         unblock();
@@ -906,7 +906,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
 
   // ── the deprecated HTTP+SSE transport ───────────────────────────────────────
 
-  /** e.2 item 22: which initialize failures mean "try HTTP+SSE". */
+  /** HTTP-04: which initialize failures mean "try HTTP+SSE". */
   private legacyEligible(status: number): boolean {
     if (!this.legacyFallback) return false;
     const params = this.initMessage?.params;
@@ -1248,7 +1248,7 @@ function cancelQuietly(reader: ReaderLike): void {
   }
 }
 
-/** An error response's body, and the JSON-RPC error object in it when there is one (e.2 item 6). */
+/** An error response's body, and the JSON-RPC error object in it when there is one (HTTP-02). */
 async function readError(res: ResponseLike): Promise<{ status: number; text: string; error: JsonObject | undefined }> {
   let text = "";
   try {
