@@ -29,6 +29,7 @@ const USES = `import { Engine, SESSION_VERSIONS, MODERN_VERSIONS, type JsonRpcMe
 import { Server, McpError, RequestStateSealer, connectHttp, type HandlerContext, type ServerOptions } from "mcp-engine/peer";
 import { serveStdio, StdioClient, type StdioClientOptions, type NodeChildProcess } from "mcp-engine/hosts/stdio";
 import { HttpHost, serveHttp, connectHttpNode, type HttpServerOptions, type NodeConnectHttpOptions, type RunningHttpServer } from "mcp-engine/hosts/http";
+import { createHttpHandler, MemoryEventStore, type EventStore, type HttpHandler, type HttpHandlerOptions } from "mcp-engine/http";
 
 const versions: readonly ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 const options: ServerOptions = { info: { name: "consumer", version: "1.0.0" }, paginationSecret: new Uint8Array(32), versions };
@@ -42,6 +43,15 @@ export const first: JsonRpcMessage | undefined = undefined;
 export const stdioOptions: StdioClientOptions = { command: "node", args: ["server.js"], info: { name: "c", version: "1" } };
 export const httpOptions: HttpServerOptions = { port: 0, eras: "both" };
 export const nodeOptions: NodeConnectHttpOptions = { url: "http://127.0.0.1:3000/mcp", info: { name: "c", version: "1" } };
+const eventStore: EventStore = new MemoryEventStore({ maxEventsPerStream: 100 });
+const handlerOptions: HttpHandlerOptions = {
+  cors: { origins: ["https://app.example"] },
+  eventStore,
+  authenticate: (request: Request) => (request === undefined ? undefined : { subject: "anyone" }),
+};
+export const handler: HttpHandler = createHttpHandler(server, handlerOptions);
+/** A Workers-style module: export default { fetch }. */
+export const worker = { fetch: (request: Request): Promise<Response> => handler.fetch(request) };
 export async function start(): Promise<void> {
   const running: RunningHttpServer = await serveHttp(server, httpOptions);
   const host: HttpHost = running.host;
@@ -61,9 +71,12 @@ export async function start(): Promise<void> {
 // With @types/node: Node's own objects fit what the hosts take.
 const NODE_USES = `import { createServer } from "node:http";
 import { Server } from "mcp-engine/peer";
-import { HttpHost, LegacySseEndpoint } from "mcp-engine/hosts/http";
+import { HttpHost, LegacySseEndpoint, toNodeHandler } from "mcp-engine/hosts/http";
+import { createHttpHandler } from "mcp-engine/http";
 
 declare const server: Server;
+export const middleware = createServer(toNodeHandler(createHttpHandler(server)));
+export const answered: Promise<Response> = createHttpHandler(server).fetch(new Request("http://localhost/mcp"));
 const host = new HttpHost(server, { legacySse: true });
 export const direct = createServer(host.handle);
 export const wrapped = createServer((req, res) => host.handle(req, res));

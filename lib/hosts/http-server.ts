@@ -8,11 +8,14 @@
 // here (see lib/http/ and lib/http-handler/); an exception in the endpoint is answered as
 // the endpoint's internal error, never thrown into node:http.
 
+import { randomUUID } from "node:crypto";
 import { createServer, type Server as NodeHttpServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { NodeHttpServerLimits, NodeIncomingMessage as IncomingMessage, NodeServerResponse as ServerResponse } from "./node-shapes.js";
 import { refuse } from "../http-handler/channel.js";
 import { HttpEndpoint } from "../http-handler/endpoint.js";
+import { LegacySseEndpoint as PortableLegacySseEndpoint, type LegacySseOptions } from "../http-handler/legacy.js";
+import type { HttpReply } from "../http-handler/channel.js";
 import type { HttpHandler } from "../http-handler/fetch.js";
 import { MemorySessionStore, type HttpServerOptions, type ResolvedHttpOptions, type SessionStore } from "../http-handler/options.js";
 import { hostnameOf, socketTimeouts } from "../http/rules.js";
@@ -94,6 +97,17 @@ function webRequestOf(req: IncomingMessage): Request {
  */
 export function toNodeHandler(handler: HttpHandler): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => serveNode(handler.endpoint, req, res);
+}
+
+/** The deprecated HTTP+SSE endpoint on its own, on Node's timers; open() takes a node:http response too. */
+export class LegacySseEndpoint extends PortableLegacySseEndpoint {
+  constructor(server: Server, options: LegacySseOptions = {}) {
+    super(server, options, serverTimers, randomUUID);
+  }
+
+  override open(res: HttpReply | ServerResponse, base = ""): void {
+    super.open("writeHead" in res ? nodeReply(res) : res, base);
+  }
 }
 
 export interface RunningHttpServer {

@@ -3,10 +3,9 @@
 // and clock. The endpoint itself is portable (lib/http-handler/, export "./http"), and so is
 // the client (lib/peer/http-client.ts).
 
-export { HttpHost, MemorySessionStore, hostnameOf, serveHttp, toNodeHandler } from "./http-server.js";
+export { HttpHost, LegacySseEndpoint, MemorySessionStore, hostnameOf, serveHttp, toNodeHandler } from "./http-server.js";
 export type { HttpServerOptions, RunningHttpServer, SessionStore } from "./http-server.js";
 export { connectHttpNode, nodeFetch, nodeHttpTransport, nodeTimers } from "./http-client-node.js";
 export type { NodeConnectHttpOptions, NodeHttpTransportOptions } from "./http-client-node.js";
-export { LegacySseEndpoint } from "../http-handler/legacy.js";
 export type { LegacySseOptions } from "../http-handler/legacy.js";
 export type { NodeAbortSignal, NodeHttpServerLimits, NodeIncomingMessage, NodeServerResponse } from "./node-shapes.js";
