@@ -28,6 +28,7 @@ import { pendingDisplay } from "./progress.js";
 import { REFERENCE_CLIENT_INFO, installReferenceHandlers, referenceClientCapabilities, runReport, toolArguments } from "./reference-client.js";
 import { createReferenceServer } from "./reference-server.js";
 import { rootProblem, rootsFor } from "./roots.js";
+import { detectRuntime, serveOnRuntime } from "./runtime.js";
 
 function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -63,9 +64,13 @@ async function serve(options: CliOptions): Promise<number> {
     return 2;
   }
   // --legacy-sse: also offer the deprecated HTTP+SSE transport of 2024-11-05 at /sse and /messages.
-  const running = await serveHttp(server, { host, port, legacySse: options.legacySse });
-  process.stderr.write(`mcp-engine reference server listening on ${running.url}\n`);
+  // Under Bun or Deno the fetch handler is served on the runtime's own server, not its node:http emulation.
+  const runtime = detectRuntime();
+  const running = runtime === "node" ? await serveHttp(server, { host, port, legacySse: options.legacySse }) : await serveOnRuntime(runtime, server, host, port, { legacySse: options.legacySse });
+  process.stderr.write(`mcp-engine reference server listening on ${running.url}${runtime === "node" ? "" : ` (${runtime}, fetch handler)`}\n`);
   const stop = (): void => {
+    // A runtime that waits for idle keep-alive connections to close on shutdown does not hold the exit for long.
+    setTimeout(() => process.exit(0), 1000).unref();
     running.close().then(() => process.exit(0));
   };
   process.on("SIGINT", stop);

@@ -11,6 +11,7 @@ declare module "node:test" {
     test(name: string, fn: (t: TestContext) => void | Promise<void>): Promise<void>;
     skip(message?: string): void;
     diagnostic(message: string): void;
+    after(fn: () => void | Promise<void>): void;
   }
   export function test(name: string, fn: (t: TestContext) => void | Promise<void>): Promise<void>;
   export function describe(name: string, fn: () => void | Promise<void>): Promise<void>;
