@@ -218,6 +218,11 @@ export function methodTraits(method: string): MethodTraits | undefined {
   return TRAITS.get(method);
 }
 
+/** X-02: whether a request of `method` may be cancelled (every one but initialize). */
+export function isCancellable(method: string): boolean {
+  return TRAITS.get(method)?.cancellable !== false;
+}
+
 /** Every method with a trait, for tables that list them (e.g. the methods whose results are cacheable). */
 export function methodsWhere(trait: (t: MethodTraits) => boolean): ReadonlySet<string> {
   const names = new Set<string>();
