@@ -160,6 +160,11 @@ export class Engine<R extends Role = Role> {
     return this.features.isSubscribed(uri);
   }
 
+  /** Whether the gate lets our host send `method` now (phase, direction, capabilities of either side), without trying it. */
+  allows(method: string, kind: "request" | "notification", params?: JsonObject): boolean {
+    return !this.s.closed && gate(this.s.outboundGate, true, method, kind, params) === undefined;
+  }
+
   /** The id our next request will get. */
   get nextRequestId(): number {
     return this.outRequests.nextId;

@@ -437,11 +437,8 @@ export class ServerSession {
 
   /** @internal */
   listChanged(method: string): void {
-    if (this.engine.phase !== "operating") return;
-    const caps = this.engine.ownCapabilities as ServerCapabilities;
-    const declared =
-      method === "notifications/tools/list_changed" ? caps.tools?.listChanged : method === "notifications/prompts/list_changed" ? caps.prompts?.listChanged : caps.resources?.listChanged;
-    if (declared !== true) return;
+    // The gate decides (list_changed only when declared, only once operating): sessions that may not hear it are skipped.
+    if (!this.engine.allows(method, "notification")) return;
     // 2026-07-28: the engine sends it to the listen streams that opted in (false: none did).
     this.engine.notify(method);
     this.driver.pump();
