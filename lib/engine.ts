@@ -608,8 +608,10 @@ export class Engine<R extends Role = Role> {
   // ── helpers ───────────────────────────────────────────────────────────────────
 
   private sendRequest(method: string, params: JsonObject | undefined, options: RequestOptions, related: RequestId | undefined): number {
-    const pending = this.outRequests.open(method, params, options, (sent) => this.features.outboundRequest(method, sent, this.s.peerCaps, this.s.sessionVersion));
+    const pending = this.outRequests.prepare(method, params, options);
     const sent = pending.params;
+    this.features.outboundRequest(method, sent, this.s.peerCaps, this.s.sessionVersion);
+    this.outRequests.register(pending);
     this.output.queue(sent === undefined ? { jsonrpc: "2.0", id: pending.id, method } : { jsonrpc: "2.0", id: pending.id, method, params: sent }, related);
     return pending.id;
   }
