@@ -45,7 +45,8 @@ import { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, typ
 import { InboundRequests } from "./inbound-requests.js";
 import { nextState, phaseOf, type LifecycleEvent, type LifecycleState } from "./lifecycle.js";
 import { PHASE_NAMES, Phase, gate, methodTable, methodTraits, type GateContext, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
-import { META_SERVER_INFO, META_SUBSCRIPTION_ID, hasModernEnvelope, requestEnvelope, resultTypeOf, withEnvelope } from "./modern.js";
+import { CORE_RESULT_TYPES, META_SERVER_INFO, META_SUBSCRIPTION_ID, hasModernEnvelope, requestEnvelope, resultTypeOf, withEnvelope } from "./modern.js";
+import { resultTypesFor } from "./extensions.js";
 import { ModernServer } from "./modern-server.js";
 import { OutboundRequests, type PendingOut } from "./outbound-requests.js";
 import { Output, type BatchGroup } from "./output.js";
@@ -901,8 +902,10 @@ export class Engine<R extends Role = Role> {
 
   /** A modern client's result (g.3): a missing resultType is "complete", an unknown one is invalid; discover tells us the server. */
   private onModernResult(pending: PendingOut, result: JsonObject): void {
-    if (resultTypeOf(result) === undefined) {
-      const expected = 'resultType "complete" or "input_required"';
+    // "task" only where the tasks extension allows it and our request declared the extension (lib/extensions.ts).
+    const known = resultTypesFor(pending.method, this.capabilities, CORE_RESULT_TYPES);
+    if (resultTypeOf(result, known) === undefined) {
+      const expected = `resultType ${[...known].map((t) => JSON.stringify(t)).join(" or ")}`;
       this.output.violation("g.3", expected, describeValue(result.resultType), undefined, pending.id, pending.method);
       this.output.events.push({ kind: "invalid-response", id: pending.id, method: pending.method, result, path: "result.resultType", expected, got: describeValue(result.resultType) });
       return;
