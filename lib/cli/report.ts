@@ -11,9 +11,10 @@
 // are not checked again here: the engine's violations are graded in one check at the end.
 
 import type { CallOptions, Client } from "../peer/client.js";
-import { McpError, RequestAbortedError } from "../peer/errors.js";
+import { McpError, RequestAbortedError, TaskFailedError } from "../peer/errors.js";
 import { PeerAbortController } from "../peer/signal.js";
 import { parseTemplate } from "../peer/uri-template.js";
+import type { TaskInfo } from "../peer/task-client.js";
 import type { Tool } from "../types.js";
 import { RULES, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult, type Diagnostic, type Tally } from "./grading.js";
 import type { PendingDisplay } from "./progress.js";
@@ -89,6 +90,9 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   // 2026-07-28 has no logging/setLevel: the level travels in every request's _meta (ClientOptions.logLevel).
   if (caps.logging !== undefined && !modern) await check("logging/setLevel", (call) => client.setLoggingLevel("debug", call), () => "level debug");
 
+  /** The last task state seen per tool called through a task. */
+  const tasks = new Map<string, TaskInfo>();
+
   let tools: Tool[] = [];
   if (caps.tools !== undefined) {
     tools = (await check("tools/list", (call) => client.listTools(call), (list) => `${list.length} tools`, (error) => gradeListRefusal("tools/list", error))) ?? [];
@@ -106,10 +110,6 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       record({ name, grade: "SKIP", detail: `not called: ${risky} (--call-destructive calls it)` });
       return;
     }
-    if (tool.execution?.taskSupport === "required") {
-      record({ name, grade: "SKIP", detail: 'not called: its execution.taskSupport is "required" (TK-08: only as a task), and this client makes no task calls yet' });
-      return;
-    }
     const args = synthesize(tool.inputSchema, { object: true });
     if (!args.ok) {
       record({ name, grade: "SKIP", detail: `not called: ${args.why}` });
@@ -118,11 +118,18 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     const note = args.checked ? "" : `; ${args.note ?? "arguments not checked"}`;
     await check(
       name,
-      (call) => client.callTool(tool.name, args.value as Record<string, unknown>, call),
+      // A tool that may or must run as a task is called through one (TK-08; the tasks extension under 2026-07-28).
+      (call) =>
+        client.callTool(tool.name, args.value as Record<string, unknown>, { ...call, onTask: (task) => (tasks.set(tool.name, task), undefined) }).catch((error: unknown) => {
+          // A task that failed carries the JSON-RPC error its call would have had: graded as that refusal.
+          throw error instanceof TaskFailedError ? new McpError(error.code, error.message, error.data) : error;
+        }),
       (result) => {
         const first = result.content[0];
         const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
-        return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${note}`;
+        const task = tasks.get(tool.name);
+        const how = task === undefined ? "" : `, ran as a task (${task.form === "extension" ? "tasks extension" : "2025-11-25 task-augmented"}, final status ${task.status})`;
+        return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${how}${note}`;
       },
       (error) => gradeToolRefusal(name, error),
     );

@@ -19,7 +19,6 @@ import { INPUT_REQUIRED_METHODS, META_SUBSCRIPTION_ID } from "../modern.js";
 import { VERSION_PROFILES, newestVersion, type ModernVersion, type ProtocolVersion } from "../versions.js";
 import type { EngineLimits } from "../engine.js";
 import type {
-  CallToolRequestParams,
   CallToolResult,
   ClientCapabilities,
   ClientRequests,
@@ -46,6 +45,7 @@ import { HandlerPool, errorMessage, respondWithError, shielded } from "./handler
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
+import { TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { AbortSignalLike } from "./signal.js";
 
 export { errorMessage, respondWithError, shielded } from "./handlers.js";
@@ -166,6 +166,12 @@ export class Client {
    * number: FIFO, with O(1) removal on abort or expiry). Released one per answer.
    */
   private readonly queued = new DeadlineQueue<QueuedRequest>();
+  /** Task polling waits (task-client.ts), on the host's one timer like the queue. */
+  private readonly sleeps = new DeadlineQueue<() => void>();
+  /** execution.taskSupport by tool name, from the last tools/list (2025-11-25 task-augmented calls). */
+  private readonly toolTasks = new Map<string, string>();
+  /** Tasks: the lower-level API (create, get, update, cancel, wait) behind callTool's task calls. */
+  readonly tasks: TaskClient;
   private readonly notificationHandlers = new Map<string, Set<(params: JsonObject | undefined) => void>>();
   private connecting: PendingCall | undefined;
   /** The ids below this one were the probe engine's (see replaceEngine). */
@@ -186,6 +192,38 @@ export class Client {
       receiveEof: () => this.currentDriver.receiveEof(),
       onTimer: () => this.currentDriver.onTimer(),
     };
+    this.tasks = new TaskClient({
+      era: () => this.engine.era,
+      send: (m, p, o) => this.send(m, p, o),
+      request: (m, p, o) => this.request(m, p, o),
+      sleep: (ms, signal) => this.sleep(ms, signal),
+      handlers: this.handlers,
+      ownCapabilities: (options.capabilities ?? {}) as JsonObject,
+      serverCapabilities: () => this.connectResult?.capabilities,
+      toolTaskSupport: (name) => this.toolTasks.get(name),
+      maxInputRounds: options.maxInputRounds ?? 10,
+      maxInputRequests: options.maxInputRequests ?? 32,
+    });
+  }
+
+  /** Resolves after `ms` on the host's clock (its one timer); rejects with RequestAbortedError when the signal aborts. */
+  private sleep(ms: number, signal: AbortSignalLike | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(new RequestAbortedError("sleep", signal.reason));
+        return;
+      }
+      const onAbort = (): void => {
+        this.sleeps.remove(ticket);
+        reject(new RequestAbortedError("sleep", signal?.reason));
+      };
+      const ticket = this.sleeps.push(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, this.host.now() + Math.max(0, ms));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.driver.pump();
+    });
   }
 
   /** The engine in use (a fallback from the modern probe to initialize replaces it). */
@@ -203,7 +241,17 @@ export class Client {
 
   private makeDriver(engine: Engine<"client">): Driver<"client"> {
     const driver = new Driver(engine, this.host, (event) => this.onEvent(event), (error, where) => this.fault(error, where));
-    driver.timers = { next: () => this.queued.nextExpiry(), fire: (now) => this.expireQueued(now) };
+    driver.timers = {
+      next: () => {
+        const queued = this.queued.nextExpiry();
+        const sleep = this.sleeps.nextExpiry();
+        return queued === undefined ? sleep : sleep === undefined ? queued : Math.min(queued, sleep);
+      },
+      fire: (now) => {
+        this.expireQueued(now);
+        for (const wake of this.sleeps.takeExpired(now)) wake();
+      },
+    };
     return driver;
   }
 
@@ -494,7 +542,14 @@ export class Client {
 
   /** Every tool, following nextCursor until the last page. */
   async listTools(options?: CallOptions): Promise<Tool[]> {
-    return this.paginate("tools/list", "tools", options) as Promise<Tool[]>;
+    const tools = (await this.paginate("tools/list", "tools", options)) as Tool[];
+    // Bounded by maxListItems, like the listing itself.
+    this.toolTasks.clear();
+    for (const tool of tools) {
+      const support = isRecord(tool) && isRecord(tool.execution) ? tool.execution.taskSupport : undefined;
+      if (typeof tool.name === "string" && typeof support === "string") this.toolTasks.set(tool.name, support);
+    }
+    return tools;
   }
 
   async listResources(options?: CallOptions): Promise<Resource[]> {
@@ -509,9 +564,16 @@ export class Client {
     return this.paginate("prompts/list", "prompts", options) as Promise<Prompt[]>;
   }
 
-  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
-    const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
-    return this.request("tools/call", params, options) as Promise<CallToolResult>;
+  /**
+   * Calls a tool to its final result. Through a task when there is one: 2026-07-28 with the
+   * tasks extension declared in our capabilities (the server decides), or 2025-11-25 for a
+   * tool whose execution.taskSupport (from listTools) is optional or required on a server
+   * declaring tasks.requests.tools.call. The task is polled at the server's interval, its
+   * input requests answered by our handlers; failed and cancelled tasks reject with
+   * TaskFailedError and TaskCancelledError, and aborting the signal cancels the task.
+   */
+  callTool(name: string, args?: Record<string, unknown>, options?: TaskCallOptions): Promise<CallToolResult> {
+    return this.tasks.callTool(name, args, options);
   }
 
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
@@ -677,4 +739,8 @@ export class Client {
     const engine = this.engine;
     this.inflight.run(engine, this.driver, id, (signal) => handler(params, { requestId: id, signal }), (error) => respondWithError(engine, id, error, this.maxJsonDepth));
   }
+}
+
+function isRecord(value: unknown): value is { [key: string]: unknown } {
+  return typeof value === "object" && value !== null;
 }

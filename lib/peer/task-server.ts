@@ -264,11 +264,10 @@ export async function callToolOrTask(
   const runner = server.taskRunner;
   const modern = context.modern;
   const support = entry?.taskSupport;
-  if (entry === undefined || runner === undefined || modern === undefined || support === undefined) return (await callTool(server, params, context)) as unknown as JsonObject;
-  if (!declaresExtension(modern.clientCapabilities, TASKS_EXTENSION)) {
-    if (support === "required") throw TaskRunner.requiredError();
-    return (await callTool(server, params, context)) as unknown as JsonObject;
-  }
-  const prepared = entry.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
+  const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
+  if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
+  // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
+  const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
+  if (!asTask || runner === undefined || modern === undefined) return (await callTool(server, params, { ...context, prepared })) as unknown as JsonObject;
   return runner.start(session, context.requestId, modern, now, async (taskContext) => (await callTool(server, params, { ...taskContext, prepared })) as unknown as JsonObject);
 }
