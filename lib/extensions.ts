@@ -52,7 +52,7 @@ export function extensionRefusal(version: ProtocolVersion, method: string, reque
   const extension = methodTable(version).get(method)?.extension;
   if (extension === undefined) return undefined;
   if (!declaresExtension(serverCapabilities, extension)) {
-    return { code: ErrorCode.MethodNotFound, message: `Method not found: ${method} (extension ${extension} not offered)`, data: undefined, rule: "sep-2663-tasks-methods-non-declaring", expected: `a server offering ${extension}`, got: "not offered" };
+    return { code: ErrorCode.MethodNotFound, message: `Method not found: ${method} (extension ${extension} not offered)`, data: undefined, rule: "a.4", expected: `a method of this server (${method} exists only where ${extension} is offered)`, got: method };
   }
   if (!declaresExtension(requestCapabilities, extension)) {
     return {

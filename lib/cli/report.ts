@@ -110,6 +110,12 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       record({ name, grade: "SKIP", detail: `not called: ${risky} (--call-destructive calls it)` });
       return;
     }
+    // 2025-11-25: a task needs the server's tasks.requests.tools.call; without it no task call may be made (and none is tried).
+    const sessionTasks = (caps as { tasks?: { requests?: { tools?: { call?: unknown } } } }).tasks?.requests?.tools?.call !== undefined;
+    if (tool.execution?.taskSupport === "required" && !modern && !sessionTasks) {
+      record({ name, grade: "SKIP", detail: 'not called: its execution.taskSupport is "required" (TK-08: only as a task), and the server declares no tasks.requests.tools.call to run it as one' });
+      return;
+    }
     const args = synthesize(tool.inputSchema, { object: true });
     if (!args.ok) {
       record({ name, grade: "SKIP", detail: `not called: ${args.why}` });

@@ -552,7 +552,7 @@ export class ServerSession {
     const run = (work: (context: HandlerContext) => object | Promise<object>): void => this.run(id, method, p, modern, work);
     switch (method) {
       case "tools/list":
-        this.respondPage(id, "tools", [...this.server.tools.values()].map((t) => t.definition), p.cursor);
+        this.respondPage(id, "tools", [...this.server.tools.values()].map((t) => (modern === undefined ? sessionTool(t.definition) : t.definition)), p.cursor);
         return;
       case "resources/list":
         this.respondPage(id, "resources", [...this.server.resources.values()].map((r) => r.definition), p.cursor);
@@ -709,4 +709,15 @@ export class ServerSession {
       },
     };
   }
+}
+
+/**
+ * A tool as a session-era client sees it: without execution.taskSupport, which there would
+ * promise the 2025-11-25 task-augmented calls this server does not serve (it declares no
+ * tasks.requests.tools.call); its tasks are the 2026-07-28 extension's.
+ */
+function sessionTool(tool: Tool): Tool {
+  if (tool.execution === undefined) return tool;
+  const { execution: _execution, ...rest } = tool;
+  return rest;
 }
