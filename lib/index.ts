@@ -62,3 +62,5 @@ export { DEFAULT_FEATURE_LIMITS, Features, LOGGING_SEVERITY, RELATED_TASK_KEY, l
 export type { FeatureLimits, Refusal, TaskRecord, TaskStatus } from "./features.js";
 export { LineScanner } from "./line-scan.js";
 export type { LineFacts } from "./line-scan.js";
+export { TASKS_EXTENSION, TASK_STATUSES, TERMINAL_TASK_STATUSES, createTaskResultProblem, declaresExtension, detailedTaskProblem, extensionCapabilities, extensionRefusal, listenTaskIds, resultTypesFor } from "./extensions.js";
+export type { ExtensionRefusal, ShapeProblem } from "./extensions.js";

@@ -19,7 +19,7 @@
 import type { JsonObject, RequestId } from "../envelope.js";
 import { isJsonObject } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
-import { TASKS_EXTENSION, declaresExtension, extensionCapabilities } from "../extensions.js";
+import { TASKS_EXTENSION, TERMINAL_TASK_STATUSES, declaresExtension, extensionCapabilities } from "../extensions.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import type { ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult } from "../types.js";
 import { McpError, RequestAbortedError } from "./errors.js";
@@ -48,7 +48,7 @@ interface Running {
   readonly now: () => number;
 }
 
-const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+const TERMINAL = TERMINAL_TASK_STATUSES;
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
@@ -171,12 +171,22 @@ export class TaskRunner {
     const taskId = taskIdOf(params);
     const task = await this.store.get(taskId, now);
     if (task === undefined || task === "expired") throw notFound(task);
-    if (TERMINAL.has(task.status)) return {};
-    // Stopped here first, so that nothing the handler still does can move the task out of cancelled.
-    this.forget(taskId, "cancelled by the client");
-    const updated = await this.store.update(taskId, { status: "cancelled", statusMessage: "Cancelled by the client", inputRequests: null }, now);
-    if (updated !== undefined && updated !== "expired") this.announce(detailedTask(updated));
+    await this.cancelTask(taskId, now, "Cancelled by the client");
     return {};
+  }
+
+  /**
+   * Cancels a task from the server's side (or for tasks/cancel): its handler's signal aborts
+   * and it settles as cancelled. False when it is unknown, expired or ended already.
+   */
+  async cancelTask(taskId: string, now: number, statusMessage = "Cancelled by the server"): Promise<boolean> {
+    const task = await this.store.get(taskId, now);
+    if (task === undefined || task === "expired" || TERMINAL.has(task.status)) return false;
+    // Stopped here first, so that nothing the handler still does can move the task out of cancelled.
+    this.forget(taskId, statusMessage);
+    const updated = await this.store.update(taskId, { status: "cancelled", statusMessage, inputRequests: null }, now);
+    if (updated !== undefined && updated !== "expired") this.announce(detailedTask(updated));
+    return true;
   }
 
   /** Stops a task's handler (its signal aborts, its pending input calls reject) and forgets it here. */
