@@ -8,6 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, TASKS_EXTENSION, type CallToolResult, type ProtocolVersion } from "../lib/index.js";
+import { httpHeaderProblem } from "../lib/modern.js";
 import { MemoryTaskStore, McpError, PeerAbortController, RequestAbortedError, TaskCancelledError, TaskFailedError, type HandlerContext, type TaskInfo } from "../lib/peer/index.js";
 import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "./peer-harness.js";
 import { rejection } from "./support.js";
@@ -267,4 +268,15 @@ test("2025-11-25: a tool with taskSupport required on a server declaring tasks i
   assert.equal(box.state, "resolved", String(box.error));
   assert.equal(text(box.value as CallToolResult), "core done");
   assert.deepEqual(server.received.filter((m) => m.id !== undefined).map((m) => m.method), ["initialize", "tools/list", "tools/call", "tasks/get", "tasks/get", "tasks/result"]);
+});
+
+test("over 2026-07-28 HTTP, tasks/get, tasks/update and tasks/cancel need Mcp-Name equal to params.taskId (the method table's nameParam)", () => {
+  const headers = (values: Record<string, string>) => ({ get: (name: string) => values[name.toLowerCase()] ?? null });
+  const params = { taskId: "t-1", _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } };
+  for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+    const base = { "mcp-protocol-version": "2026-07-28", "mcp-method": method };
+    assert.equal(httpHeaderProblem(headers({ ...base, "mcp-name": "t-1" }), method, params), undefined, method);
+    assert.equal(httpHeaderProblem(headers({ ...base, "mcp-name": "other" }), method, params)?.code, -32020, method);
+    assert.equal(httpHeaderProblem(headers(base), method, params)?.code, -32020, `${method} without Mcp-Name`);
+  }
 });

@@ -22,6 +22,7 @@ import { isJsonObject, type JsonObject } from "../envelope.js";
 import { McpError } from "../peer/errors.js";
 import { RequestStateSealer } from "../peer/request-state.js";
 import { Server, type HandlerContext, type InputRequest } from "../peer/server.js";
+import type { TaskOptions } from "../peer/task-server.js";
 import type { CallToolResult, ElicitRequestParams, Implementation } from "../types.js";
 
 /** A 1×1 red PNG (RGBA). */
@@ -41,8 +42,8 @@ export interface ReferenceServerOptions {
   requestStateSecret?: Uint8Array;
   /** The clock for requestState expiry, in ms. Default Date.now. */
   now?: () => number;
-  /** Task ids for the tasks extension. Default crypto.randomUUID. */
-  newTaskId?: () => string;
+  /** The tasks extension's options (ids default to crypto.randomUUID, polling to every 250 ms). */
+  tasks?: Partial<TaskOptions>;
 }
 
 const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
@@ -60,7 +61,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     // The official suite's 2026-07-28 set expects -32022 for a discover naming an unknown version.
     discoverAnyVersion: false,
     // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts).
-    tasks: { newTaskId: options.newTaskId ?? randomUUID },
+    tasks: { newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks },
   });
   registerTaskTools(server, sleep);
 
