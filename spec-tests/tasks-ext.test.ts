@@ -9,6 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, TASKS_EXTENSION, type CallToolResult, type ProtocolVersion } from "../lib/index.js";
 import { httpHeaderProblem } from "../lib/modern.js";
+import { isoTimestamp } from "../lib/peer/task-server.js";
 import { MemoryTaskStore, McpError, PeerAbortController, RequestAbortedError, TaskCancelledError, TaskFailedError, type HandlerContext, type TaskInfo } from "../lib/peer/index.js";
 import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "./peer-harness.js";
 import { rejection } from "./support.js";
@@ -279,4 +280,28 @@ test("over 2026-07-28 HTTP, tasks/get, tasks/update and tasks/cancel need Mcp-Na
     assert.equal(httpHeaderProblem(headers({ ...base, "mcp-name": "other" }), method, params)?.code, -32020, method);
     assert.equal(httpHeaderProblem(headers(base), method, params)?.code, -32020, `${method} without Mcp-Name`);
   }
+});
+
+test("task timestamps: the host's ms as ISO 8601 UTC, computed without a Date (the peer layer reads no clock)", () => {
+  for (const ms of [0, 951_782_400_000, 1_785_000_000_123, 4_102_444_799_999, 1_709_164_800_000, 86_399_999, -1, -86_400_000 * 366]) {
+    assert.equal(isoTimestamp(ms), new Date(ms).toISOString(), String(ms));
+  }
+});
+
+test("a task's handler sends no progress and no log messages (SEP-2663), even when the creating request asked for both", async () => {
+  const pair = await tasksPair({
+    client: { logLevel: "debug" },
+    setup: (s) =>
+      s.tool("chatty", { taskSupport: "optional" }, (_a, ctx) => {
+        ctx.progress(1, 2, "half");
+        ctx.log("info", "working");
+        return ok("quiet");
+      }),
+  });
+  const progress: unknown[] = [];
+  const box = await run(pair, pair.client.callTool("chatty", {}, { onProgress: (p) => progress.push(p) }));
+  assert.equal(text(box.value as CallToolResult), "quiet");
+  assert.deepEqual(progress, []);
+  assert.deepEqual(pair.serverHost.messages("notifications/progress"), []);
+  assert.deepEqual(pair.serverHost.messages("notifications/message"), []);
 });

@@ -57,9 +57,15 @@ export function registerTaskTools(server: Server, sleep: Sleep): void {
     return { ...text("The job failed: the input could not be processed"), isError: true };
   });
 
-  server.tool("protocol_error_job", { description: "A task that fails with a JSON-RPC error (-32603)", inputSchema: { type: "object", properties: {} }, taskSupport: "optional" }, async () => {
-    throw new McpError(ErrorCode.InternalError, "The job crashed: internal failure");
-  });
+  server.tool(
+    "protocol_error_job",
+    { description: "As a task, fails with a JSON-RPC error (-32603: status failed); called plainly, reports the failure as an isError result", inputSchema: { type: "object", properties: {} }, taskSupport: "optional" },
+    async (_args, ctx) => {
+      // A failed task is how the tasks extension carries a protocol-level failure; a plain call reports it to the model instead (TL-01).
+      if (ctx.taskId !== undefined) throw new McpError(ErrorCode.InternalError, "The job crashed: internal failure");
+      return { ...text("The job crashed: internal failure"), isError: true };
+    },
+  );
 
   server.tool(
     "confirm_delete",

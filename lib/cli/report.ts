@@ -15,7 +15,7 @@ import { McpError, RequestAbortedError, TaskFailedError } from "../peer/errors.j
 import { PeerAbortController } from "../peer/signal.js";
 import { parseTemplate } from "../peer/uri-template.js";
 import type { TaskInfo } from "../peer/task-client.js";
-import type { Tool } from "../types.js";
+import type { CallToolResult, Tool } from "../types.js";
 import { RULES, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult, type Diagnostic, type Tally } from "./grading.js";
 import type { PendingDisplay } from "./progress.js";
 import { destructiveReason } from "./safety.js";
@@ -126,15 +126,16 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       name,
       // A tool that may or must run as a task is called through one (TK-08; the tasks extension under 2026-07-28).
       (call) =>
-        client.callTool(tool.name, args.value as Record<string, unknown>, { ...call, onTask: (task) => (tasks.set(tool.name, task), undefined) }).catch((error: unknown) => {
-          // A task that failed carries the JSON-RPC error its call would have had: graded as that refusal.
-          throw error instanceof TaskFailedError ? new McpError(error.code, error.message, error.data) : error;
+        client.callTool(tool.name, args.value as Record<string, unknown>, { ...call, onTask: (task) => (tasks.set(tool.name, task), undefined) }).catch((error: unknown): CallToolResult => {
+          // A task that ended failed is a well-formed outcome of the tasks extension: the failed status carries the JSON-RPC error.
+          if (error instanceof TaskFailedError) return { content: [{ type: "text", text: `task failed with ${error.code}` }], isError: true };
+          throw error;
         }),
       (result) => {
         const first = result.content[0];
         const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
         const task = tasks.get(tool.name);
-        const how = task === undefined ? "" : `, ran as a task (${task.form === "extension" ? "tasks extension" : "2025-11-25 task-augmented"}, final status ${task.status})`;
+        const how = task === undefined ? "" : `, ran as a task (${task.form === "extension" ? "tasks extension" : "2025-11-25 task-augmented"}, final status ${task.status}${task.status === "failed" ? ": a JSON-RPC error, as the failed status carries it" : ""})`;
         return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${how}${note}`;
       },
       (error) => gradeToolRefusal(name, error),

@@ -45,7 +45,7 @@ import { HandlerPool, errorMessage, respondWithError, shielded } from "./handler
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
-import { TaskClient, type TaskCallOptions } from "./task-client.js";
+import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { AbortSignalLike } from "./signal.js";
 
 export { errorMessage, respondWithError, shielded } from "./handlers.js";
@@ -167,9 +167,7 @@ export class Client {
    */
   private readonly queued = new DeadlineQueue<QueuedRequest>();
   /** Task polling waits (task-client.ts), on the host's one timer like the queue. */
-  private readonly sleeps = new DeadlineQueue<() => void>();
-  /** execution.taskSupport by tool name, from the last tools/list (2025-11-25 task-augmented calls). */
-  private readonly toolTasks = new Map<string, string>();
+  private readonly pollTimers: PollTimers;
   /** Tasks: the lower-level API (create, get, update, cancel, wait) behind callTool's task calls. */
   readonly tasks: TaskClient;
   private readonly notificationHandlers = new Map<string, Set<(params: JsonObject | undefined) => void>>();
@@ -192,37 +190,18 @@ export class Client {
       receiveEof: () => this.currentDriver.receiveEof(),
       onTimer: () => this.currentDriver.onTimer(),
     };
+    this.pollTimers = new PollTimers(() => this.host.now(), () => this.driver.pump());
     this.tasks = new TaskClient({
       era: () => this.engine.era,
       send: (m, p, o) => this.send(m, p, o),
       request: (m, p, o) => this.request(m, p, o),
-      sleep: (ms, signal) => this.sleep(ms, signal),
+      now: () => this.host.now(),
+      sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
       handlers: this.handlers,
       ownCapabilities: (options.capabilities ?? {}) as JsonObject,
       serverCapabilities: () => this.connectResult?.capabilities,
-      toolTaskSupport: (name) => this.toolTasks.get(name),
       maxInputRounds: options.maxInputRounds ?? 10,
       maxInputRequests: options.maxInputRequests ?? 32,
-    });
-  }
-
-  /** Resolves after `ms` on the host's clock (its one timer); rejects with RequestAbortedError when the signal aborts. */
-  private sleep(ms: number, signal: AbortSignalLike | undefined): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted === true) {
-        reject(new RequestAbortedError("sleep", signal.reason));
-        return;
-      }
-      const onAbort = (): void => {
-        this.sleeps.remove(ticket);
-        reject(new RequestAbortedError("sleep", signal?.reason));
-      };
-      const ticket = this.sleeps.push(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, this.host.now() + Math.max(0, ms));
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.driver.pump();
     });
   }
 
@@ -244,12 +223,12 @@ export class Client {
     driver.timers = {
       next: () => {
         const queued = this.queued.nextExpiry();
-        const sleep = this.sleeps.nextExpiry();
+        const sleep = this.pollTimers.next();
         return queued === undefined ? sleep : sleep === undefined ? queued : Math.min(queued, sleep);
       },
       fire: (now) => {
         this.expireQueued(now);
-        for (const wake of this.sleeps.takeExpired(now)) wake();
+        this.pollTimers.fire(now);
       },
     };
     return driver;
@@ -545,12 +524,7 @@ export class Client {
   /** Every tool, following nextCursor until the last page. */
   async listTools(options?: CallOptions): Promise<Tool[]> {
     const tools = (await this.paginate("tools/list", "tools", options)) as Tool[];
-    // Bounded by maxListItems, like the listing itself.
-    this.toolTasks.clear();
-    for (const tool of tools) {
-      const support = isRecord(tool) && isRecord(tool.execution) ? tool.execution.taskSupport : undefined;
-      if (typeof tool.name === "string" && typeof support === "string") this.toolTasks.set(tool.name, support);
-    }
+    this.tasks.learnTools(tools);
     return tools;
   }
 
@@ -742,8 +716,4 @@ export class Client {
     const engine = this.engine;
     this.inflight.run(engine, this.driver, id, (signal) => handler(params, { requestId: id, signal }), (error) => respondWithError(engine, id, error, this.maxJsonDepth));
   }
-}
-
-function isRecord(value: unknown): value is { [key: string]: unknown } {
-  return typeof value === "object" && value !== null;
 }

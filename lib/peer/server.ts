@@ -55,7 +55,7 @@ import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } fro
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
 import { appliedJsonSchema, checkToolName, checkToolSchema, listable, refuseUnusableSchema } from "./registration.js";
 import { complete, getPrompt, readResource } from "./server-methods.js";
-import { TaskRunner, callToolOrTask, type TaskOptions } from "./task-server.js";
+import { TaskRunner, callToolOrTask, sessionTool, type TaskOptions } from "./task-server.js";
 import { TASKS_EXTENSION } from "../extensions.js";
 import type { AbortSignalLike } from "./signal.js";
 import type { ToolValidator } from "./standard-schema.js";
@@ -709,15 +709,4 @@ export class ServerSession {
       },
     };
   }
-}
-
-/**
- * A tool as a session-era client sees it: without execution.taskSupport, which there would
- * promise the 2025-11-25 task-augmented calls this server does not serve (it declares no
- * tasks.requests.tools.call); its tasks are the 2026-07-28 extension's.
- */
-function sessionTool(tool: Tool): Tool {
-  if (tool.execution === undefined) return tool;
-  const { execution: _execution, ...rest } = tool;
-  return rest;
 }

@@ -10,7 +10,8 @@
 //   input requests, as ordinary requests, while the task is input_required).
 //
 // Invariants:
-// - polling waits on the host's timer (TaskTransport.sleep), at the server's interval;
+// - polling waits on the host's timer (TaskTransport.sleep), at the server's interval held
+//   to 10 ms … 60 s; the call's maxTotalMs covers the whole task (then it is cancelled);
 // - a failed task rejects with TaskFailedError, a cancelled one with TaskCancelledError;
 //   aborting the call's signal sends tasks/cancel and rejects with RequestAbortedError;
 // - what the server feeds is bounded: input requests answered per task (maxInputRounds ×
@@ -20,8 +21,9 @@ import type { JsonObject } from "../envelope.js";
 import { isJsonObject } from "../envelope.js";
 import type { CallToolRequestParams, CallToolResult, ServerCapabilities } from "../types.js";
 import type { CallOptions, ServerRequestHandler } from "./client.js";
-import { InvalidResultError, McpError, RequestAbortedError, TaskCancelledError, TaskFailedError } from "./errors.js";
+import { InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, TaskCancelledError, TaskFailedError } from "./errors.js";
 import { fulfil } from "./input-client.js";
+import { DeadlineQueue } from "./request-queue.js";
 import type { AbortSignalLike } from "./signal.js";
 
 /** What a task looks like to the caller, whatever its wire form. */
@@ -51,19 +53,26 @@ export interface TaskTransport {
   send(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject>;
   /** A request with its input_required rounds (2026-07-28). */
   request(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject>;
+  /** The host's clock, ms. */
+  now(): number;
   /** Resolves after `ms` on the host's clock; rejects when the signal aborts. */
   sleep(ms: number, signal: AbortSignalLike | undefined): Promise<void>;
   readonly handlers: ReadonlyMap<string, ServerRequestHandler<JsonObject | undefined, object>>;
   readonly ownCapabilities: JsonObject;
   serverCapabilities(): ServerCapabilities | undefined;
-  /** execution.taskSupport of a tool, from the last tools/list. */
-  toolTaskSupport(name: string): string | undefined;
   readonly maxInputRounds: number;
   readonly maxInputRequests: number;
 }
 
 /** The interval used when the server suggests none, ms. */
 const DEFAULT_POLL_MS = 1000;
+/** What a server's suggested interval is held to, ms: no busy loop, no wait of hours between two polls. */
+const MIN_POLL_MS = 10;
+const MAX_POLL_MS = 60_000;
+
+function pollDelay(ms: number): number {
+  return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, ms));
+}
 
 function info(task: JsonObject, form: "extension" | "core"): TaskInfo {
   const ttl = form === "extension" ? task.ttlMs : task.ttl;
@@ -85,12 +94,25 @@ function checkedTask(method: string, task: unknown): JsonObject {
 
 /** The lower-level task API of a Client (client.tasks): create, poll, update, cancel, wait. */
 export class TaskClient {
+  /** execution.taskSupport by tool name, from the last tools/list (bounded by maxListItems, like the listing). */
+  private readonly toolTasks = new Map<string, string>();
+
   constructor(private readonly transport: TaskTransport) {}
+
+  /** Remembers each tool's execution.taskSupport (2025-11-25 task-augmented calls); a new listing replaces the last. */
+  learnTools(tools: readonly unknown[]): void {
+    this.toolTasks.clear();
+    for (const tool of tools) {
+      if (!isJsonObject(tool) || typeof tool.name !== "string" || !isJsonObject(tool.execution)) continue;
+      const support = tool.execution.taskSupport;
+      if (typeof support === "string") this.toolTasks.set(tool.name, support);
+    }
+  }
 
   /** Whether a call to `name` would be made as a 2025-11-25 task-augmented call. */
   private coreTaskCall(name: string): boolean {
     const caps = this.transport.serverCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined;
-    const support = this.transport.toolTaskSupport(name);
+    const support = this.toolTasks.get(name);
     return this.transport.era() === "session" && caps?.tasks?.requests?.tools?.call !== undefined && (support === "optional" || support === "required");
   }
 
@@ -139,15 +161,17 @@ export class TaskClient {
   /** Polls a task to its end: its result, or TaskFailedError / TaskCancelledError; aborting the signal cancels the task. */
   async wait(task: TaskInfo, options: TaskCallOptions = {}): Promise<CallToolResult> {
     const { signal } = options;
-    const call: CallOptions = { timeoutMs: options.timeoutMs, signal };
+    // maxTotalMs covers the whole task: every poll, update and wait (a server may keep a task working forever).
+    const call: CallOptions & { deadline?: number } = { timeoutMs: options.timeoutMs, signal, maxTotalMs: options.maxTotalMs };
+    if (options.maxTotalMs !== undefined) call.deadline = this.transport.now() + options.maxTotalMs;
     try {
       options.onTask?.(task);
       return await (task.form === "extension" ? this.pollExtension(task, call, options.onTask) : this.pollCore(task, call, options.onTask));
     } catch (error) {
-      if (signal?.aborted === true) {
-        // The caller gave up: the server is told, best-effort (the answer changes nothing here).
+      if (signal?.aborted === true || error instanceof RequestTimeoutError) {
+        // The caller gave up (or its time cap passed): the server is told, best-effort (the answer changes nothing here).
         this.cancel(task.taskId, { timeoutMs: options.timeoutMs }).catch(() => undefined);
-        throw error instanceof RequestAbortedError ? error : new RequestAbortedError("tools/call", signal.reason);
+        if (signal?.aborted === true) throw error instanceof RequestAbortedError ? error : new RequestAbortedError("tools/call", signal.reason);
       }
       throw error;
     }
@@ -183,7 +207,7 @@ export class TaskClient {
           continue;
         }
       }
-      await this.transport.sleep(interval, call.signal);
+      await this.pause(interval, call);
     }
   }
 
@@ -206,7 +230,54 @@ export class TaskClient {
         if (seen.status === "failed") throw new TaskFailedError(seen.taskId, -32603, seen.statusMessage ?? "the task failed", result);
         return result as unknown as CallToolResult;
       }
-      await this.transport.sleep(interval, call.signal);
+      await this.pause(interval, call);
     }
+  }
+
+  /** The wait between two polls; past the call's maxTotalMs the call times out instead. */
+  private async pause(interval: number, call: CallOptions & { deadline?: number }): Promise<void> {
+    const delay = pollDelay(interval);
+    if (call.deadline !== undefined && this.transport.now() + delay > call.deadline) throw new RequestTimeoutError("tools/call", "(task polling)", "total", call.maxTotalMs);
+    await this.transport.sleep(delay, call.signal);
+  }
+}
+
+/** Waits on the host's one timer (a client's driver arms it for the earliest of these and its other deadlines). */
+export class PollTimers {
+  private readonly waits = new DeadlineQueue<() => void>();
+
+  constructor(
+    private readonly now: () => number,
+    /** Re-arms the host's timer (the driver's pump). */
+    private readonly rearm: () => void,
+  ) {}
+
+  next(): number | undefined {
+    return this.waits.nextExpiry();
+  }
+
+  /** Wakes the waits that are due. */
+  fire(now: number): void {
+    for (const wake of this.waits.takeExpired(now)) wake();
+  }
+
+  /** Resolves after `ms`; rejects with RequestAbortedError when the signal aborts first. */
+  sleep(ms: number, signal: AbortSignalLike | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(new RequestAbortedError("tools/call", signal.reason));
+        return;
+      }
+      const onAbort = (): void => {
+        this.waits.remove(ticket);
+        reject(new RequestAbortedError("tools/call", signal?.reason));
+      };
+      const ticket = this.waits.push(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, this.now() + Math.max(0, ms));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.rearm();
+    });
   }
 }

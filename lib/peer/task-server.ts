@@ -21,7 +21,7 @@ import { isJsonObject } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import { TASKS_EXTENSION, TERMINAL_TASK_STATUSES, declaresExtension, extensionCapabilities } from "../extensions.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
-import type { ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult } from "../types.js";
+import type { ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult, Tool } from "../types.js";
 import { McpError, RequestAbortedError } from "./errors.js";
 import { errorMessage } from "./handlers.js";
 import { PeerAbortController } from "./signal.js";
@@ -42,6 +42,8 @@ export interface TaskOptions {
 
 interface Running {
   readonly controller: PeerAbortController;
+  /** createdAt + ttlMs on the host's clock (Infinity: no TTL): past it the store has let the task go. */
+  readonly expiresAt: number;
   /** Outstanding input requests, by key, with the resolver of the call that asked. */
   readonly outstanding: Map<string, { request: JsonObject; resolve: (answer: unknown) => void; reject: (error: Error) => void }>;
   nextKey: number;
@@ -50,9 +52,30 @@ interface Running {
 
 const TERMINAL = TERMINAL_TASK_STATUSES;
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
+const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
+
+/**
+ * ms since the Unix epoch (the host's clock) as an ISO 8601 UTC timestamp, by arithmetic
+ * (the civil-from-days algorithm): this layer constructs no Date, so it cannot read a clock.
+ */
+export function isoTimestamp(ms: number): string {
+  const total = Math.floor(ms);
+  const days = Math.floor(total / 86_400_000);
+  const inDay = total - days * 86_400_000;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const time = `${pad(Math.floor(inDay / 3_600_000))}:${pad(Math.floor(inDay / 60_000) % 60)}:${pad(Math.floor(inDay / 1000) % 60)}.${pad(inDay % 1000, 3)}`;
+  return `${year < 0 ? "-" : ""}${pad(Math.abs(year), 4)}-${pad(month)}-${pad(day)}T${time}Z`;
 }
+
+const iso = isoTimestamp;
 
 /** The Task fields of a stored task, as the wire has them (CreateTaskResult, tasks/get). */
 export function wireTask(task: StoredTask): JsonObject {
@@ -116,8 +139,10 @@ export class TaskRunner {
   async start(session: ServerSession, requestId: RequestId, modern: ModernRequestInfo, now: () => number, work: (context: HandlerContext) => Promise<JsonObject>): Promise<JsonObject> {
     const at = now();
     const task: StoredTask = { taskId: this.options.newTaskId(), status: "working", createdAt: at, lastUpdatedAt: at, ttlMs: this.ttlMs, pollIntervalMs: this.pollIntervalMs };
+    // Handlers of tasks past their TTL stop here, even when nobody asks for them again (bounded like the store).
+    for (const [id, other] of this.running) if (other.expiresAt <= at) this.forget(id, "the task expired");
     await this.store.create(task);
-    const running: Running = { controller: new PeerAbortController(), outstanding: new Map(), nextKey: 0, now };
+    const running: Running = { controller: new PeerAbortController(), expiresAt: this.ttlMs === null ? Infinity : at + this.ttlMs, outstanding: new Map(), nextKey: 0, now };
     this.running.set(task.taskId, running);
     const context = this.context(session, requestId, modern, task.taskId, running);
     // Detached: the request is answered with the task; the outcome goes to the store.
@@ -280,4 +305,15 @@ export async function callToolOrTask(
   const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
   if (!asTask || runner === undefined || modern === undefined) return (await callTool(server, params, { ...context, prepared })) as unknown as JsonObject;
   return runner.start(session, context.requestId, modern, now, async (taskContext) => (await callTool(server, params, { ...taskContext, prepared })) as unknown as JsonObject);
+}
+
+/**
+ * A tool as a session-era client sees it: without execution.taskSupport, which there would
+ * promise the 2025-11-25 task-augmented calls this server does not serve (it declares no
+ * tasks.requests.tools.call); its tasks are the 2026-07-28 extension's.
+ */
+export function sessionTool(tool: Tool): Tool {
+  if (tool.execution === undefined) return tool;
+  const { execution: _execution, ...rest } = tool;
+  return rest;
 }
