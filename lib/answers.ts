@@ -1,7 +1,7 @@
 // What the peer says about our requests: results and errors (matched by id, ID-04, X-06),
 // progress (P-04, P-05), results validated where the schema is checked (tasks/*, or every
-// method with validateResults), the 2026-07-28 client's reading of results (g.3; server/discover
-// tells us the server) and of change notifications (g.5), answers too large to read, and the
+// method with validateResults), the 2026-07-28 client's reading of results (MOD-10; server/discover
+// tells us the server) and of change notifications (MOD-14), answers too large to read, and the
 // progress tokens released when the tasks that kept them end (P-08).
 
 import { isJsonObject, type ErrorObject, type JsonObject, type RequestId } from "./envelope.js";
@@ -52,8 +52,8 @@ export class Answers {
       this.out.settle(pending);
       this.s.output.events.push({ kind: "response-too-large", id: pending.id, method: pending.method, bytes: facts.bytes, limit });
     }
-    this.s.output.violation("limit", `lines of at most ${limit} bytes`, `line ${line} of ${facts.bytes} bytes`, undefined, id, pending?.method);
-    if (pending !== undefined && pending.id === this.handshake.initializeId) this.shutdown("fatal", "limit", `the initialize result is over ${limit} bytes`);
+    this.s.output.violation("LIM-01", `lines of at most ${limit} bytes`, `line ${line} of ${facts.bytes} bytes`, undefined, id, pending?.method);
+    if (pending !== undefined && pending.id === this.handshake.initializeId) this.shutdown("fatal", "LIM-01", `the initialize result is over ${limit} bytes`);
   }
 
   onProgress(params: JsonObject | undefined, now: number | undefined): void {
@@ -79,18 +79,42 @@ export class Answers {
     output.events.push({ kind: "progress", id: pending.id, method: pending.method, token, progress, total, message });
   }
 
-  /** A notification under 2026-07-28 (client side): change notifications must name one of our open listen streams (g.5). */
+  /** A notification under 2026-07-28 (client side): change notifications must name one of our open listen streams (MOD-14). */
   onModernNotification(method: string, params: JsonObject | undefined): void {
     if (method !== "notifications/message") {
       const meta = params !== undefined && isJsonObject(params._meta) ? params._meta : undefined;
       const id = meta?.[META_SUBSCRIPTION_ID];
       const listen = typeof id === "number" ? this.out.get(id) : undefined;
       if (listen === undefined || listen.method !== "subscriptions/listen") {
-        this.s.output.violation("g.5", `${method} on an open subscriptions/listen stream of ours (_meta subscriptionId)`, describeValue(id), undefined, undefined, method);
+        this.s.output.violation("MOD-14", `${method} on an open subscriptions/listen stream of ours (_meta subscriptionId)`, describeValue(id), undefined, undefined, method);
         return;
       }
     }
     this.s.output.events.push({ kind: "notification", method, params });
+  }
+
+  /** Deadlines passed at `now`: each request times out (notifications/cancelled queued, never for initialize: it ends the session). */
+  expire(now: number): void {
+    const { output } = this.s;
+    for (const { pending, which } of this.out.takeExpired(now)) {
+      const initialize = pending.id === this.handshake.initializeId;
+      if (initialize) this.out.settle(pending);
+      else this.out.abandon(pending);
+      output.events.push({ kind: "timeout", id: pending.id, method: pending.method, deadline: which });
+      if (initialize) {
+        this.shutdown("fatal", "L-01", "initialize timed out");
+        return;
+      }
+      output.queue({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: pending.id, reason: `timeout (${which} deadline)` } }, undefined);
+    }
+  }
+
+  /** A 2026-07-28 server ended one of our subscriptions/listen streams (stdio: notifications/cancelled); any other target is ignored. */
+  onListenEnded(id: RequestId, reason: string | undefined): void {
+    const ours = typeof id === "number" ? this.out.get(id) : undefined;
+    if (ours === undefined || ours.method !== "subscriptions/listen") return;
+    this.out.settle(ours);
+    this.s.output.events.push({ kind: "request-ended", id: ours.id, method: ours.method, reason });
   }
 
   /** A session-era notification that reports on our tasks released the tokens of those that ended. */
@@ -106,7 +130,7 @@ export class Answers {
       const check = resultCheck(s.sessionVersion ?? newestVersion(s.versions), pending.method);
       const invalid = check === undefined ? undefined : validate(check, result, "result");
       if (invalid !== undefined) {
-        s.output.violation("a.1", `${invalid.path}: ${invalid.expected}`, invalid.got, undefined, pending.id, pending.method);
+        s.output.violation("SCH-02", `${invalid.path}: ${invalid.expected}`, invalid.got, undefined, pending.id, pending.method);
         s.output.events.push({ kind: "invalid-response", id: pending.id, method: pending.method, result, path: invalid.path, expected: invalid.expected, got: invalid.got });
         return;
       }
@@ -118,14 +142,14 @@ export class Answers {
     else s.output.events.push({ kind: "response", id: pending.id, method: pending.method, result: result as JsonObject });
   }
 
-  /** A modern client's result (g.3): a missing resultType is "complete", an unknown one is invalid; discover tells us the server. */
+  /** A modern client's result (MOD-11): a missing resultType is "complete", an unknown one is invalid; discover tells us the server. */
   private onModernResult(pending: PendingOut, result: JsonObject): void {
     const { s } = this;
     // "task" only where the tasks extension allows it and our request declared the extension (lib/extensions.ts).
     const known = resultTypesFor(pending.method, s.capabilities, CORE_RESULT_TYPES);
     if (resultTypeOf(result, known) === undefined) {
       const expected = `resultType ${[...known].map((t) => JSON.stringify(t)).join(" or ")}`;
-      s.output.violation("g.3", expected, describeValue(result.resultType), undefined, pending.id, pending.method);
+      s.output.violation("MOD-11", expected, describeValue(result.resultType), undefined, pending.id, pending.method);
       s.output.events.push({ kind: "invalid-response", id: pending.id, method: pending.method, result, path: "result.resultType", expected, got: describeValue(result.resultType) });
       return;
     }

@@ -34,7 +34,7 @@
 // - once closed, the engine stays closed: inputs are ignored, commands throw, queued
 //   output still drains.
 
-import { classify, isJsonObject, isRequestId, type JsonObject, type RequestEnvelope, type RequestId } from "./envelope.js";
+import { classify, isRequestId, type JsonObject, type RequestEnvelope, type RequestId } from "./envelope.js";
 import type { EngineLimits, EngineOptions, EngineSnapshot, ArgsFor, NotifyOptions, Outbound, OutgoingNotifications, OutgoingRequests, RequestOptions } from "./engine-types.js";
 import { DEFAULT_LIMITS } from "./engine-types.js";
 import { Answers } from "./answers.js";
@@ -44,12 +44,13 @@ import { Features } from "./features.js";
 import { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem, type FramingError } from "./framing.js";
 import { Handshake } from "./handshake.js";
 import { InboundRequests } from "./inbound-requests.js";
-import { Phase, gate, methodTraits, type PhaseName, type Role } from "./methods.js";
+import { gate, isCancellable, type PhaseName, type Role } from "./methods.js";
 import { hasModernEnvelope, withEnvelope } from "./modern.js";
-import { ModernServer } from "./modern-server.js";
+import { modernServerFor, type ModernServer } from "./modern-server.js";
 import { OutboundRequests } from "./outbound-requests.js";
+import { Replies } from "./replies.js";
 import type { BatchGroup, Output } from "./output.js";
-import { progressProblem, progressTokenOf } from "./progress.js";
+import { progressTokenOf } from "./progress.js";
 import { Session } from "./session.js";
 import { VERSION_PROFILES, isSessionVersion, type ModernVersion, type ProtocolVersion, type SessionVersion } from "./versions.js";
 
@@ -59,10 +60,6 @@ const NO_OPTIONS: RequestOptions & NotifyOptions = Object.freeze({});
 
 function positiveInteger(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`limits.${name} must be a positive integer; got ${String(value)}`);
-}
-
-function cancellable(method: string): boolean {
-  return methodTraits(method)?.cancellable !== false;
 }
 
 export class Engine<R extends Role = Role> {
@@ -81,6 +78,7 @@ export class Engine<R extends Role = Role> {
   private readonly features: Features;
   private readonly handshake: Handshake;
   private readonly answers: Answers;
+  private readonly replies: Replies;
   /** A server that speaks 2026-07-28. */
   private readonly modernServer: ModernServer | undefined;
   private readonly decoder: LineDecoder;
@@ -105,23 +103,8 @@ export class Engine<R extends Role = Role> {
     const shutdown = (reason: ClosedEvent["reason"], rule: string | undefined, detail: string): void => this.shutdown(reason, rule, detail);
     this.handshake = new Handshake(s, this.inRequests, options.autoInitialize ?? true, shutdown);
     this.answers = new Answers(s, this.outRequests, this.features, this.handshake, options.validateResults ?? false, shutdown);
-    this.modernServer =
-      this.role === "server" && s.modernVersions.length > 0
-        ? new ModernServer({
-            output: this.output,
-            inbound: this.inRequests,
-            modernVersions: s.modernVersions,
-            supportedVersions: () => s.supportedVersions,
-            capabilities: s.capabilities,
-            ownCaps: s.ownCaps,
-            serverInfo: s.info as unknown as JsonObject,
-            instructions: s.instructions,
-            discoverAnyVersion: options.discoverAnyVersion ?? true,
-            serverInfoInResults: options.serverInfoInResults ?? true,
-            maxPendingInbound: limits.maxPendingInbound,
-            gate: (method, params) => gate(s.inboundGate, false, method, "request", params),
-          })
-        : undefined;
+    this.modernServer = this.role === "server" ? modernServerFor(s, this.inRequests, limits.maxPendingInbound, options) : undefined;
+    this.replies = new Replies(s, this.inRequests, this.features, this.handshake, this.modernServer);
     if (s.era === "modern") s.enterModern(s.modernVersions[0] as ModernVersion);
   }
 
@@ -197,23 +180,7 @@ export class Engine<R extends Role = Role> {
 
   /** A JSON snapshot of the negotiated session (see EngineSnapshot). Throws before negotiation and after close. */
   snapshot(): EngineSnapshot {
-    const { s } = this;
-    if (s.version === undefined || !isSessionVersion(s.version) || s.peerInfoObject === undefined || s.peerCapabilitiesObject === undefined || s.closed) {
-      throw new LocalProtocolError({ rule: "L-01", expected: "a negotiated, open session", got: `phase ${s.phase}` });
-    }
-    const state = this.features.exportState();
-    return {
-      format: 1,
-      role: this.role,
-      version: s.version,
-      phase: s.phaseBit === Phase.Operating ? "operating" : "initializing",
-      peerInfo: s.peerInfoObject,
-      peerCapabilities: s.peerCapabilitiesObject,
-      peerInstructions: s.peerInstructions,
-      nextId: this.outRequests.nextId,
-      loggingLevel: state.loggingLevel,
-      subscriptions: state.subscriptions,
-    };
+    return this.s.snapshot(this.outRequests.nextId, this.features.exportState());
   }
 
   /** An engine that carries on the session a snapshot describes, with the same options it was created with. */
@@ -222,11 +189,9 @@ export class Engine<R extends Role = Role> {
       throw new RangeError(`snapshot does not fit: format ${String(snapshot.format)}, role ${String(snapshot.role)}, version ${String(snapshot.version)}`);
     }
     const engine = new Engine(options);
-    if (!engine.versions.includes(snapshot.version)) throw new RangeError(`snapshot version ${snapshot.version} is not among ${engine.versions.join(", ")}`);
+    engine.s.restore(snapshot);
     engine.outRequests.nextId = snapshot.nextId;
     engine.features.importState(snapshot);
-    engine.s.negotiate(snapshot.version, snapshot.peerCapabilities, snapshot.peerInfo, snapshot.peerInstructions);
-    engine.s.enter(snapshot.phase === "operating" ? "operating" : "initializing");
     return engine;
   }
 
@@ -273,17 +238,7 @@ export class Engine<R extends Role = Role> {
   handleTimeout(now: number): void {
     if (this.s.closed || !this.outRequests.hasDeadlines) return;
     try {
-      for (const { pending, which } of this.outRequests.takeExpired(now)) {
-        const initialize = pending.id === this.handshake.initializeId;
-        if (initialize) this.outRequests.settle(pending);
-        else this.outRequests.abandon(pending);
-        this.output.events.push({ kind: "timeout", id: pending.id, method: pending.method, deadline: which });
-        if (initialize) {
-          this.shutdown("fatal", "L-01", "initialize timed out");
-          return;
-        }
-        this.output.queue({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: pending.id, reason: `timeout (${which} deadline)` } }, undefined);
-      }
+      this.answers.expire(now);
     } catch (error) {
       this.failInternally(error);
     }
@@ -294,11 +249,11 @@ export class Engine<R extends Role = Role> {
     if (this.s.closed) return;
     const detail = `unexpected ${error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error)}`;
     try {
-      this.shutdown("internal", "internal", detail);
+      this.shutdown("internal", "ENG-01", detail);
     } catch {
       // Even settling failed: close without settling, so that nothing runs on broken state again.
       this.s.enter("closed");
-      this.output.events.push({ kind: "closed", reason: "internal", rule: "internal", detail });
+      this.output.events.push({ kind: "closed", reason: "internal", rule: "ENG-01", detail });
     }
   }
 
@@ -323,12 +278,12 @@ export class Engine<R extends Role = Role> {
     this.s.assertOpen("startModern");
     const chosen = version ?? this.modernVersions[0];
     if (this.role !== "client" || this.s.era !== "undecided" || chosen === undefined || !this.modernVersions.includes(chosen)) {
-      throw new LocalProtocolError({ rule: "g.1", expected: "a client configured with a modern version, before any other command", got: `role ${this.role}, era ${this.s.era}` });
+      throw new LocalProtocolError({ rule: "MOD-04", expected: "a client configured with a modern version, before any other command", got: `role ${this.role}, era ${this.s.era}` });
     }
     this.s.enterModern(chosen);
   }
 
-  /** Modern server: ends every open subscriptions/listen stream with its final result (g.5). */
+  /** Modern server: ends every open subscriptions/listen stream with its final result (MOD-15). */
   endSubscriptions(): void {
     this.s.assertOpen("subscriptions/listen");
     this.modernServer?.endAll();
@@ -347,12 +302,12 @@ export class Engine<R extends Role = Role> {
     const options = (requestOptions ?? NO_OPTIONS) as RequestOptions;
     this.s.assertOpen(method);
     if (this.s.era === "modern" && this.role === "server") {
-      throw new LocalProtocolError({ rule: "g.3", expected: "no server-initiated requests in 2026-07-28 (ask through an input_required result)", got: method, method });
+      throw new LocalProtocolError({ rule: "MOD-09", expected: "no server-initiated requests in 2026-07-28 (ask through an input_required result)", got: method, method });
     }
     this.s.assertAllowed(method, "request", params);
     if (this.s.modernEnvelope !== undefined) params = withEnvelope(params, this.s.modernEnvelope);
     if (this.outRequests.size >= this.limits.maxPendingOutbound) {
-      throw new LocalProtocolError({ rule: "limit", expected: `at most ${this.limits.maxPendingOutbound} requests in flight`, got: `${this.outRequests.size}`, method });
+      throw new LocalProtocolError({ rule: "LIM-03", expected: `at most ${this.limits.maxPendingOutbound} requests in flight`, got: `${this.outRequests.size}`, method });
     }
     return this.sendRequest(method, params, options, options.relatedRequestId);
   }
@@ -377,62 +332,25 @@ export class Engine<R extends Role = Role> {
   /** Answers a peer request. A request the peer cancelled is dropped silently (X-04). */
   respond(id: RequestId, value: object): void {
     this.s.assertOpen("respond");
-    const result = value as JsonObject;
-    if (!isJsonObject(result)) throw new LocalProtocolError({ rule: "M-04", expected: "result as an object", got: describeValue(result) });
-    this.handshake.refuseRespond(id);
-    const inFlight = this.inRequests.get(id);
-    let answer = result;
-    if (inFlight?.modern !== undefined && this.modernServer !== undefined) answer = this.modernServer.result(inFlight, inFlight.modern, result);
-    else if (inFlight !== undefined) this.features.outboundResult(inFlight.method, inFlight.params, result, this.s.sessionVersion, inFlight.token);
-    const pending = this.inRequests.take(id);
-    if (pending === undefined) return;
-    this.modernServer?.forget(id);
-    this.output.reply({ jsonrpc: "2.0", id, result: answer }, pending.group, id);
+    this.replies.respond(id, value);
   }
 
   /** Answers a peer request with a JSON-RPC error. */
   respondError(id: RequestId, code: number, message: string, data?: unknown): void {
     this.s.assertOpen("respondError");
-    if (!Number.isInteger(code)) throw new LocalProtocolError({ rule: "M-05", expected: "an integer error code", got: describeValue(code) });
-    if (typeof message !== "string") throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
-    const inFlight = this.inRequests.get(id);
-    if (inFlight?.modern !== undefined && (code === ErrorCode.ResourceNotFound || code === ErrorCode.UrlElicitationRequired)) {
-      // g.10: 2026-07-28 retired -32002 (a missing resource is -32602) and -32042.
-      throw new LocalProtocolError({ rule: "g.10", expected: "a code 2026-07-28 still defines (-32602 for a missing resource)", got: String(code), code, method: inFlight.method });
-    }
-    if (inFlight !== undefined) this.features.outboundError(code, data, this.s.sessionVersion);
-    this.handshake.refused(id);
-    const pending = this.inRequests.take(id);
-    if (pending === undefined) return;
-    this.modernServer?.forget(id);
-    this.output.reply({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } }, pending.group, id);
+    this.replies.respondError(id, code, message, data);
   }
 
   /** Reports progress on a peer request that carried a progress token. Refused after the response (P-04). */
   sendProgress(id: RequestId, progress: number, total?: number, message?: string): void {
     this.s.assertOpen("notifications/progress");
-    const pending = this.inRequests.get(id);
-    if (pending === undefined) {
-      throw new LocalProtocolError({ rule: "P-04", expected: "progress for a request still in flight", got: `id ${describeValue(id)} not in flight`, method: "notifications/progress" });
-    }
-    if (pending.token === undefined) {
-      throw new LocalProtocolError({ rule: "P-01", expected: "a request that carried _meta.progressToken", got: "no token", method: "notifications/progress" });
-    }
-    if (pending.modern !== undefined && pending.method === "subscriptions/listen") {
-      throw new LocalProtocolError({ rule: "g.5", expected: "progress only for requests other than subscriptions/listen", got: "a listen stream", method: "notifications/progress" });
-    }
-    const problem = progressProblem(pending.lastProgressSent, progress);
-    if (problem !== undefined) throw new LocalProtocolError({ rule: "P-05", expected: problem[0], got: problem[1], method: "notifications/progress" });
-    pending.lastProgressSent = progress;
-    this.queueProgress(pending.token, progress, total, message, id);
+    this.replies.sendProgress(id, progress, total, message);
   }
 
   /** Reports progress on a task we created, on the token of the request that created it (P-08). */
   sendTaskProgress(taskId: string, progress: number, total?: number, message?: string): void {
     this.s.assertOpen("notifications/progress");
-    const record = this.features.taskForProgress(taskId, progress);
-    record.lastProgress = progress;
-    this.queueProgress(record.token, progress, total, message, undefined);
+    this.replies.sendTaskProgress(taskId, progress, total, message);
   }
 
   /**
@@ -443,7 +361,7 @@ export class Engine<R extends Role = Role> {
   cancel(id: number, reason?: string): boolean {
     this.s.assertOpen("notifications/cancelled");
     const pending = this.outRequests.get(id);
-    if (id === this.handshake.initializeId || (pending !== undefined && !cancellable(pending.method))) {
+    if (id === this.handshake.initializeId || (pending !== undefined && !isCancellable(pending.method))) {
       throw new LocalProtocolError({ rule: "X-02", expected: "a request other than initialize", got: "initialize", method: "initialize" });
     }
     if (pending === undefined) {
@@ -514,23 +432,11 @@ export class Engine<R extends Role = Role> {
     items.length = 0;
   }
 
-  /**
-   * A line over maxLineBytes, skipped unread: its scanned facts (lib/line-scan.ts) still say
-   * who it was for. A response settles the request it answers at once (lib/answers.ts); a
-   * request is refused with its own id; a notification gets no reply; anything else, -32600
-   * with no readable id.
-   */
+  /** A line over maxLineBytes, skipped unread: its scanned facts (lib/line-scan.ts) say whether it answers one of our requests (lib/answers.ts) or is owed a refusal. */
   private onLineTooLong(item: FramingError): void {
-    const limit = this.limits.maxLineBytes;
     const facts = item.facts;
-    if (facts !== undefined && !facts.hasMethod && facts.hasId) {
-      this.answers.onTooLarge(facts, item.line, limit);
-      return;
-    }
-    const got = facts === undefined ? `line ${item.line} longer` : `line ${item.line} of ${facts.bytes} bytes`;
-    const owed = facts === undefined || !facts.hasMethod || facts.hasId;
-    if (owed) this.output.replyError(facts?.id ?? null, ErrorCode.InvalidRequest, `Line exceeds maxLineBytes (${limit})`, undefined, undefined);
-    this.output.violation("limit", `lines of at most ${limit} bytes`, got, owed ? ErrorCode.InvalidRequest : undefined, facts?.id, undefined);
+    if (facts !== undefined && !facts.hasMethod && facts.hasId) this.answers.onTooLarge(facts, item.line, this.limits.maxLineBytes);
+    else this.output.refuseOverlong(facts, item.line, this.limits.maxLineBytes);
   }
 
   private receiveValue(value: unknown, group: BatchGroup | undefined, now: number | undefined): void {
@@ -569,18 +475,7 @@ export class Engine<R extends Role = Role> {
   private onBatch(items: readonly unknown[], outer: BatchGroup | undefined, now: number | undefined): void {
     const { s } = this;
     const allowed = s.profile !== undefined ? s.profile.batching : s.versions.some((v) => VERSION_PROFILES[v].batching);
-    let problem: string | undefined;
-    if (outer !== undefined) problem = "a batch nested in a batch";
-    else if (!allowed) problem = `a batch under ${s.version ?? "a version not yet negotiated"}`;
-    else if (items.length === 0) problem = "an empty batch";
-    else if (items.length > this.limits.maxBatchLength) problem = `a batch of ${items.length} entries (limit ${this.limits.maxBatchLength})`;
-    if (problem !== undefined) {
-      if (outer !== undefined) outer.remaining++;
-      this.output.replyError(null, ErrorCode.InvalidRequest, "Invalid request", outer, undefined);
-      const expected = outer === undefined && allowed ? `a batch of 1 to ${this.limits.maxBatchLength} entries` : "a single message (batches only under 2025-03-26)";
-      this.output.violation("M-09", expected, problem, ErrorCode.InvalidRequest, undefined, undefined);
-      return;
-    }
+    if (!this.output.acceptBatch(items.length, outer, allowed, this.limits.maxBatchLength, s.version)) return;
     const group: BatchGroup = { remaining: 0, open: true, replies: [] };
     for (const item of items) {
       if (s.closed) return;
@@ -599,9 +494,9 @@ export class Engine<R extends Role = Role> {
       return;
     }
     if (s.era === "modern" && this.role === "client") {
-      // g.9: a modern server never sends requests, and a modern client never writes responses.
+      // MOD-21: a modern server never sends requests, and a modern client never writes responses.
       if (group !== undefined) group.remaining--;
-      output.violation("g.9", "no requests from a 2026-07-28 server", method, undefined, id, method);
+      output.violation("MOD-21", "no requests from a 2026-07-28 server", method, undefined, id, method);
       return;
     }
     if (this.modernServer !== undefined && s.era !== "session") {
@@ -639,7 +534,7 @@ export class Engine<R extends Role = Role> {
     const invalid = s.paramsProblem(method, params);
     if (invalid !== undefined) {
       output.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, { path: invalid.path, expected: invalid.expected, got: invalid.got });
-      output.violation(method === "initialize" ? "L-02" : "a.1", `${invalid.path}: ${invalid.expected}`, invalid.got, ErrorCode.InvalidParams, id, method);
+      output.violation(method === "initialize" ? "L-02" : "SCH-01", `${invalid.path}: ${invalid.expected}`, invalid.got, ErrorCode.InvalidParams, id, method);
       return;
     }
     if (method === "initialize") {
@@ -647,7 +542,7 @@ export class Engine<R extends Role = Role> {
       return;
     }
     if (this.inRequests.size >= this.limits.maxPendingInbound) {
-      output.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "limit", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: "one more" });
+      output.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "LIM-02", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: "one more" });
       return;
     }
     // After the limit: what the feature rules record (URL elicitation ids, subscriptions) belongs to accepted requests only.
@@ -687,7 +582,7 @@ export class Engine<R extends Role = Role> {
         }
     }
     const invalid = s.paramsProblem(method, params);
-    const problem = invalid === undefined ? this.features.inboundNotification(method, params) : { rule: "a.2", expected: `${invalid.path}: ${invalid.expected}`, got: invalid.got };
+    const problem = invalid === undefined ? this.features.inboundNotification(method, params) : { rule: "SCH-03", expected: `${invalid.path}: ${invalid.expected}`, got: invalid.got };
     if (problem !== undefined) {
       output.violation(problem.rule, problem.expected, problem.got, undefined, undefined, method);
       return;
@@ -698,26 +593,11 @@ export class Engine<R extends Role = Role> {
 
   private onCancelled(params: JsonObject | undefined): void {
     const id = params?.requestId;
-    // X-05: malformed, unknown or finished targets are ignored silently; initialize cannot be cancelled (X-02).
     if (!isRequestId(id)) return;
     const reason = typeof params?.reason === "string" ? params.reason : undefined;
-    if (this.s.era === "modern" && this.role === "client") {
-      // g.5, g.7: a modern server (stdio) may end one of our listen streams this way, and only that.
-      const ours = typeof id === "number" ? this.outRequests.get(id) : undefined;
-      if (ours === undefined || ours.method !== "subscriptions/listen") return;
-      this.outRequests.settle(ours);
-      this.output.events.push({ kind: "request-ended", id: ours.id, method: ours.method, reason });
-      return;
-    }
-    const pending = this.inRequests.cancel(id, cancellable);
-    if (pending === undefined) return;
-    this.modernServer?.forget(id);
-    const group = pending.group;
-    if (group !== undefined) {
-      group.remaining--;
-      this.output.flushGroup(group);
-    }
-    this.output.events.push({ kind: "cancelled", id, method: pending.method, reason });
+    // A modern server (stdio) may end one of our listen streams this way, and only that.
+    if (this.s.era === "modern" && this.role === "client") this.answers.onListenEnded(id, reason);
+    else this.replies.onCancelled(id, reason);
   }
 
   // ── helpers ───────────────────────────────────────────────────────────────────
@@ -727,13 +607,6 @@ export class Engine<R extends Role = Role> {
     const sent = pending.params;
     this.output.queue(sent === undefined ? { jsonrpc: "2.0", id: pending.id, method } : { jsonrpc: "2.0", id: pending.id, method, params: sent }, related);
     return pending.id;
-  }
-
-  private queueProgress(token: string | number, progress: number, total: number | undefined, message: string | undefined, related: RequestId | undefined): void {
-    const params: JsonObject = { progressToken: token, progress };
-    if (total !== undefined) params.total = total;
-    if (message !== undefined) params.message = message;
-    this.output.queue({ jsonrpc: "2.0", method: "notifications/progress", params }, related);
   }
 
   private shutdown(reason: ClosedEvent["reason"], rule: string | undefined, detail: string): void {

@@ -52,14 +52,14 @@ export function extensionRefusal(version: ProtocolVersion, method: string, reque
   const extension = methodTable(version).get(method)?.extension;
   if (extension === undefined) return undefined;
   if (!declaresExtension(serverCapabilities, extension)) {
-    return { code: ErrorCode.MethodNotFound, message: `Method not found: ${method} (extension ${extension} not offered)`, data: undefined, rule: "a.4", expected: `a method of this server (${method} exists only where ${extension} is offered)`, got: method };
+    return { code: ErrorCode.MethodNotFound, message: `Method not found: ${method} (extension ${extension} not offered)`, data: undefined, rule: "MT-01", expected: `a method of this server (${method} exists only where ${extension} is offered)`, got: method };
   }
   if (!declaresExtension(requestCapabilities, extension)) {
     return {
       code: ErrorCode.MissingRequiredClientCapability,
       message: "Missing required client capability",
       data: { requiredCapabilities: extensionCapabilities(extension) },
-      rule: "sep-2663-tasks-methods-non-declaring",
+      rule: "TX-02",
       expected: `params._meta clientCapabilities.extensions["${extension}"] for ${method}`,
       got: "not declared",
     };
@@ -91,34 +91,34 @@ function taskProblem(task: JsonObject, rule: string): ShapeProblem | undefined {
     const value = task[key];
     if (typeof value !== "string" || !ISO_8601.test(value)) return { rule, expected: `${key} as an ISO 8601 timestamp`, got: describeValue(value) };
   }
-  if (task.ttlMs !== null && !(Number.isSafeInteger(task.ttlMs) && (task.ttlMs as number) > 0)) return { rule: "tasks-wire-field-renames", expected: "ttlMs as null or a positive integer of milliseconds", got: describeValue(task.ttlMs) };
+  if (task.ttlMs !== null && !(Number.isSafeInteger(task.ttlMs) && (task.ttlMs as number) > 0)) return { rule: "TX-04", expected: "ttlMs as null or a positive integer of milliseconds", got: describeValue(task.ttlMs) };
   if (task.pollIntervalMs !== undefined && !(Number.isSafeInteger(task.pollIntervalMs) && (task.pollIntervalMs as number) > 0)) {
-    return { rule: "tasks-wire-field-renames", expected: "pollIntervalMs absent or a positive integer of milliseconds", got: describeValue(task.pollIntervalMs) };
+    return { rule: "TX-04", expected: "pollIntervalMs absent or a positive integer of milliseconds", got: describeValue(task.pollIntervalMs) };
   }
-  for (const key of FOREIGN_TASK_KEYS) if (task[key] !== undefined) return { rule: key === "requestState" ? "tasks-create-result-no-request-state" : "tasks-wire-field-renames", expected: `no ${key} on a task`, got: describeValue(task[key]) };
+  for (const key of FOREIGN_TASK_KEYS) if (task[key] !== undefined) return { rule: "TX-04", expected: `no ${key} on a task`, got: describeValue(task[key]) };
   return undefined;
 }
 
 /** A CreateTaskResult a server is about to send (resultType "task"): flat, no result, error or inputRequests. */
 export function createTaskResultProblem(method: string, result: JsonObject, requestCapabilities: JsonObject): ShapeProblem | undefined {
-  if (methodTraits(method)?.taskAugmentable !== true) return { rule: "sep-2663-result-type-task-on-create", expected: 'resultType "task" only for tools/call', got: method };
-  if (!declaresExtension(requestCapabilities, TASKS_EXTENSION)) return { rule: "sep-2663-server-rejects-undeclared-client", expected: `a request declaring ${TASKS_EXTENSION} before answering with a task`, got: "not declared" };
+  if (methodTraits(method)?.taskAugmentable !== true) return { rule: "TX-03", expected: 'resultType "task" only for tools/call', got: method };
+  if (!declaresExtension(requestCapabilities, TASKS_EXTENSION)) return { rule: "TX-03", expected: `a request declaring ${TASKS_EXTENSION} before answering with a task`, got: "not declared" };
   for (const key of ["result", "error", "inputRequests"] as const) {
-    if (result[key] !== undefined) return { rule: "sep-2663-result-type-task-on-create", expected: `no ${key} on a CreateTaskResult (it lives on tasks/get)`, got: describeValue(result[key]) };
+    if (result[key] !== undefined) return { rule: "TX-04", expected: `no ${key} on a CreateTaskResult (it lives on tasks/get)`, got: describeValue(result[key]) };
   }
-  return taskProblem(result, "sep-2663-result-type-task-on-create");
+  return taskProblem(result, "TX-04");
 }
 
 /** A DetailedTask (tasks/get result or notifications/tasks params): the fields its status calls for, and none of the others. */
 export function detailedTaskProblem(task: JsonObject): ShapeProblem | undefined {
-  const base = taskProblem(task, "sep-2663-tasks-get-status-working");
+  const base = taskProblem(task, "TX-05");
   if (base !== undefined) return base;
   const status = task.status as string;
   const wants = status === "completed" ? "result" : status === "failed" ? "error" : status === "input_required" ? "inputRequests" : undefined;
   for (const key of ["result", "error", "inputRequests"] as const) {
     const present = task[key] !== undefined;
-    if (key === wants && (!present || !isJsonObject(task[key]))) return { rule: `sep-2663-tasks-get-status-${status.replace("_", "-")}`, expected: `${key} as an object on a ${status} task`, got: describeValue(task[key]) };
-    if (key !== wants && present) return { rule: `sep-2663-tasks-get-status-${status.replace("_", "-")}`, expected: `no ${key} on a ${status} task`, got: describeValue(task[key]) };
+    if (key === wants && (!present || !isJsonObject(task[key]))) return { rule: "TX-05", expected: `${key} as an object on a ${status} task`, got: describeValue(task[key]) };
+    if (key !== wants && present) return { rule: "TX-05", expected: `no ${key} on a ${status} task`, got: describeValue(task[key]) };
   }
   return undefined;
 }
@@ -132,12 +132,12 @@ export function listenTaskIds(requested: unknown, serverCapabilities: JsonObject
   if (!isJsonObject(requested) || requested.taskIds === undefined) return { ok: true, taskIds: undefined };
   const ids = requested.taskIds;
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) {
-    return { ok: false, refusal: { code: ErrorCode.InvalidParams, message: "Invalid params", data: { path: "params.notifications.taskIds", expected: "an array of task ids" }, rule: "g.5", expected: "taskIds as an array of strings", got: describeValue(ids) } };
+    return { ok: false, refusal: { code: ErrorCode.InvalidParams, message: "Invalid params", data: { path: "params.notifications.taskIds", expected: "an array of task ids" }, rule: "MOD-12", expected: "taskIds as an array of strings", got: describeValue(ids) } };
   }
   if (!declaresExtension(requestCapabilities, TASKS_EXTENSION)) {
     return {
       ok: false,
-      refusal: { code: ErrorCode.MissingRequiredClientCapability, message: "Missing required client capability", data: { requiredCapabilities: extensionCapabilities(TASKS_EXTENSION) }, rule: "sep-2663-tasks-methods-non-declaring", expected: `${TASKS_EXTENSION} declared to listen for task notifications`, got: "not declared" },
+      refusal: { code: ErrorCode.MissingRequiredClientCapability, message: "Missing required client capability", data: { requiredCapabilities: extensionCapabilities(TASKS_EXTENSION) }, rule: "TX-02", expected: `${TASKS_EXTENSION} declared to listen for task notifications`, got: "not declared" },
     };
   }
   return { ok: true, taskIds: declaresExtension(serverCapabilities, TASKS_EXTENSION) ? [...(ids as string[])] : [] };

@@ -11,7 +11,7 @@
 
 import { ALL_CAPS, capabilityMask } from "./capabilities.js";
 import { isJsonObject, type JsonObject } from "./envelope.js";
-import type { EngineOptions } from "./engine-types.js";
+import type { EngineOptions, EngineSnapshot } from "./engine-types.js";
 import { describeValue, LocalProtocolError } from "./errors.js";
 import { nextState, phaseOf, type LifecycleEvent, type LifecycleRefusal, type LifecycleState } from "./lifecycle.js";
 import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
@@ -48,7 +48,7 @@ export class Session {
   version: ProtocolVersion | undefined;
   profile: VersionProfile | undefined;
   table: MethodTable;
-  /** A modern client's per-request envelope (g.1), built once. */
+  /** A modern client's per-request envelope (MOD-01), built once. */
   modernEnvelope: JsonObject | undefined;
   peerCaps = ALL_CAPS;
   peerCapabilitiesObject: JsonObject | undefined;
@@ -111,6 +111,33 @@ export class Session {
     this.refreshGates();
   }
 
+  /** The negotiated session as JSON (EngineSnapshot); throws before negotiation and after close (L-01). */
+  snapshot(nextId: number, features: { loggingLevel: string | undefined; subscriptions: string[] }): EngineSnapshot {
+    const version = this.sessionVersion;
+    if (version === undefined || this.peerInfoObject === undefined || this.peerCapabilitiesObject === undefined || this.closed) {
+      throw new LocalProtocolError({ rule: "L-01", expected: "a negotiated, open session", got: `phase ${this.phase}` });
+    }
+    return {
+      format: 1,
+      role: this.role,
+      version,
+      phase: this.phaseBit === Phase.Operating ? "operating" : "initializing",
+      peerInfo: this.peerInfoObject,
+      peerCapabilities: this.peerCapabilitiesObject,
+      peerInstructions: this.peerInstructions,
+      nextId,
+      loggingLevel: features.loggingLevel,
+      subscriptions: features.subscriptions,
+    };
+  }
+
+  /** Carries on the session a snapshot describes (its format and role already checked). */
+  restore(snapshot: EngineSnapshot): void {
+    if (!this.versions.includes(snapshot.version)) throw new RangeError(`snapshot version ${snapshot.version} is not among ${this.versions.join(", ")}`);
+    this.negotiate(snapshot.version, snapshot.peerCapabilities, snapshot.peerInfo, snapshot.peerInstructions);
+    this.enter(snapshot.phase === "operating" ? "operating" : "initializing");
+  }
+
   /** What a modern client learnt from server/discover. */
   learnServer(capabilities: JsonObject, serverInfo: JsonObject, instructions: string | undefined): void {
     this.peerCapabilitiesObject = capabilities;
@@ -128,7 +155,7 @@ export class Session {
     this.table = methodTable(version);
     if (this.role === "client") {
       this.modernEnvelope = requestEnvelope(version, this.capabilities, this.info as unknown as JsonObject, this.logLevel);
-      // g.9: a 2026-07-28 client writes no responses, not even errors for malformed input.
+      // MOD-21: a 2026-07-28 client writes no responses, not even errors for malformed input.
       this.output.writesResponses = false;
     }
     this.move("modern-chosen");

@@ -1,4 +1,4 @@
-// End to end over Streamable HTTP (DIGEST.md e.2) on 127.0.0.1: the reference server behind
+// End to end over Streamable HTTP (RULES.md HTTP-01…HTTP-04) on 127.0.0.1: the reference server behind
 // serveHttp, driven with the platform's raw `fetch` (no client library), so every status
 // code, header and SSE byte the host writes is what the test sees.
 //

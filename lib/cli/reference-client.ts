@@ -19,7 +19,7 @@ export const REFERENCE_CLIENT_INFO: Implementation = { name: "mcp-engine-referen
 /** Without roots: what the client declares when no --root was given (with the 2026-07-28 tasks extension: its task calls are polled to the end). */
 export const REFERENCE_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;
 
-/** The capabilities for a run: roots only when there are some (C-03), never listChanged (they never change). */
+/** The capabilities for a run: roots only when there are some (RT-01), never listChanged (they never change). */
 export function referenceClientCapabilities(roots: readonly Root[]): ClientCapabilities {
   return roots.length > 0 ? { ...REFERENCE_CLIENT_CAPABILITIES, roots: {} } : REFERENCE_CLIENT_CAPABILITIES;
 }

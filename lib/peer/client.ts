@@ -85,7 +85,7 @@ export interface ClientOptions {
   /**
    * How connect() starts: "session" (initialize), "modern" (server/discover, 2026-07-28), or
    * "auto": the modern probe first, falling back to initialize on any answer that is not a
-   * modern result, or on a timeout (never keyed on one error code, g.12). Default "auto"
+   * modern result, or on a timeout (never keyed on one error code, MOD-24). Default "auto"
    * when 2026-07-28 is among the versions, else "session".
    */
   era?: "auto" | "session" | "modern";
@@ -278,7 +278,7 @@ export class Client {
     try {
       probe = await this.discoverRetrying(this.options.probeTimeoutMs ?? 5000);
     } catch (error) {
-      // A recognized modern refusal means a modern server: no fallback (g.12) unless it also speaks a session version of ours.
+      // A recognized modern refusal means a modern server: no fallback (MOD-24) unless it also speaks a session version of ours.
       if (error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion && !this.speaksAnyOf(error.data)) throw error;
       // A transport that ended is no answer from a server: nothing to fall back to.
       if (error instanceof RequestAbortedError || error instanceof ConnectionClosedError) throw error;
@@ -639,7 +639,7 @@ export class Client {
         this.settle(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
         return;
       case "request-ended":
-        // A server ending a listen stream (stdio) ends it as cleanly as its final result would (g.5).
+        // A server ending a listen stream (stdio) ends it as cleanly as its final result would (MOD-15).
         this.settle(event.id)?.resolve({ resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: event.id } });
         return;
       case "progress": {

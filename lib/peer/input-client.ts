@@ -1,4 +1,4 @@
-// The client's side of multi round-trip requests (2026-07-28, g.3): while the server answers
+// The client's side of multi round-trip requests (2026-07-28, MOD-10): while the server answers
 // input_required, each of its input requests is fulfilled by our handler for that method and
 // the request is retried (a new id) with inputResponses and the requestState echoed.
 //

@@ -641,7 +641,7 @@ export class ServerSession {
     );
   }
 
-  /** Ends a modern request with input_required (g.3), or -32021 when the request did not declare what the input needs. */
+  /** Ends a modern request with input_required (MOD-10), or -32021 when the request did not declare what the input needs. */
   private askForInput(id: RequestId, method: string, modern: ModernRequestInfo, signal: InputRequiredSignal): void {
     const built = inputRequiredResult(signal, this.maxJsonDepth);
     if (!built.ok) {
