@@ -271,7 +271,7 @@ test("2025-11-25: a tool with taskSupport required on a server declaring tasks i
   assert.deepEqual(server.received.filter((m) => m.id !== undefined).map((m) => m.method), ["initialize", "tools/list", "tools/call", "tasks/get", "tasks/get", "tasks/result"]);
 });
 
-test("over 2026-07-28 HTTP, tasks/get, tasks/update and tasks/cancel need Mcp-Name equal to params.taskId (the method table's nameParam)", () => {
+test("TX-09: over 2026-07-28 HTTP, tasks/get, tasks/update and tasks/cancel need Mcp-Name equal to params.taskId (the method table's nameParam)", () => {
   const headers = (values: Record<string, string>) => ({ get: (name: string) => values[name.toLowerCase()] ?? null });
   const params = { taskId: "t-1", _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } };
   for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {

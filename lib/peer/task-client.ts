@@ -9,7 +9,7 @@
 //   tasks/get and take the result from tasks/result (which also carries the server's
 //   input requests, as ordinary requests, while the task is input_required).
 //
-// Invariants:
+// Invariants (TX-11):
 // - polling waits on the host's timer (TaskTransport.sleep), at the server's interval held
 //   to 10 ms … 60 s; the call's maxTotalMs covers the whole task (then it is cancelled);
 // - a failed task rejects with TaskFailedError, a cancelled one with TaskCancelledError;

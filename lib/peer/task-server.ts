@@ -5,7 +5,7 @@
 // (an HTTP request, under 2026-07-28) that created it.
 //
 // Invariants:
-// - the CreateTaskResult is sent only after TaskStore.create() resolved (strong consistency);
+// - the CreateTaskResult is sent only after TaskStore.create() resolved (TX-08, strong consistency);
 // - a task handler's ctx.elicit / createMessage / listRoots put the task in input_required
 //   with one inputRequests entry per call, keyed `<method>#<n>`: n counts up for the task's
 //   life, so no key is ever reused; tasks/update answers the outstanding ones (others are
@@ -250,7 +250,7 @@ export class TaskRunner {
       if (running.controller.signal.aborted) return Promise.reject(new RequestAbortedError(method, running.controller.signal.reason));
       const key = `${method}#${running.nextKey++}`;
       const request: JsonObject = params === undefined ? { method } : { method, params: params as JsonObject };
-      // The creating request's client must have declared this kind of input (g.1): otherwise the task fails with -32021.
+      // The creating request's client must have declared this kind of input (MOD-02): otherwise the task fails with -32021.
       const problem = inputRequiredProblem("tools/call", { resultType: "input_required", inputRequests: { [key]: request } }, modern);
       if (problem !== undefined) {
         return Promise.reject(new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", problem.missing === undefined ? undefined : { requiredCapabilities: problem.missing }));
