@@ -74,6 +74,7 @@ export class Answers {
       output.violation("P-05", outcome.expected, outcome.got, undefined, pending.id, pending.method);
       return;
     }
+    if (outcome.stale) output.diagnostic("ENG-05", "`now` with the input, so that progress pushes the inactivity deadline back", "no now: the deadline did not move", pending.method);
     const total = typeof params?.total === "number" ? params.total : undefined;
     const message = typeof params?.message === "string" ? params.message : undefined;
     output.events.push({ kind: "progress", id: pending.id, method: pending.method, token, progress, total, message });

@@ -55,7 +55,8 @@ function dueOf(timing: Timing | undefined): number {
 }
 
 export type ProgressOutcome =
-  | { readonly kind: "accepted"; readonly pending: PendingOut }
+  /** `stale`: the request resets its deadline on progress, but no `now` came with the input (ENG-05). */
+  | { readonly kind: "accepted"; readonly pending: PendingOut; readonly stale: boolean }
   | { readonly kind: "unknown-token" }
   | { readonly kind: "not-increasing"; readonly pending: PendingOut; readonly expected: string; readonly got: string };
 
@@ -164,11 +165,12 @@ export class OutboundRequests {
     if (problem !== undefined) return { kind: "not-increasing", pending, expected: problem[0], got: problem[1] };
     pending.lastProgress = progress;
     const timing = pending.timing;
-    if (timing !== undefined && timing.resetMs > 0 && now !== undefined) {
+    const resets = timing !== undefined && timing.resetMs > 0;
+    if (resets && now !== undefined) {
       timing.deadline = now + timing.resetMs;
       this.deadlines.update(pending, dueOf(timing));
     }
-    return { kind: "accepted", pending };
+    return { kind: "accepted", pending, stale: resets && now === undefined };
   }
 
   releaseTokens(tokens: readonly ProgressToken[]): void {
