@@ -55,3 +55,5 @@ export { DEFAULT_FEATURE_LIMITS, RELATED_TASK_KEY } from "./features.js";
 export type { FeatureLimits, TaskStatus } from "./features.js";
 export type { PhaseName, Role } from "./methods.js";
 export type { LineFacts } from "./line-scan.js";
+// The 2026-07-28 tasks extension's identifier (its rules are in mcp-engine/internal).
+export { TASKS_EXTENSION } from "./extensions.js";

@@ -19,3 +19,5 @@ export { LineScanner } from "./line-scan.js";
 export type { LineFacts } from "./line-scan.js";
 export { Cap, capabilityMask, capabilityName, ALL_CAPS } from "./capabilities.js";
 export type { CapName } from "./capabilities.js";
+export { TASK_STATUSES, TERMINAL_TASK_STATUSES, createTaskResultProblem, declaresExtension, detailedTaskProblem, extensionCapabilities, extensionRefusal, listenTaskIds, resultTypesFor } from "./extensions.js";
+export type { ExtensionRefusal, ShapeProblem } from "./extensions.js";

@@ -38,6 +38,7 @@ import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import { META_PROTOCOL_VERSION, hasModernEnvelope, headerParamsOf, valueAtPath, type HeaderParam } from "../modern.js";
+import { methodTraits } from "../methods.js";
 import { MODERN_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../versions.js";
 import { Client, type ClientOptions, type ConnectResult } from "./client.js";
 import type { PeerHost } from "./driver.js";
@@ -489,7 +490,8 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     headers["MCP-Protocol-Version"] = typeof version === "string" ? version : this.modernVersion;
     if (typeof message.method !== "string") return headers;
     headers["Mcp-Method"] = encodeHeaderValue(message.method);
-    const nameKey = message.method === "resources/read" ? "uri" : message.method === "tools/call" || message.method === "prompts/get" ? "name" : undefined;
+    // The method table's nameParam column: name or uri, and taskId for the tasks extension's methods.
+    const nameKey = methodTraits(message.method)?.nameParam;
     const name = nameKey === undefined ? undefined : params?.[nameKey];
     if (typeof name === "string") headers["Mcp-Name"] = encodeHeaderValue(name);
     if (message.method === "tools/call" && typeof name === "string") {
