@@ -131,6 +131,8 @@ declare module "node:child_process" {
 declare module "node:crypto" {
   export function randomBytes(size: number): Uint8Array;
   export function randomUUID(): string;
+  /** Node's Web Crypto (globalThis.crypto from Node 19 on), for lib/auth. */
+  export const webcrypto: import("../auth/types.js").WebCryptoLike;
 }
 
 declare var gc: (() => void) | undefined;
@@ -200,7 +202,7 @@ interface NodeFetchResponse {
   text(): Promise<string>;
 }
 
-declare function fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: NodeAbortSignal }): Promise<NodeFetchResponse>;
+declare function fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: NodeAbortSignal; redirect?: "follow" | "manual" | "error" }): Promise<NodeFetchResponse>;
 
 declare var AbortController: { new (): { readonly signal: NodeAbortSignal; abort(reason?: unknown): void } };
 

@@ -37,6 +37,8 @@ import { MODERN_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../version
 import { Client, type ClientOptions, type ConnectResult } from "./client.js";
 import type { PeerHost } from "./driver.js";
 import { HttpTransportError } from "./errors.js";
+import { bearerChallenge } from "../auth/challenge.js";
+import { OAuthClient, type HttpAuthOptions } from "./oauth.js";
 import { SseParser, type SseEvent } from "./sse.js";
 import { resolveReference } from "./uri-reference.js";
 
@@ -152,6 +154,11 @@ export interface HttpClientTransportOptions<S = unknown> {
    * after startModern()) and ends when an initialize is sent (a dual-era client falling back).
    */
   modern?: boolean;
+  /**
+   * OAuth (MCP authorization, lib/auth): a 401 or a 403 insufficient_scope from any request
+   * runs the authorization flow once and the request is retried with the token.
+   */
+  auth?: HttpAuthOptions;
 }
 
 // ── the transport ───────────────────────────────────────────────────────────────
@@ -197,6 +204,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   private readonly maxEventLength: number;
   private readonly deleteTimeoutMs: number;
   private readonly onError: ((error: HttpTransportError) => void) | undefined;
+  private readonly oauth: OAuthClient | undefined;
   private readonly forceModern: boolean;
 
   private receiver: MessageReceiver | undefined;
@@ -250,6 +258,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     this.maxEventLength = options.maxEventLength ?? 8 * 1024 * 1024;
     this.deleteTimeoutMs = options.deleteTimeoutMs ?? 5000;
     this.onError = options.onError;
+    this.oauth = options.auth === undefined ? undefined : new OAuthClient(options.auth, (url, init) => this.fetchFn(url, init));
     this.forceModern = options.modern ?? false;
     this.modern = this.forceModern;
   }
@@ -1034,7 +1043,25 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     return headers;
   }
 
-  private fetchRaw(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+  /** Every request goes out here: with the OAuth token if any, and once more after a flow a 401/403 started. */
+  private async fetchRaw(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+    const auth = this.oauth;
+    if (auth === undefined) return this.fetchOnce(url, method, headers, body, ctl);
+    const sent = auth.authorization();
+    const res = await this.fetchOnce(url, method, sent === undefined ? headers : { ...headers, Authorization: sent }, body, ctl);
+    const www = res.headers.get("www-authenticate");
+    const refused = res.status === 401 || (res.status === 403 && bearerChallenge(www)?.error === "insufficient_scope");
+    if (!refused) {
+      if (sent !== undefined && isOk(res.status)) auth.accepted();
+      return res;
+    }
+    if (!this.active || !(await auth.refused(this.url, res.status, www, sent))) return res;
+    await discard(res);
+    const again = auth.authorization();
+    return this.fetchOnce(url, method, again === undefined ? headers : { ...headers, Authorization: again }, body, ctl);
+  }
+
+  private fetchOnce(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
     const init: FetchInit<S> = { method, headers };
     if (body !== undefined) init.body = body;
     if (ctl !== undefined) init.signal = ctl.signal;

@@ -34,3 +34,5 @@ export { HTTP_TRANSPORT_ERROR, HttpClientTransport, HttpTransportError, SseParse
 export type { AbortControllerLike, ConnectHttpOptions, FetchInit, FetchLike, HttpClientTransportOptions, HttpConnection, HttpErrorData, HttpTimers, ReadableStreamLike, ResponseLike, SseEvent, SseParserOptions } from "./http-client.js";
 export { RequestStateSealer } from "./request-state.js";
 export type { OpenedState, RequestStateOptions, SubtleCryptoLike } from "./request-state.js";
+export { OAuthClient } from "./oauth.js";
+export type { AuthFetch, HttpAuthOptions } from "./oauth.js";

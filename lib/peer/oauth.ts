@@ -1,0 +1,194 @@
+// The OAuth client of the HTTP transport: runs lib/auth's AuthFlow with the transport's
+// injected fetch, the host's credential store, redirect handler, clock and Web Crypto, and
+// keeps the current access token. The transport asks it for the Authorization header of each
+// request and hands it every 401 / 403 insufficient_scope; it answers whether to retry.
+//
+// Invariants:
+// - one flow at a time per client (single flight): concurrent refusals wait for the same flow;
+// - bounded: at most `maxAuthorizations` (default 3) flows without an accepted request in
+//   between, so a server that keeps refusing cannot loop us (MCP "retry limits");
+// - a flow's failure is reported (onError) and the refusal goes back to the caller unchanged;
+// - response bodies read for the flow are capped (MAX_BODY characters) before JSON parsing.
+
+import { AuthFlow, type AuthFlowOptions, type AuthStep, type ClientMetadata } from "../auth/flow.js";
+import { OAuthFlowError } from "../auth/errors.js";
+import { importPrivateKeyPem, signJws } from "../auth/jwt.js";
+import { MemoryCredentialStore, type ClientInformation, type CredentialStore, type TokenSet, type WebCryptoLike } from "../auth/types.js";
+
+const MAX_BODY = 1024 * 1024;
+
+/** The fetch the flow uses: the transport's own (FetchLike) fits. */
+export type AuthFetch = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{ readonly status: number; text(): Promise<string> }>;
+
+export interface HttpAuthOptions {
+  /** authorization_code (default) or client_credentials. */
+  readonly grant?: "authorization_code" | "client_credentials";
+  /** Where the authorization server sends the browser back (a loopback URL the host listens on). */
+  readonly redirectUri?: string;
+  /**
+   * Sends the user to the authorization URL (opens a browser, prints it) and resolves with the
+   * URL the browser came back to (carrying code and state), or rejects when the user gave up.
+   */
+  readonly onRedirect?: (authorizationUrl: string) => Promise<string>;
+  /** Credentials by issuer. Default: in memory. */
+  readonly store?: CredentialStore;
+  readonly clientMetadata?: ClientMetadata;
+  readonly clientMetadataUrl?: string;
+  /** A pre-registered client; with `issuer`, used only with that authorization server. */
+  readonly client?: ClientInformation & { readonly issuer?: string };
+  /** private_key_jwt: a PKCS#8 PEM key and its JWS algorithm (default ES256). */
+  readonly privateKeyPem?: string;
+  readonly signingAlgorithm?: string;
+  /** Web Crypto (random bytes, signatures). */
+  readonly crypto: WebCryptoLike;
+  /** Wall clock, ms since the epoch. */
+  readonly now: () => number;
+  readonly maxAuthorizations?: number;
+  /** Flow failures (the request that triggered it then fails with the server's refusal). */
+  readonly onError?: (error: OAuthFlowError) => void;
+}
+
+export class OAuthClient {
+  private readonly options: HttpAuthOptions;
+  private readonly store: CredentialStore;
+  private readonly fetchFn: AuthFetch;
+  private tokens: TokenSet | undefined;
+  private running: Promise<boolean> | undefined;
+  private flowsWithoutSuccess = 0;
+  private signingKey: Promise<unknown> | undefined;
+
+  constructor(options: HttpAuthOptions, fetchFn: AuthFetch) {
+    this.options = options;
+    this.store = options.store ?? new MemoryCredentialStore();
+    this.fetchFn = fetchFn;
+  }
+
+  /** The Authorization header for the next request, if there is a token. */
+  authorization(): string | undefined {
+    return this.tokens === undefined ? undefined : `Bearer ${this.tokens.accessToken}`;
+  }
+
+  /** The current tokens (after a flow). */
+  get current(): TokenSet | undefined {
+    return this.tokens;
+  }
+
+  /** A request carrying our token was accepted: the retry budget starts over. */
+  accepted(): void {
+    this.flowsWithoutSuccess = 0;
+  }
+
+  /**
+   * Handles a refusal of `sentAuthorization` (the header the refused request carried): runs a
+   * flow unless another already replaced that token. Resolves true when a retry may succeed.
+   */
+  async refused(serverUrl: string, status: number, wwwAuthenticate: string | null, sentAuthorization: string | undefined): Promise<boolean> {
+    if (this.running !== undefined) return this.running;
+    // Another flow already got a newer token than the one this request carried: just retry.
+    if (this.authorization() !== undefined && this.authorization() !== sentAuthorization) return true;
+    if (this.flowsWithoutSuccess >= (this.options.maxAuthorizations ?? 3)) return false;
+    this.flowsWithoutSuccess++;
+    const run = this.run(serverUrl, status, wwwAuthenticate, sentAuthorization).finally(() => {
+      this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async run(serverUrl: string, status: number, wwwAuthenticate: string | null, sent: string | undefined): Promise<boolean> {
+    const o = this.options;
+    const flowOptions: AuthFlowOptions = {
+      serverUrl,
+      now: o.now(),
+      randomBytes: (n) => o.crypto.getRandomValues(new Uint8Array(n)),
+      ...(o.grant !== undefined ? { grant: o.grant } : {}),
+      ...(o.redirectUri !== undefined ? { redirectUri: o.redirectUri } : {}),
+      ...(o.clientMetadata !== undefined ? { clientMetadata: o.clientMetadata } : {}),
+      ...(o.clientMetadataUrl !== undefined ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
+      ...(o.client !== undefined ? { client: o.client } : {}),
+      ...(o.privateKeyPem !== undefined ? { signingAlgorithm: o.signingAlgorithm ?? "ES256" } : {}),
+    };
+    const flow = new AuthFlow(flowOptions);
+    let step: AuthStep = flow.start({
+      status,
+      wwwAuthenticate,
+      ...(this.tokens?.scope !== undefined ? { previousScopes: this.tokens.scope } : {}),
+      ...(sent !== undefined ? { rejectedToken: sent.replace(/^Bearer /, "") } : {}),
+    });
+    for (;;) {
+      switch (step.kind) {
+        case "fetch": {
+          let response: { status: number; body: unknown };
+          try {
+            const res = await this.fetchFn(step.request.url, { method: step.request.method, headers: { ...step.request.headers }, ...(step.request.body !== undefined ? { body: step.request.body } : {}) });
+            response = { status: res.status, body: parseBody(await res.text()) };
+          } catch {
+            // Unreachable is like absent for discovery, and a failure for the token endpoint.
+            response = { status: 0, body: undefined };
+          }
+          step = flow.receive(response);
+          break;
+        }
+        case "load":
+          step = flow.loaded(await this.guard(() => this.store.get(step.kind === "load" ? step.issuer : "")));
+          break;
+        case "authorize": {
+          if (o.onRedirect === undefined) return this.failed(new OAuthFlowError("redirect-handler", "an onRedirect handler to send the user to the authorization server", "none configured"));
+          let callback: string;
+          try {
+            callback = await o.onRedirect(step.url);
+          } catch (error) {
+            return this.failed(new OAuthFlowError("authorization-abandoned", "the browser's return to the redirect URI", error instanceof Error ? error.message : String(error)));
+          }
+          step = flow.redirected(callback);
+          break;
+        }
+        case "sign": {
+          let signature: string;
+          try {
+            this.signingKey ??= importPrivateKeyPem(o.crypto, o.privateKeyPem ?? "", step.alg);
+            signature = await signJws(o.crypto, await this.signingKey, step.alg, step.signingInput);
+          } catch (error) {
+            this.signingKey = undefined;
+            return this.failed(new OAuthFlowError("private-key-jwt", `a ${step.alg} signature with the configured private key`, error instanceof Error ? error.message : String(error)));
+          }
+          step = flow.signed(signature);
+          break;
+        }
+        case "done":
+          this.tokens = step.tokens;
+          await this.guard(() => this.store.set(step.kind === "done" ? step.credentials : ({} as never)));
+          return true;
+        case "failed":
+          return this.failed(step.error);
+      }
+    }
+  }
+
+  private failed(error: OAuthFlowError): false {
+    try {
+      this.options.onError?.(error);
+    } catch {
+      // A reporting callback must not turn a refusal into a crash.
+    }
+    return false;
+  }
+
+  /** A store call that fails is treated as an empty store, never a crash. */
+  private async guard<T>(call: () => T | Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function parseBody(text: string): unknown {
+  if (text.length > MAX_BODY) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
