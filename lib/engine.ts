@@ -966,6 +966,8 @@ export class Engine<R extends Role = Role> {
     this.output.profile = this.profile;
     this.table = methodTable(version);
     if (this.role === "client") this.modernEnvelope = requestEnvelope(version, this.capabilities, this.info as unknown as JsonObject, this.logLevel);
+    // g.9: a 2026-07-28 client writes no responses, not even errors for malformed input.
+    if (this.role === "client") this.output.writesResponses = false;
     this.move("modern-chosen");
   }
 

@@ -56,6 +56,8 @@ export class Output {
   readonly events = new Queue<EngineEvent>();
   /** The profile whose error-id form applies (set at negotiation; before it, the default version's). */
   profile: VersionProfile | undefined;
+  /** false for a 2026-07-28 client (g.9): error replies are dropped, and violations say no code was sent. */
+  writesResponses = true;
 
   queue(message: JsonRpcMessage, related: RequestId | undefined): void {
     this.outbound.push(message);
@@ -73,6 +75,7 @@ export class Output {
   }
 
   replyError(id: RequestId | null, code: number, message: string, group: BatchGroup | undefined, data: unknown): void {
+    if (!this.writesResponses) return;
     const error: ErrorObject = data === undefined ? { code, message } : { code, message, data };
     let msg: JsonRpcErrorResponse;
     if (id !== null) msg = { jsonrpc: "2.0", id, error };
@@ -88,7 +91,7 @@ export class Output {
   }
 
   violation(rule: string, expected: string, got: string, code: number | undefined, id: RequestId | undefined, method: string | undefined): void {
-    this.events.push({ kind: "violation", rule, expected, got, code, id, method });
+    this.events.push({ kind: "violation", rule, expected, got, code: this.writesResponses ? code : undefined, id, method });
   }
 
   diagnostic(rule: string, expected: string, got: string, method: string | undefined, error?: ErrorObject): void {

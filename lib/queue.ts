@@ -1,11 +1,16 @@
 // A FIFO queue on a growable ring buffer. Never uses Array#shift (O(n) once an array leaves
 // V8's fast path) and keeps its storage when it empties, so a queue that fills and drains
-// once per message allocates nothing in the steady state. Capacity is a power of two and
-// only grows.
+// once per message allocates nothing in the steady state. Capacity is a power of two; it
+// grows as needed and, once a burst has drained, a capacity over RETAINED_SLOTS is given
+// back, so one burst (thousands of replies to one chunk) is not held for life.
+
+const INITIAL_SLOTS = 16;
+/** The most slots an empty queue keeps. */
+const RETAINED_SLOTS = 1024;
 
 export class Queue<T> {
-  private slots: (T | undefined)[] = new Array<T | undefined>(16);
-  private mask = 15;
+  private slots: (T | undefined)[] = new Array<T | undefined>(INITIAL_SLOTS);
+  private mask = INITIAL_SLOTS - 1;
   private head = 0;
   private count = 0;
 
@@ -26,6 +31,7 @@ export class Queue<T> {
     this.slots[this.head] = undefined;
     this.head = (this.head + 1) & this.mask;
     this.count--;
+    if (this.count === 0 && this.slots.length > RETAINED_SLOTS) this.shrink();
     return item;
   }
 
@@ -36,6 +42,12 @@ export class Queue<T> {
 
   clear(): void {
     while (this.count > 0) this.shift();
+  }
+
+  private shrink(): void {
+    this.slots = new Array<T | undefined>(INITIAL_SLOTS);
+    this.mask = INITIAL_SLOTS - 1;
+    this.head = 0;
   }
 
   private grow(): void {

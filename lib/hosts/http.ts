@@ -8,4 +8,4 @@ export { connectHttpNode, nodeFetch, nodeHttpTransport, nodeTimers } from "./htt
 export type { NodeConnectHttpOptions, NodeHttpTransportOptions } from "./http-client-node.js";
 export { LegacySseEndpoint } from "./http-legacy.js";
 export type { LegacySseOptions } from "./http-legacy.js";
-export type { NodeAbortSignal, NodeIncomingMessage, NodeServerResponse } from "./node-shapes.js";
+export type { NodeAbortSignal, NodeHttpServerLimits, NodeIncomingMessage, NodeServerResponse } from "./node-shapes.js";

@@ -55,6 +55,8 @@ export interface NodeIncomingMessage extends NodeReadable {
   readonly url?: string | undefined;
   readonly headers: NodeIncomingHttpHeaders;
   readonly complete: boolean;
+  /** The connection under the request (absent on a hand-made request object); the host only passes it back to node:net. */
+  readonly socket?: unknown;
 }
 
 /** What HttpHost.handle and LegacySseEndpoint.open write to of a node:http response. */
@@ -64,6 +66,14 @@ export interface NodeServerResponse extends NodeWritable {
   writeHead(status: number, headers?: { [name: string]: string | number }): void;
   setHeader(name: string, value: string | number): void;
   flushHeaders(): void;
+}
+
+/** The settings HttpHost.limitConnections writes on a node:http server of yours. */
+export interface NodeHttpServerLimits {
+  maxConnections: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
 }
 
 /** The spawned server process a StdioClient holds. */

@@ -260,3 +260,48 @@ declare module "node:child_process" {
     options: { cwd?: string; encoding: "utf8"; env?: { [key: string]: string | undefined }; timeout?: number; shell?: boolean },
   ): SpawnSyncResult;
 }
+
+// Used by lib/hosts/http-server.ts for its connection limits (createServer's options, the
+// server's timeouts and cap, the socket under a request), and by spec-tests/http-*.test.ts
+// for raw sockets (an endless chunked body, idle connections).
+declare module "node:http" {
+  export interface ServerOptions {
+    headersTimeout?: number;
+    requestTimeout?: number;
+    keepAliveTimeout?: number;
+    connectionsCheckingInterval?: number;
+  }
+  export function createServer(options: ServerOptions, handler: (request: IncomingMessage, response: ServerResponse) => void): Server;
+  export interface Server {
+    maxConnections: number;
+    headersTimeout: number;
+    requestTimeout: number;
+    on(event: "connection", listener: (socket: NodeSocket) => void): this;
+  }
+  export interface IncomingMessage {
+    readonly socket: NodeSocket;
+    unpipe(): this;
+  }
+}
+
+interface NodeSocket extends NodeEventSource {
+  readonly destroyed: boolean;
+  readonly bytesRead: number;
+  readonly remoteAddress: string | undefined;
+  write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): boolean;
+  end(chunk?: Uint8Array | string): this;
+  destroy(error?: Error): this;
+  pause(): this;
+  resume(): this;
+  setNoDelay(noDelay?: boolean): this;
+  on(event: "data", listener: (chunk: Uint8Array) => void): this;
+  on(event: "close" | "end" | "connect" | "drain", listener: () => void): this;
+  on(event: "error", listener: (error: Error) => void): this;
+  once(event: "close" | "end" | "connect" | "drain", listener: () => void): this;
+  once(event: "error", listener: (error: Error) => void): this;
+}
+
+declare module "node:net" {
+  export type Socket = NodeSocket;
+  export function connect(port: number, host: string): NodeSocket;
+}

@@ -41,7 +41,7 @@ import type {
   Tool,
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, ResponseTooLargeError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, peerErrorOf } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
@@ -255,6 +255,8 @@ export class Client {
       if (error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion && !this.speaksAnyOf(error.data)) throw error;
       // A transport that ended is no answer from a server: nothing to fall back to.
       if (error instanceof RequestAbortedError || error instanceof ConnectionClosedError) throw error;
+      // An authorization challenge (401/403) is an answer from this server, not a sign of another era (issue 11.9).
+      if (error instanceof HttpAuthError) throw error;
     }
     if (probe !== undefined) return probe;
     this.replaceEngine();
@@ -266,7 +268,7 @@ export class Client {
     try {
       return await this.discoverRetrying(timeoutMs);
     } catch (error) {
-      if (error instanceof McpError && error.code !== ErrorCode.UnsupportedProtocolVersion) {
+      if (error instanceof McpError && !(error instanceof HttpAuthError) && error.code !== ErrorCode.UnsupportedProtocolVersion) {
         throw new McpError(error.code, `${errorMessage(error)} (server/discover refused: the server does not seem to speak 2026-07-28, and ${why})`, error.data);
       }
       throw error;
@@ -583,7 +585,8 @@ export class Client {
         this.settle(event.id)?.resolve(event.result);
         return;
       case "error-response":
-        this.settle(event.id)?.reject(new McpError(event.error.code, event.error.message, event.error.data));
+        // A transport's typed failure (HttpAuthError) comes back as itself, anything else as McpError.
+        this.settle(event.id)?.reject(peerErrorOf(event.error));
         return;
       case "invalid-response":
         this.settle(event.id)?.reject(new InvalidResultError(event.method, event.path, event.expected, event.got));

@@ -1,6 +1,11 @@
 // The typed rejections of the peer layer. Every Promise the layer returns rejects with one
 // of these, so callers can tell a timeout from a cancellation from the peer's own error
 // without parsing messages.
+//
+// A transport that fails a request with a typed error of its own (HttpAuthError) hands the
+// Client a JSON-RPC error object with the typed error attached (attachPeerError); only such
+// objects, made in this process, turn back into it (peerErrorOf), so a peer's error body
+// can never pass for one.
 
 import type { RequestId } from "../envelope.js";
 
@@ -84,8 +89,54 @@ export class InputRoundsExceededError extends PeerError {
 /** A transport failure with no request to pin it on (a notification's POST, the GET stream), given to onError. */
 export class HttpTransportError extends PeerError {
   readonly status: number | undefined;
-  constructor(message: string, status?: number) {
+  /** Set when the failure was an authorization challenge (401/403). */
+  readonly auth: HttpAuthError | undefined;
+  constructor(message: string, status?: number, auth?: HttpAuthError) {
     super(message);
     this.status = status;
+    this.auth = auth;
   }
+}
+
+/**
+ * The HTTP endpoint asked for authorization: 401, or 403 (e.g. insufficient scope). Never a
+ * reason to fall back to another era. Carries what an authorization flow needs: the status,
+ * the WWW-Authenticate challenge (undefined when the answer had none) and the URL that
+ * answered. An McpError with the code of the HTTP client's synthesized errors (-32000,
+ * HTTP_TRANSPORT_ERROR) and `data` {status, url, wwwAuthenticate?, body?}, so code that
+ * handled HTTP failures as McpErrors keeps working.
+ */
+export class HttpAuthError extends McpError {
+  readonly status: number;
+  readonly wwwAuthenticate: string | undefined;
+  readonly url: string;
+  /** The start of the response body (at most 2048 characters), if any. */
+  readonly body: string | undefined;
+  /** The message without the "MCP error" prefix: the JSON-RPC error's own message. */
+  readonly detail: string;
+  constructor(status: number, url: string, wwwAuthenticate: string | undefined, body?: string) {
+    const what = status === 401 ? "Unauthorized" : status === 403 ? "Forbidden" : "authorization required";
+    const detail = `HTTP ${status} ${what} from ${url}${wwwAuthenticate !== undefined ? ` (WWW-Authenticate: ${wwwAuthenticate})` : " (no WWW-Authenticate challenge)"}: the request needs authorization`;
+    const data: { [key: string]: string | number } = { status, url };
+    if (wwwAuthenticate !== undefined) data.wwwAuthenticate = wwwAuthenticate;
+    if (body !== undefined) data.body = body;
+    super(-32000, detail, data);
+    this.status = status;
+    this.wwwAuthenticate = wwwAuthenticate;
+    this.url = url;
+    this.body = body;
+    this.detail = detail;
+  }
+}
+
+const attached = new WeakMap<object, PeerError>();
+
+/** Marks a JSON-RPC error object this process synthesized as standing for `error` (see the file comment). */
+export function attachPeerError(errorObject: object, error: PeerError): void {
+  attached.set(errorObject, error);
+}
+
+/** The rejection for a JSON-RPC error answer: the typed error attached to it, else an McpError. */
+export function peerErrorOf(error: { readonly code: number; readonly message: string; readonly data?: unknown }): PeerError {
+  return attached.get(error) ?? new McpError(error.code, error.message, error.data);
 }

@@ -27,7 +27,12 @@
 //   is never POSTed); a subscriptions/listen stream stays open until cancelled or closed;
 //   a 4xx keeps the server's JSON-RPC error only when it is a recognized modern error
 //   (isModernErrorResponse); any other 4xx becomes HTTP_TRANSPORT_ERROR with data.fallback
-//   set, which tells a dual-era client to fall back to initialize.
+//   set, which tells a dual-era client to fall back to initialize;
+// - a 401 or 403 from any request is an authorization challenge, never a fallback (issue
+//   11.9): the request settles with HttpAuthError (status, WWW-Authenticate, URL), attached
+//   to its synthesized error object so the Client rejects with it; without a request (the
+//   GET stream, DELETE) it goes to onError as HttpTransportError.auth. Only an older offer's
+//   initialize (e.2 item 22: any 4xx) still tries HTTP+SSE first.
 
 import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../envelope.js";
@@ -36,7 +41,7 @@ import { META_PROTOCOL_VERSION, hasModernEnvelope, headerParamsOf, valueAtPath, 
 import { MODERN_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../versions.js";
 import { Client, type ClientOptions, type ConnectResult } from "./client.js";
 import type { PeerHost } from "./driver.js";
-import { HttpTransportError } from "./errors.js";
+import { HttpAuthError, HttpTransportError, attachPeerError } from "./errors.js";
 import { bearerChallenge } from "../auth/challenge.js";
 import { OAuthClient, type HttpAuthOptions } from "./oauth.js";
 import { SseParser, type SseEvent } from "./sse.js";
@@ -378,6 +383,10 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
       const headers = this.headers(ACCEPT_BOTH, true);
       headers["Mcp-Session-Id"] = session;
       const res = await this.fetchRaw(this.url, "DELETE", headers, undefined, ctl);
+      if (isAuthChallenge(res.status)) {
+        this.report(authReport(await authErrorOf(res, this.url)));
+        return;
+      }
       await discard(res);
       if (res.status !== 405 && res.status !== 404 && !isOk(res.status)) this.report(new HttpTransportError(`DELETE of the session answered HTTP ${res.status}`, res.status));
     } catch (error) {
@@ -448,6 +457,10 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
       }
       if (!this.active || (requestId !== undefined && this.abandoned.has(requestId))) {
         await discard(res);
+        return;
+      }
+      if (isAuthChallenge(res.status)) {
+        await this.failAuth(requestId, res, this.url);
         return;
       }
       if (!isOk(res.status)) {
@@ -540,9 +553,16 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
       if (!this.active) return void discard(res);
       if (!this.triedLegacy && this.legacyEligible(res.status)) {
         this.triedLegacy = true;
-        const original = await readError(res);
+        // e.2 item 22: an older offer tries HTTP+SSE on any 4xx; a 401/403 that stays one is reported as the challenge it is.
+        const original = isAuthChallenge(res.status) ? { status: res.status, text: "", error: undefined, auth: await authErrorOf(res, this.url) } : await readError(res);
         await this.fallbackToLegacy(message, requestId, original);
         unblock();
+        return;
+      }
+      if (isAuthChallenge(res.status)) {
+        // Issue 11.9: a challenge is this server's answer: a typed error, never a fallback.
+        unblock();
+        await this.failAuth(requestId, res, this.url);
         return;
       }
       if (!isOk(res.status)) {
@@ -595,6 +615,10 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
       }
       if (!this.active) {
         await discard(res);
+        return false;
+      }
+      if (isAuthChallenge(res.status)) {
+        await this.failAuth(requestId, res, this.url);
         return false;
       }
       if (res.status === 404 && withSession) {
@@ -691,6 +715,10 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
           continue;
         }
         if (!this.active) return void discard(res);
+        if (isAuthChallenge(res.status)) {
+          await this.failAuth(expect, res, this.url);
+          return undefined;
+        }
         if (res.status === 404 && withSession) {
           await discard(res);
           // The re-initialization's own stream lost its session: that re-initialization fails.
@@ -794,6 +822,10 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     try {
       const res = await this.fetchRaw(this.url, "POST", this.headers(ACCEPT_BOTH, false, true), JSON.stringify({ ...init, id }), ctl);
       if (!this.active) return false;
+      if (isAuthChallenge(res.status)) {
+        this.report(authReport(await authErrorOf(res, this.url)));
+        return false;
+      }
       if (!isOk(res.status)) {
         await discard(res);
         return false;
@@ -858,7 +890,11 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
           return;
         }
         if (res === undefined) failures++;
-        else if (res.status === 405) {
+        else if (isAuthChallenge(res.status)) {
+          await this.failAuth(undefined, res, this.url);
+          this.standalone = undefined;
+          return;
+        } else if (res.status === 405) {
           await discard(res);
           this.getUnsupported = true;
           this.standalone = undefined;
@@ -905,8 +941,8 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     return newRule ? status === 400 || status === 404 || status === 405 : status >= 400 && status < 500;
   }
 
-  private async fallbackToLegacy(message: JsonObject, requestId: RequestId, original: { status: number; text: string; error: JsonObject | undefined }): Promise<void> {
-    const failOriginal = (): void => this.failFromBody(requestId, original.status, original.text, original.error);
+  private async fallbackToLegacy(message: JsonObject, requestId: RequestId, original: { status: number; text: string; error: JsonObject | undefined; auth?: HttpAuthError }): Promise<void> {
+    const failOriginal = (): void => (original.auth !== undefined ? this.settleAuth(requestId, original.auth) : this.failFromBody(requestId, original.status, original.text, original.error));
     const ctl = this.controller();
     let res: ResponseLike;
     try {
@@ -964,6 +1000,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
         return;
       }
       if (isOk(res.status)) await discard(res);
+      else if (isAuthChallenge(res.status)) await this.failAuth(requestId, res, this.legacyEndpoint ?? this.url);
       else await this.failHttp(requestId, res);
     } finally {
       this.release(ctl);
@@ -1149,6 +1186,26 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     this.failFromBody(requestId, status, text, error);
   }
 
+  /**
+   * Issue 11.9: a 401/403 settles the request with an HttpAuthError (through a JSON-RPC error
+   * object it is attached to, so the Client rejects with the typed error), or reports it.
+   */
+  private async failAuth(requestId: RequestId | undefined, res: ResponseLike, url: string): Promise<void> {
+    this.settleAuth(requestId, await authErrorOf(res, url));
+  }
+
+  private settleAuth(requestId: RequestId | undefined, error: HttpAuthError): void {
+    if (!this.active) return;
+    if (requestId === undefined) {
+      this.report(authReport(error));
+      return;
+    }
+    if (this.abandoned.has(requestId)) return;
+    const errorObject: JsonObject = { code: error.code, message: error.detail, data: error.data as JsonObject };
+    attachPeerError(errorObject, error);
+    this.receiver?.receiveMessage({ jsonrpc: "2.0", id: requestId, error: errorObject });
+  }
+
   private failFromBody(requestId: RequestId | undefined, status: number, text: string, error: JsonObject | undefined): void {
     const message = error !== undefined ? `HTTP ${status}: ${String(error.message)}` : `HTTP ${status}${text !== "" ? `: ${clip(text, 200)}` : ""}`;
     this.fail(requestId, message, text === "" ? { status } : { status, body: clip(text) }, error);
@@ -1261,6 +1318,26 @@ function isResponseTo(message: JsonObject, id: RequestId): boolean {
   return message.method === undefined && message.id === id && ("result" in message || "error" in message);
 }
 
+/** 401, or 403: the endpoint wants (other) credentials; see HttpAuthError. */
+function isAuthChallenge(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+function authReport(error: HttpAuthError): HttpTransportError {
+  return new HttpTransportError(error.detail, error.status, error);
+}
+
+async function authErrorOf(res: ResponseLike, url: string): Promise<HttpAuthError> {
+  const challenge = res.headers.get("www-authenticate");
+  let text = "";
+  try {
+    text = await res.text();
+  } catch {
+    text = "";
+  }
+  return new HttpAuthError(res.status, url, challenge === null ? undefined : challenge, text === "" ? undefined : clip(text));
+}
+
 function isOk(status: number): boolean {
   return status >= 200 && status < 300;
 }
@@ -1319,4 +1396,4 @@ function describe(error: unknown): string {
 
 export { SseParser, resolveReference };
 export type { SseEvent, SseParserOptions } from "./sse.js";
-export { HttpTransportError };
+export { HttpAuthError, HttpTransportError };

@@ -6,7 +6,7 @@ export { Client, errorMessage } from "./client.js";
 export type { CallOptions, ClientOptions, ConnectResult, ProgressInfo, ServerRequestContext, ServerRequestHandler } from "./client.js";
 export { Driver } from "./driver.js";
 export type { PeerHost } from "./driver.js";
-export { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, PeerError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError } from "./errors.js";
+export { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, PeerError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, HttpAuthError } from "./errors.js";
 export { checkSchema, validateJsonSchema, type JsonSchemaError, type JsonSchemaOptions, type JsonSchemaResult } from "./json-schema.js";
 export { Server, ServerSession } from "./server.js";
 export type {
