@@ -49,7 +49,7 @@ export interface AuthHttpResponse {
 }
 
 export type AuthStep =
-  | { readonly kind: "fetch"; readonly purpose: "protected-resource-metadata" | "authorization-server-metadata" | "registration" | "token" | "refresh"; readonly request: AuthHttpRequest }
+  | { readonly kind: "fetch"; readonly purpose: "protected-resource-metadata" | "authorization-server-metadata" | "registration" | "token-exchange" | "token" | "refresh"; readonly request: AuthHttpRequest }
   | { readonly kind: "load"; readonly issuer: string }
   | { readonly kind: "authorize"; readonly url: string; readonly redirectUri: string }
   | { readonly kind: "sign"; readonly alg: string; readonly signingInput: string }
@@ -84,6 +84,12 @@ export interface AuthFlowOptions {
   /** n random bytes (crypto.getRandomValues); used for PKCE, state and assertion ids. */
   readonly randomBytes: (n: number) => Uint8Array;
   readonly maxRequests?: number;
+  /**
+   * Enterprise-managed authorization (SEP-990, an extension): the user's ID token from the
+   * enterprise IdP is exchanged there (RFC 8693) for an identity assertion grant (ID-JAG) for
+   * this authorization server and resource, which the client presents (RFC 7523 jwt-bearer).
+   */
+  readonly enterprise?: { readonly idpTokenEndpoint: string; readonly idpClientId: string; readonly idToken: string; readonly idpClientSecret?: string };
 }
 
 /** What started the flow: the MCP server's refusal, and the scopes the last token was asked for. */
@@ -95,10 +101,14 @@ export interface AuthTrigger {
   readonly rejectedToken?: string;
 }
 
-type Waiting = "nothing" | "prm" | "asm" | "load" | "register" | "redirect" | "sign" | "token" | "refresh";
+type Waiting = "nothing" | "prm" | "asm" | "load" | "register" | "redirect" | "sign" | "exchange" | "token" | "refresh";
 
 const FORM = "application/x-www-form-urlencoded";
 const JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+const JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ID_JAG = "urn:ietf:params:oauth:token-type:id-jag";
+const ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token";
 
 export class AuthFlow {
   private readonly options: AuthFlowOptions;
@@ -142,7 +152,7 @@ export class AuthFlow {
   start(trigger: AuthTrigger): AuthStep {
     if (this.waiting !== "nothing" || this.requests > 0) return this.fail("flow-misuse", "a new flow", "start() on a flow already started");
     if (parseHttpUrl(this.options.serverUrl) === undefined) return this.fail("server-url", "an absolute http(s) URL", this.options.serverUrl);
-    if (this.grant === "authorization_code" && (this.options.redirectUri === undefined || parseHttpUrl(this.options.redirectUri) === undefined && !/^[a-z][a-z0-9+.-]*:/i.test(this.options.redirectUri))) {
+    if (this.grant === "authorization_code" && this.options.enterprise === undefined && (this.options.redirectUri === undefined || parseHttpUrl(this.options.redirectUri) === undefined && !/^[a-z][a-z0-9+.-]*:/i.test(this.options.redirectUri))) {
       return this.fail("redirect-uri", "a redirect URI for the authorization code grant", String(this.options.redirectUri));
     }
     const challenge = bearerChallenge(trigger.wwwAuthenticate);
@@ -163,6 +173,8 @@ export class AuthFlow {
         return this.onAsm(response);
       case "register":
         return this.onRegistration(response);
+      case "exchange":
+        return this.onExchange(response);
       case "token":
       case "refresh":
         return this.onToken(response);
@@ -266,15 +278,16 @@ export class AuthFlow {
 
   private onAsm(response: AuthHttpResponse): AuthStep {
     if (response.status !== 200) return this.nextAsm();
-    const read = readAuthorizationServerMetadata(response.body, this.issuer);
+    const read = readAuthorizationServerMetadata(response.body, this.legacy ? undefined : this.issuer);
     // A document for another issuer is an attack or a misconfiguration, not a miss: stop (RFC 8414 3.3).
     if (!read.ok) return this.fail("authorization-server-metadata", `usable metadata of ${this.issuer}`, read.reason);
+    this.issuer = read.value.issuer;
     return this.useMetadata(read.value);
   }
 
   private useMetadata(metadata: AuthorizationServerMetadata): AuthStep {
     this.metadata = metadata;
-    if (this.grant === "authorization_code") {
+    if (this.grant === "authorization_code" && this.options.enterprise === undefined) {
       if (metadata.authorizationEndpoint === undefined) return this.fail("authorization-server-metadata", "an authorization_endpoint", "none");
       // MCP: PKCE is required, and an authorization server that does not list S256 is refused.
       if (!metadata.fallback && !(metadata.codeChallengeMethods ?? []).includes("S256")) {
@@ -346,6 +359,22 @@ export class AuthFlow {
   // ── grants ──────────────────────────────────────────────────────────────────
 
   private authorizeOrGrant(): AuthStep {
+    const enterprise = this.options.enterprise;
+    if (enterprise !== undefined) {
+      if (parseHttpUrl(enterprise.idpTokenEndpoint) === undefined) return this.fail("enterprise", "an http(s) IdP token endpoint", enterprise.idpTokenEndpoint.slice(0, 200));
+      const form: Array<[string, string]> = [
+        ["grant_type", TOKEN_EXCHANGE],
+        ["requested_token_type", ID_JAG],
+        ["audience", this.issuer],
+        ["resource", this.resource],
+        ["subject_token", enterprise.idToken],
+        ["subject_token_type", ID_TOKEN],
+        ["client_id", enterprise.idpClientId],
+      ];
+      if (enterprise.idpClientSecret !== undefined) form.push(["client_secret", enterprise.idpClientSecret]);
+      if (this.scopes !== undefined) form.push(["scope", this.scopes.join(" ")]);
+      return this.fetch("token-exchange", { method: "POST", url: enterprise.idpTokenEndpoint, headers: { "Content-Type": FORM, Accept: "application/json" }, body: formEncode(form) }, "exchange");
+    }
     if (this.grant === "client_credentials") {
       const form: Array<[string, string]> = [["grant_type", "client_credentials"]];
       if (this.scopes !== undefined) form.push(["scope", this.scopes.join(" ")]);
@@ -373,6 +402,16 @@ export class AuthFlow {
   }
 
   private assertionInput = "";
+
+  /** The IdP's answer: an ID-JAG in access_token (RFC 8693 2.2.1), presented to the authorization server. */
+  private onExchange(response: AuthHttpResponse): AuthStep {
+    const body = response.body;
+    const jag = response.status === 200 && typeof body === "object" && body !== null ? (body as { access_token?: unknown }).access_token : undefined;
+    if (typeof jag !== "string" || jag === "") return this.fail("token-exchange", "an ID-JAG from the IdP (RFC 8693 2.2.1)", `HTTP ${response.status}`, oauthErrorOf(body)?.error);
+    const form: Array<[string, string]> = [["grant_type", JWT_BEARER_GRANT], ["assertion", jag]];
+    if (this.scopes !== undefined) form.push(["scope", this.scopes.join(" ")]);
+    return this.tokenRequest("token", form);
+  }
 
   /** A token endpoint request with the client authenticated as its method says (RFC 6749 2.3, RFC 7523 2.2). */
   private tokenRequest(purpose: "token" | "refresh", form: Array<[string, string]>): AuthStep {

@@ -136,9 +136,15 @@ export interface AuthorizationServerMetadata {
 /**
  * An authorization server metadata document fetched for `expectedIssuer`, or why it is unusable:
  * its `issuer` must be exactly the one the well-known URL was built from (RFC 8414 3.3).
+ * Without an expected issuer (2025-03-26: the MCP server's origin stands in for an issuer it
+ * never named), the document's own http(s) `issuer` is taken.
  */
-export function readAuthorizationServerMetadata(body: unknown, expectedIssuer: string): { ok: true; value: AuthorizationServerMetadata } | { ok: false; reason: string } {
+export function readAuthorizationServerMetadata(body: unknown, expectedIssuer: string | undefined): { ok: true; value: AuthorizationServerMetadata } | { ok: false; reason: string } {
   if (!isJsonObject(body)) return { ok: false, reason: "the body is not a JSON object" };
+  if (expectedIssuer === undefined) {
+    if (typeof body.issuer !== "string" || parseHttpUrl(body.issuer) === undefined) return { ok: false, reason: "`issuer` is not an http(s) URL" };
+    expectedIssuer = body.issuer;
+  }
   if (body.issuer !== expectedIssuer) return { ok: false, reason: `issuer ${describe(body.issuer)} is not ${JSON.stringify(expectedIssuer)}, the issuer the metadata URL was built from (RFC 8414 3.3)` };
   const endpoint = (key: string): string | undefined | false => {
     const value = body[key];

@@ -9,7 +9,8 @@
 //     the Location header is the callback (as the suite's reference client does);
 //     MCP_CONFORMANCE_CONTEXT carries the pre-registered client (client_id, client_secret,
 //     issuer) and the client-credentials scenarios' client_id with client_secret or
-//     private_key_pem and signing_algorithm.
+//     private_key_pem and signing_algorithm, and the enterprise-managed scenario's IdP
+//     (idp_token_endpoint, idp_client_id, idp_id_token).
 //
 // Invariants:
 // - the listener answers only GET <callback path> and only once; it closes when the flow is
@@ -63,7 +64,10 @@ export function conformanceAuth(scenario: string, contextText: string | undefine
       : {
           clientId,
           ...(ctx.has("client_secret") ? { clientSecret: ctx.get("client_secret") as string } : {}),
-          ...(ctx.has("private_key_pem") ? { tokenEndpointAuthMethod: "private_key_jwt" } : {}),
+          ...(ctx.has("idp_id_token") && ctx.has("idp_token_endpoint") && ctx.has("idp_client_id")
+      ? { enterprise: { idpTokenEndpoint: ctx.get("idp_token_endpoint") as string, idpClientId: ctx.get("idp_client_id") as string, idToken: ctx.get("idp_id_token") as string } }
+      : {}),
+    ...(ctx.has("private_key_pem") ? { tokenEndpointAuthMethod: "private_key_jwt" } : {}),
           ...(ctx.has("issuer") ? { issuer: ctx.get("issuer") as string } : {}),
         };
   const auth: NodeHttpAuthOptions = {
@@ -73,6 +77,9 @@ export function conformanceAuth(scenario: string, contextText: string | undefine
     clientMetadata: { client_name: CLIENT_NAME },
     clientMetadataUrl: CONFORMANCE_CIMD_URL,
     ...(client !== undefined ? { client } : {}),
+    ...(ctx.has("idp_id_token") && ctx.has("idp_token_endpoint") && ctx.has("idp_client_id")
+      ? { enterprise: { idpTokenEndpoint: ctx.get("idp_token_endpoint") as string, idpClientId: ctx.get("idp_client_id") as string, idToken: ctx.get("idp_id_token") as string } }
+      : {}),
     ...(ctx.has("private_key_pem") ? { privateKeyPem: ctx.get("private_key_pem") as string, signingAlgorithm: ctx.get("signing_algorithm") ?? "ES256" } : {}),
     onError: (error) => process.stderr.write(`[auth] ${error.message}\n`),
   };

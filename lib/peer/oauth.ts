@@ -39,6 +39,8 @@ export interface HttpAuthOptions {
   /** private_key_jwt: a PKCS#8 PEM key and its JWS algorithm (default ES256). */
   readonly privateKeyPem?: string;
   readonly signingAlgorithm?: string;
+  /** Enterprise-managed authorization (SEP-990): the IdP token endpoint, its client id and the user's ID token. */
+  readonly enterprise?: AuthFlowOptions["enterprise"];
   /** Web Crypto (random bytes, signatures). */
   readonly crypto: WebCryptoLike;
   /** Wall clock, ms since the epoch. */
@@ -106,6 +108,7 @@ export class OAuthClient {
       ...(o.clientMetadata !== undefined ? { clientMetadata: o.clientMetadata } : {}),
       ...(o.clientMetadataUrl !== undefined ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
       ...(o.client !== undefined ? { client: o.client } : {}),
+      ...(o.enterprise !== undefined ? { enterprise: o.enterprise } : {}),
       ...(o.privateKeyPem !== undefined ? { signingAlgorithm: o.signingAlgorithm ?? "ES256" } : {}),
     };
     const flow = new AuthFlow(flowOptions);
