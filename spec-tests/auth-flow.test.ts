@@ -350,6 +350,19 @@ test("client credentials: with a secret, and with private_key_jwt through a sign
   assert.equal(body.get("client_assertion"), `${input}.c2lnbmF0dXJl`);
 });
 
+test("workload identity: the jwt-bearer grant presents the configured assertion; without one the flow fails", () => {
+  const flow = new AuthFlow(options({ grant: "jwt_bearer", assertion: "workload.jwt.sig", client: { clientId: "wif" } }));
+  discover(flow);
+  const req = expectFetch(flow.loaded(undefined), "token");
+  const body = form(req.request.body);
+  assert.equal(body.get("grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
+  assert.equal(body.get("assertion"), "workload.jwt.sig");
+  assert.equal(body.get("resource"), MCP);
+  const missing = new AuthFlow(options({ grant: "jwt_bearer", client: { clientId: "wif" } }));
+  discover(missing);
+  expectFailed(missing.loaded(undefined), "assertion");
+});
+
 test("enterprise-managed authorization: token exchange at the IdP, then the ID-JAG as a jwt-bearer grant", () => {
   const flow = new AuthFlow(options({ client: { clientId: "c", clientSecret: "s" }, enterprise: { idpTokenEndpoint: "https://idp.example.com/token", idpClientId: "idp-client", idToken: "id.token.x" } }));
   discover(flow);

@@ -68,8 +68,13 @@ export interface ClientMetadata {
 export interface AuthFlowOptions {
   /** The MCP server's URL (the one that answered 401/403). */
   readonly serverUrl: string;
-  /** authorization_code (default; a user in a browser) or client_credentials (a machine). */
-  readonly grant?: "authorization_code" | "client_credentials";
+  /**
+   * authorization_code (default; a user in a browser), client_credentials (a machine), or
+   * jwt_bearer (RFC 7523 2.1: a workload presents `assertion`, e.g. a federated identity JWT).
+   */
+  readonly grant?: "authorization_code" | "client_credentials" | "jwt_bearer";
+  /** The JWT for the jwt_bearer grant. */
+  readonly assertion?: string;
   /** Where the authorization server sends the browser back; required for authorization_code. */
   readonly redirectUri?: string;
   readonly clientMetadata?: ClientMetadata;
@@ -112,7 +117,7 @@ const ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token";
 
 export class AuthFlow {
   private readonly options: AuthFlowOptions;
-  private readonly grant: "authorization_code" | "client_credentials";
+  private readonly grant: "authorization_code" | "client_credentials" | "jwt_bearer";
   private waiting: Waiting = "nothing";
   private requests = 0;
   private prmQueue: string[] = [];
@@ -335,7 +340,7 @@ export class AuthFlow {
     // A public client asks for "none" unless the server does not offer it.
     const method = methods === undefined || methods.includes("none") ? "none" : methods.includes("client_secret_basic") ? "client_secret_basic" : methods.includes("client_secret_post") ? "client_secret_post" : "none";
     const body: { [key: string]: unknown } = { ...this.options.clientMetadata, token_endpoint_auth_method: method };
-    if (this.grant === "client_credentials") body.grant_types = ["client_credentials"];
+    if (this.grant !== "authorization_code") body.grant_types = [this.grant === "jwt_bearer" ? JWT_BEARER_GRANT : "client_credentials"];
     else {
       const redirect = this.options.redirectUri as string;
       body.redirect_uris = [redirect];
@@ -374,6 +379,13 @@ export class AuthFlow {
       if (enterprise.idpClientSecret !== undefined) form.push(["client_secret", enterprise.idpClientSecret]);
       if (this.scopes !== undefined) form.push(["scope", this.scopes.join(" ")]);
       return this.fetch("token-exchange", { method: "POST", url: enterprise.idpTokenEndpoint, headers: { "Content-Type": FORM, Accept: "application/json" }, body: formEncode(form) }, "exchange");
+    }
+    if (this.grant === "jwt_bearer") {
+      if (this.options.assertion === undefined || this.options.assertion === "") return this.fail("assertion", "a JWT for the jwt-bearer grant", "none configured");
+      const form: Array<[string, string]> = [["grant_type", JWT_BEARER_GRANT], ["assertion", this.options.assertion]];
+      if (this.scopes !== undefined) form.push(["scope", this.scopes.join(" ")]);
+      form.push(["resource", this.resource]);
+      return this.tokenRequest("token", form);
     }
     if (this.grant === "client_credentials") {
       const form: Array<[string, string]> = [["grant_type", "client_credentials"]];

@@ -10,7 +10,8 @@
 //     MCP_CONFORMANCE_CONTEXT carries the pre-registered client (client_id, client_secret,
 //     issuer) and the client-credentials scenarios' client_id with client_secret or
 //     private_key_pem and signing_algorithm, and the enterprise-managed scenario's IdP
-//     (idp_token_endpoint, idp_client_id, idp_id_token).
+//     (idp_token_endpoint, idp_client_id, idp_id_token), and the workload identity scenario's
+//     JWT (valid_jwt) for the jwt-bearer grant.
 //
 // Invariants:
 // - the listener answers only GET <callback path> and only once; it closes when the flow is
@@ -71,7 +72,8 @@ export function conformanceAuth(scenario: string, contextText: string | undefine
           ...(ctx.has("issuer") ? { issuer: ctx.get("issuer") as string } : {}),
         };
   const auth: NodeHttpAuthOptions = {
-    grant: clientCredentials ? "client_credentials" : "authorization_code",
+    grant: ctx.has("valid_jwt") ? "jwt_bearer" : clientCredentials ? "client_credentials" : "authorization_code",
+    ...(ctx.has("valid_jwt") ? { assertion: ctx.get("valid_jwt") as string } : {}),
     redirectUri: "http://localhost:3000/callback",
     onRedirect: headlessRedirect,
     clientMetadata: { client_name: CLIENT_NAME },

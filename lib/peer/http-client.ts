@@ -1228,9 +1228,14 @@ export interface HttpConnection<S = unknown> {
 }
 
 /** A Client over Streamable HTTP (or HTTP+SSE after a fallback), initialized and operating. */
+/** The server/discover probe's timeout when OAuth may run during it (default without OAuth: 5 s, client.ts). */
+const AUTH_PROBE_TIMEOUT_MS = 120_000;
+
 export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<HttpConnection<S>> {
   const transport = new HttpClientTransport<S>(options);
-  const client = new Client(transport, options);
+  // With OAuth, the probe's answer may wait for an authorization (a user at a browser): the probe
+  // timeout that tells a silent older server apart must not run out during it.
+  const client = new Client(transport, options.auth !== undefined && options.probeTimeoutMs === undefined ? { ...options, probeTimeoutMs: AUTH_PROBE_TIMEOUT_MS } : options);
   // client.input follows the Client to a new engine when its modern probe falls back to initialize.
   transport.attach(client.input);
   let server: ConnectResult;

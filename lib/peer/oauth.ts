@@ -21,8 +21,9 @@ const MAX_BODY = 1024 * 1024;
 export type AuthFetch = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{ readonly status: number; text(): Promise<string> }>;
 
 export interface HttpAuthOptions {
-  /** authorization_code (default) or client_credentials. */
-  readonly grant?: "authorization_code" | "client_credentials";
+  /** authorization_code (default), client_credentials, or jwt_bearer with `assertion` (workload identity). */
+  readonly grant?: "authorization_code" | "client_credentials" | "jwt_bearer";
+  readonly assertion?: string;
   /** Where the authorization server sends the browser back (a loopback URL the host listens on). */
   readonly redirectUri?: string;
   /**
@@ -109,6 +110,7 @@ export class OAuthClient {
       ...(o.clientMetadataUrl !== undefined ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
       ...(o.client !== undefined ? { client: o.client } : {}),
       ...(o.enterprise !== undefined ? { enterprise: o.enterprise } : {}),
+      ...(o.assertion !== undefined ? { assertion: o.assertion } : {}),
       ...(o.privateKeyPem !== undefined ? { signingAlgorithm: o.signingAlgorithm ?? "ES256" } : {}),
     };
     const flow = new AuthFlow(flowOptions);
