@@ -112,7 +112,7 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
     (k) =>
       k.kty === params.kty &&
       (params.crv === undefined || k.crv === params.crv) &&
-      (k.alg === undefined || k.alg === alg) &&
+      (k.alg === undefined || k.alg === alg || (params.kty === "OKP" && (k.alg === "EdDSA" || k.alg === "Ed25519"))) &&
       (k.use === undefined || k.use === "sig") &&
       (kid === undefined || k.kid === kid),
   );
