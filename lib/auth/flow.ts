@@ -238,7 +238,7 @@ export class AuthFlow {
     if (!/^[A-Za-z0-9_-]+$/.test(signature)) return this.fail("signature", "a base64url signature", "other characters");
     const form = this.pendingForm;
     form.push(["client_assertion_type", JWT_BEARER], ["client_assertion", `${this.assertionInput}.${signature}`]);
-    return this.fetch("token", { method: "POST", url: (this.metadata as AuthorizationServerMetadata).tokenEndpoint, headers: { "Content-Type": FORM, Accept: "application/json" }, body: formEncode(form) });
+    return this.emit("token", { method: "POST", url: (this.metadata as AuthorizationServerMetadata).tokenEndpoint, headers: { "Content-Type": FORM, Accept: "application/json" }, body: formEncode(form) });
   }
 
   // ── discovery ───────────────────────────────────────────────────────────────
@@ -254,7 +254,7 @@ export class AuthFlow {
       this.asmQueue = authorizationServerMetadataUrls(this.issuer);
       return this.nextAsm();
     }
-    return this.fetch("protected-resource-metadata", { method: "GET", url, headers: { Accept: "application/json" } }, "prm");
+    return this.emit("protected-resource-metadata", { method: "GET", url, headers: { Accept: "application/json" } }, "prm");
   }
 
   private onPrm(response: AuthHttpResponse): AuthStep {
@@ -278,7 +278,7 @@ export class AuthFlow {
       if (!this.legacy) return this.fail("authorization-server-metadata", `metadata of ${this.issuer} at a well-known URL`, "none found");
       return this.useMetadata(defaultEndpoints(this.options.serverUrl) as AuthorizationServerMetadata);
     }
-    return this.fetch("authorization-server-metadata", { method: "GET", url, headers: { Accept: "application/json" } }, "asm");
+    return this.emit("authorization-server-metadata", { method: "GET", url, headers: { Accept: "application/json" } }, "asm");
   }
 
   private onAsm(response: AuthHttpResponse): AuthStep {
@@ -332,7 +332,7 @@ export class AuthFlow {
     if (metadata.registrationEndpoint === undefined) {
       return this.fail("client-identity", "a pre-registered client, a client ID metadata document the server accepts, or a registration_endpoint", "none of them");
     }
-    return this.fetch("registration", { method: "POST", url: metadata.registrationEndpoint, headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(this.registrationBody(metadata)) }, "register");
+    return this.emit("registration", { method: "POST", url: metadata.registrationEndpoint, headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(this.registrationBody(metadata)) }, "register");
   }
 
   private registrationBody(metadata: AuthorizationServerMetadata): { [key: string]: unknown } {
@@ -378,7 +378,7 @@ export class AuthFlow {
       ];
       if (enterprise.idpClientSecret !== undefined) form.push(["client_secret", enterprise.idpClientSecret]);
       if (this.scopes !== undefined) form.push(["scope", this.scopes.join(" ")]);
-      return this.fetch("token-exchange", { method: "POST", url: enterprise.idpTokenEndpoint, headers: { "Content-Type": FORM, Accept: "application/json" }, body: formEncode(form) }, "exchange");
+      return this.emit("token-exchange", { method: "POST", url: enterprise.idpTokenEndpoint, headers: { "Content-Type": FORM, Accept: "application/json" }, body: formEncode(form) }, "exchange");
     }
     if (this.grant === "jwt_bearer") {
       if (this.options.assertion === undefined || this.options.assertion === "") return this.fail("assertion", "a JWT for the jwt-bearer grant", "none configured");
@@ -451,7 +451,7 @@ export class AuthFlow {
       form.push(["client_id", client.clientId]);
       if (method === "client_secret_post") form.push(["client_secret", client.clientSecret ?? ""]);
     }
-    return this.fetch(purpose, { method: "POST", url: metadata.tokenEndpoint, headers, body: formEncode(form) }, purpose);
+    return this.emit(purpose, { method: "POST", url: metadata.tokenEndpoint, headers, body: formEncode(form) }, purpose);
   }
 
   private refreshSigning = false;
@@ -494,7 +494,7 @@ export class AuthFlow {
 
   // ── plumbing ────────────────────────────────────────────────────────────────
 
-  private fetch(purpose: Extract<AuthStep, { kind: "fetch" }>["purpose"], request: AuthHttpRequest, waiting: Waiting = purpose === "refresh" ? "refresh" : "token"): AuthStep {
+  private emit(purpose: Extract<AuthStep, { kind: "fetch" }>["purpose"], request: AuthHttpRequest, waiting: Waiting = purpose === "refresh" ? "refresh" : "token"): AuthStep {
     const max = this.options.maxRequests ?? 16;
     if (this.requests >= max) return this.fail("request-limit", `at most ${max} requests in one flow`, `request ${this.requests + 1}`);
     this.requests++;
