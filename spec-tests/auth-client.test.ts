@@ -4,7 +4,7 @@
 // the flow with an OAuthFlowError, never a crash.
 
 import assert from "node:assert/strict";
-import { webcrypto } from "node:crypto";
+import { createHash, webcrypto } from "node:crypto";
 import { test } from "node:test";
 import type { OAuthFlowError } from "../lib/auth/errors.js";
 import type { CredentialStore, StoredCredentials } from "../lib/auth/types.js";
@@ -16,7 +16,7 @@ const WWW = `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth
 
 function fakeAs(overrides: { token?: () => { status: number; body: unknown } | Promise<never> } = {}): { fetch: AuthFetch; calls: string[] } {
   const calls: string[] = [];
-  const json = (status: number, body: unknown): { status: number; text(): Promise<string> } => ({ status, text: async () => (typeof body === "string" ? body : JSON.stringify(body)) });
+  const json = (status: number, body: unknown): { status: number; headers: { get(name: string): string | null }; text(): Promise<string> } => ({ status, headers: { get: () => null }, text: async () => (typeof body === "string" ? body : JSON.stringify(body)) });
   const fetch: AuthFetch = async (url) => {
     calls.push(url);
     if (url.endsWith("/oauth-protected-resource/mcp")) return json(200, { resource: MCP, authorization_servers: [AS] });
@@ -120,3 +120,57 @@ test("client credentials with private_key_jwt: the assertion is signed through W
 });
 
 declare function btoa(data: string): string;
+
+test("DPoP (RFC 9449): proofs at the token endpoint, a resend with the server's nonce, then the DPoP scheme and a fresh proof per request", async () => {
+  const proofs: string[] = [];
+  const as = fakeAs({ token: () => ({ status: 200, body: { access_token: "bound", token_type: "DPoP" } }) });
+  let challenged = false;
+  const fetch: AuthFetch = async (url, init) => {
+    if (url === `${AS}/.well-known/oauth-authorization-server`) {
+      const doc = JSON.parse(await (await as.fetch(url, init)).text()) as object;
+      return { status: 200, headers: { get: () => null }, text: async () => JSON.stringify({ ...doc, dpop_signing_alg_values_supported: ["ES256"] }) };
+    }
+    if (url === `${AS}/token`) {
+      proofs.push(init.headers.DPoP ?? "");
+      if (!challenged) {
+        challenged = true;
+        return { status: 400, headers: { get: (n: string) => (n === "dpop-nonce" ? "as-nonce-1" : null) }, text: async () => JSON.stringify({ error: "use_dpop_nonce" }) };
+      }
+    }
+    return as.fetch(url, init);
+  };
+  const { oauth, errors } = client(fetch, { dpop: true });
+  assert.equal(await oauth.refused(MCP, 401, 'DPoP resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"', undefined), true, JSON.stringify(errors.map((e) => e.message)));
+  assert.equal(proofs.length, 2, "one resend after use_dpop_nonce");
+  const decode = (jwt: string): { header: { typ?: string; jwk?: { d?: string; kty?: string } }; claims: { jti?: string; htm?: string; htu?: string; nonce?: string; ath?: string } } => {
+    const [h, p] = jwt.split(".") as [string, string];
+    return { header: JSON.parse(Buffer.from(h, "base64url").toString()), claims: JSON.parse(Buffer.from(p, "base64url").toString()) };
+  };
+  const [first, second] = proofs.map(decode) as [ReturnType<typeof decode>, ReturnType<typeof decode>];
+  assert.equal(first.header.typ, "dpop+jwt");
+  assert.equal(first.header.jwk?.kty, "EC");
+  assert.equal(first.header.jwk?.d, undefined);
+  assert.deepEqual([first.claims.htm, first.claims.htu, first.claims.nonce], ["POST", `${AS}/token`, undefined]);
+  assert.equal(second.claims.nonce, "as-nonce-1");
+  assert.notEqual(first.claims.jti, second.claims.jti);
+  assert.equal(oauth.authorization(), "DPoP bound");
+  const headers = await oauth.headersFor("POST", `${MCP}?x=1`);
+  const resourceProof = decode(headers.DPoP ?? "");
+  assert.equal(resourceProof.claims.htu, MCP, "htu without the query");
+  assert.equal(resourceProof.claims.ath, createHash("sha256").update("bound").digest("base64url"));
+  assert.equal(oauth.nonceChallenge(401, 'DPoP error="use_dpop_nonce"', "rs-nonce"), true);
+  assert.equal(decode((await oauth.headersFor("GET", MCP)).DPoP ?? "").claims.nonce, "rs-nonce");
+  assert.equal(oauth.nonceChallenge(401, 'DPoP error="invalid_token"', "n"), false);
+  assert.equal(oauth.nonceChallenge(401, 'DPoP error="use_dpop_nonce"', null), false);
+});
+
+test("without dpop (or when the server does not list ES256) tokens are Bearer, and a DPoP token_type is refused", async () => {
+  const as = fakeAs({ token: () => ({ status: 200, body: { access_token: "bound", token_type: "DPoP" } }) });
+  const { oauth, errors } = client(as.fetch, { dpop: true });
+  assert.equal(await oauth.refused(MCP, 401, WWW, undefined), false);
+  assert.match(errors[0]?.got ?? "", /not Bearer/);
+  assert.deepEqual(await oauth.headersFor("POST", MCP), {});
+  const plain = client(fakeAs().fetch);
+  await plain.oauth.refused(MCP, 401, WWW, undefined);
+  assert.deepEqual(Object.keys(await plain.oauth.headersFor("POST", MCP)), ["Authorization"]);
+});

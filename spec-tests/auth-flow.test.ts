@@ -413,3 +413,21 @@ test("a flow makes at most maxRequests requests", () => {
   expectFetch(flow.receive({ status: 404, body: undefined }), "protected-resource-metadata");
   expectFailed(flow.receive({ status: 404, body: undefined }), "request-limit");
 });
+
+test("DPoP: token requests are marked for a proof only when the host can sign and the server lists the algorithm", () => {
+  const run = (dpopAlgorithm: string | undefined, listed: string[] | undefined): Extract<AuthStep, { kind: "fetch" }> => {
+    const flow = new AuthFlow(options({ client: { clientId: "c" }, ...(dpopAlgorithm !== undefined ? { dpopAlgorithm } : {}) }));
+    discover(flow, prm(), asm(listed === undefined ? {} : { dpop_signing_alg_values_supported: listed }));
+    const authorize = flow.loaded(undefined) as Extract<AuthStep, { kind: "authorize" }>;
+    return expectFetch(flow.redirected(callback(authorize)), "token");
+  };
+  assert.equal(run("ES256", ["ES256"]).dpop, true);
+  assert.equal(run("ES256", ["RS256"]).dpop, undefined);
+  assert.equal(run(undefined, ["ES256"]).dpop, undefined);
+  assert.equal(run("ES256", undefined).dpop, undefined);
+  const flow = new AuthFlow(options({ client: { clientId: "c" }, dpopAlgorithm: "ES256" }));
+  discover(flow, prm(), asm({ dpop_signing_alg_values_supported: ["ES256"] }));
+  flow.redirected(callback(flow.loaded(undefined) as Extract<AuthStep, { kind: "authorize" }>));
+  const done = flow.receive({ status: 200, body: { access_token: "t", token_type: "DPoP" } });
+  assert.equal((done as Extract<AuthStep, { kind: "done" }>).tokens.tokenType, "DPoP");
+});

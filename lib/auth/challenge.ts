@@ -123,9 +123,13 @@ export interface BearerChallenge {
   readonly errorDescription: string | undefined;
 }
 
-/** The first Bearer challenge of a WWW-Authenticate value, or undefined when there is none. */
+/**
+ * The first Bearer challenge of a WWW-Authenticate value (else the first DPoP one, RFC 9449 7.1,
+ * whose parameters mean the same), or undefined when there is neither.
+ */
 export function bearerChallenge(header: string | null | undefined): BearerChallenge | undefined {
-  const challenge = parseChallenges(header).find((c) => c.scheme === "bearer");
+  const all = parseChallenges(header);
+  const challenge = all.find((c) => c.scheme === "bearer") ?? all.find((c) => c.scheme === "dpop");
   if (challenge === undefined) return undefined;
   const scope = challenge.params.get("scope");
   return {

@@ -49,7 +49,13 @@ export interface AuthHttpResponse {
 }
 
 export type AuthStep =
-  | { readonly kind: "fetch"; readonly purpose: "protected-resource-metadata" | "authorization-server-metadata" | "registration" | "token-exchange" | "token" | "refresh"; readonly request: AuthHttpRequest }
+  | {
+      readonly kind: "fetch";
+      readonly purpose: "protected-resource-metadata" | "authorization-server-metadata" | "registration" | "token-exchange" | "token" | "refresh";
+      readonly request: AuthHttpRequest;
+      /** Send a DPoP proof (RFC 9449 5) for this request: the token will be bound to the host's DPoP key. */
+      readonly dpop?: true;
+    }
   | { readonly kind: "load"; readonly issuer: string }
   | { readonly kind: "authorize"; readonly url: string; readonly redirectUri: string }
   | { readonly kind: "sign"; readonly alg: string; readonly signingInput: string }
@@ -89,6 +95,8 @@ export interface AuthFlowOptions {
   /** n random bytes (crypto.getRandomValues); used for PKCE, state and assertion ids. */
   readonly randomBytes: (n: number) => Uint8Array;
   readonly maxRequests?: number;
+  /** The host can sign DPoP proofs with this algorithm: tokens are DPoP-bound where the server supports it. */
+  readonly dpopAlgorithm?: string;
   /**
    * Enterprise-managed authorization (SEP-990, an extension): the user's ID token from the
    * enterprise IdP is exchanged there (RFC 8693) for an identity assertion grant (ID-JAG) for
@@ -469,7 +477,7 @@ export class AuthFlow {
   private onToken(response: AuthHttpResponse): AuthStep {
     const refreshing = this.waiting === "refresh" || this.refreshSigning;
     this.refreshSigning = false;
-    const read = readTokenResponse(response.status, response.body, this.options.now);
+    const read = readTokenResponse(response.status, response.body, this.options.now, this.useDpop());
     if (!read.ok) {
       // A refused refresh is not the end: the user authorizes again (the stored tokens are dropped).
       if (refreshing) {
@@ -499,7 +507,14 @@ export class AuthFlow {
     if (this.requests >= max) return this.fail("request-limit", `at most ${max} requests in one flow`, `request ${this.requests + 1}`);
     this.requests++;
     this.waiting = waiting;
-    return { kind: "fetch", purpose, request };
+    const dpop = (purpose === "token" || purpose === "refresh") && this.useDpop();
+    return dpop ? { kind: "fetch", purpose, request, dpop: true } : { kind: "fetch", purpose, request };
+  }
+
+  /** DPoP when the host can sign proofs and the authorization server lists the algorithm. */
+  private useDpop(): boolean {
+    const alg = this.options.dpopAlgorithm;
+    return alg !== undefined && (this.metadata?.dpopAlgorithms ?? []).includes(alg);
   }
 
   private fail(rule: string, expected: string, got: string, oauthError?: string): AuthStep {

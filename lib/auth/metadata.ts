@@ -131,6 +131,8 @@ export interface AuthorizationServerMetadata {
   readonly issParameterSupported: boolean;
   /** True for the 2025-03-26 default endpoints (no document was found). */
   readonly fallback: boolean;
+  /** dpop_signing_alg_values_supported (RFC 9449 5.1); absent: no DPoP. */
+  readonly dpopAlgorithms?: readonly string[];
 }
 
 /**
@@ -170,6 +172,7 @@ export function readAuthorizationServerMetadata(body: unknown, expectedIssuer: s
       cimdSupported: body.client_id_metadata_document_supported === true,
       issParameterSupported: body.authorization_response_iss_parameter_supported === true,
       fallback: false,
+      ...(strings(body.dpop_signing_alg_values_supported) !== undefined ? { dpopAlgorithms: strings(body.dpop_signing_alg_values_supported) } : {}),
     },
   };
 }

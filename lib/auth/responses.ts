@@ -4,7 +4,8 @@
 // Invariants:
 // - bodies are `unknown` (already JSON-parsed by the host, or undefined): only fields of the
 //   right type are read, and error texts quoted back are clipped;
-// - a token type other than Bearer is refused (a DPoP-bound token cannot be used as a bearer).
+// - a token type other than Bearer is refused (a DPoP-bound token cannot be used as a bearer),
+//   except DPoP when the request carried a DPoP proof.
 
 import { isJsonObject } from "../envelope.js";
 import { splitScope } from "./challenge.js";
@@ -32,19 +33,20 @@ function failure(status: number, body: unknown): { ok: false; reason: string; oa
 }
 
 /** A token endpoint answer; `now` (ms) turns expires_in into an expiry. */
-export function readTokenResponse(status: number, body: unknown, now: number): Read<GrantedTokens> {
+export function readTokenResponse(status: number, body: unknown, now: number, dpop = false): Read<GrantedTokens> {
   if (status !== 200) return failure(status, body);
   if (!isJsonObject(body)) return { ok: false, reason: "HTTP 200 without a JSON object body", oauthError: undefined };
   if (typeof body.access_token !== "string" || body.access_token === "") return { ok: false, reason: "no access_token", oauthError: undefined };
   // RFC 6749 requires token_type; some servers omit it, and a missing one is read as Bearer.
   const tokenType = typeof body.token_type === "string" ? body.token_type : "Bearer";
-  if (tokenType.toLowerCase() !== "bearer") return { ok: false, reason: `token_type ${JSON.stringify(tokenType.slice(0, 40))}, not Bearer`, oauthError: undefined };
+  const type = tokenType.toLowerCase();
+  if (type !== "bearer" && !(dpop && type === "dpop")) return { ok: false, reason: `token_type ${JSON.stringify(tokenType.slice(0, 40))}, not Bearer${dpop ? " or DPoP" : ""}`, oauthError: undefined };
   const expiresIn = typeof body.expires_in === "number" && Number.isFinite(body.expires_in) && body.expires_in >= 0 ? body.expires_in : undefined;
   return {
     ok: true,
     value: {
       accessToken: body.access_token,
-      tokenType: "Bearer",
+      tokenType: type === "dpop" ? "DPoP" : "Bearer",
       refreshToken: typeof body.refresh_token === "string" && body.refresh_token !== "" ? body.refresh_token : undefined,
       expiresAt: expiresIn === undefined ? undefined : now + expiresIn * 1000,
       scope: typeof body.scope === "string" ? splitScope(body.scope) : undefined,

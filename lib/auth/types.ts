@@ -75,6 +75,9 @@ export interface SubtleLike {
   importKey(format: string, keyData: unknown, algorithm: unknown, extractable: boolean, usages: string[]): Promise<unknown>;
   sign(algorithm: unknown, key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
   verify(algorithm: unknown, key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
+  /** For DPoP keys (a P-256 pair made per client). */
+  generateKey(algorithm: unknown, extractable: boolean, usages: string[]): Promise<unknown>;
+  exportKey(format: string, key: unknown): Promise<unknown>;
 }
 
 /** The runtime's Web Crypto object (globalThis.crypto in browsers, Node 20+, Deno, Bun, Workers). */

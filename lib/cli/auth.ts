@@ -13,6 +13,8 @@
 //     (idp_token_endpoint, idp_client_id, idp_id_token), and the workload identity scenario's
 //     JWT (valid_jwt) for the jwt-bearer grant.
 //
+// Both modes bind tokens to a DPoP key where the authorization server offers it (RFC 9449).
+//
 // Invariants:
 // - the listener answers only GET <callback path> and only once; it closes when the flow is
 //   over or the CLI exits (close());
@@ -78,6 +80,7 @@ export function conformanceAuth(scenario: string, contextText: string | undefine
     onRedirect: headlessRedirect,
     clientMetadata: { client_name: CLIENT_NAME },
     clientMetadataUrl: CONFORMANCE_CIMD_URL,
+    dpop: true,
     ...(client !== undefined ? { client } : {}),
     ...(ctx.has("idp_id_token") && ctx.has("idp_token_endpoint") && ctx.has("idp_client_id")
       ? { enterprise: { idpTokenEndpoint: ctx.get("idp_token_endpoint") as string, idpClientId: ctx.get("idp_client_id") as string, idToken: ctx.get("idp_id_token") as string } }
@@ -114,6 +117,7 @@ export async function interactiveAuth(write: (text: string) => void): Promise<Cl
   const auth: NodeHttpAuthOptions = {
     redirectUri: `http://127.0.0.1:${port}/callback`,
     clientMetadata: { client_name: CLIENT_NAME },
+    dpop: true,
     ...(process.env.MCP_CLIENT_METADATA_URL !== undefined ? { clientMetadataUrl: process.env.MCP_CLIENT_METADATA_URL } : {}),
     onRedirect: (url) =>
       new Promise<string>((resolve, reject) => {

@@ -1084,8 +1084,18 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   private async fetchRaw(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
     const auth = this.oauth;
     if (auth === undefined) return this.fetchOnce(url, method, headers, body, ctl);
-    const sent = auth.authorization();
-    const res = await this.fetchOnce(url, method, sent === undefined ? headers : { ...headers, Authorization: sent }, body, ctl);
+    // With the current token (and DPoP proof); a DPoP nonce demanded by the server gets one resend.
+    const send = async (): Promise<{ res: ResponseLike; sent: string | undefined }> => {
+      let extra = await auth.headersFor(method, url);
+      let res = await this.fetchOnce(url, method, { ...headers, ...extra }, body, ctl);
+      if (auth.nonceChallenge(res.status, res.headers.get("www-authenticate"), res.headers.get("dpop-nonce"))) {
+        await discard(res);
+        extra = await auth.headersFor(method, url);
+        res = await this.fetchOnce(url, method, { ...headers, ...extra }, body, ctl);
+      }
+      return { res, sent: extra.Authorization };
+    };
+    const { res, sent } = await send();
     const www = res.headers.get("www-authenticate");
     const refused = res.status === 401 || (res.status === 403 && bearerChallenge(www)?.error === "insufficient_scope");
     if (!refused) {
@@ -1094,8 +1104,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     }
     if (!this.active || !(await auth.refused(this.url, res.status, www, sent))) return res;
     await discard(res);
-    const again = auth.authorization();
-    return this.fetchOnce(url, method, again === undefined ? headers : { ...headers, Authorization: again }, body, ctl);
+    return (await send()).res;
   }
 
   private fetchOnce(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {

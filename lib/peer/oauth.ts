@@ -8,17 +8,24 @@
 // - bounded: at most `maxAuthorizations` (default 3) flows without an accepted request in
 //   between, so a server that keeps refusing cannot loop us (MCP "retry limits");
 // - a flow's failure is reported (onError) and the refusal goes back to the caller unchanged;
-// - response bodies read for the flow are capped (MAX_BODY characters) before JSON parsing.
+// - response bodies read for the flow are capped (MAX_BODY characters) before JSON parsing;
+// - DPoP (RFC 9449, option `dpop`): one P-256 key per client, made through Web Crypto on first
+//   use (its private half never extractable); a fresh proof (own jti) for each token request
+//   and each request presenting the token; a server's use_dpop_nonce is honoured by one resend
+//   with its nonce, per request.
 
 import { AuthFlow, type AuthFlowOptions, type AuthStep, type ClientMetadata } from "../auth/flow.js";
 import { OAuthFlowError } from "../auth/errors.js";
 import { importPrivateKeyPem, signJws } from "../auth/jwt.js";
+import { bearerChallenge } from "../auth/challenge.js";
+import { DPOP_ALG, dpopSigningInput } from "../auth/dpop.js";
+import { base64urlEncode } from "../auth/encoding.js";
 import { MemoryCredentialStore, type ClientInformation, type CredentialStore, type TokenSet, type WebCryptoLike } from "../auth/types.js";
 
 const MAX_BODY = 1024 * 1024;
 
 /** The fetch the flow uses: the transport's own (FetchLike) fits. */
-export type AuthFetch = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{ readonly status: number; text(): Promise<string> }>;
+export type AuthFetch = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{ readonly status: number; readonly headers: { get(name: string): string | null }; text(): Promise<string> }>;
 
 export interface HttpAuthOptions {
   /** authorization_code (default), client_credentials, or jwt_bearer with `assertion` (workload identity). */
@@ -47,6 +54,8 @@ export interface HttpAuthOptions {
   /** Wall clock, ms since the epoch. */
   readonly now: () => number;
   readonly maxAuthorizations?: number;
+  /** Bind tokens to a DPoP key (RFC 9449) where the authorization server supports ES256 proofs. Default false. */
+  readonly dpop?: boolean;
   /** Flow failures (the request that triggered it then fails with the server's refusal). */
   readonly onError?: (error: OAuthFlowError) => void;
 }
@@ -59,6 +68,9 @@ export class OAuthClient {
   private running: Promise<boolean> | undefined;
   private flowsWithoutSuccess = 0;
   private signingKey: Promise<unknown> | undefined;
+  private dpopKey: Promise<{ privateKey: unknown; jwk: { [key: string]: unknown } }> | undefined;
+  private asNonce: string | undefined;
+  private rsNonce: string | undefined;
 
   constructor(options: HttpAuthOptions, fetchFn: AuthFetch) {
     this.options = options;
@@ -68,7 +80,51 @@ export class OAuthClient {
 
   /** The Authorization header for the next request, if there is a token. */
   authorization(): string | undefined {
-    return this.tokens === undefined ? undefined : `Bearer ${this.tokens.accessToken}`;
+    return this.tokens === undefined ? undefined : `${this.tokens.tokenType === "DPoP" ? "DPoP" : "Bearer"} ${this.tokens.accessToken}`;
+  }
+
+  /** The headers that present the token on a request to `url`: Authorization, and a DPoP proof for a DPoP-bound token. */
+  async headersFor(method: string, url: string): Promise<Record<string, string>> {
+    const authorization = this.authorization();
+    if (authorization === undefined) return {};
+    const tokens = this.tokens as TokenSet;
+    if (tokens.tokenType !== "DPoP") return { Authorization: authorization };
+    try {
+      return { Authorization: authorization, DPoP: await this.proof(method, url, this.rsNonce, tokens.accessToken) };
+    } catch {
+      // No proof can be made (the key is gone): the server's refusal will say so.
+      return { Authorization: authorization };
+    }
+  }
+
+  /**
+   * A 401 use_dpop_nonce from the MCP server (RFC 9449 9): keeps its nonce; true when the
+   * request should be sent again with a fresh proof.
+   */
+  nonceChallenge(status: number, wwwAuthenticate: string | null, nonce: string | null): boolean {
+    if (status !== 401 || nonce === null || this.tokens?.tokenType !== "DPoP") return false;
+    if (bearerChallenge(wwwAuthenticate)?.error !== "use_dpop_nonce") return false;
+    this.rsNonce = nonce;
+    return true;
+  }
+
+  private async proof(method: string, url: string, nonce: string | undefined, accessToken?: string): Promise<string> {
+    const o = this.options;
+    this.dpopKey ??= (async () => {
+      const pair = (await o.crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"])) as { privateKey: unknown; publicKey: unknown };
+      const jwk = (await o.crypto.subtle.exportKey("jwk", pair.publicKey)) as { [key: string]: unknown };
+      return { privateKey: pair.privateKey, jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } };
+    })();
+    const key = await this.dpopKey;
+    const input = dpopSigningInput(key.jwk, DPOP_ALG, {
+      method,
+      url,
+      iat: Math.floor(o.now() / 1000),
+      jti: base64urlEncode(o.crypto.getRandomValues(new Uint8Array(16))),
+      ...(nonce !== undefined ? { nonce } : {}),
+      ...(accessToken !== undefined ? { accessToken } : {}),
+    });
+    return `${input}.${await signJws(o.crypto, key.privateKey, DPOP_ALG, input)}`;
   }
 
   /** The current tokens (after a flow). */
@@ -111,6 +167,7 @@ export class OAuthClient {
       ...(o.client !== undefined ? { client: o.client } : {}),
       ...(o.enterprise !== undefined ? { enterprise: o.enterprise } : {}),
       ...(o.assertion !== undefined ? { assertion: o.assertion } : {}),
+      ...(o.dpop === true ? { dpopAlgorithm: DPOP_ALG } : {}),
       ...(o.privateKeyPem !== undefined ? { signingAlgorithm: o.signingAlgorithm ?? "ES256" } : {}),
     };
     const flow = new AuthFlow(flowOptions);
@@ -118,20 +175,12 @@ export class OAuthClient {
       status,
       wwwAuthenticate,
       ...(this.tokens?.scope !== undefined ? { previousScopes: this.tokens.scope } : {}),
-      ...(sent !== undefined ? { rejectedToken: sent.replace(/^Bearer /, "") } : {}),
+      ...(sent !== undefined ? { rejectedToken: sent.replace(/^(Bearer|DPoP) /, "") } : {}),
     });
     for (;;) {
       switch (step.kind) {
         case "fetch": {
-          let response: { status: number; body: unknown };
-          try {
-            const res = await this.fetchFn(step.request.url, { method: step.request.method, headers: { ...step.request.headers }, ...(step.request.body !== undefined ? { body: step.request.body } : {}) });
-            response = { status: res.status, body: parseBody(await res.text()) };
-          } catch {
-            // Unreachable is like absent for discovery, and a failure for the token endpoint.
-            response = { status: 0, body: undefined };
-          }
-          step = flow.receive(response);
+          step = flow.receive(await this.send(step.request, step.dpop === true));
           break;
         }
         case "load":
@@ -166,6 +215,26 @@ export class OAuthClient {
           return true;
         case "failed":
           return this.failed(step.error);
+      }
+    }
+  }
+
+  /** One request of a flow; with DPoP, a proof, and one resend with the server's nonce when it asks (RFC 9449 8). */
+  private async send(request: { method: string; url: string; headers: { readonly [name: string]: string }; body?: string }, dpop: boolean): Promise<{ status: number; body: unknown }> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const headers: Record<string, string> = { ...request.headers };
+        if (dpop) headers.DPoP = await this.proof(request.method, request.url, this.asNonce);
+        const res = await this.fetchFn(request.url, { method: request.method, headers, ...(request.body !== undefined ? { body: request.body } : {}) });
+        const body = parseBody(await res.text());
+        const nonce = res.headers.get("dpop-nonce");
+        if (dpop && nonce !== null) this.asNonce = nonce;
+        const error = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : undefined;
+        if (dpop && attempt === 0 && res.status === 400 && error === "use_dpop_nonce" && nonce !== null) continue;
+        return { status: res.status, body };
+      } catch {
+        // Unreachable is like absent for discovery, and a failure for the token endpoint.
+        return { status: 0, body: undefined };
       }
     }
   }
