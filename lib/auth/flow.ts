@@ -10,7 +10,10 @@
 // S256 advertised → stored credentials of that issuer → refresh (with `resource`) when a
 // refresh token exists and this is not a step-up → client identity: stored, pre-registered,
 // client ID metadata document, dynamic registration → authorization code with PKCE, `state`,
-// `iss` (RFC 9207), `resource` (RFC 8707) — or client credentials (secret or private_key_jwt).
+// `iss` (RFC 9207), `resource` (RFC 8707) — or client credentials (secret or private_key_jwt),
+// a workload's jwt-bearer assertion (RFC 7523 2.1), or enterprise-managed authorization (an
+// IdP token exchange for an ID-JAG, then jwt-bearer). Token requests are marked for a DPoP
+// proof (RFC 9449) when the host can sign one and the server lists its algorithm.
 //
 // Invariants:
 // - no clock, no randomness, no I/O, no Promise: time (`now`) and random bytes come from the

@@ -12,4 +12,5 @@ export {
 } from "./metadata.js";
 export { protectedResource, type AuthRequest, type AuthenticateResult, type HttpAnswer, type ProtectedResource, type ProtectedResourceOptions } from "./resource-server.js";
 export { importPrivateKeyPem, jwtAccessTokenVerifier, signJws, signJwt, verifyJwt, type JwtVerifyOptions, type JwtVerifyResult } from "./jwt.js";
+export { DPOP_ALG, accessTokenHash, dpopSigningInput, type DpopProofClaims } from "./dpop.js";
 export { MemoryCredentialStore, type AuthInfo, type ClientInformation, type CredentialStore, type StoredCredentials, type TokenSet, type WebCryptoLike, type SubtleLike } from "./types.js";
