@@ -32,7 +32,11 @@
 //   11.9): the request settles with HttpAuthError (status, WWW-Authenticate, URL), attached
 //   to its synthesized error object so the Client rejects with it; without a request (the
 //   GET stream, DELETE) it goes to onError as HttpTransportError.auth. Only an older offer's
-//   initialize (e.2 item 22: any 4xx) still tries HTTP+SSE first.
+//   initialize (e.2 item 22: any 4xx) still tries HTTP+SSE first;
+// - with option `auth` (OAuth: oauth.ts, lib/auth/) every request carries the current token;
+//   a 401, or a 403 insufficient_scope, runs one authorization flow (shared by concurrent
+//   refusals) and the request is sent once more (a DPoP nonce demand: one resend); only a
+//   refusal that outlives that becomes the HttpAuthError above.
 
 import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../envelope.js";
