@@ -6,67 +6,16 @@
 // the query string, a forged token, and a step-up 403 that the client follows once.
 
 import assert from "node:assert/strict";
-import { randomBytes, webcrypto } from "node:crypto";
-import { createServer } from "node:http";
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import { bearerChallenge } from "../lib/auth/challenge.js";
-import { jwtAccessTokenVerifier } from "../lib/auth/jwt.js";
-import { protectedResource, type ProtectedResource } from "../lib/auth/resource-server.js";
 import { MemoryCredentialStore } from "../lib/auth/types.js";
-import { createReferenceServer } from "../lib/cli/reference-server.js";
 import { connectHttpNode } from "../lib/hosts/http-client-node.js";
-import { HttpHost } from "../lib/hosts/http-server.js";
 import type { OAuthFlowError } from "../lib/auth/errors.js";
-import { firstText, sleep, withTimeout } from "./support.js";
-import { startTestAuthServer, type TestAuthServer } from "./auth/test-as.js";
+import { firstText, withTimeout } from "./support.js";
+import { startTestAuthServer } from "./auth/test-as.js";
+import { after, headless, protectedServer } from "./auth/protected.js";
 
 const INFO = { name: "auth-e2e", version: "1" };
-
-/** Cleanup after a test (node:test's t.after, not in our declarations of node:test). */
-function after(t: TestContext, fn: () => Promise<void>): void {
-  (t as unknown as { after(fn: () => Promise<void>): void }).after(fn);
-}
-
-/** The reference server (plus a whoami tool reading ctx.auth) protected by the test AS, on 127.0.0.1. */
-async function protectedServer(t: TestContext, as: TestAuthServer, requiredScopes: string[] = []): Promise<{ url: string; resource: ProtectedResource; base: string }> {
-  const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) });
-  server.tool("whoami", { description: "who is asking", inputSchema: { type: "object" } }, (_args, ctx) => ({ content: [{ type: "text", text: `${ctx.auth?.subject} ${ctx.auth?.scopes.join(",")}` }] }));
-  let host: HttpHost | undefined;
-  const http = createServer((req, res) => host?.handle(req, res));
-  const port = await new Promise<number>((resolve) => {
-    http.listen(0, "127.0.0.1", () => {
-      const address = http.address();
-      resolve(typeof address === "object" && address !== null ? address.port : 0);
-    });
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const resource = protectedResource({
-    resource: `${base}/mcp`,
-    authorizationServers: [as.issuer],
-    scopesSupported: ["mcp:tools"],
-    requiredScopes,
-    verify: jwtAccessTokenVerifier({ crypto: webcrypto, jwks: as.jwks, issuer: as.issuer, audience: `${base}/mcp`, now: () => Date.now() }),
-  });
-  host = new HttpHost(server, { auth: resource, onError: () => {} });
-  after(
-    t,
-    () =>
-      new Promise<void>((resolve) => {
-        host?.closeAll();
-        http.close(() => resolve());
-        http.closeAllConnections();
-      }),
-  );
-  return { url: `${base}/mcp`, resource, base };
-}
-
-/** A browser that consents at once: the authorization server's redirect is the callback. */
-async function headless(url: string): Promise<string> {
-  const res = await fetch(url, { method: "GET", headers: {}, redirect: "manual" });
-  const location = res.headers.get("location");
-  if (location === null) throw new Error(`no redirect (HTTP ${res.status})`);
-  return location;
-}
 
 test("an unauthenticated request gets 401 naming the metadata, which is served at its well-known path", async (t) => {
   const as = await startTestAuthServer();
