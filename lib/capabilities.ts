@@ -1,4 +1,4 @@
-// Capabilities as bitmasks (DIGEST.md a.3). A capability object is turned into a mask once,
+// Capabilities as bitmasks (RULES.md C-10). A capability object is turned into a mask once,
 // when it becomes known (configuration, negotiation); gating then tests bits only.
 //
 // Presence rules: an object-valued capability is declared when its key is present, even as

@@ -62,7 +62,7 @@ export interface EngineOptions<R extends Role = Role> {
   firstRequestId?: number;
   /** Modern client: the logging level asked for in every request's `_meta` (2026-07-28). */
   logLevel?: string;
-  /** Modern server: put serverInfo in every result's `_meta` (g.1). Default true. */
+  /** Modern server: put serverInfo in every result's `_meta` (MOD-05). Default true. */
   serverInfoInResults?: boolean;
   /**
    * Modern server: answer server/discover whatever version it names, so a client can learn
@@ -73,7 +73,7 @@ export interface EngineOptions<R extends Role = Role> {
   discoverAnyVersion?: boolean;
   /** Server: instructions for the client, sent in the initialize result. */
   instructions?: string;
-  /** Flip the SHOULD-level lenient cells of the phase table (DESIGN.md section 4). Default false. */
+  /** Flip the SHOULD-level lenient cells of the phase table (ENG-03). Default false. */
   strict?: boolean;
   /** Server: answer initialize without asking the host. Default true. */
   autoInitialize?: boolean;

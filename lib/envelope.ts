@@ -1,4 +1,4 @@
-// JSON-RPC 2.0 envelope classification, as MCP narrows it (DIGEST.md b.1, b.2, f.3, f.4).
+// JSON-RPC 2.0 envelope classification, as MCP narrows it (RULES.md M-01…M-10, ID-01…ID-04, M-10, ID-02).
 //
 // classify() turns any JSON value into exactly one Envelope. It never throws and never
 // copies: params, result and error objects are the caller's objects, passed by reference.
@@ -191,7 +191,7 @@ export interface JsonRpcResultResponse {
 
 export interface JsonRpcErrorResponse {
   jsonrpc: "2.0";
-  /** null or absent only when the request's id could not be read (M-06, f.3). */
+  /** null or absent only when the request's id could not be read (M-06, M-10). */
   id?: RequestId | null;
   error: ErrorObject;
 }

@@ -5,7 +5,7 @@
 // - Violation: a record (never thrown) describing a rule the peer broke. The engine queues
 //   whatever reply it owes first, then reports the violation as an event.
 //
-// Both carry the rule id (DIGEST.md numbering: M-03, ID-02, L-10, ...), what was expected
+// Both carry the rule id (listed in RULES.md: M-03, ID-02, L-10, ...), what was expected
 // and what arrived, so a log line is enough to find the rule in the specification.
 
 /** JSON-RPC and MCP error codes. Codes from every version live here; which ones apply is decided by the version tables. */
@@ -36,7 +36,7 @@ export const ErrorCode = {
 
 export type ErrorCodeName = keyof typeof ErrorCode;
 
-/** Rule ids follow the digest's numbering (e.g. "M-03", "ID-02", "L-10"); a few engine-level rules use descriptive ids ("limit", "phase"). */
+/** Rule ids are the ids of RULES.md (e.g. "M-03", "ID-02", "LIM-01"), one scheme for protocol rules and our own policies. */
 export type RuleId = string;
 
 /** Describes a JSON value briefly, for "got" fields: type plus a short rendering. */

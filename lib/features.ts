@@ -1,5 +1,5 @@
-// Feature rules that depend on what happened earlier in the session (DIGEST.md b.6, b.13,
-// b.14, b.16, c.2): logging level, resource subscriptions, URL elicitations, completion
+// Feature rules that depend on what happened earlier in the session (RULES.md C-01…C-10, O-01…O-05,
+// K-03…K-05, TK-02…TK-08, E-01): logging level, resource subscriptions, URL elicitations, completion
 // caps, roots, `_meta` key rules, tool-level task support and the task status machine.
 //
 // The engine calls one hook per message and direction, after gate() and params validation:
@@ -33,7 +33,7 @@ export function severityOf(level: unknown): number | undefined {
 }
 
 /**
- * O-03 and g.1, decided here once: whether a log message of `level` goes to a client that asked
+ * O-03 and MOD-03, decided here once: whether a log message of `level` goes to a client that asked
  * for `threshold` (a level name, or undefined when it asked for none). Asked for: that level and
  * more severe ones. Not asked for: in 2026-07-28 nothing (servers MUST NOT log to a request that
  * did not carry a logLevel); in the session era everything (the server MAY choose, and clients
@@ -112,8 +112,8 @@ function local(rule: string, expected: string, got: string, method: string | und
 
 /** K-03/K-04: the first key of `meta` that breaks the version's key rules, with the rule. */
 export function metaKeyProblem(meta: unknown, version: SessionVersion): Refusal | undefined {
-  const index = VERSION_PROFILES[version].index;
-  if (!isJsonObject(meta) || index < VERSION_PROFILES["2025-06-18"].index) return undefined;
+  const rules = VERSION_PROFILES[version].metaKeyRules;
+  if (!isJsonObject(meta) || rules === "none") return undefined;
   for (const key of Object.keys(meta)) {
     const match = META_KEY.exec(key);
     if (match === null) return refusal(undefined, "K-03", "a _meta key of the form [prefix/]name", JSON.stringify(key));
@@ -121,7 +121,7 @@ export function metaKeyProblem(meta: unknown, version: SessionVersion): Refusal 
     if (prefix === undefined || KNOWN_RESERVED_KEYS.has(key)) continue;
     const labels = prefix.split(".");
     const reserved =
-      index >= VERSION_PROFILES["2025-11-25"].index
+      rules === "second-label"
         ? labels.length >= 2 && (labels[1] === "modelcontextprotocol" || labels[1] === "mcp")
         : labels.some((label, i) => i < labels.length - 1 && (label === "modelcontextprotocol" || label === "mcp"));
     if (reserved) return refusal(undefined, "K-04", "a _meta prefix not reserved by MCP", JSON.stringify(key));
@@ -129,9 +129,9 @@ export function metaKeyProblem(meta: unknown, version: SessionVersion): Refusal 
   return undefined;
 }
 
-/** Tasks exist from 2025-11-25 (a.4). */
+/** Tasks in the core protocol (the profile says which versions, MT-01). */
 function hasTasks(version: SessionVersion | undefined): boolean {
-  return version !== undefined && VERSION_PROFILES[version].index >= VERSION_PROFILES["2025-11-25"].index;
+  return version !== undefined && VERSION_PROFILES[version].coreTasks;
 }
 
 function urlElicitationIds(data: unknown): string[] | undefined {
@@ -166,8 +166,8 @@ function boundedAdd<K>(table: Set<K> | Map<K, unknown>, key: K, max: number, evi
   return true;
 }
 
-function full(what: string, max: number, got: string): Refusal {
-  return refusal(ErrorCode.InternalError, "limit", `at most ${max} ${what}`, got);
+function full(rule: string, what: string, max: number, got: string): Refusal {
+  return refusal(ErrorCode.InternalError, rule, `at most ${max} ${what}`, got);
 }
 
 /**
@@ -297,7 +297,7 @@ export class Features {
       }
     }
     if (method === "resources/subscribe" && typeof params?.uri === "string" && !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)) {
-      throw local("limit", `at most ${this.limits.maxSubscriptions} resource subscriptions`, "one more", method);
+      throw local("LIM-07", `at most ${this.limits.maxSubscriptions} resource subscriptions`, "one more", method);
     }
     if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId === "string") this.addUrlElicitation(params.elicitationId, true);
   }
@@ -337,12 +337,12 @@ export class Features {
     switch (method) {
       case "completion/complete": {
         const values = isJsonObject(result.completion) ? result.completion.values : undefined;
-        if (Array.isArray(values) && values.length > 100) throw local("a.1", "at most 100 completion values", `${values.length}`, method);
+        if (Array.isArray(values) && values.length > 100) throw local("CM-01", "at most 100 completion values", `${values.length}`, method);
         return;
       }
       case "roots/list": {
         const bad = firstNonFileRoot(result);
-        if (bad !== undefined) throw local("C-03", "root URIs starting with file://", describeValue(bad), method);
+        if (bad !== undefined) throw local("RT-01", "root URIs starting with file://", describeValue(bad), method);
         return;
       }
       case "logging/setLevel":
@@ -381,9 +381,9 @@ export class Features {
 
   /** Our error reply; -32042 must carry valid URL elicitations (2025-11-25). */
   outboundError(code: number, data: unknown, version: SessionVersion | undefined): void {
-    if (code !== ErrorCode.UrlElicitationRequired || version !== "2025-11-25") return;
+    if (code !== ErrorCode.UrlElicitationRequired || version === undefined || !VERSION_PROFILES[version].urlElicitationError) return;
     const ids = urlElicitationIds(data);
-    if (ids === undefined) throw local("c.2", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(data), undefined);
+    if (ids === undefined) throw local("E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(data), undefined);
     for (const id of ids) this.addUrlElicitation(id, true);
   }
 
@@ -394,12 +394,12 @@ export class Features {
     switch (method) {
       case "elicitation/create":
         if (params?.mode === "url" && typeof params.elicitationId === "string" && !this.addUrlElicitation(params.elicitationId, false)) {
-          return full("URL elicitations awaiting completion", this.limits.maxUrlElicitations, "one more");
+          return full("LIM-05", "URL elicitations awaiting completion", this.limits.maxUrlElicitations, "one more");
         }
         return undefined;
       case "resources/subscribe":
         if (typeof params?.uri === "string" && !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)) {
-          return full("resource subscriptions", this.limits.maxSubscriptions, "one more");
+          return full("LIM-07", "resource subscriptions", this.limits.maxSubscriptions, "one more");
         }
         return undefined;
       case "tools/call": {
@@ -458,11 +458,11 @@ export class Features {
         return this.recordToolTaskSupport(request, result, false);
       case "completion/complete": {
         const values = isJsonObject(result.completion) ? result.completion.values : undefined;
-        return Array.isArray(values) && values.length > 100 ? refusal(undefined, "a.1", "at most 100 completion values", `${values.length}`) : undefined;
+        return Array.isArray(values) && values.length > 100 ? refusal(undefined, "CM-01", "at most 100 completion values", `${values.length}`) : undefined;
       }
       case "roots/list": {
         const bad = firstNonFileRoot(result);
-        return bad === undefined ? undefined : refusal(undefined, "C-03", "root URIs starting with file://", describeValue(bad));
+        return bad === undefined ? undefined : refusal(undefined, "RT-01", "root URIs starting with file://", describeValue(bad));
       }
       case "tasks/result": {
         // TK-04: tasks/result answers only once the task has ended.
@@ -481,7 +481,7 @@ export class Features {
         if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) {
           return refusal(undefined, "TK-03", "CreateTaskResult {task} with a taskId and a task status for a task-augmented request", describeValue(result.task));
         }
-        if (!this.tasksThere.put(task.taskId, task.status, token)) return full("tasks that have not ended", this.limits.maxTasks, `task ${describeValue(task.taskId)}`);
+        if (!this.tasksThere.put(task.taskId, task.status, token)) return full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(task.taskId)}`);
         return undefined;
       }
     }
@@ -489,10 +489,10 @@ export class Features {
 
   /** The peer's error for our request. */
   inboundError(error: ErrorObject, version: SessionVersion | undefined): Refusal | undefined {
-    if (error.code !== ErrorCode.UrlElicitationRequired || version !== "2025-11-25") return undefined;
+    if (error.code !== ErrorCode.UrlElicitationRequired || version === undefined || !VERSION_PROFILES[version].urlElicitationError) return undefined;
     const ids = urlElicitationIds(error.data);
-    if (ids === undefined) return refusal(undefined, "c.2", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(error.data));
-    for (const id of ids) if (!this.addUrlElicitation(id, false)) return full("URL elicitations awaiting completion", this.limits.maxUrlElicitations, `elicitation ${describeValue(id)}`);
+    if (ids === undefined) return refusal(undefined, "E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(error.data));
+    for (const id of ids) if (!this.addUrlElicitation(id, false)) return full("LIM-05", "URL elicitations awaiting completion", this.limits.maxUrlElicitations, `elicitation ${describeValue(id)}`);
     return undefined;
   }
 
@@ -518,7 +518,7 @@ export class Features {
     const problem = this.taskUpdateProblem(this.tasksThere, task);
     if (problem !== undefined) return problem;
     const { taskId, status } = task as { taskId: string; status: string };
-    return this.tasksThere.put(taskId, status, undefined) ? undefined : full("tasks that have not ended", this.limits.maxTasks, `task ${describeValue(taskId)}`);
+    return this.tasksThere.put(taskId, status, undefined) ? undefined : full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(taskId)}`);
   }
 
   private taskUpdateProblem(tasks: TaskTable, task: JsonObject | undefined): Refusal | undefined {
@@ -549,7 +549,7 @@ export class Features {
     if (request?.cursor === undefined) this.toolTaskSupport.clear();
     for (const tool of result.tools) {
       if (!isJsonObject(tool) || typeof tool.name !== "string") continue;
-      if (!boundedAdd(this.toolTaskSupport, tool.name, this.limits.maxToolNames, ours)) return full("tool names", this.limits.maxToolNames, `tool ${describeValue(tool.name)}`);
+      if (!boundedAdd(this.toolTaskSupport, tool.name, this.limits.maxToolNames, ours)) return full("LIM-06", "tool names", this.limits.maxToolNames, `tool ${describeValue(tool.name)}`);
       const execution = isJsonObject(tool.execution) ? tool.execution : undefined;
       this.toolTaskSupport.set(tool.name, typeof execution?.taskSupport === "string" ? execution.taskSupport : "forbidden");
     }

@@ -1,4 +1,4 @@
-// Newline-delimited JSON framing (stdio, DIGEST.md e.1): bytes in, JSON values out, and
+// Newline-delimited JSON framing (stdio, RULES.md STD-01, STD-02): bytes in, JSON values out, and
 // the reverse.
 //
 //   chunk ──► scan new bytes for 0x0A ──► complete line ──► strip \r ──► UTF-8 (fatal) ──► JSON.parse ──► item

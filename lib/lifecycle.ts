@@ -1,4 +1,4 @@
-// The lifecycle as a table (L-01, L-03, L-06, g.12): for each role, the state an endpoint is
+// The lifecycle as a table (L-01, L-03, L-06, MOD-23): for each role, the state an endpoint is
 // in and the events that move it. A pair missing from the table is the violation, with the
 // rule the event cites; nothing else in the engine assigns a phase.
 //
@@ -40,7 +40,7 @@ const EVENT_RULE: Readonly<Record<LifecycleEvent, string>> = {
   "initialize-result-sent": "L-01",
   "initialize-refused": "L-01",
   "initialized-received": "L-06",
-  "modern-chosen": "g.12",
+  "modern-chosen": "MOD-23",
   closed: "S-01",
 };
 

@@ -1,4 +1,4 @@
-// The method table and the one gate function (DIGEST.md a.1, a.2, a.4, b.5, b.6).
+// The method table and the one gate function (RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, L-10…L-13, C-01…C-10).
 //
 // Every method and notification of every session-era version is one row: who sends it,
 // in which phases of the sender it may be sent and in which phases of the receiver it is
@@ -8,7 +8,7 @@
 // it for every outbound command and every inbound message.
 //
 // Phase sets are bitmasks over the role's phase (see Phase). `receivePhases` is the
-// lenient default of DESIGN.md section 4; `receivePhasesStrict` flips the SHOULD-level
+// lenient default of ENG-03; `receivePhasesStrict` flips the SHOULD-level
 // cells when the engine runs with `strict: true`. Outbound checks always use the strict
 // reading of SHOULD rules: the engine never lets its own host break one.
 
@@ -79,12 +79,16 @@ export interface MethodRow {
   readonly until: ProtocolVersion | undefined;
   /** X-02: false for initialize, which is never cancelled (nor timed out with a notifications/cancelled). */
   readonly cancellable: boolean;
-  /** 2026-07-28 (g.3): its result may be input_required. */
+  /** 2026-07-28 (MOD-10): its result may be input_required. */
   readonly inputRequired: boolean;
-  /** 2026-07-28 (g.5): its complete result carries ttlMs and cacheScope. */
+  /** 2026-07-28 (MOD-16): its complete result carries ttlMs and cacheScope. */
   readonly cacheable: boolean;
-  /** 2026-07-28 over HTTP (g.8): the param the Mcp-Name header mirrors. */
+  /** 2026-07-28 over HTTP (MOD-20): the param the Mcp-Name header mirrors. */
   readonly nameParam: string | undefined;
+  /** 2026-07-28: the extension the server must offer and the request's clientCapabilities declare for this method (lib/extensions.ts). */
+  readonly extension: string | undefined;
+  /** 2026-07-28 tasks extension: a server may answer it with a CreateTaskResult (resultType "task"). */
+  readonly taskAugmentable: boolean;
 }
 
 interface RowOptions {
@@ -103,7 +107,12 @@ interface RowOptions {
   inputRequired?: boolean;
   cacheable?: boolean;
   nameParam?: string;
+  extension?: string;
+  taskAugmentable?: boolean;
 }
+
+/** The tasks extension of 2026-07-28 (SEP-2663); its rules are in lib/extensions.ts. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}): MethodRow {
   const receivePhases = o.receivePhases ?? AFTER_INIT;
@@ -126,6 +135,8 @@ function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}
     inputRequired: o.inputRequired ?? false,
     cacheable: o.cacheable ?? false,
     nameParam: o.nameParam,
+    extension: o.extension,
+    taskAugmentable: o.taskAugmentable ?? false,
   };
 }
 
@@ -173,21 +184,28 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("prompts/list", "request", "client", { cap: Cap.prompts, cacheable: true }),
   row("prompts/get", "request", "client", { cap: Cap.prompts, inputRequired: true, nameParam: "name" }),
   row("tools/list", "request", "client", { cap: Cap.tools, cacheable: true }),
-  row("tools/call", "request", "client", { cap: Cap.tools, paramGates: TOOLS_CALL_GATES, inputRequired: true, nameParam: "name" }),
+  row("tools/call", "request", "client", { cap: Cap.tools, paramGates: TOOLS_CALL_GATES, inputRequired: true, nameParam: "name", taskAugmentable: true }),
   row("logging/setLevel", "request", "client", { cap: Cap.logging, until: "2026-07-28" }),
   row("completion/complete", "request", "client", { until: "2025-03-26" }),
   row("completion/complete", "request", "client", { cap: Cap.completions, since: "2025-03-26" }),
   // Client features, requested by the server.
-  // 2026-07-28: these travel only inside input_required results, never as requests (g.3).
+  // 2026-07-28: these travel only inside input_required results, never as requests (MOD-09).
   row("sampling/createMessage", "request", "server", { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING, until: "2026-07-28" }),
   row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING, until: "2026-07-28" }),
   row("elicitation/create", "request", "server", { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18", until: "2026-07-28" }),
   // Tasks (2025-11-25): either side may be the receiver that created the task.
-  row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  // nameParam: over 2026-07-28 HTTP the tasks/* requests carry Mcp-Name: <taskId> (TX-09; the session era has no such header).
+  row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
   row("tasks/result", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   row("tasks/list", "request", "both", { cap: Cap.tasksList, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
-  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
   row("notifications/tasks/status", "notification", "both", { cap: Cap.tasks, capOf: "sender", clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  // Tasks (2026-07-28, the io.modelcontextprotocol/tasks extension): the client asks, the server holds the tasks.
+  // tasks/result and tasks/list have no row here: removed, they are unknown methods (-32601).
+  row("tasks/get", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
+  row("tasks/update", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
+  row("tasks/cancel", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
+  row("notifications/tasks", "notification", "server", { since: "2026-07-28", extension: TASKS_EXTENSION, receivePhases: OPERATING }),
   // Announcements, gated on the sender's own declaration.
   row("notifications/message", "notification", "server", { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
   row("notifications/resources/list_changed", "notification", "server", { cap: Cap.resourcesListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
@@ -196,7 +214,7 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("notifications/tools/list_changed", "notification", "server", { cap: Cap.toolsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
   row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender", until: "2026-07-28" }),
   row("notifications/elicitation/complete", "notification", "server", { cap: Cap.elicitationUrl, receivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
-  // 2026-07-28 (g.2, g.5): discovery and subscription streams. The engine answers discover and acknowledges listen itself.
+  // 2026-07-28 (MOD-07, MOD-14): discovery and subscription streams. The engine answers discover and acknowledges listen itself.
   row("server/discover", "request", "client", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, since: "2026-07-28", cacheable: true }),
   row("subscriptions/listen", "request", "client", { since: "2026-07-28" }),
   row("notifications/subscriptions/acknowledged", "notification", "server", { engineOwned: true, receivePhases: OPERATING, since: "2026-07-28" }),
@@ -205,7 +223,7 @@ export const METHOD_ROWS: readonly MethodRow[] = [
 export type MethodTable = ReadonlyMap<string, MethodRow>;
 
 /** Properties of a method that hold in every version that has it (the first row of each method). */
-export type MethodTraits = Pick<MethodRow, "method" | "kind" | "cancellable" | "inputRequired" | "cacheable" | "nameParam">;
+export type MethodTraits = Pick<MethodRow, "method" | "kind" | "cancellable" | "inputRequired" | "cacheable" | "nameParam" | "taskAugmentable">;
 
 const TRAITS: ReadonlyMap<string, MethodTraits> = (() => {
   const traits = new Map<string, MethodTraits>();
@@ -216,6 +234,11 @@ const TRAITS: ReadonlyMap<string, MethodTraits> = (() => {
 /** The version-independent traits of `method` (any string: a peer's method name is only a key of this Map). */
 export function methodTraits(method: string): MethodTraits | undefined {
   return TRAITS.get(method);
+}
+
+/** X-02: whether a request of `method` may be cancelled (every one but initialize). */
+export function isCancellable(method: string): boolean {
+  return TRAITS.get(method)?.cancellable !== false;
 }
 
 /** Every method with a trait, for tables that list them (e.g. the methods whose results are cacheable). */
@@ -278,16 +301,16 @@ export interface GateContext {
 export function gate(ctx: GateContext, outbound: boolean, method: string, kind: MessageKind, params: JsonObject | undefined): GateRefusal | undefined {
   const r = ctx.table.get(method);
   if (r === undefined) {
-    return { code: ErrorCode.MethodNotFound, rule: "a.4", expected: `a ${kind} method of ${ctx.version}`, got: method, reason: "unknown-method" };
+    return { code: ErrorCode.MethodNotFound, rule: "MT-01", expected: `a ${kind} method of ${ctx.version}`, got: method, reason: "unknown-method" };
   }
   if (r.kind !== kind) {
     return { code: ErrorCode.InvalidRequest, rule: "M-02", expected: `${method} as a ${r.kind}`, got: `a ${kind}`, reason: "wrong-kind" };
   }
   if (r.from !== "both" && r.from !== ctx.sender) {
-    return { code: ErrorCode.MethodNotFound, rule: "a.1", expected: `${method} sent by the ${r.from}`, got: `sent by the ${ctx.sender}`, reason: "wrong-direction" };
+    return { code: ErrorCode.MethodNotFound, rule: "MT-02", expected: `${method} sent by the ${r.from}`, got: `sent by the ${ctx.sender}`, reason: "wrong-direction" };
   }
   if (outbound && r.engineOwned) {
-    return { code: undefined, rule: "engine", expected: `${method} sent by the engine itself`, got: "sent by the host", reason: "engine-owned" };
+    return { code: undefined, rule: "ENG-02", expected: `${method} sent by the engine itself`, got: "sent by the host", reason: "engine-owned" };
   }
   const clientReceives = !outbound && ctx.sender === "server" && r.clientReceivePhases !== undefined;
   const phases = outbound ? r.sendPhases : clientReceives ? (r.clientReceivePhases as number) : ctx.strict ? r.receivePhasesStrict : r.receivePhases;

@@ -1,4 +1,4 @@
-// The stateless revision 2026-07-28 ("modern" era, DIGEST.md g) as pure functions: the
+// The stateless revision 2026-07-28 ("modern" era, RULES.md MOD-01…MOD-24) as pure functions: the
 // per-request `_meta` envelope, the checks on input-required results, result decoration,
 // server/discover, subscription filters, and the Streamable HTTP header rules (the standard
 // headers and the Mcp-Param-{Name} headers of x-mcp-header tool arguments).
@@ -60,13 +60,13 @@ export function hasModernEnvelope(params: JsonObject | undefined): boolean {
 }
 
 /**
- * Reads the per-request envelope (g.1): protocolVersion and clientCapabilities are required
+ * Reads the per-request envelope (MOD-01): protocolVersion and clientCapabilities are required
  * (-32602), the version must be one we speak (-32022 with supported and requested).
  */
 export function readRequestEnvelope(params: JsonObject | undefined, supported: readonly string[], anyVersion = false, advertised: readonly string[] = supported): ModernRequestInfo | ModernRefusal {
   const meta = params?._meta;
   const missing = (path: string, expected: string, got: unknown): ModernRefusal =>
-    refusal(ErrorCode.InvalidParams, "Invalid params: missing or malformed request metadata", { path, expected }, 400, "g.1", `${path}: ${expected}`, describeValue(got));
+    refusal(ErrorCode.InvalidParams, "Invalid params: missing or malformed request metadata", { path, expected }, 400, "MOD-01", `${path}: ${expected}`, describeValue(got));
   if (!isJsonObject(meta)) return missing("params._meta", "an object with the per-request protocol fields", meta);
   const version = meta[META_PROTOCOL_VERSION];
   if (typeof version !== "string") return missing(`params._meta["${META_PROTOCOL_VERSION}"]`, "a protocol version string", version);
@@ -80,7 +80,7 @@ export function readRequestEnvelope(params: JsonObject | undefined, supported: r
   }
   // server/discover is answered whatever version it names, so a client can learn ours (issue 7/6 item 3).
   if (!anyVersion && !supported.includes(version)) {
-    return refusal(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", { supported: [...advertised], requested: version }, 400, "g.2", `a version among ${supported.join(", ")}`, JSON.stringify(version));
+    return refusal(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", { supported: [...advertised], requested: version }, 400, "MOD-06", `a version among ${supported.join(", ")}`, JSON.stringify(version));
   }
   return {
     version,
@@ -105,7 +105,7 @@ export function withEnvelope(params: JsonObject | undefined, envelope: JsonObjec
   return { ...params, _meta: { ...meta, ...envelope } };
 }
 
-/** The methods whose result may be input_required (g.3): a column of the method table. */
+/** The methods whose result may be input_required (MOD-10): a column of the method table. */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = methodsWhere((t) => t.inputRequired);
 
 /** The client capabilities one input request needs, as a capability object and as bits. */
@@ -146,27 +146,27 @@ function mergeCaps(into: JsonObject, add: JsonObject): void {
  * capabilities missing (for a -32021 answer) when that is the problem.
  */
 export function inputRequiredProblem(method: string, result: JsonObject, info: ModernRequestInfo): { rule: string; expected: string; got: string; missing: JsonObject | undefined } | undefined {
-  if (!INPUT_REQUIRED_METHODS.has(method)) return { rule: "g.3", expected: "input_required only for tools/call, prompts/get and resources/read", got: method, missing: undefined };
+  if (!INPUT_REQUIRED_METHODS.has(method)) return { rule: "MOD-10", expected: "input_required only for tools/call, prompts/get and resources/read", got: method, missing: undefined };
   const requests = result.inputRequests;
-  if (requests === undefined && typeof result.requestState !== "string") return { rule: "g.3", expected: "inputRequests or requestState", got: "neither", missing: undefined };
-  if (requests !== undefined && !isJsonObject(requests)) return { rule: "g.3", expected: "inputRequests as an object", got: describeValue(requests), missing: undefined };
-  if (result.requestState !== undefined && typeof result.requestState !== "string") return { rule: "g.3", expected: "requestState as a string", got: describeValue(result.requestState), missing: undefined };
+  if (requests === undefined && typeof result.requestState !== "string") return { rule: "MOD-10", expected: "inputRequests or requestState", got: "neither", missing: undefined };
+  if (requests !== undefined && !isJsonObject(requests)) return { rule: "MOD-10", expected: "inputRequests as an object", got: describeValue(requests), missing: undefined };
+  if (result.requestState !== undefined && typeof result.requestState !== "string") return { rule: "MOD-10", expected: "requestState as a string", got: describeValue(result.requestState), missing: undefined };
   const missing: JsonObject = {};
   let lacking = false;
   for (const [key, request] of Object.entries(requests ?? {})) {
     const needs = inputRequestNeeds(request);
-    if (typeof needs === "string") return { rule: "g.3", expected: `inputRequests.${key}: ${needs}`, got: describeValue(request), missing: undefined };
+    if (typeof needs === "string") return { rule: "MOD-10", expected: `inputRequests.${key}: ${needs}`, got: describeValue(request), missing: undefined };
     if ((info.capabilityMask & needs.bits) !== needs.bits) {
       mergeCaps(missing, needs.caps);
       lacking = true;
     }
   }
-  return lacking ? { rule: "g.1", expected: "input requests of kinds the request's clientCapabilities declare", got: `missing ${JSON.stringify(missing)}`, missing } : undefined;
+  return lacking ? { rule: "MOD-02", expected: "input requests of kinds the request's clientCapabilities declare", got: `missing ${JSON.stringify(missing)}`, missing } : undefined;
 }
 
 /** The -32021 refusal for capabilities a request lacks. */
 export function missingCapabilityRefusal(missing: JsonObject): ModernRefusal {
-  return refusal(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: missing }, 400, "g.1", "a client capability declared in the request", JSON.stringify(missing));
+  return refusal(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: missing }, 400, "MOD-02", "a client capability declared in the request", JSON.stringify(missing));
 }
 
 /** A result as a modern server sends it: resultType present ("complete" unless set), serverInfo in _meta when given. */
@@ -181,7 +181,7 @@ export function decorateResult(result: JsonObject, serverInfo: JsonObject | unde
   return out;
 }
 
-/** Results that must say how long they stay fresh (CacheableResult, g.5): discover, the four lists and resources/read; a column of the method table. */
+/** Results that must say how long they stay fresh (CacheableResult, MOD-16): discover, the four lists and resources/read; a column of the method table. */
 export const CACHEABLE_METHODS: ReadonlySet<string> = methodsWhere((t) => t.cacheable);
 
 /**
@@ -193,7 +193,7 @@ export function withCacheFields(result: JsonObject): JsonObject {
   return { ...result, ttlMs: typeof result.ttlMs === "number" && result.ttlMs >= 0 ? result.ttlMs : 0, cacheScope: result.cacheScope === "public" ? "public" : "private" };
 }
 
-/** The result types a client understands: missing means "complete" (g.3); anything else unknown is invalid. */
+/** The result types a client understands: missing means "complete" (MOD-11); anything else unknown is invalid. */
 export function resultTypeOf(result: JsonObject, known: ReadonlySet<string> = CORE_RESULT_TYPES): string | undefined {
   const type = result.resultType;
   if (type === undefined) return "complete";
@@ -211,7 +211,7 @@ export interface DiscoverOptions {
   ttlMs?: number;
 }
 
-/** The server/discover result (g.2). */
+/** The server/discover result (MOD-07). */
 export function discoverResult(options: DiscoverOptions): JsonObject {
   const result: JsonObject = {
     resultType: "complete",
@@ -230,6 +230,8 @@ export interface SubscriptionFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks extension: the tasks whose notifications/tasks this stream carries (lib/extensions.ts listenTaskIds). */
+  taskIds?: string[];
 }
 
 /** The subset of a requested filter the server honours, given its capabilities; undefined when malformed. */
@@ -261,6 +263,8 @@ export function filterWants(filter: SubscriptionFilter, method: string, params: 
       return filter.promptsListChanged === true;
     case "notifications/resources/list_changed":
       return filter.resourcesListChanged === true;
+    case "notifications/tasks":
+      return typeof params?.taskId === "string" && filter.taskIds !== undefined && filter.taskIds.includes(params.taskId);
     case "notifications/resources/updated": {
       const uri = params?.uri;
       if (typeof uri !== "string" || filter.resourceSubscriptions === undefined) return false;
@@ -281,7 +285,7 @@ const SENTINEL_WORD = /^=\?base64\?(.*)\?=$/;
 const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
- * A header value as the sender meant it (g.8): a value in the exact `=?base64?…?=` form is
+ * A header value as the sender meant it (MOD-18): a value in the exact `=?base64?…?=` form is
  * decoded (UTF-8); anything else is literal. Undefined when it has that form but its payload
  * is not canonical base64 of UTF-8 (wrong padding, characters outside the alphabet): a sender
  * MUST encode a literal that looks like the sentinel, so such a value is malformed, not literal.
@@ -312,13 +316,13 @@ export function decodeHeaderValue(value: string): string | undefined {
 }
 
 /**
- * The Streamable HTTP header rules of 2026-07-28 (g.8) for one POSTed request:
+ * The Streamable HTTP header rules of 2026-07-28 (MOD-20) for one POSTed request:
  * MCP-Protocol-Version equals the `_meta` version, Mcp-Method equals the method, Mcp-Name
  * equals the name or uri of tools/call, prompts/get and resources/read. -32020 and 400.
  */
 export function httpHeaderProblem(headers: HeaderSource, method: string, params: JsonObject | undefined): ModernRefusal | undefined {
   const mismatch = (what: string, expected: string, got: string | null | undefined): ModernRefusal =>
-    refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${what}`, { header: what, expected, got: got ?? null }, 400, "g.8", `${what}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
+    refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${what}`, { header: what, expected, got: got ?? null }, 400, "MOD-18", `${what}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
   const meta = params?._meta;
   const bodyVersion = isJsonObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined;
   const headerVersion = headers.get("mcp-protocol-version");
@@ -334,7 +338,7 @@ export function httpHeaderProblem(headers: HeaderSource, method: string, params:
   return undefined;
 }
 
-/** One tool argument mirrored into an `Mcp-Param-{header}` header (g.8, `x-mcp-header`). */
+/** One tool argument mirrored into an `Mcp-Param-{header}` header (MOD-19, `x-mcp-header`). */
 export interface HeaderParam {
   /** The name part, as declared (header names compare case-insensitively). */
   readonly header: string;
@@ -349,7 +353,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const DATA_KEYWORDS: ReadonlySet<string> = new Set(["default", "const", "enum", "examples"]);
 
 /**
- * The `x-mcp-header` declarations of a tool's inputSchema (g.8), or why they are invalid:
+ * The `x-mcp-header` declarations of a tool's inputSchema (MOD-19), or why they are invalid:
  * each value a non-empty token, unique case-insensitively, on a `string`, `integer` or
  * `boolean` property reachable from the root through `properties` keys only (an annotation
  * under items, a composition, a conditional or $ref makes the whole tool invalid; a client
@@ -405,7 +409,7 @@ export function valueAtPath(value: unknown, path: readonly string[]): unknown {
 const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
 /**
- * The `Mcp-Param-{Name}` rules of 2026-07-28 (g.8) for one tools/call: for each argument the
+ * The `Mcp-Param-{Name}` rules of 2026-07-28 (MOD-19) for one tools/call: for each argument the
  * tool's inputSchema marks with `x-mcp-header`, a value in the body needs the header, equal
  * after `=?base64?…?=` decoding (integers compared as numbers: 42.0 equals 42); a null or
  * absent value expects no header. A declared header with characters outside visible ASCII
@@ -418,7 +422,7 @@ export function paramHeaderProblem(headers: HeaderSource, inputSchema: unknown, 
   for (const param of declared.params) {
     const name = `Mcp-Param-${param.header}`;
     const problem = (what: string, expected: string, got: string | null | undefined): ModernRefusal =>
-      refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${name} ${what}`, { header: name, expected, got: got ?? null }, 400, "g.8", `${name}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
+      refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${name} ${what}`, { header: name, expected, got: got ?? null }, 400, "MOD-18", `${name}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
     const raw = headers.get(`mcp-param-${param.header.toLowerCase()}`);
     let decoded: string | undefined;
     if (raw !== null && raw !== undefined) {
@@ -438,7 +442,7 @@ export function paramHeaderProblem(headers: HeaderSource, inputSchema: unknown, 
 }
 
 /**
- * The HTTP status a JSON-RPC error travels with in 2026-07-28 (g.8): unknown method 404;
+ * The HTTP status a JSON-RPC error travels with in 2026-07-28 (MOD-20): unknown method 404;
  * header, capability and version errors, and a malformed per-request envelope, 400; any
  * other error (an unknown tool, say) is an ordinary answer, 200.
  */

@@ -1,4 +1,4 @@
-// Server-side pagination with opaque, stable, tamper-evident cursors (DIGEST.md b.12).
+// Server-side pagination with opaque, stable, tamper-evident cursors (RULES.md N-01…N-05).
 //
 // A cursor is base64url(JSON {l: list name, o: offset}) + "." + base64url(first 16 bytes
 // of HMAC-SHA-256(secret, payload)). The secret comes from the host (the core has no

@@ -1,17 +1,17 @@
 // Validators for the params of every request and notification, and for the result of every
-// request, of the four session-era versions (DIGEST a.1, a.2, a.4, b.12–b.16, d, f.14–f.17).
+// request, of the four session-era versions (RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, N-01…N-05, O-01…O-05, K-03…K-05, J-01, J-04, TK-02…TK-08, K-04, SCH-05, TK-08).
 //
 // Invariants:
 // - one table per version (a Map for params, a Map for results), built once at module load
 //   from shared sub-schemas; a lookup never builds anything;
-// - a method absent from a version (DIGEST a.4) has no validator in it: undefined;
+// - a method absent from a version (RULES.md MT-01) has no validator in it: undefined;
 // - unknown members pass at every depth; a member introduced by a later version is an
 //   unknown (unchecked) member in earlier ones; content blocks and completion references
 //   are tagged unions in which an unknown tag passes;
 // - enums are open (any string) except the logging level, the elicitation action and mode,
 //   the task status and the sampling role, which refuse unknown values;
 // - numbers that schema.ts types as `number` accept any finite number even where schema.json
-//   says integer (f.16): sizes, maxTokens, totals, ttl, pollInterval, schema bounds, elicited
+//   says integer (SCH-05): sizes, maxTokens, totals, ttl, pollInterval, schema bounds, elicited
 //   numbers; Task.ttl may be null;
 // - `_meta` is any object, except in request params where `progressToken`, when present, is
 //   a string or an integer; cursors are opaque strings.
@@ -37,7 +37,7 @@ import {
   type Issue,
   type Shape,
 } from "./schema.js";
-import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion } from "./versions.js";
+import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion, SCHEMA_RELEASES } from "./versions.js";
 
 /** RFC 5424 severities, lowest first (O-02). Closed: an unknown level is -32602 (O-04). */
 export const LOGGING_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
@@ -80,9 +80,9 @@ interface VersionTables {
 function build(version: SessionVersion): VersionTables {
   const index = VERSION_PROFILES[version].index;
   const since = (v: SessionVersion): boolean => index >= VERSION_PROFILES[v].index;
-  const v0326 = since("2025-03-26");
-  const v0618 = since("2025-06-18");
-  const v1125 = since("2025-11-25");
+  const v0326 = since(SCHEMA_RELEASES.completions);
+  const v0618 = since(SCHEMA_RELEASES.nestedMeta);
+  const v1125 = since(SCHEMA_RELEASES.tasks);
   const when = (cond: boolean, shape: Shape): Shape => (cond ? shape : {});
 
   // Shared pieces.

@@ -1,4 +1,4 @@
-// Protocol versions and everything that differs between them as data (DESIGN.md section 1).
+// Protocol versions and everything that differs between them as data.
 //
 // Code never compares version strings; it reads the profile of the negotiated version.
 // Profiles are ordered oldest first; `index` orders them for since/until ranges in the
@@ -18,19 +18,31 @@ export interface VersionProfile {
   readonly era: "session" | "modern";
   /** JSON-RPC batches are allowed (M-09: 2025-03-26 only). */
   readonly batching: boolean;
-  /** How an error reply whose request id could not be read carries its id (f.3). */
+  /** How an error reply whose request id could not be read carries its id (M-10). */
   readonly unreadableErrorId: "null" | "omit";
-  /** The code for a missing resource (c.2). */
+  /** The code for a missing resource (RS-02). */
   readonly resourceNotFoundCode: number;
+  /** How `_meta` keys are checked (K-03, K-04): not at all, reserved labels anywhere in the prefix, or the second label only. */
+  readonly metaKeyRules: "none" | "any-label" | "second-label";
+  /** Tasks in the core protocol (TK-02 … TK-08): 2025-11-25 only (2026-07-28 moved them to an extension). */
+  readonly coreTasks: boolean;
+  /** -32042 URLElicitationRequiredError with data.elicitations (C-07): 2025-11-25 only. */
+  readonly urlElicitationError: boolean;
 }
 
 export const VERSION_PROFILES: Readonly<Record<ProtocolVersion, VersionProfile>> = {
-  "2024-11-05": { version: "2024-11-05", index: 0, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
-  "2025-03-26": { version: "2025-03-26", index: 1, era: "session", batching: true, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
-  "2025-06-18": { version: "2025-06-18", index: 2, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002 },
-  "2025-11-25": { version: "2025-11-25", index: 3, era: "session", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32002 },
-  "2026-07-28": { version: "2026-07-28", index: 4, era: "modern", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32602 },
+  "2024-11-05": { version: "2024-11-05", index: 0, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002, metaKeyRules: "none", coreTasks: false, urlElicitationError: false },
+  "2025-03-26": { version: "2025-03-26", index: 1, era: "session", batching: true, unreadableErrorId: "null", resourceNotFoundCode: -32002, metaKeyRules: "none", coreTasks: false, urlElicitationError: false },
+  "2025-06-18": { version: "2025-06-18", index: 2, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002, metaKeyRules: "any-label", coreTasks: false, urlElicitationError: false },
+  "2025-11-25": { version: "2025-11-25", index: 3, era: "session", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32002, metaKeyRules: "second-label", coreTasks: true, urlElicitationError: true },
+  "2026-07-28": { version: "2026-07-28", index: 4, era: "modern", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32602, metaKeyRules: "second-label", coreTasks: false, urlElicitationError: false },
 };
+
+/**
+ * Releases the schema tables (lib/params.ts) name when members appear: the one place besides
+ * the profiles that spells a version.
+ */
+export const SCHEMA_RELEASES = { completions: "2025-03-26", nestedMeta: "2025-06-18", tasks: "2025-11-25" } as const satisfies Record<string, SessionVersion>;
 
 export function isSessionVersion(value: unknown): value is SessionVersion {
   return typeof value === "string" && (SESSION_VERSIONS as readonly string[]).includes(value);

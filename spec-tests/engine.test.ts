@@ -23,7 +23,7 @@ import {
   type JsonObject,
   type Outbound,
   type SessionVersion,
-} from "../lib/index.js";
+} from "../lib/internal.js";
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────
 
@@ -461,7 +461,8 @@ test("progress with a reset window starts a deadline on an untimed request", () 
   c.receiveMessage({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 3, total: 5, message: "m" } }, 105);
   assert.equal(c.nextDeadline(), 115);
   const ev = events(c);
-  assert.deepEqual(ev[2], { kind: "progress", id, method: "tools/call", token: "t", progress: 3, total: 5, message: "m" });
+  assert.equal(ev[0]?.kind === "diagnostic" && ev[0].rule, "ENG-05", "the progress without `now` is reported (ENG-05)");
+  assert.deepEqual(ev[3], { kind: "progress", id, method: "tools/call", token: "t", progress: 3, total: 5, message: "m" });
   c.handleTimeout(115);
   assert.deepEqual(events(c), [{ kind: "timeout", id, method: "tools/call", deadline: "inactivity" }]);
 });
@@ -498,7 +499,7 @@ test("limits: maxPendingOutbound makes request() throw; maxPendingInbound answer
   const c = operatingClient({ limits: { maxPendingOutbound: 2 } });
   c.request("tools/list");
   c.request("tools/list");
-  assert.throws(() => c.request("tools/list"), isRule("limit"));
+  assert.throws(() => c.request("tools/list"), isRule("LIM-03"));
   assert.equal(drainOut(c).length, 2);
   const s = operatingServer({ limits: { maxPendingInbound: 1 } });
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
@@ -509,7 +510,7 @@ test("limits: maxPendingOutbound makes request() throw; maxPendingInbound answer
     { jsonrpc: "2.0", id: 3, result: {} },
   ]);
   const ev = events(s);
-  assert.ok(ev.some((e) => e.kind === "violation" && e.rule === "limit" && e.id === 2 && e.code === -32603));
+  assert.ok(ev.some((e) => e.kind === "violation" && e.rule === "LIM-02" && e.id === 2 && e.code === -32603));
 });
 
 // ── inbound: progress, responses, errors ────────────────────────────────────────────
@@ -596,7 +597,7 @@ test("bytes: an unparsable line is -32700 and the stream continues; a too-long l
   const ev = events(s);
   assert.deepEqual(
     ev.map((e) => (e.kind === "violation" ? e.rule : e.kind)),
-    ["M-01", "limit"],
+    ["M-01", "LIM-01"],
   );
 });
 
@@ -993,7 +994,7 @@ test("inbound notifications with invalid params, or breaking a feature rule, are
   const ev = events(c);
   assert.deepEqual(
     ev.map((e) => (e.kind === "violation" ? `${e.rule}:${String(e.code)}` : e.kind)),
-    ["a.2:undefined", "C-04:undefined"],
+    ["SCH-03:undefined", "C-04:undefined"],
   );
   assert.deepEqual(drainOut(c), []);
 });
@@ -1026,7 +1027,7 @@ test("results: a feature problem is a violation but the response is still delive
   s.receiveMessage({ jsonrpc: "2.0", id, result: { roots: [{ uri: "https://not-a-file" }] } });
   const ev = events(s);
   assert.deepEqual(ev.map((e) => e.kind), ["violation", "response"]);
-  assert.ok(ev[0]?.kind === "violation" && ev[0].rule === "C-03" && ev[0].id === id);
+  assert.ok(ev[0]?.kind === "violation" && ev[0].rule === "RT-01" && ev[0].id === id);
 
   const taskCaps = { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
   const c = operatingClient({}, taskCaps);
@@ -1043,7 +1044,7 @@ test("an error reply -32042 (2025-11-25) must carry URL elicitations, else a vio
   const id = c.request("tools/call", { name: "x" });
   c.receiveMessage({ jsonrpc: "2.0", id, error: { code: -32042, message: "URL elicitation required" } });
   const ev = events(c);
-  assert.deepEqual(ev.map((e) => (e.kind === "violation" ? e.rule : e.kind)), ["c.2", "error-response"]);
+  assert.deepEqual(ev.map((e) => (e.kind === "violation" ? e.rule : e.kind)), ["E-01", "error-response"]);
 });
 
 test("validateResults: every result is checked against its method's schema; off by default", () => {

@@ -1,4 +1,4 @@
-// JSON-RPC envelope classification (DIGEST b.1 M-01..M-07/M-09, b.2 ID-01/ID-02/ID-04, f.3, f.4):
+// JSON-RPC envelope classification (RULES.md M-01..M-07/M-09, ID-01/ID-02/ID-04, M-10, ID-02):
 // a data-driven catalogue of malformed envelopes with the rule, shape and id classify() must
 // report; the valid edge cases (odd but legal ids, null-id errors, extra members, batches);
 // and prototype-pollution safety of classify() and LineDecoder.
@@ -253,7 +253,7 @@ test("M-04: result {} is an empty success, by reference", () => {
   assert.deepEqual(sortedKeys(env), ["id", "kind", "result"]);
 });
 
-test('M-06/f.3: an error response with "id": null is accepted with id null', () => {
+test('M-06/M-10: an error response with "id": null is accepted with id null', () => {
   const original = JSON.parse('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}') as { error: unknown };
   const env = expectKind(classify(original), "error");
   assert.equal(env.id, null);
@@ -263,7 +263,7 @@ test('M-06/f.3: an error response with "id": null is accepted with id null', () 
   assert.deepEqual(sortedKeys(env), ["error", "id", "kind"]);
 });
 
-test("M-06/f.3: an error response with no id is accepted with id null", () => {
+test("M-06/M-10: an error response with no id is accepted with id null", () => {
   const env = expectKind(classify(JSON.parse('{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}')), "error");
   assert.equal(env.id, null);
   assert.deepEqual(sortedKeys(env), ["error", "id", "kind"]);

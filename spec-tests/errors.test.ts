@@ -1,4 +1,4 @@
-// The errors module (DIGEST c.1, c.2): the exact ErrorCode table, LocalProtocolError's fields
+// The errors module (RULES.md SCH-01, E-01, E-02): the exact ErrorCode table, LocalProtocolError's fields
 // and message, and describeValue's short rendering of every JSON type (and of the few
 // non-JSON values it may meet), including truncation of long strings.
 

@@ -1,4 +1,4 @@
-// Newline-delimited JSON framing (DIGEST.md e.1): LineDecoder split invariance, line ends,
+// Newline-delimited JSON framing (RULES.md STD-01, STD-02): LineDecoder split invariance, line ends,
 // blank lines and line numbers, bad lines (invalid UTF-8 / JSON), the maxLineBytes limit,
 // end of input, and the encoder (encodeMessage, encodeMessages) with encode→decode round trips.
 // Linear time is measured in bench/framing.bench.ts, not asserted here.

@@ -30,7 +30,7 @@ function negotiatedClient(version: string, serverCaps: object, capabilities: Rec
   return engine;
 }
 
-test("fuzz seed 2 [reply-from-modern-client]: a 2026-07-28 client answers no malformed input (g.9), and its violations say no code was sent", () => {
+test("fuzz seed 2 [reply-from-modern-client]: a 2026-07-28 client answers no malformed input (MOD-21), and its violations say no code was sent", () => {
   const engine = new Engine({ role: "client", info: { name: "c", version: "1" }, versions: ["2026-07-28"], limits: { maxLineBytes: 64 } });
   engine.startModern();
   const inputs = [

@@ -1,7 +1,7 @@
 // Gating, exhaustively: version × role × phase × capability sets × strictness × method (every
 // method of every session-era version, plus unknown ones) × kind × direction, against an
-// independent transcription of DIGEST a.1/a.2/a.4 and the phase rules of DESIGN 4 / DIGEST
-// b.5 written below (never gate() or METHOD_ROWS). Also: param gates and capabilityMask.
+// independent transcription of RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03 and the phase rules (ENG-03) / RULES.md
+// L-10…L-13 written below (never gate() or METHOD_ROWS). Also: param gates and capabilityMask.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -15,14 +15,14 @@ import {
   type JsonObject,
   type JsonRpcMessage,
   type SessionVersion,
-} from "../lib/index.js";
+} from "../lib/internal.js";
 
 // ── The spec, transcribed ───────────────────────────────────────────────────────────
-// from: who may send it (a.1/a.2 Dir column). holder: whose declaration gates it ("server"
+// from: who may send it (MT-01, MT-02, SCH-01, SCH-02, SCH-03 Dir column). holder: whose declaration gates it ("server"
 // / "client" for the S / C of the Gate column; for ⇄ rows the receiver, or for the
 // status notification the sender, which is the side that declared `tasks` and created
-// the task). since: first version with the method (a.4). gate may depend on the version
-// (completion/complete is ungated in 2024-11-05, a.1 #13). engine: sent by the engine
+// the task). since: first version with the method (MT-01). gate may depend on the version
+// (completion/complete is ungated in 2024-11-05, MT-01, MT-02, SCH-01, SCH-02). engine: sent by the engine
 // itself, never by the host (initialize handshake, cancellation, progress).
 
 type V = SessionVersion;
@@ -45,7 +45,7 @@ function r(method: string, kind: Kind, from: Role | "both", gate?: SpecRow["gate
 }
 
 const SPEC: readonly SpecRow[] = [
-  // a.1 requests
+  // MT-01, MT-02, SCH-01, SCH-02 requests
   r("initialize", "request", "client", undefined, undefined, "2024-11-05", true),
   r("ping", "request", "both"),
   r("resources/list", "request", "client", "resources", "server"),
@@ -66,7 +66,7 @@ const SPEC: readonly SpecRow[] = [
   r("tasks/result", "request", "both", "tasks", "receiver", "2025-11-25"),
   r("tasks/list", "request", "both", "tasks.list", "receiver", "2025-11-25"),
   r("tasks/cancel", "request", "both", "tasks.cancel", "receiver", "2025-11-25"),
-  // a.2 notifications
+  // MT-02, SCH-03 notifications
   r("notifications/initialized", "notification", "client", undefined, undefined, "2024-11-05", true),
   r("notifications/cancelled", "notification", "both", undefined, undefined, "2024-11-05", true),
   r("notifications/progress", "notification", "both", undefined, undefined, "2024-11-05", true),
@@ -80,7 +80,7 @@ const SPEC: readonly SpecRow[] = [
   r("notifications/tasks/status", "notification", "both", "tasks", "sender", "2025-11-25"),
 ];
 
-/** Names no session-era version has: made up ones and 2026-07-28 additions (a.4). */
+/** Names no session-era version has: made up ones and 2026-07-28 additions (MT-01). */
 const UNKNOWN_METHODS = ["vendor/unknown-method", "notifications/vendor/unknown", "server/discover", "subscriptions/listen", "notifications/subscriptions/acknowledged"];
 
 const ALL_METHODS: readonly string[] = [...SPEC.map((s) => s.method), ...UNKNOWN_METHODS];
@@ -91,7 +91,7 @@ function specRow(method: string, version: V): SpecRow | undefined {
   return SPEC.find((s) => s.method === method && VERSION_ORDER.indexOf(s.since) <= VERSION_ORDER.indexOf(version));
 }
 
-// Capability objects (a.3): everything declared, or nothing.
+// Capability objects (C-10): everything declared, or nothing.
 const CLIENT_ALL: JsonObject = {
   experimental: {},
   roots: { listChanged: true },
@@ -109,7 +109,7 @@ const SERVER_ALL: JsonObject = {
   tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };
 
-/** a.3 presence rules: a key counts when present (even `{}`); listChanged/subscribe only when true; `elicitation: {}` means form. */
+/** C-10 presence rules: a key counts when present (even `{}`); listChanged/subscribe only when true; `elicitation: {}` means form. */
 function declared(caps: JsonObject, path: string): boolean {
   const keys = path.split(".");
   let node: unknown = caps;
@@ -133,7 +133,7 @@ const PHASES: readonly PhaseName[] = ["awaiting-init", "initializing", "operatin
 
 /**
  * Outbound (our host sends), the strict reading of the SHOULD rules (the engine never lets
- * its host break one). b.5: ping at any time (L-13); a client sends nothing else before it
+ * its host break one). L-10…L-13: ping at any time (L-13); a client sends nothing else before it
  * has the initialize response (L-10: client operating); a server sends no request before
  * `initialized` (L-11: operating), logging from the moment it answered initialize (L-11,
  * "lets the server send logging"; nothing precedes initialize, L-01), other notifications
@@ -148,10 +148,10 @@ function sendable(sender: Role, phase: PhaseName, row: SpecRow): boolean {
 
 /**
  * Inbound (the receiver checks, in its own phase). Cancellation and progress are accepted
- * at any time (they refer to requests in flight, b.9/b.10), ping too (DESIGN 4); initialize
+ * at any time (they refer to requests in flight, X-01…X-09, P-01…P-08), ping too (ENG-03); initialize
  * only first, `initialized` only right after our initialize result. A server that has sent
- * its initialize result but not yet received `initialized` accepts client messages (DESIGN
- * 4; a strict option rejects them). A client has nothing from the server to accept before
+ * its initialize result but not yet received `initialized` accepts client messages (ENG-03;
+ * a strict option rejects them). A client has nothing from the server to accept before
  * the initialize result except logging (L-11; the server may log as soon as it answered).
  */
 function acceptable(receiver: Role, phase: PhaseName, row: SpecRow, strict: boolean): boolean {
@@ -185,7 +185,7 @@ function peerKnown(role: Role, phase: PhaseName): boolean {
   return role === "server" ? phase !== "awaiting-init" : phase === "operating";
 }
 
-/** Check order of DESIGN 3: unknown method (a wrong-direction method is unknown to that receiver) → wrong phase → capability. */
+/** Check order of ENG-04: unknown method (a wrong-direction method is unknown to that receiver) → wrong phase → capability. */
 function expect(c: Case): Expectation {
   const row = specRow(c.method, c.version);
   if (row === undefined) return { allowed: false, family: "unknown" };
@@ -249,10 +249,10 @@ function engineIn(c: Pick<Case, "version" | "role" | "phase" | "own" | "peer" | 
 }
 
 const FAMILY_RULES: Readonly<Record<Family, RegExp>> = {
-  unknown: /^a\.4$/,
+  unknown: /^MT-01$/,
   kind: /^M-02$/,
-  direction: /^a\.1$/,
-  engine: /^engine$/,
+  direction: /^MT-02$/,
+  engine: /^ENG-02$/,
   phase: /^L-1[0-2]$/,
   capability: /^C-01$/,
 };
@@ -262,7 +262,7 @@ const URI = "file:///project/a.txt";
 const TASK = { taskId: "t1", status: "working", createdAt: "2025-01-01T00:00:00Z", lastUpdatedAt: "2025-01-01T00:00:00Z", ttl: null };
 const URL_ELICITATION = { mode: "url", message: "open", elicitationId: "e1", url: "https://example.com/e1" };
 
-/** Minimal valid params (DIGEST a.1/a.2 required members), so only gating can refuse. */
+/** Minimal valid params (RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03 required members), so only gating can refuse. */
 function paramsFor(c: Pick<Case, "method" | "version" | "peer">): JsonObject | undefined {
   switch (c.method) {
     case "initialize":
@@ -470,7 +470,7 @@ test("the gating table, exhaustively, against the transcribed spec", (t) => {
   for (const [family, n] of Object.entries(tally)) assert.ok(n > 100, `family ${family} has only ${n} cases`);
 });
 
-// ── Which b.5 rule a phase refusal cites ────────────────────────────────────────────
+// ── Which L-10…L-13 rule a phase refusal cites ────────────────────────────────────────────
 // L-10: the client sends nothing but ping before it has the initialize response.
 // L-11: the server sends no request but ping (and logging) before `initialized`.
 // L-12: other server notifications before `initialized` (not addressed; held).
@@ -518,13 +518,13 @@ function phaseRuleCheck(): { checked: number; mismatches: string[] } {
   return { checked, mismatches };
 }
 
-test("phase refusals cite the sender's b.5 rule: L-10 client, L-11 server requests and logging, L-12 other server notifications", () => {
+test("phase refusals cite the sender's L-10…L-13 rule: L-10 client, L-11 server requests and logging, L-12 other server notifications", () => {
   const { checked, mismatches } = phaseRuleCheck();
   assert.ok(checked > 200, `only ${checked} checked`);
   assert.deepEqual(mismatches, []);
 });
 
-// ── Param-dependent gates (DIGEST b.6 C-06, C-07, C-08) ─────────────────────────────
+// ── Param-dependent gates (RULES.md C-06, C-07, C-08) ─────────────────────────────
 
 function operatingPair(version: V, clientCaps: JsonObject, serverCaps: JsonObject, serverCapsSeenByClient: JsonObject = serverCaps): { client: Engine; server: Engine } {
   const client = new Engine({ role: "client", info: { name: "c", version: "1" }, capabilities: clientCaps, versions: [version] });
@@ -684,14 +684,14 @@ test("engine-owned messages are refused for the host in every phase, with nothin
       for (const [role, kind, method] of owned) {
         const e = engineIn({ version, role, phase, own: "all", peer: "all", strict: false });
         const send = (): unknown => (kind === "request" ? e.request(method) : e.notify(method, { requestId: 0, progressToken: 0, progress: 1 }));
-        assert.throws(send, (err: unknown) => err instanceof LocalProtocolError && err.rule === "engine", `${version} ${role} ${phase} ${method}`);
+        assert.throws(send, (err: unknown) => err instanceof LocalProtocolError && err.rule === "ENG-02", `${version} ${role} ${phase} ${method}`);
         assert.equal(drain(e).out.length, 0);
       }
     }
   }
 });
 
-// ── capabilityMask presence rules (DIGEST a.3) ──────────────────────────────────────
+// ── capabilityMask presence rules (RULES.md C-10) ──────────────────────────────────────
 
 test("capabilityMask: an object-valued capability counts when its key is present, even as {}", () => {
   assert.equal(capabilityMask({}), 0);

@@ -17,7 +17,7 @@ import {
   type EngineOptions,
   type FramingError,
   type JsonObject,
-} from "../lib/index.js";
+} from "../lib/internal.js";
 
 const CLIENT_INFO = { name: "c", version: "1" };
 const SERVER_INFO = { name: "s", version: "1" };
@@ -120,7 +120,7 @@ describe("task status from the peer is data, never a key (defect: moves.includes
       assert.doesNotThrow(() => c.receiveMessage(statusNotification("task-1", status)));
       const later = events(c);
       assert.ok(!kinds(later).includes("closed"), kinds(later).join());
-      assert.ok(kinds(later).some((k) => k === "violation:TK-02" || k === "violation:a.2"), `an unknown status in a notification is refused: ${kinds(later).join()}`);
+      assert.ok(kinds(later).some((k) => k === "violation:TK-02" || k === "violation:SCH-03"), `an unknown status in a notification is refused: ${kinds(later).join()}`);
       assert.equal(c.isClosed, false);
       // Still usable: a request goes out and its answer is matched.
       const id = c.request("tools/list", {});
@@ -137,7 +137,7 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     for (let i = 0; i < 100; i++) c.receiveMessage(statusNotification(`t${i}`, "working"));
     const list = events(c);
     assert.equal(list.filter((e) => e.kind === "notification").length, 8);
-    assert.equal(list.filter((e) => e.kind === "violation" && e.rule === "limit").length, 92);
+    assert.equal(list.filter((e) => e.kind === "violation" && e.rule === "LIM-04").length, 92);
     assert.ok(c.tableSizes.tasksThere <= 8);
   });
 
@@ -206,7 +206,7 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     list(5);
     assert.deepEqual(kinds(events(c)), ["response"]);
     list(3, "p2");
-    assert.deepEqual(kinds(events(c)), ["violation:limit", "response"], "a later page beyond the limit");
+    assert.deepEqual(kinds(events(c)), ["violation:LIM-06", "response"], "a later page beyond the limit");
     list(4);
     assert.deepEqual(kinds(events(c)), ["response"], "a first page starts over");
     assert.equal(c.tableSizes.toolNames, 4);
@@ -317,7 +317,7 @@ describe("over-long lines: the id is still recovered", () => {
     out(c);
     c.receiveBytes(encoder.encode(`{"result":{"contents":[{"uri":"file:///big","blob":"${"A".repeat(4000)}"}]},"jsonrpc":"2.0","id":${id}}\n`));
     const list = events(c);
-    assert.deepEqual(kinds(list), ["response-too-large", "violation:limit"]);
+    assert.deepEqual(kinds(list), ["response-too-large", "violation:LIM-01"]);
     const settled = list[0];
     assert.ok(settled?.kind === "response-too-large");
     assert.equal(settled.id, id);

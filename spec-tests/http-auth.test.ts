@@ -3,7 +3,7 @@
 // met it (the server/discover probe, initialize, a later call, a 2026-07-28 request) rejects
 // with HttpAuthError carrying the status, the WWW-Authenticate value and the URL; a GET
 // stream refused that way is reported to onError with it (HttpTransportError.auth). A
-// server cannot forge one with a JSON-RPC error body. An older offer (2024-11-05) still tries HTTP+SSE on a 401 as e.2 item
+// server cannot forge one with a JSON-RPC error body. An older offer (2024-11-05) still tries HTTP+SSE on a 401 as HTTP-01…HTTP-04 item
 // 22 says for any 4xx; when that fails too, the challenge is what the caller gets.
 //
 // The reference server on 127.0.0.1 sits behind a fetch that answers the chosen requests
@@ -90,7 +90,7 @@ test("dual-era connect: a 403 to the probe is no fallback either (the challenge 
   assert.equal(seen.length, 1);
 });
 
-test("session era: a 401 to initialize rejects with HttpAuthError (2024-11-05 tries HTTP+SSE first, as e.2 says for any 4xx)", async (t) => {
+test("session era: a 401 to initialize rejects with HttpAuthError (2024-11-05 tries HTTP+SSE first, as HTTP-03 says for any 4xx)", async (t) => {
   for (const [version, requests] of [
     ["2025-11-25", ["POST initialize"]],
     ["2024-11-05", ["POST initialize", "GET "]],

@@ -9,7 +9,7 @@
 // bound, the standalone GET stream (and 405), 404 → one shared re-initialization then one
 // retry, re-initialization failure → ConnectionClosedError, DELETE on close, the legacy
 // HTTP+SSE fallback, the SSE parser and the URI reference resolver. 2026-07-28 mode: the
-// g.8 headers (MCP-Protocol-Version from `_meta`, Mcp-Method, Mcp-Name, base64 values,
+// MOD-18 headers (MCP-Protocol-Version from `_meta`, Mcp-Method, Mcp-Name, base64 values,
 // Mcp-Param-* of x-mcp-header arguments learned from tools/list, invalid tools left out), no
 // session id, GET or DELETE, cancellation by aborting the POST (before and after the
 // headers), open listen streams, no resumption, recognized modern errors vs fallback

@@ -1,4 +1,4 @@
-// The deprecated HTTP+SSE transport (2024-11-05, DIGEST e.3) offered beside Streamable HTTP:
+// The deprecated HTTP+SSE transport (2024-11-05, RULES.md SSE-01) offered beside Streamable HTTP:
 // the endpoint event comes first, every server message is a `message` event, POSTs are
 // answered 202, unknown sessions 404; and the portable client falls back to it on its own.
 

@@ -1,4 +1,4 @@
-// 2026-07-28 over Streamable HTTP (DIGEST.md g.8, g.11) end to end on 127.0.0.1: a dual-era
+// 2026-07-28 over Streamable HTTP (RULES.md MOD-20, MOD-23) end to end on 127.0.0.1: a dual-era
 // Server behind serveHttp, driven with the platform's raw `fetch`, so every status, header
 // and SSE byte is what the test sees.
 //

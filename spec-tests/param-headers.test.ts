@@ -1,4 +1,4 @@
-// Mcp-Param-{Name} headers of 2026-07-28 (DIGEST.md g.8) as pure functions (lib/modern.ts):
+// Mcp-Param-{Name} headers of 2026-07-28 (RULES.md MOD-19) as pure functions (lib/modern.ts):
 // which inputSchema properties an `x-mcp-header` annotation validly marks (headerParamsOf),
 // how a server checks the headers of a tools/call against its arguments (paramHeaderProblem),
 // and the strict `=?base64?…?=` decoding both rely on (decodeHeaderValue). The HTTP host's use

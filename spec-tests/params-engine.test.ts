@@ -1,4 +1,4 @@
-// Params validation through a real Engine (DIGEST a.1, a.4, b.12–b.16, c.1): for every request
+// Params validation through a real Engine (RULES.md MT-01, MT-02, SCH-01, SCH-02, N-01…N-05, O-01…O-05, K-03…K-05, J-01, J-04, TK-02…TK-08, E-01, E-02): for every request
 // method of every session-era version, one valid request reaches the host as a `request`
 // event carrying the very params object that arrived, and three invalid ones are answered
 // -32602 whose error.data.path names the offending member, followed by a violation.
@@ -172,7 +172,7 @@ for (const version of SESSION_VERSIONS) {
 
   test(`${version}: every request method has a case`, () => {
     for (const r of rows) assert.ok(cases(r.method, version) !== undefined, `no case for ${r.method}`);
-    // a.4: 13 methods besides initialize and ping; elicitation/create from 2025-06-18; tasks/* in 2025-11-25.
+    // MT-01: 13 methods besides initialize and ping; elicitation/create from 2025-06-18; tasks/* in 2025-11-25.
     const expected: Record<SessionVersion, number> = { "2024-11-05": 13, "2025-03-26": 13, "2025-06-18": 14, "2025-11-25": 18 };
     assert.equal(rows.length, expected[version]);
   });

@@ -1,4 +1,4 @@
-// Params and result validators (lib/params.ts; DIGEST a.1, a.2, a.4, b.12–b.16, d, f.14–f.17)
+// Params and result validators (lib/params.ts; RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, N-01…N-05, O-01…O-05, K-03…K-05, J-01, J-04, TK-02…TK-08, K-04, SCH-05, TK-08)
 // and the combinators of lib/schema.ts.
 //
 // One table of rows {versions, kind, method, valid[], invalid[{value, path, expected}]}: every
@@ -259,12 +259,12 @@ const requestMetaBads: Bad[] = [
 rows.push(P(ALL, "ping", [{}, metaOnly, { _meta: { progressToken: 0 } }, { _meta: { progressToken: -7 } }], requestMetaBads));
 rows.push(P(ALL, "roots/list", [{}, metaOnly], requestMetaBads));
 
-// Empty results (f.14).
+// Empty results (SCH-02).
 for (const method of ["ping", "resources/subscribe", "resources/unsubscribe", "logging/setLevel"]) {
   rows.push(R(ALL, method, [{}, { _meta: { "io.example/elapsed": 3 } }], metaBads("result")));
 }
 
-// Pagination (b.12): the cursor is an opaque string.
+// Pagination (N-01…N-05): the cursor is an opaque string.
 const pageParams = { cursor: "eyJwYWdlIjogMn0=", _meta: { progressToken: 12 } };
 for (const [method, versions] of [
   ["resources/list", ALL],
@@ -503,7 +503,7 @@ rows.push(
   R(from("2025-06-18"), "tools/call", [], [
     rBad(callResult, "structuredContent", [], OBJ),
     rBad(callResult, "structuredContent", "{}", OBJ),
-    // CallToolResult.content is required even with structuredContent (f.14).
+    // CallToolResult.content is required even with structuredContent (SCH-02).
     { value: { structuredContent: { temperature: 1 } }, path: "result.content", expected: REQ },
   ]),
   // A task-augmented tools/call may be answered with CreateTaskResult (2025-11-25 only).
@@ -1162,7 +1162,7 @@ test("open enums accept unknown values; closed ones refuse them", () => {
   }
 });
 
-test("numbers typed `number` in schema.ts accept fractions even where schema.json says integer (f.16)", () => {
+test("numbers typed `number` in schema.ts accept fractions even where schema.json says integer (SCH-05)", () => {
   const cases: [Kind, string, JsonObject][] = [
     ["result", "resources/list", { resources: [{ uri: "u", name: "n", size: 10.5 }] }],
     ["params", "sampling/createMessage", { messages: [], maxTokens: 12.5 }],

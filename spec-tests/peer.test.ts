@@ -1134,10 +1134,10 @@ test("onDiagnostic sees violations; validateResults turns a malformed result int
   assert.ok(error instanceof InvalidResultError, String(error));
   assert.equal(error.path, "result.tools");
   assert.match(error.message, /^tools\/list: invalid result at result\.tools: expected /);
-  assert.deepEqual(rules, ["violation:a.1"]);
+  assert.deepEqual(rules, ["violation:SCH-02"]);
   // A response for an id never sent is a violation too.
   scripted.client.driver.receiveBytes(lines({ jsonrpc: "2.0", id: 999, result: {} }));
-  assert.deepEqual(rules, ["violation:a.1", "violation:ID-04"]);
+  assert.deepEqual(rules, ["violation:SCH-02", "violation:ID-04"]);
 });
 
 test("progress for a settled request is a diagnostic, not a callback", async () => {

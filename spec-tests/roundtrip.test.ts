@@ -1,4 +1,4 @@
-// Wire round trip (DIGEST a.1, a.2, a.4, e.1): every message type of every session-era
+// Wire round trip (RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, STD-01, STD-02): every message type of every session-era
 // version — a request, a notification and a response of each method — goes through
 // encodeMessage → LineDecoder → classify and comes out member for member equal to what went
 // in. Examples are valid for their version (checked against lib/params.ts) and carry unicode

@@ -1,7 +1,7 @@
 // Type-level checks of lib/types.ts, compiled with the normal build and never run as a
 // test (the file name has no `.test`). It declares one typed value for the params and the
 // result of every method in the four method maps, checks that the maps list exactly the
-// methods of DIGEST a.1/a.2, and proves with `@ts-expect-error` that wrong shapes are
+// methods of RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, and proves with `@ts-expect-error` that wrong shapes are
 // refused. Runtime code is trivial: typesConsumer() only builds and returns the values.
 
 import type {
@@ -224,7 +224,7 @@ const serverNotifications: ServerNotifications = {
   "notifications/tasks/status": { params: { ...task, status: "completed" } },
 };
 
-// The maps hold exactly the methods of DIGEST a.1/a.2 (a missing or extra key fails here).
+// The maps hold exactly the methods of RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03 (a missing or extra key fails here).
 const clientRequestMethods: { [M in ClientRequestMethod]: true } = {
   initialize: true, ping: true, "resources/list": true, "resources/templates/list": true, "resources/read": true,
   "resources/subscribe": true, "resources/unsubscribe": true, "prompts/list": true, "prompts/get": true,

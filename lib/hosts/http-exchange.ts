@@ -1,4 +1,4 @@
-// One 2026-07-28 request on the Streamable HTTP host (DIGEST.md g.8): a ServerSession of its
+// One 2026-07-28 request on the Streamable HTTP host (RULES.md MOD-20): a ServerSession of its
 // own that lives exactly as long as its POST. Split out of http-server.ts.
 //
 // Invariants: every message of the exchange goes to its POST's response; closing that
@@ -21,7 +21,7 @@ export interface ExchangeHost {
 }
 
 /**
- * One 2026-07-28 request (g.8): a ServerSession of its own, fed this single request, whose
+ * One 2026-07-28 request (MOD-20): a ServerSession of its own, fed this single request, whose
  * every message (progress, log messages, the listen acknowledgement and change
  * notifications, the answer) goes to this POST's response. It ends with the answer, or when
  * the client closes the response first (cancellation), or when the host shuts down.
@@ -39,7 +39,7 @@ export class ModernExchange {
     readonly id: RequestId,
   ) {
     res.on("close", () => {
-      // g.8 / X-09 reversed: in 2026-07-28 a client that closes the stream before the answer cancels the request.
+      // MOD-17 / X-09 reversed: in 2026-07-28 a client that closes the stream before the answer cancels the request.
       if (this.mode !== "done") this.cancel();
     });
   }
@@ -100,7 +100,7 @@ export class ModernExchange {
     this.end();
   }
 
-  /** Host shutdown: a listen stream gets its final result (g.5); anything else in flight is cut off. */
+  /** Host shutdown: a listen stream gets its final result (MOD-15); anything else in flight is cut off. */
   shutdown(): void {
     if (this.mode === "done") return;
     const engine = this.session.engine;

@@ -1,4 +1,4 @@
-// The deprecated HTTP+SSE transport of 2024-11-05 (DIGEST.md e.3), offered beside the
+// The deprecated HTTP+SSE transport of 2024-11-05 (RULES.md SSE-01), offered beside the
 // Streamable HTTP endpoint when asked to (HttpServerOptions.legacySse): a GET on the SSE
 // path opens a session whose first event, `endpoint`, names the URI to POST messages to;
 // every server message then travels as a `message` event on that stream.

@@ -89,7 +89,7 @@ export interface HttpServerOptions {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection is kept (serveHttp). Default 5000. */
   keepAliveTimeoutMs?: number;
-  /** Also offer the deprecated HTTP+SSE transport of 2024-11-05 (e.3) at these paths (true: /sse and /messages). Default off. */
+  /** Also offer the deprecated HTTP+SSE transport of 2024-11-05 (SSE-01) at these paths (true: /sse and /messages). Default off. */
   legacySse?: boolean | LegacySseOptions;
   /**
    * Who is asking (OAuth resource server): authenticate() runs before any MCP handling of the

@@ -58,7 +58,7 @@ export function socketTimeouts(limits: HttpLimits): { headersTimeout: number; re
 }
 
 /**
- * e.2: the POST of a notification or response the server cannot accept gets an HTTP error,
+ * HTTP-01…HTTP-04: the POST of a notification or response the server cannot accept gets an HTTP error,
  * not 202. Why `item` is not a well-formed JSON-RPC 2.0 notification or response (expected
  * versus got), or undefined when it is one. Requests are the engine's to judge.
  */
@@ -93,7 +93,7 @@ export function firstMalformed(items: readonly unknown[]): { index: number; prob
   return undefined;
 }
 
-/** Why an initialize POST cannot open a session before the engine even sees it (e.2: initialize is a request), or undefined. */
+/** Why an initialize POST cannot open a session before the engine even sees it (HTTP-01…HTTP-04: initialize is a request), or undefined. */
 export function initializeShapeProblem(body: unknown): string | undefined {
   if (Array.isArray(body)) return "initialize must not be batched";
   if (!isJsonObject(body) || !("id" in body)) return "initialize must be a request: expected an id, got none";

@@ -1,6 +1,6 @@
-// Streamable HTTP server host on node:http (DIGEST.md e.2): one endpoint with POST, GET and
+// Streamable HTTP server host on node:http (RULES.md HTTP-01…HTTP-04): one endpoint with POST, GET and
 // DELETE, sessions minted here, answers as JSON or SSE, resumable SSE streams. When the
-// Server speaks 2026-07-28 (g.8) the same endpoint also serves that stateless revision: a
+// Server speaks 2026-07-28 (MOD-20) the same endpoint also serves that stateless revision: a
 // POST without Mcp-Session-Id whose request carries the per-request `_meta` envelope gets a
 // ServerSession of its own that lives exactly as long as that request (dual era, option
 // `eras`). The session streams live in http-session.ts, the 2026-07-28 exchange in
@@ -162,7 +162,7 @@ export class HttpHost {
       case "GET":
       case "DELETE":
         if (modernOnly) {
-          // g.8: a 2026-07-28-only endpoint has no GET stream and no sessions to delete.
+          // MOD-20: a 2026-07-28-only endpoint has no GET stream and no sessions to delete.
           res.setHeader("Allow", "POST");
           ignoreBody(req, res, this.options.maxBodyBytes);
           fail(res, 405, ErrorCode.InvalidRequest, "Method not allowed: this endpoint serves 2026-07-28 only (POST)");
@@ -176,7 +176,7 @@ export class HttpHost {
     }
   }
 
-  /** e.3: GET on the SSE path opens a session; POST on the message path feeds it (202). */
+  /** SSE-01: GET on the SSE path opens a session; POST on the message path feeds it (202). */
   private async legacyRequest(legacy: LegacySseEndpoint, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (path === legacy.ssePath && req.method === "GET") {
       ignoreBody(req, res, this.options.maxBodyBytes);
@@ -220,7 +220,7 @@ export class HttpHost {
     return originName !== undefined && this.options.allowedHosts.has(originName);
   }
 
-  /** L-07/e.2 20: a version header, when present, must name a version we speak. */
+  /** L-07: a version header, when present, must name a version we speak. */
   private versionHeaderOk(req: IncomingMessage): boolean {
     const version = header(req, "mcp-protocol-version");
     return version === undefined || (SESSION_VERSIONS as readonly string[]).includes(version);
@@ -242,7 +242,7 @@ export class HttpHost {
     const sessionId = header(req, "mcp-session-id");
     // Session-era traffic (a session id, or a Server without 2026-07-28) goes the way it always went.
     if (this.modernVersions.length === 0 || (sessionId !== undefined && this.options.eras !== "modern")) return this.postSession(req, res, undefined);
-    // No session id: the body says which era this is (g.11), so read it first.
+    // No session id: the body says which era this is (MOD-23), so read it first.
     const body = await readJson(req, res, this.options.maxBodyBytes);
     if (body === undefined) return;
     if (this.isModern(req, body.value)) return this.postModern(req, res, body.value as JsonObject);
@@ -251,7 +251,7 @@ export class HttpHost {
   }
 
   /**
-   * g.11: a single message is 2026-07-28 traffic when its request carries the per-request
+   * MOD-23: a single message is 2026-07-28 traffic when its request carries the per-request
    * envelope (even initialize: under 2026-07-28 it is a removed method, 404 -32601), or when
    * MCP-Protocol-Version names a modern version and it is not initialize. On a modern-only
    * endpoint every single request but a session-era initialize is.
@@ -264,7 +264,7 @@ export class HttpHost {
     return this.options.eras === "modern" || (version !== undefined && (this.modernVersions as readonly string[]).includes(version));
   }
 
-  /** A modern-only endpoint refuses session-era traffic: initialize names the versions served (g.12), anything else is not a 2026-07-28 message. */
+  /** A modern-only endpoint refuses session-era traffic: initialize names the versions served (MOD-22), anything else is not a 2026-07-28 message. */
   private refuseSessionEra(res: ServerResponse, body: unknown): void {
     if (isJsonObject(body) && body.method === "initialize") {
       const requested = isJsonObject(body.params) ? body.params.protocolVersion : undefined;
@@ -277,7 +277,7 @@ export class HttpHost {
   }
 
   /**
-   * One 2026-07-28 message (g.8): a notification is accepted (202; there is no session for it
+   * One 2026-07-28 message (MOD-20): a notification is accepted (202; there is no session for it
    * to act on, and over HTTP a request is cancelled by closing its stream); a request is
    * checked (envelope present, headers equal to the body) and fed to a ServerSession of its
    * own, which checks the rest (version, capabilities, method) and answers on this POST.
@@ -285,7 +285,7 @@ export class HttpHost {
   private postModern(req: IncomingMessage, res: ServerResponse, message: JsonObject): void {
     const method = message.method as string;
     if (!("id" in message)) {
-      // e.2/g.8: a notification the server cannot accept gets an HTTP error, not 202.
+      // HTTP-01…HTTP-04, MOD-20: a notification the server cannot accept gets an HTTP error, not 202.
       const problem = malformedItem(message);
       if (problem !== undefined) {
         answerError(res, 400, undefined, ErrorCode.InvalidRequest, `Invalid request: ${problem}`, undefined);
@@ -351,7 +351,7 @@ export class HttpHost {
       if (typeof o.method === "string" && (typeof o.id === "string" || typeof o.id === "number")) requestIds.add(o.id);
     }
     if (requestIds.size === 0) {
-      // e.2: notifications and responses the server cannot accept get an HTTP error, not 202; the engine sees none of them.
+      // HTTP-01…HTTP-04: notifications and responses the server cannot accept get an HTTP error, not 202; the engine sees none of them.
       const malformed = firstMalformed(items);
       if (malformed !== undefined) {
         const where = Array.isArray(body) ? `batch member ${malformed.index}: ` : "";
@@ -459,7 +459,7 @@ export class HttpHost {
     return session;
   }
 
-  /** The session a request names (e.2 17, 18): 400 when it names none, 404 when it is unknown or ended (answered here; undefined then). */
+  /** The session a request names (HTTP-03): 400 when it names none, 404 when it is unknown or ended (answered here; undefined then). */
   private async sessionOf(req: IncomingMessage, res: ServerResponse): Promise<HttpSession | undefined> {
     const sessionId = header(req, "mcp-session-id");
     if (sessionId === undefined) {

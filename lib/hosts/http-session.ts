@@ -1,4 +1,4 @@
-// The session era's streams on the Streamable HTTP host (DIGEST.md e.2): one HttpSession per
+// The session era's streams on the Streamable HTTP host (RULES.md HTTP-01…HTTP-04): one HttpSession per
 // Mcp-Session-Id with its ServerSession, and the Streams (a POST's answer, the GET stream)
 // its messages are routed to. Split out of http-server.ts, which owns the request handling.
 //

@@ -1,9 +1,9 @@
-// stdio hosts for Node (DIGEST.md e.1, S-02): a server on this process's stdin/stdout, and a
+// stdio hosts for Node (RULES.md STD-01, STD-02, S-02): a server on this process's stdin/stdout, and a
 // client that spawns a server command. They bring what the peer layer lacks on purpose:
 // the bytes, the clock (performance.now) and one timer.
 //
 // Invariants:
-// - stdout carries only protocol bytes; logs and diagnostics go to stderr (f.13);
+// - stdout carries only protocol bytes; logs and diagnostics go to stderr (STD-02);
 // - backpressure: when the pipe we write to is full, we stop reading until it drains;
 // - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL;
 // - nothing a peer does brings this process down: the peer layer's inputs do not throw (the

@@ -19,7 +19,6 @@ import { INPUT_REQUIRED_METHODS, META_SUBSCRIPTION_ID } from "../modern.js";
 import { VERSION_PROFILES, newestVersion, type ModernVersion, type ProtocolVersion } from "../versions.js";
 import type { EngineLimits } from "../engine.js";
 import type {
-  CallToolRequestParams,
   CallToolResult,
   ClientCapabilities,
   ClientRequests,
@@ -46,6 +45,7 @@ import { HandlerPool, errorMessage, respondWithError, shielded } from "./handler
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
+import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { AbortSignalLike } from "./signal.js";
 
 export { errorMessage, respondWithError, shielded } from "./handlers.js";
@@ -85,7 +85,7 @@ export interface ClientOptions {
   /**
    * How connect() starts: "session" (initialize), "modern" (server/discover, 2026-07-28), or
    * "auto": the modern probe first, falling back to initialize on any answer that is not a
-   * modern result, or on a timeout (never keyed on one error code, g.12). Default "auto"
+   * modern result, or on a timeout (never keyed on one error code, MOD-24). Default "auto"
    * when 2026-07-28 is among the versions, else "session".
    */
   era?: "auto" | "session" | "modern";
@@ -166,6 +166,10 @@ export class Client {
    * number: FIFO, with O(1) removal on abort or expiry). Released one per answer.
    */
   private readonly queued = new DeadlineQueue<QueuedRequest>();
+  /** Task polling waits (task-client.ts), on the host's one timer like the queue. */
+  private readonly pollTimers: PollTimers;
+  /** Tasks: the lower-level API (create, get, update, cancel, wait) behind callTool's task calls. */
+  readonly tasks: TaskClient;
   private readonly notificationHandlers = new Map<string, Set<(params: JsonObject | undefined) => void>>();
   private connecting: PendingCall | undefined;
   /** The ids below this one were the probe engine's (see replaceEngine). */
@@ -186,6 +190,19 @@ export class Client {
       receiveEof: () => this.currentDriver.receiveEof(),
       onTimer: () => this.currentDriver.onTimer(),
     };
+    this.pollTimers = new PollTimers(() => this.host.now(), () => this.driver.pump());
+    this.tasks = new TaskClient({
+      era: () => this.engine.era,
+      send: (m, p, o) => this.send(m, p, o),
+      request: (m, p, o) => this.request(m, p, o),
+      now: () => this.host.now(),
+      sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
+      handlers: this.handlers,
+      ownCapabilities: (options.capabilities ?? {}) as JsonObject,
+      serverCapabilities: () => this.connectResult?.capabilities,
+      maxInputRounds: options.maxInputRounds ?? 10,
+      maxInputRequests: options.maxInputRequests ?? 32,
+    });
   }
 
   /** The engine in use (a fallback from the modern probe to initialize replaces it). */
@@ -203,7 +220,17 @@ export class Client {
 
   private makeDriver(engine: Engine<"client">): Driver<"client"> {
     const driver = new Driver(engine, this.host, (event) => this.onEvent(event), (error, where) => this.fault(error, where));
-    driver.timers = { next: () => this.queued.nextExpiry(), fire: (now) => this.expireQueued(now) };
+    driver.timers = {
+      next: () => {
+        const queued = this.queued.nextExpiry();
+        const sleep = this.pollTimers.next();
+        return queued === undefined ? sleep : sleep === undefined ? queued : Math.min(queued, sleep);
+      },
+      fire: (now) => {
+        this.expireQueued(now);
+        this.pollTimers.fire(now);
+      },
+    };
     return driver;
   }
 
@@ -251,7 +278,7 @@ export class Client {
     try {
       probe = await this.discoverRetrying(this.options.probeTimeoutMs ?? 5000);
     } catch (error) {
-      // A recognized modern refusal means a modern server: no fallback (g.12) unless it also speaks a session version of ours.
+      // A recognized modern refusal means a modern server: no fallback (MOD-24) unless it also speaks a session version of ours.
       if (error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion && !this.speaksAnyOf(error.data)) throw error;
       // A transport that ended is no answer from a server: nothing to fall back to.
       if (error instanceof RequestAbortedError || error instanceof ConnectionClosedError) throw error;
@@ -496,7 +523,9 @@ export class Client {
 
   /** Every tool, following nextCursor until the last page. */
   async listTools(options?: CallOptions): Promise<Tool[]> {
-    return this.paginate("tools/list", "tools", options) as Promise<Tool[]>;
+    const tools = (await this.paginate("tools/list", "tools", options)) as Tool[];
+    this.tasks.learnTools(tools);
+    return tools;
   }
 
   async listResources(options?: CallOptions): Promise<Resource[]> {
@@ -511,9 +540,16 @@ export class Client {
     return this.paginate("prompts/list", "prompts", options) as Promise<Prompt[]>;
   }
 
-  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
-    const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
-    return this.request("tools/call", params, options) as Promise<CallToolResult>;
+  /**
+   * Calls a tool to its final result. Through a task when there is one: 2026-07-28 with the
+   * tasks extension declared in our capabilities (the server decides), or 2025-11-25 for a
+   * tool whose execution.taskSupport (from listTools) is optional or required on a server
+   * declaring tasks.requests.tools.call. The task is polled at the server's interval, its
+   * input requests answered by our handlers; failed and cancelled tasks reject with
+   * TaskFailedError and TaskCancelledError, and aborting the signal cancels the task.
+   */
+  callTool(name: string, args?: Record<string, unknown>, options?: TaskCallOptions): Promise<CallToolResult> {
+    return this.tasks.callTool(name, args, options);
   }
 
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
@@ -603,7 +639,7 @@ export class Client {
         this.settle(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
         return;
       case "request-ended":
-        // A server ending a listen stream (stdio) ends it as cleanly as its final result would (g.5).
+        // A server ending a listen stream (stdio) ends it as cleanly as its final result would (MOD-15).
         this.settle(event.id)?.resolve({ resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: event.id } });
         return;
       case "progress": {

@@ -1,5 +1,5 @@
-// The client side of Streamable HTTP (DIGEST.md e.2) with the deprecated HTTP+SSE transport
-// (e.3) as a fallback: a PeerHost whose send() POSTs each outbound message, and the receive
+// The client side of Streamable HTTP (RULES.md HTTP-01…HTTP-04) with the deprecated HTTP+SSE transport
+// (SSE-01) as a fallback: a PeerHost whose send() POSTs each outbound message, and the receive
 // side that turns JSON bodies and SSE streams back into messages for the Client's driver.
 // Also an SSE parser (WHATWG event-stream rules) and a small RFC 3986 reference resolver.
 //
@@ -15,7 +15,7 @@
 //   unknown or a re-initialization runs, later sends wait in a queue, then go in order;
 // - every retry loop is bounded (maxReconnectAttempts consecutive attempts without progress)
 //   and waits exactly the server's last SSE `retry` (default defaultRetryMs) between tries;
-// - 2026-07-28 mode (g.8; from the first request carrying the per-request `_meta` envelope,
+// - 2026-07-28 mode (MOD-20; from the first request carrying the per-request `_meta` envelope,
 //   i.e. after the client Engine's startModern(), or option `modern`): every message is its
 //   own POST with MCP-Protocol-Version (the `_meta` version), Mcp-Method and, for tools/call,
 //   prompts/get and resources/read, Mcp-Name (values outside visible ASCII as
@@ -32,7 +32,7 @@
 //   11.9): the request settles with HttpAuthError (status, WWW-Authenticate, URL), attached
 //   to its synthesized error object so the Client rejects with it; without a request (the
 //   GET stream, DELETE) it goes to onError as HttpTransportError.auth. Only an older offer's
-//   initialize (e.2 item 22: any 4xx) still tries HTTP+SSE first;
+//   initialize (HTTP-04: any 4xx) still tries HTTP+SSE first;
 // - with option `auth` (OAuth: oauth.ts, lib/auth/) every request carries the current token;
 //   a 401, or a 403 insufficient_scope, runs one authorization flow (shared by concurrent
 //   refusals) and the request is sent once more (a DPoP nonce demand: one resend); only a
@@ -42,6 +42,7 @@ import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import { META_PROTOCOL_VERSION, hasModernEnvelope, headerParamsOf, valueAtPath, type HeaderParam } from "../modern.js";
+import { methodTraits } from "../methods.js";
 import { MODERN_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../versions.js";
 import { Client, type ClientOptions, type ConnectResult } from "./client.js";
 import type { PeerHost } from "./driver.js";
@@ -147,7 +148,7 @@ export interface HttpClientTransportOptions<S = unknown> {
   maxReconnectAttempts?: number;
   /** Wait before reconnecting when the server sent no SSE `retry`. Default 1000. */
   defaultRetryMs?: number;
-  /** Fall back to HTTP+SSE (2024-11-05) when the initialize POST fails as e.2 item 22 says. Default true. */
+  /** Fall back to HTTP+SSE (2024-11-05) when the initialize POST fails as HTTP-04 says. Default true. */
   legacyFallback?: boolean;
   /** Open the standalone GET stream after initialization. Default true. */
   standaloneStream?: boolean;
@@ -429,7 +430,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
 
   private sendModern(message: unknown, requestId: RequestId | undefined): void {
     if (isJsonObject(message) && message.method === "notifications/cancelled" && isJsonObject(message.params)) {
-      // g.8: over HTTP a request is cancelled by closing its stream; the notification itself is not sent.
+      // MOD-17: over HTTP a request is cancelled by closing its stream; the notification itself is not sent.
       const cancelled = message.params.requestId;
       if (isRequestId(cancelled)) this.abortModern(cancelled);
       return;
@@ -491,7 +492,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     }
   }
 
-  /** The 2026-07-28 request headers (g.8) for one message. */
+  /** The 2026-07-28 request headers (MOD-18) for one message. */
   private modernHeaders(message: unknown): Record<string, string> {
     const headers: Record<string, string> = { ...this.extraHeaders, "Content-Type": "application/json", Accept: ACCEPT_BOTH };
     if (!isJsonObject(message)) return headers;
@@ -502,11 +503,12 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     headers["MCP-Protocol-Version"] = typeof version === "string" ? version : this.modernVersion;
     if (typeof message.method !== "string") return headers;
     headers["Mcp-Method"] = encodeHeaderValue(message.method);
-    const nameKey = message.method === "resources/read" ? "uri" : message.method === "tools/call" || message.method === "prompts/get" ? "name" : undefined;
+    // The method table's nameParam column: name or uri, and taskId for the tasks extension's methods.
+    const nameKey = methodTraits(message.method)?.nameParam;
     const name = nameKey === undefined ? undefined : params?.[nameKey];
     if (typeof name === "string") headers["Mcp-Name"] = encodeHeaderValue(name);
     if (message.method === "tools/call" && typeof name === "string") {
-      // g.8: each argument the tool's inputSchema marks with x-mcp-header rides along as Mcp-Param-{Name}; null or absent ones do not.
+      // MOD-19: each argument the tool's inputSchema marks with x-mcp-header rides along as Mcp-Param-{Name}; null or absent ones do not.
       for (const param of this.paramHeaders.get(name) ?? []) {
         const value = paramHeaderValue(valueAtPath(params?.arguments, param.path));
         if (value !== undefined) headers[`Mcp-Param-${param.header}`] = value;
@@ -517,7 +519,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
 
   /**
    * A 2026-07-28 tools/list result: records each tool's x-mcp-header arguments, and drops the
-   * tools whose declarations are invalid (g.8: a client MUST exclude them), reporting each.
+   * tools whose declarations are invalid (MOD-19: a client MUST exclude them), reporting each.
    */
   private learnTools(message: JsonObject, result: JsonObject): JsonObject {
     const tools = result.tools;
@@ -557,7 +559,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
       if (!this.active) return void discard(res);
       if (!this.triedLegacy && this.legacyEligible(res.status)) {
         this.triedLegacy = true;
-        // e.2 item 22: an older offer tries HTTP+SSE on any 4xx; a 401/403 that stays one is reported as the challenge it is.
+        // HTTP-04: an older offer tries HTTP+SSE on any 4xx; a 401/403 that stays one is reported as the challenge it is.
         const original = isAuthChallenge(res.status) ? { status: res.status, text: "", error: undefined, auth: await authErrorOf(res, this.url) } : await readError(res);
         await this.fallbackToLegacy(message, requestId, original);
         unblock();
@@ -936,7 +938,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
 
   // ── the deprecated HTTP+SSE transport ───────────────────────────────────────
 
-  /** e.2 item 22: which initialize failures mean "try HTTP+SSE". */
+  /** HTTP-04: which initialize failures mean "try HTTP+SSE". */
   private legacyEligible(status: number): boolean {
     if (!this.legacyFallback) return false;
     const params = this.initMessage?.params;
@@ -1266,7 +1268,7 @@ export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<Ht
 const MODERN_400_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
 
 /**
- * Whether an HTTP error answer is a recognized 2026-07-28 JSON-RPC error (g.8, g.11): 400 with
+ * Whether an HTTP error answer is a recognized 2026-07-28 JSON-RPC error (MOD-20, MOD-23): 400 with
  * -32020, -32021 or -32022, or 404 with -32601. `body` is the response text or its parsed
  * JSON. A dual-era client that gets anything else to its first modern request (an empty or
  * unrecognized body, another status) is talking to an older server and falls back to
@@ -1291,7 +1293,7 @@ const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 const SENTINEL = /^=\?base64\?.*\?=$/;
 
 /**
- * A header value as 2026-07-28 sends it (g.8): as is when it is visible ASCII (spaces inside
+ * A header value as 2026-07-28 sends it (MOD-18): as is when it is visible ASCII (spaces inside
  * allowed) without leading or trailing whitespace; otherwise (non-ASCII, control characters,
  * edge whitespace, or a value that itself looks like the sentinel) `=?base64?…?=` of its UTF-8.
  */
@@ -1311,7 +1313,7 @@ export function encodeHeaderValue(value: string): string {
   return `=?base64?${out}?=`;
 }
 
-/** An argument as its Mcp-Param header carries it (g.8); undefined for null, absent, or a value no header can carry. */
+/** An argument as its Mcp-Param header carries it (MOD-19); undefined for null, absent, or a value no header can carry. */
 function paramHeaderValue(value: unknown): string | undefined {
   if (typeof value === "string") return encodeHeaderValue(value);
   if (typeof value === "boolean") return String(value);
@@ -1383,7 +1385,7 @@ function cancelQuietly(reader: ReaderLike): void {
   }
 }
 
-/** An error response's body, and the JSON-RPC error object in it when there is one (e.2 item 6). */
+/** An error response's body, and the JSON-RPC error object in it when there is one (HTTP-02). */
 async function readError(res: ResponseLike): Promise<{ status: number; text: string; error: JsonObject | undefined }> {
   let text = "";
   try {

@@ -1,4 +1,4 @@
-// The client's side of multi round-trip requests (2026-07-28, g.3): while the server answers
+// The client's side of multi round-trip requests (2026-07-28, MOD-10): while the server answers
 // input_required, each of its input requests is fulfilled by our handler for that method and
 // the request is retried (a new id) with inputResponses and the requestState echoed.
 //
@@ -40,7 +40,7 @@ export async function requestWithInput(rounds: InputRounds, method: string, para
 }
 
 /** Answers each input request with the handler for its method; one without a handler fails the call. */
-async function fulfil(rounds: InputRounds, method: string, inputRequests: unknown, signal: AbortSignalLike | undefined, max: number): Promise<JsonObject> {
+export async function fulfil(rounds: Pick<InputRounds, "handlers">, method: string, inputRequests: unknown, signal: AbortSignalLike | undefined, max: number): Promise<JsonObject> {
   // The keys are the server's: collected in a Map, so "__proto__" stays a key like any other.
   const responses = new Map<string, unknown>();
   const requests = typeof inputRequests === "object" && inputRequests !== null ? Object.entries(inputRequests as { [key: string]: unknown }) : [];

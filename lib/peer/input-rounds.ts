@@ -1,4 +1,4 @@
-// The input rounds of ctx.elicit / createMessage / listRoots under 2026-07-28 (g.3): a call
+// The input rounds of ctx.elicit / createMessage / listRoots under 2026-07-28 (MOD-10): a call
 // that needs the client's input ends the handler with an input_required result; the client's
 // retry carries the answer in inputResponses, and the answers of earlier rounds travel back
 // and forth in our (unsealed) requestState.

@@ -1,5 +1,5 @@
 // Sealing the opaque `requestState` of input_required results (2026-07-28 multi round-trip
-// requests, g.3). The client echoes the state back untouched; it is attacker-controlled
+// requests, MOD-10). The client echoes the state back untouched; it is attacker-controlled
 // input, so a server seals it: HMAC-SHA-256 through Web Crypto over the payload, an expiry,
 // and a binding to the request it belongs to (method, target, principal), and refuses any
 // state that was tampered with, has expired, or is replayed on another request.

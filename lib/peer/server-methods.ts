@@ -19,12 +19,12 @@ const MAX_COMPLETIONS = 100;
 
 /**
  * tools/call: arguments validated, the handler run, structuredContent checked against the
- * outputSchema; failures become isError results, an unknown tool -32602 (f.10).
+ * outputSchema; failures become isError results, an unknown tool -32602 (TL-02).
  */
 export async function callTool(server: Server, params: JsonObject, context: HandlerContext): Promise<CallToolResult> {
   const name = params.name as string;
   const entry = server.tools.get(name);
-  // f.10: an unknown tool is a protocol error (-32602), not a tool result.
+  // TL-02: an unknown tool is a protocol error (-32602), not a tool result.
   if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
   let args = (params.arguments ?? {}) as Record<string, unknown>;
   if (entry.validator !== undefined) {

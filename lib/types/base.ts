@@ -4,15 +4,15 @@
 //
 // One set of types covers the four session-era versions: a member added later is optional
 // and tagged `@since <version>`. Types are hand-written from each version's schema.json
-// (DIGEST.md §a, §d); where schema.ts says `number` but the generated JSON says `integer`
-// (DIGEST f.16) the TypeScript `number` is used.
+// (RULES.md MT-01, SCH-01…SCH-05); where schema.ts says `number` but the generated JSON says `integer`
+// (RULES.md SCH-05) the TypeScript `number` is used.
 
 import type { JsonObject, RequestId } from "../envelope.js";
 import type { ProgressToken } from "../events.js";
 
 export type { JsonObject, ProgressToken, RequestId };
 
-/** A `_meta` object: reserved by MCP for protocol-level metadata; keys follow DIGEST b.14 (K-03). */
+/** A `_meta` object: reserved by MCP for protocol-level metadata; keys follow RULES.md (K-03). */
 export interface Meta {
   [key: string]: unknown;
 }
@@ -25,7 +25,7 @@ export interface RelatedTaskMetadata {
 
 /**
  * `_meta` of results and of request/notification params. All messages related to a task
- * MUST carry the related-task key, and `tasks/result` responses always do (DIGEST b.16 TK-06).
+ * MUST carry the related-task key, and `tasks/result` responses always do (RULES.md TK-06).
  */
 export interface MessageMeta {
   /** @since 2025-11-25 */
@@ -89,7 +89,7 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
 
 /**
  * Hints for the client about how to use or display an object.
- * In 2024-11-05 the same JSON shape came from the `Annotated` base (DIGEST d.1 item 7).
+ * In 2024-11-05 the same JSON shape came from the `Annotated` base.
  * @since 2025-03-26 (as a named type)
  */
 export interface Annotations {

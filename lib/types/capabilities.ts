@@ -1,4 +1,4 @@
-// Capability objects exchanged in `initialize` (DIGEST a.3). A capability is declared when
+// Capability objects exchanged in `initialize` (RULES.md C-10). A capability is declared when
 // its key is present, even as `{}`. Capabilities are an open set (either side may add its
 // own keys), so these objects, unlike the rest of the data model, carry index signatures.
 //

@@ -1,8 +1,8 @@
-// The four method maps (DIGEST a.1/a.2): method name → params (and result) types, by who
+// The four method maps (RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03): method name → params (and result) types, by who
 // sends the message. Optional params are modelled as `Params | undefined`. `ping` and
 // `tasks/*` appear in both request maps (either side can be the task receiver);
 // `notifications/cancelled`, `notifications/progress` and `notifications/tasks/status` in
-// both notification maps. A method's availability by version is in DIGEST a.4 (and
+// both notification maps. A method's availability by version is in RULES.md MT-01 (and
 // lib/methods.ts); the maps cover the union of 2024-11-05 … 2025-11-25.
 
 import type { EmptyResult } from "./base.js";
@@ -154,7 +154,7 @@ export type RequestResult<Map extends { [K in keyof Map]: RequestSpec }, M exten
 /** The params type of notification `M` in notification map `Map`. */
 export type NotificationParams<Map extends { [K in keyof Map]: NotificationSpec }, M extends keyof Map> = Map[M]["params"];
 
-/** Any result a client sends (answers to `ServerRequests`); includes `CreateTaskResult` (DIGEST f.17 (f)). */
+/** Any result a client sends (answers to `ServerRequests`); includes `CreateTaskResult` (TK-03). */
 export type ClientResult =
   | EmptyResult
   | CreateMessageResult
@@ -165,7 +165,7 @@ export type ClientResult =
   | ListTasksResult
   | CancelTaskResult;
 
-/** Any result a server sends (answers to `ClientRequests`); includes `CreateTaskResult` (DIGEST f.17 (f)). */
+/** Any result a server sends (answers to `ClientRequests`); includes `CreateTaskResult` (TK-03). */
 export type ServerResult =
   | EmptyResult
   | InitializeResult

@@ -1,4 +1,4 @@
-// Params of every notification of DIGEST a.2. Notifications without defined params
+// Params of every notification of RULES.md MT-02, SCH-03. Notifications without defined params
 // (`notifications/initialized`, the `*/list_changed` ones) take the optional base params
 // (`_meta` only).
 

@@ -1,5 +1,5 @@
 // Server features, all requested by the client: resources, prompts, tools, logging and
-// completion (DIGEST a.1 rows 3-13), with their supporting objects (Resource,
+// completion (RULES.md MT-01, MT-02, SCH-01, SCH-02), with their supporting objects (Resource,
 // ResourceTemplate, Prompt, PromptArgument, PromptMessage, Tool, ToolAnnotations, …).
 
 import type {

@@ -1,7 +1,7 @@
-// Tasks (2025-11-25, experimental; DIGEST b.16): the Task object, task augmentation of
+// Tasks (2025-11-25, experimental; RULES.md TK-02…TK-08): the Task object, task augmentation of
 // `tools/call`, `sampling/createMessage` and `elicitation/create`, and the params/results
 // of `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`. Either side can be the
-// task receiver. Numeric fields are TS `number` (the JSON says integer; DIGEST f.16).
+// task receiver. Numeric fields are TS `number` (the JSON says integer; RULES.md SCH-05).
 
 import type { BaseRequestParams, MessageMeta, PaginatedRequestParams, PaginatedResult, Result } from "./base.js";
 import type { CreateMessageResult, ElicitResult } from "./client.js";

@@ -4,13 +4,13 @@
 //   reply without a readable id gets exactly one error with a null or absent id; nothing
 //   else is answered. No reply is owed once the engine closed, for a request the peer
 //   cancelled while the host held it (a `cancelled` event), or to a 2026-07-28 server at
-//   a client (g.9: that client writes no responses at all);
+//   a client (MOD-21: that client writes no responses at all);
 // - every request the engine sent settles exactly once (response, error-response,
 //   invalid-response, timeout, connection-closed, request-ended, or the host's cancel);
 // - events are of known kinds, never an internal error; after `closed` nothing new comes.
 //
-// Invariants: the oracle models the rules of DIGEST.md b.1/b.2/b.9/g.9 and DESIGN.md
-// section 4 on its own; it never asks the engine what it owes.
+// Invariants: the oracle models the rules of RULES.md M-01…M-10, ID-01…ID-04, X-01…X-09, MOD-21 and the
+// policy entries L-10…L-12 on its own; it never asks the engine what it owes.
 
 import type { EngineEvent } from "../../lib/index.js";
 
@@ -63,7 +63,7 @@ export const NULL_KEY = "null";
 
 export interface InboundContext {
   readonly closed: boolean;
-  /** A 2026-07-28 client: it answers nothing (g.9). */
+  /** A 2026-07-28 client: it answers nothing (MOD-21). */
   readonly silent: boolean;
   readonly batching: boolean;
   readonly maxBatchLength: number;
@@ -166,7 +166,7 @@ export class Oracle {
         if (Array.isArray(value)) fail("bad-output", `a request or notification inside a batch reply: ${text.slice(0, 200)}`);
         if (typeof m.method !== "string") fail("bad-output", `method not a string: ${text.slice(0, 200)}`);
         if (m.method === "notifications/subscriptions/acknowledged") {
-          // g.5: a listen stream has no request event; the host holds it from its acknowledgement on.
+          // MOD-14: a listen stream has no request event; the host holds it from its acknowledgement on.
           const meta = isObject(m.params) && isObject(m.params._meta) ? m.params._meta : undefined;
           const id = meta?.["io.modelcontextprotocol/subscriptionId"];
           if (id === undefined || (this.owed.get(idKey(id)) ?? 0) === 0) fail("bad-output", `acknowledged for a listen request that owes no reply: ${text.slice(0, 200)}`);
@@ -189,7 +189,7 @@ export class Oracle {
       }
       this.repliesSeen++;
       if (this.silent) {
-        fail("reply-from-modern-client", `a 2026-07-28 client writes no responses (g.9): ${text.slice(0, 200)}`);
+        fail("reply-from-modern-client", `a 2026-07-28 client writes no responses (MOD-21): ${text.slice(0, 200)}`);
         continue;
       }
       if (m.id === undefined || m.id === null) {
