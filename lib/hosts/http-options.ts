@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { EngineSnapshot } from "../engine.js";
 import type { LegacySseOptions } from "./http-legacy.js";
+import type { AuthRequest, AuthenticateResult, HttpAnswer } from "../auth/resource-server.js";
 import { resolveLimits, type HttpLimits } from "./http-rules.js";
 
 /** Where sessions are kept between requests. The in-memory default suits one process; a shared one (async) suits several. */
@@ -90,6 +91,19 @@ export interface HttpServerOptions {
   keepAliveTimeoutMs?: number;
   /** Also offer the deprecated HTTP+SSE transport of 2024-11-05 (SSE-01) at these paths (true: /sse and /messages). Default off. */
   legacySse?: boolean | LegacySseOptions;
+  /**
+   * Who is asking (OAuth resource server): authenticate() runs before any MCP handling of the
+   * endpoint (and the HTTP+SSE paths); a refusal is written as is (401/403 with
+   * WWW-Authenticate), a success reaches handlers as ctx.auth. protectedResource() from
+   * mcp-engine/auth fits, and its metadata is then served (GET) at metadataPath.
+   */
+  auth?: HttpAuthHook;
+}
+
+export interface HttpAuthHook {
+  authenticate(request: AuthRequest): Promise<AuthenticateResult> | AuthenticateResult;
+  readonly metadataPath?: string;
+  metadataResponse?(): HttpAnswer;
 }
 
 export interface ResolvedHttpOptions extends HttpLimits {
@@ -104,6 +118,7 @@ export interface ResolvedHttpOptions extends HttpLimits {
   onError: (error: unknown) => void;
   eras: "both" | "session" | "modern";
   keepAliveMs: number;
+  auth: HttpAuthHook | undefined;
 }
 
 /** Every option with its default. */
@@ -121,5 +136,6 @@ export function resolveOptions(options: HttpServerOptions, eras: "both" | "sessi
     onError: options.onError ?? ((error) => process.stderr.write(`mcp-engine http: ${error instanceof Error ? error.message : String(error)}\n`)),
     eras,
     keepAliveMs: options.keepAliveMs ?? 15_000,
+    auth: options.auth,
   };
 }

@@ -34,6 +34,7 @@ import { isJsonObject, isRequestId, type JsonObject, type JsonRpcMessage, type R
 import { ErrorCode } from "../errors.js";
 import { hasModernEnvelope, httpHeaderProblem, paramHeaderProblem, readRequestEnvelope, type ModernRefusal } from "../modern.js";
 import type { Server } from "../peer/server.js";
+import type { AuthInfo } from "../auth/types.js";
 import { SESSION_VERSIONS, VERSION_PROFILES, type ModernVersion } from "../versions.js";
 import { answerError, answerJson, fail, ignoreBody, readBody, readJson } from "./http-body.js";
 import { ModernExchange } from "./http-exchange.js";
@@ -83,6 +84,8 @@ export class HttpHost {
   };
 
   private readonly turns = new TurnTaking();
+  /** What options.auth verified for each request being handled (read where its messages reach a session). */
+  private readonly authOf = new WeakMap<IncomingMessage, AuthInfo>();
 
   /**
    * Applies the connection limits (maxConnections; headers, request and keep-alive timeouts)
@@ -118,6 +121,33 @@ export class HttpHost {
       ignoreBody(req, res, this.options.maxBodyBytes);
       fail(res, 403, ErrorCode.InvalidRequest, "Forbidden: Host or Origin not allowed");
       return;
+    }
+    const auth = this.options.auth;
+    if (auth !== undefined) {
+      // RFC 9728 3: the metadata is public; everything else passes authenticate() before any MCP handling.
+      if (auth.metadataPath !== undefined && path === auth.metadataPath && auth.metadataResponse !== undefined) {
+        ignoreBody(req, res, this.options.maxBodyBytes);
+        const answer = auth.metadataResponse();
+        if (req.method !== "GET") {
+          res.writeHead(405, { Allow: "GET" });
+          res.end();
+          return;
+        }
+        res.writeHead(answer.status, answer.headers);
+        res.end(answer.body);
+        return;
+      }
+      const owned = path === this.options.path || (this.legacy !== undefined && path !== undefined && this.legacy.owns(path));
+      if (owned) {
+        const result = await auth.authenticate({ url, headers: req.headers });
+        if (!result.ok) {
+          ignoreBody(req, res, this.options.maxBodyBytes);
+          res.writeHead(result.response.status, result.response.headers);
+          res.end(result.response.body);
+          return;
+        }
+        this.authOf.set(req, result.auth);
+      }
     }
     if (this.legacy !== undefined && path !== undefined && this.legacy.owns(path)) return this.legacyRequest(this.legacy, req, res, path);
     if (path !== this.options.path) {
@@ -170,7 +200,7 @@ export class HttpHost {
         fail(res, 400, ErrorCode.ParseError, "Parse error");
         return;
       }
-      session.receiveMessage(body);
+      session.receiveMessage(body, this.authOf.get(req));
       res.writeHead(202, { "Content-Length": 0 });
       res.end();
       return;
@@ -290,7 +320,7 @@ export class HttpHost {
     const exchange = new ModernExchange(this, res, id);
     this.exchanges.add(exchange);
     exchange.session = this.server.connect(exchange.host);
-    exchange.session.receiveMessage(message);
+    exchange.session.receiveMessage(message, this.authOf.get(req));
     if (exchange.mode === "pending" && this.options.responseMode === "sse") exchange.startSse();
   }
 
@@ -337,7 +367,7 @@ export class HttpHost {
     }
     session.current = stream;
     try {
-      session.session.receiveMessage(body);
+      session.session.receiveMessage(body, this.authOf.get(req));
     } finally {
       session.current = undefined;
     }

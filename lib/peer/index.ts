@@ -34,6 +34,8 @@ export { HTTP_TRANSPORT_ERROR, HttpClientTransport, HttpTransportError, SseParse
 export type { AbortControllerLike, ConnectHttpOptions, FetchInit, FetchLike, HttpClientTransportOptions, HttpConnection, HttpErrorData, HttpTimers, ReadableStreamLike, ResponseLike, SseEvent, SseParserOptions } from "./http-client.js";
 export { RequestStateSealer } from "./request-state.js";
 export type { OpenedState, RequestStateOptions, SubtleCryptoLike } from "./request-state.js";
+export { OAuthClient } from "./oauth.js";
+export type { AuthFetch, HttpAuthOptions } from "./oauth.js";
 export { MemoryTaskStore } from "./task-store.js";
 export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskLookup, TaskStatus, TaskStore } from "./task-store.js";
 export { TaskRunner, detailedTask, wireTask } from "./task-server.js";

@@ -58,6 +58,7 @@ import { complete, getPrompt, readResource } from "./server-methods.js";
 import { TaskRunner, callToolOrTask, sessionTool, type TaskOptions } from "./task-server.js";
 import { TASKS_EXTENSION } from "../extensions.js";
 import type { AbortSignalLike } from "./signal.js";
+import type { AuthInfo } from "../auth/types.js";
 import type { ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
 
@@ -82,6 +83,8 @@ export interface HandlerContext {
   /** Tasks extension: what the tool's beforeTask step returned, in the task's handler. */
   readonly prepared?: unknown;
   readonly session: ServerSession;
+  /** Who is asking: what the host's authenticate hook verified for the message carrying this request (HTTP + OAuth), else undefined. */
+  readonly auth: AuthInfo | undefined;
   /** Reports progress when the client asked for it (a no-op otherwise, and after the answer). */
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message (dropped by the engine below the level the client set). */
@@ -357,6 +360,7 @@ export class ServerSession {
   private readonly host: PeerHost;
   private readonly handlers: HandlerPool;
   private readonly maxJsonDepth: number;
+  private inboundAuth: AuthInfo | undefined;
   private readonly outgoing = new Map<number, { method: string; resolve: (r: JsonObject) => void; reject: (e: Error) => void; cleanup: (() => void) | undefined }>();
 
   constructor(server: Server, host: PeerHost, snapshot?: EngineSnapshot) {
@@ -399,8 +403,16 @@ export class ServerSession {
     this.driver.receiveBytes(chunk);
   }
 
-  receiveMessage(value: unknown): void {
-    this.driver.receiveMessage(value);
+  /** One message; `auth` (a host's verified credentials) reaches the handlers of the requests it carries as ctx.auth. */
+  receiveMessage(value: unknown, auth?: AuthInfo): void {
+    // The engine dispatches synchronously within this call, so onRequest reads the message's own auth.
+    const before = this.inboundAuth;
+    this.inboundAuth = auth;
+    try {
+      this.driver.receiveMessage(value);
+    } finally {
+      this.inboundAuth = before;
+    }
   }
 
   receiveEof(): void {
@@ -546,7 +558,8 @@ export class ServerSession {
 
   private onRequest(id: RequestId, method: string, params: JsonObject | undefined, modern: ModernRequestInfo | undefined): void {
     const p = params ?? {};
-    const run = (work: (context: HandlerContext) => object | Promise<object>): void => this.run(id, method, p, modern, work);
+    const auth = this.inboundAuth;
+    const run = (work: (context: HandlerContext) => object | Promise<object>): void => this.run(id, method, p, modern, work, auth);
     switch (method) {
       case "tools/list":
         this.respondPage(id, "tools", [...this.server.tools.values()].map((t) => (modern === undefined ? sessionTool(t.definition) : t.definition)), p.cursor);
@@ -613,7 +626,7 @@ export class ServerSession {
   }
 
   /** Runs a handler (now, or when a slot frees) and answers with its outcome; McpError becomes a JSON-RPC error. */
-  private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, work: (context: HandlerContext) => object | Promise<object>): void {
+  private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, work: (context: HandlerContext) => object | Promise<object>, auth: AuthInfo | undefined): void {
     // The peer's own values are measured before a handler or a round walks or re-encodes them.
     let answers: JsonObject | undefined;
     if (modern !== undefined) {
@@ -633,7 +646,7 @@ export class ServerSession {
       this.engine,
       this.driver,
       id,
-      (signal) => work(this.context(id, signal, params, modern, answers)),
+      (signal) => work(this.context(id, signal, params, modern, answers, auth)),
       (error) => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : respondWithError(this.engine, id, error, this.maxJsonDepth)),
     );
   }
@@ -658,7 +671,7 @@ export class ServerSession {
     }
   }
 
-  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, answers: JsonObject | undefined): HandlerContext {
+  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, answers: JsonObject | undefined, auth: AuthInfo | undefined): HandlerContext {
     // 2026-07-28: the answer to an input request comes back in the retry's inputResponses, keyed by call order;
     // a client sends only the keys of the last round, so the answers of earlier rounds travel in our requestState.
     let calls = 0;
@@ -679,6 +692,7 @@ export class ServerSession {
       inputResponses: modern !== undefined && isJsonObject(params.inputResponses) ? params.inputResponses : undefined,
       signal,
       session: this,
+      auth,
       progress: (progress, total, message) => {
         try {
           this.engine.sendProgress(id, progress, total, message);

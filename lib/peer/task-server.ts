@@ -268,6 +268,8 @@ export class TaskRunner {
       inputResponses: undefined,
       signal: running.controller.signal,
       session,
+      // The creating request's credentials are put here by callToolOrTask.
+      auth: undefined,
       taskId,
       // SEP-2663: no progress and no log messages for a task.
       progress: () => undefined,
@@ -304,7 +306,8 @@ export async function callToolOrTask(
   // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
   const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
   if (!asTask || runner === undefined || modern === undefined) return (await callTool(server, params, { ...context, prepared })) as unknown as JsonObject;
-  return runner.start(session, context.requestId, modern, now, async (taskContext) => (await callTool(server, params, { ...taskContext, prepared })) as unknown as JsonObject);
+  // A task runs as whoever created it: the creating request's ctx.auth.
+  return runner.start(session, context.requestId, modern, now, async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject);
 }
 
 /**
