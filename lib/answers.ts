@@ -9,7 +9,8 @@ import { describeValue } from "./errors.js";
 import type { Features } from "./features.js";
 import type { Handshake, Shutdown } from "./handshake.js";
 import type { LineFacts } from "./line-scan.js";
-import { META_SERVER_INFO, META_SUBSCRIPTION_ID, resultTypeOf } from "./modern.js";
+import { resultTypesFor } from "./extensions.js";
+import { CORE_RESULT_TYPES, META_SERVER_INFO, META_SUBSCRIPTION_ID, resultTypeOf } from "./modern.js";
 import type { OutboundRequests, PendingOut } from "./outbound-requests.js";
 import { resultCheck } from "./params.js";
 import { isProgressToken } from "./progress.js";
@@ -73,6 +74,7 @@ export class Answers {
       output.violation("P-05", outcome.expected, outcome.got, undefined, pending.id, pending.method);
       return;
     }
+    if (outcome.stale) output.diagnostic("ENG-05", "`now` with the input, so that progress pushes the inactivity deadline back", "no now: the deadline did not move", pending.method);
     const total = typeof params?.total === "number" ? params.total : undefined;
     const message = typeof params?.message === "string" ? params.message : undefined;
     output.events.push({ kind: "progress", id: pending.id, method: pending.method, token, progress, total, message });
@@ -144,8 +146,10 @@ export class Answers {
   /** A modern client's result (MOD-11): a missing resultType is "complete", an unknown one is invalid; discover tells us the server. */
   private onModernResult(pending: PendingOut, result: JsonObject): void {
     const { s } = this;
-    if (resultTypeOf(result) === undefined) {
-      const expected = 'resultType "complete" or "input_required"';
+    // "task" only where the tasks extension allows it and our request declared the extension (lib/extensions.ts).
+    const known = resultTypesFor(pending.method, s.capabilities, CORE_RESULT_TYPES);
+    if (resultTypeOf(result, known) === undefined) {
+      const expected = `resultType ${[...known].map((t) => JSON.stringify(t)).join(" or ")}`;
       s.output.violation("MOD-11", expected, describeValue(result.resultType), undefined, pending.id, pending.method);
       s.output.events.push({ kind: "invalid-response", id: pending.id, method: pending.method, result, path: "result.resultType", expected, got: describeValue(result.resultType) });
       return;

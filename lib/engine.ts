@@ -44,7 +44,7 @@ import { Features } from "./features.js";
 import { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem, type FramingError } from "./framing.js";
 import { Handshake } from "./handshake.js";
 import { InboundRequests } from "./inbound-requests.js";
-import { Phase, gate, methodTraits, type PhaseName, type Role } from "./methods.js";
+import { gate, isCancellable, type PhaseName, type Role } from "./methods.js";
 import { hasModernEnvelope, withEnvelope } from "./modern.js";
 import { modernServerFor, type ModernServer } from "./modern-server.js";
 import { OutboundRequests } from "./outbound-requests.js";
@@ -60,10 +60,6 @@ const NO_OPTIONS: RequestOptions & NotifyOptions = Object.freeze({});
 
 function positiveInteger(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`limits.${name} must be a positive integer; got ${String(value)}`);
-}
-
-function cancellable(method: string): boolean {
-  return methodTraits(method)?.cancellable !== false;
 }
 
 export class Engine<R extends Role = Role> {
@@ -164,6 +160,11 @@ export class Engine<R extends Role = Role> {
     return this.features.isSubscribed(uri);
   }
 
+  /** Whether the gate lets our host send `method` now (phase, direction, capabilities of either side), without trying it. */
+  allows(method: string, kind: "request" | "notification", params?: JsonObject): boolean {
+    return !this.s.closed && gate(this.s.outboundGate, true, method, kind, params) === undefined;
+  }
+
   /** The id our next request will get. */
   get nextRequestId(): number {
     return this.outRequests.nextId;
@@ -184,23 +185,7 @@ export class Engine<R extends Role = Role> {
 
   /** A JSON snapshot of the negotiated session (see EngineSnapshot). Throws before negotiation and after close. */
   snapshot(): EngineSnapshot {
-    const { s } = this;
-    if (s.version === undefined || !isSessionVersion(s.version) || s.peerInfoObject === undefined || s.peerCapabilitiesObject === undefined || s.closed) {
-      throw new LocalProtocolError({ rule: "L-01", expected: "a negotiated, open session", got: `phase ${s.phase}` });
-    }
-    const state = this.features.exportState();
-    return {
-      format: 1,
-      role: this.role,
-      version: s.version,
-      phase: s.phaseBit === Phase.Operating ? "operating" : "initializing",
-      peerInfo: s.peerInfoObject,
-      peerCapabilities: s.peerCapabilitiesObject,
-      peerInstructions: s.peerInstructions,
-      nextId: this.outRequests.nextId,
-      loggingLevel: state.loggingLevel,
-      subscriptions: state.subscriptions,
-    };
+    return this.s.snapshot(this.outRequests.nextId, this.features.exportState());
   }
 
   /** An engine that carries on the session a snapshot describes, with the same options it was created with. */
@@ -209,11 +194,9 @@ export class Engine<R extends Role = Role> {
       throw new RangeError(`snapshot does not fit: format ${String(snapshot.format)}, role ${String(snapshot.role)}, version ${String(snapshot.version)}`);
     }
     const engine = new Engine(options);
-    if (!engine.versions.includes(snapshot.version)) throw new RangeError(`snapshot version ${snapshot.version} is not among ${engine.versions.join(", ")}`);
+    engine.s.restore(snapshot);
     engine.outRequests.nextId = snapshot.nextId;
     engine.features.importState(snapshot);
-    engine.s.negotiate(snapshot.version, snapshot.peerCapabilities, snapshot.peerInfo, snapshot.peerInstructions);
-    engine.s.enter(snapshot.phase === "operating" ? "operating" : "initializing");
     return engine;
   }
 
@@ -383,7 +366,7 @@ export class Engine<R extends Role = Role> {
   cancel(id: number, reason?: string): boolean {
     this.s.assertOpen("notifications/cancelled");
     const pending = this.outRequests.get(id);
-    if (id === this.handshake.initializeId || (pending !== undefined && !cancellable(pending.method))) {
+    if (id === this.handshake.initializeId || (pending !== undefined && !isCancellable(pending.method))) {
       throw new LocalProtocolError({ rule: "X-02", expected: "a request other than initialize", got: "initialize", method: "initialize" });
     }
     if (pending === undefined) {
@@ -454,23 +437,11 @@ export class Engine<R extends Role = Role> {
     items.length = 0;
   }
 
-  /**
-   * A line over maxLineBytes, skipped unread: its scanned facts (lib/line-scan.ts) still say
-   * who it was for. A response settles the request it answers at once (lib/answers.ts); a
-   * request is refused with its own id; a notification gets no reply; anything else, -32600
-   * with no readable id.
-   */
+  /** A line over maxLineBytes, skipped unread: its scanned facts (lib/line-scan.ts) say whether it answers one of our requests (lib/answers.ts) or is owed a refusal. */
   private onLineTooLong(item: FramingError): void {
-    const limit = this.limits.maxLineBytes;
     const facts = item.facts;
-    if (facts !== undefined && !facts.hasMethod && facts.hasId) {
-      this.answers.onTooLarge(facts, item.line, limit);
-      return;
-    }
-    const got = facts === undefined ? `line ${item.line} longer` : `line ${item.line} of ${facts.bytes} bytes`;
-    const owed = facts === undefined || !facts.hasMethod || facts.hasId;
-    if (owed) this.output.replyError(facts?.id ?? null, ErrorCode.InvalidRequest, `Line exceeds maxLineBytes (${limit})`, undefined, undefined);
-    this.output.violation("LIM-01", `lines of at most ${limit} bytes`, got, owed ? ErrorCode.InvalidRequest : undefined, facts?.id, undefined);
+    if (facts !== undefined && !facts.hasMethod && facts.hasId) this.answers.onTooLarge(facts, item.line, this.limits.maxLineBytes);
+    else this.output.refuseOverlong(facts, item.line, this.limits.maxLineBytes);
   }
 
   private receiveValue(value: unknown, group: BatchGroup | undefined, now: number | undefined): void {
@@ -509,18 +480,7 @@ export class Engine<R extends Role = Role> {
   private onBatch(items: readonly unknown[], outer: BatchGroup | undefined, now: number | undefined): void {
     const { s } = this;
     const allowed = s.profile !== undefined ? s.profile.batching : s.versions.some((v) => VERSION_PROFILES[v].batching);
-    let problem: string | undefined;
-    if (outer !== undefined) problem = "a batch nested in a batch";
-    else if (!allowed) problem = `a batch under ${s.version ?? "a version not yet negotiated"}`;
-    else if (items.length === 0) problem = "an empty batch";
-    else if (items.length > this.limits.maxBatchLength) problem = `a batch of ${items.length} entries (limit ${this.limits.maxBatchLength})`;
-    if (problem !== undefined) {
-      if (outer !== undefined) outer.remaining++;
-      this.output.replyError(null, ErrorCode.InvalidRequest, "Invalid request", outer, undefined);
-      const expected = outer === undefined && allowed ? `a batch of 1 to ${this.limits.maxBatchLength} entries` : "a single message (batches only under 2025-03-26)";
-      this.output.violation("M-09", expected, problem, ErrorCode.InvalidRequest, undefined, undefined);
-      return;
-    }
+    if (!this.output.acceptBatch(items.length, outer, allowed, this.limits.maxBatchLength, s.version)) return;
     const group: BatchGroup = { remaining: 0, open: true, replies: [] };
     for (const item of items) {
       if (s.closed) return;
@@ -648,8 +608,10 @@ export class Engine<R extends Role = Role> {
   // ── helpers ───────────────────────────────────────────────────────────────────
 
   private sendRequest(method: string, params: JsonObject | undefined, options: RequestOptions, related: RequestId | undefined): number {
-    const pending = this.outRequests.open(method, params, options, (sent) => this.features.outboundRequest(method, sent, this.s.peerCaps, this.s.sessionVersion));
+    const pending = this.outRequests.prepare(method, params, options);
     const sent = pending.params;
+    this.features.outboundRequest(method, sent, this.s.peerCaps, this.s.sessionVersion);
+    this.outRequests.register(pending);
     this.output.queue(sent === undefined ? { jsonrpc: "2.0", id: pending.id, method } : { jsonrpc: "2.0", id: pending.id, method, params: sent }, related);
     return pending.id;
   }

@@ -1,5 +1,8 @@
-// The public surface of the core: everything here is portable (ECMAScript plus
-// TextEncoder/TextDecoder), with no I/O, clock, timer, randomness or Promise.
+// The public surface of the core (`mcp-engine`): the Engine, its options, events, errors
+// and snapshot, the framing, the version tables and the message types. Everything here is
+// portable (ECMAScript plus TextEncoder/TextDecoder), with no I/O, clock, timer, randomness
+// or Promise. The building blocks behind it (method table and gate, schema checks, feature
+// rules, queues, hashing) are in `mcp-engine/internal`, which may change between versions.
 
 export { ErrorCode, LocalProtocolError, describeValue } from "./errors.js";
 export type { ErrorCodeName, LocalProtocolErrorInit, RuleId, Violation } from "./errors.js";
@@ -19,7 +22,6 @@ export type {
 } from "./envelope.js";
 export { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "./framing.js";
 export type { DecodedItem, DecodedValue, FramingError, FramingErrorReason, LineDecoderOptions } from "./framing.js";
-export { Queue } from "./queue.js";
 export { Engine, DEFAULT_LIMITS } from "./engine.js";
 export type { ArgsFor, CapabilitiesOf, EngineLimits, EngineOptions, EngineSnapshot, NotifyOptions, OutgoingNotifications, OutgoingRequests, Outbound, ParamsFor, RequestOptions } from "./engine.js";
 export type {
@@ -45,20 +47,13 @@ export type {
   ViolationEvent,
 } from "./events.js";
 export type { JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, JsonRpcResultResponse } from "./envelope.js";
-export { Cap, capabilityMask, capabilityName, ALL_CAPS } from "./capabilities.js";
-export type { CapName } from "./capabilities.js";
-export { METHOD_ROWS, Phase, PHASE_NAMES, gate, methodTable } from "./methods.js";
-export type { GateContext, GateRefusal, MessageKind, MethodRow, MethodTable, ParamGate, PhaseBit, PhaseName, Role, Sender } from "./methods.js";
 export { MODERN_VERSIONS, SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion, isSessionVersion, newestVersion } from "./versions.js";
 export type { ModernVersion, ProtocolVersion, SessionVersion, VersionProfile } from "./versions.js";
-export { Paginator, base64urlDecode, base64urlEncode } from "./pagination.js";
-export type { PageOk, PageRefused, PaginatorOptions } from "./pagination.js";
-export { constantTimeEqual, hmacSha256, sha256 } from "./sha256.js";
 export type * from "./types.js";
-export { LOGGING_LEVELS, paramsCheck, resultCheck } from "./params.js";
-export { anyObject, anyOf, anyValue, arrayOf, bool, closedEnum, idLike, int, literal, num, object, range, recordOf, str, tagged, validate } from "./schema.js";
-export type { Check, Issue, Shape } from "./schema.js";
-export { DEFAULT_FEATURE_LIMITS, Features, LOGGING_SEVERITY, RELATED_TASK_KEY, logAllowed, metaKeyProblem, severityOf } from "./features.js";
-export type { FeatureLimits, Refusal, TaskRecord, TaskStatus } from "./features.js";
-export { LineScanner } from "./line-scan.js";
+export { LOGGING_LEVELS } from "./params.js";
+export { DEFAULT_FEATURE_LIMITS, RELATED_TASK_KEY } from "./features.js";
+export type { FeatureLimits, TaskStatus } from "./features.js";
+export type { PhaseName, Role } from "./methods.js";
 export type { LineFacts } from "./line-scan.js";
+// The 2026-07-28 tasks extension's identifier (its rules are in mcp-engine/internal).
+export { TASKS_EXTENSION } from "./extensions.js";

@@ -85,6 +85,10 @@ export interface MethodRow {
   readonly cacheable: boolean;
   /** 2026-07-28 over HTTP (MOD-20): the param the Mcp-Name header mirrors. */
   readonly nameParam: string | undefined;
+  /** 2026-07-28: the extension the server must offer and the request's clientCapabilities declare for this method (lib/extensions.ts). */
+  readonly extension: string | undefined;
+  /** 2026-07-28 tasks extension: a server may answer it with a CreateTaskResult (resultType "task"). */
+  readonly taskAugmentable: boolean;
 }
 
 interface RowOptions {
@@ -103,7 +107,12 @@ interface RowOptions {
   inputRequired?: boolean;
   cacheable?: boolean;
   nameParam?: string;
+  extension?: string;
+  taskAugmentable?: boolean;
 }
+
+/** The tasks extension of 2026-07-28 (SEP-2663); its rules are in lib/extensions.ts. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}): MethodRow {
   const receivePhases = o.receivePhases ?? AFTER_INIT;
@@ -126,6 +135,8 @@ function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}
     inputRequired: o.inputRequired ?? false,
     cacheable: o.cacheable ?? false,
     nameParam: o.nameParam,
+    extension: o.extension,
+    taskAugmentable: o.taskAugmentable ?? false,
   };
 }
 
@@ -173,7 +184,7 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("prompts/list", "request", "client", { cap: Cap.prompts, cacheable: true }),
   row("prompts/get", "request", "client", { cap: Cap.prompts, inputRequired: true, nameParam: "name" }),
   row("tools/list", "request", "client", { cap: Cap.tools, cacheable: true }),
-  row("tools/call", "request", "client", { cap: Cap.tools, paramGates: TOOLS_CALL_GATES, inputRequired: true, nameParam: "name" }),
+  row("tools/call", "request", "client", { cap: Cap.tools, paramGates: TOOLS_CALL_GATES, inputRequired: true, nameParam: "name", taskAugmentable: true }),
   row("logging/setLevel", "request", "client", { cap: Cap.logging, until: "2026-07-28" }),
   row("completion/complete", "request", "client", { until: "2025-03-26" }),
   row("completion/complete", "request", "client", { cap: Cap.completions, since: "2025-03-26" }),
@@ -183,11 +194,18 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING, until: "2026-07-28" }),
   row("elicitation/create", "request", "server", { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18", until: "2026-07-28" }),
   // Tasks (2025-11-25): either side may be the receiver that created the task.
-  row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  // nameParam: over 2026-07-28 HTTP the tasks/* requests carry Mcp-Name: <taskId> (TX-09; the session era has no such header).
+  row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
   row("tasks/result", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   row("tasks/list", "request", "both", { cap: Cap.tasksList, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
-  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
   row("notifications/tasks/status", "notification", "both", { cap: Cap.tasks, capOf: "sender", clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  // Tasks (2026-07-28, the io.modelcontextprotocol/tasks extension): the client asks, the server holds the tasks.
+  // tasks/result and tasks/list have no row here: removed, they are unknown methods (-32601).
+  row("tasks/get", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
+  row("tasks/update", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
+  row("tasks/cancel", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
+  row("notifications/tasks", "notification", "server", { since: "2026-07-28", extension: TASKS_EXTENSION, receivePhases: OPERATING }),
   // Announcements, gated on the sender's own declaration.
   row("notifications/message", "notification", "server", { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
   row("notifications/resources/list_changed", "notification", "server", { cap: Cap.resourcesListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
@@ -205,7 +223,7 @@ export const METHOD_ROWS: readonly MethodRow[] = [
 export type MethodTable = ReadonlyMap<string, MethodRow>;
 
 /** Properties of a method that hold in every version that has it (the first row of each method). */
-export type MethodTraits = Pick<MethodRow, "method" | "kind" | "cancellable" | "inputRequired" | "cacheable" | "nameParam">;
+export type MethodTraits = Pick<MethodRow, "method" | "kind" | "cancellable" | "inputRequired" | "cacheable" | "nameParam" | "taskAugmentable">;
 
 const TRAITS: ReadonlyMap<string, MethodTraits> = (() => {
   const traits = new Map<string, MethodTraits>();
@@ -216,6 +234,11 @@ const TRAITS: ReadonlyMap<string, MethodTraits> = (() => {
 /** The version-independent traits of `method` (any string: a peer's method name is only a key of this Map). */
 export function methodTraits(method: string): MethodTraits | undefined {
   return TRAITS.get(method);
+}
+
+/** X-02: whether a request of `method` may be cancelled (every one but initialize). */
+export function isCancellable(method: string): boolean {
+  return TRAITS.get(method)?.cancellable !== false;
 }
 
 /** Every method with a trait, for tables that list them (e.g. the methods whose results are cacheable). */

@@ -10,6 +10,7 @@ import { isJsonObject } from "./envelope.js";
 import { describeValue, ErrorCode, LocalProtocolError } from "./errors.js";
 import { logAllowed } from "./features.js";
 import type { InboundRequests, PendingIn } from "./inbound-requests.js";
+import { createTaskResultProblem, detailedTaskProblem, extensionRefusal, listenTaskIds } from "./extensions.js";
 import { gate, methodTraits, type GateRefusal } from "./methods.js";
 import {
   META_SUBSCRIPTION_ID,
@@ -25,6 +26,7 @@ import {
   type SubscriptionFilter,
 } from "./modern.js";
 import type { BatchGroup, Output } from "./output.js";
+import type { ModernVersion } from "./versions.js";
 import { progressTokenOf } from "./progress.js";
 import type { Session } from "./session.js";
 import type { EngineOptions } from "./engine-types.js";
@@ -74,6 +76,13 @@ export class ModernServer {
       output.refuse(id, method, group, { code: refusal.code, rule: refusal.rule, expected: refusal.expected, got: refusal.got });
       return;
     }
+    // Methods of an extension (the table's extension column): offered by us and declared by this very request, before the host sees it.
+    const missing = extensionRefusal(info.version as ModernVersion, method, info.clientCapabilities, this.config.capabilities);
+    if (missing !== undefined) {
+      output.replyError(id, missing.code, missing.message, group, missing.data);
+      output.violation(missing.rule, missing.expected, missing.got, missing.code, id, method);
+      return;
+    }
     let filter: SubscriptionFilter | undefined;
     if (method === "subscriptions/listen") {
       filter = acceptedFilter(params?.notifications, this.config.ownCaps);
@@ -82,6 +91,13 @@ export class ModernServer {
         output.violation("MOD-12", "params.notifications: a SubscriptionFilter", describeValue(params?.notifications), ErrorCode.InvalidParams, id, method);
         return;
       }
+      const tasks = listenTaskIds(params?.notifications, this.config.capabilities, info.clientCapabilities);
+      if (!tasks.ok) {
+        output.replyError(id, tasks.refusal.code, tasks.refusal.message, group, tasks.refusal.data);
+        output.violation(tasks.refusal.rule, tasks.refusal.expected, tasks.refusal.got, tasks.refusal.code, id, method);
+        return;
+      }
+      if (tasks.taskIds !== undefined) filter.taskIds = tasks.taskIds;
     }
     if (inbound.size >= this.config.maxPendingInbound) {
       output.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "LIM-02", expected: `at most ${this.config.maxPendingInbound} requests in flight`, got: "one more" });
@@ -114,8 +130,15 @@ export class ModernServer {
       if (problem !== undefined) {
         throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, code: problem.missing !== undefined ? ErrorCode.MissingRequiredClientCapability : undefined, method: pending.method });
       }
+    } else if (result.resultType === "task") {
+      // The tasks extension: a flat CreateTaskResult, only where tasks are allowed and only to a request that declared the extension.
+      const problem = createTaskResultProblem(pending.method, result, info.clientCapabilities);
+      if (problem !== undefined) throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, method: pending.method });
     } else if (traits?.cacheable === true) {
       result = withCacheFields(result);
+    } else if (pending.method === "tasks/get") {
+      const problem = detailedTaskProblem(result);
+      if (problem !== undefined) throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, method: pending.method });
     }
     if (pending.method === "subscriptions/listen") {
       // MOD-15: the result that ends a listen names its subscription.

@@ -230,6 +230,8 @@ export interface SubscriptionFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks extension: the tasks whose notifications/tasks this stream carries (lib/extensions.ts listenTaskIds). */
+  taskIds?: string[];
 }
 
 /** The subset of a requested filter the server honours, given its capabilities; undefined when malformed. */
@@ -261,6 +263,8 @@ export function filterWants(filter: SubscriptionFilter, method: string, params: 
       return filter.promptsListChanged === true;
     case "notifications/resources/list_changed":
       return filter.resourcesListChanged === true;
+    case "notifications/tasks":
+      return typeof params?.taskId === "string" && filter.taskIds !== undefined && filter.taskIds.includes(params.taskId);
     case "notifications/resources/updated": {
       const uri = params?.uri;
       if (typeof uri !== "string" || filter.resourceSubscriptions === undefined) return false;

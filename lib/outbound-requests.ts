@@ -19,8 +19,9 @@ import { DeadlineHeap, type DeadlineEntry } from "./deadlines.js";
 import { IdTable } from "./idtable.js";
 import { isProgressToken, progressProblem, progressTokenOf } from "./progress.js";
 
-/** The deadlines of one request; only requests that have any carry this (most do not, and pay nothing). */
-export interface Timing {
+/** The deadlines of one request, and its place in the deadline heap; only requests that have any carry this (most do not, and pay nothing). */
+export interface Timing extends DeadlineEntry {
+  readonly owner: PendingOut;
   /** Inactivity deadline (Infinity: none). */
   deadline: number;
   /** Hard deadline (Infinity: none); never moves. */
@@ -29,7 +30,7 @@ export interface Timing {
   readonly resetMs: number;
 }
 
-export interface PendingOut extends DeadlineEntry {
+export interface PendingOut {
   readonly id: number;
   readonly method: string;
   readonly params: JsonObject | undefined;
@@ -49,13 +50,13 @@ export function remember<T>(set: Set<T>, value: T): void {
 }
 
 /** When a request's first deadline falls (Infinity: none). */
-function dueOf(timing: Timing | undefined): number {
-  if (timing === undefined) return Infinity;
+function dueOf(timing: Timing): number {
   return timing.deadline < timing.totalDeadline ? timing.deadline : timing.totalDeadline;
 }
 
 export type ProgressOutcome =
-  | { readonly kind: "accepted"; readonly pending: PendingOut }
+  /** `stale`: the request resets its deadline on progress, but no `now` came with the input (ENG-05). */
+  | { readonly kind: "accepted"; readonly pending: PendingOut; readonly stale: boolean }
   | { readonly kind: "unknown-token" }
   | { readonly kind: "not-increasing"; readonly pending: PendingOut; readonly expected: string; readonly got: string };
 
@@ -63,7 +64,7 @@ export class OutboundRequests {
   private readonly pending = new IdTable<PendingOut>();
   private readonly tokens = new Map<ProgressToken, PendingOut>();
   private readonly cancelled = new Set<number>();
-  private readonly deadlines = new DeadlineHeap<PendingOut>();
+  private readonly deadlines = new DeadlineHeap<Timing>();
   nextId: number;
 
   constructor(firstId: number) {
@@ -88,12 +89,12 @@ export class OutboundRequests {
   }
 
   /**
-   * Registers a request about to be sent: its id, its progress token (from params or
-   * options; P-01, P-02) and its deadlines. Returns it with the params to send (the token
-   * added to `_meta` when the options asked for one). `check` runs last, before anything is
-   * recorded, so that a refusal leaves no trace.
+   * A request about to be sent, not yet recorded: its id, its progress token (from params or
+   * options; P-01, P-02) and its deadlines, with the params to send (the token added to
+   * `_meta` when the options asked for one). register() records it once every other check
+   * passed, so that a refusal leaves no trace.
    */
-  open(method: string, params: JsonObject | undefined, options: RequestOptions, check: (params: JsonObject | undefined) => void): PendingOut {
+  prepare(method: string, params: JsonObject | undefined, options: RequestOptions): PendingOut {
     const id = this.nextId;
     let token = progressTokenOf(params);
     if (options.progressToken !== undefined) {
@@ -105,25 +106,27 @@ export class OutboundRequests {
     if (token !== undefined && this.tokens.has(token)) {
       throw new LocalProtocolError({ rule: "P-02", expected: "a progress token unique among active requests", got: `token ${describeValue(token)} in use`, method });
     }
-    check(params);
+    const pending: PendingOut = { id, method, params, token, timing: undefined, lastProgress: undefined };
     const resetMs = options.resetOnProgressMs ?? 0;
-    const timing: Timing | undefined =
-      options.deadline === undefined && options.totalDeadline === undefined && resetMs === 0
-        ? undefined
-        : { deadline: options.deadline ?? Infinity, totalDeadline: options.totalDeadline ?? Infinity, resetMs };
-    const pending: PendingOut = { id, method, params, token, timing, lastProgress: undefined, due: Infinity, heapIndex: -1 };
-    this.nextId = id + 1;
-    this.pending.set(pending);
-    if (token !== undefined) this.tokens.set(token, pending);
-    if (timing !== undefined) this.deadlines.update(pending, dueOf(timing));
+    if (options.deadline !== undefined || options.totalDeadline !== undefined || resetMs !== 0) {
+      pending.timing = { id, owner: pending, deadline: options.deadline ?? Infinity, totalDeadline: options.totalDeadline ?? Infinity, resetMs, due: Infinity, heapIndex: -1 };
+    }
     return pending;
+  }
+
+  /** Records a prepared request as in flight. */
+  register(pending: PendingOut): void {
+    this.nextId = pending.id + 1;
+    this.pending.set(pending);
+    if (pending.token !== undefined) this.tokens.set(pending.token, pending);
+    if (pending.timing !== undefined) this.deadlines.update(pending.timing, dueOf(pending.timing));
   }
 
   /** Removes a request from every table (its progress token too, unless a task keeps it). */
   settle(p: PendingOut, keepToken = false): void {
     this.pending.delete(p.id);
     if (p.token !== undefined && !keepToken) this.tokens.delete(p.token);
-    this.deadlines.remove(p);
+    if (p.timing !== undefined) this.deadlines.remove(p.timing);
   }
 
   /** X-06: true (and forgotten) when `id` is a request we cancelled or that timed out: its late answer is dropped. */
@@ -147,13 +150,13 @@ export class OutboundRequests {
   takeExpired(now: number): Array<{ readonly pending: PendingOut; readonly which: "inactivity" | "total" }> {
     const first = this.deadlines.peek();
     if (first === undefined || first.due > now) return [];
-    return this.deadlines.takeDue(now, []).map((pending) => ({ pending, which: (pending.timing as Timing).totalDeadline <= now ? "total" : "inactivity" }));
+    return this.deadlines.takeDue(now, []).map((timing) => ({ pending: timing.owner, which: timing.totalDeadline <= now ? "total" : "inactivity" }));
   }
 
   setDeadline(p: PendingOut, deadline: number | undefined): void {
-    if (p.timing === undefined) p.timing = { deadline: Infinity, totalDeadline: Infinity, resetMs: 0 };
+    if (p.timing === undefined) p.timing = { id: p.id, owner: p, deadline: Infinity, totalDeadline: Infinity, resetMs: 0, due: Infinity, heapIndex: -1 };
     p.timing.deadline = deadline ?? Infinity;
-    this.deadlines.update(p, dueOf(p.timing));
+    this.deadlines.update(p.timing, dueOf(p.timing));
   }
 
   /** Inbound progress for `token` (P-04, P-05); accepted progress pushes the inactivity deadline back when `now` is known. */
@@ -164,11 +167,12 @@ export class OutboundRequests {
     if (problem !== undefined) return { kind: "not-increasing", pending, expected: problem[0], got: problem[1] };
     pending.lastProgress = progress;
     const timing = pending.timing;
-    if (timing !== undefined && timing.resetMs > 0 && now !== undefined) {
+    const resets = timing !== undefined && timing.resetMs > 0;
+    if (resets && now !== undefined) {
       timing.deadline = now + timing.resetMs;
-      this.deadlines.update(pending, dueOf(timing));
+      this.deadlines.update(timing, dueOf(timing));
     }
-    return { kind: "accepted", pending };
+    return { kind: "accepted", pending, stale: resets && now === undefined };
   }
 
   releaseTokens(tokens: readonly ProgressToken[]): void {

@@ -14,6 +14,7 @@ import type { ErrorObject, JsonRpcErrorResponse, JsonRpcMessage, RequestId } fro
 import { ErrorCode } from "./errors.js";
 import type { EngineEvent } from "./events.js";
 import type { Outbound } from "./engine-types.js";
+import type { LineFacts } from "./line-scan.js";
 import { Queue } from "./queue.js";
 import type { VersionProfile } from "./versions.js";
 
@@ -96,6 +97,35 @@ export class Output {
 
   diagnostic(rule: string, expected: string, got: string, method: string | undefined, error?: ErrorObject): void {
     this.events.push({ kind: "diagnostic", rule, expected, got, method, error });
+  }
+
+  /**
+   * M-09: whether a batch may be read (allowed by the version profile, not nested, 1 to
+   * `max` entries); when not, its one -32600 (no id) is queued and the violation reported.
+   */
+  acceptBatch(length: number, outer: BatchGroup | undefined, allowed: boolean, max: number, version: string | undefined): boolean {
+    let problem: string | undefined;
+    if (outer !== undefined) problem = "a batch nested in a batch";
+    else if (!allowed) problem = `a batch under ${version ?? "a version not yet negotiated"}`;
+    else if (length === 0) problem = "an empty batch";
+    else if (length > max) problem = `a batch of ${length} entries (limit ${max})`;
+    if (problem === undefined) return true;
+    if (outer !== undefined) outer.remaining++;
+    this.replyError(null, ErrorCode.InvalidRequest, "Invalid request", outer, undefined);
+    const expected = outer === undefined && allowed ? `a batch of 1 to ${max} entries` : "a single message (batches only under 2025-03-26)";
+    this.violation("M-09", expected, problem, ErrorCode.InvalidRequest, undefined, undefined);
+    return false;
+  }
+
+  /**
+   * LIM-01: a line over the limit that answers none of our requests: a request is refused with
+   * its own id, a notification gets nothing, anything else -32600 with no readable id.
+   */
+  refuseOverlong(facts: LineFacts | undefined, line: number, limit: number): void {
+    const got = facts === undefined ? `line ${line} longer` : `line ${line} of ${facts.bytes} bytes`;
+    const owed = facts === undefined || !facts.hasMethod || facts.hasId;
+    if (owed) this.replyError(facts?.id ?? null, ErrorCode.InvalidRequest, `Line exceeds maxLineBytes (${limit})`, undefined, undefined);
+    this.violation("LIM-01", `lines of at most ${limit} bytes`, got, owed ? ErrorCode.InvalidRequest : undefined, facts?.id, undefined);
   }
 
   /** A batch whose replies are all in leaves as one array. */

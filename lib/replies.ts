@@ -7,14 +7,10 @@ import { describeValue, ErrorCode, LocalProtocolError } from "./errors.js";
 import type { Features } from "./features.js";
 import type { Handshake } from "./handshake.js";
 import type { InboundRequests } from "./inbound-requests.js";
-import { methodTraits } from "./methods.js";
+import { isCancellable } from "./methods.js";
 import type { ModernServer } from "./modern-server.js";
 import { progressProblem } from "./progress.js";
 import type { Session } from "./session.js";
-
-function cancellable(method: string): boolean {
-  return methodTraits(method)?.cancellable !== false;
-}
 
 export class Replies {
   constructor(
@@ -80,7 +76,7 @@ export class Replies {
 
   /** the peer cancels one of its requests; malformed, unknown or finished targets and initialize are ignored silently. */
   onCancelled(id: RequestId, reason: string | undefined): void {
-    const pending = this.inRequests.cancel(id, cancellable);
+    const pending = this.inRequests.cancel(id, isCancellable);
     if (pending === undefined) return;
     this.modernServer?.forget(id);
     const group = pending.group;

@@ -11,7 +11,7 @@
 
 import { ALL_CAPS, capabilityMask } from "./capabilities.js";
 import { isJsonObject, type JsonObject } from "./envelope.js";
-import type { EngineOptions } from "./engine-types.js";
+import type { EngineOptions, EngineSnapshot } from "./engine-types.js";
 import { describeValue, LocalProtocolError } from "./errors.js";
 import { nextState, phaseOf, type LifecycleEvent, type LifecycleRefusal, type LifecycleState } from "./lifecycle.js";
 import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
@@ -109,6 +109,33 @@ export class Session {
     this.peerInstructions = instructions;
     this.peerCaps = capabilityMask(peerCapabilities);
     this.refreshGates();
+  }
+
+  /** The negotiated session as JSON (EngineSnapshot); throws before negotiation and after close (L-01). */
+  snapshot(nextId: number, features: { loggingLevel: string | undefined; subscriptions: string[] }): EngineSnapshot {
+    const version = this.sessionVersion;
+    if (version === undefined || this.peerInfoObject === undefined || this.peerCapabilitiesObject === undefined || this.closed) {
+      throw new LocalProtocolError({ rule: "L-01", expected: "a negotiated, open session", got: `phase ${this.phase}` });
+    }
+    return {
+      format: 1,
+      role: this.role,
+      version,
+      phase: this.phaseBit === Phase.Operating ? "operating" : "initializing",
+      peerInfo: this.peerInfoObject,
+      peerCapabilities: this.peerCapabilitiesObject,
+      peerInstructions: this.peerInstructions,
+      nextId,
+      loggingLevel: features.loggingLevel,
+      subscriptions: features.subscriptions,
+    };
+  }
+
+  /** Carries on the session a snapshot describes (its format and role already checked). */
+  restore(snapshot: EngineSnapshot): void {
+    if (!this.versions.includes(snapshot.version)) throw new RangeError(`snapshot version ${snapshot.version} is not among ${this.versions.join(", ")}`);
+    this.negotiate(snapshot.version, snapshot.peerCapabilities, snapshot.peerInfo, snapshot.peerInstructions);
+    this.enter(snapshot.phase === "operating" ? "operating" : "initializing");
   }
 
   /** What a modern client learnt from server/discover. */

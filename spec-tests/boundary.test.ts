@@ -30,10 +30,11 @@ const peer = sources(join(lib, "peer"));
 const http = sources(join(lib, "http"));
 /** The portable HTTP endpoint: under the peer layer's rules (Promises, but no Node, clock, timer or randomness of its own). */
 const httpHandler = sources(join(lib, "http-handler"));
+const auth = sources(join(lib, "auth"));
 
 test("the core and the peer layer import no Node module and touch no clock, timer or randomness", () => {
   assert.ok(core.length > 10 && peer.length > 5 && http.length >= 5 && httpHandler.length >= 8);
-  for (const file of [...core, ...peer, ...http, ...httpHandler]) {
+  for (const file of [...core, ...peer, ...auth, ...http, ...httpHandler]) {
     const text = code(file);
     assert.doesNotMatch(text, /from\s+["'](node:|fs|net|http|https|child_process|process|stream|buffer)/, `${file} imports a Node module`);
     assert.doesNotMatch(text, /\brequire\(/, `${file} uses require()`);
@@ -54,6 +55,19 @@ test("the core's entry point does not pull in the peer layer or the hosts", () =
   const index = code(join(lib, "index.ts"));
   assert.doesNotMatch(index, /from\s+["']\.\/(peer|hosts|cli)\//);
   for (const file of core) assert.doesNotMatch(code(file), /from\s+["']\.\/(peer|hosts|cli)\//, `${file} reaches out of the core`);
+});
+
+test("lib/auth is asynchronous only where Web Crypto is (jwt.ts) or what awaits it (resource-server.ts); types.ts only names Promise in interfaces", () => {
+  assert.ok(auth.length >= 8);
+  for (const file of auth) {
+    if (/[/\\](jwt|resource-server)\.ts$/.test(file)) continue;
+    if (/[/\\]types\.ts$/.test(file)) {
+      assert.doesNotMatch(code(file), /\basync\b|\bawait\b|new Promise|Promise\.(resolve|reject|all)/, `${file} runs Promises`);
+      continue;
+    }
+    assert.doesNotMatch(code(file), /\bPromise\b|\basync\b|\bawait\b/, `${file} uses Promises`);
+  }
+  for (const file of auth) assert.doesNotMatch(code(file), /(^|[^.\w])fetch\(|globalThis/m, `${file} reaches for a global (fetch, crypto): they are injected`);
 });
 
 test("lib/http/ stays pure and reaches only into the core (and the SSE parser beside the peer layer)", () => {

@@ -83,3 +83,24 @@ describe("engine deadlines through the heap", () => {
     assert.equal(c.nextDeadline(), 11_501);
   });
 });
+
+describe("ENG-05: progress moves a deadline only with `now`", () => {
+  it("without now the inactivity deadline stays and a diagnostic says so; with now it moves", () => {
+    const c = new Engine({ role: "client", info: { name: "c", version: "1" } });
+    c.initialize();
+    c.receiveMessage({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });
+    while (c.pollOutbound() !== undefined);
+    while (c.pollEvent() !== undefined);
+    const id = c.request("tools/call", { name: "t" }, { deadline: 1000, resetOnProgressMs: 500, progressToken: true });
+    c.receiveMessage({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: id, progress: 1 } });
+    const first: string[] = [];
+    for (let e = c.pollEvent(); e !== undefined; e = c.pollEvent()) first.push(e.kind === "diagnostic" ? `diagnostic:${e.rule}` : e.kind);
+    assert.deepEqual(first, ["diagnostic:ENG-05", "progress"]);
+    assert.equal(c.nextDeadline(), 1000);
+    c.receiveMessage({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: id, progress: 2 } }, 900);
+    const second: string[] = [];
+    for (let e = c.pollEvent(); e !== undefined; e = c.pollEvent()) second.push(e.kind);
+    assert.deepEqual(second, ["progress"]);
+    assert.equal(c.nextDeadline(), 1400);
+  });
+});

@@ -41,11 +41,11 @@ function assertCleanReport(run: Run, era: "modern era" | "session era", minCheck
   assert.ok(match !== null, `last line ${JSON.stringify(last)}; ${context}`);
   const checks = lines.slice(1, -1);
   const passes = checks.filter((l) => l.startsWith("PASS  "));
-  // The only SKIPs: tools whose names say they change something (test_trigger_*_change), the
+  // The only SKIPs: tools whose names say they change something (test_trigger_*_change, confirm_delete), the
   // roots tools when no --root was given (-32021 from the server), and logging from a server
   // that declared it but sent none.
   const skips = checks.filter((l) =>
-    /^SKIP {2}(tools\/call test_trigger_\w+_change: not called: its name suggests|tools\/call test_input_required_result_\w+: the tool needs a client capability this run does not declare \{"roots"|logging: no log messages were sent)/.test(l),
+    /^SKIP {2}(tools\/call (test_trigger_\w+_change|confirm_delete): not called: its name suggests|tools\/call test_input_required_result_\w+: the tool needs a client capability this run does not declare \{"roots"|logging: no log messages were sent)/.test(l),
   );
   assert.equal(passes.length + skips.length, checks.length, `only PASS lines and the expected SKIPs; ${context}`);
   assert.equal(Number(match[1]), passes.length);

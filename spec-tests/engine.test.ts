@@ -23,7 +23,7 @@ import {
   type JsonObject,
   type Outbound,
   type SessionVersion,
-} from "../lib/index.js";
+} from "../lib/internal.js";
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────
 
@@ -461,7 +461,8 @@ test("progress with a reset window starts a deadline on an untimed request", () 
   c.receiveMessage({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 3, total: 5, message: "m" } }, 105);
   assert.equal(c.nextDeadline(), 115);
   const ev = events(c);
-  assert.deepEqual(ev[2], { kind: "progress", id, method: "tools/call", token: "t", progress: 3, total: 5, message: "m" });
+  assert.equal(ev[0]?.kind === "diagnostic" && ev[0].rule, "ENG-05", "the progress without `now` is reported (ENG-05)");
+  assert.deepEqual(ev[3], { kind: "progress", id, method: "tools/call", token: "t", progress: 3, total: 5, message: "m" });
   c.handleTimeout(115);
   assert.deepEqual(events(c), [{ kind: "timeout", id, method: "tools/call", deadline: "inactivity" }]);
 });

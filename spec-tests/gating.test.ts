@@ -15,7 +15,7 @@ import {
   type JsonObject,
   type JsonRpcMessage,
   type SessionVersion,
-} from "../lib/index.js";
+} from "../lib/internal.js";
 
 // ── The spec, transcribed ───────────────────────────────────────────────────────────
 // from: who may send it (MT-01, MT-02, SCH-01, SCH-02, SCH-03 Dir column). holder: whose declaration gates it ("server"

@@ -17,7 +17,7 @@ import {
   type EngineOptions,
   type FramingError,
   type JsonObject,
-} from "../lib/index.js";
+} from "../lib/internal.js";
 
 const CLIENT_INFO = { name: "c", version: "1" };
 const SERVER_INFO = { name: "s", version: "1" };

@@ -219,7 +219,7 @@ test("fetch handler: authenticate runs first; a Response it returns is the answe
     authenticate: (request) => {
       const token = request.headers.get("authorization");
       if (token !== "Bearer good") return new Response(JSON.stringify({ error: "invalid_token" }), { status: 401, headers: { "WWW-Authenticate": 'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource"', "Content-Type": "application/json" } });
-      return { subject: "alice", scopes: ["mcp"] };
+      return { token: "good", subject: "alice", scopes: ["mcp"] };
     },
   });
   const refused = await handler.fetch(post(initialize()));
@@ -231,7 +231,7 @@ test("fetch handler: authenticate runs first; a Response it returns is the answe
   await handler.fetch(post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id, authorization: "Bearer good" }));
   const res = await handler.fetch(post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }, { "mcp-session-id": id, authorization: "Bearer good", "user-agent": "probe/1" }));
   assert.equal(res.status, 200);
-  assert.deepEqual(seen.auth, [{ subject: "alice", scopes: ["mcp"] }]);
+  assert.deepEqual(seen.auth, [{ token: "good", subject: "alice", scopes: ["mcp"] }]);
   assert.deepEqual(seen.sessions, [id]);
   assert.deepEqual(seen.agents, ["probe/1"]);
   handler.close();

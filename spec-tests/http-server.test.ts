@@ -406,6 +406,14 @@ const TOOL_NAMES = [
   "test_reconnection",
   "test_tool_slow",
   "test_tool_fast",
+  // The tasks extension's fixtures (reference-tasks.ts; e2e-tasks.test.ts exercises them).
+  "greet",
+  "slow_compute",
+  "failing_job",
+  "protocol_error_job",
+  "confirm_delete",
+  "multi_input",
+  "test_tool_with_task",
   // The 2026-07-28 diagnostics (reference-server.test.ts exercises them).
   "test_input_required_result_elicitation",
   "test_input_required_result_sampling",

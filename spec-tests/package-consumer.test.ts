@@ -47,7 +47,7 @@ const eventStore: EventStore = new MemoryEventStore({ maxEventsPerStream: 100 })
 const handlerOptions: HttpHandlerOptions = {
   cors: { origins: ["https://app.example"] },
   eventStore,
-  authenticate: (request: Request) => (request === undefined ? undefined : { subject: "anyone" }),
+  authenticate: (request: Request) => (request === undefined ? undefined : { token: "t", scopes: [] }),
 };
 export const handler: HttpHandler = createHttpHandler(server, handlerOptions);
 /** A Workers-style module: export default { fetch }. */

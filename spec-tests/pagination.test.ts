@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Paginator, base64urlDecode, base64urlEncode, hmacSha256, sha256 } from "../lib/index.js";
+import { Paginator, base64urlDecode, base64urlEncode, hmacSha256, sha256 } from "../lib/internal.js";
 
 const text = new TextEncoder();
 const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Queue } from "../lib/index.js";
+import { Queue } from "../lib/internal.js";
 
 test("shift returns items in the order they were pushed", () => {
   const q = new Queue<string>();

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RequestStateSealer } from "../lib/peer/request-state.js";
-import { base64urlDecode, base64urlEncode } from "../lib/index.js";
+import { base64urlDecode, base64urlEncode } from "../lib/internal.js";
 
 const secret = new Uint8Array(32).fill(3);
 

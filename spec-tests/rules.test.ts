@@ -22,7 +22,8 @@ const { tree: renamed, report } = renameTree(original, renames, rules);
 const VERSION = "(?:2024-11-05|2025-03-26|2025-06-18|2025-11-25|2026-07-28)";
 const VERSIONS = new RegExp(`^(?:all|${VERSION}(?: … ${VERSION})?(?:, ${VERSION}(?: … ${VERSION})?)*)$`);
 const LEVELS = new Set(["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY", "policy"]);
-const LINK = new RegExp(`^(?:https://modelcontextprotocol\\.io/specification/${VERSION}(?:/[a-z0-9_/-]+)?(?:#[a-z0-9_-]+)?|https://www\\.jsonrpc\\.org/specification(?:#[a-z0-9_]+)?|https://www\\.rfc-editor\\.org/rfc/rfc\\d+(?:#[a-z0-9.-]+)?)$`);
+// Extensions are documented beside the specification, under /extensions/.
+const LINK = new RegExp(`^(?:https://modelcontextprotocol\\.io/specification/${VERSION}(?:/[a-z0-9_/-]+)?(?:#[a-z0-9_-]+)?|https://modelcontextprotocol\\.io/extensions/[a-z0-9_/-]+(?:#[a-z0-9_-]+)?|https://www\\.jsonrpc\\.org/specification(?:#[a-z0-9_]+)?|https://www\\.rfc-editor\\.org/rfc/rfc\\d+(?:#[a-z0-9.-]+)?)$`);
 
 /** Every id the (renamed) tree cites, with where. */
 function citedIds(): Map<string, string[]> {

@@ -23,6 +23,7 @@ import { StdioClient, serveStdio } from "../hosts/stdio.js";
 import type { HandlerContext } from "../peer/server.js";
 import type { Root, Tool } from "../types.js";
 import { USAGE, parseArgs, type CliOptions } from "./args.js";
+import { conformanceAuth, interactiveAuth, type CliAuth } from "./auth.js";
 import { exitCode, formatCheck, formatTally, type CheckResult, type Diagnostic } from "./grading.js";
 import { pendingDisplay } from "./progress.js";
 import { REFERENCE_CLIENT_INFO, installReferenceHandlers, referenceClientCapabilities, runReport, toolArguments } from "./reference-client.js";
@@ -157,15 +158,22 @@ async function report(command: string, args: readonly string[], options: CliOpti
 /** Connects over HTTP to `url`, prints the report, closes. */
 async function reportHttp(url: string, options: CliOptions): Promise<number> {
   const { onDiagnostic, seen } = diagnostics();
-  const connection = await connectHttpOrReport(url, options, (text) => process.stdout.write(text + "\n"), onDiagnostic);
-  if (connection === undefined) return 2;
-  return printReport(connection, url, options, seen);
+  // OAuth: a protected server's 401 sends the user to a browser; the redirect comes back to a loopback listener.
+  const auth = await interactiveAuth((text) => process.stderr.write(text + "\n"));
+  try {
+    const connection = await connectHttpOrReport(url, options, (text) => process.stdout.write(text + "\n"), onDiagnostic, auth);
+    if (connection === undefined) return 2;
+    return await printReport(connection, url, options, seen);
+  } finally {
+    await auth.close();
+  }
 }
 
-async function connectHttpOrReport(url: string, options: CliOptions, write: (text: string) => void, onDiagnostic = diagnostics().onDiagnostic): Promise<{ client: Client; close(): Promise<void> } | undefined> {
+async function connectHttpOrReport(url: string, options: CliOptions, write: (text: string) => void, onDiagnostic = diagnostics().onDiagnostic, auth?: CliAuth): Promise<{ client: Client; close(): Promise<void> } | undefined> {
   try {
     return await connectHttpNode({
       ...clientOptions(options),
+      ...(auth !== undefined ? { auth: auth.auth } : {}),
       url,
       info: REFERENCE_CLIENT_INFO,
       capabilities: referenceClientCapabilities(rootsOf(options)),
@@ -239,7 +247,7 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
   const log = (text: string): void => {
     process.stderr.write(`[${name}] ${text}\n`);
   };
-  const connection = await connectHttpOrReport(url, options, log);
+  const connection = await connectHttpOrReport(url, options, log, undefined, conformanceAuth(name, process.env.MCP_CONFORMANCE_CONTEXT));
   if (connection === undefined) return 1;
   const { client } = connection;
   installReferenceHandlers(client, rootsOf(options));
@@ -290,6 +298,11 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
         await callWith("json_schema_echo", { schema: find("json_schema_2020_12_tool").inputSchema });
         break;
       default:
+        // auth/*: the suite's protected servers check each operation's token (tools/call may need a step-up).
+        if (name.startsWith("auth/")) {
+          for (const tool of tools) await call(tool.name);
+          break;
+        }
         log("unknown scenario: connected and listed tools only");
     }
     return 0;

@@ -6,6 +6,7 @@
 // elicitation are answered with fixed texts, so tools that use them can complete.
 
 import type { JsonObject } from "../envelope.js";
+import { TASKS_EXTENSION } from "../extensions.js";
 import type { Client } from "../peer/client.js";
 import type { ClientCapabilities, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, Root, Tool } from "../types.js";
 import { synthesize } from "./synthesize.js";
@@ -15,8 +16,8 @@ export type { CheckResult, Grade, Tally } from "./grading.js";
 
 export const REFERENCE_CLIENT_INFO: Implementation = { name: "mcp-engine-reference-client", version: "0.1.0" };
 
-/** Without roots: what the client declares when no --root was given. */
-export const REFERENCE_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {} };
+/** Without roots: what the client declares when no --root was given (with the 2026-07-28 tasks extension: its task calls are polled to the end). */
+export const REFERENCE_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;
 
 /** The capabilities for a run: roots only when there are some (RT-01), never listChanged (they never change). */
 export function referenceClientCapabilities(roots: readonly Root[]): ClientCapabilities {

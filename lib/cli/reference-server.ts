@@ -9,16 +9,20 @@
 // tampered with), a tool that needs an undeclared capability, logging without a logLevel,
 // hooks that change the tool and prompt lists, and a tool whose arguments travel in
 // Mcp-Param-* headers. Their payloads follow what those scenarios check, not their code.
+// The tasks extension's tools are in reference-tasks.ts.
 //
 // Everything time-related goes through `sleep` and `now`, which the caller provides (the CLI
 // uses setTimeout and Date.now; tests may pass faster or fixed ones).
 
+import { randomUUID } from "node:crypto";
 import { ErrorCode } from "../errors.js";
+import { registerTaskTools } from "./reference-tasks.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../versions.js";
 import { isJsonObject, type JsonObject } from "../envelope.js";
 import { McpError } from "../peer/errors.js";
 import { RequestStateSealer } from "../peer/request-state.js";
 import { Server, type HandlerContext, type InputRequest } from "../peer/server.js";
+import type { TaskOptions } from "../peer/task-server.js";
 import type { CallToolResult, ElicitRequestParams, Implementation } from "../types.js";
 
 /** A 1×1 red PNG (RGBA). */
@@ -38,6 +42,8 @@ export interface ReferenceServerOptions {
   requestStateSecret?: Uint8Array;
   /** The clock for requestState expiry, in ms. Default Date.now. */
   now?: () => number;
+  /** The tasks extension's options (ids default to crypto.randomUUID, polling to every 250 ms). */
+  tasks?: Partial<TaskOptions>;
 }
 
 const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
@@ -54,7 +60,10 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS],
     // The official suite's 2026-07-28 set expects -32022 for a discover naming an unknown version.
     discoverAnyVersion: false,
+    // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts).
+    tasks: { newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks },
   });
+  registerTaskTools(server, sleep);
 
   server.tool("test_simple_text", { description: "Tests simple text content response", inputSchema: NO_ARGS }, () => text("This is a simple text response for testing."));
 

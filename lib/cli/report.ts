@@ -11,10 +11,11 @@
 // are not checked again here: the engine's violations are graded in one check at the end.
 
 import type { CallOptions, Client } from "../peer/client.js";
-import { McpError, RequestAbortedError } from "../peer/errors.js";
+import { McpError, RequestAbortedError, TaskFailedError } from "../peer/errors.js";
 import { PeerAbortController } from "../peer/signal.js";
 import { parseTemplate } from "../peer/uri-template.js";
-import type { Tool } from "../types.js";
+import type { TaskInfo } from "../peer/task-client.js";
+import type { CallToolResult, Tool } from "../types.js";
 import { RULES, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult, type Diagnostic, type Tally } from "./grading.js";
 import type { PendingDisplay } from "./progress.js";
 import { destructiveReason } from "./safety.js";
@@ -89,6 +90,9 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   // 2026-07-28 has no logging/setLevel: the level travels in every request's _meta (ClientOptions.logLevel).
   if (caps.logging !== undefined && !modern) await check("logging/setLevel", (call) => client.setLoggingLevel("debug", call), () => "level debug");
 
+  /** The last task state seen per tool called through a task. */
+  const tasks = new Map<string, TaskInfo>();
+
   let tools: Tool[] = [];
   if (caps.tools !== undefined) {
     tools = (await check("tools/list", (call) => client.listTools(call), (list) => `${list.length} tools`, (error) => gradeListRefusal("tools/list", error))) ?? [];
@@ -106,8 +110,10 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       record({ name, grade: "SKIP", detail: `not called: ${risky} (--call-destructive calls it)` });
       return;
     }
-    if (tool.execution?.taskSupport === "required") {
-      record({ name, grade: "SKIP", detail: 'not called: its execution.taskSupport is "required" (TK-08: only as a task), and this client makes no task calls yet' });
+    // 2025-11-25: a task needs the server's tasks.requests.tools.call; without it no task call may be made (and none is tried).
+    const sessionTasks = (caps as { tasks?: { requests?: { tools?: { call?: unknown } } } }).tasks?.requests?.tools?.call !== undefined;
+    if (tool.execution?.taskSupport === "required" && !modern && !sessionTasks) {
+      record({ name, grade: "SKIP", detail: 'not called: its execution.taskSupport is "required" (TK-08: only as a task), and the server declares no tasks.requests.tools.call to run it as one' });
       return;
     }
     const args = synthesize(tool.inputSchema, { object: true });
@@ -118,11 +124,19 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     const note = args.checked ? "" : `; ${args.note ?? "arguments not checked"}`;
     await check(
       name,
-      (call) => client.callTool(tool.name, args.value as Record<string, unknown>, call),
+      // A tool that may or must run as a task is called through one (TK-08; the tasks extension under 2026-07-28).
+      (call) =>
+        client.callTool(tool.name, args.value as Record<string, unknown>, { ...call, onTask: (task) => (tasks.set(tool.name, task), undefined) }).catch((error: unknown): CallToolResult => {
+          // A task that ended failed is a well-formed outcome of the tasks extension: the failed status carries the JSON-RPC error.
+          if (error instanceof TaskFailedError) return { content: [{ type: "text", text: `task failed with ${error.code}` }], isError: true };
+          throw error;
+        }),
       (result) => {
         const first = result.content[0];
         const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
-        return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${note}`;
+        const task = tasks.get(tool.name);
+        const how = task === undefined ? "" : `, ran as a task (${task.form === "extension" ? "tasks extension" : "2025-11-25 task-augmented"}, final status ${task.status}${task.status === "failed" ? ": a JSON-RPC error, as the failed status carries it" : ""})`;
+        return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${how}${note}`;
       },
       (error) => gradeToolRefusal(name, error),
     );

@@ -6,7 +6,9 @@
 // - the only Node-specific code is the wiring of globals (declared in node.d.ts);
 // - any injected piece given in the options wins over the Node default (tests, proxies).
 
+import { webcrypto } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import type { HttpAuthOptions } from "../peer/oauth.js";
 import type { NodeAbortSignal } from "./node-shapes.js";
 import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type FetchLike, type HttpClientTransportOptions, type HttpConnection, type HttpTimers } from "../peer/http-client.js";
 
@@ -24,9 +26,12 @@ const nodeAbortController = (): { readonly signal: NodeAbortSignal; abort(reason
 
 type NodeDefaults = "fetch" | "timers" | "createAbortController";
 
-export type NodeHttpTransportOptions = Omit<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults> & Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>>;
+/** OAuth options on Node: Web Crypto and the wall clock default to Node's. */
+export type NodeHttpAuthOptions = Omit<HttpAuthOptions, "crypto" | "now"> & Partial<Pick<HttpAuthOptions, "crypto" | "now">>;
 
-export type NodeConnectHttpOptions = Omit<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults> & Partial<Pick<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults>>;
+export type NodeHttpTransportOptions = Omit<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults | "auth"> & Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions };
+
+export type NodeConnectHttpOptions = Omit<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults | "auth"> & Partial<Pick<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions };
 
 /** A transport on Node's globals (attach it to a Client's driver yourself). */
 export function nodeHttpTransport(options: NodeHttpTransportOptions): HttpClientTransport<NodeAbortSignal> {
@@ -38,9 +43,11 @@ export function connectHttpNode(options: NodeConnectHttpOptions): Promise<HttpCo
   return connectHttp<NodeAbortSignal>(withNodeDefaults(options));
 }
 
-function withNodeDefaults<O extends Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>>>(options: O): O & Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults> {
+function withNodeDefaults<O extends Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions }>(options: O): O & Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults> & { auth?: HttpAuthOptions } {
+  const { auth } = options;
   return {
     ...options,
+    ...(auth !== undefined ? { auth: { ...auth, crypto: auth.crypto ?? webcrypto, now: auth.now ?? (() => Date.now()) } } : {}),
     fetch: options.fetch ?? nodeFetch,
     timers: options.timers ?? nodeTimers,
     createAbortController: options.createAbortController ?? nodeAbortController,

@@ -6,6 +6,7 @@
 export { HttpHost, LegacySseEndpoint, MemorySessionStore, hostnameOf, serveHttp, toNodeHandler } from "./http-server.js";
 export type { HttpServerOptions, RunningHttpServer, SessionStore } from "./http-server.js";
 export { connectHttpNode, nodeFetch, nodeHttpTransport, nodeTimers } from "./http-client-node.js";
-export type { NodeConnectHttpOptions, NodeHttpTransportOptions } from "./http-client-node.js";
+export type { NodeConnectHttpOptions, NodeHttpAuthOptions, NodeHttpTransportOptions } from "./http-client-node.js";
+export type { HttpAuthHook } from "../http-handler/options.js";
 export type { LegacySseOptions } from "../http-handler/legacy.js";
 export type { NodeAbortSignal, NodeHttpServerLimits, NodeIncomingMessage, NodeServerResponse } from "./node-shapes.js";

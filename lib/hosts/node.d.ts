@@ -71,7 +71,20 @@ declare class URL {
   constructor(input: string, base?: string | URL);
   readonly href: string;
   readonly pathname: string;
+  readonly origin: string;
+  readonly searchParams: URLSearchParams;
 }
+
+// Used by the OAuth tests (spec-tests/auth-*), to read what the flow put in URLs and forms independently of lib/auth's own parser.
+declare class URLSearchParams {
+  constructor(init?: string);
+  get(name: string): string | null;
+  set(name: string, value: string): void;
+  has(name: string): boolean;
+  [Symbol.iterator](): IterableIterator<[string, string]>;
+}
+
+declare var Buffer: { from(data: string, encoding?: "base64url" | "base64" | "utf8"): { toString(encoding?: "base64url" | "base64" | "utf8"): string } };
 
 // The process takes listeners for any event name (signals, unhandledRejection). The stream,
 // request, response and child-process shapes are those of node-shapes.ts, which the published
@@ -132,6 +145,9 @@ declare module "node:child_process" {
 declare module "node:crypto" {
   export function randomBytes(size: number): Uint8Array;
   export function randomUUID(): string;
+  export function createHash(algorithm: "sha256"): { update(data: string | Uint8Array): { digest(encoding: "base64url" | "base64" | "hex"): string } };
+  /** Node's Web Crypto (globalThis.crypto from Node 19 on), for lib/auth. */
+  export const webcrypto: import("../auth/types.js").WebCryptoLike;
 }
 
 declare var gc: (() => void) | undefined;
@@ -201,7 +217,7 @@ interface NodeFetchResponse {
   text(): Promise<string>;
 }
 
-declare function fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: NodeAbortSignal }): Promise<NodeFetchResponse>;
+declare function fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: NodeAbortSignal; redirect?: "follow" | "manual" | "error" }): Promise<NodeFetchResponse>;
 
 declare var AbortController: { new (): { readonly signal: NodeAbortSignal; abort(reason?: unknown): void } };
 

@@ -2,8 +2,7 @@
 // endpoint runs it before any MCP handling (after the Host/Origin check and CORS preflights);
 // OAuth (lib/auth/) plugs in here.
 //
-// Invariants: AuthInfo is opaque to the endpoint (passed through to ctx.auth untouched); a
+// Invariants: AuthInfo (lib/auth/types.ts) is opaque to the endpoint (passed through to ctx.auth untouched); a
 // Response the hook returns is sent as is, and the request goes no further.
 
-/** Whatever an authenticate hook returns about the caller (a token's claims, a user id...). */
-export type AuthInfo = unknown;
+export type { AuthInfo } from "../auth/types.js";

@@ -59,6 +59,7 @@ export class HttpEndpoint {
   readonly legacy: LegacySseEndpoint | undefined;
   private readonly posts: PostHandling;
   private readonly authenticate: HttpServerOptions["authenticate"];
+  private readonly authHook: HttpServerOptions["auth"];
 
   constructor(
     readonly server: Server,
@@ -82,6 +83,7 @@ export class HttpEndpoint {
     }
     this.legacy = options.legacySse === undefined || options.legacySse === false ? undefined : new LegacySseEndpoint(server, options.legacySse === true ? {} : options.legacySse, timers, this.options.sessionId);
     this.authenticate = options.authenticate;
+    this.authHook = options.auth;
     this.posts = new PostHandling(this);
   }
 
@@ -119,29 +121,37 @@ export class HttpEndpoint {
     }
     const corsHeaders = corsResponseHeaders(cors, origin);
     if (corsHeaders !== undefined) for (const [name, value] of Object.entries(corsHeaders)) reply.setHeader(name, value);
-    let auth: AuthInfo;
-    if (this.authenticate !== undefined) {
-      const verdict: unknown = await this.authenticate(toRequest() as Request);
-      if (isResponseShape(verdict)) {
-        incoming.skipBody();
-        const headers: Record<string, string> = {};
-        verdict.headers.forEach((value, name) => {
-          headers[name] = value;
-        });
-        const body = await verdict.text();
-        reply.head(verdict.status, headers);
-        reply.end(body);
-        return;
-      }
-      auth = verdict;
-    }
     const path = incoming.path;
     const legacy = this.legacy;
-    if (legacy !== undefined && legacy.owns(path)) return this.legacyRequest(legacy, incoming, reply);
-    if (path !== this.options.path && !(incoming.mounted && (path === "/" || path === ""))) {
+    const hook = this.authHook;
+    if (hook?.metadataPath !== undefined && hook.metadataResponse !== undefined && path === hook.metadataPath) {
+      // RFC 9728 3: the protected resource metadata is public.
+      incoming.skipBody();
+      if (incoming.method !== "GET") {
+        reply.setHeader("Allow", "GET");
+        refuse(reply, "methodNotAllowed", "Method not allowed");
+        return;
+      }
+      const answer = hook.metadataResponse();
+      reply.head(answer.status, answer.headers);
+      reply.end(answer.body);
+      return;
+    }
+    const isLegacy = legacy !== undefined && legacy.owns(path);
+    if (!isLegacy && path !== this.options.path && !(incoming.mounted && (path === "/" || path === ""))) {
       refuseUnread(incoming, reply, "notFound", "Not found");
       return;
     }
+    // Who is asking, before any MCP handling.
+    const verdict = await this.verify(incoming, toRequest);
+    if (!verdict.ok) {
+      incoming.skipBody();
+      reply.head(verdict.answer.status, verdict.answer.headers);
+      reply.end(verdict.answer.body);
+      return;
+    }
+    const auth = verdict.auth;
+    if (isLegacy) return this.legacyRequest(legacy, incoming, reply, auth);
     const modernOnly = this.options.eras === "modern";
     switch (incoming.method) {
       case "POST":
@@ -161,13 +171,31 @@ export class HttpEndpoint {
     }
   }
 
+  /** The authenticate hook's verdict (either form of it); a pass without one. */
+  private async verify(incoming: HttpIncoming, toRequest: () => Request): Promise<{ ok: true; auth: AuthInfo | undefined } | { ok: false; answer: { status: number; headers: Record<string, string>; body: string } }> {
+    const hook = this.authHook;
+    if (hook !== undefined) {
+      const target = `${incoming.base}${incoming.path}${incoming.query === "" ? "" : `?${incoming.query}`}`;
+      const result = await hook.authenticate({ url: target, headers: { get: (name) => incoming.header(name) } });
+      return result.ok ? { ok: true, auth: result.auth } : { ok: false, answer: { status: result.response.status, headers: { ...result.response.headers }, body: result.response.body } };
+    }
+    if (this.authenticate === undefined) return { ok: true, auth: undefined };
+    const verdict: unknown = await this.authenticate(toRequest());
+    if (!isResponseShape(verdict)) return { ok: true, auth: verdict as AuthInfo | undefined };
+    const headers: Record<string, string> = {};
+    verdict.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    return { ok: false, answer: { status: verdict.status, headers, body: await verdict.text() } };
+  }
+
   /** What handlers see of the HTTP request that carried theirs (ctx.http, ctx.auth). */
-  transportInfo(incoming: HttpIncoming, sessionId: string | undefined, auth: AuthInfo): TransportRequestInfo {
+  transportInfo(incoming: HttpIncoming, sessionId: string | undefined, auth: AuthInfo | undefined): TransportRequestInfo {
     return { header: (name) => incoming.header(name), sessionId, auth };
   }
 
   /** SSE-01: GET on the SSE path opens a session; POST on the message path feeds it (202). */
-  private async legacyRequest(legacy: LegacySseEndpoint, incoming: HttpIncoming, reply: HttpReply): Promise<void> {
+  private async legacyRequest(legacy: LegacySseEndpoint, incoming: HttpIncoming, reply: HttpReply, auth: AuthInfo | undefined): Promise<void> {
     const path = incoming.path;
     if (path === legacy.ssePath && incoming.method === "GET") {
       incoming.skipBody();
@@ -183,7 +211,7 @@ export class HttpEndpoint {
       }
       const read = await this.posts.readJson(incoming, reply);
       if (read === undefined) return;
-      session.receiveMessage(read.value);
+      session.receiveMessage(read.value, this.transportInfo(incoming, undefined, auth));
       reply.head(HttpStatus.accepted, { "Content-Length": "0" });
       reply.end();
       return;

@@ -10,6 +10,7 @@
 import type { EngineSnapshot } from "../engine.js";
 import { resolveLimits, type HttpLimits } from "../http/rules.js";
 import type { HttpTimers } from "../peer/http-client.js";
+import type { AuthRequest, AuthenticateResult, HttpAnswer } from "../auth/resource-server.js";
 import type { AuthInfo } from "./auth.js";
 import type { CorsOptions } from "../http/cors.js";
 import type { LegacySseOptions } from "./legacy.js";
@@ -206,9 +207,23 @@ export interface HttpServerOptions {
    * Returns what handlers see as ctx.auth (opaque here), or a Response (e.g. 401 with
    * WWW-Authenticate) that is sent as is, the request going no further.
    */
-  authenticate?: (request: WebRequest) => AuthInfo | WebResponse | Promise<AuthInfo | WebResponse>;
+  authenticate?: (request: WebRequest) => AuthInfo | WebResponse | undefined | Promise<AuthInfo | WebResponse | undefined>;
+  /**
+   * Who is asking, as an OAuth resource server: protectedResource() from mcp-engine/auth fits.
+   * Its authenticate() runs where `authenticate` would (a refusal is written as is: 401/403
+   * with WWW-Authenticate; a success reaches handlers as ctx.auth), and its metadata is served
+   * (GET, no credentials needed) at metadataPath.
+   */
+  auth?: HttpAuthHook;
   /** The clock and timers (session idle, keep-alives, handler timeouts). Default: the runtime's globals. */
   timers?: HttpTimers;
+}
+
+/** An authenticate step with its protected resource metadata (lib/auth/resource-server.ts builds one). */
+export interface HttpAuthHook {
+  authenticate(request: AuthRequest): Promise<AuthenticateResult> | AuthenticateResult;
+  readonly metadataPath?: string;
+  metadataResponse?(): HttpAnswer;
 }
 
 export interface ResolvedHttpOptions extends HttpLimits {

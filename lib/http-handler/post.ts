@@ -59,7 +59,7 @@ export class PostHandling {
     }
   }
 
-  async post(incoming: HttpIncoming, reply: HttpReply, auth: AuthInfo): Promise<void> {
+  async post(incoming: HttpIncoming, reply: HttpReply, auth: AuthInfo | undefined): Promise<void> {
     if (!acceptsPost(incoming.header("accept"))) {
       refuseUnread(incoming, reply, "notAcceptable", "Accept must list application/json and text/event-stream");
       return;
@@ -98,7 +98,7 @@ export class PostHandling {
    * checked (envelope present, headers equal to the body) and fed to a ServerSession of its
    * own, which checks the rest (version, capabilities, method) and answers on this POST.
    */
-  private postModern(incoming: HttpIncoming, reply: HttpReply, message: JsonObject, auth: AuthInfo): void {
+  private postModern(incoming: HttpIncoming, reply: HttpReply, message: JsonObject, auth: AuthInfo | undefined): void {
     const method = message.method as string;
     if (!("id" in message)) {
       // HTTP-01…HTTP-04, MOD-20: a notification the server cannot accept gets an HTTP error, not 202.
@@ -141,7 +141,7 @@ export class PostHandling {
   }
 
   /** Session-era POST: `parsed` is the body when it was already read (a dual-era endpoint reads it to pick the era). */
-  private async postSession(incoming: HttpIncoming, reply: HttpReply, parsed: { value: unknown } | undefined, auth: AuthInfo): Promise<void> {
+  private async postSession(incoming: HttpIncoming, reply: HttpReply, parsed: { value: unknown } | undefined, auth: AuthInfo | undefined): Promise<void> {
     if (!sessionVersionHeaderOk(incoming.header("mcp-protocol-version"))) {
       if (parsed === undefined) incoming.skipBody();
       refuse(reply, "invalidRequest", `Unsupported MCP-Protocol-Version; supported: ${SESSION_VERSIONS.join(", ")}`);
@@ -205,7 +205,7 @@ export class PostHandling {
    * engine's JSON-RPC error and nothing is kept. The Server answers initialize synchronously
    * (its engine's autoInitialize), so the outcome is known when receiveMessage returns.
    */
-  private initialize(incoming: HttpIncoming, reply: HttpReply, body: unknown, auth: AuthInfo): void {
+  private initialize(incoming: HttpIncoming, reply: HttpReply, body: unknown, auth: AuthInfo | undefined): void {
     const shape = initializeShapeProblem(body);
     if (shape !== undefined) {
       refuse(reply, "invalidRequest", `Invalid request: ${shape}`);

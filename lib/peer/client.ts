@@ -19,7 +19,6 @@ import { INPUT_REQUIRED_METHODS, META_SUBSCRIPTION_ID } from "../modern.js";
 import { VERSION_PROFILES, newestVersion, type ModernVersion, type ProtocolVersion } from "../versions.js";
 import type { EngineLimits } from "../engine.js";
 import type {
-  CallToolRequestParams,
   CallToolResult,
   ClientCapabilities,
   ClientRequests,
@@ -46,6 +45,7 @@ import { HandlerPool, errorMessage, respondWithError, shielded } from "./handler
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
+import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { AbortSignalLike } from "./signal.js";
 
 export { errorMessage, respondWithError, shielded } from "./handlers.js";
@@ -166,6 +166,10 @@ export class Client {
    * number: FIFO, with O(1) removal on abort or expiry). Released one per answer.
    */
   private readonly queued = new DeadlineQueue<QueuedRequest>();
+  /** Task polling waits (task-client.ts), on the host's one timer like the queue. */
+  private readonly pollTimers: PollTimers;
+  /** Tasks: the lower-level API (create, get, update, cancel, wait) behind callTool's task calls. */
+  readonly tasks: TaskClient;
   private readonly notificationHandlers = new Map<string, Set<(params: JsonObject | undefined) => void>>();
   private connecting: PendingCall | undefined;
   /** The ids below this one were the probe engine's (see replaceEngine). */
@@ -186,6 +190,19 @@ export class Client {
       receiveEof: () => this.currentDriver.receiveEof(),
       onTimer: () => this.currentDriver.onTimer(),
     };
+    this.pollTimers = new PollTimers(() => this.host.now(), () => this.driver.pump());
+    this.tasks = new TaskClient({
+      era: () => this.engine.era,
+      send: (m, p, o) => this.send(m, p, o),
+      request: (m, p, o) => this.request(m, p, o),
+      now: () => this.host.now(),
+      sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
+      handlers: this.handlers,
+      ownCapabilities: (options.capabilities ?? {}) as JsonObject,
+      serverCapabilities: () => this.connectResult?.capabilities,
+      maxInputRounds: options.maxInputRounds ?? 10,
+      maxInputRequests: options.maxInputRequests ?? 32,
+    });
   }
 
   /** The engine in use (a fallback from the modern probe to initialize replaces it). */
@@ -203,7 +220,17 @@ export class Client {
 
   private makeDriver(engine: Engine<"client">): Driver<"client"> {
     const driver = new Driver(engine, this.host, (event) => this.onEvent(event), (error, where) => this.fault(error, where));
-    driver.timers = { next: () => this.queued.nextExpiry(), fire: (now) => this.expireQueued(now) };
+    driver.timers = {
+      next: () => {
+        const queued = this.queued.nextExpiry();
+        const sleep = this.pollTimers.next();
+        return queued === undefined ? sleep : sleep === undefined ? queued : Math.min(queued, sleep);
+      },
+      fire: (now) => {
+        this.expireQueued(now);
+        this.pollTimers.fire(now);
+      },
+    };
     return driver;
   }
 
@@ -496,7 +523,9 @@ export class Client {
 
   /** Every tool, following nextCursor until the last page. */
   async listTools(options?: CallOptions): Promise<Tool[]> {
-    return this.paginate("tools/list", "tools", options) as Promise<Tool[]>;
+    const tools = (await this.paginate("tools/list", "tools", options)) as Tool[];
+    this.tasks.learnTools(tools);
+    return tools;
   }
 
   async listResources(options?: CallOptions): Promise<Resource[]> {
@@ -511,9 +540,16 @@ export class Client {
     return this.paginate("prompts/list", "prompts", options) as Promise<Prompt[]>;
   }
 
-  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
-    const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
-    return this.request("tools/call", params, options) as Promise<CallToolResult>;
+  /**
+   * Calls a tool to its final result. Through a task when there is one: 2026-07-28 with the
+   * tasks extension declared in our capabilities (the server decides), or 2025-11-25 for a
+   * tool whose execution.taskSupport (from listTools) is optional or required on a server
+   * declaring tasks.requests.tools.call. The task is polled at the server's interval, its
+   * input requests answered by our handlers; failed and cancelled tasks reject with
+   * TaskFailedError and TaskCancelledError, and aborting the signal cancels the task.
+   */
+  callTool(name: string, args?: Record<string, unknown>, options?: TaskCallOptions): Promise<CallToolResult> {
+    return this.tasks.callTool(name, args, options);
   }
 
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {

@@ -140,3 +140,27 @@ export function attachPeerError(errorObject: object, error: PeerError): void {
 export function peerErrorOf(error: { readonly code: number; readonly message: string; readonly data?: unknown }): PeerError {
   return attached.get(error) ?? new McpError(error.code, error.message, error.data);
 }
+
+/** A task (tasks extension, or a 2025-11-25 task) ended failed: `error` is the JSON-RPC error it carries. */
+export class TaskFailedError extends PeerError {
+  readonly taskId: string;
+  readonly code: number;
+  readonly data: unknown;
+  constructor(taskId: string, code: number, message: string, data?: unknown) {
+    super(`task ${taskId} failed: ${code} ${message}`);
+    this.taskId = taskId;
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A task ended cancelled (by us, by its server, or by another client holding its id). */
+export class TaskCancelledError extends PeerError {
+  readonly taskId: string;
+  readonly statusMessage: string | undefined;
+  constructor(taskId: string, statusMessage?: string) {
+    super(`task ${taskId} was cancelled${statusMessage !== undefined ? `: ${statusMessage}` : ""}`);
+    this.taskId = taskId;
+    this.statusMessage = statusMessage;
+  }
+}

@@ -33,7 +33,11 @@
 //   11.9): the request settles with HttpAuthError (status, WWW-Authenticate, URL), attached
 //   to its synthesized error object so the Client rejects with it; without a request (the
 //   GET stream, DELETE) it goes to onError as HttpTransportError.auth. Only an older offer's
-//   initialize (HTTP-04: any 4xx) still tries HTTP+SSE first.
+//   initialize (HTTP-04: any 4xx) still tries HTTP+SSE first;
+// - with option `auth` (OAuth: oauth.ts, lib/auth/) every request carries the current token;
+//   a 401, or a 403 insufficient_scope, runs one authorization flow (shared by concurrent
+//   refusals) and the request is sent once more (a DPoP nonce demand: one resend); only a
+//   refusal that outlives that becomes the HttpAuthError above.
 
 import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../envelope.js";
@@ -43,6 +47,8 @@ import { MODERN_VERSIONS } from "../versions.js";
 import { Client, type ClientOptions, type ConnectResult } from "./client.js";
 import type { PeerHost } from "./driver.js";
 import { HttpAuthError, HttpTransportError, attachPeerError } from "./errors.js";
+import { bearerChallenge } from "../auth/challenge.js";
+import { OAuthClient, type HttpAuthOptions } from "./oauth.js";
 import { SseParser, type SseEvent } from "./sse.js";
 import { resolveReference } from "./uri-reference.js";
 
@@ -158,6 +164,11 @@ export interface HttpClientTransportOptions<S = unknown> {
    * after startModern()) and ends when an initialize is sent (a dual-era client falling back).
    */
   modern?: boolean;
+  /**
+   * OAuth (MCP authorization, lib/auth): a 401 or a 403 insufficient_scope from any request
+   * runs the authorization flow once and the request is retried with the token.
+   */
+  auth?: HttpAuthOptions;
 }
 
 // ── the transport ───────────────────────────────────────────────────────────────
@@ -202,6 +213,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   private readonly maxEventLength: number;
   private readonly deleteTimeoutMs: number;
   private readonly onError: ((error: HttpTransportError) => void) | undefined;
+  private readonly oauth: OAuthClient | undefined;
   private readonly forceModern: boolean;
 
   private receiver: MessageReceiver | undefined;
@@ -255,6 +267,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     this.maxEventLength = options.maxEventLength ?? 8 * 1024 * 1024;
     this.deleteTimeoutMs = options.deleteTimeoutMs ?? 5000;
     this.onError = options.onError;
+    this.oauth = options.auth === undefined ? undefined : new OAuthClient(options.auth, (url, init) => this.fetchFn(url, init));
     this.forceModern = options.modern ?? false;
     this.modern = this.forceModern;
   }
@@ -1052,7 +1065,34 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     return headers;
   }
 
-  private fetchRaw(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+  /** Every request goes out here: with the OAuth token if any, and once more after a flow a 401/403 started. */
+  private async fetchRaw(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+    const auth = this.oauth;
+    if (auth === undefined) return this.fetchOnce(url, method, headers, body, ctl);
+    // With the current token (and DPoP proof); a DPoP nonce demanded by the server gets one resend.
+    const send = async (): Promise<{ res: ResponseLike; sent: string | undefined }> => {
+      let extra = await auth.headersFor(method, url);
+      let res = await this.fetchOnce(url, method, { ...headers, ...extra }, body, ctl);
+      if (auth.nonceChallenge(res.status, res.headers.get("www-authenticate"), res.headers.get("dpop-nonce"))) {
+        await discard(res);
+        extra = await auth.headersFor(method, url);
+        res = await this.fetchOnce(url, method, { ...headers, ...extra }, body, ctl);
+      }
+      return { res, sent: extra.Authorization };
+    };
+    const { res, sent } = await send();
+    const www = res.headers.get("www-authenticate");
+    const refused = res.status === 401 || (res.status === 403 && bearerChallenge(www)?.error === "insufficient_scope");
+    if (!refused) {
+      if (sent !== undefined && isOk(res.status)) auth.accepted();
+      return res;
+    }
+    if (!this.active || !(await auth.refused(this.url, res.status, www, sent))) return res;
+    await discard(res);
+    return (await send()).res;
+  }
+
+  private fetchOnce(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
     const init: FetchInit<S> = { method, headers };
     if (body !== undefined) init.body = body;
     if (ctl !== undefined) init.signal = ctl.signal;
@@ -1182,9 +1222,14 @@ export interface HttpConnection<S = unknown> {
 }
 
 /** A Client over Streamable HTTP (or HTTP+SSE after a fallback), initialized and operating. */
+/** The server/discover probe's timeout when OAuth may run during it (default without OAuth: 5 s, client.ts). */
+const AUTH_PROBE_TIMEOUT_MS = 120_000;
+
 export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<HttpConnection<S>> {
   const transport = new HttpClientTransport<S>(options);
-  const client = new Client(transport, options);
+  // With OAuth, the probe's answer may wait for an authorization (a user at a browser): the probe
+  // timeout that tells a silent older server apart must not run out during it.
+  const client = new Client(transport, options.auth !== undefined && options.probeTimeoutMs === undefined ? { ...options, probeTimeoutMs: AUTH_PROBE_TIMEOUT_MS } : options);
   // client.input follows the Client to a new engine when its modern probe falls back to initialize.
   transport.attach(client.input);
   let server: ConnectResult;

@@ -6,7 +6,7 @@ export { Client, errorMessage } from "./client.js";
 export type { CallOptions, ClientOptions, ConnectResult, ProgressInfo, ServerRequestContext, ServerRequestHandler } from "./client.js";
 export { Driver } from "./driver.js";
 export type { PeerHost } from "./driver.js";
-export { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, PeerError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, HttpAuthError } from "./errors.js";
+export { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, PeerError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, HttpAuthError, TaskCancelledError, TaskFailedError } from "./errors.js";
 export { checkSchema, validateJsonSchema, type JsonSchemaError, type JsonSchemaOptions, type JsonSchemaResult } from "./json-schema.js";
 export { Server, ServerSession } from "./server.js";
 export type {
@@ -34,3 +34,11 @@ export { HTTP_TRANSPORT_ERROR, HttpClientTransport, HttpTransportError, SseParse
 export type { AbortControllerLike, ConnectHttpOptions, FetchInit, FetchLike, HttpClientTransportOptions, HttpConnection, HttpErrorData, HttpTimers, ReadableStreamLike, ResponseLike, SseEvent, SseParserOptions } from "./http-client.js";
 export { RequestStateSealer } from "./request-state.js";
 export type { OpenedState, RequestStateOptions, SubtleCryptoLike } from "./request-state.js";
+export { OAuthClient } from "./oauth.js";
+export type { AuthFetch, HttpAuthOptions } from "./oauth.js";
+export { MemoryTaskStore } from "./task-store.js";
+export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskLookup, TaskStatus, TaskStore } from "./task-store.js";
+export { TaskRunner, detailedTask, wireTask } from "./task-server.js";
+export type { TaskOptions } from "./task-server.js";
+export { TaskClient } from "./task-client.js";
+export type { TaskCallOptions, TaskInfo } from "./task-client.js";

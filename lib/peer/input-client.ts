@@ -40,7 +40,7 @@ export async function requestWithInput(rounds: InputRounds, method: string, para
 }
 
 /** Answers each input request with the handler for its method; one without a handler fails the call. */
-async function fulfil(rounds: InputRounds, method: string, inputRequests: unknown, signal: AbortSignalLike | undefined, max: number): Promise<JsonObject> {
+export async function fulfil(rounds: Pick<InputRounds, "handlers">, method: string, inputRequests: unknown, signal: AbortSignalLike | undefined, max: number): Promise<JsonObject> {
   // The keys are the server's: collected in a Map, so "__proto__" stays a key like any other.
   const responses = new Map<string, unknown>();
   const requests = typeof inputRequests === "object" && inputRequests !== null ? Object.entries(inputRequests as { [key: string]: unknown }) : [];

@@ -54,8 +54,11 @@ import { HandlerPool, errorMessage, respondWithError, shielded } from "./handler
 import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
 import { appliedJsonSchema, checkToolName, checkToolSchema, listable, refuseUnusableSchema } from "./registration.js";
-import { callTool, complete, getPrompt, readResource } from "./server-methods.js";
+import { complete, getPrompt, readResource } from "./server-methods.js";
+import { TaskRunner, callToolOrTask, sessionTool, type TaskOptions } from "./task-server.js";
+import { TASKS_EXTENSION } from "../extensions.js";
 import type { AbortSignalLike } from "./signal.js";
+import type { AuthInfo } from "../auth/types.js";
 import type { ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
 
@@ -73,13 +76,17 @@ export interface HandlerContext {
    */
   readonly requestState: string | undefined;
   readonly inputResponses: JsonObject | undefined;
-  /** Aborted when the client cancels the request or the session closes. */
+  /** Aborted when the client cancels the request or the session closes (a task's: when it is cancelled or expires). */
   readonly signal: AbortSignalLike;
+  /** Tasks extension: the task this handler runs for; undefined when it answers its request directly. */
+  readonly taskId?: string;
+  /** Tasks extension: what the tool's beforeTask step returned, in the task's handler. */
+  readonly prepared?: unknown;
   readonly session: ServerSession;
-  /** What the HTTP endpoint's authenticate hook said about who is asking (opaque here); undefined without one, or over stdio. */
-  readonly auth: unknown;
+  /** Who is asking: what the HTTP endpoint's authenticate hook verified for the request carrying this one (HTTP + OAuth), else undefined. */
+  readonly auth: AuthInfo | undefined;
   /** Over HTTP: the request that carried this one (its headers, the session id); undefined over stdio. */
-  readonly http: TransportRequestInfo | undefined;
+  readonly http?: TransportRequestInfo;
   /** Reports progress when the client asked for it (a no-op otherwise, and after the answer). */
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message (dropped by the engine below the level the client set). */
@@ -114,8 +121,8 @@ export interface TransportRequestInfo {
   header(name: string): string | undefined;
   /** The Mcp-Session-Id (session era), or undefined. */
   readonly sessionId: string | undefined;
-  /** What authenticate returned, if anything. */
-  readonly auth: unknown;
+  /** What the authenticate hook verified, if anything. */
+  readonly auth: AuthInfo | undefined;
 }
 
 /** One request of an input_required result (2026-07-28): what the client is asked to do before retrying. */
@@ -133,6 +140,14 @@ export interface ToolDefinition {
   _meta?: { [key: string]: unknown };
   /** Validates arguments: a function, a Standard Schema, or { jsonSchema }. Default: inputSchema with the built-in validator. */
   validator?: ToolValidator;
+  /**
+   * Tasks extension (2026-07-28, needs ServerOptions.tasks): "optional", the tool runs as a
+   * task whenever the request declares the extension; "required", it runs only as a task
+   * (a request without the extension is refused with -32021). Listed as execution.taskSupport.
+   */
+  taskSupport?: "optional" | "required";
+  /** Runs in the request before its task is created (input rounds allowed, SEP-2322); its value reaches the handler as ctx.prepared. */
+  beforeTask?: (args: Record<string, unknown>, context: HandlerContext) => unknown;
 }
 
 export type ToolHandler = (args: Record<string, unknown>, context: HandlerContext) => CallToolResult | Promise<CallToolResult>;
@@ -206,12 +221,16 @@ export interface ServerOptions {
   defaultTimeoutMs?: number;
   onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>, session: ServerSession) => void;
   onSessionClosed?: (session: ServerSession) => void;
+  /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): where tasks live and how their ids are made. */
+  tasks?: TaskOptions;
 }
 
 interface ToolEntry {
   readonly definition: Tool;
   readonly validator: ToolValidator | undefined;
   readonly handler: ToolHandler;
+  readonly taskSupport: "optional" | "required" | undefined;
+  readonly beforeTask: ((args: Record<string, unknown>, context: HandlerContext) => unknown) | undefined;
 }
 
 interface TemplateEntry {
@@ -242,9 +261,14 @@ export class Server {
   readonly resources = new Map<string, { definition: Resource; read: ResourceReader }>();
   readonly templates = new Map<string, TemplateEntry>();
   readonly prompts = new Map<string, PromptEntry>();
+  /** The tasks extension's runner; undefined without ServerOptions.tasks. */
+  readonly taskRunner: TaskRunner | undefined;
 
   constructor(options: ServerOptions) {
     this.options = options;
+    this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(options.tasks, (task) => {
+      for (const session of this.sessions) session.taskChanged(task);
+    });
     if (options.pageSize === undefined) this.paginator = undefined;
     else if (options.paginationSecret === undefined) throw new Error("pagination (N-05): pageSize needs a paginationSecret (at least 16 bytes from a cryptographic source) to seal the cursors; got none");
     else this.paginator = new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize });
@@ -267,11 +291,15 @@ export class Server {
     if (definition.outputSchema !== undefined) tool.outputSchema = definition.outputSchema;
     if (definition.annotations !== undefined) tool.annotations = definition.annotations;
     if (definition._meta !== undefined) tool._meta = definition._meta;
+    if (definition.taskSupport !== undefined) {
+      if (this.taskRunner === undefined) throw new Error(`tool ${name}: taskSupport ${JSON.stringify(definition.taskSupport)} needs ServerOptions.tasks (a task store and task ids); got none`);
+      tool.execution = { taskSupport: definition.taskSupport };
+    }
     const validator = definition.validator ?? (definition.inputSchema !== undefined ? { jsonSchema: definition.inputSchema } : undefined);
     // The built-in validator applies these schemas: one it cannot apply in full is refused now, not on every call.
     refuseUnusableSchema(name, definition.validator === undefined ? "inputSchema" : "validator's jsonSchema", appliedJsonSchema(validator));
     refuseUnusableSchema(name, "outputSchema", definition.outputSchema);
-    return this.register("tool", this.tools, name, { definition: listable(`tool ${name}`, tool), validator, handler }, "notifications/tools/list_changed");
+    return this.register("tool", this.tools, name, { definition: listable(`tool ${name}`, tool), validator, handler, taskSupport: definition.taskSupport, beforeTask: definition.beforeTask }, "notifications/tools/list_changed");
   }
 
   resource(uri: string, definition: ResourceDefinition, read: ResourceReader): Registration {
@@ -297,6 +325,8 @@ export class Server {
     if (this.resources.size > 0 || this.templates.size > 0) caps.resources = { subscribe: true, listChanged: true, ...caps.resources };
     if (this.prompts.size > 0) caps.prompts = { listChanged: true, ...caps.prompts };
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions = {};
+    // Offered under 2026-07-28 through server/discover; the session era has no extensions and ignores the key.
+    if (this.taskRunner !== undefined) (caps as { extensions?: object }).extensions = { ...(caps as { extensions?: object }).extensions, [TASKS_EXTENSION]: {} };
     return caps;
   }
 
@@ -342,6 +372,8 @@ export class ServerSession {
   private readonly host: PeerHost;
   private readonly handlers: HandlerPool;
   private readonly maxJsonDepth: number;
+  /** The HTTP request being fed (receiveMessage), read when a request starts. */
+  private inbound: TransportRequestInfo | undefined;
   private readonly outgoing = new Map<number, { method: string; resolve: (r: JsonObject) => void; reject: (e: Error) => void; cleanup: (() => void) | undefined }>();
 
   constructor(server: Server, host: PeerHost, snapshot?: EngineSnapshot) {
@@ -384,19 +416,20 @@ export class ServerSession {
     this.driver.receiveBytes(chunk);
   }
 
-  /** Feeds one message (or batch); `transport`: the HTTP request that carried it, for the contexts of the requests it starts. */
-  receiveMessage(value: unknown, transport?: TransportRequestInfo): void {
-    const before = this.transport;
-    this.transport = transport;
+  /**
+   * One message; `inbound`: the HTTP request that carried it (its verified credentials, headers
+   * and session id), which reaches the handlers of the requests it carries as ctx.auth and ctx.http.
+   */
+  receiveMessage(value: unknown, inbound?: TransportRequestInfo): void {
+    // The engine dispatches synchronously within this call, so onRequest reads the message's own request.
+    const before = this.inbound;
+    this.inbound = inbound;
     try {
       this.driver.receiveMessage(value);
     } finally {
-      this.transport = before;
+      this.inbound = before;
     }
   }
-
-  /** The HTTP request being fed (receiveMessage), read when a handler is started. */
-  private transport: TransportRequestInfo | undefined;
 
   receiveEof(): void {
     this.driver.receiveEof();
@@ -461,13 +494,21 @@ export class ServerSession {
 
   /** @internal */
   listChanged(method: string): void {
-    if (this.engine.phase !== "operating") return;
-    const caps = this.engine.ownCapabilities as ServerCapabilities;
-    const declared =
-      method === "notifications/tools/list_changed" ? caps.tools?.listChanged : method === "notifications/prompts/list_changed" ? caps.prompts?.listChanged : caps.resources?.listChanged;
-    if (declared !== true) return;
+    // The gate decides (list_changed only when declared, only once operating): sessions that may not hear it are skipped.
+    if (!this.engine.allows(method, "notification")) return;
     // 2026-07-28: the engine sends it to the listen streams that opted in (false: none did).
     this.engine.notify(method);
+    this.driver.pump();
+  }
+
+  /** @internal A task changed (tasks extension): notifications/tasks to this session's listen streams that named it. */
+  taskChanged(task: JsonObject): void {
+    if (this.engine.isClosed || this.engine.era !== "modern") return;
+    try {
+      this.engine.notify("notifications/tasks", task);
+    } catch {
+      // No listen stream here: the change is for clients that poll.
+    }
     this.driver.pump();
   }
 
@@ -533,10 +574,11 @@ export class ServerSession {
 
   private onRequest(id: RequestId, method: string, params: JsonObject | undefined, modern: ModernRequestInfo | undefined): void {
     const p = params ?? {};
-    const run = (work: (context: HandlerContext) => object | Promise<object>): void => this.run(id, method, p, modern, work);
+    const inbound = this.inbound;
+    const run = (work: (context: HandlerContext) => object | Promise<object>): void => this.run(id, method, p, modern, work, inbound);
     switch (method) {
       case "tools/list":
-        this.respondPage(id, "tools", [...this.server.tools.values()].map((t) => t.definition), p.cursor);
+        this.respondPage(id, "tools", [...this.server.tools.values()].map((t) => (modern === undefined ? sessionTool(t.definition) : t.definition)), p.cursor);
         return;
       case "resources/list":
         this.respondPage(id, "resources", [...this.server.resources.values()].map((r) => r.definition), p.cursor);
@@ -554,8 +596,18 @@ export class ServerSession {
         this.engine.respond(id, {});
         return;
       case "tools/call":
-        run((context) => callTool(this.server, p, context));
+        run((context) => callToolOrTask(this.server, this, p, context, () => this.host.now()));
         return;
+      case "tasks/get":
+      case "tasks/update":
+      case "tasks/cancel": {
+        // Only under 2026-07-28, and only once the engine saw the extension offered and declared (the method table's extension column).
+        const runner = this.server.taskRunner;
+        if (runner === undefined) break;
+        const now = this.host.now();
+        run(() => (method === "tasks/get" ? runner.get(p, now) : method === "tasks/update" ? runner.update(p, now) : runner.cancel(p, now)));
+        return;
+      }
       case "resources/read":
         run((context) => readResource(this.server, this.engine.resourceNotFoundCode, String(p.uri), context));
         return;
@@ -566,8 +618,9 @@ export class ServerSession {
         run(() => complete(this.server, p));
         return;
       default:
-        this.engine.respondError(id, ErrorCode.MethodNotFound, `Method not served: ${method}`);
+        break;
     }
+    this.engine.respondError(id, ErrorCode.MethodNotFound, `Method not served: ${method}`);
   }
 
   private respondPage(id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
@@ -589,7 +642,7 @@ export class ServerSession {
   }
 
   /** Runs a handler (now, or when a slot frees) and answers with its outcome; McpError becomes a JSON-RPC error. */
-  private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, work: (context: HandlerContext) => object | Promise<object>): void {
+  private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, work: (context: HandlerContext) => object | Promise<object>, inbound: TransportRequestInfo | undefined): void {
     // The peer's own values are measured before a handler or a round walks or re-encodes them.
     let answers: JsonObject | undefined;
     if (modern !== undefined) {
@@ -605,12 +658,11 @@ export class ServerSession {
       this.engine.respondError(id, refused.code, refused.message);
       return;
     }
-    const transport = this.transport;
     this.handlers.run(
       this.engine,
       this.driver,
       id,
-      (signal) => work(this.context(id, signal, params, modern, answers, transport)),
+      (signal) => work(this.context(id, signal, params, modern, answers, inbound)),
       (error) => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : respondWithError(this.engine, id, error, this.maxJsonDepth)),
     );
   }
@@ -635,7 +687,7 @@ export class ServerSession {
     }
   }
 
-  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, answers: JsonObject | undefined, transport: TransportRequestInfo | undefined): HandlerContext {
+  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, answers: JsonObject | undefined, inbound: TransportRequestInfo | undefined): HandlerContext {
     // 2026-07-28: the answer to an input request comes back in the retry's inputResponses, keyed by call order;
     // a client sends only the keys of the last round, so the answers of earlier rounds travel in our requestState.
     let calls = 0;
@@ -656,8 +708,8 @@ export class ServerSession {
       inputResponses: modern !== undefined && isJsonObject(params.inputResponses) ? params.inputResponses : undefined,
       signal,
       session: this,
-      auth: transport?.auth,
-      http: transport,
+      auth: inbound?.auth,
+      http: inbound,
       progress: (progress, total, message) => {
         try {
           this.engine.sendProgress(id, progress, total, message);

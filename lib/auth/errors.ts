@@ -1,0 +1,20 @@
+// The one error type of the OAuth client: which rule a flow enforced, what it expected and
+// what arrived, and the authorization server's own `error` code when it sent one.
+
+export class OAuthFlowError extends Error {
+  /** Our rule id: resource-mismatch, iss-mismatch, iss-missing, state-mismatch, pkce-unsupported, token, ... */
+  readonly rule: string;
+  readonly expected: string;
+  readonly got: string;
+  /** The server's OAuth error code (invalid_grant, access_denied, ...), when it sent one. */
+  readonly oauthError: string | undefined;
+
+  constructor(rule: string, expected: string, got: string, oauthError?: string) {
+    super(`OAuth ${rule}: expected ${expected}, got ${got}`);
+    this.name = "OAuthFlowError";
+    this.rule = rule;
+    this.expected = expected;
+    this.got = got;
+    this.oauthError = oauthError;
+  }
+}
