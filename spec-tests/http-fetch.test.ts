@@ -284,3 +284,81 @@ test("MemoryEventStore: replays after an id, keeps its bounds, forgets a session
   store.forget("c");
   assert.equal(store.replay("c", "s0", 0), undefined);
 });
+
+test("fetch handler: the deprecated HTTP+SSE endpoint when asked (GET /sse names where to POST; a POST is answered on the stream)", async () => {
+  const handler = handlerOf({ legacySse: true });
+  const stream = await handler.fetch(new Request("http://localhost/sse", { method: "GET", headers: { host: "localhost", accept: "text/event-stream" } }));
+  assert.equal(stream.status, 200);
+  const reader = (stream.body as ReadableStream).getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n\n")) text += decoder.decode((await reader.read()).value, { stream: true });
+  const uri = /^event: endpoint\ndata: (\S+)$/m.exec(text)?.[1] as string;
+  assert.match(uri, /^\/messages\?sessionId=/);
+  const posted = await handler.fetch(post(initialize(9, "2024-11-05"), {}, `http://localhost${uri}`));
+  assert.equal(posted.status, 202);
+  while (!text.includes('"id":9')) text += decoder.decode((await reader.read()).value, { stream: true });
+  assert.match(text, /"id":9,"result":\{"protocolVersion"/, "the initialize answer travels on the SSE stream");
+  const unknown = await handler.fetch(post(initialize(), {}, "http://localhost/messages?sessionId=nope"));
+  assert.equal(unknown.status, 404);
+  const wrongMethod = await handler.fetch(new Request("http://localhost/sse", { method: "POST", headers: { host: "localhost" } }));
+  assert.equal(wrongMethod.status, 405);
+  reader.cancel().catch(() => undefined);
+  handler.close();
+});
+
+test("fetch handler: a body that is not UTF-8 is a parse error; an OPTIONS-less DELETE without a session is 400", async () => {
+  const handler = handlerOf();
+  const bad = await handler.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json" }, body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }));
+  assert.equal(bad.status, 400);
+  assert.equal(((await bad.json()) as { error: { code: number } }).error.code, -32700);
+  const del = await handler.fetch(new Request("http://localhost/mcp", { method: "DELETE", headers: { host: "localhost" } }));
+  assert.equal(del.status, 400);
+});
+
+test("fetch handler: a client that goes away before a 2026-07-28 answer cancels the request (its handler's signal aborts)", async () => {
+  const server = fixture();
+  let aborted: () => void = () => undefined;
+  const sawAbort = new Promise<void>((resolve) => (aborted = resolve));
+  server.tool("wait", {}, (_args, ctx) => new Promise(() => ctx.signal.addEventListener("abort", () => aborted())));
+  const handler = createHttpHandler(server, { onError: () => {} });
+  const controller = new AbortController();
+  const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" } };
+  const request = new Request("http://localhost/mcp", {
+    method: "POST",
+    headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json", "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "wait" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "wait", arguments: {}, _meta: meta } }),
+    signal: controller.signal,
+  });
+  const answer = handler.fetch(request);
+  await new Promise<void>((resolve) => setTimeout(resolve, 10));
+  assert.equal(handler.endpoint.exchanges.size, 1);
+  controller.abort();
+  await sawAbort;
+  assert.equal(handler.endpoint.exchanges.size, 0, "the exchange ended with the client");
+  void answer;
+});
+
+test("fetch handler: an OAuth resource-server hook (auth) serves its metadata openly and refuses without credentials", async () => {
+  const handler = handlerOf({
+    auth: {
+      metadataPath: "/.well-known/oauth-protected-resource",
+      metadataResponse: () => ({ status: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ resource: "http://localhost/mcp" }) }),
+      authenticate: (request) => {
+        const header = "get" in request.headers && typeof request.headers.get === "function" ? request.headers.get("authorization") : undefined;
+        return header === "Bearer t" ? { ok: true, auth: { token: "t", scopes: [] } } : { ok: false, response: { status: 401, headers: { "WWW-Authenticate": 'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource"' }, body: "" } };
+      },
+    },
+  });
+  const metadata = await handler.fetch(new Request("http://localhost/.well-known/oauth-protected-resource", { method: "GET", headers: { host: "localhost" } }));
+  assert.equal(metadata.status, 200);
+  assert.deepEqual(await metadata.json(), { resource: "http://localhost/mcp" });
+  const postMetadata = await handler.fetch(new Request("http://localhost/.well-known/oauth-protected-resource", { method: "POST", headers: { host: "localhost" } }));
+  assert.equal(postMetadata.status, 405);
+  const refused = await handler.fetch(post(initialize()));
+  assert.equal(refused.status, 401);
+  assert.match(refused.headers.get("www-authenticate") ?? "", /resource_metadata=/);
+  const ok = await handler.fetch(post(initialize(), { authorization: "Bearer t" }));
+  assert.equal(ok.status, 200);
+  handler.close();
+});
