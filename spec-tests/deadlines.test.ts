@@ -5,17 +5,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DeadlineHeap, type DeadlineEntry } from "../lib/deadlines.js";
 import { Engine } from "../lib/index.js";
+import { Rng } from "./fuzz/prng.js";
 
+/** Uniform numbers in [0, 1) from the fuzzer's seeded generator, so failures reproduce. */
 function prng(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 0x1_0000_0000;
-  };
+  const rng = new Rng(seed);
+  return () => rng.u32() / 0x1_0000_0000;
 }
 
 describe("DeadlineHeap", () => {

@@ -38,7 +38,8 @@ export function parseFixture(text: string, file: string): Fixture {
   return { header, steps: parsed.slice(1), file };
 }
 
-function substitute(value: unknown, version: string): unknown {
+/** The fixture value with every "$version" replaced by `version`. */
+export function substitute(value: unknown, version: string): unknown {
   if (value === "$version") return version;
   if (Array.isArray(value)) return value.map((v) => substitute(v, version));
   if (typeof value === "object" && value !== null) {

@@ -10,6 +10,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../../lib/index.js";
+import { substitute } from "../replayer.js";
 
 export type Role = "client" | "server";
 
@@ -41,16 +42,6 @@ function listFiles(dir: string, into: string[]): string[] {
   return into;
 }
 
-function substitute(value: unknown, version: string): unknown {
-  if (value === "$version") return version;
-  if (Array.isArray(value)) return value.map((v) => substitute(v, version));
-  if (typeof value === "object" && value !== null) {
-    const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) out[k] = substitute(v, version);
-    return out;
-  }
-  return value;
-}
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
