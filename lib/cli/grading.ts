@@ -11,6 +11,7 @@
 // command exit non-zero.
 
 import { ErrorCode } from "../errors.js";
+import { SCHEMA_RELEASES } from "../versions.js";
 import { ConnectionClosedError, InvalidResultError, McpError, RequestTimeoutError } from "../peer/errors.js";
 
 export type Grade = "PASS" | "WARN" | "SKIP" | "FAIL";
@@ -40,7 +41,7 @@ export const RULES = {
   capability: { id: "C-02", says: "a declared capability says the server supports the feature, and its list method is how a client uses it", page: "basic/lifecycle#capability-negotiation" },
   progress: { id: "P-05", says: "the progress value MUST increase with each notification", page: "basic/utilities/progress#behavior-requirements" },
   cancel: { id: "X-04", says: "the receiver of a cancellation SHOULD stop the work and send no response", page: "basic/utilities/cancellation#behavior-requirements" },
-  toolTasks: { id: "TK-08", says: 'a tool with execution.taskSupport "required" MUST be called as a task (task-augmented tools/call)', page: "basic/utilities/tasks#tool-level-negotiation", version: "2025-11-25" },
+  toolTasks: { id: "TK-08", says: 'a tool with execution.taskSupport "required" MUST be called as a task (task-augmented tools/call)', page: "basic/utilities/tasks#tool-level-negotiation", version: SCHEMA_RELEASES.tasks },
   toolErrors: {
     id: "TL-01",
     says: "a failure of the tool itself is reported in a result with isError: true, so the model sees it; protocol errors are for unknown tools, malformed requests and server errors",

@@ -100,7 +100,7 @@ const FORMAT_SAMPLES = new Map<string, string>([
   ["idn-hostname", "example.com"],
   ["ipv4", "127.0.0.1"],
   ["ipv6", "::1"],
-  ["date", "2025-01-01"],
+  ["date", "2000-01-01"],
   ["date-time", "2025-01-01T00:00:00Z"],
   ["time", "00:00:00Z"],
   ["duration", "P1D"],
