@@ -1,0 +1,125 @@
+// The package as a consumer gets it from the registry: `npm pack` of the built project,
+// unpacked into a fresh project. What it must hold (LICENSE, every exports target, source
+// maps that resolve), and that the declarations of every entry in package.json "exports"
+// compile under strict with skipLibCheck false: with ECMAScript libraries only, with
+// @types/node, and with the DOM libraries under moduleResolution bundler.
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { STRICT_CONSUMER, linkTypesNode, packIntoConsumer, typeCheck, type Packed } from "../package-harness.js";
+
+let packed: Packed;
+
+before(() => {
+  packed = packIntoConsumer();
+});
+
+after(() => packed?.cleanup());
+
+/** One `import * as` per "exports" entry, so an entry added later is checked without editing this test. */
+function importEveryEntry(): string {
+  const entries = Object.keys(packed.manifest.exports).map((entry, i) => ({ name: `entry${i}`, specifier: entry === "." ? "mcp-engine" : `mcp-engine/${entry.slice(2)}` }));
+  return [...entries.map((e) => `import * as ${e.name} from "${e.specifier}";`), `export const entries: object[] = [${entries.map((e) => e.name).join(", ")}];`, ""].join("\n");
+}
+
+// Types and values from each entry, used the way the README shows them.
+const USES = `import { Engine, SESSION_VERSIONS, MODERN_VERSIONS, type JsonRpcMessage, type ProtocolVersion } from "mcp-engine";
+import { Server, McpError, RequestStateSealer, connectHttp, type HandlerContext, type ServerOptions } from "mcp-engine/peer";
+import { serveStdio, StdioClient, type StdioClientOptions, type NodeChildProcess } from "mcp-engine/hosts/stdio";
+import { HttpHost, serveHttp, connectHttpNode, type HttpServerOptions, type NodeConnectHttpOptions, type RunningHttpServer } from "mcp-engine/hosts/http";
+import { createHttpHandler, MemoryEventStore, type EventStore, type HttpHandler, type HttpHandlerOptions } from "mcp-engine/http";
+
+const versions: readonly ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
+const options: ServerOptions = { info: { name: "consumer", version: "1.0.0" }, paginationSecret: new Uint8Array(32), versions };
+export const server = new Server(options);
+server.tool("echo", { inputSchema: { type: "object" } }, (args: Record<string, unknown>, ctx: HandlerContext) => {
+  if (ctx.signal.aborted) throw new McpError(-32602, "aborted");
+  return { content: [{ type: "text", text: JSON.stringify(args) }] };
+});
+export const engine = new Engine({ role: "client", info: { name: "c", version: "1" }, capabilities: {} });
+export const first: JsonRpcMessage | undefined = undefined;
+export const stdioOptions: StdioClientOptions = { command: "node", args: ["server.js"], info: { name: "c", version: "1" } };
+export const httpOptions: HttpServerOptions = { port: 0, eras: "both" };
+export const nodeOptions: NodeConnectHttpOptions = { url: "http://127.0.0.1:3000/mcp", info: { name: "c", version: "1" } };
+const eventStore: EventStore = new MemoryEventStore({ maxEventsPerStream: 100 });
+const handlerOptions: HttpHandlerOptions = {
+  cors: { origins: ["https://app.example"] },
+  eventStore,
+  authenticate: (request: Request) => (request === undefined ? undefined : { token: "t", scopes: [] }),
+};
+export const handler: HttpHandler = createHttpHandler(server, handlerOptions);
+/** A Workers-style module: export default { fetch }. */
+export const worker = { fetch: (request: Request): Promise<Response> => handler.fetch(request) };
+export async function start(): Promise<void> {
+  const running: RunningHttpServer = await serveHttp(server, httpOptions);
+  const host: HttpHost = running.host;
+  void host;
+  serveStdio(server);
+  const spawned = await StdioClient.spawn(stdioOptions);
+  const child: NodeChildProcess = spawned.child;
+  child.kill("SIGTERM");
+  const connection = await connectHttpNode(nodeOptions);
+  await connection.client.listTools();
+  void connectHttp;
+  void RequestStateSealer;
+  await running.close();
+}
+`;
+
+// With @types/node: Node's own objects fit what the hosts take.
+const NODE_USES = `import { createServer } from "node:http";
+import { Server } from "mcp-engine/peer";
+import { HttpHost, LegacySseEndpoint, toNodeHandler } from "mcp-engine/hosts/http";
+import { createHttpHandler } from "mcp-engine/http";
+
+declare const server: Server;
+export const middleware = createServer(toNodeHandler(createHttpHandler(server)));
+export const answered: Promise<Response> = createHttpHandler(server).fetch(new Request("http://localhost/mcp"));
+const host = new HttpHost(server, { legacySse: true });
+export const direct = createServer(host.handle);
+export const wrapped = createServer((req, res) => host.handle(req, res));
+const legacy = new LegacySseEndpoint(server, {});
+export const sse = createServer((_req, res) => legacy.open(res));
+`;
+
+test("the tarball carries LICENSE, README, package.json and every file that exports and bin name", () => {
+  for (const required of ["LICENSE", "README.md", "package.json"]) assert.ok(packed.files.includes(required), `${required} is not in the tarball: ${packed.files.filter((f) => !f.includes("/")).join(", ")}`);
+  assert.match(readFileSync(join(packed.packageDir, "LICENSE"), "utf8"), /^MIT License\n\nCopyright \(c\) \d{4} the mcp-engine authors\n/);
+  const targets = [...Object.values(packed.manifest.exports).flatMap((e) => [e.types, e.default]), ...Object.values(packed.manifest.bin ?? {})];
+  assert.ok(targets.length >= 8, `exports and bin name ${targets.length} files`);
+  for (const target of targets) assert.ok(packed.files.includes(target.replace(/^\.\//, "")), `${target} is named in package.json but not in the tarball`);
+});
+
+test("every source map in the tarball carries its sources or points at files in the tarball", () => {
+  const maps = packed.files.filter((f) => f.endsWith(".js.map"));
+  assert.ok(maps.length > 10, `only ${maps.length} source maps in the tarball`);
+  const broken: string[] = [];
+  for (const map of maps) {
+    const parsed = JSON.parse(readFileSync(join(packed.packageDir, map), "utf8")) as { sources: string[]; sourcesContent?: Array<string | null>; sourceRoot?: string };
+    assert.ok(parsed.sources.length > 0, `${map} names no source`);
+    parsed.sources.forEach((source, i) => {
+      if (typeof parsed.sourcesContent?.[i] === "string") return;
+      const where = resolve(dirname(join(packed.packageDir, map)), parsed.sourceRoot ?? "", source);
+      if (!where.startsWith(packed.packageDir) || !existsSync(where)) broken.push(`${map} → ${source}`);
+    });
+  }
+  assert.deepEqual(broken, [], "source maps whose sources are neither inline nor in the tarball");
+});
+
+test("every export's declarations compile for a strict consumer without @types/node (ECMAScript libraries only)", () => {
+  const result = typeCheck(packed.consumer, "bare", { ...STRICT_CONSUMER, lib: ["es2022"], types: [] }, { "entries.ts": importEveryEntry(), "uses.ts": USES });
+  assert.equal(result.status, 0, `tsc reported:\n${result.output}`);
+});
+
+test("every export's declarations compile for a strict consumer with @types/node, and Node's request, response and server fit the hosts", () => {
+  linkTypesNode(packed.consumer);
+  const result = typeCheck(packed.consumer, "node", { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"] }, { "entries.ts": importEveryEntry(), "uses.ts": USES, "node-uses.ts": NODE_USES });
+  assert.equal(result.status, 0, `tsc reported:\n${result.output}`);
+});
+
+test("every export's declarations compile for a strict browser-style consumer (DOM libraries, moduleResolution bundler)", () => {
+  const result = typeCheck(packed.consumer, "dom", { ...STRICT_CONSUMER, module: "esnext", moduleResolution: "bundler", lib: ["es2022", "dom"], types: [] }, { "entries.ts": importEveryEntry(), "uses.ts": USES });
+  assert.equal(result.status, 0, `tsc reported:\n${result.output}`);
+});

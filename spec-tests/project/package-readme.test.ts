@@ -1,0 +1,198 @@
+// The README as a user reads it: every ```ts block compiles against the packed package's
+// declarations (strict, skipLibCheck false, @types/node), and what its "Errors on the wire"
+// and "Which versions a Server speaks" sections say is what goes on the wire.
+//
+// A block may use host objects it does not create (the engine example's `transport` and
+// `armTimer`): PRELUDE declares those for every block, and a block may add its own with an
+// HTML comment on the line before its fence: <!-- ts-prelude: declare const x: number; -->
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/versions.js";
+import { McpError } from "../../lib/peer/errors.js";
+import { Pair } from "../peer-harness.js";
+import { ROOT, STRICT_CONSUMER, linkTypesNode, packIntoConsumer, typeCheck, type Packed } from "../package-harness.js";
+import { mcpError } from "../support.js";
+
+const PRELUDE = `// Host objects the README's examples use without creating them.
+declare const transport: { write(bytes: Uint8Array): void; onData(listener: (chunk: Uint8Array) => void): void };
+declare function armTimer(deadline: number | undefined): void;
+`;
+
+interface Block {
+  readonly line: number;
+  readonly code: string;
+  readonly prelude: string;
+}
+
+/** The ```ts blocks of `markdown`, with the line each starts on and its own prelude, if any. */
+export function tsBlocks(markdown: string): Block[] {
+  const lines = markdown.split("\n");
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? "")) continue;
+    const own = /^<!--\s*ts-prelude:\s*([\s\S]*?)\s*-->\s*$/.exec(lines[i - 1] ?? "");
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end] !== "```") end++;
+    assert.ok(end < lines.length, `README.md:${i + 1}: a \`\`\`ts block that never closes`);
+    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n"), prelude: own?.[1] ?? "" });
+    i = end;
+  }
+  return blocks;
+}
+
+let packed: Packed;
+
+before(() => {
+  packed = packIntoConsumer();
+  linkTypesNode(packed.consumer);
+});
+
+after(() => packed?.cleanup());
+
+test("block extraction: ```ts fences only, their line numbers, and a ts-prelude comment before one", () => {
+  const markdown = ["# t", "```sh", "npm test", "```", "<!-- ts-prelude: declare const x: number; -->", "```ts", "const y = x;", "```", "```ts", "export {};", "```"].join("\n");
+  assert.deepEqual(tsBlocks(markdown), [
+    { line: 7, code: "const y = x;", prelude: "declare const x: number;" },
+    { line: 10, code: "export {};", prelude: "" },
+  ]);
+});
+
+test("every ```ts block of README.md compiles against the packed declarations (strict, skipLibCheck false, @types/node)", () => {
+  const blocks = tsBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
+  assert.ok(blocks.length >= 6, `README.md has only ${blocks.length} ts blocks`);
+  const sources: { [file: string]: string } = { "readme/prelude.d.ts": PRELUDE };
+  // Each block is a module of its own (`export {}`), so two blocks may both declare `server`.
+  for (const block of blocks) sources[`readme/line-${block.line}.ts`] = `${block.prelude}\n${block.code}\nexport {};\n`;
+  const result = typeCheck(packed.consumer, "readme", { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"], noUnusedLocals: false }, sources);
+  // tsc names the file of each error: line-N.ts is the block that starts on README.md line N.
+  assert.equal(result.status, 0, `README blocks do not compile (readme/line-N.ts is the block at README.md line N):\n${result.output}`);
+});
+
+// ---- what "Errors on the wire" says -------------------------------------------------------
+
+/** The answer the server wrote to the request `id`. */
+function answer(pair: Pair, id: unknown): Record<string, unknown> {
+  const found = pair.serverHost.sent.find((m) => m.id === id && ("result" in m || "error" in m));
+  assert.ok(found !== undefined, `no answer to ${String(id)} in ${JSON.stringify(pair.serverHost.sent)}`);
+  return found;
+}
+
+/** The id of the last request the client wrote. */
+function lastRequestId(pair: Pair): unknown {
+  const requests = pair.clientHost.sent.filter((m) => "method" in m && "id" in m);
+  return requests[requests.length - 1]?.id;
+}
+
+function failing(): Pair {
+  return new Pair({
+    setup: (server) => {
+      server.tool("throws-error", {}, () => {
+        throw new Error("disk full");
+      });
+      server.tool("throws-mcp-error", {}, async () => {
+        throw new McpError(-32602, "size must be positive", { field: "size" });
+      });
+      server.tool("typed", { inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }, () => ({ content: [] }));
+      server.resource("file:///gone", { name: "gone" }, () => {
+        throw new Error("file vanished");
+      });
+      server.prompt("refuses", {}, () => {
+        throw new McpError(-32001, "not today", { retry: false });
+      });
+    },
+  });
+}
+
+test("a tool's thrown Error is an isError result carrying only its message; the call resolves", async () => {
+  const pair = failing();
+  await pair.connect();
+  const calling = pair.client.callTool("throws-error");
+  await pair.settle();
+  assert.deepEqual(await calling, { content: [{ type: "text", text: "disk full" }], isError: true });
+  assert.deepEqual(answer(pair, lastRequestId(pair)).result, { content: [{ type: "text", text: "disk full" }], isError: true });
+  assert.doesNotMatch(JSON.stringify(pair.serverHost.sent), /at .*\.js:\d+/, "no stack trace on the wire");
+});
+
+test("a tool's thrown McpError is a JSON-RPC error with its code, message and data; the client rejects with an McpError", async () => {
+  const pair = failing();
+  await pair.connect();
+  const calling = mcpError(pair.client.callTool("throws-mcp-error"), -32602);
+  await pair.settle();
+  const error = await calling;
+  assert.equal(error.message, "MCP error -32602: size must be positive");
+  assert.deepEqual(error.data, { field: "size" });
+  assert.deepEqual(answer(pair, lastRequestId(pair)).error, { code: -32602, message: "size must be positive", data: { field: "size" } });
+});
+
+test("outside tools, a thrown Error is -32603 with its message and a thrown McpError keeps its code and data", async () => {
+  const pair = failing();
+  await pair.connect();
+  const reading = mcpError(pair.client.readResource("file:///gone"), -32603);
+  await pair.settle();
+  await reading;
+  assert.deepEqual(answer(pair, lastRequestId(pair)).error, { code: -32603, message: "file vanished" });
+  const prompting = mcpError(pair.client.getPrompt("refuses"), -32001);
+  await pair.settle();
+  assert.deepEqual((await prompting).data, { retry: false });
+  assert.deepEqual(answer(pair, lastRequestId(pair)).error, { code: -32001, message: "not today", data: { retry: false } });
+});
+
+test("refusals before any handler: an unknown tool is -32602, arguments against the inputSchema an isError result", async () => {
+  const pair = failing();
+  await pair.connect();
+  const unknown = mcpError(pair.client.callTool("no-such-tool"), -32602);
+  await pair.settle();
+  await unknown;
+  const invalid = pair.client.callTool("typed", { n: "three" });
+  await pair.settle();
+  const result = await invalid;
+  assert.equal(result.isError, true);
+  assert.match(JSON.stringify(result.content), /Invalid arguments for tool typed/);
+});
+
+// ---- what "Which versions a Server speaks" and "Why paginationSecret" say ------------------
+
+test("a Server without versions speaks the session era only: server/discover is -32601 and a dual-era client falls back to initialize", async () => {
+  const pair = new Pair({ client: { versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS] } });
+  const connected = await pair.connect();
+  assert.equal(connected.era, "session");
+  assert.equal(connected.version, "2025-11-25");
+  const discover = pair.clientHost.sent.find((m) => m.method === "server/discover");
+  assert.ok(discover !== undefined, "the dual-era client probed with server/discover");
+  assert.equal((answer(pair, discover.id).error as { code: number }).code, -32601);
+});
+
+test("a Server whose versions include 2026-07-28 is dual-era: the same client settles on 2026-07-28", async () => {
+  const versions = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
+  const pair = new Pair({ server: { versions }, client: { versions } });
+  const connected = await pair.connect();
+  assert.equal(connected.era, "modern");
+  assert.equal(connected.version, "2026-07-28");
+});
+
+test("a list cursor is sealed: the next page follows from the issued one, an edited one is -32602", async () => {
+  const pair = new Pair({
+    server: { pageSize: 1 },
+    setup: (server) => {
+      for (const name of ["a", "b"]) server.tool(name, {}, () => ({ content: [] }));
+    },
+  });
+  await pair.connect();
+  const first = pair.client.request("tools/list", {});
+  await pair.settle();
+  const cursor = (await first).nextCursor;
+  assert.ok(typeof cursor === "string" && cursor.includes("."), `a sealed cursor, got ${String(cursor)}`);
+  const second = pair.client.request("tools/list", { cursor });
+  await pair.settle();
+  assert.deepEqual(((await second).tools as Array<{ name: string }>).map((t) => t.name), ["b"]);
+  const [payload, mac] = cursor.split(".") as [string, string];
+  // The first character carries the top bits of the first byte, so the payload really changes.
+  const forged = `${payload.startsWith("e") ? "f" : "e"}${payload.slice(1)}.${mac}`;
+  const refused = mcpError(pair.client.request("tools/list", { cursor: forged }), -32602);
+  await pair.settle();
+  await refused;
+});

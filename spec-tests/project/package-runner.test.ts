@@ -1,0 +1,86 @@
+// The test command (spec-tests/run.ts behind `npm test`): which files it finds, that its exit
+// code is the run's, and that the test processes get --unhandled-rejections=strict. Node
+// 22 and later refuse `node --test DIR`, so npm test must hand node an explicit file list.
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { after, test } from "node:test";
+import { ROOT } from "../package-harness.js";
+import { testFiles } from "../run.js";
+
+const base = mkdtempSync(join(tmpdir(), "mcp-engine-runner-"));
+after(() => rmSync(base, { recursive: true, force: true }));
+
+const RUNNER = join(ROOT, "dist", "spec-tests", "run.js");
+
+function tree(name: string, files: { readonly [path: string]: string }): string {
+  const dir = join(base, name);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/**
+ * Runs run.js on `dir` as a top-level command: without the NODE_TEST_CONTEXT that this test
+ * process hands its children, which would make the inner run report to us in the runner's
+ * binary protocol instead of printing its summary. The TAP reporter is asked for (Node 23+
+ * print the spec reporter by default) through run.js, which hands its Node flags on.
+ */
+function runner(dir: string): { code: number | null; stdout: string; stderr: string } {
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const result = spawnSync(process.execPath, ["--test-reporter=tap", RUNNER, dir], { encoding: "utf8", env, timeout: 30_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const PASSES = `const { test } = require("node:test");\ntest("passes", () => {});\n`;
+const FAILS = `const { test } = require("node:test");\ntest("fails", () => { throw new Error("on purpose"); });\n`;
+
+test("discovery takes *.test.js at every depth, sorted, and skips helpers, maps, declarations, node_modules and dot folders", () => {
+  const dir = tree("discover", {
+    "b.test.js": PASSES,
+    "a.test.js": PASSES,
+    "helper.js": PASSES,
+    "a.test.js.map": "{}",
+    "a.test.d.ts": "",
+    "a.test.ts": "",
+    "core/c.test.js": PASSES,
+    "core/deeper/d.test.js": PASSES,
+    "node_modules/x.test.js": FAILS,
+    ".cache/y.test.js": FAILS,
+  });
+  assert.deepEqual(
+    testFiles(dir).map((f) => relative(dir, f)),
+    ["a.test.js", "b.test.js", join("core", "c.test.js"), join("core", "deeper", "d.test.js")],
+  );
+});
+
+test("run.js passes when every found file passes, and the test processes run with --unhandled-rejections=strict", () => {
+  const dir = tree("strict", {
+    "flags.test.js": `const { test } = require("node:test");\nconst assert = require("node:assert/strict");\ntest("strict", () => assert.ok(process.execArgv.includes("--unhandled-rejections=strict"), String(process.execArgv)));\n`,
+    "sub/ok.test.js": PASSES,
+  });
+  const run = runner(dir);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /# pass 2\b/);
+});
+
+test("run.js fails when a file in a subfolder fails, and when it finds no test file", () => {
+  const failing = runner(tree("failing", { "ok.test.js": PASSES, "deep/er/bad.test.js": FAILS }));
+  assert.equal(failing.code, 1, failing.stdout + failing.stderr);
+  assert.match(failing.stdout, /# fail 1\b/);
+  const empty = runner(tree("empty", { "helper.js": PASSES }));
+  assert.equal(empty.code, 1);
+  assert.match(empty.stderr, /no \*\.test\.js file under/);
+});
+
+test("npm test runs the suite through run.js, not by handing node --test a directory", () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { test: string } };
+  assert.match(manifest.scripts.test, /\bnode dist\/spec-tests\/run\.js$/);
+  assert.doesNotMatch(manifest.scripts.test, /--test\s+\S*\/(\s|$)/);
+});
