@@ -164,7 +164,8 @@ export function mutateValue(value: Json, rng: Rng, strings: readonly string[]): 
 
 const encoder = new TextEncoder();
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
+/** The byte arrays one after another, in one array. */
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
   let length = 0;
   for (const p of parts) length += p.length;
   const out = new Uint8Array(length);

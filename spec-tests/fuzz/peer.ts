@@ -8,7 +8,7 @@
 // lane receives.
 
 import type { JsonObject } from "../../lib/index.js";
-import { clone, mutateLine, mutateValue, nested, setMember, type Json } from "./mutate.js";
+import { clone, concat, mutateLine, mutateValue, nested, setMember, type Json } from "./mutate.js";
 import { TASK_STATUSES, type World } from "./world.js";
 
 const encoder = new TextEncoder();
@@ -17,17 +17,6 @@ function line(value: Json): Uint8Array {
   return encoder.encode(JSON.stringify(value) + "\n");
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 const MODERN = "2026-07-28";
 
