@@ -83,3 +83,27 @@ export async function mcpError(promise: Promise<unknown>, code: number): Promise
   assert.equal(error.code, code, error.message);
   return error;
 }
+
+/** A seeded uniform generator in [0, 1) (mulberry32), so randomised tests reproduce from their seed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The parts of the platform's fetch Response the HTTP tests read (typed here: the project has no DOM type package). */
+export interface StreamReader {
+  read(): Promise<{ done: boolean; value?: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+export interface FetchResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: { getReader(): StreamReader } | null;
+  text(): Promise<string>;
+}

@@ -6,19 +6,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Engine, LocalProtocolError, type EngineEvent, type JsonObject, type RequestOptions } from "../../lib/index.js";
+import { mulberry32 } from "../support.js";
 
 // ── Deterministic randomness ────────────────────────────────────────────────────────
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Rng {
   private readonly next: () => number;

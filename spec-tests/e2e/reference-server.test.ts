@@ -15,18 +15,8 @@ import { randomBytes } from "node:crypto";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { serveHttp } from "../../lib/hosts/http-server.js";
 import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from "../../lib/modern.js";
-import { withTimeout } from "../support.js";
+import { withTimeout, type FetchResponse } from "../support.js";
 
-interface StreamReader {
-  read(): Promise<{ done: boolean; value?: Uint8Array }>;
-  cancel(reason?: unknown): Promise<void>;
-}
-interface FetchResponse {
-  readonly status: number;
-  readonly headers: { get(name: string): string | null };
-  readonly body: { getReader(): StreamReader } | null;
-  text(): Promise<string>;
-}
 const platformFetch = (globalThis as unknown as { fetch: (url: string, init: { method: string; headers: Record<string, string>; body: string }) => Promise<FetchResponse> }).fetch;
 
 type Json = { [key: string]: unknown };

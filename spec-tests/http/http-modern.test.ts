@@ -32,20 +32,10 @@ import { Driver } from "../../lib/peer/driver.js";
 import { HTTP_TRANSPORT_ERROR } from "../../lib/peer/http-client.js";
 import { Server, type HandlerContext } from "../../lib/peer/server.js";
 import type { ProtocolVersion } from "../../lib/versions.js";
-import { withTimeout } from "../support.js";
+import { withTimeout, type FetchResponse, type StreamReader } from "../support.js";
 
 // ── the platform's fetch, typed locally (the project has no DOM or Node type packages) ──
 
-interface StreamReader {
-  read(): Promise<{ done: boolean; value?: Uint8Array }>;
-  cancel(reason?: unknown): Promise<void>;
-}
-interface FetchResponse {
-  readonly status: number;
-  readonly headers: { get(name: string): string | null };
-  readonly body: { getReader(): StreamReader } | null;
-  text(): Promise<string>;
-}
 interface FetchInit {
   method?: string;
   headers?: Record<string, string>;

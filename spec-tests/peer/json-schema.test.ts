@@ -9,6 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkSchema, validateJsonSchema } from "../../lib/peer/json-schema.js";
 import { testRows, type Row } from "../json-schema-rows.js";
+import { mulberry32 } from "../support.js";
 
 const ROWS: Row[] = [
   {
@@ -621,17 +622,7 @@ test("values nested deeper than the cap, cyclic values, and non-JSON values are 
 // ---------------------------------------------------------------------------------------
 // Fuzz: generated values and schemas never make either function throw.
 
-function prng(seed: number): () => number {
-  // mulberry32
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 function generator(seed: number): { value: (depth: number) => unknown; schema: (depth: number) => unknown } {
   const rand = prng(seed);
