@@ -53,8 +53,8 @@ export interface Exchange {
   readonly name: string;
   /** A setup step: when its answer does not match, the case is not-applicable, not failed. */
   readonly setup: boolean;
-  /** An answer that matches this means the target lacks `feature`: the case is not-applicable. */
-  readonly unsupportedIf?: Expectation;
+  /** An answer that misses `expect` but matches one of these means the target lacks `feature`: the case is not-applicable. */
+  readonly unsupportedIf?: readonly Expectation[];
   readonly feature?: string;
   readonly request: {
     readonly method: string;
@@ -135,13 +135,12 @@ function parseExchange(value: unknown): Exchange | string {
   if (request.text !== undefined && request.json !== undefined) return "request has both json and text";
   const expect = parseExpectations(value.expect);
   if (typeof expect === "string") return `expect: ${expect}`;
-  let unsupportedIf: Expectation | undefined;
+  let unsupportedIf: Expectation[] | undefined;
   if (value.unsupportedIf !== undefined) {
     const parsed = parseExpectations(value.unsupportedIf);
     if (typeof parsed === "string") return `unsupportedIf: ${parsed}`;
-    if (parsed.length !== 1) return "unsupportedIf takes one expectation";
     if (typeof value.feature !== "string") return 'unsupportedIf needs the "feature" it reveals';
-    unsupportedIf = parsed[0];
+    unsupportedIf = parsed;
   }
   const out: Exchange = {
     name: value.name,

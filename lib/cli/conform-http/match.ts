@@ -91,7 +91,7 @@ function match(actual: unknown, pattern: unknown, found: Map<string, unknown>, p
   return Object.is(actual, pattern) || actual === pattern ? undefined : `${path}: expected ${show(pattern)}, got ${show(actual)}`;
 }
 
-const OPERATORS = ["$oneOf", "$capture", "$type", "$contains", "$regex", "$literal", "$unordered"] as const;
+const OPERATORS = ["$oneOf", "$not", "$capture", "$type", "$contains", "$regex", "$literal", "$unordered"] as const;
 type Operator = (typeof OPERATORS)[number];
 
 function operator(pattern: Record<string, unknown>): Operator | undefined {
@@ -118,6 +118,10 @@ function matchOperator(op: Operator, actual: unknown, pattern: Record<string, un
       }
       return `${path}: expected one of ${arg.length} alternatives, got ${show(actual)} (${problems.join("; ")})`;
     }
+    case "$not":
+      // A value that is present and does not match (captures inside are dropped).
+      if (actual === undefined) return `${path}: expected a value, got none`;
+      return match(actual, arg, new Map(found), path) === undefined ? `${path}: expected anything but ${show(arg)}, got ${show(actual)}` : undefined;
     case "$capture": {
       if (typeof arg !== "string") return `${path}: malformed pattern ($capture needs a name)`;
       const inner = Object.hasOwn(pattern, "$match") ? pattern.$match : "$any";

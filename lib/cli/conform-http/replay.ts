@@ -92,11 +92,8 @@ async function runExchange(exchange: Exchange, url: string, fetchFn: FetchLike, 
   } else if (exchange.request.text !== undefined) body = String(substitute(exchange.request.text, captures));
   // Patterns take placeholders too (`${version}`, an id captured earlier).
   const expected = exchange.expect.map((e) => substitute(e, captures) as Expectation);
-  const unsupported = exchange.unsupportedIf === undefined ? undefined : (substitute(exchange.unsupportedIf, captures) as Expectation);
-  const answer = await exchangeOnce(fetchFn, url, exchange.request.method, headers, body, needsOf(unsupported === undefined ? expected : [...expected, unsupported], sent), ms);
-  if (unsupported !== undefined && judge(answer, unsupported, sent, new Map(), new Map()) === undefined) {
-    return { kind: "not-applicable", reason: `the target lacks ${exchange.feature ?? "a feature"} (answered ${answer.status})` };
-  }
+  const unsupported = (exchange.unsupportedIf ?? []).map((e) => substitute(e, captures) as Expectation);
+  const answer = await exchangeOnce(fetchFn, url, exchange.request.method, headers, body, needsOf([...expected, ...unsupported], sent), ms);
   const problems: string[] = [];
   for (const expectation of expected) {
     const found: Captures = new Map();
@@ -112,6 +109,11 @@ async function runExchange(exchange: Exchange, url: string, fetchFn: FetchLike, 
       if (!found.has(capture) && requires.includes(feature)) return { kind: "not-applicable", reason: `the target lacks ${feature} (no ${capture} in the answer)` };
     }
     return { kind: "ok" };
+  }
+  // Not what was expected: an answer that shows the target lacks a feature (or a version) makes the case not-applicable.
+  if (unsupported.some((e) => judge(answer, e, sent, new Map(), new Map()) === undefined)) {
+    const feature = exchange.feature === undefined ? "a feature" : String(substitute(exchange.feature, captures));
+    return { kind: "not-applicable", reason: `the target lacks ${feature} (answered ${answer.status})` };
   }
   return { kind: "failed", reason: problems.length === 1 ? (problems[0] as string) : `none of ${problems.length} allowed answers: ${problems.map((p, i) => `(${i + 1}) ${p}`).join(" ")}` };
 }
