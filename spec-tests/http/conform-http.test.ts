@@ -194,6 +194,17 @@ const KNOWN_BAD: [string, string, (request: Request, next: Handle) => Promise<Re
       return response.status === 202 ? new Response("", { status: 200 }) : response;
     },
   ],
+  [
+    "opens its SSE streams without the priming event (and never sends anything on a GET stream)",
+    "HTTP-09",
+    async (request, next) => {
+      const response = await next(request);
+      if (request.method !== "GET" || response.status !== 200) return response;
+      // A stream that stays open and silent: the replay must give up on it at its deadline, not hang.
+      const silent = new ReadableStream({ cancel: () => response.body?.cancel().catch(() => undefined) });
+      return new Response(silent, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+    },
+  ],
 ];
 
 for (const [name, rule, bend] of KNOWN_BAD) {

@@ -138,13 +138,21 @@ function requestIds(sent: unknown): unknown[] {
 async function exchangeOnce(fetchFn: FetchLike, url: string, method: string, headers: Record<string, string>, body: string | undefined, needs: { events: number; responseIds: readonly unknown[] | undefined }, ms: number): Promise<Answer> {
   const controller = new AbortController();
   let timedOut = false;
+  // Every wait is raced against the deadline as well as aborted: a fetch that ignores its signal (an in-process handler) cannot hold the replay.
+  let expire = (): void => undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    expire = () => reject(new Error(`no more within ${ms} ms`));
+  });
+  deadline.catch(() => undefined);
   const timer = setTimeout(() => {
     timedOut = true;
+    expire();
     controller.abort();
   }, ms);
+  const bounded = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, deadline]);
   try {
     const init = { method, headers, signal: controller.signal as never, ...(body !== undefined ? { body } : {}) };
-    const response = await fetchFn(url, init);
+    const response = await bounded(fetchFn(url, init));
     const contentType = response.headers.get("content-type") ?? "";
     const header = (name: string): string | undefined => response.headers.get(name) ?? undefined;
     const reader = response.body?.getReader();
@@ -157,7 +165,7 @@ async function exchangeOnce(fetchFn: FetchLike, url: string, method: string, hea
       const satisfied = (): boolean => events.length >= needs.events && (needs.responseIds === undefined || needs.responseIds.every((id) => responsesIn(events).some((r) => r.id === id)));
       try {
         while (!satisfied()) {
-          const { done, value } = await reader.read();
+          const { done, value } = await bounded(reader.read());
           if (done) break;
           if (value !== undefined) parser.push(value, events);
         }
@@ -171,7 +179,7 @@ async function exchangeOnce(fetchFn: FetchLike, url: string, method: string, hea
     let cut: string | undefined;
     try {
       for (;;) {
-        const { done, value } = await reader.read();
+        const { done, value } = await bounded(reader.read());
         if (done) break;
         if (value !== undefined) text += decoder.decode(value, { stream: true });
         if (text.length > MAX_BODY_CHARS) {
