@@ -12,7 +12,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadHttpFixtures, parseHttpFixture, runHttpConformance } from "../../lib/cli/conform-http/index.js";
+import { loadHttpFixtures, parseHttpFixture, replayCase, runHttpConformance, type HttpFixture } from "../../lib/cli/conform-http/index.js";
+import type { FetchLike } from "../../lib/cli/conform-http/replay.js";
 import { matchValue, MissingCapture, substitute, type Captures } from "../../lib/cli/conform-http/match.js";
 import type { CaseResult } from "../../lib/cli/conform/types.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
@@ -135,6 +136,35 @@ test("the matching language: wildcards, alternatives, negation, captures, unorde
   c.set("n", 5);
   assert.deepEqual(substitute({ a: "${n}", b: "id-${id}", c: "${gone?}", d: ["${gone?}", 1] }, c), Object.assign(Object.create(null) as object, { a: 5, b: "id-x", d: [1] }));
   assert.throws(() => substitute("${gone}", c), (error: unknown) => error instanceof MissingCapture && error.capture === "gone");
+});
+
+test("a target that fails, hangs or withholds a capture: failed for a check, not applicable for a setup step or a missing capture", async () => {
+  const fixture = (exchanges: unknown[]): HttpFixture => {
+    const parsed = parseHttpFixture(JSON.stringify({ fixture: "http/t", title: "t", era: "session", versions: ["2025-11-25"], rules: ["HTTP-01"], level: "MUST", spec: "s", exchanges }), "http/t");
+    assert.equal(typeof parsed, "object", String(parsed));
+    return parsed as HttpFixture;
+  };
+  const check = { name: "check", request: { method: "POST", headers: {} }, expect: { status: 200 } };
+  const refusing: FetchLike = () => Promise.reject(new Error("connection refused"));
+  const hanging: FetchLike = () => new Promise(() => undefined);
+  const answering: FetchLike = async () => new Response("{}", { status: 200, headers: { "Content-Type": "application/json" } });
+  const silentStream: FetchLike = async () => new Response(new ReadableStream({}), { status: 200, headers: { "Content-Type": "text/event-stream" } });
+  const failed = await replayCase(fixture([check]), "2025-11-25", "http://x/mcp", refusing);
+  assert.equal(failed.outcome, "failed");
+  assert.match(failed.reason ?? "", /exchange "check": request failed: connection refused/);
+  const hung = await replayCase(fixture([check]), "2025-11-25", "http://x/mcp", hanging, { exchangeMs: 20 });
+  assert.match(hung.reason ?? "", /no answer within 20 ms/);
+  const silent = await replayCase(fixture([{ ...check, expect: { status: 200, events: [{ data: "" }] } }]), "2025-11-25", "http://x/mcp", silentStream, { exchangeMs: 20 });
+  assert.equal(silent.outcome, "failed");
+  assert.match(silent.reason ?? "", /event 0: expected one, got 0 events \(the stream gave no more within 20 ms\)/);
+  const setup = await replayCase(fixture([{ ...check, setup: true, expect: { status: 201 } }, check]), "2025-11-25", "http://x/mcp", answering);
+  assert.equal(setup.outcome, "not-applicable");
+  assert.match(setup.reason ?? "", /setup exchange "check" did not go as expected: status: expected 201, got 200/);
+  const uncaptured = await replayCase(fixture([{ ...check, request: { method: "POST", headers: { "Mcp-Session-Id": "${session}" } } }]), "2025-11-25", "http://x/mcp", answering);
+  assert.equal(uncaptured.outcome, "not-applicable");
+  assert.match(uncaptured.reason ?? "", /nothing captured for \$\{session\}/);
+  const passed = await replayCase(fixture([check]), "2025-11-25", "http://x/mcp", answering);
+  assert.deepEqual(passed, { fixture: "http/t", version: "2025-11-25", transport: "http", rules: ["HTTP-01"], level: "MUST", outcome: "passed" });
 });
 
 test("every HTTP fixture passes against createHttpHandler in process", async (t) => {
