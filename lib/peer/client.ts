@@ -40,7 +40,7 @@ import type {
   Tool,
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, peerErrorOf } from "./errors.js";
+import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, localFailure, peerErrorOf, unencodable } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
@@ -358,7 +358,7 @@ export class Client {
       try {
         id = this.engine.initialize({ deadline });
       } catch (error) {
-        reject(error);
+        reject(localFailure(error, "initialize"));
         return;
       }
       this.connecting = {
@@ -401,7 +401,7 @@ export class Client {
       // Encoded later, in a drain: a value JSON cannot encode is refused here, where the caller learns of it.
       const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
       if (safe !== undefined && !safe.ok) {
-        reject(new TypeError(`${method}: params cannot be sent as JSON: ${safe.reason}`));
+        reject(unencodable(method, "params", safe.reason));
         return;
       }
       const sendParams = safe?.value as JsonObject | undefined;
@@ -457,7 +457,7 @@ export class Client {
       id = this.engine.request(method, params, engineOptions);
     } catch (error) {
       call.cleanup?.();
-      call.reject(error instanceof Error ? error : new Error(errorMessage(error)));
+      call.reject(localFailure(error, method));
       return;
     }
     call.sentId = id;
@@ -487,8 +487,12 @@ export class Client {
   /** Sends a notification (e.g. notifications/roots/list_changed). */
   notify(method: string, params?: object): void {
     const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
-    if (safe !== undefined && !safe.ok) throw new TypeError(`${method}: params cannot be sent as JSON: ${safe.reason}`);
-    this.engine.notify(method, safe?.value as JsonObject | undefined);
+    if (safe !== undefined && !safe.ok) throw unencodable(method, "params", safe.reason);
+    try {
+      this.engine.notify(method, safe?.value as JsonObject | undefined);
+    } catch (error) {
+      throw localFailure(error, method);
+    }
     this.driver.pump();
   }
 
@@ -594,11 +598,11 @@ export class Client {
       const next = result.nextCursor;
       if (typeof next !== "string") return items;
       // N-01/N-02: a cursor that comes back again would loop forever.
-      if (seen.has(next)) throw new McpError(ErrorCode.InvalidParams, `${method}: the server repeated cursor ${JSON.stringify(next)}`);
+      if (seen.has(next)) throw new InvalidResultError(method, "result.nextCursor", "a cursor not seen before in this listing (N-01)", JSON.stringify(next).slice(0, 80));
       seen.add(next);
       cursor = next;
     }
-    throw new McpError(ErrorCode.InternalError, `${method}: more than ${MAX_PAGES} pages`);
+    throw new InvalidResultError(method, "result.nextCursor", `at most ${MAX_PAGES} pages`, "more");
   }
 
   private settle(id: number): PendingCall | undefined {

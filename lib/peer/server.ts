@@ -49,7 +49,7 @@ import type { CallOptions } from "./client.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import { isJsonObject } from "../envelope.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, ResponseTooLargeError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { ConnectionClosedError, ResponseTooLargeError, McpError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
@@ -457,7 +457,7 @@ export class ServerSession {
       }
       const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
       if (safe !== undefined && !safe.ok) {
-        reject(new TypeError(`${method}: params cannot be sent as JSON: ${safe.reason}`));
+        reject(unencodable(method, "params", safe.reason));
         return;
       }
       const timeoutMs = options.timeoutMs ?? this.server.options.defaultTimeoutMs ?? 60_000;
@@ -470,7 +470,7 @@ export class ServerSession {
           relatedRequestId: related,
         });
       } catch (error) {
-        reject(error);
+        reject(localFailure(error, method));
         return;
       }
       const signal = options.signal;
@@ -721,7 +721,7 @@ export class ServerSession {
       log: (level, data, logger) => {
         if (this.engine.isClosed || (this.engine.ownCapabilities as ServerCapabilities).logging === undefined) return;
         const safe = toJsonSafe(data, this.maxJsonDepth);
-        if (!safe.ok) throw new TypeError(`notifications/message: data cannot be sent as JSON: ${safe.reason}`);
+        if (!safe.ok) throw unencodable("notifications/message", "data", safe.reason);
         const params: LoggingMessageNotificationParams = logger === undefined ? { level, data: safe.value } : { level, data: safe.value, logger };
         // 2026-07-28: a log message goes with its request; once that is answered or cancelled, it has nowhere to go.
         if (modern !== undefined && !this.handlers.isCurrent(id, signal)) return;
@@ -732,7 +732,7 @@ export class ServerSession {
       elicit: (request, options) => (modern !== undefined ? ask<ElicitResult>("elicitation/create", request) : (this.request("elicitation/create", request, options, id) as unknown as Promise<ElicitResult>)),
       listRoots: (options) => (modern !== undefined ? ask<ListRootsResult>("roots/list", undefined) : (this.request("roots/list", undefined, options, id) as unknown as Promise<ListRootsResult>)),
       inputRequired: (inputRequests, requestState) => {
-        if (modern === undefined) throw new Error("input_required results exist only under 2026-07-28; this request is in the session era");
+        if (modern === undefined) throw new ProtocolMisuseError({ rule: "MOD-10", expected: "input_required results only under 2026-07-28", got: "a session-era request", method: "inputRequired" });
         throw new InputRequiredSignal(inputRequests as unknown as JsonObject, undefined, requestState);
       },
     };
