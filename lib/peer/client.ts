@@ -11,7 +11,7 @@
 //   the driver still dispatches every later event;
 // - time comes from the host (PeerHost.now, one timer); this file reads no clock.
 
-import { DEFAULT_LIMITS, Engine, type RequestOptions } from "../engine.js";
+import { DEFAULT_LIMITS, Engine, type ArgsFor, type RequestOptions } from "../engine.js";
 import type { JsonObject, RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import type { EngineEvent } from "../events.js";
@@ -40,15 +40,19 @@ import type {
   Tool,
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, localFailure, peerErrorOf, unencodable } from "./errors.js";
+import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, localFailure, peerErrorOf, unencodable } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
+import { extensionMethodsOf, withExtensions, type ExtensionNotifications, type ExtensionRequests, type Extensions, type NotIn, type ParamsOf, type ResultOf } from "./extensions.js";
 import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { AbortSignalLike } from "./signal.js";
 
 export { errorMessage, respondWithError, shielded } from "./handlers.js";
+
+/** A method name request() takes untyped: any string but the names of the spec's and the augmented extension requests (those take their own params). */
+export type UntypedMethod<M extends string> = M extends keyof ClientRequests | keyof ExtensionRequests ? never : M;
 
 export interface ProgressInfo {
   progress: number;
@@ -112,6 +116,12 @@ export interface ClientOptions {
   validateResults?: boolean;
   /** Inactivity timeout for requests without timeoutMs. Default 60000. */
   defaultTimeoutMs?: number;
+  /**
+   * Extensions we speak (RULES.md MT-03): declared under `capabilities.extensions`, and their
+   * methods callable with request()/notify() and heard with onNotification() once the server
+   * declared the same extension. Type them by augmenting ExtensionRequests and ExtensionNotifications.
+   */
+  extensions?: Extensions;
   /** Violations and diagnostics reported by the engine (default: ignored). */
   onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>) => void;
   /** The connection closed (EOF, close(), or a fatal protocol failure). */
@@ -245,7 +255,8 @@ export class Client {
     return new Engine({
       role: "client",
       info: o.info,
-      capabilities: o.capabilities,
+      capabilities: withExtensions(o.capabilities, o.extensions),
+      extensionMethods: extensionMethodsOf(o.extensions),
       versions: o.versions,
       strict: o.strict,
       limits: o.limits,
@@ -284,6 +295,8 @@ export class Client {
       if (error instanceof RequestAbortedError || error instanceof ConnectionClosedError) throw error;
       // An authorization challenge (401/403) is an answer from this server, not a sign of another era (issue 11.9).
       if (error instanceof HttpAuthError) throw error;
+      // Our own misuse (a second connect, say) is no sign of another era either.
+      if (error instanceof ProtocolMisuseError) throw error;
     }
     if (probe !== undefined) return probe;
     this.replaceEngine();
@@ -375,9 +388,23 @@ export class Client {
     });
   }
 
-  /** Sends a request and resolves with its result. See CallOptions for timeouts, progress and cancellation. */
-  request<M extends keyof ClientRequests>(method: M, params: ClientRequests[M]["params"], options?: CallOptions): Promise<ClientRequests[M]["result"]>;
-  request(method: string, params?: object, options?: CallOptions): Promise<JsonObject>;
+  /**
+   * Sends a request and resolves with its result. See CallOptions for timeouts, progress and
+   * cancellation. A method of the spec takes that method's params (a typo in a params key does
+   * not compile); an extension method declared in ExtensionRequests takes its own; any other
+   * name is untyped (the gate still refuses it unless both sides declared its extension).
+   *
+   * Rejects with (RequestFailure): McpError when the server answered with an error;
+   * RequestTimeoutError, RequestAbortedError (the signal), ConnectionClosedError,
+   * ResponseTooLargeError, InvalidResultError (a result the method cannot use, or one its
+   * schema refuses with validateResults), InputRoundsExceededError (2026-07-28 input rounds),
+   * HttpTransportError or HttpAuthError (over HTTP: the exchange failed, with its status),
+   * ProtocolMisuseError (the call is not allowed now, or its params have no JSON form: nothing
+   * was sent). Under 2026-07-28, an input handler of ours that throws fails the call with what it threw.
+   */
+  request<M extends keyof ClientRequests>(method: M, ...args: ArgsFor<ClientRequests, M, CallOptions>): Promise<ClientRequests[M]["result"]>;
+  request<M extends keyof ExtensionRequests>(method: M, params: ParamsOf<ExtensionRequests[M]>, options?: CallOptions): Promise<ResultOf<ExtensionRequests[M]>>;
+  request<M extends string>(method: UntypedMethod<M>, params?: object, options?: CallOptions): Promise<JsonObject>;
   request(method: string, params?: object, options: CallOptions = {}): Promise<JsonObject> {
     if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) {
       const rounds = { send: (m: string, p: JsonObject | undefined, o: CallOptions) => this.send(m, p, o), now: () => this.host.now(), handlers: this.handlers };
@@ -484,7 +511,9 @@ export class Client {
     }
   }
 
-  /** Sends a notification (e.g. notifications/roots/list_changed). */
+  /** Sends a notification (e.g. notifications/roots/list_changed). Throws ProtocolMisuseError when the gate refuses it or its params have no JSON form. */
+  notify<M extends keyof ExtensionNotifications>(method: M, params: ExtensionNotifications[M]): void;
+  notify<M extends string>(method: NotIn<M, ExtensionNotifications>, params?: object): void;
   notify(method: string, params?: object): void {
     const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
     if (safe !== undefined && !safe.ok) throw unencodable(method, "params", safe.reason);
@@ -505,12 +534,15 @@ export class Client {
     this.handlers.set(method, handler as ServerRequestHandler<JsonObject | undefined, object>);
   }
 
-  /** Subscribes to a server notification; returns the unsubscribe function. */
-  onNotification(method: string, handler: (params: JsonObject | undefined) => void): () => void {
+  /** Subscribes to a server notification (an extension's too, MT-03); returns the unsubscribe function. */
+  onNotification<M extends keyof ExtensionNotifications>(method: M, handler: (params: ExtensionNotifications[M]) => void): () => void;
+  onNotification<M extends string>(method: NotIn<M, ExtensionNotifications>, handler: (params: JsonObject | undefined) => void): () => void;
+  onNotification(method: string, handler: (params: never) => void): () => void {
     let set = this.notificationHandlers.get(method);
     if (set === undefined) this.notificationHandlers.set(method, (set = new Set()));
-    set.add(handler);
-    return () => set.delete(handler);
+    const added = handler as (params: JsonObject | undefined) => void;
+    set.add(added);
+    return () => set.delete(added);
   }
 
   /** Closes the session: every pending request rejects with ConnectionClosedError. */

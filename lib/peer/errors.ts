@@ -187,7 +187,7 @@ export function localFailure(error: unknown, method: string): PeerError {
 
 /** Params (or data) JSON cannot encode: refused before anything is queued (M-03: params are a JSON object). */
 export function unencodable(method: string, what: string, reason: string): ProtocolMisuseError {
-  return new ProtocolMisuseError({ rule: "M-03", expected: `${what} JSON can encode`, got: reason, method });
+  return new ProtocolMisuseError({ rule: "M-03", expected: `${what} with a JSON form`, got: reason, method });
 }
 
 const attached = new WeakMap<object, PeerError>();
@@ -225,3 +225,18 @@ export class TaskCancelledError extends PeerError {
     this.statusMessage = statusMessage;
   }
 }
+
+/**
+ * What Client.request, connect and the typed helpers reject with (callTool adds
+ * TaskFailedError and TaskCancelledError), for a `catch` that narrows with instanceof.
+ */
+export type RequestFailure =
+  | McpError
+  | RequestTimeoutError
+  | RequestAbortedError
+  | ConnectionClosedError
+  | ResponseTooLargeError
+  | InvalidResultError
+  | InputRoundsExceededError
+  | HttpTransportError
+  | ProtocolMisuseError;

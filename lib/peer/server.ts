@@ -58,6 +58,7 @@ import { complete, getPrompt, readResource } from "./server-methods.js";
 import { TaskRunner, callToolOrTask, sessionTool, type TaskOptions } from "./task-server.js";
 import { TASKS_EXTENSION } from "../extensions.js";
 import type { AbortSignalLike } from "./signal.js";
+import { ExtensionHandlers, extensionMethodsOf, withExtensions, type ExtensionNotificationHandler, type ExtensionNotifications, type ExtensionRequestHandler, type ExtensionRequests, type Extensions, type NotIn, type ParamsOf, type ResultOf } from "./extensions.js";
 import type { AuthInfo } from "../auth/types.js";
 import type { ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
@@ -223,6 +224,8 @@ export interface ServerOptions {
   onSessionClosed?: (session: ServerSession) => void;
   /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): where tasks live and how their ids are made. */
   tasks?: TaskOptions;
+  /** Extensions served (RULES.md MT-03): declared under `capabilities.extensions`; their handlers are set with setRequestHandler and setNotificationHandler. */
+  extensions?: Extensions;
 }
 
 interface ToolEntry {
@@ -263,9 +266,12 @@ export class Server {
   readonly prompts = new Map<string, PromptEntry>();
   /** The tasks extension's runner; undefined without ServerOptions.tasks. */
   readonly taskRunner: TaskRunner | undefined;
+  /** @internal handlers of the extensions of ServerOptions.extensions */
+  readonly extensionHandlers: ExtensionHandlers<ExtensionRequestHandler, ExtensionNotificationHandler>;
 
   constructor(options: ServerOptions) {
     this.options = options;
+    this.extensionHandlers = new ExtensionHandlers(options.extensions);
     this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(options.tasks, (task) => {
       for (const session of this.sessions) session.taskChanged(task);
     });
@@ -317,6 +323,24 @@ export class Server {
     return this.register("prompt", this.prompts, name, { definition: listable(`prompt ${name}`, { name, ...rest }), handler, complete }, "notifications/prompts/list_changed");
   }
 
+  /**
+   * Serves a request of a declared extension (ServerOptions.extensions[id].requests; throws an
+   * Error for any other method). It is answered like a tool's handler: the result, or the
+   * McpError it throws, or -32603. Typed by ExtensionRequests when augmented.
+   */
+  setRequestHandler<M extends keyof ExtensionRequests>(method: M, handler: ExtensionRequestHandler<ParamsOf<ExtensionRequests[M]>, ResultOf<ExtensionRequests[M]> & object>): void;
+  setRequestHandler<M extends string>(method: NotIn<M, ExtensionRequests>, handler: ExtensionRequestHandler): void;
+  setRequestHandler(method: string, handler: ExtensionRequestHandler<never>): void {
+    this.extensionHandlers.setRequestHandler(method, handler as ExtensionRequestHandler);
+  }
+
+  /** Hears a client notification of a declared extension (ServerOptions.extensions[id].clientNotifications). */
+  setNotificationHandler<M extends keyof ExtensionNotifications>(method: M, handler: ExtensionNotificationHandler<ExtensionNotifications[M]>): void;
+  setNotificationHandler<M extends string>(method: NotIn<M, ExtensionNotifications>, handler: ExtensionNotificationHandler): void;
+  setNotificationHandler(method: string, handler: ExtensionNotificationHandler<never>): void {
+    this.extensionHandlers.setNotificationHandler(method, handler as ExtensionNotificationHandler);
+  }
+
   /** The capabilities a session opened now declares. */
   capabilities(): ServerCapabilities {
     const caps: ServerCapabilities = { ...this.options.capabilities };
@@ -327,7 +351,7 @@ export class Server {
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions = {};
     // Offered under 2026-07-28 through server/discover; the session era has no extensions and ignores the key.
     if (this.taskRunner !== undefined) (caps as { extensions?: object }).extensions = { ...(caps as { extensions?: object }).extensions, [TASKS_EXTENSION]: {} };
-    return caps;
+    return withExtensions(caps, this.options.extensions) as ServerCapabilities;
   }
 
   /**
@@ -391,6 +415,7 @@ export class ServerSession {
       strict: server.options.strict,
       limits: server.options.limits,
       discoverAnyVersion: server.options.discoverAnyVersion,
+      extensionMethods: extensionMethodsOf(server.options.extensions),
     };
     this.engine = snapshot === undefined ? new Engine(options) : Engine.restore(options, snapshot);
     this.driver = new Driver(this.engine, host, (event) => this.onEvent(event), onFault);
@@ -492,6 +517,23 @@ export class ServerSession {
     });
   }
 
+  /**
+   * Sends a notification: an extension's to the client (session era; under 2026-07-28 with
+   * `related`, a request in flight that declared the extension, MT-05). Throws ProtocolMisuseError when the gate refuses it.
+   */
+  notify<M extends keyof ExtensionNotifications>(method: M, params: ExtensionNotifications[M], related?: RequestId): void;
+  notify<M extends string>(method: NotIn<M, ExtensionNotifications>, params?: object, related?: RequestId): void;
+  notify(method: string, params?: object, related?: RequestId): void {
+    const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
+    if (safe !== undefined && !safe.ok) throw unencodable(method, "params", safe.reason);
+    try {
+      this.engine.notify(method, safe?.value as JsonObject | undefined, related === undefined ? undefined : { relatedRequestId: related });
+    } catch (error) {
+      throw localFailure(error, method);
+    }
+    this.driver.pump();
+  }
+
   /** @internal */
   listChanged(method: string): void {
     // The gate decides (list_changed only when declared, only once operating): sessions that may not hear it are skipped.
@@ -550,6 +592,11 @@ export class ServerSession {
       case "response-too-large":
         this.settleOutgoing(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
         return;
+      case "notification": {
+        const handler = this.server.extensionHandlers.notification(event.method);
+        if (handler !== undefined) shielded(() => handler(event.params, this));
+        return;
+      }
       case "closed":
         this.handlers.closeAll("connection closed");
         this.server.sessions.delete(this);
@@ -617,8 +664,13 @@ export class ServerSession {
       case "completion/complete":
         run(() => complete(this.server, p));
         return;
-      default:
-        break;
+      default: {
+        // An extension's request: the engine let it through only once both sides declared the extension (MT-03).
+        const handler = this.server.extensionHandlers.request(method);
+        if (handler === undefined) break;
+        run((context) => handler(params, context));
+        return;
+      }
     }
     this.engine.respondError(id, ErrorCode.MethodNotFound, `Method not served: ${method}`);
   }
