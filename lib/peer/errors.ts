@@ -135,8 +135,6 @@ export class HttpAuthError extends HttpTransportError {
   readonly body: string | undefined;
   /** The message, also kept under this name (it was the JSON-RPC error's message when this was an McpError). */
   readonly detail: string;
-  /** @deprecated The code of the JSON-RPC error object the HTTP transport synthesizes for it (-32000); no peer sent it. */
-  readonly code = -32000;
   constructor(status: number, url: string, wwwAuthenticate: string | undefined, body?: string) {
     const what = status === 401 ? "Unauthorized" : status === 403 ? "Forbidden" : "authorization required";
     const detail = `HTTP ${status} ${what} from ${url}${wwwAuthenticate !== undefined ? ` (WWW-Authenticate: ${wwwAuthenticate})` : " (no WWW-Authenticate challenge)"}: the request needs authorization`;

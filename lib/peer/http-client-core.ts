@@ -413,7 +413,15 @@ export class HttpCore<S> {
       return;
     }
     if (this.abandoned.has(requestId)) return;
-    this.receiver?.receiveMessage({ jsonrpc: "2.0", id: requestId, error: error ?? { code: HTTP_TRANSPORT_ERROR, message, data } });
+    if (error !== undefined) {
+      // The server's own JSON-RPC error body (on a non-2xx answer): the peer answered, an McpError.
+      this.receiver?.receiveMessage({ jsonrpc: "2.0", id: requestId, error });
+      return;
+    }
+    // No answer from the peer: the synthesized error object stands for an HttpTransportError (the Client rejects with it, never with an McpError).
+    const errorObject: JsonObject = { code: HTTP_TRANSPORT_ERROR, message, data: data as unknown as JsonObject };
+    attachPeerError(errorObject, new HttpTransportError(message, data.status, undefined, data));
+    this.receiver?.receiveMessage({ jsonrpc: "2.0", id: requestId, error: errorObject });
   }
 
   async failHttp(requestId: RequestId | undefined, res: ResponseLike): Promise<void> {
@@ -436,7 +444,7 @@ export class HttpCore<S> {
       return;
     }
     if (this.abandoned.has(requestId)) return;
-    const errorObject: JsonObject = { code: error.code, message: error.detail, data: error.data as JsonObject };
+    const errorObject: JsonObject = { code: HTTP_TRANSPORT_ERROR, message: error.detail, data: error.data as JsonObject };
     attachPeerError(errorObject, error);
     this.receiver?.receiveMessage({ jsonrpc: "2.0", id: requestId, error: errorObject });
   }

@@ -8,7 +8,7 @@
 // - portable: no Node or DOM globals; fetch, the abort controller and the clock/timers are
 //   injected (FetchLike, createAbortController, HttpTimers); this file reads no clock itself;
 // - every request the engine sends settles: its answer arrives, or a JSON-RPC error is
-//   synthesized for its id (HTTP_TRANSPORT_ERROR, or the server's own JSON-RPC error body),
+//   synthesized for its id (HTTP_TRANSPORT_ERROR standing for an HttpTransportError, or the server's own JSON-RPC error body),
 //   or the connection closes (EOF: the Client rejects it with ConnectionClosedError);
 // - the engine never sees transport-private traffic: re-initialization after a 404 uses ids
 //   like "mcp-engine-reinit-1" and its answer is consumed here, never delivered;
@@ -27,8 +27,8 @@
 //   request aborts its POST (closing its stream is the cancellation; notifications/cancelled
 //   is never POSTed); a subscriptions/listen stream stays open until cancelled or closed;
 //   a 4xx keeps the server's JSON-RPC error only when it is a recognized modern error
-//   (isModernErrorResponse); any other 4xx becomes HTTP_TRANSPORT_ERROR with data.fallback
-//   set, which tells a dual-era client to fall back to initialize;
+//   (isModernErrorResponse); any other 4xx becomes an HttpTransportError with data.fallback
+//   set, and a dual-era client falls back to initialize;
 // - a 401 or 403 from any request is an authorization challenge, never a fallback (issue
 //   11.9): the request settles with HttpAuthError (status, WWW-Authenticate, URL), attached
 //   to its synthesized error object so the Client rejects with it; without a request (the
