@@ -3,8 +3,9 @@
 // typed helpers for every client method.
 //
 // Invariants:
-// - every request settles exactly once: result, McpError, RequestTimeoutError,
-//   RequestAbortedError, InvalidResultError or ConnectionClosedError;
+// - every request settles exactly once: its result, or one RequestFailure (errors.ts): McpError
+//   only when the server answered an error, a local class otherwise (a refusal of the engine
+//   becomes ProtocolMisuseError, never the engine's LocalProtocolError);
 // - a server request with no handler is answered -32601 at once, never dropped;
 // - a handler's failure is always answered: an McpError the protocol refuses becomes -32603;
 // - a callback that throws (onProgress, onNotification, onDiagnostic, onClose) is contained:
@@ -275,7 +276,10 @@ export class Client {
    * Connects: initialize (session era), server/discover (modern era), or the modern probe
    * with a fallback to initialize ("auto", see ClientOptions.era). A server/discover refused
    * with -32022 is retried once when the error's data.supported names a modern version we
-   * speak. Rejects if the server answers an error, a malformed result or a version we do not speak.
+   * speak. Rejects with McpError (the server refused), InvalidResultError (a malformed
+   * result), ConnectionClosedError (the transport ended, or the server chose a version we do
+   * not speak: the engine closes), RequestTimeoutError, HttpTransportError or HttpAuthError
+   * (over HTTP), ProtocolMisuseError (connect() a second time).
    */
   async connect(options: { timeoutMs?: number } = {}): Promise<ConnectResult> {
     const ours = this.options.versions;
@@ -557,6 +561,9 @@ export class Client {
     return this.request("ping", undefined, options);
   }
 
+  // The helpers below reject as request() does (RequestFailure); the listings also with
+  // InvalidResultError when the server's pages loop (a cursor seen before) or grow past maxListItems.
+
   /** Every tool, following nextCursor until the last page. */
   async listTools(options?: CallOptions): Promise<Tool[]> {
     const tools = (await this.paginate("tools/list", "tools", options)) as Tool[];
@@ -583,6 +590,7 @@ export class Client {
    * declaring tasks.requests.tools.call. The task is polled at the server's interval, its
    * input requests answered by our handlers; failed and cancelled tasks reject with
    * TaskFailedError and TaskCancelledError, and aborting the signal cancels the task.
+   * Otherwise rejects as request() does (RequestFailure); polling past maxTotalMs is a RequestTimeoutError.
    */
   callTool(name: string, args?: Record<string, unknown>, options?: TaskCallOptions): Promise<CallToolResult> {
     return this.tasks.callTool(name, args, options);

@@ -90,18 +90,19 @@ export interface HandlerContext {
   readonly http?: TransportRequestInfo;
   /** Reports progress when the client asked for it (a no-op otherwise, and after the answer). */
   progress(progress: number, total?: number, message?: string): void;
-  /** Sends a log message (dropped by the engine below the level the client set). */
+  /** Sends a log message (dropped by the engine below the level the client set). Throws ProtocolMisuseError when `data` has no JSON form. */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
   /**
    * Asks the client to sample (needs the client's sampling capability). Under 2026-07-28
    * there are no server requests: the call ends the handler with an input_required result,
    * and when the client retries with its answer the handler runs again and the same call
-   * resolves with it (calls are matched by their order within the handler).
+   * resolves with it (calls are matched by their order within the handler). In the session
+   * era it rejects as ServerSession.request does (McpError only when the client answered an error).
    */
   createMessage(params: CreateMessageRequestParams, options?: CallOptions): Promise<CreateMessageResult>;
-  /** Asks the client to elicit input (needs the client's elicitation capability). */
+  /** Asks the client to elicit input (needs the client's elicitation capability). Rejects as createMessage does. */
   elicit(params: ElicitRequestParams, options?: CallOptions): Promise<ElicitResult>;
-  /** Asks the client for its roots (needs the client's roots capability). */
+  /** Asks the client for its roots (needs the client's roots capability). Rejects as createMessage does. */
   listRoots(options?: CallOptions): Promise<ListRootsResult>;
   /**
    * 2026-07-28 (tools/call, prompts/get, resources/read): ends the request with an
@@ -111,7 +112,7 @@ export interface HandlerContext {
    * client's retry is a new request: its handler reads the answers and the echoed state in
    * inputResponses and requestState. An input request of a kind the request's client did not
    * declare turns the answer into -32021. Throws (never returns); in the session era, where
-   * there are no input_required results, it throws an Error saying so.
+   * there are no input_required results, it throws a ProtocolMisuseError (MOD-10).
    */
   inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never;
 }
@@ -469,7 +470,12 @@ export class ServerSession {
     this.driver.pump();
   }
 
-  /** Sends a request to the client and resolves with its result. */
+  /**
+   * Sends a request to the client and resolves with its result. Rejects with McpError (the
+   * client answered an error), RequestTimeoutError, RequestAbortedError, ConnectionClosedError,
+   * ResponseTooLargeError, or ProtocolMisuseError (the client did not declare the capability,
+   * the session is 2026-07-28, or the params have no JSON form: nothing was sent).
+   */
   request(method: "sampling/createMessage" | "elicitation/create" | "roots/list" | "ping", params: object | undefined, options: CallOptions = {}, related?: RequestId): Promise<JsonObject> {
     return new Promise<JsonObject>((resolve, reject) => {
       if (options.signal?.aborted) {
