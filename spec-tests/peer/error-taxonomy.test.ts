@@ -415,3 +415,20 @@ test("the table covers both sides and every class of the taxonomy but the HTTP a
   for (const c of [McpError, RequestTimeoutError, RequestAbortedError, ConnectionClosedError, ResponseTooLargeError, InvalidResultError, InputRoundsExceededError, ProtocolMisuseError]) assert.ok(classes.has(c), c.name);
   assert.ok(ROWS.some((r) => r.side === "Server") && ROWS.some((r) => r.side === "Client"));
 });
+
+test("an exception of an engine command that is no LocalProtocolError still rejects as a ProtocolMisuseError (its cause kept)", async () => {
+  const pair = await connected({ setup: (s) => s.tool("t", {}, () => OK) });
+  // A deadline the engine refuses to arm is a RangeError of its own, not a protocol rule.
+  const engine = pair.client.engine as unknown as { request: (...args: unknown[]) => number };
+  const original = engine.request.bind(engine);
+  engine.request = () => {
+    throw new RangeError("no room");
+  };
+  try {
+    const error = await rejection(pair.client.request("ping"));
+    assert.ok(error instanceof ProtocolMisuseError && error.rule === "ENG-01" && /RangeError: no room/.test(error.got), String(error));
+    assert.ok((error as Error & { cause?: unknown }).cause instanceof RangeError);
+  } finally {
+    engine.request = original;
+  }
+});
