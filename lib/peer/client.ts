@@ -209,7 +209,7 @@ export class Client {
       now: () => this.host.now(),
       sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
       handlers: this.handlers,
-      ownCapabilities: (options.capabilities ?? {}) as JsonObject,
+      ownCapabilities: (withExtensions(options.capabilities, options.extensions) ?? {}) as JsonObject,
       serverCapabilities: () => this.connectResult?.capabilities,
       maxInputRounds: options.maxInputRounds ?? 10,
       maxInputRequests: options.maxInputRequests ?? 32,

@@ -418,7 +418,7 @@ test("the table covers both sides and every class of the taxonomy but the HTTP a
 
 test("an exception of an engine command that is no LocalProtocolError still rejects as a ProtocolMisuseError (its cause kept)", async () => {
   const pair = await connected({ setup: (s) => s.tool("t", {}, () => OK) });
-  // A deadline the engine refuses to arm is a RangeError of its own, not a protocol rule.
+  // A stand-in for any exception of a command that names no protocol rule.
   const engine = pair.client.engine as unknown as { request: (...args: unknown[]) => number };
   const original = engine.request.bind(engine);
   engine.request = () => {
