@@ -665,7 +665,7 @@ export class Client {
         this.settle(event.id)?.resolve(event.result);
         return;
       case "error-response":
-        // A transport's typed failure (HttpAuthError) comes back as itself, anything else as McpError.
+        // A transport's own failure (HttpTransportError, HttpAuthError) comes back as itself; the peer's error answers as McpError.
         this.settle(event.id)?.reject(peerErrorOf(event.error));
         return;
       case "invalid-response":

@@ -11,7 +11,7 @@
 //   caller asked for what the protocol or the session forbids: nothing was sent);
 // - TaskFailedError and TaskCancelledError: a task's own end, as its server reported it.
 //
-// A transport that fails a request with a typed error of its own (HttpAuthError) hands the
+// A transport that fails a request with a typed error of its own (HttpTransportError, HttpAuthError) hands the
 // Client a JSON-RPC error object with the typed error attached (attachPeerError); only such
 // objects, made in this process, turn back into it (peerErrorOf), so a peer's error body
 // can never pass for one.
