@@ -7,6 +7,7 @@ import type { ProgressToken } from "./events.js";
 import { DEFAULT_FEATURE_LIMITS, type FeatureLimits } from "./features.js";
 import { DEFAULT_MAX_LINE_BYTES } from "./framing.js";
 import type { Role } from "./methods.js";
+import type { ExtensionMethod } from "./extension-methods.js";
 import type { ClientCapabilities, ClientNotifications, ClientRequests, Implementation, ServerCapabilities, ServerNotifications, ServerRequests } from "./types.js";
 import type { ProtocolVersion, SessionVersion } from "./versions.js";
 
@@ -58,6 +59,12 @@ export interface EngineOptions<R extends Role = Role> {
    * startModern().
    */
   versions?: readonly ProtocolVersion[];
+  /**
+   * Methods beyond the spec that we speak, each under an extension (RULES.md MT-03…MT-06):
+   * they pass the gate only once both sides declared the extension (our `capabilities` must
+   * name it under `extensions`). A name the spec has, or a malformed extension id, throws a RangeError.
+   */
+  extensionMethods?: readonly ExtensionMethod[];
   /** Our first request id (default 0). A client that falls back from one engine to another starts after the ids the first one used, so a late answer can never match a new request. */
   firstRequestId?: number;
   /** Modern client: the logging level asked for in every request's `_meta` (2026-07-28). */

@@ -581,7 +581,8 @@ export class Engine<R extends Role = Role> {
         this.answers.onProgress(params, now);
         return;
       default:
-        if (s.era === "modern") {
+        // An extension's notification (MT-03) is no change notification: it needs no listen stream.
+        if (s.era === "modern" && !s.extensionMethods.has(method)) {
           this.answers.onModernNotification(method, params);
           return;
         }

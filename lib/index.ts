@@ -57,3 +57,6 @@ export type { PhaseName, Role } from "./methods.js";
 export type { LineFacts } from "./line-scan.js";
 // The 2026-07-28 tasks extension's identifier (its rules are in mcp-engine/internal).
 export { TASKS_EXTENSION } from "./extensions.js";
+// Methods beyond the spec under a declared extension (RULES.md MT-03…MT-06).
+export { declaredExtensions, isExtensionId } from "./extension-methods.js";
+export type { ExtensionMethod } from "./extension-methods.js";

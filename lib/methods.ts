@@ -15,6 +15,7 @@
 import { Cap, capabilityName } from "./capabilities.js";
 import type { JsonObject } from "./envelope.js";
 import { ErrorCode } from "./errors.js";
+import { gateExtensionMethod, type ExtensionGate } from "./extension-methods.js";
 import { VERSION_PROFILES, type ProtocolVersion } from "./versions.js";
 
 /** Lifecycle phases. Server: awaiting-init → initializing (result sent) → operating (initialized received). Client: awaiting-init → initializing (initialize sent) → operating (result accepted). */
@@ -291,6 +292,8 @@ export interface GateContext {
   readonly senderCaps: number;
   readonly receiverCaps: number;
   readonly strict: boolean;
+  /** The host's methods beyond the spec and who declared their extensions (lib/extension-methods.ts); consulted only for a method the spec's table lacks. */
+  readonly extensions?: ExtensionGate;
 }
 
 /**
@@ -301,6 +304,8 @@ export interface GateContext {
 export function gate(ctx: GateContext, outbound: boolean, method: string, kind: MessageKind, params: JsonObject | undefined): GateRefusal | undefined {
   const r = ctx.table.get(method);
   if (r === undefined) {
+    const custom = ctx.extensions?.methods.get(method);
+    if (custom !== undefined && ctx.extensions !== undefined && methodTraits(method) === undefined) return gateExtensionMethod(ctx, ctx.extensions, outbound, custom, kind);
     return { code: ErrorCode.MethodNotFound, rule: "MT-01", expected: `a ${kind} method of ${ctx.version}`, got: method, reason: "unknown-method" };
   }
   if (r.kind !== kind) {

@@ -12,6 +12,7 @@ import { logAllowed } from "./features.js";
 import type { InboundRequests, PendingIn } from "./inbound-requests.js";
 import { createTaskResultProblem, detailedTaskProblem, extensionRefusal, listenTaskIds } from "./extensions.js";
 import { gate, methodTraits, type GateRefusal } from "./methods.js";
+import { requestExtensionRefusal, type ExtensionMethodTable } from "./extension-methods.js";
 import {
   META_SUBSCRIPTION_ID,
   acceptedFilter,
@@ -44,6 +45,8 @@ export interface ModernServerConfig {
   readonly discoverAnyVersion: boolean;
   readonly serverInfoInResults: boolean;
   readonly maxPendingInbound: number;
+  /** The host's methods beyond the spec (lib/extension-methods.ts). */
+  readonly extensionMethods: ExtensionMethodTable;
   /** The engine's inbound gate for this era. */
   readonly gate: (method: string, params: JsonObject | undefined) => GateRefusal | undefined;
 }
@@ -77,7 +80,7 @@ export class ModernServer {
       return;
     }
     // Methods of an extension (the table's extension column): offered by us and declared by this very request, before the host sees it.
-    const missing = extensionRefusal(info.version as ModernVersion, method, info.clientCapabilities, this.config.capabilities);
+    const missing = extensionRefusal(info.version as ModernVersion, method, info.clientCapabilities, this.config.capabilities) ?? requestExtensionRefusal(this.config.extensionMethods, method, info.clientCapabilities);
     if (missing !== undefined) {
       output.replyError(id, missing.code, missing.message, group, missing.data);
       output.violation(missing.rule, missing.expected, missing.got, missing.code, id, method);
@@ -164,6 +167,16 @@ export class ModernServer {
       output.queue({ jsonrpc: "2.0", method, params }, related);
       return true;
     }
+    const custom = this.config.extensionMethods.get(method);
+    if (custom !== undefined) {
+      // MT-05: an extension's notification goes with a request in flight whose own clientCapabilities declared the extension.
+      const pending = related === undefined ? undefined : inbound.get(related);
+      if (pending === undefined || requestExtensionRefusal(this.config.extensionMethods, method, pending.modern?.clientCapabilities) !== undefined) {
+        throw new LocalProtocolError({ rule: "MT-05", expected: `${method} related to a request in flight that declared ${custom.extension}`, got: pending === undefined ? (related === undefined ? "no relatedRequestId" : `request ${describeValue(related)} not in flight`) : "a request that did not declare it", method });
+      }
+      output.queue({ jsonrpc: "2.0", method, params }, related);
+      return true;
+    }
     let sent = false;
     for (const [id, filter] of this.listens) {
       if (!filterWants(filter, method, params)) continue;
@@ -208,6 +221,7 @@ export function modernServerFor(s: Session, inbound: InboundRequests, maxPending
     discoverAnyVersion: options.discoverAnyVersion ?? true,
     serverInfoInResults: options.serverInfoInResults ?? true,
     maxPendingInbound,
+    extensionMethods: s.extensionMethods,
     gate: (method, params) => gate(s.inboundGate, false, method, "request", params),
   });
 }

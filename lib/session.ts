@@ -17,6 +17,7 @@ import { nextState, phaseOf, type LifecycleEvent, type LifecycleRefusal, type Li
 import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type MethodTable, type PhaseBit, type PhaseName, type Role } from "./methods.js";
 import { requestEnvelope } from "./modern.js";
 import { Output } from "./output.js";
+import { declaredExtensions, extensionMethodTable, type ExtensionGate, type ExtensionMethodTable } from "./extension-methods.js";
 import { paramsCheck } from "./params.js";
 import { validate, type Issue } from "./schema.js";
 import type { Implementation } from "./types.js";
@@ -37,6 +38,8 @@ export class Session {
   readonly capabilities: JsonObject;
   readonly instructions: string | undefined;
   readonly ownCaps: number;
+  /** The host's methods beyond the spec (MT-03…MT-06). */
+  readonly extensionMethods: ExtensionMethodTable;
   readonly output = new Output();
   /** Modern client: the logging level asked for in every request's `_meta`. */
   private readonly logLevel: string | undefined;
@@ -75,6 +78,7 @@ export class Session {
     this.instructions = options.instructions;
     this.logLevel = options.logLevel;
     this.ownCaps = capabilityMask(this.capabilities);
+    this.extensionMethods = extensionMethodTable(options.extensionMethods);
     this.table = methodTable(this.defaultVersion);
     this.refreshGates();
   }
@@ -207,7 +211,17 @@ export class Session {
   private refreshGates(): void {
     const peer: Role = this.role === "client" ? "server" : "client";
     const version: ProtocolVersion = this.version ?? this.defaultVersion;
-    this.outboundGate = { table: this.table, version, sender: this.role, phase: this.phaseBit, senderCaps: this.ownCaps, receiverCaps: this.peerCaps, strict: true };
-    this.inboundGate = { table: this.table, version, sender: peer, phase: this.phaseBit, senderCaps: this.peerCaps, receiverCaps: this.ownCaps, strict: this.strict };
+    const extensions = this.extensionGate();
+    this.outboundGate = { table: this.table, version, sender: this.role, phase: this.phaseBit, senderCaps: this.ownCaps, receiverCaps: this.peerCaps, strict: true, extensions };
+    this.inboundGate = { table: this.table, version, sender: peer, phase: this.phaseBit, senderCaps: this.peerCaps, receiverCaps: this.ownCaps, strict: this.strict, extensions };
+  }
+
+  /** Who declared which extension, read the way the era reads it (lib/extension-methods.ts); undefined without extension methods. */
+  private extensionGate(): ExtensionGate | undefined {
+    if (this.extensionMethods.size === 0) return undefined;
+    const era = this.era === "modern" ? "modern" : "session";
+    // A 2026-07-28 server learns a client's extensions from each request, never once for all.
+    const peer = this.role === "server" && this.era === "modern" ? undefined : declaredExtensions(this.peerCapabilitiesObject, era);
+    return { methods: this.extensionMethods, own: declaredExtensions(this.capabilities, era), peer };
   }
 }

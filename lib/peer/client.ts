@@ -3,15 +3,16 @@
 // typed helpers for every client method.
 //
 // Invariants:
-// - every request settles exactly once: result, McpError, RequestTimeoutError,
-//   RequestAbortedError, InvalidResultError or ConnectionClosedError;
+// - every request settles exactly once: its result, or one RequestFailure (errors.ts): McpError
+//   only when the server answered an error, a local class otherwise (a refusal of the engine
+//   becomes ProtocolMisuseError, never the engine's LocalProtocolError);
 // - a server request with no handler is answered -32601 at once, never dropped;
 // - a handler's failure is always answered: an McpError the protocol refuses becomes -32603;
 // - a callback that throws (onProgress, onNotification, onDiagnostic, onClose) is contained:
 //   the driver still dispatches every later event;
 // - time comes from the host (PeerHost.now, one timer); this file reads no clock.
 
-import { DEFAULT_LIMITS, Engine, type RequestOptions } from "../engine.js";
+import { DEFAULT_LIMITS, Engine, type ArgsFor, type RequestOptions } from "../engine.js";
 import type { JsonObject, RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import type { EngineEvent } from "../events.js";
@@ -40,15 +41,19 @@ import type {
   Tool,
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, peerErrorOf } from "./errors.js";
+import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, localFailure, peerErrorOf, unencodable } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
+import { extensionMethodsOf, withExtensions, type ExtensionNotifications, type ExtensionRequests, type Extensions, type NotIn, type ParamsOf, type ResultOf } from "./extensions.js";
 import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { AbortSignalLike } from "./signal.js";
 
 export { errorMessage, respondWithError, shielded } from "./handlers.js";
+
+/** A method name request() takes untyped: any string but the names of the spec's and the augmented extension requests (those take their own params). */
+export type UntypedMethod<M extends string> = M extends keyof ClientRequests | keyof ExtensionRequests ? never : M;
 
 export interface ProgressInfo {
   progress: number;
@@ -112,6 +117,12 @@ export interface ClientOptions {
   validateResults?: boolean;
   /** Inactivity timeout for requests without timeoutMs. Default 60000. */
   defaultTimeoutMs?: number;
+  /**
+   * Extensions we speak (RULES.md MT-03): declared under `capabilities.extensions`, and their
+   * methods callable with request()/notify() and heard with onNotification() once the server
+   * declared the same extension. Type them by augmenting ExtensionRequests and ExtensionNotifications.
+   */
+  extensions?: Extensions;
   /** Violations and diagnostics reported by the engine (default: ignored). */
   onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>) => void;
   /** The connection closed (EOF, close(), or a fatal protocol failure). */
@@ -198,7 +209,7 @@ export class Client {
       now: () => this.host.now(),
       sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
       handlers: this.handlers,
-      ownCapabilities: (options.capabilities ?? {}) as JsonObject,
+      ownCapabilities: (withExtensions(options.capabilities, options.extensions) ?? {}) as JsonObject,
       serverCapabilities: () => this.connectResult?.capabilities,
       maxInputRounds: options.maxInputRounds ?? 10,
       maxInputRequests: options.maxInputRequests ?? 32,
@@ -245,7 +256,8 @@ export class Client {
     return new Engine({
       role: "client",
       info: o.info,
-      capabilities: o.capabilities,
+      capabilities: withExtensions(o.capabilities, o.extensions),
+      extensionMethods: extensionMethodsOf(o.extensions),
       versions: o.versions,
       strict: o.strict,
       limits: o.limits,
@@ -264,7 +276,10 @@ export class Client {
    * Connects: initialize (session era), server/discover (modern era), or the modern probe
    * with a fallback to initialize ("auto", see ClientOptions.era). A server/discover refused
    * with -32022 is retried once when the error's data.supported names a modern version we
-   * speak. Rejects if the server answers an error, a malformed result or a version we do not speak.
+   * speak. Rejects with McpError (the server refused), InvalidResultError (a malformed
+   * result), ConnectionClosedError (the transport ended, or the server chose a version we do
+   * not speak: the engine closes), RequestTimeoutError, HttpTransportError or HttpAuthError
+   * (over HTTP), ProtocolMisuseError (connect() a second time).
    */
   async connect(options: { timeoutMs?: number } = {}): Promise<ConnectResult> {
     const ours = this.options.versions;
@@ -284,6 +299,8 @@ export class Client {
       if (error instanceof RequestAbortedError || error instanceof ConnectionClosedError) throw error;
       // An authorization challenge (401/403) is an answer from this server, not a sign of another era (issue 11.9).
       if (error instanceof HttpAuthError) throw error;
+      // Our own misuse (a second connect, say) is no sign of another era either.
+      if (error instanceof ProtocolMisuseError) throw error;
     }
     if (probe !== undefined) return probe;
     this.replaceEngine();
@@ -358,7 +375,7 @@ export class Client {
       try {
         id = this.engine.initialize({ deadline });
       } catch (error) {
-        reject(error);
+        reject(localFailure(error, "initialize"));
         return;
       }
       this.connecting = {
@@ -375,9 +392,23 @@ export class Client {
     });
   }
 
-  /** Sends a request and resolves with its result. See CallOptions for timeouts, progress and cancellation. */
-  request<M extends keyof ClientRequests>(method: M, params: ClientRequests[M]["params"], options?: CallOptions): Promise<ClientRequests[M]["result"]>;
-  request(method: string, params?: object, options?: CallOptions): Promise<JsonObject>;
+  /**
+   * Sends a request and resolves with its result. See CallOptions for timeouts, progress and
+   * cancellation. A method of the spec takes that method's params (a typo in a params key does
+   * not compile); an extension method declared in ExtensionRequests takes its own; any other
+   * name is untyped (the gate still refuses it unless both sides declared its extension).
+   *
+   * Rejects with (RequestFailure): McpError when the server answered with an error;
+   * RequestTimeoutError, RequestAbortedError (the signal), ConnectionClosedError,
+   * ResponseTooLargeError, InvalidResultError (a result the method cannot use, or one its
+   * schema refuses with validateResults), InputRoundsExceededError (2026-07-28 input rounds),
+   * HttpTransportError or HttpAuthError (over HTTP: the exchange failed, with its status),
+   * ProtocolMisuseError (the call is not allowed now, or its params have no JSON form: nothing
+   * was sent). Under 2026-07-28, an input handler of ours that throws fails the call with what it threw.
+   */
+  request<M extends keyof ClientRequests>(method: M, ...args: ArgsFor<ClientRequests, M, CallOptions>): Promise<ClientRequests[M]["result"]>;
+  request<M extends keyof ExtensionRequests>(method: M, params: ParamsOf<ExtensionRequests[M]>, options?: CallOptions): Promise<ResultOf<ExtensionRequests[M]>>;
+  request<M extends string>(method: UntypedMethod<M>, params?: object, options?: CallOptions): Promise<JsonObject>;
   request(method: string, params?: object, options: CallOptions = {}): Promise<JsonObject> {
     if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) {
       const rounds = { send: (m: string, p: JsonObject | undefined, o: CallOptions) => this.send(m, p, o), now: () => this.host.now(), handlers: this.handlers };
@@ -401,7 +432,7 @@ export class Client {
       // Encoded later, in a drain: a value JSON cannot encode is refused here, where the caller learns of it.
       const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
       if (safe !== undefined && !safe.ok) {
-        reject(new TypeError(`${method}: params cannot be sent as JSON: ${safe.reason}`));
+        reject(unencodable(method, "params", safe.reason));
         return;
       }
       const sendParams = safe?.value as JsonObject | undefined;
@@ -457,7 +488,7 @@ export class Client {
       id = this.engine.request(method, params, engineOptions);
     } catch (error) {
       call.cleanup?.();
-      call.reject(error instanceof Error ? error : new Error(errorMessage(error)));
+      call.reject(localFailure(error, method));
       return;
     }
     call.sentId = id;
@@ -484,11 +515,17 @@ export class Client {
     }
   }
 
-  /** Sends a notification (e.g. notifications/roots/list_changed). */
+  /** Sends a notification (e.g. notifications/roots/list_changed). Throws ProtocolMisuseError when the gate refuses it or its params have no JSON form. */
+  notify<M extends keyof ExtensionNotifications>(method: M, params: ExtensionNotifications[M]): void;
+  notify<M extends string>(method: NotIn<M, ExtensionNotifications>, params?: object): void;
   notify(method: string, params?: object): void {
     const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
-    if (safe !== undefined && !safe.ok) throw new TypeError(`${method}: params cannot be sent as JSON: ${safe.reason}`);
-    this.engine.notify(method, safe?.value as JsonObject | undefined);
+    if (safe !== undefined && !safe.ok) throw unencodable(method, "params", safe.reason);
+    try {
+      this.engine.notify(method, safe?.value as JsonObject | undefined);
+    } catch (error) {
+      throw localFailure(error, method);
+    }
     this.driver.pump();
   }
 
@@ -501,12 +538,15 @@ export class Client {
     this.handlers.set(method, handler as ServerRequestHandler<JsonObject | undefined, object>);
   }
 
-  /** Subscribes to a server notification; returns the unsubscribe function. */
-  onNotification(method: string, handler: (params: JsonObject | undefined) => void): () => void {
+  /** Subscribes to a server notification (an extension's too, MT-03); returns the unsubscribe function. */
+  onNotification<M extends keyof ExtensionNotifications>(method: M, handler: (params: ExtensionNotifications[M]) => void): () => void;
+  onNotification<M extends string>(method: NotIn<M, ExtensionNotifications>, handler: (params: JsonObject | undefined) => void): () => void;
+  onNotification(method: string, handler: (params: never) => void): () => void {
     let set = this.notificationHandlers.get(method);
     if (set === undefined) this.notificationHandlers.set(method, (set = new Set()));
-    set.add(handler);
-    return () => set.delete(handler);
+    const added = handler as (params: JsonObject | undefined) => void;
+    set.add(added);
+    return () => set.delete(added);
   }
 
   /** Closes the session: every pending request rejects with ConnectionClosedError. */
@@ -520,6 +560,9 @@ export class Client {
   ping(options?: CallOptions): Promise<object> {
     return this.request("ping", undefined, options);
   }
+
+  // The helpers below reject as request() does (RequestFailure); the listings also with
+  // InvalidResultError when the server's pages loop (a cursor seen before) or grow past maxListItems.
 
   /** Every tool, following nextCursor until the last page. */
   async listTools(options?: CallOptions): Promise<Tool[]> {
@@ -547,6 +590,7 @@ export class Client {
    * declaring tasks.requests.tools.call. The task is polled at the server's interval, its
    * input requests answered by our handlers; failed and cancelled tasks reject with
    * TaskFailedError and TaskCancelledError, and aborting the signal cancels the task.
+   * Otherwise rejects as request() does (RequestFailure); polling past maxTotalMs is a RequestTimeoutError.
    */
   callTool(name: string, args?: Record<string, unknown>, options?: TaskCallOptions): Promise<CallToolResult> {
     return this.tasks.callTool(name, args, options);
@@ -594,11 +638,11 @@ export class Client {
       const next = result.nextCursor;
       if (typeof next !== "string") return items;
       // N-01/N-02: a cursor that comes back again would loop forever.
-      if (seen.has(next)) throw new McpError(ErrorCode.InvalidParams, `${method}: the server repeated cursor ${JSON.stringify(next)}`);
+      if (seen.has(next)) throw new InvalidResultError(method, "result.nextCursor", "a cursor not seen before in this listing (N-01)", JSON.stringify(next).slice(0, 80));
       seen.add(next);
       cursor = next;
     }
-    throw new McpError(ErrorCode.InternalError, `${method}: more than ${MAX_PAGES} pages`);
+    throw new InvalidResultError(method, "result.nextCursor", `at most ${MAX_PAGES} pages`, "more");
   }
 
   private settle(id: number): PendingCall | undefined {
@@ -621,7 +665,7 @@ export class Client {
         this.settle(event.id)?.resolve(event.result);
         return;
       case "error-response":
-        // A transport's typed failure (HttpAuthError) comes back as itself, anything else as McpError.
+        // A transport's own failure (HttpTransportError, HttpAuthError) comes back as itself; the peer's error answers as McpError.
         this.settle(event.id)?.reject(peerErrorOf(event.error));
         return;
       case "invalid-response":

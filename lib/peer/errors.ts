@@ -2,12 +2,22 @@
 // of these, so callers can tell a timeout from a cancellation from the peer's own error
 // without parsing messages.
 //
-// A transport that fails a request with a typed error of its own (HttpAuthError) hands the
+// One taxonomy, one base (PeerError):
+// - McpError: the peer answered with a JSON-RPC error (code, message, data), and only that;
+// - the rest happened here: RequestTimeoutError, RequestAbortedError, ConnectionClosedError,
+//   ResponseTooLargeError, InvalidResultError (the peer answered, but not what the method
+//   returns), InputRoundsExceededError, HttpTransportError (the HTTP exchange failed; its
+//   status when there was one) and its HttpAuthError (401/403), ProtocolMisuseError (our own
+//   caller asked for what the protocol or the session forbids: nothing was sent);
+// - TaskFailedError and TaskCancelledError: a task's own end, as its server reported it.
+//
+// A transport that fails a request with a typed error of its own (HttpTransportError, HttpAuthError) hands the
 // Client a JSON-RPC error object with the typed error attached (attachPeerError); only such
 // objects, made in this process, turn back into it (peerErrorOf), so a peer's error body
 // can never pass for one.
 
 import type { RequestId } from "../envelope.js";
+import { LocalProtocolError } from "../errors.js";
 
 /** Base class: every rejection of the peer layer is a PeerError. */
 export class PeerError extends Error {
@@ -17,7 +27,11 @@ export class PeerError extends Error {
   }
 }
 
-/** The peer answered with a JSON-RPC error. */
+/**
+ * The peer answered with a JSON-RPC error: `code`, the peer's message and `data` as sent.
+ * Nothing local is ever an McpError, so `instanceof McpError` means "the peer answered".
+ * A handler throws one to answer its request with that error.
+ */
 export class McpError extends PeerError {
   readonly code: number;
   readonly data: unknown;
@@ -86,15 +100,24 @@ export class InputRoundsExceededError extends PeerError {
   }
 }
 
-/** A transport failure with no request to pin it on (a notification's POST, the GET stream), given to onError. */
+/**
+ * The HTTP exchange failed: a network error, a status that carries no JSON-RPC answer (the
+ * `status`, with `data` {status, url?, body?, fallback?} as the transport saw it), a stream
+ * that ended before the answer. A request rejects with it; a failure with no request to pin
+ * it on (a notification's POST, the GET stream, DELETE) goes to onError.
+ */
 export class HttpTransportError extends PeerError {
   readonly status: number | undefined;
-  /** Set when the failure was an authorization challenge (401/403). */
+  /** Set when the failure was an authorization challenge (401/403): the HttpAuthError itself for a request. */
   readonly auth: HttpAuthError | undefined;
-  constructor(message: string, status?: number, auth?: HttpAuthError) {
+  /** What the transport knew of the failure (HttpErrorData for a request), if anything. */
+  readonly data: unknown;
+  constructor(message: string, status?: number, auth?: HttpAuthError, data?: unknown) {
     super(message);
     this.status = status;
-    this.auth = auth;
+    // An HttpAuthError is its own challenge, so `error.auth` reads the same for both classes.
+    this.auth = auth ?? (this instanceof HttpAuthError ? this : undefined);
+    this.data = data;
   }
 }
 
@@ -102,17 +125,15 @@ export class HttpTransportError extends PeerError {
  * The HTTP endpoint asked for authorization: 401, or 403 (e.g. insufficient scope). Never a
  * reason to fall back to another era. Carries what an authorization flow needs: the status,
  * the WWW-Authenticate challenge (undefined when the answer had none) and the URL that
- * answered. An McpError with the code of the HTTP client's synthesized errors (-32000,
- * HTTP_TRANSPORT_ERROR) and `data` {status, url, wwwAuthenticate?, body?}, so code that
- * handled HTTP failures as McpErrors keeps working.
+ * answered. An HttpTransportError (the server sent no JSON-RPC answer), never an McpError.
  */
-export class HttpAuthError extends McpError {
-  readonly status: number;
+export class HttpAuthError extends HttpTransportError {
+  declare readonly status: number;
   readonly wwwAuthenticate: string | undefined;
   readonly url: string;
   /** The start of the response body (at most 2048 characters), if any. */
   readonly body: string | undefined;
-  /** The message without the "MCP error" prefix: the JSON-RPC error's own message. */
+  /** The message, also kept under this name (it was the JSON-RPC error's message when this was an McpError). */
   readonly detail: string;
   constructor(status: number, url: string, wwwAuthenticate: string | undefined, body?: string) {
     const what = status === 401 ? "Unauthorized" : status === 403 ? "Forbidden" : "authorization required";
@@ -120,13 +141,51 @@ export class HttpAuthError extends McpError {
     const data: { [key: string]: string | number } = { status, url };
     if (wwwAuthenticate !== undefined) data.wwwAuthenticate = wwwAuthenticate;
     if (body !== undefined) data.body = body;
-    super(-32000, detail, data);
-    this.status = status;
+    super(detail, status, undefined, data);
     this.wwwAuthenticate = wwwAuthenticate;
     this.url = url;
     this.body = body;
     this.detail = detail;
   }
+}
+
+/**
+ * Our own caller asked for something the protocol or the session forbids (a method the
+ * negotiated version or the peer's capabilities rule out, a second connect, params JSON
+ * cannot encode, ...): nothing was sent. Carries the rule of RULES.md it enforces, what was
+ * expected and what was asked, and the wire code a peer would have got for the same mistake.
+ */
+export class ProtocolMisuseError extends PeerError {
+  readonly rule: string;
+  readonly expected: string;
+  readonly got: string;
+  readonly code: number | undefined;
+  readonly method: string | undefined;
+  constructor(init: { rule: string; expected: string; got: string; code?: number; method?: string; cause?: unknown }) {
+    super(`${init.method !== undefined ? `${init.method}: ` : ""}[${init.rule}] expected ${init.expected}; got ${init.got}`);
+    this.rule = init.rule;
+    this.expected = init.expected;
+    this.got = init.got;
+    this.code = init.code;
+    this.method = init.method;
+    if (init.cause !== undefined) Object.defineProperty(this, "cause", { value: init.cause, enumerable: false, writable: true, configurable: true });
+  }
+}
+
+/**
+ * What a local refusal rejects with: a PeerError as it is, the engine's LocalProtocolError
+ * (or any other exception of a command) as a ProtocolMisuseError naming its rule.
+ */
+export function localFailure(error: unknown, method: string): PeerError {
+  if (error instanceof PeerError) return error;
+  if (error instanceof LocalProtocolError) return new ProtocolMisuseError({ rule: error.rule, expected: error.expected, got: error.got, code: error.code, method, cause: error });
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new ProtocolMisuseError({ rule: "ENG-01", expected: "a command the engine accepts", got: message, method, cause: error });
+}
+
+/** Params (or data) JSON cannot encode: refused before anything is queued (M-03: params are a JSON object). */
+export function unencodable(method: string, what: string, reason: string): ProtocolMisuseError {
+  return new ProtocolMisuseError({ rule: "M-03", expected: `${what} with a JSON form`, got: reason, method });
 }
 
 const attached = new WeakMap<object, PeerError>();
@@ -164,3 +223,18 @@ export class TaskCancelledError extends PeerError {
     this.statusMessage = statusMessage;
   }
 }
+
+/**
+ * What Client.request, connect and the typed helpers reject with (callTool adds
+ * TaskFailedError and TaskCancelledError), for a `catch` that narrows with instanceof.
+ */
+export type RequestFailure =
+  | McpError
+  | RequestTimeoutError
+  | RequestAbortedError
+  | ConnectionClosedError
+  | ResponseTooLargeError
+  | InvalidResultError
+  | InputRoundsExceededError
+  | HttpTransportError
+  | ProtocolMisuseError;

@@ -3,10 +3,12 @@
 // come from the host through PeerHost.
 
 export { Client, errorMessage } from "./client.js";
-export type { CallOptions, ClientOptions, ConnectResult, ProgressInfo, ServerRequestContext, ServerRequestHandler } from "./client.js";
+export type { CallOptions, ClientOptions, ConnectResult, ProgressInfo, ServerRequestContext, ServerRequestHandler, UntypedMethod } from "./client.js";
 export { Driver } from "./driver.js";
 export type { PeerHost } from "./driver.js";
-export { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, PeerError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, HttpAuthError, TaskCancelledError, TaskFailedError } from "./errors.js";
+export { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, PeerError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, HttpAuthError, TaskCancelledError, TaskFailedError } from "./errors.js";
+export type { RequestFailure } from "./errors.js";
+export type { ExtensionDeclaration, ExtensionNotificationHandler, ExtensionNotifications, ExtensionRequestHandler, ExtensionRequests, Extensions, ParamsOf, ResultOf } from "./extensions.js";
 export { checkSchema, validateJsonSchema, type JsonSchemaError, type JsonSchemaOptions, type JsonSchemaResult } from "./json-schema.js";
 export { Server, ServerSession } from "./server.js";
 export type {

@@ -7,9 +7,8 @@
 // round; the server's keys are kept as keys ("__proto__" included), never set on a plain object.
 
 import type { JsonObject } from "../envelope.js";
-import { ErrorCode } from "../errors.js";
 import type { CallOptions, ServerRequestHandler } from "./client.js";
-import { InputRoundsExceededError, InvalidResultError, McpError, RequestTimeoutError } from "./errors.js";
+import { InputRoundsExceededError, InvalidResultError, RequestTimeoutError } from "./errors.js";
 import { PeerAbortController, type AbortSignalLike } from "./signal.js";
 
 export interface InputRounds {
@@ -49,7 +48,8 @@ export async function fulfil(rounds: Pick<InputRounds, "handlers">, method: stri
     const request = (typeof entry === "object" && entry !== null ? entry : {}) as { method?: unknown; params?: unknown };
     const inputMethod = String(request.method);
     const handler = rounds.handlers.get(inputMethod);
-    if (handler === undefined) throw new McpError(ErrorCode.MethodNotFound, `No handler for the input request ${key} (${inputMethod})`);
+    // Not the server's error answer but ours to give: the call fails locally (the server asked what we cannot do, or we declared a capability without its handler).
+    if (handler === undefined) throw new InvalidResultError(method, `result.inputRequests[${JSON.stringify(key).slice(0, 80)}].method`, "an input request this client has a handler for (setRequestHandler)", inputMethod.slice(0, 80));
     const controller = new PeerAbortController();
     const onAbort = (): void => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });

@@ -49,7 +49,7 @@ import type { CallOptions } from "./client.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import { isJsonObject } from "../envelope.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, ResponseTooLargeError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
+import { ConnectionClosedError, ResponseTooLargeError, McpError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
@@ -58,6 +58,7 @@ import { complete, getPrompt, readResource } from "./server-methods.js";
 import { TaskRunner, callToolOrTask, sessionTool, type TaskOptions } from "./task-server.js";
 import { TASKS_EXTENSION } from "../extensions.js";
 import type { AbortSignalLike } from "./signal.js";
+import { ExtensionHandlers, extensionMethodsOf, withExtensions, type ExtensionNotificationHandler, type ExtensionNotifications, type ExtensionRequestHandler, type ExtensionRequests, type Extensions, type NotIn, type ParamsOf, type ResultOf } from "./extensions.js";
 import type { AuthInfo } from "../auth/types.js";
 import type { ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
@@ -89,18 +90,19 @@ export interface HandlerContext {
   readonly http?: TransportRequestInfo;
   /** Reports progress when the client asked for it (a no-op otherwise, and after the answer). */
   progress(progress: number, total?: number, message?: string): void;
-  /** Sends a log message (dropped by the engine below the level the client set). */
+  /** Sends a log message (dropped by the engine below the level the client set). Throws ProtocolMisuseError when `data` has no JSON form. */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
   /**
    * Asks the client to sample (needs the client's sampling capability). Under 2026-07-28
    * there are no server requests: the call ends the handler with an input_required result,
    * and when the client retries with its answer the handler runs again and the same call
-   * resolves with it (calls are matched by their order within the handler).
+   * resolves with it (calls are matched by their order within the handler). In the session
+   * era it rejects as ServerSession.request does (McpError only when the client answered an error).
    */
   createMessage(params: CreateMessageRequestParams, options?: CallOptions): Promise<CreateMessageResult>;
-  /** Asks the client to elicit input (needs the client's elicitation capability). */
+  /** Asks the client to elicit input (needs the client's elicitation capability). Rejects as createMessage does. */
   elicit(params: ElicitRequestParams, options?: CallOptions): Promise<ElicitResult>;
-  /** Asks the client for its roots (needs the client's roots capability). */
+  /** Asks the client for its roots (needs the client's roots capability). Rejects as createMessage does. */
   listRoots(options?: CallOptions): Promise<ListRootsResult>;
   /**
    * 2026-07-28 (tools/call, prompts/get, resources/read): ends the request with an
@@ -110,7 +112,7 @@ export interface HandlerContext {
    * client's retry is a new request: its handler reads the answers and the echoed state in
    * inputResponses and requestState. An input request of a kind the request's client did not
    * declare turns the answer into -32021. Throws (never returns); in the session era, where
-   * there are no input_required results, it throws an Error saying so.
+   * there are no input_required results, it throws a ProtocolMisuseError (MOD-10).
    */
   inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never;
 }
@@ -223,6 +225,8 @@ export interface ServerOptions {
   onSessionClosed?: (session: ServerSession) => void;
   /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): where tasks live and how their ids are made. */
   tasks?: TaskOptions;
+  /** Extensions served (RULES.md MT-03): declared under `capabilities.extensions`; their handlers are set with setRequestHandler and setNotificationHandler. */
+  extensions?: Extensions;
 }
 
 interface ToolEntry {
@@ -263,9 +267,12 @@ export class Server {
   readonly prompts = new Map<string, PromptEntry>();
   /** The tasks extension's runner; undefined without ServerOptions.tasks. */
   readonly taskRunner: TaskRunner | undefined;
+  /** @internal handlers of the extensions of ServerOptions.extensions */
+  readonly extensionHandlers: ExtensionHandlers<ExtensionRequestHandler, ExtensionNotificationHandler>;
 
   constructor(options: ServerOptions) {
     this.options = options;
+    this.extensionHandlers = new ExtensionHandlers(options.extensions);
     this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(options.tasks, (task) => {
       for (const session of this.sessions) session.taskChanged(task);
     });
@@ -317,6 +324,24 @@ export class Server {
     return this.register("prompt", this.prompts, name, { definition: listable(`prompt ${name}`, { name, ...rest }), handler, complete }, "notifications/prompts/list_changed");
   }
 
+  /**
+   * Serves a request of a declared extension (ServerOptions.extensions[id].requests; throws an
+   * Error for any other method). It is answered like a tool's handler: the result, or the
+   * McpError it throws, or -32603. Typed by ExtensionRequests when augmented.
+   */
+  setRequestHandler<M extends keyof ExtensionRequests>(method: M, handler: ExtensionRequestHandler<ParamsOf<ExtensionRequests[M]>, ResultOf<ExtensionRequests[M]> & object>): void;
+  setRequestHandler<M extends string>(method: NotIn<M, ExtensionRequests>, handler: ExtensionRequestHandler): void;
+  setRequestHandler(method: string, handler: ExtensionRequestHandler<never>): void {
+    this.extensionHandlers.setRequestHandler(method, handler as ExtensionRequestHandler);
+  }
+
+  /** Hears a client notification of a declared extension (ServerOptions.extensions[id].clientNotifications). */
+  setNotificationHandler<M extends keyof ExtensionNotifications>(method: M, handler: ExtensionNotificationHandler<ExtensionNotifications[M]>): void;
+  setNotificationHandler<M extends string>(method: NotIn<M, ExtensionNotifications>, handler: ExtensionNotificationHandler): void;
+  setNotificationHandler(method: string, handler: ExtensionNotificationHandler<never>): void {
+    this.extensionHandlers.setNotificationHandler(method, handler as ExtensionNotificationHandler);
+  }
+
   /** The capabilities a session opened now declares. */
   capabilities(): ServerCapabilities {
     const caps: ServerCapabilities = { ...this.options.capabilities };
@@ -327,7 +352,7 @@ export class Server {
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions = {};
     // Offered under 2026-07-28 through server/discover; the session era has no extensions and ignores the key.
     if (this.taskRunner !== undefined) (caps as { extensions?: object }).extensions = { ...(caps as { extensions?: object }).extensions, [TASKS_EXTENSION]: {} };
-    return caps;
+    return withExtensions(caps, this.options.extensions) as ServerCapabilities;
   }
 
   /**
@@ -391,6 +416,7 @@ export class ServerSession {
       strict: server.options.strict,
       limits: server.options.limits,
       discoverAnyVersion: server.options.discoverAnyVersion,
+      extensionMethods: extensionMethodsOf(server.options.extensions),
     };
     this.engine = snapshot === undefined ? new Engine(options) : Engine.restore(options, snapshot);
     this.driver = new Driver(this.engine, host, (event) => this.onEvent(event), onFault);
@@ -444,7 +470,12 @@ export class ServerSession {
     this.driver.pump();
   }
 
-  /** Sends a request to the client and resolves with its result. */
+  /**
+   * Sends a request to the client and resolves with its result. Rejects with McpError (the
+   * client answered an error), RequestTimeoutError, RequestAbortedError, ConnectionClosedError,
+   * ResponseTooLargeError, or ProtocolMisuseError (the client did not declare the capability,
+   * the session is 2026-07-28, or the params have no JSON form: nothing was sent).
+   */
   request(method: "sampling/createMessage" | "elicitation/create" | "roots/list" | "ping", params: object | undefined, options: CallOptions = {}, related?: RequestId): Promise<JsonObject> {
     return new Promise<JsonObject>((resolve, reject) => {
       if (options.signal?.aborted) {
@@ -457,7 +488,7 @@ export class ServerSession {
       }
       const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
       if (safe !== undefined && !safe.ok) {
-        reject(new TypeError(`${method}: params cannot be sent as JSON: ${safe.reason}`));
+        reject(unencodable(method, "params", safe.reason));
         return;
       }
       const timeoutMs = options.timeoutMs ?? this.server.options.defaultTimeoutMs ?? 60_000;
@@ -470,7 +501,7 @@ export class ServerSession {
           relatedRequestId: related,
         });
       } catch (error) {
-        reject(error);
+        reject(localFailure(error, method));
         return;
       }
       const signal = options.signal;
@@ -490,6 +521,23 @@ export class ServerSession {
       this.outgoing.set(id, { method, resolve, reject, cleanup });
       this.driver.pump();
     });
+  }
+
+  /**
+   * Sends a notification: an extension's to the client (session era; under 2026-07-28 with
+   * `related`, a request in flight that declared the extension, MT-05). Throws ProtocolMisuseError when the gate refuses it.
+   */
+  notify<M extends keyof ExtensionNotifications>(method: M, params: ExtensionNotifications[M], related?: RequestId): void;
+  notify<M extends string>(method: NotIn<M, ExtensionNotifications>, params?: object, related?: RequestId): void;
+  notify(method: string, params?: object, related?: RequestId): void {
+    const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
+    if (safe !== undefined && !safe.ok) throw unencodable(method, "params", safe.reason);
+    try {
+      this.engine.notify(method, safe?.value as JsonObject | undefined, related === undefined ? undefined : { relatedRequestId: related });
+    } catch (error) {
+      throw localFailure(error, method);
+    }
+    this.driver.pump();
   }
 
   /** @internal */
@@ -550,6 +598,11 @@ export class ServerSession {
       case "response-too-large":
         this.settleOutgoing(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
         return;
+      case "notification": {
+        const handler = this.server.extensionHandlers.notification(event.method);
+        if (handler !== undefined) shielded(() => handler(event.params, this));
+        return;
+      }
       case "closed":
         this.handlers.closeAll("connection closed");
         this.server.sessions.delete(this);
@@ -617,8 +670,13 @@ export class ServerSession {
       case "completion/complete":
         run(() => complete(this.server, p));
         return;
-      default:
-        break;
+      default: {
+        // An extension's request: the engine let it through only once both sides declared the extension (MT-03).
+        const handler = this.server.extensionHandlers.request(method);
+        if (handler === undefined) break;
+        run((context) => handler(params, context));
+        return;
+      }
     }
     this.engine.respondError(id, ErrorCode.MethodNotFound, `Method not served: ${method}`);
   }
@@ -721,7 +779,7 @@ export class ServerSession {
       log: (level, data, logger) => {
         if (this.engine.isClosed || (this.engine.ownCapabilities as ServerCapabilities).logging === undefined) return;
         const safe = toJsonSafe(data, this.maxJsonDepth);
-        if (!safe.ok) throw new TypeError(`notifications/message: data cannot be sent as JSON: ${safe.reason}`);
+        if (!safe.ok) throw unencodable("notifications/message", "data", safe.reason);
         const params: LoggingMessageNotificationParams = logger === undefined ? { level, data: safe.value } : { level, data: safe.value, logger };
         // 2026-07-28: a log message goes with its request; once that is answered or cancelled, it has nowhere to go.
         if (modern !== undefined && !this.handlers.isCurrent(id, signal)) return;
@@ -732,7 +790,7 @@ export class ServerSession {
       elicit: (request, options) => (modern !== undefined ? ask<ElicitResult>("elicitation/create", request) : (this.request("elicitation/create", request, options, id) as unknown as Promise<ElicitResult>)),
       listRoots: (options) => (modern !== undefined ? ask<ListRootsResult>("roots/list", undefined) : (this.request("roots/list", undefined, options, id) as unknown as Promise<ListRootsResult>)),
       inputRequired: (inputRequests, requestState) => {
-        if (modern === undefined) throw new Error("input_required results exist only under 2026-07-28; this request is in the session era");
+        if (modern === undefined) throw new ProtocolMisuseError({ rule: "MOD-10", expected: "input_required results only under 2026-07-28", got: "a session-era request", method: "inputRequired" });
         throw new InputRequiredSignal(inputRequests as unknown as JsonObject, undefined, requestState);
       },
     };

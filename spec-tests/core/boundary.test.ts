@@ -83,7 +83,9 @@ test("the Node adapter is the only HTTP server file that imports node:, and the 
   const hosts = sources(join(lib, "hosts")).filter((f) => /[\\/]http[^\\/]*\.ts$/.test(f));
   const importingNode = hosts.filter((f) => /from\s+["']node:/.test(code(f))).map((f) => f.slice(f.lastIndexOf("/") + 1));
   assert.deepEqual(importingNode.sort(), ["http-client-node.ts", "http-server.ts"]);
-  for (const file of [...http, ...httpHandler, ...hosts, join(lib, "peer", "http-client.ts")]) {
+  const httpClient = sources(join(lib, "peer")).filter((f) => /[\\/]http-client[^\\/]*\.ts$/.test(f));
+  assert.ok(httpClient.length >= 2, "the HTTP client transport files are found");
+  for (const file of [...http, ...httpHandler, ...hosts, ...httpClient]) {
     assert.doesNotMatch(code(file), /["'`]20(24|25|26)-\d\d-\d\d/, `${file} names a protocol version (use lib/versions.ts)`);
   }
 });

@@ -63,7 +63,7 @@ async function gated(t: TestContext, refuse: (seen: Seen) => boolean | number, s
 
 function assertAuthError(error: unknown, status: number, url: string, challenge: string | undefined = CHALLENGE): HttpAuthError {
   assert.ok(error instanceof HttpAuthError, `expected HttpAuthError, got ${String(error)}`);
-  assert.ok(error instanceof McpError && error.code === -32000, "an HttpAuthError is an McpError with the transport's code, as HTTP failures were before");
+  assert.ok(error instanceof HttpTransportError && !(error instanceof McpError), "an HttpAuthError is an HttpTransportError: the server sent no JSON-RPC answer");
   assert.deepEqual(error.data, { status, url, ...(challenge === undefined ? {} : { wwwAuthenticate: challenge }), ...(error.body === undefined ? {} : { body: error.body }) });
   assert.equal(error.status, status);
   assert.equal(error.wwwAuthenticate, challenge);

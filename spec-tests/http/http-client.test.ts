@@ -320,6 +320,12 @@ function mcpError(error: unknown, code: number): McpError {
   return error;
 }
 
+/** An HTTP failure with no JSON-RPC answer from the server: an HttpTransportError, never an McpError. */
+function transportError(error: unknown): HttpTransportError {
+  assert.ok(error instanceof HttpTransportError && !(error instanceof McpError), `expected HttpTransportError, got ${String(error)}`);
+  return error;
+}
+
 // ── JSON, SSE, headers ────────────────────────────────────────────────────────
 
 test("initialize over JSON: session id captured; later POSTs carry it and MCP-Protocol-Version; Accept lists both", async () => {
@@ -422,7 +428,7 @@ test("HTTP errors on a request: a plain body → McpError -32000 with the status
   );
   server.routes.push((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "accepted" ? status(202) : undefined));
   await assert.rejects(conn.client.callTool("plain"), (e: unknown) => {
-    const error = mcpError(e, HTTP_TRANSPORT_ERROR);
+    const error = transportError(e);
     assert.deepEqual(error.data, { status: 500, body: "it broke" });
     return true;
   });
@@ -432,11 +438,11 @@ test("HTTP errors on a request: a plain body → McpError -32000 with the status
     return true;
   });
   // 202 to a request carries no answer: the request fails now rather than at its timeout.
-  await assert.rejects(conn.client.callTool("accepted"), (e: unknown) => mcpError(e, HTTP_TRANSPORT_ERROR) !== undefined);
+  await assert.rejects(conn.client.callTool("accepted"), (e: unknown) => transportError(e) !== undefined);
   // A network failure.
   server.routes.unshift((req) => (req.body?.method === "tools/call" ? Promise.reject(new Error("ECONNREFUSED")) : undefined));
   await assert.rejects(conn.client.callTool("x"), (e: unknown) => {
-    const error = mcpError(e, HTTP_TRANSPORT_ERROR);
+    const error = transportError(e);
     assert.deepEqual(error.data, { cause: "ECONNREFUSED" });
     return true;
   });
@@ -501,7 +507,7 @@ test("resumption: the default wait is 1000 ms, dropped resumptions resume again 
   await timers.advance(1000);
   assert.equal(resumes, 3);
   assert.equal(call.state, "rejected", "two attempts without progress, then the request fails");
-  mcpError(call.error, HTTP_TRANSPORT_ERROR);
+  transportError(call.error);
   await timers.advance(10_000);
   assert.equal(resumes, 3, "no more attempts");
 });
@@ -510,7 +516,7 @@ test("a POST stream that ends with no event id cannot be resumed: the request fa
   const { server, conn } = await connected();
   server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" ? sse(new FakeBody().push(": nothing\n\n").end()) : undefined));
   await assert.rejects(conn.client.callTool("t"), (e: unknown) => {
-    const error = mcpError(e, HTTP_TRANSPORT_ERROR);
+    const error = transportError(e);
     assert.match(error.message, /no event id/);
     return true;
   });
@@ -633,7 +639,7 @@ test("a request answered 404 again after re-initialization fails; the session st
   server.routes.push((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "gone" ? status(404) : undefined));
   server.routes.push((req) => (req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined));
   await assert.rejects(conn.client.callTool("gone"), (e: unknown) => {
-    const error = mcpError(e, HTTP_TRANSPORT_ERROR);
+    const error = transportError(e);
     assert.equal((error.data as { status: number }).status, 404);
     return true;
   });
@@ -765,7 +771,7 @@ test("legacy fallback rules: 2025-11-25 falls back on 400/404/405 only; an older
   // 401 with 2025-11-25: no fallback, initialize fails with the HTTP error.
   const s1: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s1.server.routes.push((req) => (req.method === "POST" ? status(401, "auth") : undefined));
-  await assert.rejects(connectHttp(options(s1)), (e: unknown) => mcpError(e, HTTP_TRANSPORT_ERROR) !== undefined);
+  await assert.rejects(connectHttp(options(s1)), (e: unknown) => transportError(e) !== undefined);
   assert.equal(s1.server.find("GET").length, 0);
 
   // 401 with a 2025-03-26 offer: fall back.
@@ -780,7 +786,7 @@ test("legacy fallback rules: 2025-11-25 falls back on 400/404/405 only; an older
   const s3: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s3.server.routes.push((req) => (req.method === "POST" ? status(404, "nope") : req.method === "GET" ? status(404) : undefined));
   await assert.rejects(connectHttp(options(s3)), (e: unknown) => {
-    const error = mcpError(e, HTTP_TRANSPORT_ERROR);
+    const error = transportError(e);
     assert.deepEqual(error.data, { status: 404, body: "nope" });
     return true;
   });
@@ -788,13 +794,13 @@ test("legacy fallback rules: 2025-11-25 falls back on 400/404/405 only; an older
   // legacyFallback: false
   const s4: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s4.server.routes.push((req) => (req.method === "POST" ? status(405) : undefined));
-  await assert.rejects(connectHttp(options(s4, { legacyFallback: false })), McpError);
+  await assert.rejects(connectHttp(options(s4, { legacyFallback: false })), (e: unknown) => transportError(e).status === 405);
   assert.equal(s4.server.find("GET").length, 0);
 
   // A first event that is not `endpoint`.
   const s5: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s5.server.routes.push((req) => (req.method === "POST" ? status(400) : req.method === "GET" ? sse(new FakeBody().push(event({ data: "{}" }))) : undefined));
-  await assert.rejects(connectHttp(options(s5)), McpError);
+  await assert.rejects(connectHttp(options(s5)), (e: unknown) => transportError(e).status === 400);
 });
 
 test("a transport used without connectHttp: attach a Client's driver; the engine's timer runs on the injected clock", async () => {
@@ -822,14 +828,14 @@ test("failures around initialize: network error, a body that is not JSON, an inv
   const s1: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s1.server.routes.push(() => Promise.reject(new Error("ECONNRESET")));
   await assert.rejects(connectHttp(options(s1)), (e: unknown) => {
-    const error = mcpError(e, HTTP_TRANSPORT_ERROR);
+    const error = transportError(e);
     assert.deepEqual(error.data, { cause: "ECONNRESET" });
     return true;
   });
 
   const s2: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s2.server.routes.push((req) => (req.body?.method === "initialize" ? new FakeResponse(200, { "content-type": "application/json" }, null, "{oops") : undefined));
-  await assert.rejects(connectHttp(options(s2)), (e: unknown) => /not JSON/.test(mcpError(e, HTTP_TRANSPORT_ERROR).message));
+  await assert.rejects(connectHttp(options(s2)), (e: unknown) => /not JSON/.test(transportError(e).message));
 
   // A session id with a space is refused (0x21-0x7E only) and reported; the client goes on without one.
   const s3: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
@@ -846,7 +852,7 @@ test("failures around initialize: network error, a body that is not JSON, an inv
   const throwing = (): Promise<ResponseLike> => {
     throw new Error("sync throw");
   };
-  await assert.rejects(connectHttp(options(s4, { fetch: throwing })), (e: unknown) => /sync throw/.test(mcpError(e, HTTP_TRANSPORT_ERROR).message));
+  await assert.rejects(connectHttp(options(s4, { fetch: throwing })), (e: unknown) => /sync throw/.test(transportError(e).message));
 });
 
 test("resumption: a network failure counts as an attempt; a 404 while resuming re-initializes and fails the request", async () => {
@@ -868,7 +874,7 @@ test("resumption: a network failure counts as an attempt; a 404 while resuming r
   await timers.advance(1000);
   assert.equal(resumes, 2);
   assert.equal(call.state, "rejected");
-  assert.match(mcpError(call.error, HTTP_TRANSPORT_ERROR).message, /session expired/);
+  assert.match(transportError(call.error).message, /session expired/);
   assert.equal(conn.transport.sessionId, "sess-2");
   assert.deepEqual(await conn.client.callTool("next"), TOOL_RESULT);
 });
@@ -879,7 +885,7 @@ test("resumption refused with 405 fails the request at once", async () => {
   const call = track(conn.client.callTool("t"));
   await timers.advance(1000);
   assert.equal(call.state, "rejected");
-  assert.match(mcpError(call.error, HTTP_TRANSPORT_ERROR).message, /HTTP 405/);
+  assert.match(transportError(call.error).message, /HTTP 405/);
 });
 
 test("the standalone GET stream: failures are retried a bounded number of times, a 4xx refusal stops it, both reported", async () => {
@@ -941,7 +947,7 @@ test("close(): a DELETE that hangs is given up after deleteTimeoutMs; a failing 
 test("an SSE event longer than maxEventLength breaks the stream: reported, the request fails", async () => {
   const { server, conn, errors } = await connected({ maxEventLength: 64 });
   server.routes.push((req) => (req.body?.method === "tools/call" ? sse(new FakeBody().push(`data: ${"x".repeat(100)}\n\n`)) : undefined));
-  await assert.rejects(conn.client.callTool("t"), (e: unknown) => /failed before the answer/.test(mcpError(e, HTTP_TRANSPORT_ERROR).message));
+  await assert.rejects(conn.client.callTool("t"), (e: unknown) => /failed before the answer/.test(transportError(e).message));
   assert.ok(errors.some((e) => /longer than 64/.test(e.message)));
 });
 
@@ -952,13 +958,13 @@ test("legacy: a POST that fails (network, HTTP) fails its request; a failing fal
   assert.equal(conn.transport.legacyPostUrl, "http://other.test/post");
   server.routes.unshift((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "net" ? Promise.reject(new Error("reset")) : undefined));
   server.routes.unshift((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "http" ? status(500) : undefined));
-  await assert.rejects(conn.client.callTool("net"), (e: unknown) => mcpError(e, HTTP_TRANSPORT_ERROR) !== undefined);
-  await assert.rejects(conn.client.callTool("http"), (e: unknown) => (mcpError(e, HTTP_TRANSPORT_ERROR).data as { status: number }).status === 500);
+  await assert.rejects(conn.client.callTool("net"), (e: unknown) => transportError(e) !== undefined);
+  await assert.rejects(conn.client.callTool("http"), (e: unknown) => (transportError(e).data as { status: number }).status === 500);
   await conn.close();
 
   const s: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s.server.routes.push((req) => (req.method === "POST" ? status(405) : req.method === "GET" ? Promise.reject(new Error("refused")) : undefined));
-  await assert.rejects(connectHttp(options(s)), (e: unknown) => (mcpError(e, HTTP_TRANSPORT_ERROR).data as { status: number }).status === 405);
+  await assert.rejects(connectHttp(options(s)), (e: unknown) => (transportError(e).data as { status: number }).status === 405);
 });
 
 test("defaults: the runtime's AbortController when none is injected; a throwing onError does not break the transport", async () => {

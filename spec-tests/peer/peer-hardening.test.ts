@@ -10,7 +10,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
-import { McpError, Server, type ServerOptions, type ServerSession } from "../../lib/peer/index.js";
+import { McpError, ProtocolMisuseError, Server, type ServerOptions, type ServerSession } from "../../lib/peer/index.js";
 import { FakeClock, FakeHost, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines } from "../peer-harness.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
@@ -219,7 +219,7 @@ test("an McpError whose data JSON cannot encode is answered -32603 with its mess
   assertError(raw.answer(1), [-32603], /custom failure/);
 });
 
-test("ctx.log with data JSON cannot encode throws a TypeError into the handler (answered), not into a later drain", async () => {
+test("ctx.log with data JSON cannot encode throws a ProtocolMisuseError into the handler (answered), not into a later drain", async () => {
   const raw = sessionEra((s) =>
     s.tool("log", {}, (_args, ctx) => {
       ctx.log("info", { n: 2n });
@@ -228,7 +228,7 @@ test("ctx.log with data JSON cannot encode throws a TypeError into the handler (
   );
   call(raw, 1, "log");
   await raw.settle();
-  assert.match(toolErrorText(raw.answer(1)), /notifications\/message: data cannot be sent as JSON: a BigInt/);
+  assert.match(toolErrorText(raw.answer(1)), /notifications\/message: \[M-03\] expected data with a JSON form; got a BigInt/);
 });
 
 test("2026-07-28: a handler that calls ctx.elicit without awaiting it leaves no unhandled rejection", async () => {
@@ -301,8 +301,8 @@ test("client: a server-request handler whose result holds a BigInt is answered -
     () => undefined,
     (error: unknown) => error,
   );
-  assert.ok(refused instanceof TypeError);
-  assert.match(refused.message, /tools\/call: params cannot be sent as JSON: a BigInt/);
+  assert.ok(refused instanceof ProtocolMisuseError && refused.rule === "M-03", String(refused));
+  assert.match(refused.message, /tools\/call: \[M-03\] expected params with a JSON form; got a BigInt/);
   assert.equal(pair.clientHost.messages("tools/call").length, 1, "the refused call never went out");
 });
 

@@ -14,6 +14,7 @@ import { MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVe
 import {
   ConnectionClosedError,
   InputRoundsExceededError,
+  InvalidResultError,
   McpError,
   PeerAbortController,
   RequestAbortedError,
@@ -552,7 +553,7 @@ test("maxTotalMs covers every round: the time spent in earlier rounds and in the
   assert.equal(pair.clientHost.messages("tools/call").length, before + 1, "no retry after the budget ran out");
 });
 
-test("an input request the client has no handler for rejects the call with -32601, without retrying", async () => {
+test("an input request the client has no handler for rejects the call locally (InvalidResultError, no McpError the server never sent), without retrying", async () => {
   const pair = await connectedModern({
     client: { capabilities: { elicitation: {} } },
     setup: (s) =>
@@ -561,7 +562,8 @@ test("an input request the client has no handler for rejects the call with -3260
         return ok("never");
       }),
   });
-  const error = await mcpError(pair.client.callTool("ask"), -32601);
+  const error = await rejection(pair.client.callTool("ask"));
+  assert.ok(error instanceof InvalidResultError && /inputRequests/.test(error.path), String(error));
   assert.match(error.message, /elicitation\/create/);
   await pair.settle();
   assert.equal(pair.clientHost.messages("tools/call").length, 1);
@@ -744,7 +746,7 @@ test("requestState sealed by the handler (RequestStateSealer) is opened on the r
   assert.equal(params(calls[1]).requestState, token, "echoed untouched");
 
   const forged = (name: string, requestState: string): Promise<unknown> =>
-    withTimeout(pair.client.request("tools/call", { name, arguments: { target: "prod" }, inputResponses: { confirm: { action: "accept" } }, requestState }), 5000, `forged ${name}`);
+    withTimeout(pair.client.request("tools/call" as string, { name, arguments: { target: "prod" }, inputResponses: { confirm: { action: "accept" } }, requestState }), 5000, `forged ${name}`);
 
   // Tampered: one character of the payload changed.
   const dot = token.indexOf(".");

@@ -16,6 +16,7 @@ import {
   PeerAbortController,
   McpError,
   PeerError,
+  ProtocolMisuseError,
   RequestAbortedError,
   RequestTimeoutError,
   Server,
@@ -124,17 +125,18 @@ test("close() and EOF during connect() reject it with ConnectionClosedError", as
   assert.ok(q.error instanceof ConnectionClosedError);
 });
 
-test("a second connect() rejects with the engine's LocalProtocolError", async () => {
+test("a second connect() rejects with ProtocolMisuseError naming the engine's rule (never the engine's LocalProtocolError)", async () => {
   const pair = await connected();
   const error = await rejection(pair.client.connect());
-  assert.ok(error instanceof LocalProtocolError);
+  assert.ok(error instanceof ProtocolMisuseError && !(error instanceof LocalProtocolError), String(error));
   assert.equal(error.rule, "L-01");
+  assert.ok((error as Error & { cause?: unknown }).cause instanceof LocalProtocolError);
 });
 
-test("requests before connect() reject with LocalProtocolError and send nothing", async () => {
+test("requests before connect() reject with ProtocolMisuseError and send nothing", async () => {
   const pair = new Pair({ setup: (s) => s.tool("echo", {}, () => OK) });
   const error = await rejection(pair.client.listTools());
-  assert.ok(error instanceof LocalProtocolError);
+  assert.ok(error instanceof ProtocolMisuseError && error.rule === "L-10", String(error));
   assert.equal(pair.clientHost.sent.length, 0);
 });
 
@@ -194,8 +196,10 @@ test("a server that repeats a cursor makes listTools() reject instead of looping
   await connecting;
   const listing = scripted.client.listTools();
   await scripted.settle();
-  const error = await mcpError(listing, -32602);
-  assert.match(error.message, /repeated cursor "again"/);
+  const error = await rejection(listing);
+  // The server answered, but not with a usable listing: a local InvalidResultError, not an McpError it never sent.
+  assert.ok(error instanceof InvalidResultError && error.path === "result.nextCursor", String(error));
+  assert.match(error.message, /cursor not seen before.*"again"/);
   assert.equal(scripted.host.messages("tools/list").length, 2, "stopped at the first repeat");
 });
 
@@ -653,7 +657,7 @@ test("with logging: false the capability is not declared and ctx.log is a no-op"
   context?.log("error", "nobody listens");
   await pair.settle();
   assert.equal(pair.serverHost.messages("notifications/message").length, 0);
-  assert.ok((await rejection(pair.client.setLoggingLevel("info"))) instanceof LocalProtocolError, "the client does not ask a server without logging");
+  assert.ok((await rejection(pair.client.setLoggingLevel("info"))) instanceof ProtocolMisuseError, "the client does not ask a server without logging");
 });
 
 // ── capabilities and list_changed ────────────────────────────────────────────────
@@ -966,7 +970,7 @@ test("a client handler's result the protocol forbids (a non-file root) or that i
   assert.equal(outcomes[1].message, "MCP error -32603: model unavailable");
 });
 
-test("a server request to a client without the capability: the ctx call rejects with LocalProtocolError, nothing is sent", async () => {
+test("a server request to a client without the capability: the ctx call rejects with ProtocolMisuseError, nothing is sent", async () => {
   let error: unknown;
   const pair = await connected({
     setup: (s) =>
@@ -980,7 +984,7 @@ test("a server request to a client without the capability: the ctx call rejects 
       }),
   });
   await pair.client.callTool("ask");
-  assert.ok(error instanceof LocalProtocolError, String(error));
+  assert.ok(error instanceof ProtocolMisuseError && error.rule === "C-01", String(error));
   assert.equal(pair.serverHost.messages("sampling/createMessage").length, 0);
 });
 
@@ -1171,7 +1175,7 @@ test("client.request() with a custom method, and client.notify()", async () => {
   pair.client.notify("notifications/roots/list_changed");
   await pair.settle();
   assert.equal(pair.clientHost.messages("notifications/roots/list_changed").length, 1);
-  assert.throws(() => pair.client.notify("notifications/tools/list_changed"), LocalProtocolError);
+  assert.throws(() => pair.client.notify("notifications/tools/list_changed"), ProtocolMisuseError);
 });
 
 // ── message transports (PeerHost.send) and synchronous delivery ─────────────────
@@ -1412,15 +1416,16 @@ test("session.request() on a closed session rejects with ConnectionClosedError",
 
 test("a completion reference of an unknown type is refused with -32602", async () => {
   const pair = await connected({ setup: (s) => s.prompt("p", {}, () => ({ messages: [] })) });
-  await mcpError(pair.client.request("completion/complete", { ref: { type: "ref/other", name: "p" }, argument: { name: "a", value: "" } }), -32602);
+  await mcpError(pair.client.request("completion/complete" as string, { ref: { type: "ref/other", name: "p" }, argument: { name: "a", value: "" } }), -32602);
 });
 
 test("pagination gives up after 10000 pages of ever-new cursors", async () => {
   let page = 0;
   const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({ tools: {} }) : { result: { tools: [], nextCursor: `c${++page}` } }));
   await scripted.client.connect();
-  const error = await mcpError(scripted.client.listTools(), -32603);
-  assert.equal(error.message, "MCP error -32603: tools/list: more than 10000 pages");
+  const error = await rejection(scripted.client.listTools());
+  assert.ok(error instanceof InvalidResultError, String(error));
+  assert.equal(error.message, "tools/list: invalid result at result.nextCursor: expected at most 10000 pages, got more");
   assert.equal(scripted.host.messages("tools/list").length, 10_000);
 });
 

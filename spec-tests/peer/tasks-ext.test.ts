@@ -186,7 +186,7 @@ test("expiry by ttlMs: a task past its TTL is -32602 'expired' once, then unknow
 
 test("unknown task ids: -32602 for tasks/get, tasks/update and tasks/cancel; a malformed taskId too", async () => {
   const pair = await tasksPair({ setup: (s) => s.tool("t", {}, () => ok("t")) });
-  for (const call of [pair.client.tasks.get("nope"), pair.client.tasks.update("nope", {}), pair.client.tasks.cancel("nope"), pair.client.request("tasks/get", { taskId: 42 })]) {
+  for (const call of [pair.client.tasks.get("nope"), pair.client.tasks.update("nope", {}), pair.client.tasks.cancel("nope"), pair.client.request("tasks/get" as string, { taskId: 42 })]) {
     const error = await rejection(call);
     assert.ok(error instanceof McpError && error.code === -32602, String(error));
   }

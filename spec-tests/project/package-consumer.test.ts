@@ -26,7 +26,7 @@ function importEveryEntry(): string {
 
 // Types and values from each entry, used the way the README shows them.
 const USES = `import { Engine, SESSION_VERSIONS, MODERN_VERSIONS, type JsonRpcMessage, type ProtocolVersion } from "mcp-engine";
-import { Server, McpError, RequestStateSealer, connectHttp, type HandlerContext, type ServerOptions } from "mcp-engine/peer";
+import { Client, Server, McpError, RequestStateSealer, connectHttp, type HandlerContext, type ServerOptions } from "mcp-engine/peer";
 import { serveStdio, StdioClient, type StdioClientOptions, type NodeChildProcess } from "mcp-engine/hosts/stdio";
 import { HttpHost, serveHttp, connectHttpNode, type HttpServerOptions, type NodeConnectHttpOptions, type RunningHttpServer } from "mcp-engine/hosts/http";
 import { createHttpHandler, MemoryEventStore, type EventStore, type HttpHandler, type HttpHandlerOptions } from "mcp-engine/http";
@@ -65,6 +65,21 @@ export async function start(): Promise<void> {
   void connectHttp;
   void RequestStateSealer;
   await running.close();
+}
+
+// An extension's methods, typed by declaration merging on the published entry.
+declare module "mcp-engine/peer" {
+  interface ExtensionRequests {
+    "com.example/echo/say": { params: { say: string }; result: { said: string } };
+  }
+}
+export async function extension(client: Client): Promise<string> {
+  // @ts-expect-error a spec method's params are typed: nme is no key of tools/call's params
+  void client.request("tools/call", { nme: "x" });
+  // @ts-expect-error so are an augmented extension method's
+  void client.request("com.example/echo/say", { say: 1 });
+  server.setRequestHandler("com.example/echo/say", (params) => ({ said: params.say }));
+  return (await client.request("com.example/echo/say", { say: "hi" })).said;
 }
 `;
 
