@@ -53,13 +53,15 @@ import { ConnectionClosedError, ResponseTooLargeError, McpError, RequestAbortedE
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
-import { appliedJsonSchema, checkToolName, checkToolSchema, listable, refuseUnusableSchema } from "./registration.js";
+import { checkToolName, listable } from "./registration.js";
+import type { PromptArgs, ToolArgs, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
+import { resolvePromptArguments, resolveToolSchemas, type ExplicitJsonSchemas } from "./typed-schemas.js";
 import { complete, getPrompt, readResource } from "./server-methods.js";
 import { TaskRunner, callToolOrTask, sessionTool, type TaskOptions } from "./task-server.js";
 import { TASKS_EXTENSION } from "../extensions.js";
 import type { AbortSignalLike } from "./signal.js";
 import type { AuthInfo } from "../auth/types.js";
-import type { ToolValidator } from "./standard-schema.js";
+import type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
 
 /** What every handler receives. */
@@ -131,14 +133,22 @@ export type InputRequest =
   | { readonly method: "sampling/createMessage"; readonly params: CreateMessageRequestParams }
   | { readonly method: "roots/list"; readonly params?: { readonly _meta?: { readonly [key: string]: unknown } } };
 
-export interface ToolDefinition {
+/**
+ * A tool. `inputSchema` / `outputSchema`: a JSON Schema object (listed as given, applied by the
+ * built-in validator; a literal types `args` and structuredContent) or a Standard Schema (zod,
+ * valibot, ...: it validates, applies defaults and types them; its library produces the listed
+ * JSON Schema through `~standard.jsonSchema`, else give `jsonSchema`). See typed-schemas.ts.
+ */
+export interface ToolDefinition<I = ToolSchemaInput | undefined, O = ToolSchemaInput | undefined> {
   title?: string;
   description?: string;
-  inputSchema?: Tool["inputSchema"];
-  outputSchema?: Tool["outputSchema"];
+  inputSchema?: I;
+  outputSchema?: O;
+  /** The JSON Schemas to list for Standard Schemas whose library produces none (valibot without its converter). */
+  jsonSchema?: ExplicitJsonSchemas;
   annotations?: ToolAnnotations;
   _meta?: { [key: string]: unknown };
-  /** Validates arguments: a function, a Standard Schema, or { jsonSchema }. Default: inputSchema with the built-in validator. */
+  /** Validates arguments: a function, a Standard Schema, or { jsonSchema }. Default: inputSchema (with the built-in validator for a JSON Schema). */
   validator?: ToolValidator;
   /**
    * Tasks extension (2026-07-28, needs ServerOptions.tasks): "optional", the tool runs as a
@@ -147,10 +157,11 @@ export interface ToolDefinition {
    */
   taskSupport?: "optional" | "required";
   /** Runs in the request before its task is created (input rounds allowed, SEP-2322); its value reaches the handler as ctx.prepared. */
-  beforeTask?: (args: Record<string, unknown>, context: HandlerContext) => unknown;
+  beforeTask?: (args: ToolArgs<I>, context: HandlerContext) => unknown;
 }
 
-export type ToolHandler = (args: Record<string, unknown>, context: HandlerContext) => CallToolResult | Promise<CallToolResult>;
+/** A tool's handler: `args` typed by the inputSchema, its result's structuredContent by the outputSchema (schema-types.ts). */
+export type ToolHandler<A = Record<string, unknown>, R = CallToolResult> = (args: A, context: HandlerContext) => R | Promise<R>;
 
 export interface ResourceDefinition {
   name: string;
@@ -177,15 +188,20 @@ export type TemplateReader = (uri: string, variables: Record<string, string | st
 /** Candidate values for an argument, given what the user typed and the other arguments. */
 export type Completer = (value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>;
 
-export interface PromptDefinition {
+export interface PromptDefinition<A = readonly PromptArgument[] | undefined, S = StandardSchemaV1 | undefined> {
   title?: string;
   description?: string;
-  arguments?: PromptArgument[];
+  /** Listed as given; a literal types the handler's args (required ones are strings). Derived from argsSchema when absent. */
+  arguments?: A;
+  /** A Standard Schema that validates (and types) the arguments; -32602 with the path of each problem when they do not match. */
+  argsSchema?: S;
+  /** The JSON Schema (input) to derive `arguments` from, for an argsSchema whose library produces none. */
+  jsonSchema?: ExplicitJsonSchemas;
   /** Completions for prompt arguments, by argument name. */
   complete?: { [argument: string]: Completer };
 }
 
-export type PromptHandler = (args: Record<string, string>, context: HandlerContext) => GetPromptResult | Promise<GetPromptResult>;
+export type PromptHandler<A = Record<string, string>> = (args: A, context: HandlerContext) => GetPromptResult | Promise<GetPromptResult>;
 
 export interface ServerOptions {
   info: Implementation;
@@ -228,6 +244,7 @@ export interface ServerOptions {
 interface ToolEntry {
   readonly definition: Tool;
   readonly validator: ToolValidator | undefined;
+  readonly outputValidator: ToolValidator | undefined;
   readonly handler: ToolHandler;
   readonly taskSupport: "optional" | "required" | undefined;
   readonly beforeTask: ((args: Record<string, unknown>, context: HandlerContext) => unknown) | undefined;
@@ -243,6 +260,7 @@ interface TemplateEntry {
 interface PromptEntry {
   readonly definition: Prompt;
   readonly handler: PromptHandler;
+  readonly validator: StandardSchemaV1 | undefined;
   readonly complete: { [argument: string]: Completer } | undefined;
 }
 
@@ -280,26 +298,23 @@ export class Server {
    * root type "object" (J-02), when the definition cannot be encoded as JSON, or when a tool
    * of that name is registered already.
    */
-  tool(name: string, definition: ToolDefinition, handler: ToolHandler): Registration {
+  tool<const I extends ToolSchemaInput | undefined = undefined, const O extends ToolSchemaInput | undefined = undefined>(name: string, definition: ToolDefinition<I, O>, handler: ToolHandler<ToolArgs<I>, ToolResultFor<O>>): Registration {
     if (this.options.allowAnyToolName !== true) checkToolName(name);
     else if (typeof name !== "string" || name.length === 0) throw new Error(`tool name rule: expected a non-empty string, got ${typeof name === "string" ? "an empty name" : typeof name}`);
-    if (definition.inputSchema !== undefined) checkToolSchema(name, "inputSchema", definition.inputSchema);
-    if (definition.outputSchema !== undefined) checkToolSchema(name, "outputSchema", definition.outputSchema);
-    const tool: Tool = { name, inputSchema: definition.inputSchema ?? { type: "object" } };
+    const schemas = resolveToolSchemas(name, definition);
+    const tool: Tool = { name, inputSchema: schemas.inputSchema };
     if (definition.title !== undefined) tool.title = definition.title;
     if (definition.description !== undefined) tool.description = definition.description;
-    if (definition.outputSchema !== undefined) tool.outputSchema = definition.outputSchema;
+    if (schemas.outputSchema !== undefined) tool.outputSchema = schemas.outputSchema;
     if (definition.annotations !== undefined) tool.annotations = definition.annotations;
     if (definition._meta !== undefined) tool._meta = definition._meta;
     if (definition.taskSupport !== undefined) {
       if (this.taskRunner === undefined) throw new Error(`tool ${name}: taskSupport ${JSON.stringify(definition.taskSupport)} needs ServerOptions.tasks (a task store and task ids); got none`);
       tool.execution = { taskSupport: definition.taskSupport };
     }
-    const validator = definition.validator ?? (definition.inputSchema !== undefined ? { jsonSchema: definition.inputSchema } : undefined);
-    // The built-in validator applies these schemas: one it cannot apply in full is refused now, not on every call.
-    refuseUnusableSchema(name, definition.validator === undefined ? "inputSchema" : "validator's jsonSchema", appliedJsonSchema(validator));
-    refuseUnusableSchema(name, "outputSchema", definition.outputSchema);
-    return this.register("tool", this.tools, name, { definition: listable(`tool ${name}`, tool), validator, handler, taskSupport: definition.taskSupport, beforeTask: definition.beforeTask }, "notifications/tools/list_changed");
+    // The entry holds the handler untyped: the validator made its arguments what ToolArgs<I> says.
+    const entry: ToolEntry = { definition: listable(`tool ${name}`, tool), validator: schemas.validator, outputValidator: schemas.outputValidator, handler: handler as ToolHandler, taskSupport: definition.taskSupport, beforeTask: definition.beforeTask as ToolEntry["beforeTask"] };
+    return this.register("tool", this.tools, name, entry, "notifications/tools/list_changed");
   }
 
   resource(uri: string, definition: ResourceDefinition, read: ResourceReader): Registration {
@@ -312,9 +327,12 @@ export class Server {
     return this.register("resource template", this.templates, uriTemplate, entry, "notifications/resources/list_changed");
   }
 
-  prompt(name: string, definition: PromptDefinition, handler: PromptHandler): Registration {
-    const { complete, ...rest } = definition;
-    return this.register("prompt", this.prompts, name, { definition: listable(`prompt ${name}`, { name, ...rest }), handler, complete }, "notifications/prompts/list_changed");
+  prompt<const A extends readonly PromptArgument[] | undefined = undefined, S extends StandardSchemaV1 | undefined = undefined>(name: string, definition: PromptDefinition<A, S>, handler: PromptHandler<PromptArgs<A, S>>): Registration {
+    const { complete, argsSchema, jsonSchema, arguments: listed, ...rest } = definition;
+    const resolved = resolvePromptArguments(name, { arguments: listed, argsSchema, jsonSchema });
+    const prompt: Prompt = resolved.arguments === undefined ? { name, ...rest } : { name, ...rest, arguments: resolved.arguments };
+    const entry: PromptEntry = { definition: listable(`prompt ${name}`, prompt), handler: handler as PromptHandler, validator: resolved.validator, complete };
+    return this.register("prompt", this.prompts, name, entry, "notifications/prompts/list_changed");
   }
 
   /** The capabilities a session opened now declares. */
