@@ -116,6 +116,7 @@ server.tool("json-out", { outputSchema: { type: "object", properties: { ok: { ty
 server.tool("json-out-bad", { outputSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }, () => ({ content: [], structuredContent: { ok: "yes" } }));
 
 // No schema, or a wide one: the untyped arguments of before.
+server.tool("from-zod-json", { inputSchema: z.toJSONSchema(z.object({ a: z.string() })) }, (args) => text(String(args.a)));
 server.tool("plain", {}, (args) => text(String(args.anything)));
 const wide: { type: "object"; [keyword: string]: unknown } = { type: "object" };
 server.tool("wide", { inputSchema: wide }, (args) => text(String(args.anything)));

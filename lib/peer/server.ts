@@ -51,7 +51,8 @@ import { isJsonObject } from "../envelope.js";
 import { Driver, type PeerHost } from "./driver.js";
 import { ConnectionClosedError, ResponseTooLargeError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
-import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
+import { InputRequiredSignal, inputRequiredResult, tooDeep } from "./input-rounds.js";
+import { RoundState, checkInputRounds, openRounds, roundBinding, type InputRoundsOptions } from "./round-state.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
 import { checkToolName, listable } from "./registration.js";
 import type { PromptArgs, ToolArgs, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
@@ -115,6 +116,15 @@ export interface HandlerContext {
    * there are no input_required results, it throws an Error saying so.
    */
   inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never;
+  /**
+   * Runs `fn` once per request and resolves with its value (a JSON copy). Under 2026-07-28 a
+   * handler that calls elicit/createMessage/listRoots runs again from the top on each input
+   * round; work before the first input request (a charge, a job started) runs on every round
+   * unless it goes through once: the value travels to the next rounds in the sealed
+   * requestState, and fn runs only in the first. Needs ServerOptions.inputRounds under
+   * 2026-07-28 (rejects without it); await it before the input request it must precede.
+   */
+  once<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
 }
 
 /** What an HTTP endpoint tells handlers about the HTTP request that carried theirs. */
@@ -237,6 +247,8 @@ export interface ServerOptions {
   defaultTimeoutMs?: number;
   onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>, session: ServerSession) => void;
   onSessionClosed?: (session: ServerSession) => void;
+  /** 2026-07-28: seal the requestState of ctx.elicit/createMessage/listRoots rounds, which carries ctx.once values (round-state.ts). */
+  inputRounds?: InputRoundsOptions;
   /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): where tasks live and how their ids are made. */
   tasks?: TaskOptions;
 }
@@ -283,6 +295,7 @@ export class Server {
   readonly taskRunner: TaskRunner | undefined;
 
   constructor(options: ServerOptions) {
+    checkInputRounds(options.inputRounds);
     this.options = options;
     this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(options.tasks, (task) => {
       for (const session of this.sessions) session.taskChanged(task);
@@ -662,14 +675,15 @@ export class ServerSession {
   /** Runs a handler (now, or when a slot frees) and answers with its outcome; McpError becomes a JSON-RPC error. */
   private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, work: (context: HandlerContext) => object | Promise<object>, inbound: TransportRequestInfo | undefined): void {
     // The peer's own values are measured before a handler or a round walks or re-encodes them.
-    let answers: JsonObject | undefined;
+    let rounds: RoundState | undefined;
     if (modern !== undefined) {
-      const collected = collectAnswers(params, this.maxJsonDepth);
-      if (!collected.ok) {
-        this.engine.respondError(id, collected.code, collected.message);
+      const binding = roundBinding(method, params, inbound?.auth?.subject ?? inbound?.auth?.clientId);
+      const opened = openRounds(params, this.maxJsonDepth, this.server.options.inputRounds, binding, this.host.now());
+      if (!opened.ok) {
+        this.engine.respondError(id, opened.code, opened.message, opened.data);
         return;
       }
-      answers = collected.answers;
+      rounds = opened.rounds;
     }
     if (jsonDepthExceeds(params.arguments, this.maxJsonDepth)) {
       const refused = tooDeep("arguments", this.maxJsonDepth);
@@ -680,7 +694,7 @@ export class ServerSession {
       this.engine,
       this.driver,
       id,
-      (signal) => work(this.context(id, signal, params, modern, answers, inbound)),
+      (signal) => work(this.context(id, signal, params, modern, rounds ?? RoundState.session(), inbound)),
       (error) => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : respondWithError(this.engine, id, error, this.maxJsonDepth)),
     );
   }
@@ -705,7 +719,8 @@ export class ServerSession {
     }
   }
 
-  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, answers: JsonObject | undefined, inbound: TransportRequestInfo | undefined): HandlerContext {
+  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, rounds: RoundState, inbound: TransportRequestInfo | undefined): HandlerContext {
+    const answers = rounds.answers;
     // 2026-07-28: the answer to an input request comes back in the retry's inputResponses, keyed by call order;
     // a client sends only the keys of the last round, so the answers of earlier rounds travel in our requestState.
     let calls = 0;
@@ -713,7 +728,7 @@ export class ServerSession {
       const key = `${inputMethod}#${calls++}`;
       const answer = answers !== undefined && Object.hasOwn(answers, key) ? answers[key] : undefined;
       if (answer !== undefined) return Promise.resolve(answer as T);
-      const asked = Promise.reject(new InputRequiredSignal({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }, answers));
+      const asked = Promise.reject(rounds.inputRequired({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }, this.maxJsonDepth));
       // Control flow, not a failure: a handler that did not await the call must not leave a rejection unhandled.
       asked.catch(() => undefined);
       return asked;
@@ -753,6 +768,7 @@ export class ServerSession {
         if (modern === undefined) throw new Error("input_required results exist only under 2026-07-28; this request is in the session era");
         throw new InputRequiredSignal(inputRequests as unknown as JsonObject, undefined, requestState);
       },
+      once: (key, fn) => rounds.once(key, fn, modern !== undefined),
     };
   }
 }
