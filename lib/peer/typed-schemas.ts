@@ -131,13 +131,14 @@ function hasDefault(schema: unknown): boolean {
  * A tool result checked against its output schema: a Standard Schema's validated value
  * replaces structuredContent (so defaults and transforms reach the client as listed); a
  * mismatch is an isError result naming the first problem. isError results are not checked.
+ * A JSON Schema is applied synchronously (no promise where none is needed).
  */
-export async function checkToolOutput(tool: string, outputValidator: ToolValidator | undefined, result: CallToolResult): Promise<CallToolResult> {
+export function checkToolOutput(tool: string, outputValidator: ToolValidator | undefined, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
   if (outputValidator === undefined || result.isError === true) return result;
   if (isStandardSchema(outputValidator)) {
-    const checked = await runValidator(outputValidator, result.structuredContent);
-    if (!checked.ok) return outputMismatch(tool, checked.message);
-    return { ...result, structuredContent: checked.value as CallToolResult["structuredContent"] };
+    return runValidator(outputValidator, result.structuredContent).then((checked) =>
+      checked.ok ? { ...result, structuredContent: checked.value as CallToolResult["structuredContent"] } : outputMismatch(tool, checked.message),
+    );
   }
   const schema = appliedJsonSchema(outputValidator);
   if (schema === undefined) return result;
