@@ -121,6 +121,16 @@ server.tool("plain", {}, (args) => text(String(args.anything)));
 const wide: { type: "object"; [keyword: string]: unknown } = { type: "object" };
 server.tool("wide", { inputSchema: wide }, (args) => text(String(args.anything)));
 
+// A Standard Schema given as `validator` (the older form) types args too; the listed schema is the JSON one.
+server.tool("legacy", { inputSchema: { type: "object", properties: { q: { type: "string" } } }, validator: z.object({ q: z.string().default("") }) }, (args) => {
+  const q: string = args.q;
+  // @ts-expect-error not in the validator's schema
+  void args.other;
+  return text(q);
+});
+// A function validator leaves args to the inputSchema.
+server.tool("fn-validator", { inputSchema: { type: "object", properties: { n: { type: "number" } } }, validator: () => ({ ok: true }) }, (args) => text(String(args.n)));
+
 // ---- prompts ------------------------------------------------------------------------
 
 server.prompt("review", { arguments: [{ name: "code", required: true }, { name: "style" }] }, (args) => {

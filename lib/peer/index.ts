@@ -31,6 +31,7 @@ export type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
 export type { InferJsonSchema, JsonSchemaLiteral, PromptArgs, PromptArgumentLiteral, StandardInput, StandardOutput, ToolArgs, ToolResultFor, ToolSchemaInput, ToolStructured } from "./schema-types.js";
 export { standardJsonSchema, withoutDefaultsRequired } from "./typed-schemas.js";
 export type { ExplicitJsonSchemas } from "./typed-schemas.js";
+export type { InputRoundsOptions } from "./round-state.js";
 export { parseTemplate } from "./uri-template.js";
 export type { UriTemplate } from "./uri-template.js";
 export { HTTP_TRANSPORT_ERROR, HttpClientTransport, HttpTransportError, SseParser, connectHttp, encodeHeaderValue, isModernErrorResponse, resolveReference } from "./http-client.js";

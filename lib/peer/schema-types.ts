@@ -26,8 +26,11 @@ export type StandardOutput<S extends StandardSchemaV1> = NonNullable<S["~standar
 /** The input type a Standard Schema accepts (what a handler must produce for an outputSchema). */
 export type StandardInput<S extends StandardSchemaV1> = NonNullable<S["~standard"]["types"]> extends { readonly input: infer I } ? I : unknown;
 
-/** A tool's `args`: the schema's output type, the JSON Schema's inferred type, or Record<string, unknown> when nothing is known. */
-export type ToolArgs<S> = [S] extends [undefined] ? Record<string, unknown> : S extends StandardSchemaV1 ? ObjectOr<StandardOutput<S>> : ObjectOr<InferJsonSchema<S>>;
+/**
+ * A tool's `args`: the output type of its Standard Schema (the inputSchema, or a Standard Schema
+ * given as `validator`), the JSON Schema's inferred type, or Record<string, unknown> when nothing is known.
+ */
+export type ToolArgs<S, V = undefined> = [V] extends [StandardSchemaV1] ? ObjectOr<StandardOutput<V>> : [S] extends [undefined] ? Record<string, unknown> : S extends StandardSchemaV1 ? ObjectOr<StandardOutput<S>> : ObjectOr<InferJsonSchema<S>>;
 
 /** What a handler's structuredContent must be for this outputSchema (undefined: anything, or none). */
 export type ToolStructured<S> = [S] extends [undefined] ? CallToolResult["structuredContent"] : S extends StandardSchemaV1 ? StandardInput<S> : ObjectOr<InferJsonSchema<S>>;

@@ -149,7 +149,7 @@ export type InputRequest =
  * valibot, ...: it validates, applies defaults and types them; its library produces the listed
  * JSON Schema through `~standard.jsonSchema`, else give `jsonSchema`). See typed-schemas.ts.
  */
-export interface ToolDefinition<I = ToolSchemaInput | undefined, O = ToolSchemaInput | undefined> {
+export interface ToolDefinition<I = ToolSchemaInput | undefined, O = ToolSchemaInput | undefined, V extends StandardSchemaV1 | undefined = StandardSchemaV1 | undefined> {
   title?: string;
   description?: string;
   inputSchema?: I;
@@ -159,7 +159,7 @@ export interface ToolDefinition<I = ToolSchemaInput | undefined, O = ToolSchemaI
   annotations?: ToolAnnotations;
   _meta?: { [key: string]: unknown };
   /** Validates arguments: a function, a Standard Schema, or { jsonSchema }. Default: inputSchema (with the built-in validator for a JSON Schema). */
-  validator?: ToolValidator;
+  validator?: V | Exclude<ToolValidator, StandardSchemaV1>;
   /**
    * Tasks extension (2026-07-28, needs ServerOptions.tasks): "optional", the tool runs as a
    * task whenever the request declares the extension; "required", it runs only as a task
@@ -167,7 +167,7 @@ export interface ToolDefinition<I = ToolSchemaInput | undefined, O = ToolSchemaI
    */
   taskSupport?: "optional" | "required";
   /** Runs in the request before its task is created (input rounds allowed, SEP-2322); its value reaches the handler as ctx.prepared. */
-  beforeTask?: (args: ToolArgs<I>, context: HandlerContext) => unknown;
+  beforeTask?: (args: ToolArgs<I, V>, context: HandlerContext) => unknown;
 }
 
 /** A tool's handler: `args` typed by the inputSchema, its result's structuredContent by the outputSchema (schema-types.ts). */
@@ -311,7 +311,11 @@ export class Server {
    * root type "object" (J-02), when the definition cannot be encoded as JSON, or when a tool
    * of that name is registered already.
    */
-  tool<const I extends ToolSchemaInput | undefined = undefined, const O extends ToolSchemaInput | undefined = undefined>(name: string, definition: ToolDefinition<I, O>, handler: ToolHandler<ToolArgs<I>, ToolResultFor<O>>): Registration {
+  tool<const I extends ToolSchemaInput | undefined = undefined, const O extends ToolSchemaInput | undefined = undefined, V extends StandardSchemaV1 | undefined = undefined>(
+    name: string,
+    definition: ToolDefinition<I, O, V>,
+    handler: ToolHandler<ToolArgs<I, V>, ToolResultFor<O>>,
+  ): Registration {
     if (this.options.allowAnyToolName !== true) checkToolName(name);
     else if (typeof name !== "string" || name.length === 0) throw new Error(`tool name rule: expected a non-empty string, got ${typeof name === "string" ? "an empty name" : typeof name}`);
     const schemas = resolveToolSchemas(name, definition);
