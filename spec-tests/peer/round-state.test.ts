@@ -8,7 +8,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ErrorCode, MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
 import { Server, type HandlerContext } from "../../lib/peer/index.js";
-import { RoundState, SEALED_ROUNDS, checkInputRounds, roundBinding } from "../../lib/peer/round-state.js";
+import { RoundState, SEALED_ROUNDS, checkInputRounds, openRounds, roundBinding } from "../../lib/peer/round-state.js";
+import { InputRequiredSignal } from "../../lib/peer/input-rounds.js";
+import { stateBody } from "../../lib/peer/request-state.js";
+import { base64urlEncode } from "../../lib/pagination.js";
+import { hmacSha256 } from "../../lib/sha256.js";
 import { Pair, SERVER_INFO, type PairOptions } from "../peer-harness.js";
 import { mcpError, rejection } from "../support.js";
 
@@ -172,4 +176,43 @@ test("inputRounds options are checked when the Server is made", () => {
   assert.throws(() => new Server({ info: SERVER_INFO, inputRounds: { secret: "x" as unknown as Uint8Array } }), /got string/);
   assert.throws(() => new Server({ info: SERVER_INFO, inputRounds: { secret: ROUNDS_SECRET, ttlMs: 0 } }), /inputRounds\.ttlMs: expected a positive number, got 0/);
   assert.doesNotThrow(() => checkInputRounds(undefined));
+});
+
+test("openRounds: a malformed token, values nested too deep, and a payload of the wrong shape are handled without a throw", () => {
+  const options = { secret: ROUNDS_SECRET };
+  const binding = roundBinding("tools/call", { name: "t" }, undefined);
+  const seal = (payload: unknown): string => {
+    const body = stateBody(payload, binding, 1000);
+    return `${SEALED_ROUNDS}${base64urlEncode(body)}.${base64urlEncode(hmacSha256(ROUNDS_SECRET, body))}`;
+  };
+  const malformed = openRounds({ name: "t", requestState: `${SEALED_ROUNDS}not-a-token` }, 8, options, binding, 0);
+  assert.ok(!malformed.ok && malformed.code === ErrorCode.InvalidParams && /refused \(malformed\)/.test(malformed.message));
+
+  let deep: unknown = 1;
+  for (let i = 0; i < 10; i++) deep = { d: deep };
+  const deepSealed = openRounds({ name: "t", requestState: seal({ a: {}, o: {} }), inputResponses: { k: deep } as never }, 4, options, binding, 0);
+  assert.ok(!deepSealed.ok && deepSealed.code === ErrorCode.InvalidParams && /inputResponses nested deeper than 4/.test(deepSealed.message));
+  const deepPlain = openRounds({ name: "t", inputResponses: { k: deep } as never }, 4, options, binding, 0);
+  assert.ok(!deepPlain.ok && /inputResponses nested deeper than 4/.test(deepPlain.message));
+
+  const odd = openRounds({ name: "t", requestState: seal("not an object") }, 8, options, binding, 0);
+  assert.ok(odd.ok);
+  assert.equal(odd.rounds.answers, undefined);
+
+  const fresh = openRounds({ name: "t", requestState: seal({ a: { "elicitation/create#0": { action: "accept" } }, o: { k: { v: 1 }, bad: 2 } }), inputResponses: { "elicitation/create#1": { action: "decline" } } }, 8, options, binding, 0);
+  assert.ok(fresh.ok);
+  assert.deepEqual(fresh.rounds.answers, { "elicitation/create#0": { action: "accept" }, "elicitation/create#1": { action: "decline" } });
+  assert.deepEqual((JSON.parse(roundBinding("tools/call", {}, undefined)) as string[]).slice(0, 3), ["tools/call", "", ""], "no name or uri: an empty target");
+});
+
+test("RoundState.inputRequired: sealed when configured, carried plainly when not, an Error when the state cannot be encoded", async () => {
+  const requests = { "elicitation/create#0": { method: "elicitation/create" } };
+  const plain = new RoundState(undefined, "b", 0, { x: 1 }, undefined).inputRequired(requests, 8);
+  assert.ok(plain instanceof InputRequiredSignal && plain.state === undefined && plain.answered?.x === 1);
+  const sealed = new RoundState({ secret: ROUNDS_SECRET }, "b", 0, undefined, { k: { v: 1 } }).inputRequired(requests, 8);
+  assert.ok(sealed instanceof InputRequiredSignal && typeof sealed.state === "string" && sealed.state.startsWith(SEALED_ROUNDS));
+  let deep: unknown = 1;
+  for (let i = 0; i < 10; i++) deep = { d: deep };
+  const tooDeep = new RoundState({ secret: ROUNDS_SECRET }, "b", 0, { k: deep } as never, undefined).inputRequired(requests, 2);
+  assert.ok(tooDeep instanceof Error && !(tooDeep instanceof InputRequiredSignal) && /cannot be sealed/.test(tooDeep.message));
 });
