@@ -8,7 +8,7 @@
 import * as v from "valibot";
 import * as z from "zod";
 import { Server } from "../lib/peer/index.js";
-import type { InferJsonSchema, PromptArgs, ToolArgs } from "../lib/peer/index.js";
+import type { InferJsonSchema, PromptArgs, ToolArgs, ToolDefinition, ToolHandler } from "../lib/peer/index.js";
 
 // valibot's declarations name the platform's Blob and File, which this build's lib (es2022, no DOM, no
 // @types/node globals) lacks: empty declarations merge with the real ones wherever those exist.
@@ -130,6 +130,23 @@ server.tool("legacy", { inputSchema: { type: "object", properties: { q: { type: 
 });
 // A function validator leaves args to the inputSchema.
 server.tool("fn-validator", { inputSchema: { type: "object", properties: { n: { type: "number" } } }, validator: () => ({ ok: true }) }, (args) => text(String(args.n)));
+
+// A definition typed as the wide ToolDefinition (built elsewhere): untyped args, any result, as before.
+const built: ToolDefinition = { description: "built elsewhere", inputSchema: { type: "object" } };
+server.tool("built", built, (args) => ({ content: [{ type: "text", text: String(args.anything) }] }));
+const handler: ToolHandler = (args) => text(String(args.x));
+server.tool("shared-handler", { inputSchema: { type: "object", properties: { x: { type: "string" } } } }, handler);
+
+// An ArkType-style schema: a function carrying "~standard" is a Standard Schema too.
+const callable = Object.assign((value: unknown) => value, {
+  "~standard": { version: 1 as const, vendor: "callable", validate: (value: unknown) => ({ value: value as { id: number } }), types: { input: { id: 0 }, output: { id: 0 } } },
+});
+server.tool("callable", { inputSchema: callable, jsonSchema: { input: { type: "object", properties: { id: { type: "number" } } } } }, (args) => {
+  const id: number = args.id;
+  // @ts-expect-error not in the schema's output type
+  void args.name;
+  return text(String(id));
+});
 
 // ---- prompts ------------------------------------------------------------------------
 

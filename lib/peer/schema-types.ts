@@ -37,11 +37,14 @@ export type ToolStructured<S> = [S] extends [undefined] ? CallToolResult["struct
 
 /**
  * What a tool handler returns: with an outputSchema, a result whose structuredContent has the
- * schema's type (an isError result needs none); without, any CallToolResult.
+ * schema's type (an isError result needs none); without one, or when it may be absent (a
+ * definition typed as the wide ToolDefinition), any CallToolResult.
  */
 export type ToolResultFor<O> = [O] extends [undefined]
   ? CallToolResult
-  : (Omit<CallToolResult, "structuredContent" | "isError"> & { structuredContent: ToolStructured<O>; isError?: false }) | (CallToolResult & { isError: true });
+  : undefined extends O
+    ? CallToolResult
+    : (Omit<CallToolResult, "structuredContent" | "isError"> & { structuredContent: ToolStructured<O>; isError?: false }) | (CallToolResult & { isError: true });
 
 // A root that is not an object type (unknown, a wide schema) falls back to the untyped arguments of before.
 type ObjectOr<T> = unknown extends T ? Record<string, unknown> : T extends object ? T : Record<string, unknown>;

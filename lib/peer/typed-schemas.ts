@@ -73,6 +73,9 @@ export function standardJsonSchema(schema: StandardSchemaV1, io: "input" | "outp
 export function resolveToolSchemas(tool: string, fields: ToolSchemaFields): ResolvedToolSchemas {
   const standardInput = isStandardSchema(fields.inputSchema) ? fields.inputSchema : undefined;
   const standardOutput = isStandardSchema(fields.outputSchema) ? fields.outputSchema : undefined;
+  // jsonSchema stands in for a Standard Schema's converter; next to a JSON Schema it would be listed instead of the one applied.
+  if (fields.jsonSchema?.input !== undefined && standardInput === undefined) throw new Error(`tool ${JSON.stringify(tool)}: jsonSchema.input is for a Standard Schema inputSchema; expected one, got ${fields.inputSchema === undefined ? "no inputSchema" : "a JSON Schema (listed as given)"}`);
+  if (fields.jsonSchema?.output !== undefined && standardOutput === undefined) throw new Error(`tool ${JSON.stringify(tool)}: jsonSchema.output is for a Standard Schema outputSchema; expected one, got ${fields.outputSchema === undefined ? "no outputSchema" : "a JSON Schema (listed as given)"}`);
   if (standardInput !== undefined && fields.validator !== undefined) {
     throw new Error(`tool ${JSON.stringify(tool)}: expected either a Standard Schema inputSchema or a validator, got both (the schema validates the arguments itself)`);
   }

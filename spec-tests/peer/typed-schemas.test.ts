@@ -101,6 +101,10 @@ test("a Standard Schema without a JSON Schema to list is refused at registration
     /the outputSchema is a Standard Schema \(valibot\) .*expected jsonSchema\.output/,
   );
   assert.throws(() => server.tool("both", { inputSchema: weather, validator: () => ({ ok: true }) }, () => ({ content: [] })), /expected either a Standard Schema inputSchema or a validator, got both/);
+  assert.throws(() => server.tool("j1", { inputSchema: { type: "object" }, jsonSchema: { input: { type: "object" } } }, () => ({ content: [] })), /tool "j1": jsonSchema\.input is for a Standard Schema inputSchema; expected one, got a JSON Schema/);
+  assert.throws(() => server.tool("j2", { jsonSchema: { output: { type: "object" } } }, () => ({ content: [] })), /tool "j2": jsonSchema\.output is for a Standard Schema outputSchema; expected one, got no outputSchema/);
+  assert.throws(() => server.tool("j3", { jsonSchema: { input: { type: "object" } } }, () => ({ content: [] })), /got no inputSchema/);
+  assert.throws(() => server.tool("j4", { outputSchema: { type: "object" }, jsonSchema: { output: { type: "object" } } }, () => ({ content: [], structuredContent: {} })), /got a JSON Schema \(listed as given\)/);
   // J-02 holds for a produced schema too.
   assert.throws(() => server.tool("str", { inputSchema: z.string() as never }, () => ({ content: [] })), /\[J-02\] tool str: inputSchema must have root type "object".*got "string"/);
   assert.equal(server.tools.size, 0);
@@ -211,6 +215,32 @@ test("prompt arguments: listed as given next to an argsSchema; jsonSchema.input 
   });
   assert.throws(() => server.prompt("fail", { argsSchema: failing }, () => ({ messages: [] })), /prompt "fail": the argsSchema's library \(handmade\) failed to produce a JSON Schema \(draft-2020-12: nope; draft-07: nope\)/);
   assert.equal(server.prompts.size, 3);
+});
+
+test("an ArkType-style schema (a function carrying ~standard) is a Standard Schema: validated through ~standard, never called", async () => {
+  let called = 0;
+  const schema = Object.assign(
+    (_value: unknown) => {
+      called++;
+      return "called";
+    },
+    {
+      "~standard": {
+        version: 1 as const,
+        vendor: "callable",
+        validate: (value: unknown) => (typeof (value as { id?: unknown }).id === "number" ? { value: value as { id: number } } : { issues: [{ message: "id must be a number", path: [{ key: "id" }] }] }),
+        jsonSchema: { input: () => ({ type: "object", properties: { id: { type: "number" } }, required: ["id"] }), output: () => ({ type: "object" }) },
+      },
+    },
+  );
+  const pair = await connected({ setup: (s) => s.tool("get", { inputSchema: schema as unknown as StandardSchemaV1<{ id: number }> }, (args) => ({ content: [{ type: "text", text: `#${args.id}` }] })) });
+  const [tool] = await pair.client.listTools();
+  assert.deepEqual(tool?.inputSchema, { type: "object", properties: { id: { type: "number" } }, required: ["id"] });
+  assert.equal(text(await pair.client.callTool("get", { id: 4 })), "#4");
+  const bad = await pair.client.callTool("get", { id: "4" });
+  assert.equal(bad.isError, true);
+  assert.match(text(bad), /\/id: id must be a number/);
+  assert.equal(called, 0);
 });
 
 test("a JSON Schema literal keeps the built-in validator: listed as given, problems reported with their paths", async () => {
