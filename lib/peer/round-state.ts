@@ -68,10 +68,12 @@ export type OpenedRounds = { readonly ok: true; readonly rounds: RoundState } | 
 
 /**
  * The answers and once values of the rounds so far, from the retry's requestState and
- * inputResponses; a sealed state is verified against `binding` first. Never throws.
+ * inputResponses; a sealed state is verified against the request's binding first (computed
+ * only when sealing is configured: it hashes the arguments). Never throws.
  */
-export function openRounds(params: JsonObject, maxDepth: number, options: InputRoundsOptions | undefined, binding: string, now: number): OpenedRounds {
+export function openRounds(params: JsonObject, maxDepth: number, options: InputRoundsOptions | undefined, bindingOf: () => string, now: number): OpenedRounds {
   const state = params.requestState;
+  const binding = options === undefined ? "" : bindingOf();
   if (options === undefined || typeof state !== "string" || !state.startsWith(SEALED_ROUNDS)) {
     const collected = collectAnswers(params, maxDepth);
     if (!collected.ok) return collected;

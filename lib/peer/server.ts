@@ -123,6 +123,7 @@ export interface HandlerContext {
    * unless it goes through once: the value travels to the next rounds in the sealed
    * requestState, and fn runs only in the first. Needs ServerOptions.inputRounds under
    * 2026-07-28 (rejects without it); await it before the input request it must precede.
+   * Not with inputRequired(), whose requestState is the handler's own.
    */
   once<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
 }
@@ -681,7 +682,7 @@ export class ServerSession {
     // The peer's own values are measured before a handler or a round walks or re-encodes them.
     let rounds: RoundState | undefined;
     if (modern !== undefined) {
-      const binding = roundBinding(method, params, inbound?.auth?.subject ?? inbound?.auth?.clientId);
+      const binding = (): string => roundBinding(method, params, inbound?.auth?.subject ?? inbound?.auth?.clientId);
       const opened = openRounds(params, this.maxJsonDepth, this.server.options.inputRounds, binding, this.host.now());
       if (!opened.ok) {
         this.engine.respondError(id, opened.code, opened.message, opened.data);

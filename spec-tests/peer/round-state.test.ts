@@ -181,25 +181,29 @@ test("inputRounds options are checked when the Server is made", () => {
 test("openRounds: a malformed token, values nested too deep, and a payload of the wrong shape are handled without a throw", () => {
   const options = { secret: ROUNDS_SECRET };
   const binding = roundBinding("tools/call", { name: "t" }, undefined);
+  const bindingOf = (): string => binding;
   const seal = (payload: unknown): string => {
     const body = stateBody(payload, binding, 1000);
     return `${SEALED_ROUNDS}${base64urlEncode(body)}.${base64urlEncode(hmacSha256(ROUNDS_SECRET, body))}`;
   };
-  const malformed = openRounds({ name: "t", requestState: `${SEALED_ROUNDS}not-a-token` }, 8, options, binding, 0);
+  const malformed = openRounds({ name: "t", requestState: `${SEALED_ROUNDS}not-a-token` }, 8, options, bindingOf, 0);
   assert.ok(!malformed.ok && malformed.code === ErrorCode.InvalidParams && /refused \(malformed\)/.test(malformed.message));
 
   let deep: unknown = 1;
   for (let i = 0; i < 10; i++) deep = { d: deep };
-  const deepSealed = openRounds({ name: "t", requestState: seal({ a: {}, o: {} }), inputResponses: { k: deep } as never }, 4, options, binding, 0);
+  const deepSealed = openRounds({ name: "t", requestState: seal({ a: {}, o: {} }), inputResponses: { k: deep } as never }, 4, options, bindingOf, 0);
   assert.ok(!deepSealed.ok && deepSealed.code === ErrorCode.InvalidParams && /inputResponses nested deeper than 4/.test(deepSealed.message));
-  const deepPlain = openRounds({ name: "t", inputResponses: { k: deep } as never }, 4, options, binding, 0);
+  const deepPlain = openRounds({ name: "t", inputResponses: { k: deep } as never }, 4, options, bindingOf, 0);
   assert.ok(!deepPlain.ok && /inputResponses nested deeper than 4/.test(deepPlain.message));
 
-  const odd = openRounds({ name: "t", requestState: seal("not an object") }, 8, options, binding, 0);
+  const unsealed = openRounds({ name: "t", inputResponses: { k: 1 } }, 8, undefined, () => assert.fail("no binding is computed (no hashing) without inputRounds"), 0);
+  assert.ok(unsealed.ok && unsealed.rounds.answers?.k === 1);
+
+  const odd = openRounds({ name: "t", requestState: seal("not an object") }, 8, options, bindingOf, 0);
   assert.ok(odd.ok);
   assert.equal(odd.rounds.answers, undefined);
 
-  const fresh = openRounds({ name: "t", requestState: seal({ a: { "elicitation/create#0": { action: "accept" } }, o: { k: { v: 1 }, bad: 2 } }), inputResponses: { "elicitation/create#1": { action: "decline" } } }, 8, options, binding, 0);
+  const fresh = openRounds({ name: "t", requestState: seal({ a: { "elicitation/create#0": { action: "accept" } }, o: { k: { v: 1 }, bad: 2 } }), inputResponses: { "elicitation/create#1": { action: "decline" } } }, 8, options, bindingOf, 0);
   assert.ok(fresh.ok);
   assert.deepEqual(fresh.rounds.answers, { "elicitation/create#0": { action: "accept" }, "elicitation/create#1": { action: "decline" } });
   assert.deepEqual((JSON.parse(roundBinding("tools/call", {}, undefined)) as string[]).slice(0, 3), ["tools/call", "", ""], "no name or uri: an empty target");
