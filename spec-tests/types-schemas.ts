@@ -167,6 +167,13 @@ server.prompt("translate", { argsSchema: z.object({ text: z.string(), to: z.enum
   return { messages: [{ role: "user", content: { type: "text", text: `${args.text} → ${to}` } }] };
 });
 
+server.prompt("summarize", { argsSchema: { type: "object", properties: { text: { type: "string" }, length: { enum: ["short", "long"] } }, required: ["text"] } }, (args) => {
+  const length: "short" | "long" | undefined = args.length;
+  // @ts-expect-error not an argument of this prompt
+  void args.style;
+  return { messages: [{ role: "user", content: { type: "text", text: `${args.text} ${String(length)}` } }] };
+});
+
 // ---- The helper types on their own --------------------------------------------------
 
 const checks: Array<true> = [

@@ -56,7 +56,7 @@ export interface PromptArgumentLiteral {
   readonly [key: string]: unknown;
 }
 
-/** A prompt's `args`: from its argsSchema, else from its `arguments` list (required ones are strings, others possibly undefined). */
+/** A prompt's `args`: from its argsSchema (a Standard Schema or a JSON Schema literal), else from its `arguments` list (required ones are strings, others possibly undefined). */
 export type PromptArgs<A, S> = [S] extends [undefined]
   ? [A] extends [undefined]
     ? Record<string, string>
@@ -67,7 +67,9 @@ export type PromptArgs<A, S> = [S] extends [undefined]
       : Record<string, string>
   : S extends StandardSchemaV1
     ? ObjectOr<StandardOutput<S>>
-    : Record<string, string>;
+    : S extends JsonSchemaLiteral
+      ? ObjectOr<InferJsonSchema<S>>
+      : Record<string, string>;
 
 // ---- JSON Schema literals -----------------------------------------------------------
 

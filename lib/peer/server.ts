@@ -199,12 +199,12 @@ export type TemplateReader = (uri: string, variables: Record<string, string | st
 /** Candidate values for an argument, given what the user typed and the other arguments. */
 export type Completer = (value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>;
 
-export interface PromptDefinition<A = readonly PromptArgument[] | undefined, S = StandardSchemaV1 | undefined> {
+export interface PromptDefinition<A = readonly PromptArgument[] | undefined, S = ToolSchemaInput | undefined> {
   title?: string;
   description?: string;
   /** Listed as given; a literal types the handler's args (required ones are strings). Derived from argsSchema when absent. */
   arguments?: A;
-  /** A Standard Schema that validates (and types) the arguments; -32602 with the path of each problem when they do not match. */
+  /** A Standard Schema or a JSON Schema object that validates (and types) the arguments; -32602 with the path of each problem when they do not match. */
   argsSchema?: S;
   /** The JSON Schema (input) to derive `arguments` from, for an argsSchema whose library produces none. */
   jsonSchema?: ExplicitJsonSchemas;
@@ -273,7 +273,7 @@ interface TemplateEntry {
 interface PromptEntry {
   readonly definition: Prompt;
   readonly handler: PromptHandler;
-  readonly validator: StandardSchemaV1 | undefined;
+  readonly validator: ToolValidator | undefined;
   readonly complete: { [argument: string]: Completer } | undefined;
 }
 
@@ -345,7 +345,7 @@ export class Server {
     return this.register("resource template", this.templates, uriTemplate, entry, "notifications/resources/list_changed");
   }
 
-  prompt<const A extends readonly PromptArgument[] | undefined = undefined, S extends StandardSchemaV1 | undefined = undefined>(name: string, definition: PromptDefinition<A, S>, handler: PromptHandler<PromptArgs<A, S>>): Registration {
+  prompt<const A extends readonly PromptArgument[] | undefined = undefined, const S extends ToolSchemaInput | undefined = undefined>(name: string, definition: PromptDefinition<A, S>, handler: PromptHandler<PromptArgs<A, S>>): Registration {
     const { complete, argsSchema, jsonSchema, arguments: listed, ...rest } = definition;
     const resolved = resolvePromptArguments(name, { arguments: listed, argsSchema, jsonSchema });
     const prompt: Prompt = resolved.arguments === undefined ? { name, ...rest } : { name, ...rest, arguments: resolved.arguments };

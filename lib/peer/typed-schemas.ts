@@ -13,7 +13,7 @@
 import { ErrorCode } from "../errors.js";
 import type { CallToolResult, PromptArgument, ToolSchema } from "../types.js";
 import { McpError } from "./errors.js";
-import { validateJsonSchema } from "./json-schema.js";
+import { checkSchema, validateJsonSchema } from "./json-schema.js";
 import { appliedJsonSchema, checkToolSchema, refuseUnusableSchema } from "./registration.js";
 import { isStandardSchema, runValidator, type StandardSchemaV1, type ToolValidator } from "./standard-schema.js";
 
@@ -160,32 +160,42 @@ function outputMismatch(tool: string, detail: string | undefined): CallToolResul
 
 export interface PromptSchemaFields {
   readonly arguments?: readonly PromptArgument[];
-  readonly argsSchema?: StandardSchemaV1;
+  readonly argsSchema?: unknown;
   readonly jsonSchema?: ExplicitJsonSchemas;
 }
 
 export interface ResolvedPromptArguments {
   readonly arguments: PromptArgument[] | undefined;
-  readonly validator: StandardSchemaV1 | undefined;
+  readonly validator: ToolValidator | undefined;
 }
 
 /**
  * A prompt's listed arguments: as given, or derived from its argsSchema's JSON Schema (each
  * property an argument, with its title and description; required unless it has a default).
+ * An argsSchema is a Standard Schema, or a JSON Schema object applied by the built-in validator.
  */
 export function resolvePromptArguments(prompt: string, fields: PromptSchemaFields): ResolvedPromptArguments {
   const schema = fields.argsSchema;
   if (schema === undefined) return { arguments: fields.arguments === undefined ? undefined : [...fields.arguments], validator: undefined };
-  if (!isStandardSchema(schema)) throw new Error(`prompt ${JSON.stringify(prompt)}: expected argsSchema to be a Standard Schema (an object with "~standard"), got ${schema === null ? "null" : typeof schema}`);
+  if (!isStandardSchema(schema)) {
+    if (typeof schema !== "object" || schema === null || Array.isArray(schema) || (schema as { type?: unknown }).type !== "object") {
+      throw new Error(`prompt ${JSON.stringify(prompt)}: expected argsSchema to be a Standard Schema (an object with "~standard") or a JSON Schema with type "object", got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema === "object" ? "an object without type \"object\"" : typeof schema}`);
+    }
+    const problem = checkSchema(schema);
+    if (problem !== undefined) throw new Error(`[J-02] prompt ${JSON.stringify(prompt)}: the argsSchema cannot be applied by the built-in validator: ${problem}`);
+    // The built-in validator applies no defaults: what the schema requires is listed as required.
+    return { arguments: fields.arguments !== undefined ? [...fields.arguments] : argumentsOf(prompt, schema, false), validator: { jsonSchema: schema } };
+  }
   if (fields.arguments !== undefined) return { arguments: [...fields.arguments], validator: schema };
   const json = fields.jsonSchema?.input ?? standardJsonSchema(schema, "input");
   const vendor = String(schema["~standard"].vendor);
   if (json instanceof Error) throw new Error(`prompt ${JSON.stringify(prompt)}: the argsSchema's library (${vendor}) failed to produce a JSON Schema (${json.message}); pass arguments or jsonSchema.input`);
   if (json === undefined) throw new Error(`prompt ${JSON.stringify(prompt)}: the argsSchema (${vendor}) has no Standard JSON Schema interface (~standard.jsonSchema); expected arguments or jsonSchema.input, got neither`);
-  return { arguments: argumentsOf(prompt, json), validator: schema };
+  return { arguments: argumentsOf(prompt, json, true), validator: schema };
 }
 
-function argumentsOf(prompt: string, schema: object): PromptArgument[] {
+/** `defaultsApplied`: the validator fills in a property with a default, which a client need not send then. */
+function argumentsOf(prompt: string, schema: object, defaultsApplied: boolean): PromptArgument[] {
   const { properties, required } = schema as { properties?: unknown; required?: unknown };
   if (typeof properties !== "object" || properties === null || Array.isArray(properties)) {
     throw new Error(`prompt ${JSON.stringify(prompt)}: expected the argsSchema's JSON Schema to be an object schema with properties, got ${JSON.stringify(Object.keys(schema))}`);
@@ -197,14 +207,14 @@ function argumentsOf(prompt: string, schema: object): PromptArgument[] {
     const argument: PromptArgument = { name };
     if (typeof property.title === "string") argument.title = property.title;
     if (typeof property.description === "string") argument.description = property.description;
-    argument.required = requiredNames.has(name) && !hasDefault(value);
+    argument.required = requiredNames.has(name) && !(defaultsApplied && hasDefault(value));
     list.push(argument);
   }
   return list;
 }
 
 /** prompts/get: the arguments as the argsSchema validates them, or -32602 naming the prompt and the path of each problem. */
-export async function checkPromptArguments(prompt: string, validator: StandardSchemaV1 | undefined, args: Record<string, string>): Promise<Record<string, unknown>> {
+export async function checkPromptArguments(prompt: string, validator: ToolValidator | undefined, args: Record<string, string>): Promise<Record<string, unknown>> {
   if (validator === undefined) return args;
   const checked = await runValidator(validator, args);
   if (checked.ok) return (checked.value ?? args) as Record<string, unknown>;

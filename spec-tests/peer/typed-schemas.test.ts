@@ -208,13 +208,44 @@ test("prompt arguments: listed as given next to an argsSchema; jsonSchema.input 
   server.prompt("plain", { arguments: [{ name: "x" }] }, () => ({ messages: [] }));
   assert.deepEqual(server.prompts.get("plain")?.definition.arguments, [{ name: "x" }]);
   assert.throws(() => server.prompt("none", { argsSchema: schema }, () => ({ messages: [] })), /prompt "none": the argsSchema \(valibot\) has no Standard JSON Schema interface .*expected arguments or jsonSchema\.input/);
-  assert.throws(() => server.prompt("bad", { argsSchema: { type: "object" } as never }, () => ({ messages: [] })), /prompt "bad": expected argsSchema to be a Standard Schema/);
+  assert.throws(() => server.prompt("bad", { argsSchema: { type: "string" } as never }, () => ({ messages: [] })), /prompt "bad": expected argsSchema to be a Standard Schema \(an object with "~standard"\) or a JSON Schema with type "object", got an object without type "object"/);
+  assert.throws(() => server.prompt("bad2", { argsSchema: "x" as never }, () => ({ messages: [] })), /got string/);
+  assert.throws(() => server.prompt("bad3", { argsSchema: null as never }, () => ({ messages: [] })), /got null/);
+  assert.throws(() => server.prompt("bad4", { argsSchema: [] as never }, () => ({ messages: [] })), /got an array/);
+  assert.throws(() => server.prompt("bad5", { argsSchema: { type: "object", properties: { a: { type: "string", foo: 1 } } } }, () => ({ messages: [] })), /\[J-02\] prompt "bad5": the argsSchema cannot be applied by the built-in validator: at #\/properties\/a\/foo/);
   assert.throws(() => server.prompt("flat", { argsSchema: z.string() as never }, () => ({ messages: [] })), /prompt "flat": expected the argsSchema's JSON Schema to be an object schema with properties/);
   const failing = handmade(() => {
     throw new Error("nope");
   });
   assert.throws(() => server.prompt("fail", { argsSchema: failing }, () => ({ messages: [] })), /prompt "fail": the argsSchema's library \(handmade\) failed to produce a JSON Schema \(draft-2020-12: nope; draft-07: nope\)/);
-  assert.equal(server.prompts.size, 3);
+  server.prompt("json-given", { argsSchema: { type: "object", properties: { a: { type: "string" } } }, arguments: [{ name: "a", description: "A" }] }, () => ({ messages: [] }));
+  assert.deepEqual(server.prompts.get("json-given")?.definition.arguments, [{ name: "a", description: "A" }]);
+  assert.equal(server.prompts.size, 4);
+});
+
+test("a prompt's argsSchema may be a JSON Schema literal: arguments derived from it, applied by the built-in validator (-32602 with the path)", async () => {
+  const seen: unknown[] = [];
+  const pair = await connected({
+    setup: (s) =>
+      s.prompt("summarize", { argsSchema: { type: "object", properties: { text: { type: "string", minLength: 1, description: "The text" }, length: { enum: ["short", "long"], default: "short" } }, required: ["text"] } }, (args) => {
+        seen.push(args);
+        return { messages: [{ role: "user", content: { type: "text", text: `${args.text}/${String(args.length)}` } }] };
+      }),
+  });
+  const [prompt] = await pair.client.listPrompts();
+  assert.deepEqual(prompt?.arguments, [
+    { name: "text", description: "The text", required: true },
+    { name: "length", required: false },
+  ]);
+  // No defaults applied by the built-in validator: a field it requires is listed as required, default or not.
+  const strict = new Server({ info: SERVER_INFO });
+  strict.prompt("p", { argsSchema: { type: "object", properties: { a: { type: "string", default: "x" } }, required: ["a"] } }, () => ({ messages: [] }));
+  assert.deepEqual(strict.prompts.get("p")?.definition.arguments, [{ name: "a", required: true }]);
+  const got = await pair.client.getPrompt("summarize", { text: "hi", length: "long" });
+  assert.deepEqual(got.messages[0]?.content, { type: "text", text: "hi/long" });
+  const error = await mcpError(pair.client.getPrompt("summarize", { text: "", length: "medium" }), ErrorCode.InvalidParams);
+  assert.match(error.message, /Invalid arguments for prompt summarize: .*\/text: .*\/length: /);
+  assert.equal(seen.length, 1);
 });
 
 test("an ArkType-style schema (a function carrying ~standard) is a Standard Schema: validated through ~standard, never called", async () => {
