@@ -310,7 +310,8 @@ export class Server {
    * Registers a tool. Throws an Error when the name is outside [A-Za-z0-9_.-]{1,128} (the
    * 2025-11-25 tool-name rule), when inputSchema or outputSchema is not an object schema with
    * root type "object" (J-02), when the definition cannot be encoded as JSON, or when a tool
-   * of that name is registered already.
+   * of that name is registered already; with a Standard Schema, also when no JSON Schema can
+   * be listed for it (no ~standard.jsonSchema and no jsonSchema option; typed-schemas.ts).
    */
   tool<const I extends ToolSchemaInput | undefined = undefined, const O extends ToolSchemaInput | undefined = undefined, V extends StandardSchemaV1 | undefined = undefined>(
     name: string,
