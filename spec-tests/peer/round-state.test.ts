@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ErrorCode, MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
-import { Server, type HandlerContext } from "../../lib/peer/index.js";
+import { Client, Server, type HandlerContext, type PeerHost, type ServerSession } from "../../lib/peer/index.js";
 import { RoundState, SEALED_ROUNDS, checkInputRounds, openRounds, roundBinding } from "../../lib/peer/round-state.js";
 import { InputRequiredSignal } from "../../lib/peer/input-rounds.js";
 import { stateBody } from "../../lib/peer/request-state.js";
@@ -60,9 +60,17 @@ function orderTool(useOnce: boolean) {
   return { counts, setup };
 }
 
-/** Rewrites the requestState of each tools/call retry the client sends, on its way to the server. */
-function rewriteState(pair: Pair, rewrite: (state: string, params: Message) => void): void {
-  pair.clientHost.deliver = (bytes) => {
+/**
+ * A client linked to a new session of `server` by hand (not the test Pair: the bytes to the
+ * server pass through `rewrite`, which may change the requestState of each tools/call retry);
+ * `clock.now` is the time both sides read. No timers: nothing here times out.
+ */
+async function interceptedLink(server: Server, rewrite: (state: string, params: Message) => void): Promise<{ client: Client; clock: { now: number } }> {
+  const clock = { now: 0 };
+  let session: ServerSession | undefined;
+  let client: Client | undefined;
+  const host = (deliver: (bytes: Uint8Array) => void): PeerHost => ({ write: (bytes) => void Promise.resolve().then(() => deliver(bytes)), now: () => clock.now, armTimer: () => undefined });
+  const toServer = (bytes: Uint8Array): void => {
     const out = decoder
       .decode(bytes)
       .split("\n")
@@ -73,8 +81,13 @@ function rewriteState(pair: Pair, rewrite: (state: string, params: Message) => v
         if (message.method === "tools/call" && typeof params?.requestState === "string") rewrite(params.requestState, params);
         return `${JSON.stringify(message)}\n`;
       });
-    pair.session.receiveBytes(encoder.encode(out.join("")));
+    session?.receiveBytes(encoder.encode(out.join("")));
   };
+  session = server.connect(host((bytes) => client?.driver.receiveBytes(bytes)));
+  client = new Client(host(toServer), { info: { name: "c", version: "1" }, versions: ALL, capabilities: { elicitation: {} } });
+  const connected = await client.connect();
+  assert.equal(connected.era, "modern");
+  return { client, clock };
 }
 
 test("2026-07-28 re-runs the handler on each input round: a side effect before ctx.elicit() without once repeats", async () => {
@@ -118,22 +131,18 @@ test("ctx.once under 2026-07-28 without ServerOptions.inputRounds fails the tool
 test("a sealed state that was altered, or replayed with other arguments, or has expired, is refused with -32602 before the handler runs", async () => {
   for (const attack of ["tampered", "other-request", "expired"] as const) {
     const { counts, setup } = orderTool(true);
-    const pair = await connected("modern", { setup, server: { inputRounds: { secret: ROUNDS_SECRET, ttlMs: 1000 } } });
-    let release: (() => void) | undefined;
-    pair.client.setRequestHandler("elicitation/create", () =>
-      attack === "expired" ? new Promise((resolve) => (release = () => resolve({ action: "accept", content: { ok: true } }))) : { action: "accept", content: { ok: true } },
-    );
-    rewriteState(pair, (state, params) => {
+    const server = new Server({ info: SERVER_INFO, versions: ALL, inputRounds: { secret: ROUNDS_SECRET, ttlMs: 1000 } });
+    setup(server);
+    const { client, clock } = await interceptedLink(server, (state, params) => {
       if (attack === "tampered") params.requestState = `${state.slice(0, -6)}${state.slice(-6) === "AAAAAA" ? "BBBBBB" : "AAAAAA"}`;
       if (attack === "other-request") params.arguments = { item: "gold" };
     });
-    const call = pair.client.callTool("order", { item: "tea" });
-    if (attack === "expired") {
-      await pair.settle();
-      await pair.advance(1000);
-      release?.();
-    }
-    const error = await mcpError(call, ErrorCode.InvalidParams);
+    // "expired": the client answers after the state's ttl has passed.
+    client.setRequestHandler("elicitation/create", () => {
+      if (attack === "expired") clock.now += 1000;
+      return { action: "accept", content: { ok: true } };
+    });
+    const error = await mcpError(client.callTool("order", { item: "tea" }), ErrorCode.InvalidParams);
     assert.match(error.message, new RegExp(`requestState refused \\(${attack}\\)`));
     assert.deepEqual(error.data, { reason: attack });
     assert.deepEqual(counts, { runs: 1, charges: 1 }, `${attack}: the handler did not run again`);
