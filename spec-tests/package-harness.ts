@@ -74,6 +74,11 @@ export function packIntoConsumer(): Packed {
 
 /** Links @types/node and the packages it depends on from this project into `consumer`. */
 export function linkTypesNode(consumer: string): void {
+  linkPackages(consumer, ["@types/node"]);
+}
+
+/** Links installed packages (dev dependencies of this project) and their dependencies into `consumer`. */
+export function linkPackages(consumer: string, names: readonly string[]): void {
   const link = (name: string): void => {
     const source = join(ROOT, "node_modules", name);
     assert.ok(existsSync(source), `${name} is not installed in ${ROOT} (npm ci installs it: it is a dev dependency)`);
@@ -84,7 +89,7 @@ export function linkTypesNode(consumer: string): void {
     const manifest = JSON.parse(readFileSync(join(source, "package.json"), "utf8")) as { dependencies?: { [dep: string]: string } };
     for (const dep of Object.keys(manifest.dependencies ?? {})) link(dep);
   };
-  link("@types/node");
+  for (const name of names) link(name);
 }
 
 /** The compiler options every consumer check uses on top of its own: strict, and library files checked too. */
@@ -99,4 +104,28 @@ export function typeCheck(dir: string, name: string, options: { readonly [option
   const config = join(dir, `tsconfig.${name}.json`);
   writeFileSync(config, JSON.stringify({ compilerOptions: options, files: Object.keys(sources) }, null, 2));
   return run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", config, "--pretty", "false"], dir);
+}
+
+/** The ```ts blocks of a markdown file (README.md, docs/*.md), each with its own prelude: <!-- ts-prelude: ... --> on the line before its fence. */
+export interface Block {
+  readonly line: number;
+  readonly code: string;
+  readonly prelude: string;
+}
+
+/** The ```ts blocks of `markdown`, with the line each starts on and its own prelude, if any. */
+export function tsBlocks(markdown: string, file = "README.md"): Block[] {
+  const lines = markdown.split("\n");
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? "")) continue;
+    const own = /^<!--\s*ts-prelude:\s*([\s\S]*?)\s*-->\s*$/.exec(lines[i - 1] ?? "");
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end] !== "```") end++;
+    assert.ok(end < lines.length, `${file}:${i + 1}: a \`\`\`ts block that never closes`);
+    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n"), prelude: own?.[1] ?? "" });
+    i = end;
+  }
+  return blocks;
 }

@@ -56,28 +56,48 @@ export class RequestStateSealer {
    * `tools/call:deploy:user-42`: method, target and authenticated principal.
    */
   async seal(payload: unknown, binding: string, now: number): Promise<string> {
-    const body = encoder.encode(JSON.stringify({ v: 1, b: binding, e: now + this.ttlMs, p: payload }));
+    const body = stateBody(payload, binding, now + this.ttlMs);
     const mac = new Uint8Array(await this.subtle.sign("HMAC", await this.key, body));
     return `${base64urlEncode(body)}.${base64urlEncode(mac)}`;
   }
 
   /** Opens a token for the request described by `binding`; refuses tampered, expired and replayed-elsewhere ones. */
   async open<T = unknown>(token: unknown, binding: string, now: number): Promise<OpenedState<T>> {
-    if (typeof token !== "string") return { ok: false, reason: "malformed" };
-    const dot = token.indexOf(".");
-    const body = dot > 0 ? base64urlDecode(token.slice(0, dot)) : undefined;
-    const mac = dot > 0 ? base64urlDecode(token.slice(dot + 1)) : undefined;
-    if (body === undefined || mac === undefined || mac.length !== 32) return { ok: false, reason: "malformed" };
-    if (!(await this.subtle.verify("HMAC", await this.key, mac, body))) return { ok: false, reason: "tampered" };
-    let sealed: { v?: unknown; b?: unknown; e?: unknown; p?: unknown };
-    try {
-      sealed = JSON.parse(decoder.decode(body)) as typeof sealed;
-    } catch {
-      return { ok: false, reason: "malformed" };
-    }
-    if (sealed.v !== 1 || typeof sealed.e !== "number" || typeof sealed.b !== "string") return { ok: false, reason: "malformed" };
-    if (now >= sealed.e) return { ok: false, reason: "expired" };
-    if (sealed.b !== binding) return { ok: false, reason: "other-request" };
-    return { ok: true, payload: sealed.p as T };
+    const parts = splitToken(token);
+    if (parts === undefined) return { ok: false, reason: "malformed" };
+    if (!(await this.subtle.verify("HMAC", await this.key, parts.mac, parts.body))) return { ok: false, reason: "tampered" };
+    return readStateBody<T>(parts.body, binding, now);
   }
+}
+
+// The token format, shared with the synchronous sealing of input rounds (round-state.ts):
+// base64url(body) "." base64url(HMAC-SHA-256 of body), body = JSON {v: 1, b: binding, e: expiry, p: payload}.
+
+/** @internal The bytes a token's MAC covers. */
+export function stateBody(payload: unknown, binding: string, expiresAt: number): Uint8Array {
+  return encoder.encode(JSON.stringify({ v: 1, b: binding, e: expiresAt, p: payload }));
+}
+
+/** @internal A token's body and 32-byte MAC, or undefined when it is not shaped like one. */
+export function splitToken(token: unknown): { readonly body: Uint8Array; readonly mac: Uint8Array } | undefined {
+  if (typeof token !== "string") return undefined;
+  const dot = token.indexOf(".");
+  const body = dot > 0 ? base64urlDecode(token.slice(0, dot)) : undefined;
+  const mac = dot > 0 ? base64urlDecode(token.slice(dot + 1)) : undefined;
+  if (body === undefined || mac === undefined || mac.length !== 32) return undefined;
+  return { body, mac };
+}
+
+/** @internal A body whose MAC was verified: its payload, or why it does not apply to this request now. */
+export function readStateBody<T>(body: Uint8Array, binding: string, now: number): OpenedState<T> {
+  let sealed: { v?: unknown; b?: unknown; e?: unknown; p?: unknown };
+  try {
+    sealed = JSON.parse(decoder.decode(body)) as typeof sealed;
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  if (typeof sealed !== "object" || sealed === null || sealed.v !== 1 || typeof sealed.e !== "number" || typeof sealed.b !== "string") return { ok: false, reason: "malformed" };
+  if (now >= sealed.e) return { ok: false, reason: "expired" };
+  if (sealed.b !== binding) return { ok: false, reason: "other-request" };
+  return { ok: true, payload: sealed.p as T };
 }

@@ -11,9 +11,9 @@ import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResul
 import { McpError } from "./errors.js";
 import { errorMessage } from "./handlers.js";
 import { InputRequiredSignal } from "./input-rounds.js";
-import { validateJsonSchema } from "./json-schema.js";
 import type { Completer, HandlerContext, Server } from "./server.js";
 import { runValidator } from "./standard-schema.js";
+import { checkPromptArguments, checkToolOutput } from "./typed-schemas.js";
 
 const MAX_COMPLETIONS = 100;
 
@@ -39,15 +39,7 @@ export async function callTool(server: Server, params: JsonObject, context: Hand
     if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
     return toolError(errorMessage(error));
   }
-  const outputSchema = entry.definition.outputSchema;
-  if (outputSchema !== undefined && result.isError !== true) {
-    const verdict = validateJsonSchema(outputSchema, result.structuredContent);
-    if (!verdict.valid) {
-      const first = verdict.errors[0];
-      return toolError(`Tool ${name} returned structuredContent that does not match its outputSchema${first !== undefined ? ` (${first.path || "/"}: ${first.message})` : ""}`);
-    }
-  }
-  return result;
+  return checkToolOutput(name, entry.outputValidator, result);
 }
 
 /** resources/read: an exact resource, else the first template that matches; -32002 (-32602 under 2026-07-28) for none. */
@@ -69,7 +61,8 @@ export async function getPrompt(server: Server, params: JsonObject, context: Han
   for (const arg of entry.definition.arguments ?? []) {
     if (arg.required === true && typeof args[arg.name] !== "string") throw new McpError(ErrorCode.InvalidParams, `Missing required argument ${arg.name} for prompt ${name}`, { argument: arg.name });
   }
-  return entry.handler(args, context);
+  // An argsSchema validates (and may transform) the arguments: -32602 with the path of each problem.
+  return entry.handler((await checkPromptArguments(name, entry.validator, args)) as Record<string, string>, context);
 }
 
 /** completion/complete: at most MAX_COMPLETIONS values, with the total the completer found. */

@@ -51,16 +51,19 @@ import { isJsonObject } from "../envelope.js";
 import { Driver, type PeerHost } from "./driver.js";
 import { ConnectionClosedError, ResponseTooLargeError, McpError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
-import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
+import { InputRequiredSignal, inputRequiredResult, tooDeep } from "./input-rounds.js";
+import { RoundState, checkInputRounds, openRounds, roundBinding, type InputRoundsOptions } from "./round-state.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
-import { appliedJsonSchema, checkToolName, checkToolSchema, listable, refuseUnusableSchema } from "./registration.js";
+import { checkToolName, listable } from "./registration.js";
+import type { PromptArgs, ToolArgs, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
+import { resolvePromptArguments, resolveToolSchemas, type ExplicitJsonSchemas } from "./typed-schemas.js";
 import { complete, getPrompt, readResource } from "./server-methods.js";
 import { TaskRunner, callToolOrTask, sessionTool, type TaskOptions } from "./task-server.js";
 import { TASKS_EXTENSION } from "../extensions.js";
 import type { AbortSignalLike } from "./signal.js";
 import { ExtensionHandlers, extensionMethodsOf, withExtensions, type ExtensionNotificationHandler, type ExtensionNotifications, type ExtensionRequestHandler, type ExtensionRequests, type Extensions, type NotIn, type ParamsOf, type ResultOf } from "./extensions.js";
 import type { AuthInfo } from "../auth/types.js";
-import type { ToolValidator } from "./standard-schema.js";
+import type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
 
 /** What every handler receives. */
@@ -115,6 +118,16 @@ export interface HandlerContext {
    * there are no input_required results, it throws a ProtocolMisuseError (MOD-10).
    */
   inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never;
+  /**
+   * Runs `fn` once per request and resolves with its value (a JSON copy). Under 2026-07-28 a
+   * handler that calls elicit/createMessage/listRoots runs again from the top on each input
+   * round; work before the first input request (a charge, a job started) runs on every round
+   * unless it goes through once: the value travels to the next rounds in the sealed
+   * requestState, and fn runs only in the first. Needs ServerOptions.inputRounds under
+   * 2026-07-28 (rejects without it); await it before the input request it must precede.
+   * Not with inputRequired(), whose requestState is the handler's own.
+   */
+  once<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
 }
 
 /** What an HTTP endpoint tells handlers about the HTTP request that carried theirs. */
@@ -133,15 +146,23 @@ export type InputRequest =
   | { readonly method: "sampling/createMessage"; readonly params: CreateMessageRequestParams }
   | { readonly method: "roots/list"; readonly params?: { readonly _meta?: { readonly [key: string]: unknown } } };
 
-export interface ToolDefinition {
+/**
+ * A tool. `inputSchema` / `outputSchema`: a JSON Schema object (listed as given, applied by the
+ * built-in validator; a literal types `args` and structuredContent) or a Standard Schema (zod,
+ * valibot, ...: it validates, applies defaults and types them; its library produces the listed
+ * JSON Schema through `~standard.jsonSchema`, else give `jsonSchema`). See typed-schemas.ts.
+ */
+export interface ToolDefinition<I = ToolSchemaInput | undefined, O = ToolSchemaInput | undefined, V extends StandardSchemaV1 | undefined = StandardSchemaV1 | undefined> {
   title?: string;
   description?: string;
-  inputSchema?: Tool["inputSchema"];
-  outputSchema?: Tool["outputSchema"];
+  inputSchema?: I;
+  outputSchema?: O;
+  /** The JSON Schemas to list for Standard Schemas whose library produces none (valibot without its converter). */
+  jsonSchema?: ExplicitJsonSchemas;
   annotations?: ToolAnnotations;
   _meta?: { [key: string]: unknown };
-  /** Validates arguments: a function, a Standard Schema, or { jsonSchema }. Default: inputSchema with the built-in validator. */
-  validator?: ToolValidator;
+  /** Validates arguments: a function, a Standard Schema, or { jsonSchema }. Default: inputSchema (with the built-in validator for a JSON Schema). */
+  validator?: V | Exclude<ToolValidator, StandardSchemaV1>;
   /**
    * Tasks extension (2026-07-28, needs ServerOptions.tasks): "optional", the tool runs as a
    * task whenever the request declares the extension; "required", it runs only as a task
@@ -149,10 +170,11 @@ export interface ToolDefinition {
    */
   taskSupport?: "optional" | "required";
   /** Runs in the request before its task is created (input rounds allowed, SEP-2322); its value reaches the handler as ctx.prepared. */
-  beforeTask?: (args: Record<string, unknown>, context: HandlerContext) => unknown;
+  beforeTask?: (args: ToolArgs<I, V>, context: HandlerContext) => unknown;
 }
 
-export type ToolHandler = (args: Record<string, unknown>, context: HandlerContext) => CallToolResult | Promise<CallToolResult>;
+/** A tool's handler: `args` typed by the inputSchema, its result's structuredContent by the outputSchema (schema-types.ts). */
+export type ToolHandler<A = Record<string, unknown>, R = CallToolResult> = (args: A, context: HandlerContext) => R | Promise<R>;
 
 export interface ResourceDefinition {
   name: string;
@@ -179,15 +201,20 @@ export type TemplateReader = (uri: string, variables: Record<string, string | st
 /** Candidate values for an argument, given what the user typed and the other arguments. */
 export type Completer = (value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>;
 
-export interface PromptDefinition {
+export interface PromptDefinition<A = readonly PromptArgument[] | undefined, S = ToolSchemaInput | undefined> {
   title?: string;
   description?: string;
-  arguments?: PromptArgument[];
+  /** Listed as given; a literal types the handler's args (required ones are strings). Derived from argsSchema when absent. */
+  arguments?: A;
+  /** A Standard Schema or a JSON Schema object that validates (and types) the arguments; -32602 with the path of each problem when they do not match. */
+  argsSchema?: S;
+  /** The JSON Schema (input) to derive `arguments` from, for an argsSchema whose library produces none. */
+  jsonSchema?: ExplicitJsonSchemas;
   /** Completions for prompt arguments, by argument name. */
   complete?: { [argument: string]: Completer };
 }
 
-export type PromptHandler = (args: Record<string, string>, context: HandlerContext) => GetPromptResult | Promise<GetPromptResult>;
+export type PromptHandler<A = Record<string, string>> = (args: A, context: HandlerContext) => GetPromptResult | Promise<GetPromptResult>;
 
 export interface ServerOptions {
   info: Implementation;
@@ -223,6 +250,8 @@ export interface ServerOptions {
   defaultTimeoutMs?: number;
   onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>, session: ServerSession) => void;
   onSessionClosed?: (session: ServerSession) => void;
+  /** 2026-07-28: seal the requestState of ctx.elicit/createMessage/listRoots rounds, which carries ctx.once values (round-state.ts). */
+  inputRounds?: InputRoundsOptions;
   /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): where tasks live and how their ids are made. */
   tasks?: TaskOptions;
   /** Extensions served (RULES.md MT-03): declared under `capabilities.extensions`; their handlers are set with setRequestHandler and setNotificationHandler. */
@@ -232,6 +261,7 @@ export interface ServerOptions {
 interface ToolEntry {
   readonly definition: Tool;
   readonly validator: ToolValidator | undefined;
+  readonly outputValidator: ToolValidator | undefined;
   readonly handler: ToolHandler;
   readonly taskSupport: "optional" | "required" | undefined;
   readonly beforeTask: ((args: Record<string, unknown>, context: HandlerContext) => unknown) | undefined;
@@ -247,6 +277,7 @@ interface TemplateEntry {
 interface PromptEntry {
   readonly definition: Prompt;
   readonly handler: PromptHandler;
+  readonly validator: ToolValidator | undefined;
   readonly complete: { [argument: string]: Completer } | undefined;
 }
 
@@ -271,6 +302,7 @@ export class Server {
   readonly extensionHandlers: ExtensionHandlers<ExtensionRequestHandler, ExtensionNotificationHandler>;
 
   constructor(options: ServerOptions) {
+    checkInputRounds(options.inputRounds);
     this.options = options;
     this.extensionHandlers = new ExtensionHandlers(options.extensions);
     this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(options.tasks, (task) => {
@@ -285,28 +317,30 @@ export class Server {
    * Registers a tool. Throws an Error when the name is outside [A-Za-z0-9_.-]{1,128} (the
    * 2025-11-25 tool-name rule), when inputSchema or outputSchema is not an object schema with
    * root type "object" (J-02), when the definition cannot be encoded as JSON, or when a tool
-   * of that name is registered already.
+   * of that name is registered already; with a Standard Schema, also when no JSON Schema can
+   * be listed for it (no ~standard.jsonSchema and no jsonSchema option; typed-schemas.ts).
    */
-  tool(name: string, definition: ToolDefinition, handler: ToolHandler): Registration {
+  tool<const I extends ToolSchemaInput | undefined = undefined, const O extends ToolSchemaInput | undefined = undefined, V extends StandardSchemaV1 | undefined = undefined>(
+    name: string,
+    definition: ToolDefinition<I, O, V>,
+    handler: ToolHandler<ToolArgs<I, V>, ToolResultFor<O>>,
+  ): Registration {
     if (this.options.allowAnyToolName !== true) checkToolName(name);
     else if (typeof name !== "string" || name.length === 0) throw new Error(`tool name rule: expected a non-empty string, got ${typeof name === "string" ? "an empty name" : typeof name}`);
-    if (definition.inputSchema !== undefined) checkToolSchema(name, "inputSchema", definition.inputSchema);
-    if (definition.outputSchema !== undefined) checkToolSchema(name, "outputSchema", definition.outputSchema);
-    const tool: Tool = { name, inputSchema: definition.inputSchema ?? { type: "object" } };
+    const schemas = resolveToolSchemas(name, definition);
+    const tool: Tool = { name, inputSchema: schemas.inputSchema };
     if (definition.title !== undefined) tool.title = definition.title;
     if (definition.description !== undefined) tool.description = definition.description;
-    if (definition.outputSchema !== undefined) tool.outputSchema = definition.outputSchema;
+    if (schemas.outputSchema !== undefined) tool.outputSchema = schemas.outputSchema;
     if (definition.annotations !== undefined) tool.annotations = definition.annotations;
     if (definition._meta !== undefined) tool._meta = definition._meta;
     if (definition.taskSupport !== undefined) {
       if (this.taskRunner === undefined) throw new Error(`tool ${name}: taskSupport ${JSON.stringify(definition.taskSupport)} needs ServerOptions.tasks (a task store and task ids); got none`);
       tool.execution = { taskSupport: definition.taskSupport };
     }
-    const validator = definition.validator ?? (definition.inputSchema !== undefined ? { jsonSchema: definition.inputSchema } : undefined);
-    // The built-in validator applies these schemas: one it cannot apply in full is refused now, not on every call.
-    refuseUnusableSchema(name, definition.validator === undefined ? "inputSchema" : "validator's jsonSchema", appliedJsonSchema(validator));
-    refuseUnusableSchema(name, "outputSchema", definition.outputSchema);
-    return this.register("tool", this.tools, name, { definition: listable(`tool ${name}`, tool), validator, handler, taskSupport: definition.taskSupport, beforeTask: definition.beforeTask }, "notifications/tools/list_changed");
+    // The entry holds the handler untyped: the validator made its arguments what ToolArgs<I> says.
+    const entry: ToolEntry = { definition: listable(`tool ${name}`, tool), validator: schemas.validator, outputValidator: schemas.outputValidator, handler: handler as ToolHandler, taskSupport: definition.taskSupport, beforeTask: definition.beforeTask as ToolEntry["beforeTask"] };
+    return this.register("tool", this.tools, name, entry, "notifications/tools/list_changed");
   }
 
   resource(uri: string, definition: ResourceDefinition, read: ResourceReader): Registration {
@@ -319,9 +353,12 @@ export class Server {
     return this.register("resource template", this.templates, uriTemplate, entry, "notifications/resources/list_changed");
   }
 
-  prompt(name: string, definition: PromptDefinition, handler: PromptHandler): Registration {
-    const { complete, ...rest } = definition;
-    return this.register("prompt", this.prompts, name, { definition: listable(`prompt ${name}`, { name, ...rest }), handler, complete }, "notifications/prompts/list_changed");
+  prompt<const A extends readonly PromptArgument[] | undefined = undefined, const S extends ToolSchemaInput | undefined = undefined>(name: string, definition: PromptDefinition<A, S>, handler: PromptHandler<PromptArgs<A, S>>): Registration {
+    const { complete, argsSchema, jsonSchema, arguments: listed, ...rest } = definition;
+    const resolved = resolvePromptArguments(name, { arguments: listed, argsSchema, jsonSchema });
+    const prompt: Prompt = resolved.arguments === undefined ? { name, ...rest } : { name, ...rest, arguments: resolved.arguments };
+    const entry: PromptEntry = { definition: listable(`prompt ${name}`, prompt), handler: handler as PromptHandler, validator: resolved.validator, complete };
+    return this.register("prompt", this.prompts, name, entry, "notifications/prompts/list_changed");
   }
 
   /**
@@ -702,14 +739,15 @@ export class ServerSession {
   /** Runs a handler (now, or when a slot frees) and answers with its outcome; McpError becomes a JSON-RPC error. */
   private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, work: (context: HandlerContext) => object | Promise<object>, inbound: TransportRequestInfo | undefined): void {
     // The peer's own values are measured before a handler or a round walks or re-encodes them.
-    let answers: JsonObject | undefined;
+    let rounds: RoundState | undefined;
     if (modern !== undefined) {
-      const collected = collectAnswers(params, this.maxJsonDepth);
-      if (!collected.ok) {
-        this.engine.respondError(id, collected.code, collected.message);
+      const binding = (): string => roundBinding(method, params, inbound?.auth?.subject ?? inbound?.auth?.clientId);
+      const opened = openRounds(params, this.maxJsonDepth, this.server.options.inputRounds, binding, this.host.now());
+      if (!opened.ok) {
+        this.engine.respondError(id, opened.code, opened.message, opened.data);
         return;
       }
-      answers = collected.answers;
+      rounds = opened.rounds;
     }
     if (jsonDepthExceeds(params.arguments, this.maxJsonDepth)) {
       const refused = tooDeep("arguments", this.maxJsonDepth);
@@ -720,7 +758,7 @@ export class ServerSession {
       this.engine,
       this.driver,
       id,
-      (signal) => work(this.context(id, signal, params, modern, answers, inbound)),
+      (signal) => work(this.context(id, signal, params, modern, rounds ?? RoundState.session(), inbound)),
       (error) => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : respondWithError(this.engine, id, error, this.maxJsonDepth)),
     );
   }
@@ -745,7 +783,8 @@ export class ServerSession {
     }
   }
 
-  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, answers: JsonObject | undefined, inbound: TransportRequestInfo | undefined): HandlerContext {
+  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, rounds: RoundState, inbound: TransportRequestInfo | undefined): HandlerContext {
+    const answers = rounds.answers;
     // 2026-07-28: the answer to an input request comes back in the retry's inputResponses, keyed by call order;
     // a client sends only the keys of the last round, so the answers of earlier rounds travel in our requestState.
     let calls = 0;
@@ -753,7 +792,7 @@ export class ServerSession {
       const key = `${inputMethod}#${calls++}`;
       const answer = answers !== undefined && Object.hasOwn(answers, key) ? answers[key] : undefined;
       if (answer !== undefined) return Promise.resolve(answer as T);
-      const asked = Promise.reject(new InputRequiredSignal({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }, answers));
+      const asked = Promise.reject(rounds.inputRequired({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }, this.maxJsonDepth));
       // Control flow, not a failure: a handler that did not await the call must not leave a rejection unhandled.
       asked.catch(() => undefined);
       return asked;
@@ -793,6 +832,7 @@ export class ServerSession {
         if (modern === undefined) throw new ProtocolMisuseError({ rule: "MOD-10", expected: "input_required results only under 2026-07-28", got: "a session-era request", method: "inputRequired" });
         throw new InputRequiredSignal(inputRequests as unknown as JsonObject, undefined, requestState);
       },
+      once: (key, fn) => rounds.once(key, fn, modern !== undefined),
     };
   }
 }

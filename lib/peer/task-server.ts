@@ -24,6 +24,7 @@ import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import type { ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult, Tool } from "../types.js";
 import { McpError, RequestAbortedError } from "./errors.js";
 import { errorMessage } from "./handlers.js";
+import { RoundState } from "./round-state.js";
 import { PeerAbortController } from "./signal.js";
 import { MemoryTaskStore, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
 import type { HandlerContext, Server, ServerSession } from "./server.js";
@@ -260,6 +261,7 @@ export class TaskRunner {
         this.writeOutstanding(taskId, running).catch((error: unknown) => reject(error instanceof Error ? error : new Error(errorMessage(error))));
       });
     };
+    const memo = RoundState.session();
     return {
       requestId,
       clientCapabilities: modern.clientCapabilities as ClientCapabilities,
@@ -279,7 +281,8 @@ export class TaskRunner {
       listRoots: () => ask<ListRootsResult>("roots/list", undefined),
       inputRequired: () => {
         throw new Error("inputRequired: a task asks for input through ctx.elicit, createMessage or listRoots (its inputRequests), not through an input_required result");
-      },
+      },      // A task's handler runs once (its input comes through inputRequests, not re-runs): once only memoizes.
+      once: (key, fn) => memo.once(key, fn, false),
     };
   }
 }

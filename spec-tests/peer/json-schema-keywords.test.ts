@@ -72,7 +72,7 @@ test("Server.tool refuses an inputSchema or outputSchema the validator cannot ap
     (error: unknown) => error instanceof Error && /^\[J-02\] tool "t": the inputSchema cannot be applied by the built-in validator: at #\/properties\/a\/foo: unsupported keyword "foo"/.test(error.message),
   );
   assert.throws(
-    () => s.tool("u", { inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { r: { $ref: "#/$defs/none" } } } }, () => ({ content: [] })),
+    () => s.tool("u", { inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { r: { $ref: "#/$defs/none" } } } }, () => ({ content: [] }) as never),
     /tool "u": the outputSchema cannot be applied .*at #\/properties\/r\/\$ref: reference "#\/\$defs\/none" does not resolve/,
   );
   assert.throws(() => s.tool("v", { inputSchema: { type: "object", properties: { p: { pattern: "(" } } } }, () => ({ content: [] })), /at #\/properties\/p\/pattern: invalid regular expression/);

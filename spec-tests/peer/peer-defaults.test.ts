@@ -215,7 +215,7 @@ test("server.tool refuses an inputSchema or outputSchema whose root type is not 
   assert.throws(() => server.tool("u", { inputSchema: null as never }, () => OK), /\[J-02\] tool u: inputSchema must be a JSON Schema object.*got null/);
   assert.throws(() => server.tool("o", { outputSchema: { type: "array" } as never }, () => OK), /\[J-02\] tool o: outputSchema must have root type "object".*got "array"/);
   assert.equal(server.tools.size, 0);
-  server.tool("fine", { inputSchema: { type: "object", additionalProperties: false }, outputSchema: { type: "object" } }, () => OK);
+  server.tool("fine", { inputSchema: { type: "object", additionalProperties: false }, outputSchema: { type: "object" } }, () => ({ ...OK, structuredContent: {} }));
 });
 
 test("a second registration of a name is refused (tools, prompts, resources, templates); after remove() it is accepted", () => {

@@ -372,7 +372,8 @@ test("outputSchema: a mismatch becomes an isError result; a match passes; isErro
     setup: (s) => {
       s.tool("good", { outputSchema }, () => ({ content: [], structuredContent: { sum: 3 } }));
       s.tool("bad", { outputSchema }, () => ({ content: [], structuredContent: { sum: "three" } }));
-      s.tool("missing", { outputSchema }, () => ({ content: [] }));
+      // A missing structuredContent does not compile (ToolResultFor); the cast makes the runtime check visible.
+      s.tool("missing", { outputSchema }, () => ({ content: [] }) as never);
       s.tool("failed", { outputSchema }, () => ({ content: [{ type: "text", text: "could not add" }], isError: true }));
     },
   });

@@ -13,36 +13,13 @@ import { after, before, test } from "node:test";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/versions.js";
 import { McpError } from "../../lib/peer/errors.js";
 import { Pair } from "../peer-harness.js";
-import { ROOT, STRICT_CONSUMER, linkTypesNode, packIntoConsumer, typeCheck, type Packed } from "../package-harness.js";
+import { ROOT, STRICT_CONSUMER, linkTypesNode, packIntoConsumer, tsBlocks, typeCheck, type Packed } from "../package-harness.js";
 import { mcpError } from "../support.js";
 
 const PRELUDE = `// Host objects the README's examples use without creating them.
 declare const transport: { write(bytes: Uint8Array): void; onData(listener: (chunk: Uint8Array) => void): void };
 declare function armTimer(deadline: number | undefined): void;
 `;
-
-interface Block {
-  readonly line: number;
-  readonly code: string;
-  readonly prelude: string;
-}
-
-/** The ```ts blocks of `markdown`, with the line each starts on and its own prelude, if any. */
-export function tsBlocks(markdown: string): Block[] {
-  const lines = markdown.split("\n");
-  const blocks: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? "")) continue;
-    const own = /^<!--\s*ts-prelude:\s*([\s\S]*?)\s*-->\s*$/.exec(lines[i - 1] ?? "");
-    const start = i + 1;
-    let end = start;
-    while (end < lines.length && lines[end] !== "```") end++;
-    assert.ok(end < lines.length, `README.md:${i + 1}: a \`\`\`ts block that never closes`);
-    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n"), prelude: own?.[1] ?? "" });
-    i = end;
-  }
-  return blocks;
-}
 
 let packed: Packed;
 
