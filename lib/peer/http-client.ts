@@ -135,7 +135,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     return this.core.state !== "open";
   }
 
-  // ── PeerHost ────────────────────────────────────────────────────────────────
+  // ── PeerHost ──────────────────────────────────────────────
 
   now(): number {
     return this.core.timers.now();
@@ -175,7 +175,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     core.schedule(() => core.run(() => this.sessionEra.post(message, requestId, false)));
   }
 
-  // ── close ───────────────────────────────────────────────────────────────────
+  // ── close ───────────────────────────────────────────────
 
   /** Aborts open streams and fetches, DELETEs the session (405 is fine), then delivers EOF to the client. */
   close(): Promise<void> {
@@ -196,7 +196,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   }
 }
 
-// ── connectHttp ───────────────────────────────────────────────────────────────
+// ── connectHttp ──────────────────────────────────────────────
 
 export interface ConnectHttpOptions<S = unknown> extends ClientOptions, HttpClientTransportOptions<S> {
   /** Timeout for initialize. Default: defaultTimeoutMs. */
@@ -219,7 +219,10 @@ export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<Ht
   const transport = new HttpClientTransport<S>(options);
   // With OAuth, the probe's answer may wait for an authorization (a user at a browser): the probe
   // timeout that tells a silent older server apart must not run out during it.
-  const client = new Client(transport, options.auth !== undefined && options.probeTimeoutMs === undefined ? { ...options, probeTimeoutMs: AUTH_PROBE_TIMEOUT_MS } : options);
+  const client = new Client(
+    transport,
+    options.auth !== undefined && options.probeTimeoutMs === undefined ? { ...options, probeTimeoutMs: AUTH_PROBE_TIMEOUT_MS } : options,
+  );
   // client.input follows the Client to a new engine when its modern probe falls back to initialize.
   transport.attach(client.input);
   let server: ConnectResult;
