@@ -182,10 +182,7 @@ class TaskTable {
   private readonly ended = new Set<string>();
   private readonly endedWithToken: TaskRecord[] = [];
 
-  constructor(
-    private readonly max: number,
-    private readonly evictLive: boolean,
-  ) {}
+  constructor(private readonly max: number, private readonly evictLive: boolean) {}
 
   get size(): number {
     return this.records.size;
@@ -248,10 +245,7 @@ export class Features {
   /** Tasks the peer created for our requests. */
   private readonly tasksThere: TaskTable;
 
-  constructor(
-    private readonly role: Role,
-    limits: Partial<FeatureLimits> = {},
-  ) {
+  constructor(private readonly role: Role, limits: Partial<FeatureLimits> = {}) {
     this.limits = { ...DEFAULT_FEATURE_LIMITS, ...limits };
     this.tasksHere = new TaskTable(this.limits.maxTasks, true);
     this.tasksThere = new TaskTable(this.limits.maxTasks, false);
@@ -266,13 +260,8 @@ export class Features {
 
   /** Sizes of the peer-fed tables, for hosts and tests that watch memory. */
   get tableSizes(): { tasksHere: number; tasksThere: number; urlElicitations: number; toolNames: number; subscriptions: number } {
-    return {
-      tasksHere: this.tasksHere.size,
-      tasksThere: this.tasksThere.size,
-      urlElicitations: this.urlElicitations.size,
-      toolNames: this.toolTaskSupport.size,
-      subscriptions: this.subscriptions.size,
-    };
+    return { tasksHere: this.tasksHere.size, tasksThere: this.tasksThere.size, urlElicitations: this.urlElicitations.size, toolNames: this.toolTaskSupport.size,
+      subscriptions: this.subscriptions.size };
   }
 
   /** Whether the client subscribed to `uri` (or a resource containing it). */
@@ -301,13 +290,8 @@ export class Features {
   /** Our request; throws if a feature rule forbids it. Records what later messages depend on. */
   outboundRequest(method: string, params: JsonObject | undefined, peerCaps: number, version: SessionVersion | undefined): void {
     this.checkMeta(params, version, method);
-    if (
-      method === "tools/call" &&
-      hasTasks(version) &&
-      (peerCaps & Cap.tasksRequestsToolsCall) !== 0 &&
-      params !== undefined &&
-      typeof params.name === "string"
-    ) {
+    if (method === "tools/call" && hasTasks(version) && (peerCaps & Cap.tasksRequestsToolsCall) !== 0 && params !== undefined
+      && typeof params.name === "string") {
       const support = this.toolTaskSupport.get(params.name);
       if (support !== undefined) {
         const withTask = params.task !== undefined;
@@ -316,11 +300,8 @@ export class Features {
         if (!withTask && support === "required") throw local("TK-08", `a task for tool ${params.name} (taskSupport required)`, "a plain call", method);
       }
     }
-    if (
-      method === "resources/subscribe" &&
-      typeof params?.uri === "string" &&
-      !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)
-    ) {
+    if (method === "resources/subscribe" && typeof params?.uri === "string"
+      && !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)) {
       throw local("LIM-07", `at most ${this.limits.maxSubscriptions} resource subscriptions`, "one more", method);
     }
     if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId === "string")
@@ -359,13 +340,8 @@ export class Features {
   }
 
   /** Our result for a peer request; throws if a feature rule forbids it, otherwise records its effect. */
-  outboundResult(
-    method: string,
-    request: JsonObject | undefined,
-    result: JsonObject,
-    version: SessionVersion | undefined,
-    token: string | number | undefined,
-  ): void {
+  outboundResult(method: string, request: JsonObject | undefined, result: JsonObject, version: SessionVersion | undefined,
+    token: string | number | undefined): void {
     this.checkMeta(result, version, method);
     switch (method) {
       case "completion/complete": {
@@ -518,12 +494,8 @@ export class Features {
         if (request?.task === undefined) return undefined;
         const task = taskOf(result);
         if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) {
-          return refusal(
-            undefined,
-            "TK-03",
-            "CreateTaskResult {task} with a taskId and a task status for a task-augmented request",
-            describeValue(result.task),
-          );
+          return refusal(undefined, "TK-03", "CreateTaskResult {task} with a taskId and a task status for a task-augmented request",
+            describeValue(result.task));
         }
         if (!this.tasksThere.put(task.taskId, task.status, token))
           return full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(task.taskId)}`);
@@ -538,9 +510,8 @@ export class Features {
     const ids = urlElicitationIds(error.data);
     if (ids === undefined)
       return refusal(undefined, "E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(error.data));
-    for (const id of ids)
-      if (!this.addUrlElicitation(id, false))
-        return full("LIM-05", "URL elicitations awaiting completion", this.limits.maxUrlElicitations, `elicitation ${describeValue(id)}`);
+    for (const id of ids) if (!this.addUrlElicitation(id, false)) return full("LIM-05", "URL elicitations awaiting completion", this.limits.maxUrlElicitations,
+      `elicitation ${describeValue(id)}`);
     return undefined;
   }
 
@@ -555,12 +526,8 @@ export class Features {
   taskForProgress(taskId: string, progress: number): TaskRecord & { token: string | number } {
     const record = this.tasksHere.get(taskId);
     if (record === undefined || TERMINAL.has(record.status))
-      throw local(
-        "P-08",
-        "progress for a task that has not ended",
-        record === undefined ? `unknown task ${describeValue(taskId)}` : `task ${record.status}`,
-        "notifications/progress",
-      );
+      throw local("P-08", "progress for a task that has not ended", record === undefined ? `unknown task ${describeValue(taskId)}` : `task ${record.status}`,
+      "notifications/progress");
     if (record.token === undefined) throw local("P-01", "a task whose request carried _meta.progressToken", "no token", "notifications/progress");
     const problem = progressProblem(record.lastProgress, progress);
     if (problem !== undefined) throw local("P-05", problem[0], problem[1], "notifications/progress");
@@ -572,19 +539,14 @@ export class Features {
     const problem = this.taskUpdateProblem(this.tasksThere, task);
     if (problem !== undefined) return problem;
     const { taskId, status } = task as { taskId: string; status: string };
-    return this.tasksThere.put(taskId, status, undefined)
-      ? undefined
-      : full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(taskId)}`);
+    return this.tasksThere.put(taskId, status, undefined) ? undefined : full("LIM-04", "tasks that have not ended", this.limits.maxTasks,
+      `task ${describeValue(taskId)}`);
   }
 
   private taskUpdateProblem(tasks: TaskTable, task: JsonObject | undefined): Refusal | undefined {
     if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) {
-      return refusal(
-        ErrorCode.InvalidParams,
-        "TK-02",
-        "a Task with taskId and a status (working, input_required, completed, failed, cancelled)",
-        describeValue(task),
-      );
+      return refusal(ErrorCode.InvalidParams, "TK-02", "a Task with taskId and a status (working, input_required, completed, failed, cancelled)",
+        describeValue(task));
     }
     const known = tasks.get(task.taskId);
     if (known === undefined) return undefined;

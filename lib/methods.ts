@@ -146,12 +146,10 @@ function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}
   };
 }
 
-const hasParam =
-  (name: string) =>
-  (params: JsonObject | undefined): boolean =>
-    params !== undefined && params[name] !== undefined;
+const hasParam = (name: string) => (params: JsonObject | undefined): boolean => params !== undefined && params[name] !== undefined;
 
-const samplingWithTools = (params: JsonObject | undefined): boolean => params !== undefined && (params.tools !== undefined || params.toolChoice !== undefined);
+const samplingWithTools = (params: JsonObject | undefined): boolean =>
+  params !== undefined && (params.tools !== undefined || params.toolChoice !== undefined);
 const samplingWithContext = (params: JsonObject | undefined): boolean =>
   params !== undefined && params.includeContext !== undefined && params.includeContext !== "none";
 const elicitationUrlMode = (params: JsonObject | undefined): boolean => params !== undefined && params.mode === "url";
@@ -162,22 +160,10 @@ const hasTask = hasParam("task");
 // the params they gate did not exist, and a receiver ignores unknown params. URL mode is
 // gated from 2025-06-18 on, since an older client cannot have declared it.
 const SAMPLING_GATES: readonly ParamGate[] = [
-  {
-    cap: Cap.samplingTools,
-    when: samplingWithTools,
-    code: ErrorCode.InvalidParams,
-    rule: "C-06",
-    what: "tools or toolChoice in sampling",
-    since: "2025-11-25",
-  },
-  {
-    cap: Cap.samplingContext,
-    when: samplingWithContext,
-    code: ErrorCode.InvalidParams,
-    rule: "C-06",
-    what: 'includeContext other than "none"',
-    since: "2025-11-25",
-  },
+  { cap: Cap.samplingTools, when: samplingWithTools, code: ErrorCode.InvalidParams, rule: "C-06", what: "tools or toolChoice in sampling",
+    since: "2025-11-25" },
+  { cap: Cap.samplingContext, when: samplingWithContext, code: ErrorCode.InvalidParams, rule: "C-06", what: 'includeContext other than "none"',
+    since: "2025-11-25" },
   { cap: Cap.tasksRequestsSamplingCreateMessage, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented sampling request", since: "2025-11-25" },
 ];
 const ELICITATION_GATES: readonly ParamGate[] = [
@@ -192,38 +178,17 @@ const TOOLS_CALL_GATES: readonly ParamGate[] = [
 /** All rows; a method may have several rows for different version ranges. */
 export const METHOD_ROWS: readonly MethodRow[] = [
   // Lifecycle and utilities.
-  row("initialize", "request", "client", {
-    sendPhases: Phase.AwaitingInit,
-    receivePhases: Phase.AwaitingInit,
-    receivePhasesStrict: Phase.AwaitingInit,
-    engineOwned: true,
-    phaseRule: "L-01",
-    until: "2026-07-28",
-    cancellable: false,
-  }),
-  row("notifications/initialized", "notification", "client", {
-    sendPhases: Phase.Initializing,
-    receivePhases: Phase.Initializing,
-    receivePhasesStrict: Phase.Initializing,
-    engineOwned: true,
-    phaseRule: "L-06",
-    until: "2026-07-28",
-  }),
+  row("initialize", "request", "client",
+    { sendPhases: Phase.AwaitingInit, receivePhases: Phase.AwaitingInit, receivePhasesStrict: Phase.AwaitingInit, engineOwned: true, phaseRule: "L-01",
+      until: "2026-07-28", cancellable: false }),
+  row("notifications/initialized", "notification", "client",
+    { sendPhases: Phase.Initializing, receivePhases: Phase.Initializing, receivePhasesStrict: Phase.Initializing, engineOwned: true, phaseRule: "L-06",
+      until: "2026-07-28" }),
   row("ping", "request", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, phaseRule: "L-13", until: "2026-07-28" }),
-  row("notifications/cancelled", "notification", "both", {
-    sendPhases: OPEN,
-    receivePhases: OPEN,
-    receivePhasesStrict: OPEN,
-    engineOwned: true,
-    phaseRule: "X-01",
-  }),
-  row("notifications/progress", "notification", "both", {
-    sendPhases: OPEN,
-    receivePhases: OPEN,
-    receivePhasesStrict: OPEN,
-    engineOwned: true,
-    phaseRule: "P-04",
-  }),
+  row("notifications/cancelled", "notification", "both",
+    { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "X-01" }),
+  row("notifications/progress", "notification", "both",
+    { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "P-04" }),
   // Server features, requested by the client.
   row("resources/list", "request", "client", { cap: Cap.resources, cacheable: true }),
   row("resources/templates/list", "request", "client", { cap: Cap.resources, cacheable: true }),
@@ -241,32 +206,17 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   // 2026-07-28: these travel only inside input_required results, never as requests (MOD-09).
   row("sampling/createMessage", "request", "server", { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING, until: "2026-07-28" }),
   row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING, until: "2026-07-28" }),
-  row("elicitation/create", "request", "server", {
-    cap: Cap.elicitation,
-    paramGates: ELICITATION_GATES,
-    receivePhases: OPERATING,
-    since: "2025-06-18",
-    until: "2026-07-28",
-  }),
+  row("elicitation/create", "request", "server",
+    { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18", until: "2026-07-28" }),
   // Tasks (2025-11-25): either side may be the receiver that created the task.
   // nameParam: over 2026-07-28 HTTP the tasks/* requests carry Mcp-Name: <taskId> (TX-09; the session era has no such header).
   row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
   row("tasks/result", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   row("tasks/list", "request", "both", { cap: Cap.tasksList, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
-  row("tasks/cancel", "request", "both", {
-    cap: Cap.tasksCancel,
-    clientReceivePhases: OPERATING,
-    since: "2025-11-25",
-    until: "2026-07-28",
-    nameParam: "taskId",
-  }),
-  row("notifications/tasks/status", "notification", "both", {
-    cap: Cap.tasks,
-    capOf: "sender",
-    clientReceivePhases: OPERATING,
-    since: "2025-11-25",
-    until: "2026-07-28",
-  }),
+  row("tasks/cancel", "request", "both",
+    { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
+  row("notifications/tasks/status", "notification", "both",
+    { cap: Cap.tasks, capOf: "sender", clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   // Tasks (2026-07-28, the io.modelcontextprotocol/tasks extension): the client asks, the server holds the tasks.
   // tasks/result and tasks/list have no row here: removed, they are unknown methods (-32601).
   row("tasks/get", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
@@ -274,45 +224,19 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("tasks/cancel", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
   row("notifications/tasks", "notification", "server", { since: "2026-07-28", extension: TASKS_EXTENSION, receivePhases: OPERATING }),
   // Announcements, gated on the sender's own declaration.
-  row("notifications/message", "notification", "server", {
-    cap: Cap.logging,
-    capOf: "sender",
-    sendPhases: AFTER_INIT,
-    receivePhases: AFTER_INIT,
-    receivePhasesStrict: AFTER_INIT,
-    phaseRule: "L-11",
-  }),
-  row("notifications/resources/list_changed", "notification", "server", {
-    cap: Cap.resourcesListChanged,
-    capOf: "sender",
-    receivePhases: OPERATING,
-    phaseRule: "L-12",
-  }),
-  row("notifications/resources/updated", "notification", "server", {
-    cap: Cap.resourcesSubscribe,
-    capOf: "sender",
-    receivePhases: OPERATING,
-    phaseRule: "L-12",
-  }),
-  row("notifications/prompts/list_changed", "notification", "server", {
-    cap: Cap.promptsListChanged,
-    capOf: "sender",
-    receivePhases: OPERATING,
-    phaseRule: "L-12",
-  }),
-  row("notifications/tools/list_changed", "notification", "server", {
-    cap: Cap.toolsListChanged,
-    capOf: "sender",
-    receivePhases: OPERATING,
-    phaseRule: "L-12",
-  }),
+  row("notifications/message", "notification", "server",
+    { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
+  row("notifications/resources/list_changed", "notification", "server",
+    { cap: Cap.resourcesListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/resources/updated", "notification", "server",
+    { cap: Cap.resourcesSubscribe, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/prompts/list_changed", "notification", "server",
+    { cap: Cap.promptsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/tools/list_changed", "notification", "server",
+    { cap: Cap.toolsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
   row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender", until: "2026-07-28" }),
-  row("notifications/elicitation/complete", "notification", "server", {
-    cap: Cap.elicitationUrl,
-    receivePhases: OPERATING,
-    since: "2025-11-25",
-    until: "2026-07-28",
-  }),
+  row("notifications/elicitation/complete", "notification", "server",
+    { cap: Cap.elicitationUrl, receivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   // 2026-07-28 (MOD-07, MOD-14): discovery and subscription streams. The engine answers discover and acknowledges listen itself.
   row("server/discover", "request", "client", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, since: "2026-07-28", cacheable: true }),
   row("subscriptions/listen", "request", "client", { since: "2026-07-28" }),
@@ -406,13 +330,8 @@ export function gate(ctx: GateContext, outbound: boolean, method: string, kind: 
     return { code: ErrorCode.InvalidRequest, rule: "M-02", expected: `${method} as a ${r.kind}`, got: `a ${kind}`, reason: "wrong-kind" };
   }
   if (r.from !== "both" && r.from !== ctx.sender) {
-    return {
-      code: ErrorCode.MethodNotFound,
-      rule: "MT-02",
-      expected: `${method} sent by the ${r.from}`,
-      got: `sent by the ${ctx.sender}`,
-      reason: "wrong-direction",
-    };
+    return { code: ErrorCode.MethodNotFound, rule: "MT-02", expected: `${method} sent by the ${r.from}`, got: `sent by the ${ctx.sender}`,
+      reason: "wrong-direction" };
   }
   if (outbound && r.engineOwned) {
     return { code: undefined, rule: "ENG-02", expected: `${method} sent by the engine itself`, got: "sent by the host", reason: "engine-owned" };
@@ -421,25 +340,15 @@ export function gate(ctx: GateContext, outbound: boolean, method: string, kind: 
   const phases = outbound ? r.sendPhases : clientReceives ? (r.clientReceivePhases as number) : ctx.strict ? r.receivePhasesStrict : r.receivePhases;
   if ((phases & ctx.phase) === 0) {
     const rule = r.phaseRule ?? (ctx.sender === "client" ? "L-10" : kind === "request" ? "L-11" : "L-12");
-    return {
-      code: ErrorCode.InvalidRequest,
-      rule,
-      expected: `${method} in phase ${phaseList(phases)}`,
-      got: `phase ${PHASE_NAMES[ctx.phase]}`,
-      reason: "phase",
-    };
+    return { code: ErrorCode.InvalidRequest, rule, expected: `${method} in phase ${phaseList(phases)}`, got: `phase ${PHASE_NAMES[ctx.phase]}`,
+      reason: "phase" };
   }
   if (r.cap !== 0) {
     const caps = r.capOf === "receiver" ? ctx.receiverCaps : ctx.senderCaps;
     if ((caps & r.cap) !== r.cap) {
       const owner = r.capOf === "receiver" ? (ctx.sender === "client" ? "server" : "client") : ctx.sender;
-      return {
-        code: ErrorCode.MethodNotFound,
-        rule: "C-01",
-        expected: `${owner} capability ${capabilityName(r.cap)} declared for ${method}`,
-        got: "not declared",
-        reason: "capability",
-      };
+      return { code: ErrorCode.MethodNotFound, rule: "C-01", expected: `${owner} capability ${capabilityName(r.cap)} declared for ${method}`,
+        got: "not declared", reason: "capability" };
     }
   }
   for (const g of r.paramGates) {

@@ -109,8 +109,9 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
     metadataPath: path,
     metadataUrl,
     metadataResponse: () => ({ status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "max-age=3600" }, body: JSON.stringify(metadata) }),
-    insufficientScope: (scopes, description = "the token lacks a required scope") =>
-      (refuse(403, scopes, "insufficient_scope", description) as { ok: false; response: HttpAnswer }).response,
+    insufficientScope: (scopes,
+      description = "the token lacks a required scope") => (refuse(403, scopes, "insufficient_scope", description) as { ok: false;
+      response: HttpAnswer }).response,
     async authenticate(request, requiredScopes) {
       const needed = requiredScopes ?? options.requiredScopes ?? [];
       const target = request.url ?? "";

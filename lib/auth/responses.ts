@@ -29,11 +29,8 @@ export function oauthErrorOf(body: unknown): { error: string; description: strin
 
 function failure(status: number, body: unknown): { ok: false; reason: string; oauthError: string | undefined } {
   const error = oauthErrorOf(body);
-  return {
-    ok: false,
-    reason: error === undefined ? `HTTP ${status}` : `HTTP ${status} ${error.error}${error.description !== undefined ? `: ${error.description}` : ""}`,
-    oauthError: error?.error,
-  };
+  const description = error?.description !== undefined ? `: ${error.description}` : "";
+  return { ok: false, reason: error === undefined ? `HTTP ${status}` : `HTTP ${status} ${error.error}${description}`, oauthError: error?.error };
 }
 
 /** A token endpoint answer; `now` (ms) turns expires_in into an expiry. */
@@ -60,10 +57,8 @@ export function readTokenResponse(status: number, body: unknown, now: number, dp
 }
 
 /** A dynamic registration answer: 201 (or 200 from lenient servers) with a client_id. */
-export function readRegistrationResponse(
-  status: number,
-  body: unknown,
-): { ok: true; client: ClientInformation } | { ok: false; reason: string; oauthError: string | undefined } {
+export function readRegistrationResponse(status: number, body: unknown): { ok: true; client: ClientInformation } | { ok: false; reason: string;
+  oauthError: string | undefined } {
   if (status !== 201 && status !== 200) return failure(status, body);
   if (!isJsonObject(body) || typeof body.client_id !== "string" || body.client_id === "")
     return { ok: false, reason: "no client_id in the registration answer", oauthError: undefined };

@@ -19,18 +19,8 @@ import { isAuthChallenge, isOk, mediaType } from "../http/client.js";
 import { HttpTransportError } from "./errors.js";
 import { ACCEPT_BOTH, ACCEPT_SSE, type Cursor, type Failure, type HttpCore, type Intercept, type StandaloneStream } from "./http-client-core.js";
 import type { LegacyEra } from "./http-client-legacy.js";
-import {
-  authErrorOf,
-  authReport,
-  cancelQuietly,
-  clip,
-  describe,
-  discard,
-  isResponseTo,
-  readError,
-  type ReadableStreamLike,
-  type ResponseLike,
-} from "./http-client-types.js";
+import { authErrorOf, authReport, cancelQuietly, clip, describe, discard, isResponseTo, readError, type ReadableStreamLike,
+  type ResponseLike } from "./http-client-types.js";
 import type { SseEvent } from "./sse.js";
 
 const SESSION_ID = /^[\x21-\x7e]+$/;
@@ -65,9 +55,8 @@ export class SessionEra<S> {
       if (!this.legacy.tried && this.legacy.eligible(res.status)) {
         this.legacy.tried = true;
         // HTTP-04: an older offer tries HTTP+SSE on any 4xx; a 401/403 that stays one is reported as the challenge it is.
-        const original = isAuthChallenge(res.status)
-          ? { status: res.status, text: "", error: undefined, auth: await authErrorOf(res, this.core.url) }
-          : await readError(res);
+        const original = isAuthChallenge(res.status) ? { status: res.status, text: "", error: undefined,
+          auth: await authErrorOf(res, this.core.url) } : await readError(res);
         await this.legacy.fallback(message, requestId, original);
         unblock();
         return;
@@ -232,18 +221,16 @@ export class SessionEra<S> {
     this.core.generation++;
     const unblock = this.core.block();
     this.reinitializing = true;
-    this.recovering = this.reinitialize()
-      .then(
-        (ok) => ok,
-        () => false,
-      )
-      .then((ok) => {
-        this.reinitializing = false;
-        this.recovering = undefined;
-        if (!ok) this.core.fatal("the session expired (HTTP 404) and re-initialization failed");
-        unblock();
-        return ok && this.core.active;
-      });
+    this.recovering = this.reinitialize().then(
+      (ok) => ok,
+      () => false,
+    ).then((ok) => {
+      this.reinitializing = false;
+      this.recovering = undefined;
+      if (!ok) this.core.fatal("the session expired (HTTP 404) and re-initialization failed");
+      unblock();
+      return ok && this.core.active;
+    });
     return this.recovering;
   }
 
@@ -283,13 +270,8 @@ export class SessionEra<S> {
     if (!this.core.active || !isJsonObject(result) || result.protocolVersion !== this.core.version) return false;
     const ctl2 = this.core.controller();
     try {
-      const res = await this.core.fetchRaw(
-        this.core.url,
-        "POST",
-        this.core.headers(ACCEPT_BOTH, true, true),
-        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-        ctl2,
-      );
+      const res = await this.core.fetchRaw(this.core.url, "POST", this.core.headers(ACCEPT_BOTH, true, true),
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), ctl2);
       await discard(res);
       if (!isOk(res.status) || !this.core.active) return false;
     } catch {
@@ -400,13 +382,11 @@ export class SessionEra<S> {
       if (res.status !== 405 && res.status !== 404 && !isOk(res.status))
         this.core.report(new HttpTransportError(`DELETE of the session answered HTTP ${res.status}`, res.status));
     } catch (error) {
-      this.core.report(
-        new HttpTransportError(
-          timedOut ? `DELETE of the session took longer than ${this.deleteTimeoutMs} ms` : `DELETE of the session failed: ${describe(error)}`,
-        ),
-      );
+      const why = timedOut ? `took longer than ${this.deleteTimeoutMs} ms` : `failed: ${describe(error)}`;
+      this.core.report(new HttpTransportError(`DELETE of the session ${why}`));
     } finally {
       this.core.timers.clearTimeout(handle);
     }
   }
+
 }

@@ -121,18 +121,12 @@ export class TaskClient {
    * Starts a tool call: resolves with the task when the server made one, or with the result
    * when it answered at once (a 2026-07-28 server decides; so does a tool that cannot run as a task).
    */
-  async create(
-    name: string,
-    args: Record<string, unknown> | undefined,
-    options: TaskCallOptions = {},
-  ): Promise<{ task: TaskInfo } | { result: CallToolResult }> {
+  async create(name: string, args: Record<string, unknown> | undefined,
+    options: TaskCallOptions = {}): Promise<{ task: TaskInfo } | { result: CallToolResult }> {
     const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
     if (options.task !== false && this.coreTaskCall(name)) {
-      const created = await this.transport.send(
-        "tools/call",
-        { ...params, task: options.ttlMs === undefined ? {} : { ttl: options.ttlMs } } as JsonObject,
-        options,
-      );
+      const created = await this.transport.send("tools/call", { ...params, task: options.ttlMs === undefined ? {} : { ttl: options.ttlMs } } as JsonObject,
+        options);
       return { task: info(checkedTask("tools/call", created.task), "core") };
     }
     const result = await this.transport.request("tools/call", params as unknown as JsonObject, options);
@@ -201,12 +195,8 @@ export class TaskClient {
       }
       if (seen.status === "failed") {
         const error = isJsonObject(current.error) ? current.error : {};
-        throw new TaskFailedError(
-          seen.taskId,
-          typeof error.code === "number" ? error.code : -32603,
-          typeof error.message === "string" ? error.message : (seen.statusMessage ?? "failed"),
-          error.data,
-        );
+        throw new TaskFailedError(seen.taskId, typeof error.code === "number" ? error.code : -32603,
+          typeof error.message === "string" ? error.message : (seen.statusMessage ?? "failed"), error.data);
       }
       if (seen.status === "cancelled") throw new TaskCancelledError(seen.taskId, seen.statusMessage);
       if (seen.status === "input_required" && isJsonObject(current.inputRequests)) {
@@ -215,12 +205,8 @@ export class TaskClient {
         for (const key of Object.keys(current.inputRequests)) if (!answered.has(key)) fresh.set(key, current.inputRequests[key]);
         if (fresh.size > 0) {
           if (answered.size + fresh.size > maxAnswered)
-            throw new InvalidResultError(
-              "tasks/get",
-              "result.inputRequests",
-              `at most ${maxAnswered} input requests over the task (maxInputRounds × maxInputRequests)`,
-              `${answered.size + fresh.size}`,
-            );
+            throw new InvalidResultError("tasks/get", "result.inputRequests",
+            `at most ${maxAnswered} input requests over the task (maxInputRounds × maxInputRequests)`, `${answered.size + fresh.size}`);
           const responses = await fulfil(this.transport, "tasks/get", Object.fromEntries(fresh), call.signal, this.transport.maxInputRequests);
           for (const key of fresh.keys()) answered.add(key);
           await this.update(seen.taskId, responses, call);
@@ -293,13 +279,10 @@ export class PollTimers {
         this.waits.remove(ticket);
         reject(new RequestAbortedError("tools/call", signal?.reason));
       };
-      const ticket = this.waits.push(
-        () => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        },
-        this.now() + Math.max(0, ms),
-      );
+      const ticket = this.waits.push(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, this.now() + Math.max(0, ms));
       signal?.addEventListener("abort", onAbort, { once: true });
       this.rearm();
     });

@@ -79,13 +79,8 @@ const iso = isoTimestamp;
 
 /** The Task fields of a stored task, as the wire has them (CreateTaskResult, tasks/get). */
 export function wireTask(task: StoredTask): JsonObject {
-  const out: JsonObject = {
-    taskId: task.taskId,
-    status: task.status,
-    createdAt: iso(task.createdAt),
-    lastUpdatedAt: iso(task.lastUpdatedAt),
-    ttlMs: task.ttlMs,
-  };
+  const out: JsonObject = { taskId: task.taskId, status: task.status, createdAt: iso(task.createdAt), lastUpdatedAt: iso(task.lastUpdatedAt),
+    ttlMs: task.ttlMs };
   if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
   if (task.pollIntervalMs !== undefined) out.pollIntervalMs = task.pollIntervalMs;
   return out;
@@ -135,9 +130,8 @@ export class TaskRunner {
 
   /** The -32021 for a tool that runs only as a task, asked by a request that did not declare the extension. */
   static requiredError(): McpError {
-    return new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", {
-      requiredCapabilities: extensionCapabilities(TASKS_EXTENSION),
-    });
+    return new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability",
+      { requiredCapabilities: extensionCapabilities(TASKS_EXTENSION) });
   }
 
   /**
@@ -145,32 +139,16 @@ export class TaskRunner {
    * once the store has the task. `work` gets the task's context and returns the tool result;
    * an McpError it throws fails the task with that error.
    */
-  async start(
-    session: ServerSession,
-    requestId: RequestId,
-    modern: ModernRequestInfo,
-    now: () => number,
-    work: (context: HandlerContext) => Promise<JsonObject>,
-  ): Promise<JsonObject> {
+  async start(session: ServerSession, requestId: RequestId, modern: ModernRequestInfo, now: () => number,
+    work: (context: HandlerContext) => Promise<JsonObject>): Promise<JsonObject> {
     const at = now();
-    const task: StoredTask = {
-      taskId: this.options.newTaskId(),
-      status: "working",
-      createdAt: at,
-      lastUpdatedAt: at,
-      ttlMs: this.ttlMs,
-      pollIntervalMs: this.pollIntervalMs,
-    };
+    const task: StoredTask = { taskId: this.options.newTaskId(), status: "working", createdAt: at, lastUpdatedAt: at, ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs };
     // Handlers of tasks past their TTL stop here, even when nobody asks for them again (bounded like the store).
     for (const [id, other] of this.running) if (other.expiresAt <= at) this.forget(id, "the task expired");
     await this.store.create(task);
-    const running: Running = {
-      controller: new PeerAbortController(),
-      expiresAt: this.ttlMs === null ? Infinity : at + this.ttlMs,
-      outstanding: new Map(),
-      nextKey: 0,
-      now,
-    };
+    const running: Running = { controller: new PeerAbortController(), expiresAt: this.ttlMs === null ? Infinity : at + this.ttlMs, outstanding: new Map(),
+      nextKey: 0, now };
     this.running.set(task.taskId, running);
     const context = this.context(session, requestId, modern, task.taskId, running);
     // Detached: the request is answered with the task; the outcome goes to the store.
@@ -179,10 +157,8 @@ export class TaskRunner {
       .then(
         (result) => this.finish(task.taskId, running, { status: "completed", result }),
         (error: unknown) => {
-          const failure =
-            error instanceof McpError
-              ? { code: error.code, message: errorMessage(error), ...(error.data === undefined ? {} : { data: error.data }) }
-              : { code: ErrorCode.InternalError, message: errorMessage(error) };
+          const failure = error instanceof McpError ? { code: error.code, message: errorMessage(error),
+            ...(error.data === undefined ? {} : { data: error.data }) } : { code: ErrorCode.InternalError, message: errorMessage(error) };
           return this.finish(task.taskId, running, { status: "failed", error: failure as JsonObject, statusMessage: failure.message });
         },
       )
@@ -256,11 +232,8 @@ export class TaskRunner {
     running.outstanding.clear();
   }
 
-  private async finish(
-    taskId: string,
-    running: Running,
-    change: { status: "completed" | "failed"; result?: JsonObject; error?: JsonObject; statusMessage?: string },
-  ): Promise<void> {
+  private async finish(taskId: string, running: Running,
+    change: { status: "completed" | "failed"; result?: JsonObject; error?: JsonObject; statusMessage?: string }): Promise<void> {
     if (this.running.get(taskId) !== running) return;
     this.running.delete(taskId);
     const now = running.now();
@@ -276,11 +249,8 @@ export class TaskRunner {
     const requests: JsonObject = {};
     for (const [key, entry] of running.outstanding) requests[key] = entry.request;
     const pending = running.outstanding.size > 0;
-    const updated = await this.store.update(
-      taskId,
-      pending ? { status: "input_required", inputRequests: requests } : { status: "working", inputRequests: null },
-      running.now(),
-    );
+    const updated = await this.store.update(taskId,
+      pending ? { status: "input_required", inputRequests: requests } : { status: "working", inputRequests: null }, running.now());
     if (updated !== undefined && updated !== "expired") this.announce(detailedTask(updated));
   }
 
@@ -293,13 +263,8 @@ export class TaskRunner {
       // The creating request's client must have declared this kind of input (MOD-02): otherwise the task fails with -32021.
       const problem = inputRequiredProblem("tools/call", { resultType: "input_required", inputRequests: { [key]: request } }, modern);
       if (problem !== undefined) {
-        return Promise.reject(
-          new McpError(
-            ErrorCode.MissingRequiredClientCapability,
-            "Missing required client capability",
-            problem.missing === undefined ? undefined : { requiredCapabilities: problem.missing },
-          ),
-        );
+        return Promise.reject(new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability",
+          problem.missing === undefined ? undefined : { requiredCapabilities: problem.missing }));
       }
       return new Promise<T>((resolve, reject) => {
         running.outstanding.set(key, { request, resolve: resolve as (answer: unknown) => void, reject });
@@ -349,24 +314,15 @@ export async function callToolOrTask(
   const runner = server.taskRunner;
   const modern = context.modern;
   const support = entry?.taskSupport;
-  const asTask =
-    entry !== undefined &&
-    runner !== undefined &&
-    modern !== undefined &&
-    support !== undefined &&
-    declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
+  const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities,
+    TASKS_EXTENSION);
   if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
   // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
   const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
   if (!asTask || runner === undefined || modern === undefined) return (await callTool(server, params, { ...context, prepared })) as unknown as JsonObject;
   // A task runs as whoever created it: the creating request's ctx.auth.
-  return runner.start(
-    session,
-    context.requestId,
-    modern,
-    now,
-    async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject,
-  );
+  return runner.start(session, context.requestId, modern, now,
+    async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject);
 }
 
 /**
