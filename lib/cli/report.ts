@@ -21,6 +21,7 @@ import { RULES, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal
 import type { PendingDisplay } from "./progress.js";
 import { destructiveReason } from "./safety.js";
 import { synthesize } from "./synthesize.js";
+import { SCHEMA_RELEASES } from "../versions.js";
 
 export interface ReportOptions {
   /** Called with each finished check, in order. */
@@ -145,7 +146,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
         const task = tasks.get(tool.name);
         const failed = task?.status === "failed" ? ": a JSON-RPC error, as the failed status carries it" : "";
-        const form = task?.form === "extension" ? "tasks extension" : "2025-11-25 task-augmented";
+        const form = task?.form === "extension" ? "tasks extension" : `${SCHEMA_RELEASES.tasks} task-augmented`;
         const how = task === undefined ? "" : `, ran as a task (${form}, final status ${task.status}${failed})`;
         return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${how}${note}`;
       },
