@@ -95,6 +95,11 @@ export interface MethodRow {
   readonly extension: string | undefined;
   /** 2026-07-28 tasks extension: a server may answer it with a CreateTaskResult (resultType "task"). */
   readonly taskAugmentable: boolean;
+  /**
+   * 2026-07-28 (MOD-09, MOD-02): a server request that travels only inside an input_required result; the client
+   * capabilities it needs there are its `cap` and those of the refusing `paramGates` its params trip.
+   */
+  readonly inputRequest: boolean;
 }
 
 interface RowOptions {
@@ -115,6 +120,7 @@ interface RowOptions {
   nameParam?: string;
   extension?: string;
   taskAugmentable?: boolean;
+  inputRequest?: boolean;
 }
 
 /** The tasks extension of 2026-07-28 (SEP-2663); its rules are in lib/extensions.ts. */
@@ -143,6 +149,7 @@ function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}
     nameParam: o.nameParam,
     extension: o.extension,
     taskAugmentable: o.taskAugmentable ?? false,
+    inputRequest: o.inputRequest ?? false,
   };
 }
 
@@ -204,10 +211,12 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("completion/complete", "request", "client", { cap: Cap.completions, since: "2025-03-26" }),
   // Client features, requested by the server.
   // 2026-07-28: these travel only inside input_required results, never as requests (MOD-09).
-  row("sampling/createMessage", "request", "server", { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING, until: "2026-07-28" }),
-  row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING, until: "2026-07-28" }),
+  row("sampling/createMessage", "request", "server",
+    { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING, until: "2026-07-28", inputRequest: true }),
+  row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING, until: "2026-07-28", inputRequest: true }),
   row("elicitation/create", "request", "server",
-    { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18", until: "2026-07-28" }),
+    { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18", until: "2026-07-28",
+      inputRequest: true }),
   // Tasks (2025-11-25): either side may be the receiver that created the task.
   // nameParam: over 2026-07-28 HTTP the tasks/* requests carry Mcp-Name: <taskId> (TX-09; the session era has no such header).
   row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
@@ -262,6 +271,25 @@ export function methodTraits(method: string): MethodTraits | undefined {
 /** X-02: whether a request of `method` may be cancelled (every one but initialize). */
 export function isCancellable(method: string): boolean {
   return TRAITS.get(method)?.cancellable !== false;
+}
+
+/** The rows of the server requests that 2026-07-28 carries inside input_required results (MOD-09). */
+const INPUT_REQUEST_ROWS: ReadonlyMap<string, MethodRow> = new Map(METHOD_ROWS.filter((r) => r.inputRequest).map((r) => [r.method, r]));
+
+/** The methods an input_required result may ask the client for (MOD-09, MOD-10). */
+export const INPUT_REQUEST_METHODS: readonly string[] = [...INPUT_REQUEST_ROWS.keys()];
+
+/**
+ * MOD-02: the client capability bits an input request of `method` with `params` needs: its row's capability and
+ * those of the parameter gates its params trip, the columns that gate the same request in the session era. Gates
+ * that do not refuse (a `task` the receiver may ignore, C-08) add nothing. Undefined: `method` is no input request.
+ */
+export function inputRequestCapabilities(method: string, params: JsonObject): number | undefined {
+  const r = INPUT_REQUEST_ROWS.get(method);
+  if (r === undefined) return undefined;
+  let bits = r.cap;
+  for (const g of r.paramGates) if (g.code !== undefined && g.when(params)) bits |= g.cap;
+  return bits;
 }
 
 /** Every method with a trait, for tables that list them (e.g. the methods whose results are cacheable). */
