@@ -232,7 +232,8 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("tasks/update", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
   row("tasks/cancel", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
   row("notifications/tasks", "notification", "server", { since: "2026-07-28", extension: TASKS_EXTENSION, receivePhases: OPERATING }),
-  // Announcements, gated on the sender's own declaration.
+  // Announcements, gated on the sender's own declaration: list changes only from a server that declared the matching
+  // listChanged, resources/updated only with resources.subscribe (C-04; a refusal cites the capability rule, C-01).
   row("notifications/message", "notification", "server",
     { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
   row("notifications/resources/list_changed", "notification", "server",
