@@ -1,4 +1,4 @@
-// The session era of Streamable HTTP (HTTP-01…HTTP-04, 2025-03-26 up to 2025-11-25): the
+// The session era of Streamable HTTP (HTTP-01…HTTP-09, 2025-03-26 up to 2025-11-25): the
 // initialize POST that decides the transport, POSTs carrying Mcp-Session-Id and
 // MCP-Protocol-Version, response streams resumed with GET and Last-Event-ID, the standalone
 // GET stream, re-initialization after a 404, and the DELETE that ends the session.
