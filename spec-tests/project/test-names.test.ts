@@ -10,11 +10,11 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseFixture } from "../replayer.js";
-import { parseRules } from "../rules-inventory.js";
+import { listFiles, parseRules } from "../rules-inventory.js";
 import { fixtureTestName, leadingIds, testNames, unknownIds } from "../test-names.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -35,29 +35,14 @@ interface Named {
   readonly dynamicStart: boolean;
 }
 
+/** The test sources under spec-tests/`dir` (absolute paths). */
 function testSources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...testSources(path));
-    else if (name.endsWith(".test.ts")) out.push(path);
-  }
-  return out;
+  return listFiles(specTests, dir, [".test.ts"]).map((file) => join(specTests, file));
 }
 
 function fixtureNames(): Named[] {
-  const dir = join(root, "fixtures");
-  const files: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d).sort()) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith(".jsonl")) files.push(path);
-    }
-  };
-  walk(dir);
-  return files.map((path) => {
-    const fixture = parseFixture(readFileSync(path, "utf8"), relative(root, path));
+  return listFiles(root, "fixtures", [".jsonl"]).map((file) => {
+    const fixture = parseFixture(readFileSync(join(root, file), "utf8"), file);
     return { where: fixture.file, name: fixtureTestName(fixture.header), dynamicStart: false };
   });
 }
@@ -81,7 +66,7 @@ test("the corpus names each replay test by fixtureTestName (the names this check
 });
 
 test("every rule id a test name cites, anywhere under spec-tests/, has a RULES.md entry", () => {
-  const all = testSources(specTests).flatMap(namesOf);
+  const all = testSources("").flatMap(namesOf);
   assert.ok(all.length > 1000, `only ${all.length} test names found`);
   assert.deepEqual(unknownIds(all, rules), []);
 });
@@ -112,7 +97,7 @@ test("in core, http, auth, cli and corpus, at least the set share of test names 
   for (const [folder, bar] of Object.entries(BARS)) {
     let total = 0;
     let citing = 0;
-    for (const path of testSources(join(specTests, folder))) {
+    for (const path of testSources(folder)) {
       const file = relative(specTests, path);
       for (const n of namesOf(path)) {
         total++;
