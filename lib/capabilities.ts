@@ -6,7 +6,7 @@
 // mode only (back-compatibility rule of 2025-11-25), so the form bit is also set when
 // neither `form` nor `url` is given.
 
-import { isJsonObject } from "./envelope.js";
+import { isJsonObject, type JsonObject } from "./envelope.js";
 
 export const Cap = {
   roots: 1 << 0,
@@ -88,6 +88,23 @@ export function capabilityMask(caps: unknown): number {
     mask |= Cap.elicitationForm;
   }
   return mask;
+}
+
+/** The capability object declaring exactly `bits`: { elicitation: { url: {} } } for elicitation + elicitationUrl. */
+export function capabilityObject(bits: number): JsonObject {
+  const out: JsonObject = {};
+  for (const [bit, path, presence] of CAP_PATHS) {
+    if ((bits & bit) === 0) continue;
+    let node = out;
+    for (let i = 0; i < path.length; i++) {
+      const key = path[i] as string;
+      if (i === path.length - 1 && presence === "true") node[key] = true;
+      else if (!isJsonObject(node[key])) node[key] = {};
+      const next = node[key];
+      if (isJsonObject(next)) node = next;
+    }
+  }
+  return out;
 }
 
 /** "resources.subscribe" for Cap.resourcesSubscribe; joined names for a multi-bit mask. */

@@ -138,7 +138,8 @@ function urlElicitationIds(data: unknown): string[] | undefined {
   if (!isJsonObject(data) || !Array.isArray(data.elicitations) || data.elicitations.length === 0) return undefined;
   const ids: string[] = [];
   for (const e of data.elicitations) {
-    if (!isJsonObject(e) || e.mode !== "url" || typeof e.elicitationId !== "string" || typeof e.url !== "string" || typeof e.message !== "string") return undefined;
+    if (!isJsonObject(e) || e.mode !== "url" || typeof e.elicitationId !== "string" || typeof e.url !== "string" || typeof e.message !== "string")
+      return undefined;
     ids.push(e.elicitationId);
   }
   return ids;
@@ -259,7 +260,8 @@ export class Features {
 
   /** Sizes of the peer-fed tables, for hosts and tests that watch memory. */
   get tableSizes(): { tasksHere: number; tasksThere: number; urlElicitations: number; toolNames: number; subscriptions: number } {
-    return { tasksHere: this.tasksHere.size, tasksThere: this.tasksThere.size, urlElicitations: this.urlElicitations.size, toolNames: this.toolTaskSupport.size, subscriptions: this.subscriptions.size };
+    return { tasksHere: this.tasksHere.size, tasksThere: this.tasksThere.size, urlElicitations: this.urlElicitations.size, toolNames: this.toolTaskSupport.size,
+      subscriptions: this.subscriptions.size };
   }
 
   /** Whether the client subscribed to `uri` (or a resource containing it). */
@@ -277,7 +279,7 @@ export class Features {
     for (const uri of state.subscriptions) if (boundedAdd(this.subscriptions, uri, this.limits.maxSubscriptions, false)) this.subscriptions.add(uri);
   }
 
-  // ── outbound ──────────────────────────────────────────────────────────────────
+  // ── outbound ──────────────────────────────────────────────
 
   checkMeta(params: JsonObject | undefined, version: SessionVersion | undefined, method: string | undefined): void {
     if (params === undefined || version === undefined || params._meta === undefined) return;
@@ -288,18 +290,22 @@ export class Features {
   /** Our request; throws if a feature rule forbids it. Records what later messages depend on. */
   outboundRequest(method: string, params: JsonObject | undefined, peerCaps: number, version: SessionVersion | undefined): void {
     this.checkMeta(params, version, method);
-    if (method === "tools/call" && hasTasks(version) && (peerCaps & Cap.tasksRequestsToolsCall) !== 0 && params !== undefined && typeof params.name === "string") {
+    if (method === "tools/call" && hasTasks(version) && (peerCaps & Cap.tasksRequestsToolsCall) !== 0 && params !== undefined
+      && typeof params.name === "string") {
       const support = this.toolTaskSupport.get(params.name);
       if (support !== undefined) {
         const withTask = params.task !== undefined;
-        if (withTask && support !== "optional" && support !== "required") throw local("TK-08", `no task for tool ${params.name} (taskSupport ${support})`, "a task-augmented call", method);
+        if (withTask && support !== "optional" && support !== "required")
+          throw local("TK-08", `no task for tool ${params.name} (taskSupport ${support})`, "a task-augmented call", method);
         if (!withTask && support === "required") throw local("TK-08", `a task for tool ${params.name} (taskSupport required)`, "a plain call", method);
       }
     }
-    if (method === "resources/subscribe" && typeof params?.uri === "string" && !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)) {
+    if (method === "resources/subscribe" && typeof params?.uri === "string"
+      && !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)) {
       throw local("LIM-07", `at most ${this.limits.maxSubscriptions} resource subscriptions`, "one more", method);
     }
-    if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId === "string") this.addUrlElicitation(params.elicitationId, true);
+    if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId === "string")
+      this.addUrlElicitation(params.elicitationId, true);
   }
 
   /** Our notification; returns false when it must be dropped rather than sent (logging below the level). */
@@ -312,12 +318,14 @@ export class Features {
       }
       case "notifications/resources/updated": {
         const uri = params?.uri;
-        if (typeof uri !== "string" || !this.isSubscribed(uri)) throw local("C-04", "updated only for a URI the client subscribed to", describeValue(uri), method);
+        if (typeof uri !== "string" || !this.isSubscribed(uri))
+          throw local("C-04", "updated only for a URI the client subscribed to", describeValue(uri), method);
         return true;
       }
       case "notifications/elicitation/complete": {
         const id = params?.elicitationId;
-        if (typeof id !== "string" || !this.urlElicitations.delete(id)) throw local("C-07", "complete only for a URL elicitation sent to this client", describeValue(id), method);
+        if (typeof id !== "string" || !this.urlElicitations.delete(id))
+          throw local("C-07", "complete only for a URL elicitation sent to this client", describeValue(id), method);
         return true;
       }
       case "notifications/tasks/status": {
@@ -332,7 +340,8 @@ export class Features {
   }
 
   /** Our result for a peer request; throws if a feature rule forbids it, otherwise records its effect. */
-  outboundResult(method: string, request: JsonObject | undefined, result: JsonObject, version: SessionVersion | undefined, token: string | number | undefined): void {
+  outboundResult(method: string, request: JsonObject | undefined, result: JsonObject, version: SessionVersion | undefined,
+    token: string | number | undefined): void {
     this.checkMeta(result, version, method);
     switch (method) {
       case "completion/complete": {
@@ -367,7 +376,8 @@ export class Features {
       case "tasks/cancel": {
         const problem = this.taskUpdateProblem(this.tasksHere, result);
         if (problem !== undefined) throw local(problem.rule, problem.expected, problem.got, method);
-        if (method === "tasks/cancel" && result.status !== "cancelled") throw local("TK-05", 'status "cancelled" after tasks/cancel', describeValue(result.status), method);
+        if (method === "tasks/cancel" && result.status !== "cancelled")
+          throw local("TK-05", 'status "cancelled" after tasks/cancel', describeValue(result.status), method);
         this.tasksHere.put(result.taskId as string, result.status as string, undefined);
         return;
       }
@@ -383,11 +393,12 @@ export class Features {
   outboundError(code: number, data: unknown, version: SessionVersion | undefined): void {
     if (code !== ErrorCode.UrlElicitationRequired || version === undefined || !VERSION_PROFILES[version].urlElicitationError) return;
     const ids = urlElicitationIds(data);
-    if (ids === undefined) throw local("E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(data), undefined);
+    if (ids === undefined)
+      throw local("E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(data), undefined);
     for (const id of ids) this.addUrlElicitation(id, true);
   }
 
-  // ── inbound ───────────────────────────────────────────────────────────────────
+  // ── inbound ──────────────────────────────────────────────
 
   /** A peer request that passed gating and params; called only once the engine has room for it, so what it records belongs to an accepted request. */
   inboundRequest(method: string, params: JsonObject | undefined, ownCaps: number, version: SessionVersion | undefined): Refusal | undefined {
@@ -409,13 +420,15 @@ export class Features {
         const support = typeof name === "string" ? this.toolTaskSupport.get(name) : undefined;
         if (support === undefined) return undefined;
         const withTask = params?.task !== undefined;
-        if (withTask && support !== "optional" && support !== "required") return refusal(ErrorCode.MethodNotFound, "TK-08", `no task for tool ${String(name)}`, "a task-augmented call");
+        if (withTask && support !== "optional" && support !== "required")
+          return refusal(ErrorCode.MethodNotFound, "TK-08", `no task for tool ${String(name)}`, "a task-augmented call");
         if (!withTask && support === "required") return refusal(ErrorCode.MethodNotFound, "TK-08", `a task for tool ${String(name)}`, "a plain call");
         return undefined;
       }
       case "tasks/cancel": {
         const record = typeof params?.taskId === "string" ? this.tasksHere.get(params.taskId) : undefined;
-        if (record !== undefined && TERMINAL.has(record.status)) return refusal(ErrorCode.InvalidParams, "TK-05", "tasks/cancel on a task that has not ended", `task in status ${record.status}`);
+        if (record !== undefined && TERMINAL.has(record.status))
+          return refusal(ErrorCode.InvalidParams, "TK-05", "tasks/cancel on a task that has not ended", `task in status ${record.status}`);
         return undefined;
       }
       default:
@@ -434,7 +447,8 @@ export class Features {
       }
       case "notifications/elicitation/complete": {
         const id = params?.elicitationId;
-        if (typeof id !== "string" || !this.urlElicitations.delete(id)) return refusal(undefined, "C-07", "complete only for a URL elicitation we were sent", describeValue(id));
+        if (typeof id !== "string" || !this.urlElicitations.delete(id))
+          return refusal(undefined, "C-07", "complete only for a URL elicitation we were sent", describeValue(id));
         return undefined;
       }
       case "notifications/tasks/status":
@@ -469,7 +483,8 @@ export class Features {
         const taskId = request?.taskId;
         const record = typeof taskId === "string" ? this.tasksThere.get(taskId) : undefined;
         if (record !== undefined && !TERMINAL.has(record.status)) this.tasksThere.put(taskId as string, "completed", undefined);
-        if (!isJsonObject(result._meta) || result._meta[RELATED_TASK_KEY] === undefined) return refusal(undefined, "TK-06", `_meta["${RELATED_TASK_KEY}"] on a tasks/result response`, "absent");
+        if (!isJsonObject(result._meta) || result._meta[RELATED_TASK_KEY] === undefined)
+          return refusal(undefined, "TK-06", `_meta["${RELATED_TASK_KEY}"] on a tasks/result response`, "absent");
         return undefined;
       }
       case "tasks/get":
@@ -479,9 +494,11 @@ export class Features {
         if (request?.task === undefined) return undefined;
         const task = taskOf(result);
         if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) {
-          return refusal(undefined, "TK-03", "CreateTaskResult {task} with a taskId and a task status for a task-augmented request", describeValue(result.task));
+          return refusal(undefined, "TK-03", "CreateTaskResult {task} with a taskId and a task status for a task-augmented request",
+            describeValue(result.task));
         }
-        if (!this.tasksThere.put(task.taskId, task.status, token)) return full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(task.taskId)}`);
+        if (!this.tasksThere.put(task.taskId, task.status, token))
+          return full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(task.taskId)}`);
         return undefined;
       }
     }
@@ -491,8 +508,10 @@ export class Features {
   inboundError(error: ErrorObject, version: SessionVersion | undefined): Refusal | undefined {
     if (error.code !== ErrorCode.UrlElicitationRequired || version === undefined || !VERSION_PROFILES[version].urlElicitationError) return undefined;
     const ids = urlElicitationIds(error.data);
-    if (ids === undefined) return refusal(undefined, "E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(error.data));
-    for (const id of ids) if (!this.addUrlElicitation(id, false)) return full("LIM-05", "URL elicitations awaiting completion", this.limits.maxUrlElicitations, `elicitation ${describeValue(id)}`);
+    if (ids === undefined)
+      return refusal(undefined, "E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(error.data));
+    for (const id of ids) if (!this.addUrlElicitation(id, false)) return full("LIM-05", "URL elicitations awaiting completion", this.limits.maxUrlElicitations,
+      `elicitation ${describeValue(id)}`);
     return undefined;
   }
 
@@ -501,12 +520,14 @@ export class Features {
     this.tasksThere.takeEndedTokens(into);
   }
 
-  // ── tasks ─────────────────────────────────────────────────────────────────────
+  // ── tasks ───────────────────────────────────────────────
 
   /** A task we created that may still report progress on its creator's token (P-08); throws otherwise. */
   taskForProgress(taskId: string, progress: number): TaskRecord & { token: string | number } {
     const record = this.tasksHere.get(taskId);
-    if (record === undefined || TERMINAL.has(record.status)) throw local("P-08", "progress for a task that has not ended", record === undefined ? `unknown task ${describeValue(taskId)}` : `task ${record.status}`, "notifications/progress");
+    if (record === undefined || TERMINAL.has(record.status))
+      throw local("P-08", "progress for a task that has not ended", record === undefined ? `unknown task ${describeValue(taskId)}` : `task ${record.status}`,
+      "notifications/progress");
     if (record.token === undefined) throw local("P-01", "a task whose request carried _meta.progressToken", "no token", "notifications/progress");
     const problem = progressProblem(record.lastProgress, progress);
     if (problem !== undefined) throw local("P-05", problem[0], problem[1], "notifications/progress");
@@ -518,12 +539,14 @@ export class Features {
     const problem = this.taskUpdateProblem(this.tasksThere, task);
     if (problem !== undefined) return problem;
     const { taskId, status } = task as { taskId: string; status: string };
-    return this.tasksThere.put(taskId, status, undefined) ? undefined : full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(taskId)}`);
+    return this.tasksThere.put(taskId, status, undefined) ? undefined : full("LIM-04", "tasks that have not ended", this.limits.maxTasks,
+      `task ${describeValue(taskId)}`);
   }
 
   private taskUpdateProblem(tasks: TaskTable, task: JsonObject | undefined): Refusal | undefined {
     if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) {
-      return refusal(ErrorCode.InvalidParams, "TK-02", "a Task with taskId and a status (working, input_required, completed, failed, cancelled)", describeValue(task));
+      return refusal(ErrorCode.InvalidParams, "TK-02", "a Task with taskId and a status (working, input_required, completed, failed, cancelled)",
+        describeValue(task));
     }
     const known = tasks.get(task.taskId);
     if (known === undefined) return undefined;
@@ -549,7 +572,8 @@ export class Features {
     if (request?.cursor === undefined) this.toolTaskSupport.clear();
     for (const tool of result.tools) {
       if (!isJsonObject(tool) || typeof tool.name !== "string") continue;
-      if (!boundedAdd(this.toolTaskSupport, tool.name, this.limits.maxToolNames, ours)) return full("LIM-06", "tool names", this.limits.maxToolNames, `tool ${describeValue(tool.name)}`);
+      if (!boundedAdd(this.toolTaskSupport, tool.name, this.limits.maxToolNames, ours))
+        return full("LIM-06", "tool names", this.limits.maxToolNames, `tool ${describeValue(tool.name)}`);
       const execution = isJsonObject(tool.execution) ? tool.execution : undefined;
       this.toolTaskSupport.set(tool.name, typeof execution?.taskSupport === "string" ? execution.taskSupport : "forbidden");
     }

@@ -18,7 +18,10 @@ import { ErrorCode } from "./errors.js";
 import { gateExtensionMethod, type ExtensionGate } from "./extension-methods.js";
 import { VERSION_PROFILES, type ProtocolVersion } from "./versions.js";
 
-/** Lifecycle phases. Server: awaiting-init → initializing (result sent) → operating (initialized received). Client: awaiting-init → initializing (initialize sent) → operating (result accepted). */
+/**
+ * Lifecycle phases. Server: awaiting-init → initializing (result sent) → operating (initialized received).
+ * Client: awaiting-init → initializing (initialize sent) → operating (result accepted).
+ */
 export const Phase = {
   AwaitingInit: 1,
   Initializing: 2,
@@ -72,7 +75,10 @@ export interface MethodRow {
   readonly paramGates: readonly ParamGate[];
   /** Sent only by the engine itself (initialize handshake, cancellation, progress). */
   readonly engineOwned: boolean;
-  /** Phases of a client receiver, where they differ from receivePhases (a client in initializing awaits the server's result, so server traffic other than ping and logging cannot legitimately reach it). */
+  /**
+   * Phases of a client receiver, where they differ from receivePhases (a client in initializing awaits the
+   * server's result, so server traffic other than ping and logging cannot legitimately reach it).
+   */
   readonly clientReceivePhases: number | undefined;
   /** The rule a phase refusal cites; undefined: by sender (L-10 client, L-11 server requests, L-12 server notifications). */
   readonly phaseRule: string | undefined;
@@ -90,6 +96,11 @@ export interface MethodRow {
   readonly extension: string | undefined;
   /** 2026-07-28 tasks extension: a server may answer it with a CreateTaskResult (resultType "task"). */
   readonly taskAugmentable: boolean;
+  /**
+   * 2026-07-28 (MOD-09, MOD-02): a server request that travels only inside an input_required result; the client
+   * capabilities it needs there are its `cap` and those of the refusing `paramGates` its params trip.
+   */
+  readonly inputRequest: boolean;
 }
 
 interface RowOptions {
@@ -110,6 +121,7 @@ interface RowOptions {
   nameParam?: string;
   extension?: string;
   taskAugmentable?: boolean;
+  inputRequest?: boolean;
 }
 
 /** The tasks extension of 2026-07-28 (SEP-2663); its rules are in lib/extensions.ts. */
@@ -138,6 +150,7 @@ function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}
     nameParam: o.nameParam,
     extension: o.extension,
     taskAugmentable: o.taskAugmentable ?? false,
+    inputRequest: o.inputRequest ?? false,
   };
 }
 
@@ -155,8 +168,10 @@ const hasTask = hasParam("task");
 // the params they gate did not exist, and a receiver ignores unknown params. URL mode is
 // gated from 2025-06-18 on, since an older client cannot have declared it.
 const SAMPLING_GATES: readonly ParamGate[] = [
-  { cap: Cap.samplingTools, when: samplingWithTools, code: ErrorCode.InvalidParams, rule: "C-06", what: "tools or toolChoice in sampling", since: "2025-11-25" },
-  { cap: Cap.samplingContext, when: samplingWithContext, code: ErrorCode.InvalidParams, rule: "C-06", what: 'includeContext other than "none"', since: "2025-11-25" },
+  { cap: Cap.samplingTools, when: samplingWithTools, code: ErrorCode.InvalidParams, rule: "C-06", what: "tools or toolChoice in sampling",
+    since: "2025-11-25" },
+  { cap: Cap.samplingContext, when: samplingWithContext, code: ErrorCode.InvalidParams, rule: "C-06", what: 'includeContext other than "none"',
+    since: "2025-11-25" },
   { cap: Cap.tasksRequestsSamplingCreateMessage, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented sampling request", since: "2025-11-25" },
 ];
 const ELICITATION_GATES: readonly ParamGate[] = [
@@ -171,11 +186,17 @@ const TOOLS_CALL_GATES: readonly ParamGate[] = [
 /** All rows; a method may have several rows for different version ranges. */
 export const METHOD_ROWS: readonly MethodRow[] = [
   // Lifecycle and utilities.
-  row("initialize", "request", "client", { sendPhases: Phase.AwaitingInit, receivePhases: Phase.AwaitingInit, receivePhasesStrict: Phase.AwaitingInit, engineOwned: true, phaseRule: "L-01", until: "2026-07-28", cancellable: false }),
-  row("notifications/initialized", "notification", "client", { sendPhases: Phase.Initializing, receivePhases: Phase.Initializing, receivePhasesStrict: Phase.Initializing, engineOwned: true, phaseRule: "L-06", until: "2026-07-28" }),
+  row("initialize", "request", "client",
+    { sendPhases: Phase.AwaitingInit, receivePhases: Phase.AwaitingInit, receivePhasesStrict: Phase.AwaitingInit, engineOwned: true, phaseRule: "L-01",
+      until: "2026-07-28", cancellable: false }),
+  row("notifications/initialized", "notification", "client",
+    { sendPhases: Phase.Initializing, receivePhases: Phase.Initializing, receivePhasesStrict: Phase.Initializing, engineOwned: true, phaseRule: "L-06",
+      until: "2026-07-28" }),
   row("ping", "request", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, phaseRule: "L-13", until: "2026-07-28" }),
-  row("notifications/cancelled", "notification", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "X-01" }),
-  row("notifications/progress", "notification", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "P-04" }),
+  row("notifications/cancelled", "notification", "both",
+    { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "X-01" }),
+  row("notifications/progress", "notification", "both",
+    { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "P-04" }),
   // Server features, requested by the client.
   row("resources/list", "request", "client", { cap: Cap.resources, cacheable: true }),
   row("resources/templates/list", "request", "client", { cap: Cap.resources, cacheable: true }),
@@ -191,30 +212,42 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("completion/complete", "request", "client", { cap: Cap.completions, since: "2025-03-26" }),
   // Client features, requested by the server.
   // 2026-07-28: these travel only inside input_required results, never as requests (MOD-09).
-  row("sampling/createMessage", "request", "server", { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING, until: "2026-07-28" }),
-  row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING, until: "2026-07-28" }),
-  row("elicitation/create", "request", "server", { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18", until: "2026-07-28" }),
+  row("sampling/createMessage", "request", "server",
+    { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING, until: "2026-07-28", inputRequest: true }),
+  row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING, until: "2026-07-28", inputRequest: true }),
+  row("elicitation/create", "request", "server",
+    { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18", until: "2026-07-28",
+      inputRequest: true }),
   // Tasks (2025-11-25): either side may be the receiver that created the task.
   // nameParam: over 2026-07-28 HTTP the tasks/* requests carry Mcp-Name: <taskId> (TX-09; the session era has no such header).
   row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
   row("tasks/result", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   row("tasks/list", "request", "both", { cap: Cap.tasksList, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
-  row("tasks/cancel", "request", "both", { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
-  row("notifications/tasks/status", "notification", "both", { cap: Cap.tasks, capOf: "sender", clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("tasks/cancel", "request", "both",
+    { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
+  row("notifications/tasks/status", "notification", "both",
+    { cap: Cap.tasks, capOf: "sender", clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   // Tasks (2026-07-28, the io.modelcontextprotocol/tasks extension): the client asks, the server holds the tasks.
   // tasks/result and tasks/list have no row here: removed, they are unknown methods (-32601).
   row("tasks/get", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
   row("tasks/update", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
   row("tasks/cancel", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
   row("notifications/tasks", "notification", "server", { since: "2026-07-28", extension: TASKS_EXTENSION, receivePhases: OPERATING }),
-  // Announcements, gated on the sender's own declaration.
-  row("notifications/message", "notification", "server", { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
-  row("notifications/resources/list_changed", "notification", "server", { cap: Cap.resourcesListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
-  row("notifications/resources/updated", "notification", "server", { cap: Cap.resourcesSubscribe, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
-  row("notifications/prompts/list_changed", "notification", "server", { cap: Cap.promptsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
-  row("notifications/tools/list_changed", "notification", "server", { cap: Cap.toolsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  // Announcements, gated on the sender's own declaration: list changes only from a server that declared the matching
+  // listChanged, resources/updated only with resources.subscribe (C-04; a refusal cites the capability rule, C-01).
+  row("notifications/message", "notification", "server",
+    { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
+  row("notifications/resources/list_changed", "notification", "server",
+    { cap: Cap.resourcesListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/resources/updated", "notification", "server",
+    { cap: Cap.resourcesSubscribe, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/prompts/list_changed", "notification", "server",
+    { cap: Cap.promptsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/tools/list_changed", "notification", "server",
+    { cap: Cap.toolsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
   row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender", until: "2026-07-28" }),
-  row("notifications/elicitation/complete", "notification", "server", { cap: Cap.elicitationUrl, receivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("notifications/elicitation/complete", "notification", "server",
+    { cap: Cap.elicitationUrl, receivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   // 2026-07-28 (MOD-07, MOD-14): discovery and subscription streams. The engine answers discover and acknowledges listen itself.
   row("server/discover", "request", "client", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, since: "2026-07-28", cacheable: true }),
   row("subscriptions/listen", "request", "client", { since: "2026-07-28" }),
@@ -240,6 +273,25 @@ export function methodTraits(method: string): MethodTraits | undefined {
 /** X-02: whether a request of `method` may be cancelled (every one but initialize). */
 export function isCancellable(method: string): boolean {
   return TRAITS.get(method)?.cancellable !== false;
+}
+
+/** The rows of the server requests that 2026-07-28 carries inside input_required results (MOD-09). */
+const INPUT_REQUEST_ROWS: ReadonlyMap<string, MethodRow> = new Map(METHOD_ROWS.filter((r) => r.inputRequest).map((r) => [r.method, r]));
+
+/** The methods an input_required result may ask the client for (MOD-09, MOD-10). */
+export const INPUT_REQUEST_METHODS: readonly string[] = [...INPUT_REQUEST_ROWS.keys()];
+
+/**
+ * MOD-02: the client capability bits an input request of `method` with `params` needs: its row's capability and
+ * those of the parameter gates its params trip, the columns that gate the same request in the session era. Gates
+ * that do not refuse (a `task` the receiver may ignore, C-08) add nothing. Undefined: `method` is no input request.
+ */
+export function inputRequestCapabilities(method: string, params: JsonObject): number | undefined {
+  const r = INPUT_REQUEST_ROWS.get(method);
+  if (r === undefined) return undefined;
+  let bits = r.cap;
+  for (const g of r.paramGates) if (g.code !== undefined && g.when(params)) bits |= g.cap;
+  return bits;
 }
 
 /** Every method with a trait, for tables that list them (e.g. the methods whose results are cacheable). */
@@ -312,7 +364,8 @@ export function gate(ctx: GateContext, outbound: boolean, method: string, kind: 
     return { code: ErrorCode.InvalidRequest, rule: "M-02", expected: `${method} as a ${r.kind}`, got: `a ${kind}`, reason: "wrong-kind" };
   }
   if (r.from !== "both" && r.from !== ctx.sender) {
-    return { code: ErrorCode.MethodNotFound, rule: "MT-02", expected: `${method} sent by the ${r.from}`, got: `sent by the ${ctx.sender}`, reason: "wrong-direction" };
+    return { code: ErrorCode.MethodNotFound, rule: "MT-02", expected: `${method} sent by the ${r.from}`, got: `sent by the ${ctx.sender}`,
+      reason: "wrong-direction" };
   }
   if (outbound && r.engineOwned) {
     return { code: undefined, rule: "ENG-02", expected: `${method} sent by the engine itself`, got: "sent by the host", reason: "engine-owned" };
@@ -321,13 +374,15 @@ export function gate(ctx: GateContext, outbound: boolean, method: string, kind: 
   const phases = outbound ? r.sendPhases : clientReceives ? (r.clientReceivePhases as number) : ctx.strict ? r.receivePhasesStrict : r.receivePhases;
   if ((phases & ctx.phase) === 0) {
     const rule = r.phaseRule ?? (ctx.sender === "client" ? "L-10" : kind === "request" ? "L-11" : "L-12");
-    return { code: ErrorCode.InvalidRequest, rule, expected: `${method} in phase ${phaseList(phases)}`, got: `phase ${PHASE_NAMES[ctx.phase]}`, reason: "phase" };
+    return { code: ErrorCode.InvalidRequest, rule, expected: `${method} in phase ${phaseList(phases)}`, got: `phase ${PHASE_NAMES[ctx.phase]}`,
+      reason: "phase" };
   }
   if (r.cap !== 0) {
     const caps = r.capOf === "receiver" ? ctx.receiverCaps : ctx.senderCaps;
     if ((caps & r.cap) !== r.cap) {
       const owner = r.capOf === "receiver" ? (ctx.sender === "client" ? "server" : "client") : ctx.sender;
-      return { code: ErrorCode.MethodNotFound, rule: "C-01", expected: `${owner} capability ${capabilityName(r.cap)} declared for ${method}`, got: "not declared", reason: "capability" };
+      return { code: ErrorCode.MethodNotFound, rule: "C-01", expected: `${owner} capability ${capabilityName(r.cap)} declared for ${method}`,
+        got: "not declared", reason: "capability" };
     }
   }
   for (const g of r.paramGates) {

@@ -10,11 +10,11 @@
 //   the transport must use;
 // - params and results are never mutated: decorating a result makes a shallow copy.
 
-import { Cap, capabilityMask } from "./capabilities.js";
+import { Cap, capabilityMask, capabilityObject } from "./capabilities.js";
 import { isJsonObject, type JsonObject } from "./envelope.js";
 import { ErrorCode, describeValue } from "./errors.js";
 import { severityOf } from "./features.js";
-import { methodsWhere } from "./methods.js";
+import { INPUT_REQUEST_METHODS, inputRequestCapabilities, methodsWhere } from "./methods.js";
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -108,27 +108,12 @@ export function withEnvelope(params: JsonObject | undefined, envelope: JsonObjec
 /** The methods whose result may be input_required (MOD-10): a column of the method table. */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = methodsWhere((t) => t.inputRequired);
 
-/** The client capabilities one input request needs, as a capability object and as bits. */
+/** The client capabilities one input request needs (MOD-02), as a capability object and as bits: columns of the method table. */
 function inputRequestNeeds(request: unknown): { caps: JsonObject; bits: number } | string {
   if (!isJsonObject(request) || typeof request.method !== "string") return "an input request {method, params}";
-  const params = isJsonObject(request.params) ? request.params : {};
-  switch (request.method) {
-    case "elicitation/create":
-      return params.mode === "url" ? { caps: { elicitation: { url: {} } }, bits: Cap.elicitationUrl } : { caps: { elicitation: { form: {} } }, bits: Cap.elicitationForm };
-    case "sampling/createMessage": {
-      let bits: number = Cap.sampling;
-      const caps: JsonObject = { sampling: {} };
-      if (params.tools !== undefined || params.toolChoice !== undefined) {
-        bits |= Cap.samplingTools;
-        caps.sampling = { tools: {} };
-      }
-      return { caps, bits };
-    }
-    case "roots/list":
-      return { caps: { roots: {} }, bits: Cap.roots };
-    default:
-      return `elicitation/create, sampling/createMessage or roots/list (got ${request.method})`;
-  }
+  const bits = inputRequestCapabilities(request.method, isJsonObject(request.params) ? request.params : {});
+  if (bits === undefined) return `a request of ${INPUT_REQUEST_METHODS.join(", ")} (got ${request.method})`;
+  return { caps: capabilityObject(bits), bits };
 }
 
 function mergeCaps(into: JsonObject, add: JsonObject): void {

@@ -46,7 +46,7 @@ export const VERSION_PROFILES: Readonly<Record<ProtocolVersion, VersionProfile>>
  * Releases the schema tables (lib/params.ts) name when members appear: the one place besides
  * the profiles that spells a version.
  */
-export const SCHEMA_RELEASES = { completions: "2025-03-26", nestedMeta: "2025-06-18", tasks: "2025-11-25" } as const satisfies Record<string, SessionVersion>;
+export const SCHEMA_RELEASES = { streamableHttp: "2025-03-26", completions: "2025-03-26", nestedMeta: "2025-06-18", tasks: "2025-11-25" } as const satisfies Record<string, SessionVersion>;
 
 export function isSessionVersion(value: unknown): value is SessionVersion {
   return typeof value === "string" && (SESSION_VERSIONS as readonly string[]).includes(value);

@@ -34,7 +34,8 @@ export function parseHttpUrl(text: string): HttpUrl | undefined {
   let authority = (m[2] as string).toLowerCase();
   // Credentials in a URL are never sent anywhere by us; an empty or whitespace host is no host.
   if (authority === "" || authority.includes("@") || /\s/.test(authority)) return undefined;
-  if ((scheme === "http" && authority.endsWith(":80")) || (scheme === "https" && authority.endsWith(":443"))) authority = authority.slice(0, authority.lastIndexOf(":"));
+  if ((scheme === "http" && authority.endsWith(":80")) || (scheme === "https" && authority.endsWith(":443")))
+    authority = authority.slice(0, authority.lastIndexOf(":"));
   return { scheme, authority, path: m[3] as string, query: m[4], fragment: m[5] };
 }
 

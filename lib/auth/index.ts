@@ -7,10 +7,13 @@ export { AuthFlow, type AuthFlowOptions, type AuthStep, type AuthTrigger, type A
 export { OAuthFlowError } from "./errors.js";
 export { bearerChallenge, formatBearerChallenge, parseChallenges, splitScope, unionScopes, type BearerChallenge, type Challenge } from "./challenge.js";
 export {
-  authorizationServerMetadataUrls, canonicalResource, protectedResourceMetadataUrls, protectedResourceMetadataPath, readAuthorizationServerMetadata, readProtectedResourceMetadata, resourceCovers,
+  authorizationServerMetadataUrls, canonicalResource, protectedResourceMetadataUrls, protectedResourceMetadataPath, readAuthorizationServerMetadata,
+  readProtectedResourceMetadata, resourceCovers,
   type AuthorizationServerMetadata, type ProtectedResourceMetadata,
 } from "./metadata.js";
-export { protectedResource, type AuthRequest, type AuthenticateResult, type HttpAnswer, type ProtectedResource, type ProtectedResourceOptions } from "./resource-server.js";
+export { protectedResource, type AuthRequest, type AuthenticateResult, type HttpAnswer, type ProtectedResource,
+  type ProtectedResourceOptions } from "./resource-server.js";
 export { importPrivateKeyPem, jwtAccessTokenVerifier, signJws, signJwt, verifyJwt, type JwtVerifyOptions, type JwtVerifyResult } from "./jwt.js";
 export { DPOP_ALG, accessTokenHash, dpopSigningInput, type DpopProofClaims } from "./dpop.js";
-export { MemoryCredentialStore, type AuthInfo, type ClientInformation, type CredentialStore, type StoredCredentials, type TokenSet, type WebCryptoLike, type SubtleLike } from "./types.js";
+export { MemoryCredentialStore, type AuthInfo, type ClientInformation, type CredentialStore, type StoredCredentials, type TokenSet, type WebCryptoLike,
+  type SubtleLike } from "./types.js";

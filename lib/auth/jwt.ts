@@ -149,13 +149,17 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
  * AuthInfo (scope from `scope` or `scp`), or undefined for an invalid token. `now` is called
  * once per token (the host's clock); the JWKS is a value or a function returning the current one.
  */
-export function jwtAccessTokenVerifier(options: Omit<JwtVerifyOptions, "now" | "jwks"> & { now: () => number; jwks: unknown | (() => unknown) }): (token: string) => Promise<AuthInfo | undefined> {
+export function jwtAccessTokenVerifier(options: Omit<JwtVerifyOptions,
+  "now" | "jwks"> & { now: () => number; jwks: unknown | (() => unknown) }): (token: string) => Promise<AuthInfo | undefined> {
   return async (token) => {
     const jwks = typeof options.jwks === "function" ? (options.jwks as () => unknown)() : options.jwks;
     const result = await verifyJwt(token, { ...options, jwks, now: options.now() });
     if (!result.ok) return undefined;
     const c = result.claims;
-    const scopes = typeof c.scope === "string" ? c.scope.split(" ").filter((x) => x !== "") : Array.isArray(c.scp) ? c.scp.filter((x): x is string => typeof x === "string") : [];
+    const scopes =
+      typeof c.scope === "string" ? c.scope.split(" ").filter((x) => x !== "")
+      : Array.isArray(c.scp) ? c.scp.filter((x): x is string => typeof x === "string")
+      : [];
     const audience = typeof c.aud === "string" ? [c.aud] : Array.isArray(c.aud) ? c.aud.filter((a): a is string => typeof a === "string") : undefined;
     return {
       token,

@@ -35,7 +35,8 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
   const origin = originOf(url);
   const path = trimSlash(url.path);
   if (path === "") return [`${origin}/.well-known/oauth-authorization-server`, `${origin}/.well-known/openid-configuration`];
-  return [`${origin}/.well-known/oauth-authorization-server${path}`, `${origin}/.well-known/openid-configuration${path}`, `${origin}${path}/.well-known/openid-configuration`];
+  return [`${origin}/.well-known/oauth-authorization-server${path}`, `${origin}/.well-known/openid-configuration${path}`,
+    `${origin}${path}/.well-known/openid-configuration`];
 }
 
 /** The 2025-03-26 endpoints assumed when an authorization server publishes no metadata. */
@@ -141,13 +142,18 @@ export interface AuthorizationServerMetadata {
  * Without an expected issuer (2025-03-26: the MCP server's origin stands in for an issuer it
  * never named), the document's own http(s) `issuer` is taken.
  */
-export function readAuthorizationServerMetadata(body: unknown, expectedIssuer: string | undefined): { ok: true; value: AuthorizationServerMetadata } | { ok: false; reason: string } {
+export function readAuthorizationServerMetadata(body: unknown, expectedIssuer: string | undefined): { ok: true;
+  value: AuthorizationServerMetadata } | { ok: false; reason: string } {
   if (!isJsonObject(body)) return { ok: false, reason: "the body is not a JSON object" };
   if (expectedIssuer === undefined) {
     if (typeof body.issuer !== "string" || parseHttpUrl(body.issuer) === undefined) return { ok: false, reason: "`issuer` is not an http(s) URL" };
     expectedIssuer = body.issuer;
   }
-  if (body.issuer !== expectedIssuer) return { ok: false, reason: `issuer ${describe(body.issuer)} is not ${JSON.stringify(expectedIssuer)}, the issuer the metadata URL was built from (RFC 8414 3.3)` };
+  if (body.issuer !== expectedIssuer)
+    return {
+      ok: false,
+      reason: `issuer ${describe(body.issuer)} is not ${JSON.stringify(expectedIssuer)}, the issuer the metadata URL was built from (RFC 8414 3.3)`,
+    };
   const endpoint = (key: string): string | undefined | false => {
     const value = body[key];
     if (value === undefined) return undefined;
@@ -187,8 +193,10 @@ function describe(value: unknown): string {
 }
 
 /** The protected resource metadata document a resource server publishes (RFC 9728 2). */
-export function protectedResourceDocument(options: { resource: string; authorizationServers: readonly string[]; scopesSupported?: readonly string[]; resourceName?: string; extra?: JsonObject }): JsonObject {
-  const doc: JsonObject = { ...options.extra, resource: options.resource, authorization_servers: [...options.authorizationServers], bearer_methods_supported: ["header"] };
+export function protectedResourceDocument(options: { resource: string; authorizationServers: readonly string[]; scopesSupported?: readonly string[];
+  resourceName?: string; extra?: JsonObject }): JsonObject {
+  const doc: JsonObject = { ...options.extra, resource: options.resource, authorization_servers: [...options.authorizationServers],
+    bearer_methods_supported: ["header"] };
   if (options.scopesSupported !== undefined) doc.scopes_supported = [...options.scopesSupported];
   if (options.resourceName !== undefined) doc.resource_name = options.resourceName;
   return doc;

@@ -78,7 +78,8 @@ function headerOf(request: AuthRequest, name: string): string | undefined {
 export function protectedResource(options: ProtectedResourceOptions): ProtectedResource {
   const url = parseHttpUrl(options.resource);
   const path = protectedResourceMetadataPath(options.resource);
-  if (url === undefined || path === undefined) throw new TypeError(`protectedResource: resource must be an absolute http(s) URL, got ${JSON.stringify(options.resource)}`);
+  if (url === undefined || path === undefined)
+    throw new TypeError(`protectedResource: resource must be an absolute http(s) URL, got ${JSON.stringify(options.resource)}`);
   if (options.authorizationServers.length === 0) throw new TypeError("protectedResource: at least one authorization server is needed");
   const metadataUrl = options.metadataUrl ?? `${originOf(url)}${path}`;
   const metadata = protectedResourceDocument({
@@ -108,12 +109,15 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
     metadataPath: path,
     metadataUrl,
     metadataResponse: () => ({ status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "max-age=3600" }, body: JSON.stringify(metadata) }),
-    insufficientScope: (scopes, description = "the token lacks a required scope") => (refuse(403, scopes, "insufficient_scope", description) as { ok: false; response: HttpAnswer }).response,
+    insufficientScope: (scopes,
+      description = "the token lacks a required scope") => (refuse(403, scopes, "insufficient_scope", description) as { ok: false;
+      response: HttpAnswer }).response,
     async authenticate(request, requiredScopes) {
       const needed = requiredScopes ?? options.requiredScopes ?? [];
       const target = request.url ?? "";
       const q = target.indexOf("?");
-      if (q >= 0 && parseQuery(target.slice(q + 1)).has("access_token")) return refuse(401, needed, "invalid_request", "access tokens are accepted only in the Authorization header");
+      if (q >= 0 && parseQuery(target.slice(q + 1)).has("access_token"))
+        return refuse(401, needed, "invalid_request", "access tokens are accepted only in the Authorization header");
       const header = headerOf(request, "authorization");
       const m = header === undefined ? null : /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(header);
       if (header === undefined || header === "") return refuse(401, needed, undefined, "authorization required");
@@ -126,8 +130,10 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
         info = undefined;
       }
       if (info === undefined) return refuse(401, needed, "invalid_token", "the access token is invalid");
-      if (info.audience !== undefined && !info.audience.includes(options.resource)) return refuse(401, needed, "invalid_token", "the access token is not for this resource");
-      if (options.now !== undefined && info.expiresAt !== undefined && info.expiresAt <= options.now()) return refuse(401, needed, "invalid_token", "the access token has expired");
+      if (info.audience !== undefined && !info.audience.includes(options.resource))
+        return refuse(401, needed, "invalid_token", "the access token is not for this resource");
+      if (options.now !== undefined && info.expiresAt !== undefined && info.expiresAt <= options.now())
+        return refuse(401, needed, "invalid_token", "the access token has expired");
       const missing = needed.filter((s) => !info.scopes.includes(s));
       if (missing.length > 0) return refuse(403, needed, "insufficient_scope", "the token lacks a required scope");
       return { ok: true, auth: info };

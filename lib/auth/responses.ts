@@ -29,7 +29,8 @@ export function oauthErrorOf(body: unknown): { error: string; description: strin
 
 function failure(status: number, body: unknown): { ok: false; reason: string; oauthError: string | undefined } {
   const error = oauthErrorOf(body);
-  return { ok: false, reason: error === undefined ? `HTTP ${status}` : `HTTP ${status} ${error.error}${error.description !== undefined ? `: ${error.description}` : ""}`, oauthError: error?.error };
+  const description = error?.description !== undefined ? `: ${error.description}` : "";
+  return { ok: false, reason: error === undefined ? `HTTP ${status}` : `HTTP ${status} ${error.error}${description}`, oauthError: error?.error };
 }
 
 /** A token endpoint answer; `now` (ms) turns expires_in into an expiry. */
@@ -40,7 +41,8 @@ export function readTokenResponse(status: number, body: unknown, now: number, dp
   // RFC 6749 requires token_type; some servers omit it, and a missing one is read as Bearer.
   const tokenType = typeof body.token_type === "string" ? body.token_type : "Bearer";
   const type = tokenType.toLowerCase();
-  if (type !== "bearer" && !(dpop && type === "dpop")) return { ok: false, reason: `token_type ${JSON.stringify(tokenType.slice(0, 40))}, not Bearer${dpop ? " or DPoP" : ""}`, oauthError: undefined };
+  if (type !== "bearer" && !(dpop && type === "dpop"))
+    return { ok: false, reason: `token_type ${JSON.stringify(tokenType.slice(0, 40))}, not Bearer${dpop ? " or DPoP" : ""}`, oauthError: undefined };
   const expiresIn = typeof body.expires_in === "number" && Number.isFinite(body.expires_in) && body.expires_in >= 0 ? body.expires_in : undefined;
   return {
     ok: true,
@@ -55,9 +57,11 @@ export function readTokenResponse(status: number, body: unknown, now: number, dp
 }
 
 /** A dynamic registration answer: 201 (or 200 from lenient servers) with a client_id. */
-export function readRegistrationResponse(status: number, body: unknown): { ok: true; client: ClientInformation } | { ok: false; reason: string; oauthError: string | undefined } {
+export function readRegistrationResponse(status: number, body: unknown): { ok: true; client: ClientInformation } | { ok: false; reason: string;
+  oauthError: string | undefined } {
   if (status !== 201 && status !== 200) return failure(status, body);
-  if (!isJsonObject(body) || typeof body.client_id !== "string" || body.client_id === "") return { ok: false, reason: "no client_id in the registration answer", oauthError: undefined };
+  if (!isJsonObject(body) || typeof body.client_id !== "string" || body.client_id === "")
+    return { ok: false, reason: "no client_id in the registration answer", oauthError: undefined };
   const client: { clientId: string; clientSecret?: string; tokenEndpointAuthMethod?: string } = { clientId: body.client_id };
   if (typeof body.client_secret === "string" && body.client_secret !== "") client.clientSecret = body.client_secret;
   if (typeof body.token_endpoint_auth_method === "string") client.tokenEndpointAuthMethod = body.token_endpoint_auth_method;

@@ -16,10 +16,12 @@ import { PeerAbortController } from "../peer/signal.js";
 import { parseTemplate } from "../peer/uri-template.js";
 import type { TaskInfo } from "../peer/task-client.js";
 import type { CallToolResult, Tool } from "../types.js";
-import { RULES, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult, type Diagnostic, type Tally } from "./grading.js";
+import { RULES, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult,
+  type Diagnostic, type Tally } from "./grading.js";
 import type { PendingDisplay } from "./progress.js";
 import { destructiveReason } from "./safety.js";
 import { synthesize } from "./synthesize.js";
+import { SCHEMA_RELEASES } from "../versions.js";
 
 export interface ReportOptions {
   /** Called with each finished check, in order. */
@@ -49,7 +51,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   const refusedFails = (name: string) => (error: McpError): CheckResult => ({ name, grade: "FAIL", detail: error.message, rule: RULES.capability });
 
   /** One request under the report's timeout, shown while pending: its value, or the grade of its failure. */
-  const request = async <T>(name: string, run: (call: CallOptions) => Promise<T>, onRefused: (error: McpError) => CheckResult): Promise<{ value: T } | { failed: CheckResult }> => {
+  const request = async <T>(name: string, run: (call: CallOptions) => Promise<T>,
+    onRefused: (error: McpError) => CheckResult): Promise<{ value: T } | { failed: CheckResult }> => {
     const shown = options.pending?.(name);
     const call: CallOptions = { timeoutMs, resetTimeoutOnProgress: true, maxTotalMs: timeoutMs * 10, onProgress: (p) => shown?.progress(p) };
     try {
@@ -61,7 +64,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     }
   };
   /** A request whose success PASSes with `describe(value)`. */
-  const check = async <T>(name: string, run: (call: CallOptions) => Promise<T>, describe: (value: T) => string, onRefused = refusedFails(name)): Promise<T | undefined> => {
+  const check = async <T>(name: string, run: (call: CallOptions) => Promise<T>, describe: (value: T) => string,
+    onRefused = refusedFails(name)): Promise<T | undefined> => {
     const outcome = await request(name, run, onRefused);
     if ("failed" in outcome) {
       record(outcome.failed);
@@ -76,7 +80,9 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     record({ name: "initialize", grade: "FAIL", detail: "the client is not connected", rule: RULES.respond });
     return tally(checks);
   }
-  record({ name: "initialize", grade: "PASS", detail: `${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.version} (${server.era === "modern" ? "modern era: server/discover, stateless" : "session era: initialize"})` });
+  record({ name: "initialize", grade: "PASS",
+    detail: `${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.version} `
+      + `(${server.era === "modern" ? "modern era: server/discover, stateless" : "session era: initialize"})` });
   const caps = server.capabilities;
   let logMessages = 0;
   client.onNotification("notifications/message", () => logMessages++);
@@ -95,7 +101,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
 
   let tools: Tool[] = [];
   if (caps.tools !== undefined) {
-    tools = (await check("tools/list", (call) => client.listTools(call), (list) => `${list.length} tools`, (error) => gradeListRefusal("tools/list", error))) ?? [];
+    tools = (await check("tools/list", (call) => client.listTools(call), (list) => `${list.length} tools`,
+      (error) => gradeListRefusal("tools/list", error))) ?? [];
     for (const tool of tools) await callTool(tool);
     const unknown = "tools/call unknown tool";
     const outcome = await request(unknown, (call) => client.callTool("no_such_tool_mcp_engine", {}, call), (error) => gradeUnknownTool(unknown, { error }));
@@ -113,7 +120,9 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     // 2025-11-25: a task needs the server's tasks.requests.tools.call; without it no task call may be made (and none is tried).
     const sessionTasks = (caps as { tasks?: { requests?: { tools?: { call?: unknown } } } }).tasks?.requests?.tools?.call !== undefined;
     if (tool.execution?.taskSupport === "required" && !modern && !sessionTasks) {
-      record({ name, grade: "SKIP", detail: 'not called: its execution.taskSupport is "required" (TK-08: only as a task), and the server declares no tasks.requests.tools.call to run it as one' });
+      record({ name, grade: "SKIP",
+        detail: 'not called: its execution.taskSupport is "required" (TK-08: only as a task), '
+          + "and the server declares no tasks.requests.tools.call to run it as one" });
       return;
     }
     const args = synthesize(tool.inputSchema, { object: true });
@@ -126,7 +135,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       name,
       // A tool that may or must run as a task is called through one (TK-08; the tasks extension under 2026-07-28).
       (call) =>
-        client.callTool(tool.name, args.value as Record<string, unknown>, { ...call, onTask: (task) => (tasks.set(tool.name, task), undefined) }).catch((error: unknown): CallToolResult => {
+        client.callTool(tool.name, args.value as Record<string, unknown>,
+          { ...call, onTask: (task) => (tasks.set(tool.name, task), undefined) }).catch((error: unknown): CallToolResult => {
           // A task that ended failed is a well-formed outcome of the tasks extension: the failed status carries the JSON-RPC error.
           if (error instanceof TaskFailedError) return { content: [{ type: "text", text: `task failed with ${error.code}` }], isError: true };
           throw error;
@@ -135,7 +145,9 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         const first = result.content[0];
         const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
         const task = tasks.get(tool.name);
-        const how = task === undefined ? "" : `, ran as a task (${task.form === "extension" ? "tasks extension" : "2025-11-25 task-augmented"}, final status ${task.status}${task.status === "failed" ? ": a JSON-RPC error, as the failed status carries it" : ""})`;
+        const failed = task?.status === "failed" ? ": a JSON-RPC error, as the failed status carries it" : "";
+        const form = task?.form === "extension" ? "tasks extension" : `${SCHEMA_RELEASES.tasks} task-augmented`;
+        const how = task === undefined ? "" : `, ran as a task (${form}, final status ${task.status}${failed})`;
         return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${how}${note}`;
       },
       (error) => gradeToolRefusal(name, error),
@@ -147,7 +159,9 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     const progressTool = tools.find((t) => t.name === "test_tool_with_progress");
     if (progressTool !== undefined) {
       const seen: number[] = [];
-      const result = await request("progress", (call) => client.callTool(progressTool.name, {}, { ...call, onProgress: (p) => (call.onProgress?.(p), seen.push(p.progress)) }), (error) => ({ name: "progress", grade: "WARN", detail: error.message, rule: RULES.toolErrors }));
+      const result = await request("progress",
+        (call) => client.callTool(progressTool.name, {}, { ...call, onProgress: (p) => (call.onProgress?.(p), seen.push(p.progress)) }),
+        (error) => ({ name: "progress", grade: "WARN", detail: error.message, rule: RULES.toolErrors }));
       if ("failed" in result) record(result.failed);
       else if (seen.length === 0) record({ name: "progress", grade: "SKIP", detail: "no progress notifications were sent (they are optional, P-03)" });
       else record({ name: "progress", grade: "PASS", detail: `${seen.length} notifications: ${seen.join(", ")}` });
@@ -173,7 +187,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   if (caps.resources !== undefined) await resourceChecks();
 
   async function resourceChecks(): Promise<void> {
-    const resources = (await check("resources/list", (call) => client.listResources(call), (list) => `${list.length} resources`, (error) => gradeListRefusal("resources/list", error))) ?? [];
+    const resources = (await check("resources/list", (call) => client.listResources(call), (list) => `${list.length} resources`,
+      (error) => gradeListRefusal("resources/list", error))) ?? [];
     for (const resource of resources) {
       const name = `resources/read ${resource.uri}`;
       await check(
@@ -183,7 +198,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (error) => ({ name, grade: "WARN", detail: `a listed resource was refused: ${error.message}`, rule: RULES.readListed }),
       );
     }
-    const templates = (await check("resources/templates/list", (call) => client.listResourceTemplates(call), (list) => `${list.length} templates`, (error) => gradeListRefusal("resources/templates/list", error))) ?? [];
+    const templates = (await check("resources/templates/list", (call) => client.listResourceTemplates(call), (list) => `${list.length} templates`,
+      (error) => gradeListRefusal("resources/templates/list", error))) ?? [];
     for (const template of templates) {
       const name = `resources/read ${template.uriTemplate}`;
       let uri: string;
@@ -222,16 +238,19 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       }
     }
     const unknown = "resources/read unknown";
-    const outcome = await request(unknown, (call) => client.readResource("test://no-such-resource-mcp-engine", call), (error) => gradeUnknownResource(unknown, { error }, modern));
+    const outcome = await request(unknown, (call) => client.readResource("test://no-such-resource-mcp-engine", call),
+      (error) => gradeUnknownResource(unknown, { error }, modern));
     record("failed" in outcome ? outcome.failed : gradeUnknownResource(unknown, { contents: outcome.value.contents.length }, modern));
   }
 
   if (caps.prompts !== undefined) {
-    const prompts = (await check("prompts/list", (call) => client.listPrompts(call), (list) => `${list.length} prompts`, (error) => gradeListRefusal("prompts/list", error))) ?? [];
+    const prompts = (await check("prompts/list", (call) => client.listPrompts(call), (list) => `${list.length} prompts`,
+      (error) => gradeListRefusal("prompts/list", error))) ?? [];
     for (const prompt of prompts) {
       const name = `prompts/get ${prompt.name}`;
       const args = Object.create(null) as Record<string, string>; // names come from the server
-      for (const arg of prompt.arguments ?? []) if (arg.required === true) args[arg.name] = await completeOr({ type: "ref/prompt", name: prompt.name }, arg.name, "test");
+      for (const arg of prompt.arguments ?? []) if (arg.required === true) args[arg.name] = await completeOr({ type: "ref/prompt", name: prompt.name },
+        arg.name, "test");
       await check(
         name,
         (call) => client.getPrompt(prompt.name, args, call),
@@ -245,7 +264,10 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       await check(
         `completion/complete ${withArgs.name}.${arg}`,
         (call) => client.complete({ ref: { type: "ref/prompt", name: withArgs.name }, argument: { name: arg, value: "" } }, call),
-        (result) => `${result.completion.values.length} value(s)${result.completion.values.length > 0 ? `: ${result.completion.values.slice(0, 5).join(", ")}` : ""}`,
+        (result) => {
+          const values = result.completion.values;
+          return `${values.length} value(s)${values.length > 0 ? `: ${values.slice(0, 5).join(", ")}` : ""}`;
+        },
       );
     }
   }
@@ -254,12 +276,14 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   if (options.diagnostics !== undefined) record(gradeDiagnostics(options.diagnostics()));
 
   if (caps.logging !== undefined) {
-    record(logMessages > 0 ? { name: "logging", grade: "PASS", detail: `${logMessages} log message(s) received` } : { name: "logging", grade: "SKIP", detail: "no log messages were sent (sending them is the server's choice)" });
+    record(logMessages > 0 ? { name: "logging", grade: "PASS", detail: `${logMessages} log message(s) received` } : { name: "logging", grade: "SKIP",
+      detail: "no log messages were sent (sending them is the server's choice)" });
   }
   return tally(checks);
 
   /** The first completion the server offers for an argument, or a fallback. */
-  async function completeOr(ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string }, name: string, fallback: string): Promise<string> {
+  async function completeOr(ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string }, name: string,
+    fallback: string): Promise<string> {
     if (caps.completions === undefined) return fallback;
     try {
       const result = await client.complete({ ref, argument: { name, value: "" } }, { timeoutMs });
@@ -277,7 +301,8 @@ async function listenOnce(client: Client, uri: string, options: ReportOptions): 
   const stop = client.onNotification("notifications/subscriptions/acknowledged", (params) => {
     acknowledged = params?.notifications;
   });
-  const listen = client.request("subscriptions/listen", { notifications: { resourceSubscriptions: [uri] } }, { signal: controller.signal, timeoutMs: Infinity });
+  const listen = client.request("subscriptions/listen", { notifications: { resourceSubscriptions: [uri] } },
+    { signal: controller.signal, timeoutMs: Infinity });
   // Settled below; until then a refusal must not be an unhandled rejection.
   listen.catch(() => undefined);
   try {

@@ -170,7 +170,7 @@ export class HttpCore<S> {
     this.receiver?.receiveEof();
   }
 
-  // ── reading answers ─────────────────────────────────────────────────────────
+  // ── reading answers ────────────────────────────────────────────
 
   /**
    * Reads a 2xx answer: JSON (one message or an array) or SSE, read by the era's `readStream`
@@ -242,7 +242,8 @@ export class HttpCore<S> {
    * Reads an SSE body to its end, handing each event to onEvent (true: stop after this
    * chunk's events). The cursor carries the last event id and retry across reconnections.
    */
-  async readSse(body: ReadableStreamLike, cursor: Cursor, onEvent: (event: SseEvent) => boolean, holder: ReaderHolder | undefined): Promise<"end" | "stopped" | "error"> {
+  async readSse(body: ReadableStreamLike, cursor: Cursor, onEvent: (event: SseEvent) => boolean,
+    holder: ReaderHolder | undefined): Promise<"end" | "stopped" | "error"> {
     let reader: ReaderLike;
     try {
       reader = body.getReader();
@@ -290,7 +291,7 @@ export class HttpCore<S> {
     }
   }
 
-  // ── helpers ─────────────────────────────────────────────────────────────────
+  // ── helpers ──────────────────────────────────────────────
 
   headers(accept: string, afterInit: boolean, json = false): Record<string, string> {
     const headers: Record<string, string> = { ...this.extraHeaders };
@@ -302,7 +303,8 @@ export class HttpCore<S> {
   }
 
   /** Every request goes out here: with the OAuth token if any, and once more after a flow a 401/403 started. */
-  async fetchRaw(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+  async fetchRaw(url: string, method: string, headers: Record<string, string>, body: string | undefined,
+    ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
     const auth = this.oauth;
     if (auth === undefined) return this.fetchOnce(url, method, headers, body, ctl);
     // With the current token (and DPoP proof); a DPoP nonce demanded by the server gets one resend.
@@ -328,7 +330,8 @@ export class HttpCore<S> {
     return (await send()).res;
   }
 
-  private fetchOnce(url: string, method: string, headers: Record<string, string>, body: string | undefined, ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+  private fetchOnce(url: string, method: string, headers: Record<string, string>, body: string | undefined,
+    ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
     const init: FetchInit<S> = { method, headers };
     if (body !== undefined) init.body = body;
     if (ctl !== undefined) init.signal = ctl.signal;

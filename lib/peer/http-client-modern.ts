@@ -21,7 +21,8 @@ import { headerParamsOf, type HeaderParam } from "../modern.js";
 import { MODERN_VERSIONS } from "../versions.js";
 import { HttpTransportError } from "./errors.js";
 import { ACCEPT_BOTH, type HttpCore, type ReaderHolder } from "./http-client-core.js";
-import { cancelQuietly, clip, describe, discard, readError, type AbortControllerLike, type ReadableStreamLike, type ResponseLike } from "./http-client-types.js";
+import { cancelQuietly, clip, describe, discard, readError, type AbortControllerLike, type ReadableStreamLike,
+  type ResponseLike } from "./http-client-types.js";
 
 export class ModernEra<S> {
   /** The version of the last 2026-07-28 request (the MCP-Protocol-Version of later notifications). */
@@ -83,7 +84,8 @@ export class ModernEra<S> {
           return;
         }
         const message = error !== undefined ? `HTTP ${status}: ${String(error.message)}` : `HTTP ${status}${text !== "" ? `: ${clip(text, 200)}` : ""}`;
-        this.core.fail(requestId, `${message} (not a 2026-07-28 answer)`, text === "" ? { status, fallback: true } : { status, body: clip(text), fallback: true });
+        this.core.fail(requestId, `${message} (not a 2026-07-28 answer)`,
+          text === "" ? { status, fallback: true } : { status, body: clip(text), fallback: true });
         return;
       }
       const failure = await this.core.consume(res, requestId, undefined, (body) => this.readStream(body, requestId, holder));
@@ -135,14 +137,17 @@ export class ModernEra<S> {
   /** A POST's SSE stream: read once (it cannot be resumed). Returns a failure reason or undefined. */
   private async readStream(body: ReadableStreamLike, expect: RequestId | undefined, holder: ReaderHolder): Promise<string | undefined> {
     let answered = false;
-    const outcome = await this.core.readSse(body, { lastEventId: undefined, retry: undefined }, (event) => (answered = this.core.handleEvent(event, expect, undefined) || answered), holder);
+    const outcome = await this.core.readSse(body, { lastEventId: undefined, retry: undefined },
+      (event) => (answered = this.core.handleEvent(event, expect, undefined) || answered), holder);
     if (expect === undefined || answered || !this.core.active || this.core.abandoned.has(expect)) return undefined;
-    return `the response stream ${outcome === "error" ? "failed" : "ended"} before the answer (a 2026-07-28 stream cannot be resumed: send the request again with a new id)`;
+    const how = outcome === "error" ? "failed" : "ended";
+    return `the response stream ${how} before the answer (a 2026-07-28 stream cannot be resumed: send the request again with a new id)`;
   }
 
   /** The answer to a tools/list this era sent teaches its tools' parameter headers (see learnTools). */
   inspect(message: JsonObject): JsonObject {
-    if (message.method === undefined && isRequestId(message.id) && this.toolLists.delete(message.id) && isJsonObject(message.result)) return this.learnTools(message, message.result);
+    if (message.method === undefined && isRequestId(message.id) && this.toolLists.delete(message.id) && isJsonObject(message.result))
+      return this.learnTools(message, message.result);
     return message;
   }
 }

@@ -1,4 +1,4 @@
-// The session era of Streamable HTTP (HTTP-01…HTTP-04, 2025-03-26 up to 2025-11-25): the
+// The session era of Streamable HTTP (HTTP-01…HTTP-10, 2025-03-26 up to 2025-11-25): the
 // initialize POST that decides the transport, POSTs carrying Mcp-Session-Id and
 // MCP-Protocol-Version, response streams resumed with GET and Last-Event-ID, the standalone
 // GET stream, re-initialization after a 404, and the DELETE that ends the session.
@@ -19,7 +19,8 @@ import { isAuthChallenge, isOk, mediaType } from "../http/client.js";
 import { HttpTransportError } from "./errors.js";
 import { ACCEPT_BOTH, ACCEPT_SSE, type Cursor, type Failure, type HttpCore, type Intercept, type StandaloneStream } from "./http-client-core.js";
 import type { LegacyEra } from "./http-client-legacy.js";
-import { authErrorOf, authReport, cancelQuietly, clip, describe, discard, isResponseTo, readError, type ReadableStreamLike, type ResponseLike } from "./http-client-types.js";
+import { authErrorOf, authReport, cancelQuietly, clip, describe, discard, isResponseTo, readError, type ReadableStreamLike,
+  type ResponseLike } from "./http-client-types.js";
 import type { SseEvent } from "./sse.js";
 
 const SESSION_ID = /^[\x21-\x7e]+$/;
@@ -37,7 +38,7 @@ export class SessionEra<S> {
     private readonly deleteTimeoutMs: number,
   ) {}
 
-  // ── POST ────────────────────────────────────────────────────────────────────
+  // ── POST ───────────────────────────────────────────────
 
   async postInitialize(message: JsonObject, requestId: RequestId, unblock: () => void): Promise<void> {
     const ctl = this.core.controller();
@@ -54,7 +55,8 @@ export class SessionEra<S> {
       if (!this.legacy.tried && this.legacy.eligible(res.status)) {
         this.legacy.tried = true;
         // HTTP-04: an older offer tries HTTP+SSE on any 4xx; a 401/403 that stays one is reported as the challenge it is.
-        const original = isAuthChallenge(res.status) ? { status: res.status, text: "", error: undefined, auth: await authErrorOf(res, this.core.url) } : await readError(res);
+        const original = isAuthChallenge(res.status) ? { status: res.status, text: "", error: undefined,
+          auth: await authErrorOf(res, this.core.url) } : await readError(res);
         await this.legacy.fallback(message, requestId, original);
         unblock();
         return;
@@ -268,7 +270,8 @@ export class SessionEra<S> {
     if (!this.core.active || !isJsonObject(result) || result.protocolVersion !== this.core.version) return false;
     const ctl2 = this.core.controller();
     try {
-      const res = await this.core.fetchRaw(this.core.url, "POST", this.core.headers(ACCEPT_BOTH, true, true), JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), ctl2);
+      const res = await this.core.fetchRaw(this.core.url, "POST", this.core.headers(ACCEPT_BOTH, true, true),
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), ctl2);
       await discard(res);
       if (!isOk(res.status) || !this.core.active) return false;
     } catch {
@@ -280,7 +283,7 @@ export class SessionEra<S> {
     return true;
   }
 
-  // ── the standalone GET stream ───────────────────────────────────────────────
+  // ── the standalone GET stream ────────────────────────────────────────
 
   openStandalone(): void {
     if (!this.standaloneEnabled || this.getUnsupported || this.core.mode !== "streamable" || !this.core.active) return;
@@ -357,7 +360,7 @@ export class SessionEra<S> {
     }
   }
 
-  // ── DELETE ──────────────────────────────────────────────────────────────────
+  // ── DELETE ───────────────────────────────────────────────
 
   /** Ends the session (405: the server keeps sessions itself; 404: already gone), bounded by deleteTimeoutMs. */
   async deleteSession(session: string): Promise<void> {
@@ -376,9 +379,11 @@ export class SessionEra<S> {
         return;
       }
       await discard(res);
-      if (res.status !== 405 && res.status !== 404 && !isOk(res.status)) this.core.report(new HttpTransportError(`DELETE of the session answered HTTP ${res.status}`, res.status));
+      if (res.status !== 405 && res.status !== 404 && !isOk(res.status))
+        this.core.report(new HttpTransportError(`DELETE of the session answered HTTP ${res.status}`, res.status));
     } catch (error) {
-      this.core.report(new HttpTransportError(timedOut ? `DELETE of the session took longer than ${this.deleteTimeoutMs} ms` : `DELETE of the session failed: ${describe(error)}`));
+      const why = timedOut ? `took longer than ${this.deleteTimeoutMs} ms` : `failed: ${describe(error)}`;
+      this.core.report(new HttpTransportError(`DELETE of the session ${why}`));
     } finally {
       this.core.timers.clearTimeout(handle);
     }

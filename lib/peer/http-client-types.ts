@@ -67,7 +67,7 @@ export interface MessageReceiver {
   onTimer(): void;
 }
 
-// ── errors ──────────────────────────────────────────────────────────────────────
+// ── errors ───────────────────────────────────────────────
 
 /**
  * The code of the JSON-RPC errors this transport synthesizes when HTTP fails a request: -32000,
@@ -91,7 +91,7 @@ export interface HttpErrorData {
   fallback?: boolean;
 }
 
-// ── options ─────────────────────────────────────────────────────────────────────
+// ── options ───────────────────────────────────────────────
 
 export interface HttpClientTransportOptions<S = unknown> {
   /** The MCP endpoint (Streamable HTTP), also the SSE URL of the legacy fallback. */
@@ -128,7 +128,7 @@ export interface HttpClientTransportOptions<S = unknown> {
    */
   auth?: HttpAuthOptions;
 }
-// ── small functions ───────────────────────────────────────────────────────────
+// ── small functions ────────────────────────────────────────────
 
 export function defaultAbortControllerFactory<S>(): (() => AbortControllerLike<S>) | undefined {
   // The runtime's own controller: its signal is what the runtime's fetch accepts, whatever S was inferred as.
@@ -188,7 +188,8 @@ export async function readError(res: ResponseLike): Promise<{ status: number; te
   let error: JsonObject | undefined;
   try {
     const value: unknown = text === "" ? undefined : JSON.parse(text);
-    if (isJsonObject(value) && isJsonObject(value.error) && typeof value.error.code === "number" && Number.isInteger(value.error.code) && typeof value.error.message === "string") {
+    if (isJsonObject(value) && isJsonObject(value.error) && typeof value.error.code === "number" && Number.isInteger(value.error.code)
+      && typeof value.error.message === "string") {
       error = value.error;
     }
   } catch {

@@ -1,50 +1,36 @@
-// The client side of Streamable HTTP (RULES.md HTTP-01…HTTP-04) with the deprecated HTTP+SSE transport
-// (SSE-01) as a fallback: a PeerHost whose send() POSTs each outbound message, and the receive
-// side that turns JSON bodies and SSE streams back into messages for the Client's driver.
-// What the HTTP answers and headers mean (header encoding, status interpretation, fallback
-// detection) is decided in lib/http/client.ts; this file makes the fetch calls.
+// The client side of Streamable HTTP (RULES.md HTTP-01…HTTP-10), with the deprecated HTTP+SSE
+// transport (SSE-01) as a fallback and the 2026-07-28 transport (MOD-17…MOD-20): a PeerHost whose
+// send() POSTs each outbound message, and the receive side that turns JSON bodies and SSE streams
+// back into messages for the Client's driver. What HTTP answers and headers mean (header
+// encoding, status interpretation, fallback detection) is decided in lib/http/client.ts.
 //
-// Invariants:
+// This file is the facade: the PeerHost the Client drives, which picks the era of each outbound
+// message, close(), and connectHttp. The rest lives beside it, each file with its invariants:
+// http-client-core.ts (the shared connection: fetching with OAuth, settling, reading JSON and
+// SSE bodies), http-client-session.ts (the session era: initialize, sessions, resumption, the
+// GET stream, DELETE), http-client-modern.ts (2026-07-28), http-client-legacy.ts (HTTP+SSE) and
+// http-client-types.ts (the injected platform shapes and the options).
+//
+// Invariants of the whole transport:
 // - portable: no Node or DOM globals; fetch, the abort controller and the clock/timers are
-//   injected (FetchLike, createAbortController, HttpTimers); this file reads no clock itself;
+//   injected (FetchLike, createAbortController, HttpTimers); no file of it reads a clock;
 // - every request the engine sends settles: its answer arrives, or a JSON-RPC error is
 //   synthesized for its id (HTTP_TRANSPORT_ERROR standing for an HttpTransportError, or the server's own JSON-RPC error body),
 //   or the connection closes (EOF: the Client rejects it with ConnectionClosedError);
-// - the engine never sees transport-private traffic: re-initialization after a 404 uses ids
-//   like "mcp-engine-reinit-1" and its answer is consumed here, never delivered;
-// - POSTs start in the order the engine sent them; while the initialize POST's status is
-//   unknown or a re-initialization runs, later sends wait in a queue, then go in order;
-// - every retry loop is bounded (maxReconnectAttempts consecutive attempts without progress)
-//   and waits exactly the server's last SSE `retry` (default defaultRetryMs) between tries;
-// - 2026-07-28 mode (MOD-20; from the first request carrying the per-request `_meta` envelope,
-//   i.e. after the client Engine's startModern(), or option `modern`): every message is its
-//   own POST with MCP-Protocol-Version (the `_meta` version), Mcp-Method and, for tools/call,
-//   prompts/get and resources/read, Mcp-Name (values outside visible ASCII as
-//   `=?base64?…?=`), and for tools/call an Mcp-Param-{Name} for each argument the tool's
-//   inputSchema marks with x-mcp-header — known from the tools/list results this transport
-//   carried (a tool never listed through it gets none; tools with invalid declarations are
-//   left out of those results and reported through onError); no session id, no GET stream, no DELETE, no resumption; cancelling a
-//   request aborts its POST (closing its stream is the cancellation; notifications/cancelled
-//   is never POSTed); a subscriptions/listen stream stays open until cancelled or closed;
-//   a 4xx keeps the server's JSON-RPC error only when it is a recognized modern error
-//   (isModernErrorResponse); any other 4xx becomes an HttpTransportError with data.fallback
-//   set, and a dual-era client falls back to initialize;
-// - a 401 or 403 from any request is an authorization challenge, never a fallback (issue
-//   11.9): the request settles with HttpAuthError (status, WWW-Authenticate, URL), attached
-//   to its synthesized error object so the Client rejects with it; without a request (the
-//   GET stream, DELETE) it goes to onError as HttpTransportError.auth. Only an older offer's
-//   initialize (HTTP-04: any 4xx) still tries HTTP+SSE first;
+// - POSTs start in the order the engine sent them (the session era queues behind an initialize
+//   or a re-initialization whose outcome is unknown);
+// - the era: 2026-07-28 from the first request carrying the per-request `_meta` envelope (a
+//   client Engine after startModern(), or option `modern`) until an initialize is sent (a
+//   dual-era client falling back); the session era otherwise;
+// - a 401 or 403 from any request is an authorization challenge, never a fallback (AUTH-08):
+//   the request settles with HttpAuthError (status, WWW-Authenticate, URL), attached to its
+//   synthesized error object so the Client rejects with it; without a request (the GET stream,
+//   DELETE) it goes to onError as HttpTransportError.auth. Only an older offer's initialize
+//   (HTTP-04: any 4xx) still tries HTTP+SSE first;
 // - with option `auth` (OAuth: oauth.ts, lib/auth/) every request carries the current token;
 //   a 401, or a 403 insufficient_scope, runs one authorization flow (shared by concurrent
 //   refusals) and the request is sent once more (a DPoP nonce demand: one resend); only a
 //   refusal that outlives that becomes the HttpAuthError above.
-
-//
-// The transport is split along its eras: http-client-core.ts (shared state, fetching, settling,
-// reading bodies and SSE), http-client-session.ts (the session era), http-client-modern.ts
-// (2026-07-28), http-client-legacy.ts (HTTP+SSE) and http-client-types.ts (the injected shapes
-// and options). This file is the facade: the PeerHost the Client drives, which picks the era
-// for each outbound message, close(), and connectHttp.
 
 import type { Outbound } from "../engine.js";
 import { isJsonObject, isRequestId } from "../envelope.js";
@@ -135,7 +121,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     return this.core.state !== "open";
   }
 
-  // ── PeerHost ────────────────────────────────────────────────────────────────
+  // ── PeerHost ──────────────────────────────────────────────
 
   now(): number {
     return this.core.timers.now();
@@ -175,7 +161,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     core.schedule(() => core.run(() => this.sessionEra.post(message, requestId, false)));
   }
 
-  // ── close ───────────────────────────────────────────────────────────────────
+  // ── close ───────────────────────────────────────────────
 
   /** Aborts open streams and fetches, DELETEs the session (405 is fine), then delivers EOF to the client. */
   close(): Promise<void> {
@@ -196,7 +182,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
   }
 }
 
-// ── connectHttp ───────────────────────────────────────────────────────────────
+// ── connectHttp ──────────────────────────────────────────────
 
 export interface ConnectHttpOptions<S = unknown> extends ClientOptions, HttpClientTransportOptions<S> {
   /** Timeout for initialize. Default: defaultTimeoutMs. */
@@ -219,7 +205,8 @@ export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<Ht
   const transport = new HttpClientTransport<S>(options);
   // With OAuth, the probe's answer may wait for an authorization (a user at a browser): the probe
   // timeout that tells a silent older server apart must not run out during it.
-  const client = new Client(transport, options.auth !== undefined && options.probeTimeoutMs === undefined ? { ...options, probeTimeoutMs: AUTH_PROBE_TIMEOUT_MS } : options);
+  const client = new Client(transport, options.auth !== undefined
+    && options.probeTimeoutMs === undefined ? { ...options, probeTimeoutMs: AUTH_PROBE_TIMEOUT_MS } : options);
   // client.input follows the Client to a new engine when its modern probe falls back to initialize.
   transport.attach(client.input);
   let server: ConnectResult;

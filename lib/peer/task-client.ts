@@ -88,7 +88,8 @@ function info(task: JsonObject, form: "extension" | "core"): TaskInfo {
 }
 
 function checkedTask(method: string, task: unknown): JsonObject {
-  if (!isJsonObject(task) || typeof task.taskId !== "string" || typeof task.status !== "string") throw new InvalidResultError(method, "result", "a task with taskId and status", JSON.stringify(task)?.slice(0, 80) ?? "nothing");
+  if (!isJsonObject(task) || typeof task.taskId !== "string" || typeof task.status !== "string")
+    throw new InvalidResultError(method, "result", "a task with taskId and status", JSON.stringify(task)?.slice(0, 80) ?? "nothing");
   return task;
 }
 
@@ -120,10 +121,12 @@ export class TaskClient {
    * Starts a tool call: resolves with the task when the server made one, or with the result
    * when it answered at once (a 2026-07-28 server decides; so does a tool that cannot run as a task).
    */
-  async create(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions = {}): Promise<{ task: TaskInfo } | { result: CallToolResult }> {
+  async create(name: string, args: Record<string, unknown> | undefined,
+    options: TaskCallOptions = {}): Promise<{ task: TaskInfo } | { result: CallToolResult }> {
     const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
     if (options.task !== false && this.coreTaskCall(name)) {
-      const created = await this.transport.send("tools/call", { ...params, task: options.ttlMs === undefined ? {} : { ttl: options.ttlMs } } as JsonObject, options);
+      const created = await this.transport.send("tools/call", { ...params, task: options.ttlMs === undefined ? {} : { ttl: options.ttlMs } } as JsonObject,
+        options);
       return { task: info(checkedTask("tools/call", created.task), "core") };
     }
     const result = await this.transport.request("tools/call", params as unknown as JsonObject, options);
@@ -192,7 +195,8 @@ export class TaskClient {
       }
       if (seen.status === "failed") {
         const error = isJsonObject(current.error) ? current.error : {};
-        throw new TaskFailedError(seen.taskId, typeof error.code === "number" ? error.code : -32603, typeof error.message === "string" ? error.message : (seen.statusMessage ?? "failed"), error.data);
+        throw new TaskFailedError(seen.taskId, typeof error.code === "number" ? error.code : -32603,
+          typeof error.message === "string" ? error.message : (seen.statusMessage ?? "failed"), error.data);
       }
       if (seen.status === "cancelled") throw new TaskCancelledError(seen.taskId, seen.statusMessage);
       if (seen.status === "input_required" && isJsonObject(current.inputRequests)) {
@@ -200,7 +204,9 @@ export class TaskClient {
         const fresh = new Map<string, unknown>();
         for (const key of Object.keys(current.inputRequests)) if (!answered.has(key)) fresh.set(key, current.inputRequests[key]);
         if (fresh.size > 0) {
-          if (answered.size + fresh.size > maxAnswered) throw new InvalidResultError("tasks/get", "result.inputRequests", `at most ${maxAnswered} input requests over the task (maxInputRounds × maxInputRequests)`, `${answered.size + fresh.size}`);
+          if (answered.size + fresh.size > maxAnswered)
+            throw new InvalidResultError("tasks/get", "result.inputRequests",
+            `at most ${maxAnswered} input requests over the task (maxInputRounds × maxInputRequests)`, `${answered.size + fresh.size}`);
           const responses = await fulfil(this.transport, "tasks/get", Object.fromEntries(fresh), call.signal, this.transport.maxInputRequests);
           for (const key of fresh.keys()) answered.add(key);
           await this.update(seen.taskId, responses, call);
@@ -237,7 +243,8 @@ export class TaskClient {
   /** The wait between two polls; past the call's maxTotalMs the call times out instead. */
   private async pause(interval: number, call: CallOptions & { deadline?: number }): Promise<void> {
     const delay = pollDelay(interval);
-    if (call.deadline !== undefined && this.transport.now() + delay > call.deadline) throw new RequestTimeoutError("tools/call", "(task polling)", "total", call.maxTotalMs);
+    if (call.deadline !== undefined && this.transport.now() + delay > call.deadline)
+      throw new RequestTimeoutError("tools/call", "(task polling)", "total", call.maxTotalMs);
     await this.transport.sleep(delay, call.signal);
   }
 }

@@ -80,7 +80,8 @@ const iso = isoTimestamp;
 
 /** The Task fields of a stored task, as the wire has them (CreateTaskResult, tasks/get). */
 export function wireTask(task: StoredTask): JsonObject {
-  const out: JsonObject = { taskId: task.taskId, status: task.status, createdAt: iso(task.createdAt), lastUpdatedAt: iso(task.lastUpdatedAt), ttlMs: task.ttlMs };
+  const out: JsonObject = { taskId: task.taskId, status: task.status, createdAt: iso(task.createdAt), lastUpdatedAt: iso(task.lastUpdatedAt),
+    ttlMs: task.ttlMs };
   if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
   if (task.pollIntervalMs !== undefined) out.pollIntervalMs = task.pollIntervalMs;
   return out;
@@ -116,7 +117,8 @@ export class TaskRunner {
     /** Tells every session of the server that a task changed (notifications/tasks on the listens that asked). */
     private readonly announce: (task: JsonObject) => void,
   ) {
-    if (typeof options.newTaskId !== "function") throw new Error("tasks: expected newTaskId, a function returning unguessable ids (e.g. crypto.randomUUID); got none");
+    if (typeof options.newTaskId !== "function")
+      throw new Error("tasks: expected newTaskId, a function returning unguessable ids (e.g. crypto.randomUUID); got none");
     this.store = options.store ?? new MemoryTaskStore();
     this.ttlMs = options.ttlMs === undefined ? 3_600_000 : options.ttlMs;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -129,7 +131,8 @@ export class TaskRunner {
 
   /** The -32021 for a tool that runs only as a task, asked by a request that did not declare the extension. */
   static requiredError(): McpError {
-    return new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: extensionCapabilities(TASKS_EXTENSION) });
+    return new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability",
+      { requiredCapabilities: extensionCapabilities(TASKS_EXTENSION) });
   }
 
   /**
@@ -137,13 +140,16 @@ export class TaskRunner {
    * once the store has the task. `work` gets the task's context and returns the tool result;
    * an McpError it throws fails the task with that error.
    */
-  async start(session: ServerSession, requestId: RequestId, modern: ModernRequestInfo, now: () => number, work: (context: HandlerContext) => Promise<JsonObject>): Promise<JsonObject> {
+  async start(session: ServerSession, requestId: RequestId, modern: ModernRequestInfo, now: () => number,
+    work: (context: HandlerContext) => Promise<JsonObject>): Promise<JsonObject> {
     const at = now();
-    const task: StoredTask = { taskId: this.options.newTaskId(), status: "working", createdAt: at, lastUpdatedAt: at, ttlMs: this.ttlMs, pollIntervalMs: this.pollIntervalMs };
+    const task: StoredTask = { taskId: this.options.newTaskId(), status: "working", createdAt: at, lastUpdatedAt: at, ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs };
     // Handlers of tasks past their TTL stop here, even when nobody asks for them again (bounded like the store).
     for (const [id, other] of this.running) if (other.expiresAt <= at) this.forget(id, "the task expired");
     await this.store.create(task);
-    const running: Running = { controller: new PeerAbortController(), expiresAt: this.ttlMs === null ? Infinity : at + this.ttlMs, outstanding: new Map(), nextKey: 0, now };
+    const running: Running = { controller: new PeerAbortController(), expiresAt: this.ttlMs === null ? Infinity : at + this.ttlMs, outstanding: new Map(),
+      nextKey: 0, now };
     this.running.set(task.taskId, running);
     const context = this.context(session, requestId, modern, task.taskId, running);
     // Detached: the request is answered with the task; the outcome goes to the store.
@@ -152,7 +158,8 @@ export class TaskRunner {
       .then(
         (result) => this.finish(task.taskId, running, { status: "completed", result }),
         (error: unknown) => {
-          const failure = error instanceof McpError ? { code: error.code, message: errorMessage(error), ...(error.data === undefined ? {} : { data: error.data }) } : { code: ErrorCode.InternalError, message: errorMessage(error) };
+          const failure = error instanceof McpError ? { code: error.code, message: errorMessage(error),
+            ...(error.data === undefined ? {} : { data: error.data }) } : { code: ErrorCode.InternalError, message: errorMessage(error) };
           return this.finish(task.taskId, running, { status: "failed", error: failure as JsonObject, statusMessage: failure.message });
         },
       )
@@ -174,7 +181,8 @@ export class TaskRunner {
   async update(params: JsonObject, now: number): Promise<JsonObject> {
     const taskId = taskIdOf(params);
     const responses = params.inputResponses;
-    if (!isJsonObject(responses)) throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object", { path: "params.inputResponses" });
+    if (!isJsonObject(responses))
+      throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object", { path: "params.inputResponses" });
     const task = await this.store.get(taskId, now);
     if (task === undefined || task === "expired") throw notFound(task);
     const running = this.running.get(taskId);
@@ -225,7 +233,8 @@ export class TaskRunner {
     running.outstanding.clear();
   }
 
-  private async finish(taskId: string, running: Running, change: { status: "completed" | "failed"; result?: JsonObject; error?: JsonObject; statusMessage?: string }): Promise<void> {
+  private async finish(taskId: string, running: Running,
+    change: { status: "completed" | "failed"; result?: JsonObject; error?: JsonObject; statusMessage?: string }): Promise<void> {
     if (this.running.get(taskId) !== running) return;
     this.running.delete(taskId);
     const now = running.now();
@@ -241,7 +250,8 @@ export class TaskRunner {
     const requests: JsonObject = {};
     for (const [key, entry] of running.outstanding) requests[key] = entry.request;
     const pending = running.outstanding.size > 0;
-    const updated = await this.store.update(taskId, pending ? { status: "input_required", inputRequests: requests } : { status: "working", inputRequests: null }, running.now());
+    const updated = await this.store.update(taskId,
+      pending ? { status: "input_required", inputRequests: requests } : { status: "working", inputRequests: null }, running.now());
     if (updated !== undefined && updated !== "expired") this.announce(detailedTask(updated));
   }
 
@@ -254,7 +264,8 @@ export class TaskRunner {
       // The creating request's client must have declared this kind of input (MOD-02): otherwise the task fails with -32021.
       const problem = inputRequiredProblem("tools/call", { resultType: "input_required", inputRequests: { [key]: request } }, modern);
       if (problem !== undefined) {
-        return Promise.reject(new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", problem.missing === undefined ? undefined : { requiredCapabilities: problem.missing }));
+        return Promise.reject(new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability",
+          problem.missing === undefined ? undefined : { requiredCapabilities: problem.missing }));
       }
       return new Promise<T>((resolve, reject) => {
         running.outstanding.set(key, { request, resolve: resolve as (answer: unknown) => void, reject });
@@ -280,8 +291,11 @@ export class TaskRunner {
       elicit: (params) => ask<ElicitResult>("elicitation/create", params),
       listRoots: () => ask<ListRootsResult>("roots/list", undefined),
       inputRequired: () => {
-        throw new Error("inputRequired: a task asks for input through ctx.elicit, createMessage or listRoots (its inputRequests), not through an input_required result");
-      },      // A task's handler runs once (its input comes through inputRequests, not re-runs): once only memoizes.
+        throw new Error(
+          "inputRequired: a task asks for input through ctx.elicit, createMessage or listRoots (its inputRequests), not through an input_required result",
+        );
+      },
+      // A task's handler runs once (its input comes through inputRequests, not re-runs): once only memoizes.
       once: (key, fn) => memo.once(key, fn, false),
     };
   }
@@ -304,13 +318,15 @@ export async function callToolOrTask(
   const runner = server.taskRunner;
   const modern = context.modern;
   const support = entry?.taskSupport;
-  const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
+  const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities,
+    TASKS_EXTENSION);
   if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
   // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
   const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
   if (!asTask || runner === undefined || modern === undefined) return (await callTool(server, params, { ...context, prepared })) as unknown as JsonObject;
   // A task runs as whoever created it: the creating request's ctx.auth.
-  return runner.start(session, context.requestId, modern, now, async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject);
+  return runner.start(session, context.requestId, modern, now,
+    async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject);
 }
 
 /**

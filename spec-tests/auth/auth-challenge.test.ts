@@ -10,7 +10,7 @@ import {
   authorizationServerMetadataUrls, canonicalResource, defaultEndpoints, protectedResourceMetadataPath, protectedResourceMetadataUrls, readAuthorizationServerMetadata, readProtectedResourceMetadata, resourceCovers, secureEndpoint,
 } from "../../lib/auth/metadata.js";
 
-test("Bearer parameters: quoted strings with escapes and commas, tokens, any order, case-insensitive names", () => {
+test("AUTH-15: Bearer parameters: quoted strings with escapes and commas, tokens, any order, case-insensitive names", () => {
   const c = bearerChallenge('bearer Error="insufficient_scope", scope="a b  a", resource_metadata="https://x.example/.well-known/oauth-protected-resource", error_description="say \\"hi\\", then go"');
   assert.deepEqual(c, { resourceMetadata: "https://x.example/.well-known/oauth-protected-resource", scope: ["a", "b"], error: "insufficient_scope", errorDescription: 'say "hi", then go' });
   assert.deepEqual(bearerChallenge("Bearer error=invalid_token")?.error, "invalid_token");
@@ -19,7 +19,7 @@ test("Bearer parameters: quoted strings with escapes and commas, tokens, any ord
   assert.equal(bearerChallenge('Basic realm="x"'), undefined);
 });
 
-test("several challenges in one header, token68, and the Bearer one found among them", () => {
+test("AUTH-15: several challenges in one header, token68, and the Bearer one found among them", () => {
   const all = parseChallenges('Basic realm="a, b", DPoP algs="ES256", Bearer scope="s", resource_metadata="https://m"');
   assert.deepEqual(all.map((c) => c.scheme), ["basic", "dpop", "bearer"]);
   assert.equal(all[0]?.params.get("realm"), "a, b");
@@ -29,7 +29,7 @@ test("several challenges in one header, token68, and the Bearer one found among 
   assert.equal(t68[1]?.params.get("scope"), "x");
 });
 
-test("malformed headers never throw: an unterminated quote, a missing value, garbage, a huge header", () => {
+test("AUTH-15: malformed headers never throw: an unterminated quote, a missing value, garbage, a huge header", () => {
   assert.deepEqual(parseChallenges('Bearer scope="never closed').map((c) => c.params.size), [0]);
   assert.equal(parseChallenges("Bearer scope=, error=x")[0]?.params.size, 0);
   assert.deepEqual(parseChallenges("=== ,,, "), []);
@@ -43,7 +43,7 @@ test("malformed headers never throw: an unterminated quote, a missing value, gar
   assert.equal(c?.params.get("__proto__"), "x");
 });
 
-test("the writer quotes every value, escaping quotes and backslashes and dropping control characters", () => {
+test("AUTH-15: the writer quotes every value, escaping quotes and backslashes and dropping control characters", () => {
   const header = formatBearerChallenge({ resourceMetadata: "https://m/x", scope: ["a", "b"], error: "invalid_token", errorDescription: 'bad "token"\\\r\nSet-Cookie: x' });
   assert.equal(header, 'Bearer resource_metadata="https://m/x", scope="a b", error="invalid_token", error_description="bad \\"token\\"\\\\Set-Cookie: x"');
   assert.deepEqual(bearerChallenge(header)?.errorDescription, 'bad "token"\\Set-Cookie: x', "it reads back as written");
@@ -51,12 +51,12 @@ test("the writer quotes every value, escaping quotes and backslashes and droppin
   assert.equal(formatBearerChallenge({ realm: "r", scope: [] }), 'Bearer realm="r"');
 });
 
-test("scope lists: split on spaces without empties or repeats, unions keep order", () => {
+test("AUTH-10: scope lists: split on spaces without empties or repeats, unions keep order", () => {
   assert.deepEqual(splitScope("  a\tb a  "), ["a", "b"]);
   assert.deepEqual(unionScopes(["a", "b"], undefined, ["b", "c"]), ["a", "b", "c"]);
 });
 
-test("URLs: absolute http(s) only, lowercased scheme and host, default ports dropped, userinfo refused", () => {
+test("AUTH-04: URLs: absolute http(s) only, lowercased scheme and host, default ports dropped, userinfo refused", () => {
   assert.deepEqual(parseHttpUrl("HTTPS://Example.COM:443/Path?q=1#f"), { scheme: "https", authority: "example.com", path: "/Path", query: "q=1", fragment: "f" });
   assert.equal(parseHttpUrl("http://h:80")?.authority, "h");
   for (const bad of ["ftp://h/", "/relative", "https://user@h/", "https:///nohost", "not a url", "https://h o/"]) assert.equal(parseHttpUrl(bad), undefined, bad);
@@ -78,7 +78,7 @@ test("forms and queries: RFC 3986 unreserved only, + for space; broken escapes d
   assert.equal(withQuery("https://h/a", []), "https://h/a");
 });
 
-test("base64 for HTTP Basic, padded, and back", () => {
+test("AUTH-06: base64 for HTTP Basic, padded, and back", () => {
   const bytes = new TextEncoder().encode("id:sécret");
   assert.equal(base64Encode(bytes), "aWQ6c8OpY3JldA==");
   assert.deepEqual(base64Decode("aWQ6c8OpY3JldA=="), bytes);
@@ -86,7 +86,7 @@ test("base64 for HTTP Basic, padded, and back", () => {
   assert.equal(base64Encode(new Uint8Array([0xfb, 0xff])), "+/8=");
 });
 
-test("discovery URLs: path-inserted then root for the resource; RFC 8414 / OIDC orders for the issuer", () => {
+test("AUTH-02: discovery URLs: path-inserted then root for the resource; RFC 8414 / OIDC orders for the issuer", () => {
   assert.deepEqual(protectedResourceMetadataUrls("https://h/mcp/", "https://h/custom.json"), ["https://h/custom.json", "https://h/.well-known/oauth-protected-resource/mcp", "https://h/.well-known/oauth-protected-resource"]);
   assert.deepEqual(protectedResourceMetadataUrls("https://h", "javascript:alert(1)"), ["https://h/.well-known/oauth-protected-resource"]);
   assert.deepEqual(protectedResourceMetadataUrls("nope"), []);
@@ -98,7 +98,7 @@ test("discovery URLs: path-inserted then root for the resource; RFC 8414 / OIDC 
   assert.equal(protectedResourceMetadataPath("nope"), undefined);
 });
 
-test("canonical resource and the resource match: same origin, the server at or below the resource's path", () => {
+test("AUTH-04: canonical resource and the resource match: same origin, the server at or below the resource's path", () => {
   assert.equal(canonicalResource("HTTPS://H:443/mcp/#x"), "https://h/mcp");
   assert.equal(canonicalResource("nope"), undefined);
   assert.equal(resourceCovers("https://h/mcp", "https://h/mcp"), true);
@@ -110,7 +110,7 @@ test("canonical resource and the resource match: same origin, the server at or b
   assert.equal(resourceCovers("nope", "https://h/mcp"), false);
 });
 
-test("metadata documents are read from unknown: wrong types, insecure endpoints and foreign issuers are refused", () => {
+test("AUTH-02: metadata documents are read from unknown: wrong types, insecure endpoints and foreign issuers are refused", () => {
   assert.equal(readProtectedResourceMetadata("x").ok, false);
   assert.equal(readProtectedResourceMetadata({ resource: 1, authorization_servers: ["https://a"] }).ok, false);
   assert.equal(readProtectedResourceMetadata({ resource: "https://r", authorization_servers: ["not a url", 3] }).ok, false);

@@ -36,7 +36,7 @@ function runCli(args: string[], env: { [k: string]: string | undefined }, onStde
   });
 }
 
-test("interactive: the authorization URL is printed, the browser's return reaches the loopback listener, the report runs authorized", async (t) => {
+test("AUTH-03: interactive: the authorization URL is printed, the browser's return reaches the loopback listener, the report runs authorized", async (t) => {
   const as = await startTestAuthServer();
   after(t, () => as.close());
   const { url } = await protectedServer(t, as);
@@ -57,7 +57,7 @@ test("interactive: the authorization URL is printed, the browser's return reache
   assert.match(authorize?.params.get("redirect_uri") ?? "", /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
 });
 
-test("conformance mode: the authorization server's redirect is followed headlessly and the scenario completes", async (t) => {
+test("AUTH-03: conformance mode: the authorization server's redirect is followed headlessly and the scenario completes", async (t) => {
   const as = await startTestAuthServer();
   after(t, () => as.close());
   const { url } = await protectedServer(t, as, [], false);

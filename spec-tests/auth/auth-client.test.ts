@@ -42,7 +42,7 @@ function client(fetch: AuthFetch, extra: Partial<HttpAuthOptions> = {}): { oauth
   return { oauth, errors };
 }
 
-test("a refusal runs one flow; concurrent refusals share it; the token then goes on every request", async () => {
+test("AUTH-09: a refusal runs one flow; concurrent refusals share it; the token then goes on every request", async () => {
   const as = fakeAs();
   const { oauth, errors } = client(as.fetch);
   assert.equal(oauth.authorization(), undefined);
@@ -56,7 +56,7 @@ test("a refusal runs one flow; concurrent refusals share it; the token then goes
   assert.equal(as.calls.filter((u) => u.endsWith("/register")).length, 1);
 });
 
-test("at most maxAuthorizations flows without an accepted request in between", async () => {
+test("AUTH-09: at most maxAuthorizations flows without an accepted request in between", async () => {
   const as = fakeAs();
   const { oauth } = client(as.fetch, { maxAuthorizations: 2 });
   assert.equal(await oauth.refused(MCP, 401, WWW, undefined), true);
@@ -66,7 +66,7 @@ test("at most maxAuthorizations flows without an accepted request in between", a
   assert.equal(await oauth.refused(MCP, 401, WWW, oauth.authorization()), true, "an accepted request resets the budget");
 });
 
-test("failures end the flow with an OAuthFlowError: token endpoint down, no redirect handler, the user gives up, a bad key", async () => {
+test("AUTH-09: failures end the flow with an OAuthFlowError: token endpoint down, no redirect handler, the user gives up, a bad key", async () => {
   const down = client(fakeAs({ token: () => Promise.reject(new Error("ECONNREFUSED")) }).fetch);
   assert.equal(await down.oauth.refused(MCP, 401, WWW, undefined), false);
   assert.equal(down.errors[0]?.rule, "token");
@@ -88,7 +88,7 @@ test("failures end the flow with an OAuthFlowError: token endpoint down, no redi
   assert.equal(await throwingReporter.refused(MCP, 401, WWW, undefined), false, "a throwing onError is contained");
 });
 
-test("a store that throws is an empty store; what a flow obtains is stored under the issuer", async () => {
+test("AUTH-11: a store that throws is an empty store; what a flow obtains is stored under the issuer", async () => {
   const saved: StoredCredentials[] = [];
   const broken: CredentialStore = { get: () => Promise.reject(new Error("keychain locked")), set: (c) => void saved.push(c), delete: () => undefined };
   const { oauth, errors } = client(fakeAs().fetch, { store: broken });
@@ -101,7 +101,7 @@ test("a store that throws is an empty store; what a flow obtains is stored under
   assert.equal(await client(fakeAs().fetch, { store: failingSet }).oauth.refused(MCP, 401, WWW, undefined), true);
 });
 
-test("client credentials with private_key_jwt: the assertion is signed through Web Crypto", async () => {
+test("AUTH-12: client credentials with private_key_jwt: the assertion is signed through Web Crypto", async () => {
   const subtle = webcrypto.subtle as unknown as { generateKey(a: unknown, x: boolean, u: string[]): Promise<{ privateKey: unknown }>; exportKey(f: string, k: unknown): Promise<ArrayBuffer> };
   const pair = await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
   let binary = "";
@@ -121,7 +121,7 @@ test("client credentials with private_key_jwt: the assertion is signed through W
 
 declare function btoa(data: string): string;
 
-test("DPoP (RFC 9449): proofs at the token endpoint, a resend with the server's nonce, then the DPoP scheme and a fresh proof per request", async () => {
+test("AUTH-13: DPoP (RFC 9449): proofs at the token endpoint, a resend with the server's nonce, then the DPoP scheme and a fresh proof per request", async () => {
   const proofs: string[] = [];
   const as = fakeAs({ token: () => ({ status: 200, body: { access_token: "bound", token_type: "DPoP" } }) });
   let challenged = false;
@@ -164,7 +164,7 @@ test("DPoP (RFC 9449): proofs at the token endpoint, a resend with the server's 
   assert.equal(oauth.nonceChallenge(401, 'DPoP error="use_dpop_nonce"', null), false);
 });
 
-test("without dpop (or when the server does not list ES256) tokens are Bearer, and a DPoP token_type is refused", async () => {
+test("AUTH-13: without dpop (or when the server does not list ES256) tokens are Bearer, and a DPoP token_type is refused", async () => {
   const as = fakeAs({ token: () => ({ status: 200, body: { access_token: "bound", token_type: "DPoP" } }) });
   const { oauth, errors } = client(as.fetch, { dpop: true });
   assert.equal(await oauth.refused(MCP, 401, WWW, undefined), false);

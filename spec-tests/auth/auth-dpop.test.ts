@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { test } from "node:test";
 import { accessTokenHash, dpopSigningInput, proofTarget } from "../../lib/auth/dpop.js";
 
-test("the proof's header carries typ dpop+jwt, alg and the public jwk only; claims jti, htm, htu, iat, nonce, ath", () => {
+test("AUTH-13: the proof's header carries typ dpop+jwt, alg and the public jwk only; claims jti, htm, htu, iat, nonce, ath", () => {
   const input = dpopSigningInput({ kty: "EC", crv: "P-256", x: "x", y: "y", d: "PRIVATE" }, "ES256", { method: "POST", url: "https://rs/mcp?a=1#f", iat: 100, jti: "j1", nonce: "n1", accessToken: "tok" });
   const [h, p] = input.split(".") as [string, string];
   assert.deepEqual(JSON.parse(Buffer.from(h, "base64url").toString()), { typ: "dpop+jwt", alg: "ES256", jwk: { kty: "EC", crv: "P-256", x: "x", y: "y" } });

@@ -17,7 +17,7 @@ import { after, headless, protectedServer } from "./protected.js";
 
 const INFO = { name: "auth-e2e", version: "1" };
 
-test("an unauthenticated request gets 401 naming the metadata, which is served at its well-known path", async (t) => {
+test("AUTH-01: an unauthenticated request gets 401 naming the metadata, which is served at its well-known path", async (t) => {
   const as = await startTestAuthServer();
   after(t, () => as.close());
   const { url, base } = await protectedServer(t, as);
@@ -38,7 +38,7 @@ test("an unauthenticated request gets 401 naming the metadata, which is served a
 });
 
 for (const versions of [["2025-11-25"], ["2025-11-25", "2026-07-28"]] as const) {
-  test(`the reference client follows the 401 to completion (${versions.join(" + ")}) and handlers see ctx.auth`, async (t) => {
+  test(`AUTH-01, AUTH-03: the reference client follows the 401 to completion (${versions.join(" + ")}) and handlers see ctx.auth`, async (t) => {
     const as = await startTestAuthServer({ scopes: ["mcp:tools"] });
     after(t, () => as.close());
     const { url } = await protectedServer(t, as);
@@ -59,7 +59,7 @@ for (const versions of [["2025-11-25"], ["2025-11-25", "2026-07-28"]] as const) 
   });
 }
 
-test("a server requiring a scope the token lacks answers 403 insufficient_scope; the client steps up once, then gives up", async (t) => {
+test("AUTH-10: a server requiring a scope the token lacks answers 403 insufficient_scope; the client steps up once, then gives up", async (t) => {
   const as = await startTestAuthServer({ grant: () => "mcp:tools" });
   after(t, () => as.close());
   const { url } = await protectedServer(t, as, ["mcp:admin"]);

@@ -77,7 +77,7 @@ function callback(step: Extract<AuthStep, { kind: "authorize" }>, extra: Record<
   return back.toString();
 }
 
-test("the whole authorization code flow: PKCE S256, state, resource on authorize and token, tokens keyed by issuer", () => {
+test("AUTH-03, AUTH-04: the whole authorization code flow: PKCE S256, state, resource on authorize and token, tokens keyed by issuer", () => {
   const flow = new AuthFlow(options());
   const authorize = toAuthorize(flow);
   const url = new URL(authorize.url);
@@ -108,7 +108,7 @@ test("the whole authorization code flow: PKCE S256, state, resource on authorize
   assert.equal(d.credentials.client?.clientId, "dyn-1");
 });
 
-test("a tampered or missing state is refused before anything else", () => {
+test("AUTH-03: a tampered or missing state is refused before anything else", () => {
   for (const state of ["not-the-state", ""]) {
     const flow = new AuthFlow(options());
     const authorize = toAuthorize(flow);
@@ -116,7 +116,7 @@ test("a tampered or missing state is refused before anything else", () => {
   }
 });
 
-test("iss (RFC 9207): equal passes, another issuer or a normalized variant is refused, absent is refused only when advertised", () => {
+test("AUTH-07: iss (RFC 9207): equal passes, another issuer or a normalized variant is refused, absent is refused only when advertised", () => {
   const run = (advertised: boolean, iss: string | undefined): AuthStep => {
     const flow = new AuthFlow(options());
     const authorize = toAuthorize(flow, prm(), asm(advertised ? { authorization_response_iss_parameter_supported: true } : {}));
@@ -130,7 +130,7 @@ test("iss (RFC 9207): equal passes, another issuer or a normalized variant is re
   expectFailed(run(true, undefined), "iss-missing");
 });
 
-test("an error in the redirect is reported with the server's code, after state and iss checks", () => {
+test("AUTH-03: an error in the redirect is reported with the server's code, after state and iss checks", () => {
   const flow = new AuthFlow(options());
   const authorize = toAuthorize(flow);
   const back = new URL(REDIRECT);
@@ -141,7 +141,7 @@ test("an error in the redirect is reported with the server's code, after state a
   assert.equal((step as Extract<AuthStep, { kind: "failed" }>).error.oauthError, "access_denied");
 });
 
-test("a protected resource metadata document for another resource is refused", () => {
+test("AUTH-02: a protected resource metadata document for another resource is refused", () => {
   const flow = new AuthFlow(options());
   expectFetch(flow.start(challenge401), "protected-resource-metadata");
   expectFailed(flow.receive({ status: 200, body: prm({ resource: "https://evil.example.com/mcp" }) }), "resource-mismatch");
@@ -150,7 +150,7 @@ test("a protected resource metadata document for another resource is refused", (
   expectFailed(sibling.receive({ status: 200, body: prm({ resource: "https://mcp.example.com/other" }) }), "resource-mismatch");
 });
 
-test("protected resource metadata: the challenge's URL, else path-inserted, else root; none at all is 2025-03-26", () => {
+test("AUTH-02: protected resource metadata: the challenge's URL, else path-inserted, else root; none at all is 2025-03-26", () => {
   const flow = new AuthFlow(options());
   expectFetch(flow.start({ status: 401, wwwAuthenticate: 'Bearer scope="a"' }), "protected-resource-metadata", PRM_URL);
   expectFetch(flow.receive({ status: 404, body: undefined }), "protected-resource-metadata", "https://mcp.example.com/.well-known/oauth-protected-resource");
@@ -167,7 +167,7 @@ test("protected resource metadata: the challenge's URL, else path-inserted, else
   void reg;
 });
 
-test("2025-03-26 metadata at the server's origin names its own issuer, which the redirect's iss is then held to", () => {
+test("AUTH-02, AUTH-07: 2025-03-26 metadata at the server's origin names its own issuer, which the redirect's iss is then held to", () => {
   const flow = new AuthFlow(options({ serverUrl: "https://mcp.example.com/mcp" }));
   flow.start({ status: 401, wwwAuthenticate: null });
   flow.receive({ status: 404, body: undefined });
@@ -176,7 +176,7 @@ test("2025-03-26 metadata at the server's origin names its own issuer, which the
   assert.deepEqual(load, { kind: "load", issuer: "https://mcp.example.com/oauth" });
 });
 
-test("authorization server metadata: RFC 8414 then OIDC for a root issuer; inserted, OIDC inserted, OIDC appended for a path issuer", () => {
+test("AUTH-02: authorization server metadata: RFC 8414 then OIDC for a root issuer; inserted, OIDC inserted, OIDC appended for a path issuer", () => {
   const root = new AuthFlow(options());
   root.start(challenge401);
   expectFetch(root.receive({ status: 200, body: prm() }), "authorization-server-metadata", ASM_URL);
@@ -193,14 +193,14 @@ test("authorization server metadata: RFC 8414 then OIDC for a root issuer; inser
   expectFailed(path.receive({ status: 404, body: undefined }), "authorization-server-metadata");
 });
 
-test("metadata whose issuer is not the one the URL was built from is refused (RFC 8414 3.3)", () => {
+test("AUTH-02: metadata whose issuer is not the one the URL was built from is refused (RFC 8414 3.3)", () => {
   const flow = new AuthFlow(options());
   flow.start(challenge401);
   flow.receive({ status: 200, body: prm() });
   expectFailed(flow.receive({ status: 200, body: asm({ issuer: "https://attacker.example.com" }) }), "authorization-server-metadata");
 });
 
-test("an authorization server that does not list S256 (or lists no methods) is refused", () => {
+test("AUTH-03: an authorization server that does not list S256 (or lists no methods) is refused", () => {
   for (const methods of [undefined, ["plain"]]) {
     const flow = new AuthFlow(options());
     flow.start(challenge401);
@@ -211,7 +211,7 @@ test("an authorization server that does not list S256 (or lists no methods) is r
   }
 });
 
-test("client identity: pre-registered, then a client ID metadata document, then dynamic registration", () => {
+test("AUTH-06: client identity: pre-registered, then a client ID metadata document, then dynamic registration", () => {
   const pre = new AuthFlow(options({ client: { clientId: "pre", clientSecret: "s", issuer: AS } }));
   discover(pre, prm(), asm({ client_id_metadata_document_supported: true }));
   const a = pre.loaded(undefined);
@@ -239,7 +239,7 @@ test("client identity: pre-registered, then a client ID metadata document, then 
   expectFailed(none.loaded(undefined), "client-identity");
 });
 
-test("credentials are keyed by issuer: a stored client of this issuer is reused, one of another issuer is not", () => {
+test("AUTH-11: credentials are keyed by issuer: a stored client of this issuer is reused, one of another issuer is not", () => {
   const stored: StoredCredentials = { issuer: AS, client: { clientId: "stored-client" } };
   const same = new AuthFlow(options());
   discover(same);
@@ -249,7 +249,7 @@ test("credentials are keyed by issuer: a stored client of this issuer is reused,
   expectFetch(other.loaded({ issuer: "https://old-as.example.com", client: { clientId: "old" } }), "registration");
 });
 
-test("scope choice: the challenge's, else the resource's scopes_supported, else omitted; offline_access when the server lists it", () => {
+test("AUTH-10: scope choice: the challenge's, else the resource's scopes_supported, else omitted; offline_access when the server lists it", () => {
   const scopeOf = (trigger: { status: number; wwwAuthenticate: string }, prmDoc: object, asmDoc: object = asm()): string | null => {
     const flow = new AuthFlow(options({ client: { clientId: "c" } }));
     discover(flow, prmDoc, asmDoc, trigger);
@@ -261,7 +261,7 @@ test("scope choice: the challenge's, else the resource's scopes_supported, else 
   assert.equal(scopeOf(challenge401, prm({ scopes_supported: ["a"] }), asm({ scopes_supported: ["a", "offline_access"] })), "a offline_access");
 });
 
-test("step-up on 403 insufficient_scope asks for the union of scopes and never refreshes", () => {
+test("AUTH-10: step-up on 403 insufficient_scope asks for the union of scopes and never refreshes", () => {
   const flow = new AuthFlow(options({ client: { clientId: "c" } }));
   const trigger = { status: 403, wwwAuthenticate: `Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="${PRM_URL}"`, previousScopes: ["mcp:basic"] };
   discover(flow, prm(), asm(), trigger);
@@ -270,7 +270,7 @@ test("step-up on 403 insufficient_scope asks for the union of scopes and never r
   assert.equal(new URL((step as { url: string }).url).searchParams.get("scope"), "mcp:basic mcp:write");
 });
 
-test("refresh carries resource; a refused refresh falls back to authorization; a refresh answer without refresh_token keeps the old one", () => {
+test("AUTH-11: refresh carries resource; a refused refresh falls back to authorization; a refresh answer without refresh_token keeps the old one", () => {
   const stored: StoredCredentials = { issuer: AS, client: { clientId: "c" }, tokens: { accessToken: "old", tokenType: "Bearer", refreshToken: "rt-old", resource: MCP } };
   const rejected = { ...challenge401, rejectedToken: "old" } as typeof challenge401;
   const flow = new AuthFlow(options());
@@ -290,7 +290,7 @@ test("refresh carries resource; a refused refresh falls back to authorization; a
   assert.equal(refused.receive({ status: 400, body: { error: "invalid_grant" } }).kind, "authorize");
 });
 
-test("stored tokens the server did not just refuse are reused; a refused one is not", () => {
+test("AUTH-11: stored tokens the server did not just refuse are reused; a refused one is not", () => {
   const stored: StoredCredentials = { issuer: AS, client: { clientId: "c" }, tokens: { accessToken: "good", tokenType: "Bearer", resource: MCP, expiresAt: 2_000_000 } };
   const reuse = new AuthFlow(options());
   discover(reuse);
@@ -303,7 +303,7 @@ test("stored tokens the server did not just refuse are reused; a refused one is 
   assert.equal(expired.loaded(stored).kind, "authorize");
 });
 
-test("token endpoint client authentication: client_secret_basic, client_secret_post, none", () => {
+test("AUTH-06: token endpoint client authentication: client_secret_basic, client_secret_post, none", () => {
   const tokenRequest = (client: { clientId: string; clientSecret?: string; tokenEndpointAuthMethod?: string }, methods?: string[]): Extract<AuthStep, { kind: "fetch" }> => {
     const flow = new AuthFlow(options({ client }));
     discover(flow, prm(), asm(methods === undefined ? {} : { token_endpoint_auth_methods_supported: methods }));
@@ -324,7 +324,7 @@ test("token endpoint client authentication: client_secret_basic, client_secret_p
   assert.equal(form(registered.request.body).get("client_secret"), "sec", "the registered method wins");
 });
 
-test("client credentials: with a secret, and with private_key_jwt through a sign step", () => {
+test("AUTH-12: client credentials: with a secret, and with private_key_jwt through a sign step", () => {
   const secret = new AuthFlow(options({ grant: "client_credentials", client: { clientId: "m2m", clientSecret: "s" } }));
   discover(secret);
   const req = expectFetch(secret.loaded(undefined), "token");
@@ -350,7 +350,7 @@ test("client credentials: with a secret, and with private_key_jwt through a sign
   assert.equal(body.get("client_assertion"), `${input}.c2lnbmF0dXJl`);
 });
 
-test("workload identity: the jwt-bearer grant presents the configured assertion; without one the flow fails", () => {
+test("AUTH-12: workload identity: the jwt-bearer grant presents the configured assertion; without one the flow fails", () => {
   const flow = new AuthFlow(options({ grant: "jwt_bearer", assertion: "workload.jwt.sig", client: { clientId: "wif" } }));
   discover(flow);
   const req = expectFetch(flow.loaded(undefined), "token");
@@ -363,7 +363,7 @@ test("workload identity: the jwt-bearer grant presents the configured assertion;
   expectFailed(missing.loaded(undefined), "assertion");
 });
 
-test("enterprise-managed authorization: token exchange at the IdP, then the ID-JAG as a jwt-bearer grant", () => {
+test("AUTH-12: enterprise-managed authorization: token exchange at the IdP, then the ID-JAG as a jwt-bearer grant", () => {
   const flow = new AuthFlow(options({ client: { clientId: "c", clientSecret: "s" }, enterprise: { idpTokenEndpoint: "https://idp.example.com/token", idpClientId: "idp-client", idToken: "id.token.x" } }));
   discover(flow);
   const exchange = expectFetch(flow.loaded(undefined), "token-exchange", "https://idp.example.com/token");
@@ -377,7 +377,7 @@ test("enterprise-managed authorization: token exchange at the IdP, then the ID-J
   expectFailed(new AuthFlow(options({ enterprise: { idpTokenEndpoint: "https://idp.example.com/token", idpClientId: "i", idToken: "t" }, client: { clientId: "c" } })).receive({ status: 200, body: {} }), "flow-misuse");
 });
 
-test("bad token answers: an error body, no access_token, a DPoP token type", () => {
+test("AUTH-09: bad token answers: an error body, no access_token, a DPoP token type", () => {
   for (const [status, body, reason] of [
     [400, { error: "invalid_grant", error_description: "bad code" }, /invalid_grant/],
     [200, { token_type: "Bearer" }, /no access_token/],
@@ -393,7 +393,7 @@ test("bad token answers: an error body, no access_token, a DPoP token type", () 
   }
 });
 
-test("misuse never throws: inputs out of order fail the flow, and a failed flow stays failed", () => {
+test("AUTH-09: misuse never throws: inputs out of order fail the flow, and a failed flow stays failed", () => {
   const flow = new AuthFlow(options());
   expectFailed(flow.receive({ status: 200, body: {} }), "flow-misuse");
   expectFailed(flow.loaded(undefined), "flow-misuse");
@@ -407,14 +407,14 @@ test("misuse never throws: inputs out of order fail the flow, and a failed flow 
   void authorize;
 });
 
-test("a flow makes at most maxRequests requests", () => {
+test("AUTH-09: a flow makes at most maxRequests requests", () => {
   const flow = new AuthFlow(options({ maxRequests: 2 }));
   expectFetch(flow.start(challenge401), "protected-resource-metadata");
   expectFetch(flow.receive({ status: 404, body: undefined }), "protected-resource-metadata");
   expectFailed(flow.receive({ status: 404, body: undefined }), "request-limit");
 });
 
-test("DPoP: token requests are marked for a proof only when the host can sign and the server lists the algorithm", () => {
+test("AUTH-13: DPoP: token requests are marked for a proof only when the host can sign and the server lists the algorithm", () => {
   const run = (dpopAlgorithm: string | undefined, listed: string[] | undefined): Extract<AuthStep, { kind: "fetch" }> => {
     const flow = new AuthFlow(options({ client: { clientId: "c" }, ...(dpopAlgorithm !== undefined ? { dpopAlgorithm } : {}) }));
     discover(flow, prm(), asm(listed === undefined ? {} : { dpop_signing_alg_values_supported: listed }));

@@ -34,7 +34,7 @@ async function keyPair(alg: string): Promise<{ privateKey: unknown; jwk: { [k: s
 const claims = { iss: "https://as", aud: "https://rs/mcp", sub: "u", exp: SEC + 60, scope: "a b" };
 
 for (const alg of ["ES256", "RS256", "PS256", "EdDSA"]) {
-  test(`${alg}: a signed token verifies; a tampered one does not`, async () => {
+  test(`AUTH-14: ${alg}: a signed token verifies; a tampered one does not`, async () => {
     const { privateKey, jwk } = await keyPair(alg);
     const token = await signJwt(webcrypto, privateKey, alg, claims, { kid: `${alg}-key` });
     const jwks = { keys: [jwk] };
@@ -47,7 +47,7 @@ for (const alg of ["ES256", "RS256", "PS256", "EdDSA"]) {
   });
 }
 
-test("refusals: alg none, unknown alg, wrong kid, wrong key type, expired, not yet valid, issuer, audience, shape", async () => {
+test("AUTH-14: refusals: alg none, unknown alg, wrong kid, wrong key type, expired, not yet valid, issuer, audience, shape", async () => {
   const { privateKey, jwk } = await keyPair("ES256");
   const jwks = { keys: [jwk] };
   const opts = { crypto: webcrypto, jwks, now: NOW };
@@ -78,7 +78,7 @@ test("refusals: alg none, unknown alg, wrong kid, wrong key type, expired, not y
   assert.match(await reason(await sign(claims), { jwks: { keys: [{ ...jwk, x: "AAAA" }] } }), /signature/);
 });
 
-test("private_key_jwt: a PKCS#8 PEM key imports and its signatures verify; a bad PEM or algorithm throws a clear error", async () => {
+test("AUTH-12: private_key_jwt: a PKCS#8 PEM key imports and its signatures verify; a bad PEM or algorithm throws a clear error", async () => {
   const pair = await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
   const der = new Uint8Array((await subtle.exportKey("pkcs8", pair.privateKey)) as ArrayBuffer);
   let binary = "";
@@ -100,7 +100,7 @@ test("private_key_jwt: a PKCS#8 PEM key imports and its signatures verify; a bad
 
 declare function btoa(data: string): string;
 
-test("jwtAccessTokenVerifier: claims to AuthInfo (scope or scp, client_id, sub, aud, exp); invalid tokens are undefined", async () => {
+test("AUTH-14, AUTH-05: jwtAccessTokenVerifier: claims to AuthInfo (scope or scp, client_id, sub, aud, exp); invalid tokens are undefined", async () => {
   const { privateKey, jwk } = await keyPair("ES256");
   let jwksNow: unknown = { keys: [jwk] };
   const verify = jwtAccessTokenVerifier({ crypto: webcrypto, jwks: () => jwksNow, now: () => NOW, issuer: "https://as" });
@@ -117,7 +117,7 @@ function request(headers: { [k: string]: string } = {}, url = "/mcp"): { url: st
   return { url, headers };
 }
 
-test("protectedResource: metadata at the path-inserted well-known URL; 401 without a token names it and the scopes", async () => {
+test("AUTH-01: protectedResource: metadata at the path-inserted well-known URL; 401 without a token names it and the scopes", async () => {
   const rs = protectedResource({ resource: "https://rs.example/mcp", authorizationServers: ["https://as"], scopesSupported: ["read"], resourceName: "RS", verify: () => undefined });
   assert.equal(rs.metadataPath, "/.well-known/oauth-protected-resource/mcp");
   assert.equal(rs.metadataUrl, "https://rs.example/.well-known/oauth-protected-resource/mcp");
@@ -131,7 +131,7 @@ test("protectedResource: metadata at the path-inserted well-known URL; 401 witho
   assert.throws(() => protectedResource({ resource: "https://rs", authorizationServers: [], verify: () => undefined }), /authorization server/);
 });
 
-test("protectedResource: invalid, thrown, foreign-audience, expired and query-string tokens get 401; missing scopes 403; a good one its AuthInfo", async () => {
+test("AUTH-05: protectedResource: invalid, thrown, foreign-audience, expired and query-string tokens get 401; missing scopes 403; a good one its AuthInfo", async () => {
   const good: AuthInfo = { token: "good", scopes: ["read"], audience: ["https://rs.example/mcp"], expiresAt: NOW + 1000 };
   const tokens = new Map<string, AuthInfo>([
     ["good", good],

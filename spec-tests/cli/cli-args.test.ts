@@ -97,7 +97,7 @@ test("`--root` that is not a directory is refused before anything is spawned", a
   assert.match(rootProblem([ROOT, "package.json"], ROOT) ?? "", /"package\.json": not a directory/);
 });
 
-test("roots are absolute file:// URIs, percent-encoded, named after their last segment", () => {
+test("RT-01: roots are absolute file:// URIs, percent-encoded, named after their last segment", () => {
   assert.deepEqual(rootsFor(["sub dir", "/abs/x#1", "../up"], "/work/here"), [
     { uri: "file:///work/here/sub%20dir", name: "sub dir" },
     { uri: "file:///abs/x%231", name: "x#1" },
@@ -121,7 +121,7 @@ function fakeDisplay(isTTY: boolean): { out: string[]; clock: { now: number }; t
   return Object.assign(state, { open });
 }
 
-test("on a terminal: one live line with the elapsed time and the latest progress, erased at the end", () => {
+test("P-06: on a terminal: one live line with the elapsed time and the latest progress, erased at the end", () => {
   const d = fakeDisplay(true);
   const pending = d.open("tools/call slow");
   assert.equal(d.out.at(-1), "\r\u001b[K... tools/call slow 0.0s");
@@ -139,7 +139,7 @@ test("on a terminal: one live line with the elapsed time and the latest progress
   assert.equal(d.out.length, written, "nothing after the end");
 });
 
-test("elsewhere: nothing animated; one plain line per progress notification", () => {
+test("P-06: elsewhere: nothing animated; one plain line per progress notification", () => {
   const d = fakeDisplay(false);
   const quiet = d.open("tools/call fast");
   quiet.end();

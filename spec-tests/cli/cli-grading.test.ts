@@ -17,7 +17,7 @@ const unreachable = (): CheckResult => {
   throw new Error("not a refusal");
 };
 
-test("an unknown tool: -32602 PASSes; an isError result, a plain result or another code WARN (TL-02); no answer FAILs", () => {
+test("TL-02: an unknown tool: -32602 PASSes; an isError result, a plain result or another code WARN (TL-02); no answer FAILs", () => {
   const name = "tools/call unknown tool";
   assert.equal(gradeUnknownTool(name, { error: new McpError(-32602, "Unknown tool") }).grade, "PASS");
   for (const outcome of [{ isError: true }, { isError: false }, { error: new McpError(-32601, "nope") }]) {
@@ -31,7 +31,7 @@ test("an unknown tool: -32602 PASSes; an isError result, a plain result or anoth
   assert.match(timedOut.detail, /--timeout MS/);
 });
 
-test("an unknown resource: -32002 PASSes in the session era, -32602 in 2026-07-28 (which still accepts -32002); others WARN", () => {
+test("RS-02: an unknown resource: -32002 PASSes in the session era, -32602 in 2026-07-28 (which still accepts -32002); others WARN", () => {
   const name = "resources/read unknown";
   assert.equal(gradeUnknownResource(name, { error: new McpError(-32002, "x") }, false).grade, "PASS");
   assert.equal(gradeUnknownResource(name, { error: new McpError(-32602, "x") }, false).grade, "WARN");
@@ -41,7 +41,7 @@ test("an unknown resource: -32002 PASSes in the session era, -32602 in 2026-07-2
   assert.equal(gradeUnknownResource(name, { contents: 1 }, false).grade, "SKIP");
 });
 
-test("list refusals: templates/list WARNs (RS-01); tools, resources and prompts lists FAIL (C-02)", () => {
+test("RS-01, C-02: list refusals: templates/list WARNs (RS-01); tools, resources and prompts lists FAIL", () => {
   const templates = gradeListRefusal("resources/templates/list", new McpError(-32601, "Method not found"));
   assert.equal(templates.grade, "WARN");
   assert.equal(templates.rule?.id, "RS-01");
@@ -52,7 +52,7 @@ test("list refusals: templates/list WARNs (RS-01); tools, resources and prompts 
   }
 });
 
-test("a tool refused: -32021 (a client capability we lack) SKIPs, other codes WARN (TL-01)", () => {
+test("TL-01, MOD-02: a tool refused: -32021 (a client capability we lack) SKIPs, other codes WARN", () => {
   const skip = gradeToolRefusal("tools/call x", new McpError(-32021, "Missing required client capability", { requiredCapabilities: { roots: {} } }));
   assert.equal(skip.grade, "SKIP");
   assert.match(skip.detail, /\{"roots":\{\}\}.*--root DIR/);
@@ -61,7 +61,7 @@ test("a tool refused: -32021 (a client capability we lack) SKIPs, other codes WA
   assert.equal(warn.rule?.id, "TL-01");
 });
 
-test("no response or a closed connection FAIL under JR-01, a malformed result under M-04", () => {
+test("JR-01, M-04: no response or a closed connection FAIL under JR-01, a malformed result under M-04", () => {
   for (const [error, id] of [[new ConnectionClosedError("tools/list"), "JR-01"], [new Error("other"), "JR-01"], [new InvalidResultError("tools/list", "/tools", "an array", "undefined"), "M-04"]] as const) {
     const graded = gradeError("tools/list", error, unreachable);
     assert.equal(graded.grade, "FAIL", String(error));
@@ -69,7 +69,7 @@ test("no response or a closed connection FAIL under JR-01, a malformed result un
   }
 });
 
-test("engine diagnostics: a violation FAILs under its own rule id, a diagnostic WARNs, none PASSes", () => {
+test("ENG-07: engine diagnostics: a violation FAILs under its own rule id, a diagnostic WARNs, none PASSes", () => {
   assert.equal(gradeDiagnostics([]).grade, "PASS");
   const failed = gradeDiagnostics([
     { kind: "diagnostic", rule: "P-04", expected: "progress for a request in flight", got: "token 9" },
@@ -81,7 +81,7 @@ test("engine diagnostics: a violation FAILs under its own rule id, a diagnostic 
   assert.equal(gradeDiagnostics([{ kind: "diagnostic", rule: "P-04", expected: "x", got: "y" }]).grade, "WARN");
 });
 
-test("WARN and FAIL lines carry the rule id and a link for the negotiated version; PASS and SKIP lines do not", () => {
+test("ENG-07: WARN and FAIL lines carry the rule id and a link for the negotiated version; PASS and SKIP lines do not", () => {
   const warn = gradeUnknownTool("tools/call unknown tool", { isError: true });
   assert.equal(
     formatCheck(warn, "2025-06-18"),
@@ -205,7 +205,7 @@ test("--call-destructive calls the destructive tools too, never the task-only on
   assert.deepEqual(calls.map((c) => c.name).sort(), ["delete_item", "get_resource", "no_such_tool_mcp_engine", "purge", "toggle"]);
 });
 
-test("roots: none declared and roots/list refused (-32601) unless roots are given; then exactly those", async () => {
+test("RT-01, C-01: roots: none declared and roots/list refused (-32601) unless roots are given; then exactly those", async () => {
   assert.equal(referenceClientCapabilities([]).roots, undefined);
   assert.equal(REFERENCE_CLIENT_CAPABILITIES.roots, undefined);
   assert.deepEqual(referenceClientCapabilities([{ uri: "file:///work/a" }]).roots, {});

@@ -21,7 +21,7 @@ function valid(schema: unknown, options: { object?: boolean } = {}): unknown {
 
 const object = (properties: Record<string, unknown>, required: string[] = Object.keys(properties), extra: Record<string, unknown> = {}): Record<string, unknown> => ({ type: "object", properties, required, ...extra });
 
-test("an integer parameter gets an integer, within its bounds (the resourceId defect)", () => {
+test("J-01: an integer parameter gets an integer, within its bounds (the resourceId defect)", () => {
   assert.deepEqual(valid(object({ resourceId: { type: "integer" } })), { resourceId: 1 });
   assert.deepEqual(valid(object({ n: { type: "integer", minimum: 5, maximum: 9 } })), { n: 5 });
   assert.deepEqual(valid(object({ n: { type: "integer", maximum: -3 } })), { n: -3 });
@@ -32,14 +32,14 @@ test("an integer parameter gets an integer, within its bounds (the resourceId de
   assert.deepEqual(valid(object({ n: { type: "number", minimum: 2.5 } })), { n: 2.5 });
 });
 
-test("a list of types takes its first type other than null", () => {
+test("J-01: a list of types takes its first type other than null", () => {
   assert.deepEqual(valid(object({ flag: { type: ["boolean", "string"] } })), { flag: true });
   assert.deepEqual(valid(object({ s: { type: ["string", "boolean"] } })), { s: "test" });
   assert.deepEqual(valid(object({ v: { type: ["null", "integer"] } })), { v: 1 });
   assert.deepEqual(valid(object({ v: { type: ["null"] } })), { v: null });
 });
 
-test("const, enum, default and examples are preferred, each validated", () => {
+test("J-01: const, enum, default and examples are preferred, each validated", () => {
   assert.deepEqual(valid(object({ c: { const: "fixed" } })), { c: "fixed" });
   assert.deepEqual(valid(object({ e: { type: "string", enum: ["b", "a"] } })), { e: "b" });
   assert.deepEqual(valid(object({ d: { type: "integer", default: 42 } })), { d: 42 });
@@ -48,7 +48,7 @@ test("const, enum, default and examples are preferred, each validated", () => {
   assert.deepEqual(valid(object({ d: { type: "integer", minimum: 10, default: 3 } })), { d: 10 });
 });
 
-test("strings honour minLength, maxLength, formats and patterns", () => {
+test("J-01: strings honour minLength, maxLength, formats and patterns", () => {
   assert.deepEqual(valid(object({ s: { type: "string", minLength: 8 } })), { s: "testtttt" });
   assert.deepEqual(valid(object({ s: { type: "string", maxLength: 2 } })), { s: "te" });
   assert.deepEqual(valid(object({ s: { type: "string", format: "email" } })), { s: "test@example.com" });
@@ -61,7 +61,7 @@ test("strings honour minLength, maxLength, formats and patterns", () => {
   valid(object({ s: { type: "string", pattern: "^[a-z]+$", minLength: 6 } }));
 });
 
-test("a pattern that cannot be satisfied makes the call a skip, with the pattern named", () => {
+test("J-01: a pattern that cannot be satisfied makes the call a skip, with the pattern named", () => {
   for (const pattern of ["^(?=x)y$", "^(a)\\1$", "^[a-z]+$"]) {
     const schema = pattern === "^[a-z]+$" ? object({ s: { type: "string", pattern, maxLength: 0 } }) : object({ s: { type: "string", pattern } });
     const result = synthesize(schema, { object: true });
@@ -73,7 +73,7 @@ test("a pattern that cannot be satisfied makes the call a skip, with the pattern
   assert.equal(fromPattern("[0-9]{3}"), "000");
 });
 
-test("nested objects, arrays with minItems and uniqueItems, $ref and recursion", () => {
+test("J-01: nested objects, arrays with minItems and uniqueItems, $ref and recursion", () => {
   const nested = valid(object({ size: object({ width: { type: "number", exclusiveMinimum: 0 }, unit: { type: "string" } }) })) as { size: { width: number; unit: string } };
   assert.equal(typeof nested.size.width, "number");
   assert.deepEqual(valid(object({ tags: { type: "array", items: { type: "string" }, minItems: 2 } })), { tags: ["test", "test1"] });
@@ -89,7 +89,7 @@ test("nested objects, arrays with minItems and uniqueItems, $ref and recursion",
   assert.deepEqual(valid(tree), { root: { label: "test" } });
 });
 
-test("anyOf and oneOf take the first option that can be satisfied", () => {
+test("J-01: anyOf and oneOf take the first option that can be satisfied", () => {
   assert.deepEqual(valid(object({ v: { anyOf: [{ type: "string", pattern: "^(?=a)b$" }, { type: "integer", minimum: 3 }] } })), { v: 3 });
   assert.deepEqual(valid(object({ v: { oneOf: [{ type: "boolean" }, { type: "string" }] } })), { v: true });
   assert.deepEqual(valid(object({ v: { anyOf: [{ type: "null" }, { type: "string" }] } })), { v: null });
@@ -98,7 +98,7 @@ test("anyOf and oneOf take the first option that can be satisfied", () => {
   assert.deepEqual(valid(object({ v: { allOf: [object({ a: { type: "integer" } }), object({ b: { type: "boolean" } })] } })), { v: { a: 1, b: true } });
 });
 
-test("only required properties when they suffice; every property when the schema needs more", () => {
+test("J-01: only required properties when they suffice; every property when the schema needs more", () => {
   assert.deepEqual(valid(object({ need: { type: "string" }, maybe: { type: "integer" } }, ["need"])), { need: "test" });
   assert.deepEqual(valid({ type: "object", properties: { a: { type: "string" } } }), {});
   // anyOf-of-required plus if/then/else (the 2020-12 conformance tool): the second anyOf
@@ -120,7 +120,7 @@ test("only required properties when they suffice; every property when the schema
   assert.deepEqual(valid({ type: "object", required: ["k"], additionalProperties: { type: "integer" } }), { k: 1 });
 });
 
-test("the tools of the npm servers the report is tried on get valid arguments", () => {
+test("J-01: the tools of the npm servers the report is tried on get valid arguments", () => {
   // server-sequential-thinking's inputSchema, as it lists it.
   const thinking = {
     $schema: "http://json-schema.org/draft-07/schema#",
@@ -138,7 +138,7 @@ test("the tools of the npm servers the report is tried on get valid arguments", 
   assert.deepEqual(toolArguments({ name: "t", inputSchema: thinking as never }), { thought: "test", nextThoughtNeeded: true, thoughtNumber: 1, totalThoughts: 1 });
 });
 
-test("tool arguments are always an object; a schema whose values are not is refused (J-02)", () => {
+test("J-02: tool arguments are always an object; a schema whose values are not is refused", () => {
   assert.deepEqual(valid({}, { object: true }), {});
   assert.deepEqual(valid({ properties: { a: { type: "integer" } }, required: ["a"] }, { object: true }), { a: 1 });
   const result = synthesize({ type: "string" }, { object: true });
@@ -146,14 +146,14 @@ test("tool arguments are always an object; a schema whose values are not is refu
   assert.match(result.ok ? "" : result.why, /J-02/);
 });
 
-test("unsatisfiable schemas are reported, never thrown", () => {
+test("J-01: unsatisfiable schemas are reported, never thrown", () => {
   for (const schema of [false, { type: "object", properties: { a: false }, required: ["a"] }, object({ e: { enum: [] } }), object({ n: { type: "integer", minimum: 5, maximum: 4 } }), object({ n: { type: "integer", minimum: 0.2, maximum: 0.8 } })]) {
     const result = synthesize(schema);
     assert.equal(result.ok, false, JSON.stringify(schema));
   }
 });
 
-test("a schema our validator cannot compile still gets best-effort arguments, marked unchecked", () => {
+test("J-01: a schema our validator cannot compile still gets best-effort arguments, marked unchecked", () => {
   const schema = { $schema: "https://example.com/custom-dialect", type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
   const result = synthesize(schema, { object: true });
   assert.ok(result.ok);
@@ -162,7 +162,7 @@ test("a schema our validator cannot compile still gets best-effort arguments, ma
   assert.match(result.note ?? "", /^arguments not checked: /);
 });
 
-test("property names from the server cannot reach a prototype", () => {
+test("ENG-06: property names from the server cannot reach a prototype", () => {
   const value = valid(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"]}')) as Record<string, unknown>;
   assert.ok(Object.hasOwn(value, "__proto__"));
   assert.equal(value["__proto__"], 1);

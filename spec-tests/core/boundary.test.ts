@@ -4,10 +4,11 @@
 // public entry point pulls in neither the peer layer nor the hosts.
 
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/versions.js";
 
 const lib = fileURLToPath(new URL("../../../lib/", import.meta.url));
 
@@ -88,4 +89,22 @@ test("the Node adapter is the only HTTP server file that imports node:, and the 
   for (const file of [...http, ...httpHandler, ...hosts, ...httpClient]) {
     assert.doesNotMatch(code(file), /["'`]20(24|25|26)-\d\d-\d\d/, `${file} names a protocol version (use lib/versions.ts)`);
   }
+});
+
+/** Every .ts under `dir`, subfolders included. */
+function allSources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return allSources(path);
+    return name.endsWith(".ts") && !name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+test("no string under lib/ opens with a protocol version outside the tables (versions.ts, methods.ts) and lib/types/", () => {
+  const opening = new RegExp(`["'\`](?:${[...SESSION_VERSIONS, ...MODERN_VERSIONS].join("|")})`);
+  const tables = new Set([join(lib, "versions.ts"), join(lib, "methods.ts")]);
+  const files = allSources(lib).filter((f) => !tables.has(f) && !f.startsWith(join(lib, "types", "/")));
+  assert.ok(files.length > 100, `only ${files.length} files under lib/`);
+  const offenders = files.filter((f) => opening.test(code(f))).map((f) => f.slice(lib.length));
+  assert.deepEqual(offenders, [], "name the version through lib/versions.ts (SESSION_VERSIONS, MODERN_VERSIONS, SCHEMA_RELEASES, VERSION_PROFILES)");
 });

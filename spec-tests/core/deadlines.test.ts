@@ -15,7 +15,7 @@ function prng(seed: number): () => number {
 
 describe("DeadlineHeap", () => {
   for (const seed of [1, 2, 3, 42, 1234, 99_999]) {
-    it(`agrees with a naive model over 5,000 random operations (seed ${seed})`, () => {
+    it(`T-01, T-04: agrees with a naive model over 5,000 random operations (seed ${seed})`, () => {
       const random = prng(seed);
       const heap = new DeadlineHeap<DeadlineEntry>();
       const entries: DeadlineEntry[] = Array.from({ length: 200 }, (_, id) => ({ id, due: Infinity, heapIndex: -1 }));
@@ -52,7 +52,7 @@ describe("DeadlineHeap", () => {
 });
 
 describe("engine deadlines through the heap", () => {
-  it("answers, setDeadline and progress resets keep nextDeadline exact with many requests in flight", () => {
+  it("T-01, T-04: answers, setDeadline and progress resets keep nextDeadline exact with many requests in flight", () => {
     const c = new Engine({ role: "client", info: { name: "c", version: "1" }, limits: { maxPendingOutbound: 5000 } });
     c.initialize();
     while (c.pollOutbound() !== undefined);
@@ -80,7 +80,7 @@ describe("engine deadlines through the heap", () => {
 });
 
 describe("ENG-05: progress moves a deadline only with `now`", () => {
-  it("without now the inactivity deadline stays and a diagnostic says so; with now it moves", () => {
+  it("ENG-05: without now the inactivity deadline stays and a diagnostic says so; with now it moves", () => {
     const c = new Engine({ role: "client", info: { name: "c", version: "1" } });
     c.initialize();
     c.receiveMessage({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });

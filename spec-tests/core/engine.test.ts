@@ -127,7 +127,7 @@ test("constructor: defaults, and options are kept", () => {
 
 // ── getters ─────────────────────────────────────────────────────────────────────────
 
-test("getters before, during and after the handshake (client)", () => {
+test("L-03: getters before, during and after the handshake (client)", () => {
   const c = newClient();
   assert.equal(c.phase, "awaiting-init");
   assert.equal(c.isClosed, false);
@@ -160,7 +160,7 @@ test("getters before, during and after the handshake (client)", () => {
   assert.equal(c.isClosed, true);
 });
 
-test("getters through the handshake (server), instructions sent, pending inbound counted", () => {
+test("L-03: getters through the handshake (server), instructions sent, pending inbound counted", () => {
   const s = newServer({ instructions: "hello" });
   assert.equal(s.phase, "awaiting-init");
   assert.equal(s.resourceNotFoundCode, -32002);
@@ -192,7 +192,7 @@ test("getters through the handshake (server), instructions sent, pending inbound
   assert.equal(s.isSubscribed("file:///x"), false);
 });
 
-test("server: an unsupported client version is answered with our newest version, not an error", () => {
+test("V-03: server: an unsupported client version is answered with our newest version, not an error", () => {
   const s = newServer({ versions: ["2024-11-05", "2025-03-26"] });
   s.receiveMessage(initializeMessage("1999-01-01"));
   const [reply] = drainOut(s);
@@ -202,7 +202,7 @@ test("server: an unsupported client version is answered with our newest version,
 
 // ── outputs ─────────────────────────────────────────────────────────────────────────
 
-test("takeBytes: every queued message as NDJSON in one buffer, then undefined", () => {
+test("STD-01: takeBytes: every queued message as NDJSON in one buffer, then undefined", () => {
   const c = newClient();
   assert.equal(c.takeBytes(), undefined);
   c.request("ping");
@@ -239,7 +239,7 @@ test("pollOutbound carries relatedRequestId; pollEvent and takeEvents drain in o
   assert.equal(into.length, 3);
 });
 
-test("request: our ids count up from 0 and are never reused, whatever happens to the request", () => {
+test("ID-03: request: our ids count up from 0 and are never reused, whatever happens to the request", () => {
   const c = operatingClient();
   // initialize used id 0
   const a = c.request("tools/list");
@@ -251,7 +251,7 @@ test("request: our ids count up from 0 and are never reused, whatever happens to
 
 // ── respond / respondError / sendProgress ───────────────────────────────────────────
 
-test("respond: a non-object result throws M-04 and queues nothing", () => {
+test("M-04: respond: a non-object result throws M-04 and queues nothing", () => {
   const s = operatingServer();
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   events(s);
@@ -264,7 +264,7 @@ test("respond: a non-object result throws M-04 and queues nothing", () => {
   assert.equal(drainOut(s).length, 1);
 });
 
-test("respond / respondError to an unknown or already answered id throws ID-04", () => {
+test("ID-04: respond / respondError to an unknown or already answered id throws ID-04", () => {
   const s = operatingServer();
   assert.throws(() => s.respond(7, {}), isRule("ID-04"));
   assert.throws(() => s.respondError(7, -32000, "x"), isRule("ID-04"));
@@ -275,7 +275,7 @@ test("respond / respondError to an unknown or already answered id throws ID-04",
   assert.equal(drainOut(s).length, 1);
 });
 
-test("respondError: a non-integer code or a non-string message throws M-05", () => {
+test("M-05: respondError: a non-integer code or a non-string message throws M-05", () => {
   const s = operatingServer();
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   for (const bad of [1.5, Number.NaN, "1", null, Infinity]) assert.throws(() => s.respondError(1, bad as never, "m"), isRule("M-05"), String(bad));
@@ -285,7 +285,7 @@ test("respondError: a non-integer code or a non-string message throws M-05", () 
   assert.deepEqual(drainOut(s), [{ jsonrpc: "2.0", id: 1, error: { code: -32000, message: "nope" } }]);
 });
 
-test("respond and respondError after the peer cancelled are dropped silently (X-04)", () => {
+test("X-04: respond and respondError after the peer cancelled are dropped silently", () => {
   const s = operatingServer();
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   s.receiveMessage({ jsonrpc: "2.0", id: 2, method: "tools/list" });
@@ -304,7 +304,7 @@ test("respond and respondError after the peer cancelled are dropped silently (X-
   assert.throws(() => s.respond(1, { tools: [] }), isRule("ID-04"));
 });
 
-test("notifications/cancelled that is malformed, unknown, for initialize, or for a finished request is ignored", () => {
+test("X-05: notifications/cancelled that is malformed, unknown, for initialize, or for a finished request is ignored", () => {
   const s = newServer({ autoInitialize: false });
   s.receiveMessage(initializeMessage("2025-11-25", "init"));
   events(s);
@@ -318,7 +318,7 @@ test("notifications/cancelled that is malformed, unknown, for initialize, or for
   assert.equal(s.phase, "initializing");
 });
 
-test("sendProgress: unknown id P-04, no token P-01, non-increasing or non-finite P-05", () => {
+test("P-01, P-04, P-05: sendProgress: unknown id P-04, no token P-01, non-increasing or non-finite P-05", () => {
   const s = operatingServer();
   assert.throws(() => s.sendProgress(1, 1), isRule("P-04"));
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
@@ -340,7 +340,7 @@ test("sendProgress: unknown id P-04, no token P-01, non-increasing or non-finite
 
 // ── cancel ──────────────────────────────────────────────────────────────────────────
 
-test("cancel: initialize throws X-02, ids never issued throw X-01, settled ids return false", () => {
+test("X-01, X-02: cancel: initialize throws X-02, ids never issued throw X-01, settled ids return false", () => {
   const c = newClient();
   const init = c.initialize();
   assert.throws(() => c.cancel(init), isRule("X-02"));
@@ -366,7 +366,7 @@ test("cancel: initialize throws X-02, ids never issued throw X-01, settled ids r
 
 // ── deadlines ───────────────────────────────────────────────────────────────────────
 
-test("setDeadline: unknown ids throw ID-04, a closed engine throws S-01", () => {
+test("ID-04, S-01: setDeadline: unknown ids throw ID-04, a closed engine throws S-01", () => {
   const c = operatingClient();
   assert.throws(() => c.setDeadline(99, 10), isRule("ID-04"));
   const id = c.request("tools/list");
@@ -377,7 +377,7 @@ test("setDeadline: unknown ids throw ID-04, a closed engine throws S-01", () => 
   assert.throws(() => c.setDeadline(1, 10), (e: unknown) => e instanceof LocalProtocolError && (e.rule === "S-01" || e.rule === "ID-04"));
 });
 
-test("setDeadline moves the inactivity deadline; undefined removes it; the total deadline stays", () => {
+test("T-04: setDeadline moves the inactivity deadline; undefined removes it; the total deadline stays", () => {
   const c = operatingClient();
   const a = c.request("tools/list");
   assert.equal(c.nextDeadline(), undefined);
@@ -402,7 +402,7 @@ test("setDeadline moves the inactivity deadline; undefined removes it; the total
   assert.equal(c.pendingOutboundCount, 1);
 });
 
-test("handleTimeout: spurious calls are no-ops; several requests expire in one call, each once", () => {
+test("T-02: handleTimeout: spurious calls are no-ops; several requests expire in one call, each once", () => {
   const c = operatingClient();
   c.handleTimeout(0);
   const a = c.request("tools/list", undefined, { deadline: 10 });
@@ -434,7 +434,7 @@ test("handleTimeout: spurious calls are no-ops; several requests expire in one c
   assert.deepEqual(events(c), []);
 });
 
-test("an initialize timeout closes the client fatally and sends no cancellation", () => {
+test("X-02: an initialize timeout closes the client fatally and sends no cancellation", () => {
   const c = newClient();
   const p = c.request("ping", undefined, { deadline: 50 });
   c.initialize({ deadline: 5 });
@@ -450,7 +450,7 @@ test("an initialize timeout closes the client fatally and sends no cancellation"
   assert.equal(c.isClosed, true);
 });
 
-test("progress with a reset window starts a deadline on an untimed request", () => {
+test("T-04: progress with a reset window starts a deadline on an untimed request", () => {
   const c = operatingClient();
   const id = c.request("tools/call", { name: "x" }, { resetOnProgressMs: 10, progressToken: "t" });
   assert.equal(c.nextDeadline(), undefined);
@@ -469,7 +469,7 @@ test("progress with a reset window starts a deadline on an untimed request", () 
 
 // ── request options and params ──────────────────────────────────────────────────────
 
-test("request: params must be an object (M-03); progress tokens must be valid (P-01) and unique (P-02)", () => {
+test("M-03, P-01, P-02: request: params must be an object (M-03); progress tokens must be valid (P-01) and unique", () => {
   const c = operatingClient();
   const method: string = "tools/list";
   for (const bad of [[], "x", 1, null]) assert.throws(() => c.request(method, bad as never), isRule("M-03"), JSON.stringify(bad));
@@ -495,7 +495,7 @@ test("request: params must be an object (M-03); progress tokens must be valid (P
   assert.doesNotThrow(() => c.request("tools/list", {}, { progressToken: "tok" }));
 });
 
-test("limits: maxPendingOutbound makes request() throw; maxPendingInbound answers -32603", () => {
+test("LIM-02, LIM-03: limits: maxPendingOutbound makes request() throw; maxPendingInbound answers -32603", () => {
   const c = operatingClient({ limits: { maxPendingOutbound: 2 } });
   c.request("tools/list");
   c.request("tools/list");
@@ -515,7 +515,7 @@ test("limits: maxPendingOutbound makes request() throw; maxPendingInbound answer
 
 // ── inbound: progress, responses, errors ────────────────────────────────────────────
 
-test("inbound progress: malformed is a P-01 diagnostic, an unknown token a P-04 diagnostic, a repeat a P-05 violation", () => {
+test("P-01, P-04, P-05: inbound progress: malformed is a P-01 diagnostic, an unknown token a P-04 diagnostic, a repeat a P-05 violation", () => {
   const c = operatingClient();
   c.request("tools/call", { name: "x" }, { progressToken: "t" });
   drainOut(c);
@@ -533,7 +533,7 @@ test("inbound progress: malformed is a P-01 diagnostic, an unknown token a P-04 
   assert.deepEqual(drainOut(c), [], "notifications are never answered");
 });
 
-test("inbound responses: error responses, unknown ids and string ids", () => {
+test("ID-04: inbound responses: error responses, unknown ids and string ids", () => {
   const c = operatingClient();
   const a = c.request("tools/list");
   drainOut(c);
@@ -550,7 +550,7 @@ test("inbound responses: error responses, unknown ids and string ids", () => {
   assert.deepEqual(drainOut(c), []);
 });
 
-test("inbound requests: a duplicate in-flight id is -32600, the first keeps its own answer", () => {
+test("ID-03: inbound requests: a duplicate in-flight id is -32600, the first keeps its own answer", () => {
   const s = operatingServer();
   s.receiveMessage({ jsonrpc: "2.0", id: 5, method: "tools/list" });
   s.receiveMessage({ jsonrpc: "2.0", id: 5, method: "prompts/list" });
@@ -561,7 +561,7 @@ test("inbound requests: a duplicate in-flight id is -32600, the first keeps its 
   assert.deepEqual(drainOut(s), [{ jsonrpc: "2.0", id: 5, result: { tools: [] } }]);
 });
 
-test("inbound: invalid envelopes are answered -32600 when request-shaped, never when response-shaped", () => {
+test("M-02: inbound: invalid envelopes are answered -32600 when request-shaped, never when response-shaped", () => {
   const s = operatingServer();
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: 5 });
   s.receiveMessage({ jsonrpc: "1.0", id: 2, method: "ping" });
@@ -581,7 +581,7 @@ test("inbound: invalid envelopes are answered -32600 when request-shaped, never 
   );
 });
 
-test("bytes: an unparsable line is -32700 and the stream continues; a too-long line is -32600", () => {
+test("STD-01, LIM-01: bytes: an unparsable line is -32700 and the stream continues; a too-long line is -32600", () => {
   const s = operatingServer({ limits: { maxLineBytes: 64 } });
   const enc = new TextEncoder();
   s.receiveBytes(enc.encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\nnot json\n'));
@@ -601,7 +601,7 @@ test("bytes: an unparsable line is -32700 and the stream continues; a too-long l
   );
 });
 
-test("unreadable ids: id null before 2025-11-25, no id in 2025-11-25, id null before negotiation", () => {
+test("M-10: unreadable ids: id null before 2025-11-25, no id in 2025-11-25, id null before negotiation", () => {
   for (const [version, expectId] of [["2024-11-05", true], ["2025-06-18", true], ["2025-11-25", false]] as const) {
     const s = operatingServer({}, version);
     s.receiveBytes(new TextEncoder().encode("{oops\n"));
@@ -614,7 +614,7 @@ test("unreadable ids: id null before 2025-11-25, no id in 2025-11-25, id null be
   assert.deepEqual(drainOut(fresh), [{ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }]);
 });
 
-test("receiveEof: a partial last line is reported before the close", () => {
+test("STD-01: receiveEof: a partial last line is reported before the close", () => {
   const s = operatingServer();
   s.receiveBytes(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}'));
   assert.deepEqual(drainOut(s), []);
@@ -631,7 +631,7 @@ test("receiveEof: a partial last line is reported before the close", () => {
 
 // ── batches (2025-03-26) ────────────────────────────────────────────────────────────
 
-test("batches under 2025-03-26: replies come back as one array once every request is answered", () => {
+test("M-09: batches under 2025-03-26: replies come back as one array once every request is answered", () => {
   const s = operatingServer({ versions: ["2025-03-26"] }, "2025-03-26");
   s.receiveMessage([
     { jsonrpc: "2.0", id: 1, method: "tools/list" },
@@ -653,7 +653,7 @@ test("batches under 2025-03-26: replies come back as one array once every reques
   ]);
 });
 
-test("batches: refused on other versions, when empty, too long, nested; initialize never in a batch", () => {
+test("M-09, LIM-08, L-05: batches: refused on other versions, when empty, too long, nested; initialize never in a batch", () => {
   const s = operatingServer({ versions: ["2025-11-25"] });
   s.receiveMessage([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
   assert.deepEqual(drainOut(s), [{ jsonrpc: "2.0", error: { code: -32600, message: "Invalid request" } }]);
@@ -691,7 +691,7 @@ test("batches: refused on other versions, when empty, too long, nested; initiali
 
 // ── the handshake's failure paths ───────────────────────────────────────────────────
 
-test("server: malformed initialize params are -32602 (L-02) and the session still waits for a good one", () => {
+test("L-02: server: malformed initialize params are -32602 (L-02) and the session still waits for a good one", () => {
   const bad: [string, unknown][] = [
     ["params.protocolVersion", undefined],
     ["params.protocolVersion", { capabilities: {}, clientInfo: CLIENT_INFO }],
@@ -716,14 +716,14 @@ test("server: malformed initialize params are -32602 (L-02) and the session stil
   assert.equal(s.phase, "initializing");
 });
 
-test("server: a second initialize is -32600 (L-01)", () => {
+test("L-01: server: a second initialize is -32600", () => {
   const s = operatingServer();
   s.receiveMessage(initializeMessage("2025-11-25", 50));
   assert.deepEqual(drainOut(s), [{ jsonrpc: "2.0", id: 50, error: { code: -32600, message: "Invalid request" } }]);
   assert.ok(events(s).some((e) => e.kind === "violation" && e.rule === "L-01"));
 });
 
-test("server with autoInitialize false: the host accepts or refuses initialize", () => {
+test("L-01: server with autoInitialize false: the host accepts or refuses initialize", () => {
   const s = newServer({ autoInitialize: false });
   assert.throws(() => s.acceptInitialize(), isRule("L-01"));
   s.receiveMessage(initializeMessage("2025-06-18", "i"));
@@ -750,7 +750,7 @@ test("server with autoInitialize false: the host accepts or refuses initialize",
   assert.ok(events(r).some((e) => e.kind === "initialize-request" && e.id === "k2"));
 });
 
-test("client: initialize is for the client only, once", () => {
+test("MT-02, L-01: client: initialize is for the client only, once", () => {
   const s = newServer();
   assert.throws(() => s.initialize(), isRule("L-02"));
   const c = newClient();
@@ -760,7 +760,7 @@ test("client: initialize is for the client only, once", () => {
   assert.throws(() => c.initialize(), isRule("S-01"));
 });
 
-test("client: the server's initialize error, a malformed result, or an unsupported version end the session", () => {
+test("L-03, V-04: client: the server's initialize error, a malformed result, or an unsupported version end the session", () => {
   const cases: [string, JsonObject, string, string][] = [
     ["error", { error: { code: -32602, message: "Unsupported protocol version" } }, "error-response", "L-03"],
     ["no version", { result: { capabilities: {}, serverInfo: SERVER_INFO } }, "violation", "L-03"],
@@ -783,7 +783,7 @@ test("client: the server's initialize error, a malformed result, or an unsupport
   }
 });
 
-test("client: the offered version is the newest configured one, and an older answer it speaks is accepted", () => {
+test("V-01: client: the offered version is the newest configured one, and an older answer it speaks is accepted", () => {
   const c = newClient({ versions: ["2024-11-05", "2025-03-26"] });
   const id = c.initialize();
   assert.equal((drainOut(c)[0]?.params as JsonObject).protocolVersion, "2025-03-26");
@@ -793,7 +793,7 @@ test("client: the offered version is the newest configured one, and an older ans
   assert.equal(c.instructionsFromPeer, undefined);
 });
 
-test("strict: a server in initializing refuses client requests but still answers ping", () => {
+test("ENG-03, L-13: strict: a server in initializing refuses client requests but still answers ping", () => {
   const s = newServer({ strict: true });
   s.receiveMessage(initializeMessage());
   drainOut(s);
@@ -813,7 +813,7 @@ test("strict: a server in initializing refuses client requests but still answers
 
 // ── closed state ────────────────────────────────────────────────────────────────────
 
-test("closed: every command throws S-01, outputs still work, close is idempotent", () => {
+test("S-01: closed: every command throws S-01, outputs still work, close is idempotent", () => {
   const s = operatingServer();
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   s.close();
@@ -839,7 +839,7 @@ test("closed: every command throws S-01, outputs still work, close is idempotent
 
 // ── tasks (2025-11-25): a created task keeps its progress token ─────────────────────
 
-test("a task-augmented request keeps its progress token after the CreateTaskResult, until the task ends", () => {
+test("P-08: a task-augmented request keeps its progress token after the CreateTaskResult, until the task ends", () => {
   const taskCaps = { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
   const c = operatingClient({}, taskCaps);
   const s = operatingServer({ capabilities: taskCaps });
@@ -913,7 +913,7 @@ test("capabilityName names one bit by its path and joins several", () => {
 
 // ── remaining paths: settled-id memory, closing mid-input, feature and params checks ─
 
-test("late answers are told apart from unknown ids for the last 4096 settled requests only", () => {
+test("X-07: late answers are told apart from unknown ids for the last 4096 settled requests only", () => {
   const c = operatingClient();
   const first = c.request("tools/list");
   c.cancel(first);
@@ -928,7 +928,7 @@ test("late answers are told apart from unknown ids for the last 4096 settled req
   assert.ok(ev.length === 1 && ev[0]?.kind === "violation" && ev[0].rule === "ID-04", "the oldest was forgotten");
 });
 
-test("handleTimeout after a deadline moved later is a no-op until the new deadline", () => {
+test("T-04: handleTimeout after a deadline moved later is a no-op until the new deadline", () => {
   const c = operatingClient();
   const id = c.request("tools/list", undefined, { deadline: 10 });
   c.setDeadline(id, 30);
@@ -939,7 +939,7 @@ test("handleTimeout after a deadline moved later is a no-op until the new deadli
   assert.deepEqual(events(c), [{ kind: "timeout", id, method: "tools/list", deadline: "inactivity" }]);
 });
 
-test("notify returns false and queues nothing for a log message below the level the client set", () => {
+test("O-03: notify returns false and queues nothing for a log message below the level the client set", () => {
   const s = operatingServer();
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "error" } });
   s.respond(1, {});
@@ -951,7 +951,7 @@ test("notify returns false and queues nothing for a log message below the level 
   assert.deepEqual(drainOut(s), [{ jsonrpc: "2.0", method: "notifications/message", params: { level: "critical", data: "loud" } }]);
 });
 
-test("input that closes the engine stops processing the rest of the same chunk or batch", () => {
+test("S-01: input that closes the engine stops processing the rest of the same chunk or batch", () => {
   const c = newClient();
   const id = c.initialize();
   drainOut(c);
@@ -967,7 +967,7 @@ test("input that closes the engine stops processing the rest of the same chunk o
   assert.deepEqual(drainOut(b), []);
 });
 
-test("a batch before negotiation is refused when none of our versions batches", () => {
+test("M-09: a batch before negotiation is refused when none of our versions batches", () => {
   const s = newServer({ versions: ["2025-06-18", "2025-11-25"] });
   s.receiveMessage([initializeMessage()]);
   assert.deepEqual(drainOut(s), [{ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request" } }]);
@@ -979,7 +979,7 @@ test("a batch before negotiation is refused when none of our versions batches", 
   assert.deepEqual(drainOut(t), [[{ jsonrpc: "2.0", id: 1, result: {} }]]);
 });
 
-test("a client in initializing takes logging from the server (checked against the newest version's schema)", () => {
+test("L-11: a client in initializing takes logging from the server (checked against the newest version's schema)", () => {
   const c = newClient();
   c.initialize();
   drainOut(c);
@@ -987,7 +987,7 @@ test("a client in initializing takes logging from the server (checked against th
   assert.deepEqual(events(c), [{ kind: "notification", method: "notifications/message", params: { level: "info", data: "starting" } }]);
 });
 
-test("inbound notifications with invalid params, or breaking a feature rule, are violations and never answered", () => {
+test("SCH-03, M-08: inbound notifications with invalid params, or breaking a feature rule, are violations and never answered", () => {
   const c = operatingClient();
   c.receiveMessage({ jsonrpc: "2.0", method: "notifications/message", params: { data: "no level" } });
   c.receiveMessage({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "file:///never-subscribed" } });
@@ -999,7 +999,7 @@ test("inbound notifications with invalid params, or breaking a feature rule, are
   assert.deepEqual(drainOut(c), []);
 });
 
-test("inbound requests with invalid params are -32602 with the path", () => {
+test("SCH-01: inbound requests with invalid params are -32602 with the path", () => {
   const s = operatingServer();
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { arguments: {} } });
   const [reply] = drainOut(s);
@@ -1010,7 +1010,7 @@ test("inbound requests with invalid params are -32602 with the path", () => {
   assert.equal(s.pendingInboundCount, 0);
 });
 
-test("a feature refusal of an inbound request is answered with its code (TK-08: a tool that requires a task)", () => {
+test("TK-08: a feature refusal of an inbound request is answered with its code (TK-08: a tool that requires a task)", () => {
   const s = operatingServer({ capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } } });
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   s.respond(1, { tools: [{ name: "slow", inputSchema: { type: "object" }, execution: { taskSupport: "required" } }] });
@@ -1021,7 +1021,7 @@ test("a feature refusal of an inbound request is answered with its code (TK-08: 
   assert.ok(events(s).some((e) => e.kind === "violation" && e.rule === "TK-08"));
 });
 
-test("results: a feature problem is a violation but the response is still delivered; invalid tasks/* results are not", () => {
+test("SCH-02: results: a feature problem is a violation but the response is still delivered; invalid tasks/* results are not", () => {
   const s = operatingServer();
   const id = s.request("roots/list");
   s.receiveMessage({ jsonrpc: "2.0", id, result: { roots: [{ uri: "https://not-a-file" }] } });
@@ -1039,7 +1039,7 @@ test("results: a feature problem is a violation but the response is still delive
   assert.equal(c.pendingOutboundCount, 0);
 });
 
-test("an error reply -32042 (2025-11-25) must carry URL elicitations, else a violation", () => {
+test("E-01: an error reply -32042 (2025-11-25) must carry URL elicitations, else a violation", () => {
   const c = operatingClient();
   const id = c.request("tools/call", { name: "x" });
   c.receiveMessage({ jsonrpc: "2.0", id, error: { code: -32042, message: "URL elicitation required" } });
@@ -1047,7 +1047,7 @@ test("an error reply -32042 (2025-11-25) must carry URL elicitations, else a vio
   assert.deepEqual(ev.map((e) => (e.kind === "violation" ? e.rule : e.kind)), ["E-01", "error-response"]);
 });
 
-test("validateResults: every result is checked against its method's schema; off by default", () => {
+test("SCH-02: validateResults: every result is checked against its method's schema; off by default", () => {
   const strictClient = operatingClient({ validateResults: true });
   const a = strictClient.request("tools/list");
   strictClient.receiveMessage({ jsonrpc: "2.0", id: a, result: { tools: "none" } });
@@ -1061,7 +1061,7 @@ test("validateResults: every result is checked against its method's schema; off 
   assert.deepEqual(events(lax).map((e) => e.kind), ["response"]);
 });
 
-test("a valid tasks/get result that ends the task is delivered", () => {
+test("TK-02: a valid tasks/get result that ends the task is delivered", () => {
   const taskCaps = { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
   const c = operatingClient({}, taskCaps);
   const t = c.request("tasks/get", { taskId: "t-1" });
@@ -1070,7 +1070,7 @@ test("a valid tasks/get result that ends the task is delivered", () => {
   assert.deepEqual(events(c), [{ kind: "response", id: t, method: "tasks/get", result: task }]);
 });
 
-test("a dual-era session restored from a snapshot is in the session era", () => {
+test("MOD-23: a dual-era session restored from a snapshot is in the session era", () => {
   const options = { role: "server" as const, info: { name: "s", version: "1" }, versions: ["2025-11-25", "2026-07-28"] as const };
   const server = new Engine({ ...options, versions: [...options.versions] });
   server.receiveMessage({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });

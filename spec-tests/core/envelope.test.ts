@@ -138,7 +138,7 @@ test("the malformed-envelope catalogue has at least 40 distinct cases", () => {
 });
 
 for (const c of catalogue) {
-  test(`invalid ${c.rule} (${c.shape}): ${c.name}`, () => {
+  test(`${c.rule}: invalid (${c.shape}): ${c.name}`, () => {
     const input: unknown = JSON.parse(c.json);
     const env = expectKind(classify(input), "invalid");
     assert.deepEqual(
@@ -164,7 +164,7 @@ test("ID-02: a request with id null is request-shaped (reply owed), never a noti
   assert.equal(bad.shape, "request");
 });
 
-test("non-JSON values (undefined, bigint, function, symbol) classify as M-01 without throwing", () => {
+test("M-01: non-JSON values (undefined, bigint, function, symbol) classify as M-01 without throwing", () => {
   const cases: [unknown, string][] = [
     [undefined, "absent"],
     [10n, "bigint"],
@@ -230,7 +230,7 @@ test("M-02: a message with method and no id key is a notification", () => {
   assert.deepEqual(sortedKeys(env), ["kind", "method", "params"]);
 });
 
-test("M-02/M-03: a request without params has params undefined and only its fixed keys", () => {
+test("M-02, M-03: a request without params has params undefined and only its fixed keys", () => {
   const env = expectKind(classify(JSON.parse('{"jsonrpc":"2.0","id":7,"method":"tools/list"}')), "request");
   assert.equal(env.params, undefined);
   assert.deepEqual(sortedKeys(env), ["id", "kind", "method", "params"]);
@@ -263,7 +263,7 @@ test('M-06/M-10: an error response with "id": null is accepted with id null', ()
   assert.deepEqual(sortedKeys(env), ["error", "id", "kind"]);
 });
 
-test("M-06/M-10: an error response with no id is accepted with id null", () => {
+test("M-06, M-10: an error response with no id is accepted with id null", () => {
   const env = expectKind(classify(JSON.parse('{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}')), "error");
   assert.equal(env.id, null);
   assert.deepEqual(sortedKeys(env), ["error", "id", "kind"]);
@@ -281,7 +281,7 @@ test("M-05: an error with code -1 and data is accepted, data kept by reference",
   assert.deepEqual(env.error.data, { why: ["no"] });
 });
 
-test("unknown extra members are tolerated and not copied into the envelope", () => {
+test("SCH-04: unknown extra members are tolerated and not copied into the envelope", () => {
   const request = JSON.parse(
     '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}},"extra":true,"_meta":{"a":1}}',
   ) as { params: unknown };
@@ -329,7 +329,7 @@ test("M-09: an empty array is a batch with 0 items (refusal is the engine's job)
   assert.equal(env.items.length, 0);
 });
 
-test("isRequestId accepts strings and safe integers only", () => {
+test("ID-01: isRequestId accepts strings and safe integers only", () => {
   for (const ok of ["", "1", "__proto__", 0, -0, 1, -5, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]) {
     assert.equal(isRequestId(ok), true, `should accept ${String(ok)}`);
   }
@@ -366,7 +366,7 @@ function assertOwnProto(value: unknown): void {
 
 const POISON = '{"polluted":true}';
 
-test("pollution: a bare __proto__ object classified as a whole message", () => {
+test("ENG-06: pollution: a bare __proto__ object classified as a whole message", () => {
   const value: unknown = JSON.parse(`{"__proto__": ${POISON}}`);
   assertOwnProto(value);
   const env = expectKind(classify(value), "invalid");
@@ -375,7 +375,7 @@ test("pollution: a bare __proto__ object classified as a whole message", () => {
   assertOwnProto(value);
 });
 
-test("pollution: __proto__/constructor/prototype members on a request are ignored and not followed", () => {
+test("ENG-06: pollution: __proto__/constructor/prototype members on a request are ignored and not followed", () => {
   const value = JSON.parse(
     `{"jsonrpc":"2.0","id":1,"method":"m","__proto__":${POISON},"constructor":{"prototype":${POISON}},"prototype":${POISON}}`,
   ) as Record<string, unknown>;
@@ -387,7 +387,7 @@ test("pollution: __proto__/constructor/prototype members on a request are ignore
   assert.equal(Object.hasOwn(value, "prototype"), true);
 });
 
-test("pollution: a __proto__ key cannot smuggle method/id through the prototype", () => {
+test("ENG-06: pollution: a __proto__ key cannot smuggle method/id through the prototype", () => {
   const value: unknown = JSON.parse('{"jsonrpc":"2.0","__proto__":{"method":"evil","id":1}}');
   const env = expectKind(classify(value), "invalid");
   assert.equal(env.rule, "M-02");
@@ -396,7 +396,7 @@ test("pollution: a __proto__ key cannot smuggle method/id through the prototype"
   assertOwnProto(value);
 });
 
-test("pollution: __proto__ inside params stays an own key of the same params object", () => {
+test("ENG-06: pollution: __proto__ inside params stays an own key of the same params object", () => {
   const value = JSON.parse(
     `{"jsonrpc":"2.0","id":"__proto__","method":"__proto__","params":{"__proto__":${POISON},"constructor":{"prototype":${POISON}}}}`,
   ) as { params: unknown };
@@ -408,7 +408,7 @@ test("pollution: __proto__ inside params stays an own key of the same params obj
   assertPrototypeClean();
 });
 
-test("pollution: __proto__ inside params of a notification", () => {
+test("ENG-06: pollution: __proto__ inside params of a notification", () => {
   const value = JSON.parse(`{"jsonrpc":"2.0","method":"n","params":{"__proto__":${POISON}}}`) as { params: unknown };
   const env = expectKind(classify(value), "notification");
   assert.equal(env.params, value.params);
@@ -416,7 +416,7 @@ test("pollution: __proto__ inside params of a notification", () => {
   assertPrototypeClean();
 });
 
-test("pollution: __proto__ inside a result stays an own key of the same result object", () => {
+test("ENG-06: pollution: __proto__ inside a result stays an own key of the same result object", () => {
   const value = JSON.parse(`{"jsonrpc":"2.0","id":1,"result":{"__proto__":${POISON},"prototype":${POISON}}}`) as { result: unknown };
   const env = expectKind(classify(value), "result");
   assert.equal(env.result, value.result);
@@ -424,7 +424,7 @@ test("pollution: __proto__ inside a result stays an own key of the same result o
   assertPrototypeClean();
 });
 
-test("pollution: __proto__ inside error and error.data", () => {
+test("ENG-06: pollution: __proto__ inside error and error.data", () => {
   const value = JSON.parse(
     `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x","__proto__":${POISON},"data":{"__proto__":${POISON}}}}`,
   ) as { error: unknown };
@@ -435,7 +435,7 @@ test("pollution: __proto__ inside error and error.data", () => {
   assertPrototypeClean();
 });
 
-test("pollution: LineDecoder then classify leaves prototypes untouched", () => {
+test("ENG-06: pollution: LineDecoder then classify leaves prototypes untouched", () => {
   const lines = [
     `{"__proto__": ${POISON}}`,
     `{"jsonrpc":"2.0","id":1,"method":"m","params":{"__proto__":${POISON}},"__proto__":${POISON}}`,

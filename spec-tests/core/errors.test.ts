@@ -32,7 +32,7 @@ test("ErrorCode values are distinct integers", () => {
   for (const v of values) assert.ok(Number.isInteger(v), `${v} is not an integer`);
 });
 
-test("LocalProtocolError carries rule, expected, got, code, method and phase", () => {
+test("ENG-07: LocalProtocolError carries rule, expected, got, code, method and phase", () => {
   const error = new LocalProtocolError({
     rule: "L-10",
     expected: "no requests other than ping before initialize completes",
@@ -53,7 +53,7 @@ test("LocalProtocolError carries rule, expected, got, code, method and phase", (
   assert.equal(typeof error.stack, "string");
 });
 
-test("LocalProtocolError's message names the rule, what was expected and what was got", () => {
+test("ENG-07: LocalProtocolError's message names the rule, what was expected and what was got", () => {
   const error = new LocalProtocolError({ rule: "M-03", expected: "params as an object", got: "array(2)" });
   assert.match(error.message, /M-03/);
   assert.match(error.message, /params as an object/);
@@ -77,7 +77,7 @@ test("LocalProtocolError is catchable as such when thrown", () => {
   );
 });
 
-test("describeValue renders each JSON type briefly", () => {
+test("ENG-07: describeValue renders each JSON type briefly", () => {
   const cases: [unknown, string][] = [
     [null, "null"],
     [true, "boolean true"],
@@ -100,18 +100,18 @@ test("describeValue renders each JSON type briefly", () => {
   }
 });
 
-test("describeValue names the type of non-JSON values", () => {
+test("ENG-07: describeValue names the type of non-JSON values", () => {
   assert.equal(describeValue(10n), "bigint");
   assert.equal(describeValue(Symbol("s")), "symbol");
   assert.equal(describeValue(() => 1), "function");
 });
 
-test("describeValue keeps strings of up to 40 characters whole", () => {
+test("ENG-07: describeValue keeps strings of up to 40 characters whole", () => {
   const forty = "y".repeat(40);
   assert.equal(describeValue(forty), `string "${forty}"`);
 });
 
-test("describeValue truncates a long string to its first 40 characters plus an ellipsis", () => {
+test("ENG-07: describeValue truncates a long string to its first 40 characters plus an ellipsis", () => {
   const long = "0123456789".repeat(100);
   const described = describeValue(long);
   assert.equal(described, `string "${long.slice(0, 40)}"…`);

@@ -51,7 +51,7 @@ function pump(a: Engine, b: Engine): void {
   }
 }
 
-test("MT-03 session era: a request of an extension both sides declared goes through, its notifications both ways too", () => {
+test("MT-03: session era: a request of an extension both sides declared goes through, its notifications both ways too", () => {
   const { client, server } = sessionPair(DECLARED, DECLARED);
   const id = client.request("com.example/search/query", { q: "x" });
   for (const m of outbound(client)) server.receiveMessage(m);
@@ -68,7 +68,7 @@ test("MT-03 session era: a request of an extension both sides declared goes thro
   assert.ok(events(server).some((e) => e.kind === "notification" && e.method === "com.example/search/hint"));
 });
 
-test("MT-03 session era: `experimental` is the era's own slot, read like `extensions`", () => {
+test("MT-03: session era: `experimental` is the era's own slot, read like `extensions`", () => {
   const { client, server } = sessionPair({ experimental: { [EXT]: {} } }, DECLARED);
   client.request("com.example/search/query", {});
   for (const m of outbound(client)) server.receiveMessage(m);
@@ -94,14 +94,14 @@ test("MT-03: a peer's extension request is -32601 when either side did not decla
   }
 });
 
-test("MT-01 unchanged: a method outside the spec that no extension names is refused even when extensions are declared", () => {
+test("MT-01: unchanged: a method outside the spec that no extension names is refused even when extensions are declared", () => {
   const { server } = sessionPair(DECLARED, DECLARED);
   server.receiveMessage({ jsonrpc: "2.0", id: 3, method: "com.example/search/other", params: {} });
   assert.equal((outbound(server)[0] as { error?: { code: number } }).error?.code, -32601);
   assert.equal((events(server).find((e) => e.kind === "violation") as { rule?: string } | undefined)?.rule, "MT-01");
 });
 
-test("MT-02 and M-02 hold for extension methods: the wrong sender or kind is refused", () => {
+test("MT-02, M-02: they hold for extension methods: the wrong sender or kind is refused", () => {
   const { client, server } = sessionPair(DECLARED, DECLARED);
   assert.throws(() => server.notify("com.example/search/hint", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-02");
   assert.throws(() => client.notify("com.example/search/query", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "M-02");
@@ -111,7 +111,7 @@ test("MT-02 and M-02 hold for extension methods: the wrong sender or kind is ref
   assert.equal((outbound(server)[0] as { error?: { code: number } }).error?.code, -32600);
 });
 
-test("extension methods wait for the operating phase", () => {
+test("MT-03: extension methods wait for the operating phase", () => {
   const client = new Engine({ role: "client", info: INFO, capabilities: DECLARED, extensionMethods: METHODS });
   assert.throws(() => client.request("com.example/search/query", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "L-10");
 });
@@ -130,7 +130,7 @@ test("MT-04, MT-06: a table naming a spec method (any version) or a malformed ex
   assert.ok(isExtensionId("io.modelcontextprotocol/tasks") && isExtensionId("example/x") && !isExtensionId(7));
 });
 
-test("declaredExtensions: own keys whose value is an object, per era; a peer's __proto__ key is only a name", () => {
+test("ENG-06: declaredExtensions: own keys whose value is an object, per era; a peer's __proto__ key is only a name", () => {
   const caps = JSON.parse('{"extensions":{"a.b/c":{},"off/x":false,"__proto__":{}},"experimental":{"e.f/g":{}}}') as JsonObject;
   assert.deepEqual([...declaredExtensions(caps, "modern")].sort(), ["__proto__", "a.b/c"]);
   assert.deepEqual([...declaredExtensions(caps, "session")].sort(), ["__proto__", "a.b/c", "e.f/g"]);
@@ -149,7 +149,7 @@ function modernServer(serverCaps: JsonObject): Engine<"server"> {
   return new Engine({ role: "server", info: INFO, versions: ["2026-07-28"], capabilities: serverCaps, extensionMethods: METHODS });
 }
 
-test("MT-05 2026-07-28: the request's own clientCapabilities must declare the extension (-32021 naming it), the server's offer too (-32601)", () => {
+test("MT-05: 2026-07-28: the request's own clientCapabilities must declare the extension (-32021 naming it), the server's offer too (-32601)", () => {
   const server = modernServer(DECLARED);
   server.receiveMessage({ jsonrpc: "2.0", id: 1, method: "com.example/search/query", params: { _meta: ENVELOPE_META({}) } });
   const refused = outbound(server)[0] as { error?: { code: number; data: unknown } };
@@ -171,7 +171,7 @@ test("MT-05 2026-07-28: the request's own clientCapabilities must declare the ex
   assert.equal((outbound(offering)[0] as { error?: { code: number } }).error?.code, -32601);
 });
 
-test("MT-05 2026-07-28: a client notification of an extension carries no declaration and is dropped", () => {
+test("MT-05: 2026-07-28: a client notification of an extension carries no declaration and is dropped", () => {
   const server = modernServer(DECLARED);
   server.receiveMessage({ jsonrpc: "2.0", id: 1, method: "com.example/search/query", params: { _meta: ENVELOPE_META(DECLARED) } });
   events(server);
@@ -181,7 +181,7 @@ test("MT-05 2026-07-28: a client notification of an extension carries no declara
   assert.ok(got.some((e) => e.kind === "diagnostic" && e.rule === "MT-05"));
 });
 
-test("MT-03 2026-07-28 client: it sends an extension request once the server's discover result offers it, and hears its notifications", () => {
+test("MT-03: 2026-07-28 client: it sends an extension request once the server's discover result offers it, and hears its notifications", () => {
   const client = new Engine({ role: "client", info: INFO, versions: ["2026-07-28"], capabilities: DECLARED, extensionMethods: METHODS });
   client.startModern();
   const discover = client.request("server/discover");

@@ -170,13 +170,13 @@ const mixedExpected = [
 describe("LineDecoder: split invariance", () => {
   const shortBuffer = bytes(shortText);
 
-  it("decodes the short corpus whole into the expected items", () => {
+  it("STD-01: decodes the short corpus whole into the expected items", () => {
     const { items, finalBuffered } = decode([shortBuffer]);
     assert.deepEqual(items, shortExpected);
     assert.equal(finalBuffered, 0);
   });
 
-  it("gives the same items at every 2-chunk split point", () => {
+  it("STD-01: gives the same items at every 2-chunk split point", () => {
     const whole = decode([shortBuffer]).items;
     for (let cut = 0; cut <= shortBuffer.length; cut++) {
       const { items } = decode(splitAt(shortBuffer, [cut]));
@@ -185,7 +185,7 @@ describe("LineDecoder: split invariance", () => {
     }
   });
 
-  it("gives the same items for 3 chunks over a grid of split points", () => {
+  it("STD-01: gives the same items for 3 chunks over a grid of split points", () => {
     const whole = decode([shortBuffer]).items;
     const step = 3;
     for (let a = 0; a <= shortBuffer.length; a += step) {
@@ -195,11 +195,11 @@ describe("LineDecoder: split invariance", () => {
     }
   });
 
-  it("gives the same items in 1-byte chunks", () => {
+  it("STD-01: gives the same items in 1-byte chunks", () => {
     assert.deepEqual(decode(chunksOf(shortBuffer, 1)).items, shortExpected);
   });
 
-  it("gives the same items, bad lines included, at every split point of a mixed corpus", () => {
+  it("STD-01: gives the same items, bad lines included, at every split point of a mixed corpus", () => {
     const whole = decode([mixedBuffer], mixedOptions);
     assert.deepEqual(summary(whole.items), mixedExpected);
     assertEveryDetailIsText(whole.items);
@@ -219,7 +219,7 @@ describe("LineDecoder: split invariance", () => {
     assert.ok(ones.maxBuffered <= limit);
   });
 
-  it("gives the same error details too, whatever the split", () => {
+  it("STD-01: gives the same error details too, whatever the split", () => {
     // A line is parsed without its terminator on every path, so V8's message (which quotes
     // short input) is the same whether the line came in one chunk or byte by byte.
     const whole = decode([mixedBuffer], mixedOptions).items;
@@ -232,7 +232,7 @@ describe("LineDecoder: split invariance", () => {
     assert.deepEqual(decode([line]).items, decode(chunksOf(line, 1)).items);
   });
 
-  it("gives the same items with a 10 MiB line in the stream, in 1-byte, 64 KiB and random chunks", () => {
+  it("STD-01, LIM-01: gives the same items with a 10 MiB line in the stream, in 1-byte, 64 KiB and random chunks", () => {
     // "aé€😀" is 1+2+3+4 bytes, so byte-wise chunking cuts inside every kind of sequence.
     const bigText = "aé€😀".repeat(MiB);
     const buffer = bytes(shortText, JSON.stringify({ big: bigText }) + "\r\n", shortText);
@@ -262,7 +262,7 @@ describe("LineDecoder: split invariance", () => {
     }
   });
 
-  it("agrees with a line-by-line reference model on random byte streams, at every split", () => {
+  it("STD-01: agrees with a line-by-line reference model on random byte streams, at every split", () => {
     // Bytes chosen to make short lines of every kind: JSON, whitespace, CR, LF, bad UTF-8.
     const alphabet = [0x31, 0x32, 0x20, 0x09, 0x0d, 0x0a, 0x0a, 0x22, 0x5b, 0x5d, 0xc3, 0xa9, 0xff, 0xe2, 0x82, 0xac];
     const random = prng(2024);
@@ -329,27 +329,27 @@ function referenceModel(buffer: Uint8Array, maxLineBytes: number): unknown[] {
 }
 
 describe("LineDecoder: line ends, blank lines, line numbers", () => {
-  it("ends lines at \\n and at \\r\\n alike", () => {
+  it("STD-01: ends lines at \\n and at \\r\\n alike", () => {
     const { items } = decode([bytes("1\n2\r\n3\n\r\n4\r\n")]);
     assert.deepEqual(items, [ok(1, 1), ok(2, 2), ok(3, 3), ok(4, 5)]);
   });
 
-  it("does not end a line at a lone \\r", () => {
+  it("STD-01: does not end a line at a lone \\r", () => {
     assert.deepEqual(summary(decode([bytes("1\r2\n3\n")]).items), [err("invalid-json", 1), ok(3, 2)]);
     // A lone CR between two values inside a line is whitespace to JSON, still one line.
     assert.deepEqual(decode([bytes('[1,\r2]\n')]).items, [ok([1, 2], 1)]);
   });
 
-  it("skips blank and whitespace-only lines but counts them", () => {
+  it("STD-01: skips blank and whitespace-only lines but counts them", () => {
     const { items } = decode([bytes("\n\n \n\t\n\r\n \t\r\n{}\n\n[]\n")]);
     assert.deepEqual(items, [ok({}, 7), ok([], 9)]);
   });
 
-  it("gives nothing for a stream of only blank lines", () => {
+  it("STD-01: gives nothing for a stream of only blank lines", () => {
     assert.deepEqual(decode([bytes("\n\r\n  \n")]).items, []);
   });
 
-  it("numbers lines from 1, bad lines and too-long lines included", () => {
+  it("STD-01: numbers lines from 1, bad lines and too-long lines included", () => {
     const { items } = decode([bytes("{}\nbad\n\n", [0xff], "\n", '"' + "y".repeat(20) + '"\n', "5\n")], {
       maxLineBytes: 10,
     });
@@ -387,7 +387,7 @@ describe("LineDecoder: bad lines", () => {
     ["beyond U+10FFFF", [0x22, 0xf4, 0x90, 0x80, 0x80, 0x22]],
   ];
   for (const [name, line] of badUtf8) {
-    it(`reports invalid UTF-8 (${name}) once and goes on with the next line`, () => {
+    it(`STD-01: reports invalid UTF-8 (${name}) once and goes on with the next line`, () => {
       const buffer = bytes('"before"\n', line, "\n", '"after"\n');
       const expected = [ok("before", 1), err("invalid-utf8", 2), ok("after", 3)];
       const whole = decode([buffer]);
@@ -403,7 +403,7 @@ describe("LineDecoder: bad lines", () => {
   }
 
   for (const text of ["not json", "{", '{"a":1} x', "[1,]", "'single'", "{a:1}", "NaN", "1 2", "\u00a0"]) {
-    it(`reports a non-JSON line ${JSON.stringify(text)} and goes on`, () => {
+    it(`STD-01: reports a non-JSON line ${JSON.stringify(text)} and goes on`, () => {
       const buffer = bytes("[0]\n", text, "\n[2]\n");
       const { items } = decode([buffer]);
       assert.deepEqual(summary(items), [ok([0], 1), err("invalid-json", 2), ok([2], 3)]);
@@ -411,7 +411,7 @@ describe("LineDecoder: bad lines", () => {
     });
   }
 
-  it("treats a UTF-8 BOM at the start of a line other than the first as not JSON, however the line arrives", () => {
+  it("STD-01: treats a UTF-8 BOM at the start of a line other than the first as not JSON, however the line arrives", () => {
     // Only a BOM that opens the stream is stripped, so decoding a whole chunk and decoding line by line agree.
     const buffer = bytes("1\n\uFEFF2\n\uFEFF\r\n3\n");
     const expected = [ok(1, 1), err("invalid-json", 2), err("invalid-json", 3), ok(3, 4)];
@@ -421,7 +421,7 @@ describe("LineDecoder: bad lines", () => {
     assert.deepEqual(summary(decode([bytes("{}\n\uFEFF{}\n")]).items), [ok({}, 1), err("invalid-json", 2)]);
   });
 
-  it("skips one UTF-8 BOM at the very start of the stream, however the stream is split", () => {
+  it("STD-01: skips one UTF-8 BOM at the very start of the stream, however the stream is split", () => {
     const buffer = bytes("\uFEFF{\"a\":1}\n\uFEFF2\n3\n");
     const expected = [ok({ a: 1 }, 1), err("invalid-json", 2), ok(3, 3)];
     for (let cut = 0; cut <= buffer.length; cut++) {
@@ -433,7 +433,7 @@ describe("LineDecoder: bad lines", () => {
     assert.deepEqual(summary(decode(chunksOf(bytes("\uFEFF"), 1)).items), [], "a stream of only a BOM has no items");
   });
 
-  it("gives back the bytes of a partial BOM match as the start of the first line", () => {
+  it("STD-01: gives back the bytes of a partial BOM match as the start of the first line", () => {
     // 0xEF 0xBB then not 0xBF: not a BOM; the two bytes begin the (invalid UTF-8) first line.
     for (const chunks of [[[0xef, 0xbb, 0x31, 0x0a, 0x32, 0x0a]], [[0xef], [0xbb], [0x31, 0x0a, 0x32, 0x0a]], [[0xef, 0xbb], [0x31, 0x0a], [0x32, 0x0a]]]) {
       assert.deepEqual(summary(decode(chunks.map((c) => Uint8Array.from(c))).items), [err("invalid-utf8", 1), ok(2, 2)], JSON.stringify(chunks));
@@ -442,7 +442,7 @@ describe("LineDecoder: bad lines", () => {
     assert.deepEqual(summary(decode([Uint8Array.from([0x31, 0x0a])]).items), [ok(1, 1)]);
   });
 
-  it("keeps decoding after many bad lines in a row", () => {
+  it("STD-01: keeps decoding after many bad lines in a row", () => {
     const buffer = bytes("x\n".repeat(50), [0xff, 0x0a, 0xff, 0x0a], '{"ok":true}\n');
     const { items } = decode(chunksOf(buffer, 3));
     assert.equal(items.length, 53);
@@ -451,14 +451,14 @@ describe("LineDecoder: bad lines", () => {
 });
 
 describe("LineDecoder: maxLineBytes", () => {
-  it("defaults to DEFAULT_MAX_LINE_BYTES = 8 MiB", () => {
+  it("LIM-01: defaults to DEFAULT_MAX_LINE_BYTES = 8 MiB", () => {
     assert.equal(DEFAULT_MAX_LINE_BYTES, 8 * MiB);
     assert.equal(new LineDecoder().maxLineBytes, DEFAULT_MAX_LINE_BYTES);
     assert.equal(new LineDecoder({}).maxLineBytes, DEFAULT_MAX_LINE_BYTES);
     assert.equal(new LineDecoder({ maxLineBytes: undefined }).maxLineBytes, DEFAULT_MAX_LINE_BYTES);
   });
 
-  it("enforces the default limit: 8 MiB accepted, 8 MiB + 1 rejected", () => {
+  it("LIM-01: enforces the default limit: 8 MiB accepted, 8 MiB + 1 rejected", () => {
     const exact = '"' + "z".repeat(DEFAULT_MAX_LINE_BYTES - 2) + '"';
     const over = '"' + "z".repeat(DEFAULT_MAX_LINE_BYTES - 1) + '"';
     const buffer = bytes(exact, "\n", over, "\n1\n");
@@ -466,7 +466,7 @@ describe("LineDecoder: maxLineBytes", () => {
     assert.deepEqual(summary(items), [ok(JSON.parse(exact), 1), err("line-too-long", 2), ok(1, 3)]);
   });
 
-  it("takes the limit from the option", () => {
+  it("LIM-01: takes the limit from the option", () => {
     assert.equal(new LineDecoder({ maxLineBytes: 16 }).maxLineBytes, 16);
     assert.equal(new LineDecoder({ maxLineBytes: 1 }).maxLineBytes, 1);
     assert.deepEqual(summary(decode([bytes("1234\n123\n")], { maxLineBytes: 3 }).items), [
@@ -476,7 +476,7 @@ describe("LineDecoder: maxLineBytes", () => {
   });
 
   for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, -Number.MAX_VALUE, "16" as unknown as number]) {
-    it(`throws RangeError for maxLineBytes ${typeof bad === "string" ? JSON.stringify(bad) : String(bad)}`, () => {
+    it(`LIM-01: throws RangeError for maxLineBytes ${typeof bad === "string" ? JSON.stringify(bad) : String(bad)}`, () => {
       assert.throws(() => new LineDecoder({ maxLineBytes: bad }), RangeError);
     });
   }
@@ -485,7 +485,7 @@ describe("LineDecoder: maxLineBytes", () => {
   const exactLine = '"' + "é".repeat(7) + '"'; // 1 + 14 + 1 = 16 bytes
   const longLine = '"' + "x".repeat(40) + '"'; // 42 bytes
 
-  it("accepts a line of exactly maxLineBytes, with \\n or \\r\\n, however it is split", () => {
+  it("LIM-01: accepts a line of exactly maxLineBytes, with \\n or \\r\\n, however it is split", () => {
     assert.equal(utf8.encode(exactLine).length, limit);
     for (const end of ["\n", "\r\n"]) {
       const buffer = bytes(exactLine, end, "7", end);
@@ -499,7 +499,7 @@ describe("LineDecoder: maxLineBytes", () => {
     }
   });
 
-  it("rejects a line of maxLineBytes + 1, and one of maxLineBytes + 1 plus \\r", () => {
+  it("LIM-01: rejects a line of maxLineBytes + 1, and one of maxLineBytes + 1 plus \\r", () => {
     for (const end of ["\n", "\r\n"]) {
       const buffer = bytes(exactLine, " ", end, "7", end);
       const expected = [err("line-too-long", 1), ok(7, 2)];
@@ -511,7 +511,7 @@ describe("LineDecoder: maxLineBytes", () => {
     }
   });
 
-  it("gives exactly one line-too-long error whether the line comes in one chunk or many", () => {
+  it("LIM-01: gives exactly one line-too-long error whether the line comes in one chunk or many", () => {
     const buffer = bytes('"a"\n', longLine, "\n", '"b"\n');
     const expected = [ok("a", 1), err("line-too-long", 2), ok("b", 3)];
     for (const size of [1, 2, 3, 5, 16, 17, 18, 33, buffer.length]) {
@@ -528,7 +528,7 @@ describe("LineDecoder: maxLineBytes", () => {
     }
   });
 
-  it("delivers messages completed before an over-long line in the same chunk, and the one after", () => {
+  it("LIM-01: delivers messages completed before an over-long line in the same chunk, and the one after", () => {
     const decoder = new LineDecoder({ maxLineBytes: limit });
     const items: DecodedItem[] = [];
     decoder.push(bytes("1\n2\r\n", longLine), items); // over-long tail, no newline yet
@@ -539,7 +539,7 @@ describe("LineDecoder: maxLineBytes", () => {
     assert.deepEqual(summary(items), [ok(1, 1), ok(2, 2), err("line-too-long", 3), ok(3, 4)]);
   });
 
-  it("skips an over-long line that goes on for a long time without buffering it", () => {
+  it("LIM-01: skips an over-long line that goes on for a long time without buffering it", () => {
     const decoder = new LineDecoder({ maxLineBytes: 1024 });
     const items: DecodedItem[] = [];
     decoder.push(bytes('{"first":1}\n'), items);
@@ -559,7 +559,7 @@ describe("LineDecoder: maxLineBytes", () => {
     assert.equal(error.facts?.bytes, 2048 * 4096 + 2048 * 1001 + 3, "the size of the whole line is counted");
   });
 
-  it("skips an over-long line fed one byte at a time, buffering at most maxLineBytes + 1", () => {
+  it("LIM-01: skips an over-long line fed one byte at a time, buffering at most maxLineBytes + 1", () => {
     const decoder = new LineDecoder({ maxLineBytes: limit });
     const items: DecodedItem[] = [];
     const buffer = bytes("x".repeat(1000), "\n", '"ok"\n');
@@ -570,7 +570,7 @@ describe("LineDecoder: maxLineBytes", () => {
     assert.deepEqual(summary(items), [err("line-too-long", 1), ok("ok", 2)]);
   });
 
-  it("reports two over-long lines in a row as two errors", () => {
+  it("LIM-01: reports two over-long lines in a row as two errors", () => {
     const buffer = bytes(longLine, "\n", longLine, "\r\n", "0\n");
     for (const size of [1, 7, buffer.length]) {
       assert.deepEqual(
@@ -581,7 +581,7 @@ describe("LineDecoder: maxLineBytes", () => {
     }
   });
 
-  it("counts bytes, not characters", () => {
+  it("LIM-01: counts bytes, not characters", () => {
     // 6 characters, 1 + 4*4 + 1 = 18 bytes: over a 16-byte limit.
     assert.deepEqual(summary(decode([bytes('"😀😀😀😀"\n')], { maxLineBytes: limit }).items), [
       err("line-too-long", 1),
@@ -590,20 +590,20 @@ describe("LineDecoder: maxLineBytes", () => {
 });
 
 describe("LineDecoder: finish", () => {
-  it("reports a partial line as truncated, on the line it would have had", () => {
+  it("STD-01: reports a partial line as truncated, on the line it would have had", () => {
     const { items, finalBuffered } = decode([bytes('{"a":1}\n\n{"b":')]);
     assert.deepEqual(summary(items), [ok({ a: 1 }, 1), err("truncated", 3)]);
     assertEveryDetailIsText(items);
     assert.equal(finalBuffered, 0);
   });
 
-  it("reports a complete JSON value without its newline as truncated", () => {
+  it("STD-01: reports a complete JSON value without its newline as truncated", () => {
     for (const chunks of [[bytes("[1]")], [bytes("["), bytes("1"), bytes("]")]]) {
       assert.deepEqual(summary(decode(chunks).items), [err("truncated", 1)]);
     }
   });
 
-  it("reports a partial line spread over many chunks as truncated", () => {
+  it("STD-01: reports a partial line spread over many chunks as truncated", () => {
     const buffer = bytes("1\n", '{"long":"' + "€".repeat(100));
     assert.deepEqual(summary(decode(chunksOf(buffer, 5)).items), [ok(1, 1), err("truncated", 2)]);
   });
@@ -620,14 +620,14 @@ describe("LineDecoder: finish", () => {
     assert.deepEqual(summary(items), [ok(1, 1), err("truncated", 2)]);
   });
 
-  it("gives nothing extra for whitespace-only pending bytes", () => {
+  it("STD-01: gives nothing extra for whitespace-only pending bytes", () => {
     for (const tail of [" ", "  \t ", "\r", " \r", "\t\r "]) {
       assert.deepEqual(decode([bytes("1\n", tail)]).items, [ok(1, 1)], JSON.stringify(tail));
       assert.deepEqual(decode(chunksOf(bytes("1\n", tail), 1)).items, [ok(1, 1)], JSON.stringify(tail));
     }
   });
 
-  it("gives nothing extra while skipping an over-long line", () => {
+  it("LIM-01: gives nothing extra while skipping an over-long line", () => {
     const buffer = bytes("1\n", "y".repeat(100));
     for (const size of [1, 10, buffer.length]) {
       const run = decode(chunksOf(buffer, size), { maxLineBytes: 8 });
@@ -650,7 +650,7 @@ describe("LineDecoder: finish", () => {
 describe("encodeMessage / encodeMessages", () => {
   const text = new TextDecoder("utf-8", { fatal: true });
 
-  it("encodes one value as compact JSON plus one newline", () => {
+  it("STD-01: encodes one value as compact JSON plus one newline", () => {
     const value = { jsonrpc: "2.0", id: 7, result: { tools: [{ name: "a b", inputSchema: { type: "object" } }] } };
     const encoded = encodeMessage(value);
     assert.ok(encoded instanceof Uint8Array);
@@ -660,7 +660,7 @@ describe("encodeMessage / encodeMessages", () => {
     );
   });
 
-  it("never puts a raw newline inside a message, even with newlines in strings", () => {
+  it("STD-01: never puts a raw newline inside a message, even with newlines in strings", () => {
     const value = { a: "line1\nline2\r\nline3", b: ["\n", "\r"], "k\ney": "\u2028\u2029" };
     const encoded = encodeMessage(value);
     assert.equal(encoded.indexOf(0x0a), encoded.length - 1, "only the final byte is LF");
@@ -668,7 +668,7 @@ describe("encodeMessage / encodeMessages", () => {
     assert.deepEqual(JSON.parse(text.decode(encoded)), value);
   });
 
-  it("encodes to UTF-8 bytes", () => {
+  it("STD-01: encodes to UTF-8 bytes", () => {
     assert.deepEqual(
       Array.from(encodeMessage("é€😀")),
       [0x22, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0x22, 0x0a],
@@ -691,7 +691,7 @@ describe("encodeMessage / encodeMessages", () => {
     }
   });
 
-  it("encodes many values into one buffer, one line each", () => {
+  it("STD-01: encodes many values into one buffer, one line each", () => {
     const values = [{ a: 1 }, "two\nlines", [3], null, "€"];
     const encoded = encodeMessages(values);
     assert.ok(encoded instanceof Uint8Array);
@@ -700,7 +700,7 @@ describe("encodeMessage / encodeMessages", () => {
     assert.deepEqual(Array.from(encoded), pieces.flat());
   });
 
-  it("refuses values with no JSON form instead of writing a non-JSON line", () => {
+  it("M-01: refuses values with no JSON form instead of writing a non-JSON line", () => {
     for (const value of [undefined, () => 1, Symbol("s"), { toJSON: () => undefined }]) {
       assert.throws(() => encodeMessage(value), TypeError);
       assert.throws(() => encodeMessages([1, value]), TypeError);
@@ -711,7 +711,7 @@ describe("encodeMessage / encodeMessages", () => {
     assert.equal(encodeMessages([]).length, 0);
   });
 
-  it("round-trips through the decoder, whole and in any chunking", () => {
+  it("STD-01: round-trips through the decoder, whole and in any chunking", () => {
     const values: unknown[] = [
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "héllo € 😀\n" } } },
       { jsonrpc: "2.0", id: "abc", result: { content: [{ type: "text", text: "a\r\nb\tc\u0000d" }] } },

@@ -30,7 +30,7 @@ function negotiatedClient(version: string, serverCaps: object, capabilities: Rec
   return engine;
 }
 
-test("fuzz seed 2 [reply-from-modern-client]: a 2026-07-28 client answers no malformed input (MOD-21), and its violations say no code was sent", () => {
+test("MOD-21: fuzz seed 2 [reply-from-modern-client]: a 2026-07-28 client answers no malformed input (MOD-21), and its violations say no code was sent", () => {
   const engine = new Engine({ role: "client", info: { name: "c", version: "1" }, versions: ["2026-07-28"], limits: { maxLineBytes: 64 } });
   engine.startModern();
   const inputs = [
@@ -51,7 +51,7 @@ test("fuzz seed 2 [reply-from-modern-client]: a 2026-07-28 client answers no mal
   for (const v of violations) assert.equal(v.kind === "violation" ? v.code : "?", undefined, `violation ${JSON.stringify(v)} claims a reply was sent`);
 });
 
-test("fuzz [reply-from-modern-client], the other side: a session-era client still answers malformed input", () => {
+test("JR-01: fuzz [reply-from-modern-client], the other side: a session-era client still answers malformed input", () => {
   const engine = negotiatedClient("2025-06-18", {});
   engine.receiveBytes(bytes('not json\n{"jsonrpc":"2.0","id":7}\n'));
   assert.deepEqual(outbound(engine), [
@@ -60,7 +60,7 @@ test("fuzz [reply-from-modern-client], the other side: a session-era client stil
   ]);
 });
 
-test("fuzz seed 50507 [command-threw]: a task status named like an Object.prototype member never makes notify throw a TypeError", () => {
+test("ENG-06: fuzz seed 50507 [command-threw]: a task status named like an Object.prototype member never makes notify throw a TypeError", () => {
   const tasks = { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } };
   const engine = negotiatedClient("2025-11-25", { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, { sampling: {}, elicitation: {}, tasks });
   let accepted = 0;
@@ -75,7 +75,7 @@ test("fuzz seed 50507 [command-threw]: a task status named like an Object.protot
   assert.ok(accepted >= 1, "the gate let task statuses through, so the status rules were exercised");
 });
 
-test("fuzz seed 1 [buffer-retained]: after a 2 MiB line spread over chunks the decoder keeps no big buffer", () => {
+test("LIM-01: fuzz seed 1 [buffer-retained]: after a 2 MiB line spread over chunks the decoder keeps no big buffer", () => {
   const engine = new Engine({ role: "server", info: { name: "s", version: "1" } });
   const line = bytes(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"pad":"${"x".repeat(2 * 1024 * 1024)}"}}}\n`);
   for (let at = 0; at < line.length; at += 65536) engine.receiveBytes(line.subarray(at, at + 65536));
@@ -84,7 +84,7 @@ test("fuzz seed 1 [buffer-retained]: after a 2 MiB line spread over chunks the d
   assert.ok(f.bufferBytes <= 65536, `${f.bufferPath} keeps ${f.bufferBytes} bytes`);
 });
 
-test("fuzz seed 77 [table-unbounded]: a burst of 5,000 messages in one chunk leaves no 8,192-slot queues behind once drained", () => {
+test("ENG-08: fuzz seed 77 [table-unbounded]: a burst of 5,000 messages in one chunk leaves no 8,192-slot queues behind once drained", () => {
   const engine = new Engine({ role: "server", info: { name: "s", version: "1" } });
   let text = "";
   for (let i = 0; i < 5000; i++) text += `{"jsonrpc":"2.0","id":${i},"method":"ping"}\n`;

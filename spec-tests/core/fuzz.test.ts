@@ -11,7 +11,7 @@ import { runEpisode } from "../fuzz/episode.js";
 const seed = Number(process.env.FUZZ_SEED ?? 20261201) >>> 0;
 const episodes = Number(process.env.FUZZ_EPISODES ?? 300);
 
-test(`fuzz: ${episodes} episodes from seed ${seed}: no throw, every owed reply once, lanes agree, tables bounded`, () => {
+test(`ENG-01, JR-01: fuzz: ${episodes} episodes from seed ${seed}: no throw, every owed reply once, lanes agree, tables bounded`, () => {
   console.log(`fuzz seed ${seed}, ${episodes} episodes (replay one with: npm run fuzz -- --seed <seed> --episodes 1 --verbose)`);
   let inputCalls = 0;
   const failures: string[] = [];

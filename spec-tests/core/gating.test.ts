@@ -450,7 +450,7 @@ function describeWant(w: Expectation): string {
 }
 
 
-test("the gating table, exhaustively, against the transcribed spec", (t) => {
+test("C-01, MT-01, MT-02: the gating table, exhaustively, against the transcribed spec", (t) => {
   let count = 0;
   const tally: Record<string, number> = { allowed: 0, unknown: 0, kind: 0, direction: 0, engine: 0, phase: 0, capability: 0 };
   const failures: string[] = [];
@@ -518,7 +518,7 @@ function phaseRuleCheck(): { checked: number; mismatches: string[] } {
   return { checked, mismatches };
 }
 
-test("phase refusals cite the sender's L-10…L-13 rule: L-10 client, L-11 server requests and logging, L-12 other server notifications", () => {
+test("L-10, L-11, L-12: phase refusals cite the sender's L-10…L-13 rule: L-10 client, L-11 server requests and logging, L-12 other server notifications", () => {
   const { checked, mismatches } = phaseRuleCheck();
   assert.ok(checked > 200, `only ${checked} checked`);
   assert.deepEqual(mismatches, []);
@@ -581,7 +581,7 @@ const PARAM_CASES: readonly ParamCase[] = [
   { name: "elicitation.form and url allow both (form)", method: "elicitation/create", params: FORM, clientCaps: { elicitation: { form: {}, url: {} } }, refusedWith: undefined },
 ];
 
-test("param gates: outbound refusals throw with the rule and queue nothing; allowed ones queue the request", () => {
+test("C-06, C-07: param gates: outbound refusals throw with the rule and queue nothing; allowed ones queue the request", () => {
   for (const pc of PARAM_CASES) {
     const s = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: {}, versions: ["2025-11-25"] });
     s.receiveMessage({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: pc.clientCaps, clientInfo: { name: "c", version: "1" } } });
@@ -599,7 +599,7 @@ test("param gates: outbound refusals throw with the rule and queue nothing; allo
   }
 });
 
-test("param gates: inbound refusals are answered with their code and a violation; allowed ones surface as requests", () => {
+test("C-06, C-07: param gates: inbound refusals are answered with their code and a violation; allowed ones surface as requests", () => {
   for (const pc of PARAM_CASES) {
     const c = operatingClient(pc.clientCaps);
     c.receiveMessage({ jsonrpc: "2.0", id: "p", method: pc.method, params: pc.params });
@@ -642,7 +642,7 @@ test("C-08: a task-augmented request the receiver did not declare is refused out
   assert.ok(got2.events.some((e) => e.kind === "request" && e.method === "sampling/createMessage"));
 });
 
-test("capability gates read sub-flags: resources.subscribe and listChanged count only when true", () => {
+test("C-10: capability gates read sub-flags: resources.subscribe and listChanged count only when true", () => {
   // The server's own declaration may be odd ("yes"): only true counts. The client reads a schema-valid result (an
   // initialize result that breaks its schema ends the session, L-03).
   const serverCaps = { resources: { subscribe: false, listChanged: "yes" }, tools: {}, prompts: { listChanged: true } };
@@ -670,7 +670,7 @@ test("capability gates read sub-flags: resources.subscribe and listChanged count
   assert.equal(((out[0] as unknown as JsonObject).error as JsonObject).code, -32601);
 });
 
-test("engine-owned messages are refused for the host in every phase, with nothing queued", () => {
+test("ENG-02: engine-owned messages are refused for the host in every phase, with nothing queued", () => {
   const owned: readonly [Role, Kind, string][] = [
     ["client", "request", "initialize"],
     ["client", "notification", "notifications/initialized"],
@@ -693,7 +693,7 @@ test("engine-owned messages are refused for the host in every phase, with nothin
 
 // ── capabilityMask presence rules (RULES.md C-10) ──────────────────────────────────────
 
-test("capabilityMask: an object-valued capability counts when its key is present, even as {}", () => {
+test("C-10: capabilityMask: an object-valued capability counts when its key is present, even as {}", () => {
   assert.equal(capabilityMask({}), 0);
   assert.equal(capabilityMask({ tools: {} }), Cap.tools);
   assert.equal(capabilityMask({ logging: {} }), Cap.logging);
@@ -710,7 +710,7 @@ test("capabilityMask: an object-valued capability counts when its key is present
   assert.equal(capabilityMask({ experimental: {}, "vendor.x": {} }), 0);
 });
 
-test("capabilityMask: listChanged and subscribe count only when exactly true", () => {
+test("C-10: capabilityMask: listChanged and subscribe count only when exactly true", () => {
   assert.equal(capabilityMask({ tools: { listChanged: true } }), Cap.tools | Cap.toolsListChanged);
   assert.equal(capabilityMask({ tools: { listChanged: false } }), Cap.tools);
   assert.equal(capabilityMask({ tools: { listChanged: "true" } }), Cap.tools);
@@ -724,14 +724,14 @@ test("capabilityMask: listChanged and subscribe count only when exactly true", (
   assert.equal(capabilityMask({ resources: { subscribe: "yes" } }), Cap.resources);
 });
 
-test("capabilityMask: elicitation: {} means form only; explicit form/url count as given", () => {
+test("C-07, C-10: capabilityMask: elicitation: {} means form only; explicit form/url count as given", () => {
   assert.equal(capabilityMask({ elicitation: {} }), Cap.elicitation | Cap.elicitationForm);
   assert.equal(capabilityMask({ elicitation: { form: {} } }), Cap.elicitation | Cap.elicitationForm);
   assert.equal(capabilityMask({ elicitation: { url: {} } }), Cap.elicitation | Cap.elicitationUrl);
   assert.equal(capabilityMask({ elicitation: { form: {}, url: {} } }), Cap.elicitation | Cap.elicitationForm | Cap.elicitationUrl);
 });
 
-test("capabilityMask: non-objects and inherited keys declare nothing", () => {
+test("C-10: capabilityMask: non-objects and inherited keys declare nothing", () => {
   for (const v of [null, undefined, 1, "tools", true, [], [{ tools: {} }]]) assert.equal(capabilityMask(v), 0, JSON.stringify(v));
   assert.equal(capabilityMask(Object.create({ tools: {} })), 0);
   assert.equal(capabilityMask(JSON.parse('{"__proto__": {"tools": {}}}')), 0);

@@ -74,7 +74,7 @@ function statusNotification(taskId: string, status: string): JsonObject {
 }
 
 describe("inputs never throw: a sticky internal error instead", () => {
-  it("an exception inside an input closes the engine once with reason internal; queued output drains; later input is ignored", () => {
+  it("ENG-01: an exception inside an input closes the engine once with reason internal; queued output drains; later input is ignored", () => {
     const s = operatingServer({ tools: {} });
     s.receiveMessage({ jsonrpc: "2.0", id: 5, method: "ping" });
     const hostile = {
@@ -98,7 +98,7 @@ describe("inputs never throw: a sticky internal error instead", () => {
     assert.deepEqual(events(s), [], "reported once");
   });
 
-  it("settles our pending requests when it fails (connection-closed for each)", () => {
+  it("ENG-01, S-01: settles our pending requests when it fails (connection-closed for each)", () => {
     const c = operatingClient({ tools: {} });
     const id = c.request("tools/list", {});
     out(c);
@@ -111,7 +111,7 @@ describe("inputs never throw: a sticky internal error instead", () => {
 
 describe("task status from the peer is data, never a key (defect: moves.includes is not a function)", () => {
   for (const status of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
-    it(`a CreateTaskResult with status ${JSON.stringify(status)} is a TK-03 violation and a later status notification does not throw`, () => {
+    it(`TK-03: a CreateTaskResult with status ${JSON.stringify(status)} is a TK-03 violation and a later status notification does not throw`, () => {
       const c = operatingClient(TASK_CAPS);
       createTask(c, "task-1", status);
       const first = events(c);
@@ -132,7 +132,7 @@ describe("task status from the peer is data, never a key (defect: moves.includes
 });
 
 describe("peer-fed tables are bounded, with a clear outcome when full", () => {
-  it("task records (client): status notifications for ever new tasks stay within maxTasks; beyond it a limit violation", () => {
+  it("LIM-04: task records (client): status notifications for ever new tasks stay within maxTasks; beyond it a limit violation", () => {
     const c = operatingClient(TASK_CAPS, "2025-11-25", { limits: { maxTasks: 8 } });
     for (let i = 0; i < 100; i++) c.receiveMessage(statusNotification(`t${i}`, "working"));
     const list = events(c);
@@ -141,7 +141,7 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     assert.ok(c.tableSizes.tasksThere <= 8);
   });
 
-  it("ended tasks are forgotten first, so a long run of tasks that end never fills the table", () => {
+  it("LIM-04: ended tasks are forgotten first, so a long run of tasks that end never fills the table", () => {
     const c = operatingClient(TASK_CAPS, "2025-11-25", { limits: { maxTasks: 4 } });
     for (let i = 0; i < 10_000; i++) {
       c.receiveMessage(statusNotification(`t${i}`, "working"));
@@ -153,14 +153,14 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     assert.ok(c.tableSizes.tasksThere <= 4);
   });
 
-  it("task moves are still checked for the tasks it keeps (TK-02)", () => {
+  it("TK-02: task moves are still checked for the tasks it keeps", () => {
     const c = operatingClient(TASK_CAPS);
     c.receiveMessage(statusNotification("a", "completed"));
     c.receiveMessage(statusNotification("a", "working"));
     assert.deepEqual(kinds(events(c)), ["notification", "violation:TK-02"]);
   });
 
-  it("URL elicitations (client): beyond maxUrlElicitations the request is refused -32603, and a refused request records nothing", () => {
+  it("LIM-05: URL elicitations (client): beyond maxUrlElicitations the request is refused -32603, and a refused request records nothing", () => {
     const c = operatingClient({}, "2025-11-25", { limits: { maxUrlElicitations: 2, maxPendingInbound: 3 } });
     const ask = (id: number, elicitationId: string): void =>
       c.receiveMessage({ jsonrpc: "2.0", id, method: "elicitation/create", params: { mode: "url", message: "m", url: "https://example.com", elicitationId } });
@@ -181,7 +181,7 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     assert.equal(c.tableSizes.urlElicitations, 2, "only the accepted requests were recorded");
   });
 
-  it("resource subscriptions (server): beyond maxSubscriptions a subscribe is refused -32603", () => {
+  it("LIM-07: resource subscriptions (server): beyond maxSubscriptions a subscribe is refused -32603", () => {
     const s = operatingServer({ resources: { subscribe: true } }, "2025-11-25", { limits: { maxSubscriptions: 3 } });
     for (let i = 1; i <= 5; i++) {
       s.receiveMessage({ jsonrpc: "2.0", id: i, method: "resources/subscribe", params: { uri: `file:///r${i}` } });
@@ -196,7 +196,7 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     assert.deepEqual(kinds(events(s)), ["request"]);
   });
 
-  it("tool names (client): a tools/list beyond maxToolNames is a limit violation; a fresh listing replaces the old one", () => {
+  it("LIM-06: tool names (client): a tools/list beyond maxToolNames is a limit violation; a fresh listing replaces the old one", () => {
     const c = operatingClient(TASK_CAPS, "2025-11-25", { limits: { maxToolNames: 5 } });
     const list = (tools: number, cursor?: string): void => {
       const id = c.request("tools/list", cursor === undefined ? {} : { cursor });
@@ -212,14 +212,14 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     assert.equal(c.tableSizes.toolNames, 4);
   });
 
-  it("has documented defaults", () => {
+  it("LIM-04, LIM-05, LIM-06, LIM-07: has documented defaults", () => {
     assert.deepEqual(DEFAULT_FEATURE_LIMITS, { maxTasks: 1024, maxUrlElicitations: 256, maxToolNames: 4096, maxSubscriptions: 1024 });
   });
 });
 
 describe("log levels from the peer are names, never keys", () => {
   for (const level of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
-    it(`2026-07-28: logLevel ${JSON.stringify(level)} is -32602`, () => {
+    it(`O-04: 2026-07-28: logLevel ${JSON.stringify(level)} is -32602`, () => {
       const s = new Engine({ role: "server", info: SERVER_INFO, capabilities: { tools: {}, logging: {} }, versions: ["2026-07-28"] });
       s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/logLevel": level } } });
       const [reply] = out(s);
@@ -227,14 +227,14 @@ describe("log levels from the peer are names, never keys", () => {
       assert.ok(!kinds(events(s)).includes("request"));
     });
 
-    it(`session era: logging/setLevel ${JSON.stringify(level)} is -32602`, () => {
+    it(`O-04: session era: logging/setLevel ${JSON.stringify(level)} is -32602`, () => {
       const s = operatingServer({ logging: {} });
       s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level } });
       assert.equal((out(s)[0]?.error as JsonObject | undefined)?.code, -32602);
     });
   }
 
-  it("one rule for both eras: asked-for level and above; not asked: everything in the session era, nothing in 2026-07-28", () => {
+  it("O-03, MOD-03: one rule for both eras: asked-for level and above; not asked: everything in the session era, nothing in 2026-07-28", () => {
     assert.equal(logAllowed("info", "info", "session"), true);
     assert.equal(logAllowed("debug", "info", "modern"), false);
     assert.equal(logAllowed("error", "info", "modern"), true);
@@ -246,7 +246,7 @@ describe("log levels from the peer are names, never keys", () => {
 });
 
 describe("the line decoder releases what one big line grew", () => {
-  it("after a 7 MiB line spread over chunks its buffer is back to at most 64 KiB", () => {
+  it("LIM-01: after a 7 MiB line spread over chunks its buffer is back to at most 64 KiB", () => {
     const decoder = new LineDecoder();
     const items: DecodedItem[] = [];
     const line = encoder.encode(`"${"x".repeat(7 * 1024 * 1024)}"\n`);
@@ -287,7 +287,7 @@ describe("over-long lines: the id is still recovered", () => {
     ['  {"id":-3,"error":{}}', -3, false, true],
   ];
   for (const [text, id, hasMethod, hasId] of cases) {
-    it(`scans ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`, () => {
+    it(`LIM-01: scans ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`, () => {
       for (const pieces of [1, 3, text.length]) {
         const found = facts(text, pieces);
         assert.deepEqual({ id: found.id, hasMethod: found.hasMethod, hasId: found.hasId }, { id, hasMethod, hasId }, `in ${pieces} pieces`);
@@ -296,7 +296,7 @@ describe("over-long lines: the id is still recovered", () => {
     });
   }
 
-  it("the decoder reports the facts of an over-long line whatever the split, in constant memory", () => {
+  it("LIM-01: the decoder reports the facts of an over-long line whatever the split, in constant memory", () => {
     const line = `{"result":{"blob":"${"b".repeat(5000)}"},"jsonrpc":"2.0","id":41}\r\n`;
     const bytes = encoder.encode(line);
     for (const size of [1, 7, 100, 4096, bytes.length]) {
@@ -311,7 +311,7 @@ describe("over-long lines: the id is still recovered", () => {
     }
   });
 
-  it("a response over the limit settles its request at once (response-too-large) and sends nothing back", () => {
+  it("LIM-01: a response over the limit settles its request at once (response-too-large) and sends nothing back", () => {
     const c = operatingClient({ resources: {} }, "2025-11-25", { limits: { maxLineBytes: 1024 } });
     const id = c.request("resources/read", { uri: "file:///big" }, { deadline: 60_000 });
     out(c);
@@ -329,7 +329,7 @@ describe("over-long lines: the id is still recovered", () => {
     assert.equal(c.nextDeadline(), undefined, "its deadline is gone");
   });
 
-  it("an over-long notification gets no reply; an over-long request gets -32600 with its own id", () => {
+  it("LIM-01, M-08: an over-long notification gets no reply; an over-long request gets -32600 with its own id", () => {
     const s = operatingServer({ tools: {} }, "2025-06-18", { limits: { maxLineBytes: 64 } });
     s.receiveBytes(encoder.encode(`{"jsonrpc":"2.0","method":"notifications/x","params":{"p":"${"x".repeat(100)}"}}\n`));
     assert.deepEqual(out(s), []);
@@ -339,7 +339,7 @@ describe("over-long lines: the id is still recovered", () => {
 });
 
 describe("a server/discover probe commits no era (stdio fallback in place)", () => {
-  it("discover naming an unknown version, then initialize for 2025-11-25 on the same connection: a session", () => {
+  it("MOD-08, MOD-23: discover naming an unknown version, then initialize for 2025-11-25 on the same connection: a session", () => {
     const s = new Engine({ role: "server", info: SERVER_INFO, capabilities: { tools: {} }, versions: ["2025-11-25", "2026-07-28"] });
     s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {} } } });
     const [discover] = out(s);
@@ -351,7 +351,7 @@ describe("a server/discover probe commits no era (stdio fallback in place)", () 
     assert.equal(s.era, "session");
   });
 
-  it("with discoverAnyVersion false the probe gets -32022 and initialize still works", () => {
+  it("MOD-08, MOD-06: with discoverAnyVersion false the probe gets -32022 and initialize still works", () => {
     const s = new Engine({ role: "server", info: SERVER_INFO, versions: ["2025-11-25", "2026-07-28"], discoverAnyVersion: false });
     s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {} } } });
     assert.equal((out(s)[0]?.error as JsonObject | undefined)?.code, -32022);
@@ -361,7 +361,7 @@ describe("a server/discover probe commits no era (stdio fallback in place)", () 
 });
 
 describe("the peer layer: an answer over maxLineBytes rejects its call at once", () => {
-  it("callTool rejects with ResponseTooLargeError naming the size and the limit; the connection goes on", async () => {
+  it("LIM-01: callTool rejects with ResponseTooLargeError naming the size and the limit; the connection goes on", async () => {
     const { Pair } = await import("../peer-harness.js");
     const { ResponseTooLargeError } = await import("../../lib/peer/index.js");
     const pair = new Pair({

@@ -10,7 +10,7 @@ import { runNode } from "../support.js";
 const PROBE = new URL("../heap-probe.js", import.meta.url).pathname;
 const COUNT = Number(process.env.MCP_HEAP_PROBE_COUNT ?? "100000");
 
-test(`${COUNT} messages down each table-growing path and 20 engines that saw a 7 MiB line: heap growth after GC stays small, tables at their limits`, async () => {
+test(`ENG-08: ${COUNT} messages down each table-growing path and 20 engines that saw a 7 MiB line: heap growth after GC stays small, tables at their limits`, async () => {
   const run = await runNode(["--expose-gc", PROBE, String(COUNT)], 600_000);
   assert.equal(run.code, 0, run.stderr);
   const report = JSON.parse(run.stdout) as { growthBytes: number; client: Record<string, number>; server: Record<string, number> };

@@ -21,7 +21,7 @@ function requestIds(server: Engine<"server">): RequestId[] {
   return ids;
 }
 
-test("clashing integer ids, string ids and growth keep every request apart", () => {
+test("ID-04: clashing integer ids, string ids and growth keep every request apart", () => {
   const server = operatingServer();
   // 0, 64, 128, ... clash in a 64-slot table; negative and large ids hash too; strings overflow.
   const sent: RequestId[] = [];
@@ -45,7 +45,7 @@ test("clashing integer ids, string ids and growth keep every request apart", () 
   assert.throws(() => server.respond(64, {}), /ID-04/);
 });
 
-test("a duplicate of a clashing or string id is still recognised as in flight", () => {
+test("ID-03: a duplicate of a clashing or string id is still recognised as in flight", () => {
   const server = operatingServer();
   for (const id of [0, 64, "x"]) server.receiveMessage({ jsonrpc: "2.0", id, method: "tools/list" });
   requestIds(server);
@@ -62,7 +62,7 @@ test("a duplicate of a clashing or string id is still recognised as in flight", 
   assert.equal(server.pendingInboundCount, 0);
 });
 
-test("our own ids past the initial capacity settle correctly, and close settles them all", () => {
+test("ID-04, S-01: our own ids past the initial capacity settle correctly, and close settles them all", () => {
   const client = new Engine({ role: "client", info: { name: "c", version: "1" } });
   client.initialize();
   client.receiveMessage({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });

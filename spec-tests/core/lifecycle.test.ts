@@ -40,7 +40,7 @@ const RULE: Record<LifecycleEvent, string> = {
 
 describe("lifecycle table: every role × state × event", () => {
   for (const role of ["client", "server"] as const) {
-    it(`${role}: ${LIFECYCLE_STATES.length} states × ${LIFECYCLE_EVENTS.length} events`, () => {
+    it(`L-01, L-06, L-10, L-11: ${role}: ${LIFECYCLE_STATES.length} states × ${LIFECYCLE_EVENTS.length} events`, () => {
       let cells = 0;
       for (const state of LIFECYCLE_STATES) {
         for (const event of LIFECYCLE_EVENTS) {
@@ -59,14 +59,14 @@ describe("lifecycle table: every role × state × event", () => {
     });
   }
 
-  it("answering-init gates like awaiting-init; every other state is its own phase", () => {
+  it("L-01: answering-init gates like awaiting-init; every other state is its own phase", () => {
     assert.equal(phaseOf("answering-init"), phaseOf("awaiting-init"));
     assert.equal(new Set(LIFECYCLE_STATES.map(phaseOf)).size, 4);
   });
 });
 
 describe("the engine follows the table", () => {
-  it("server with autoInitialize false: a second initialize while the first awaits acceptance is refused (L-01); a refused one lets the client try again", () => {
+  it("L-01: server with autoInitialize false: a second initialize while the first awaits acceptance is refused (L-01); a refused one lets the client try again", () => {
     const s = new Engine({ role: "server", info: { name: "s", version: "1" }, autoInitialize: false });
     const init = (id: number) => s.receiveMessage({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
     init(1);
@@ -86,7 +86,7 @@ describe("the engine follows the table", () => {
     assert.equal(s.phase, "operating");
   });
 
-  it("client: initialize twice is refused by the table (L-01), and after close every command is S-01", () => {
+  it("L-01, S-01: client: initialize twice is refused by the table (L-01), and after close every command is S-01", () => {
     const c = new Engine({ role: "client", info: { name: "c", version: "1" } });
     c.initialize();
     assert.throws(() => c.initialize(), (e: unknown) => e instanceof Error && "rule" in e && (e as { rule: string }).rule === "L-01");

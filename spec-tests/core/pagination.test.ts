@@ -40,7 +40,7 @@ test("base64url round trips every length and refuses foreign characters", () => 
 const secret = new Uint8Array(32).fill(7);
 const items = Array.from({ length: 23 }, (_, i) => `item-${i}`);
 
-test("pages cover every item exactly once, with nextCursor only while more remain", () => {
+test("N-02: pages cover every item exactly once, with nextCursor only while more remain", () => {
   const p = new Paginator({ secret, pageSize: 10 });
   const seen: string[] = [];
   let cursor: string | undefined;
@@ -59,7 +59,7 @@ test("pages cover every item exactly once, with nextCursor only while more remai
   assert.equal(empty.nextCursor, undefined);
 });
 
-test("cursors are stable: the same position gives the same cursor", () => {
+test("N-05: cursors are stable: the same position gives the same cursor", () => {
   const p = new Paginator({ secret, pageSize: 5 });
   const a = p.page("tools", items, undefined);
   const b = p.page("tools", items, undefined);
@@ -67,7 +67,7 @@ test("cursors are stable: the same position gives the same cursor", () => {
   assert.equal(a.nextCursor, b.nextCursor);
 });
 
-test("tampered, truncated, foreign and cross-list cursors are refused with -32602", () => {
+test("N-05: tampered, truncated, foreign and cross-list cursors are refused with -32602", () => {
   const p = new Paginator({ secret, pageSize: 5 });
   const first = p.page("tools", items, undefined);
   assert.ok(first.ok && first.nextCursor !== undefined);
@@ -98,7 +98,7 @@ test("tampered, truncated, foreign and cross-list cursors are refused with -3260
   assert.ok(!crossList.ok && crossList.data.reason === "issued for another list");
 });
 
-test("a sealed payload that is not a valid position is refused", () => {
+test("N-05: a sealed payload that is not a valid position is refused", () => {
   // A cursor sealed with the right key but holding a bad offset can only come from a bug; it is still refused.
   const p = new Paginator({ secret, pageSize: 5 });
   const seal = (value: unknown): string => {

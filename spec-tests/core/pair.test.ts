@@ -148,7 +148,7 @@ const SEEDS = 600;
 
 // ── Handshake and round trips ───────────────────────────────────────────────────────
 
-test("handshake through randomly chunked bytes agrees on version, info and capabilities", () => {
+test("L-01, V-02: handshake through randomly chunked bytes agrees on version, info and capabilities", () => {
   for (let seed = 1; seed <= 200; seed++) {
     const link = new Link(seed);
     link.handshake();
@@ -167,7 +167,7 @@ test("handshake through randomly chunked bytes agrees on version, info and capab
   }
 });
 
-test("a client offering an older version list negotiates it through bytes", () => {
+test("V-02: a client offering an older version list negotiates it through bytes", () => {
   for (const versions of [["2024-11-05"], ["2025-03-26"], ["2025-06-18"], ["2024-11-05", "2025-06-18"]] as const) {
     const link = new Link(7, { versions });
     link.handshake();
@@ -177,7 +177,7 @@ test("a client offering an older version list negotiates it through bytes", () =
   }
 });
 
-test("request/response round trips in both directions match by id, whatever the chunking", () => {
+test("ID-04: request/response round trips in both directions match by id, whatever the chunking", () => {
   for (let seed = 1; seed <= 100; seed++) {
     const link = new Link(seed);
     link.handshake();
@@ -210,7 +210,7 @@ test("request/response round trips in both directions match by id, whatever the 
   }
 });
 
-test("ping is answered by the engine itself in both directions", () => {
+test("G-02: ping is answered by the engine itself in both directions", () => {
   const link = new Link(3);
   link.handshake();
   const a = link.client.request("ping");
@@ -333,7 +333,7 @@ function cancelRace(seed: number, requesterRole: "client" | "server", tally: Tal
 }
 
 for (const requesterRole of ["client", "server"] as const) {
-  test(`cancel versus respond (${requesterRole} requests): exactly one outcome per request over ${SEEDS} seeded interleavings`, (t) => {
+  test(`X-07: cancel versus respond (${requesterRole} requests): exactly one outcome per request over ${SEEDS} seeded interleavings`, (t) => {
     const tally: Tally = { responded: 0, cancelled: 0, cancelLost: 0, responderSawCancel: 0, droppedRespond: 0 };
     for (let seed = 1; seed <= SEEDS; seed++) cancelRace(seed, requesterRole, tally);
     // The seeds must exercise every side of the race.
@@ -342,7 +342,7 @@ for (const requesterRole of ["client", "server"] as const) {
   });
 }
 
-test("cancel: a second cancel of the same request and a cancel of an answered one return false and send nothing", () => {
+test("X-05: cancel: a second cancel of the same request and a cancel of an answered one return false and send nothing", () => {
   const link = new Link(11);
   link.handshake();
   const id = link.client.request("tools/list");
@@ -372,7 +372,7 @@ test("cancel: a second cancel of the same request and a cancel of an answered on
 
 // ── Timeout versus response ─────────────────────────────────────────────────────────
 
-test(`timeout versus response: exactly one of timeout or response over ${SEEDS} seeds`, (t) => {
+test(`T-02, X-07: timeout versus response: exactly one of timeout or response over ${SEEDS} seeds`, (t) => {
   const tally = { timeout: 0, response: 0, lateDropped: 0 };
   for (let seed = 1; seed <= SEEDS; seed++) {
     const link = new Link(seed * 104729 + 1);
@@ -437,7 +437,7 @@ test(`timeout versus response: exactly one of timeout or response over ${SEEDS} 
   t.diagnostic(JSON.stringify(tally));
 });
 
-test("deadlines: progress pushes back the inactivity deadline but never the total one", () => {
+test("T-04: deadlines: progress pushes back the inactivity deadline but never the total one", () => {
   const link = new Link(5);
   link.handshake();
   const { client, server } = link;
@@ -467,7 +467,7 @@ test("deadlines: progress pushes back the inactivity deadline but never the tota
 
 // ── Progress then response ──────────────────────────────────────────────────────────
 
-test("progress notifications arrive in order before the response; progress after it is refused locally", () => {
+test("P-04: progress notifications arrive in order before the response; progress after it is refused locally", () => {
   for (let seed = 1; seed <= 200; seed++) {
     const link = new Link(seed * 31);
     link.handshake();
@@ -512,7 +512,7 @@ test("progress notifications arrive in order before the response; progress after
   }
 });
 
-test("progress that does not increase is refused by the sender and flagged by the receiver", () => {
+test("P-05: progress that does not increase is refused by the sender and flagged by the receiver", () => {
   const link = new Link(9);
   link.handshake();
   let sid: string | number | undefined;
@@ -534,7 +534,7 @@ test("progress that does not increase is refused by the sender and flagged by th
 
 // ── Close mid-flight ────────────────────────────────────────────────────────────────
 
-test("close mid-flight settles every pending request with exactly one connection-closed event", () => {
+test("S-01: close mid-flight settles every pending request with exactly one connection-closed event", () => {
   for (let seed = 1; seed <= 200; seed++) {
     const link = new Link(seed * 17);
     link.handshake();
@@ -575,7 +575,7 @@ test("close mid-flight settles every pending request with exactly one connection
   }
 });
 
-test("EOF on the server settles the server's own requests; its host can no longer answer", () => {
+test("S-01: EOF on the server settles the server's own requests; its host can no longer answer", () => {
   const link = new Link(23);
   link.handshake();
   const { client, server } = link;
@@ -604,7 +604,7 @@ test("EOF on the server settles the server's own requests; its host can no longe
   assert.ok(link.clientEvents.some((e) => e.kind === "connection-closed" && e.id === c && e.method === "tools/list"));
 });
 
-test("queued output still drains after close", () => {
+test("S-01: queued output still drains after close", () => {
   const link = new Link(29);
   link.handshake();
   link.client.request("tools/list");

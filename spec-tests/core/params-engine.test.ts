@@ -170,7 +170,7 @@ function receivers(from: string): Role[] {
 for (const version of SESSION_VERSIONS) {
   const rows = [...methodTable(version).values()].filter((r) => r.kind === "request" && r.method !== "initialize" && r.method !== "ping");
 
-  test(`${version}: every request method has a case`, () => {
+  test(`SCH-01: ${version}: every request method has a case`, () => {
     for (const r of rows) assert.ok(cases(r.method, version) !== undefined, `no case for ${r.method}`);
     // MT-01: 13 methods besides initialize and ping; elicitation/create from 2025-06-18; tasks/* in 2025-11-25.
     const expected: Record<SessionVersion, number> = { "2024-11-05": 13, "2025-03-26": 13, "2025-06-18": 14, "2025-11-25": 18 };
@@ -179,7 +179,7 @@ for (const version of SESSION_VERSIONS) {
 
   for (const r of rows) {
     for (const role of receivers(r.from)) {
-      test(`${version} ${role} receives ${r.method}: valid params reach the host by reference`, () => {
+      test(`SCH-01: ${version} ${role} receives ${r.method}: valid params reach the host by reference`, () => {
         const c = cases(r.method, version) as Case;
         const engine = operating(role, version);
         const params = c.valid;
@@ -195,7 +195,7 @@ for (const version of SESSION_VERSIONS) {
         assert.equal(event.params, params, "the params object that arrived, not a copy");
       });
 
-      test(`${version} ${role} receives ${r.method}: invalid params get -32602 with the path`, () => {
+      test(`SCH-01: ${version} ${role} receives ${r.method}: invalid params get -32602 with the path`, () => {
         const c = cases(r.method, version) as Case;
         assert.ok(c.invalid.length >= 3);
         const engine = operating(role, version);
@@ -224,7 +224,7 @@ for (const version of SESSION_VERSIONS) {
     }
   }
 
-  test(`${version} server receives initialize: valid params reach the host by reference, invalid ones get -32602 with the path`, () => {
+  test(`L-02, SCH-01: ${version} server receives initialize: valid params reach the host by reference, invalid ones get -32602 with the path`, () => {
     const valid: JsonObject = { protocolVersion: version, capabilities: CLIENT_CAPS, clientInfo: { name: "c", version: "1" } };
     const engine = new Engine<Role>({ role: "server", info: { name: "s", version: "1" }, versions: [version], autoInitialize: false });
     engine.receiveMessage({ jsonrpc: "2.0", id: 0, method: "initialize", params: valid });
@@ -255,7 +255,7 @@ for (const version of SESSION_VERSIONS) {
 
   // ping never reaches the host: the engine answers it at once (G-02). It does so before the
   // params check, so malformed ping params are not exercised here.
-  test(`${version}: ping is answered by the engine itself`, () => {
+  test(`G-02: ${version}: ping is answered by the engine itself`, () => {
     for (const role of ["server", "client"] as const) {
       const engine = operating(role, version);
       for (const params of [{}, { _meta: { progressToken: "p" } }, { _meta: { "com.example/x": [1] } }]) {

@@ -930,7 +930,7 @@ function label(row: Row, version: SessionVersion): string {
   return `${version} ${row.method} ${row.kind}`;
 }
 
-test("every valid example is accepted, and left untouched", () => {
+test("SCH-01: every valid example is accepted, and left untouched", () => {
   let count = 0;
   for (const row of rows) {
     for (const version of row.versions) {
@@ -947,7 +947,7 @@ test("every valid example is accepted, and left untouched", () => {
   assert.ok(count > 300, `only ${count} valid cases`);
 });
 
-test("every invalid example is refused at its exact path, with the exact expectation", () => {
+test("SCH-01: every invalid example is refused at its exact path, with the exact expectation", () => {
   let count = 0;
   for (const row of rows) {
     for (const version of row.versions) {
@@ -966,7 +966,7 @@ test("every invalid example is refused at its exact path, with the exact expecta
   assert.ok(count > 500, `only ${count} invalid cases`);
 });
 
-test("every method of every session-era version has a validator and at least 1 valid and 3 invalid examples", () => {
+test("SCH-01: every method of every session-era version has a validator and at least 1 valid and 3 invalid examples", () => {
   for (const version of ALL) {
     const table = methodTable(version);
     for (const [method, r] of table) {
@@ -988,7 +988,7 @@ test("every method of every session-era version has a validator and at least 1 v
   }
 });
 
-test("a method the version lacks, or an unknown one, has no validator", () => {
+test("MT-01: a method the version lacks, or an unknown one, has no validator", () => {
   const absent: [SessionVersion, string][] = [
     ["2024-11-05", "elicitation/create"],
     ["2025-03-26", "elicitation/create"],
@@ -1026,7 +1026,7 @@ test("validators are built once: the same function on every lookup", () => {
   }
 });
 
-test("LOGGING_LEVELS lists the eight RFC 5424 levels, lowest first", () => {
+test("O-02: LOGGING_LEVELS lists the eight RFC 5424 levels, lowest first", () => {
   assert.deepEqual([...LOGGING_LEVELS], ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
 });
 
@@ -1059,7 +1059,7 @@ function withProtoJson(value: unknown, key?: string): string {
   return `{${members.join(",")}}`;
 }
 
-test("unknown members at every depth change nothing", () => {
+test("SCH-04: unknown members at every depth change nothing", () => {
   for (const row of rows) {
     for (const version of row.versions) {
       const check = checkOf(version, row.kind, row.method);
@@ -1075,7 +1075,7 @@ test("unknown members at every depth change nothing", () => {
   }
 });
 
-test("a nested __proto__ key changes nothing, and pollutes nothing", () => {
+test("ENG-06: a nested __proto__ key changes nothing, and pollutes nothing", () => {
   let injected = 0;
   for (const row of rows) {
     for (const version of row.versions) {
@@ -1106,7 +1106,7 @@ test("a nested __proto__ key changes nothing, and pollutes nothing", () => {
   assert.equal(({} as Record<string, unknown>).name, undefined);
 });
 
-test("a content block, reference or schema property of an unknown type passes", () => {
+test("SCH-04: a content block, reference or schema property of an unknown type passes", () => {
   const future = { type: "hologram", frames: 3, data: 5 };
   const cases: [SessionVersion, Kind, string, JsonObject][] = [
     ["2025-11-25", "result", "tools/call", { content: [future] }],
@@ -1130,7 +1130,7 @@ test("a content block, reference or schema property of an unknown type passes", 
   assert.equal(run(checkOf("2025-11-25", "result", "tools/call"), { content: [{ type: 7 }] }, "result")?.path, "result.content[0].type");
 });
 
-test("open enums accept unknown values; closed ones refuse them", () => {
+test("SCH-04: open enums accept unknown values; closed ones refuse them", () => {
   const open: [SessionVersion, Kind, string, JsonObject][] = [
     ["2025-11-25", "params", "sampling/createMessage", { messages: [], maxTokens: 1, includeContext: "everything" }],
     ["2025-11-25", "params", "sampling/createMessage", { messages: [], maxTokens: 1, toolChoice: { mode: "sometimes" } }],
@@ -1162,7 +1162,7 @@ test("open enums accept unknown values; closed ones refuse them", () => {
   }
 });
 
-test("numbers typed `number` in schema.ts accept fractions even where schema.json says integer (SCH-05)", () => {
+test("SCH-05: numbers typed `number` in schema.ts accept fractions even where schema.json says integer (SCH-05)", () => {
   const cases: [Kind, string, JsonObject][] = [
     ["result", "resources/list", { resources: [{ uri: "u", name: "n", size: 10.5 }] }],
     ["params", "sampling/createMessage", { messages: [], maxTokens: 12.5 }],
@@ -1180,7 +1180,7 @@ test("numbers typed `number` in schema.ts accept fractions even where schema.jso
   assert.equal(run(checkOf("2025-11-25", "params", "sampling/createMessage"), { messages: [], maxTokens: null }, "params")?.path, "params.maxTokens");
 });
 
-test("every validator refuses a value that is not an object", () => {
+test("M-03: every validator refuses a value that is not an object", () => {
   for (const version of ALL) {
     for (const [method, r] of methodTable(version)) {
       const checks = r.kind === "request" ? [paramsCheck(version, method), resultCheck(version, method)] : [paramsCheck(version, method)];
@@ -1193,7 +1193,7 @@ test("every validator refuses a value that is not an object", () => {
   }
 });
 
-test("absent params validate as {}", () => {
+test("M-03: absent params validate as {}", () => {
   assert.equal(validate(checkOf("2024-11-05", "params", "ping"), undefined, "params"), undefined);
   assert.equal(validate(checkOf("2024-11-05", "params", "tools/list"), undefined, "params"), undefined);
   assert.equal(validate(checkOf("2024-11-05", "params", "notifications/initialized"), undefined, "params"), undefined);

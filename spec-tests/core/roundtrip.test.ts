@@ -236,7 +236,7 @@ function assertSame(sample: Sample, value: unknown): void {
 }
 
 for (const version of SESSION_VERSIONS) {
-  test(`${version}: every request, result, notification and error survives encode → decode → classify`, () => {
+  test(`M-01, STD-01: ${version}: every request, result, notification and error survives encode → decode → classify`, () => {
     const all = samples(version);
     const rows = [...methodTable(version).values()];
     const requests = rows.filter((r) => r.kind === "request").length;
@@ -252,7 +252,7 @@ for (const version of SESSION_VERSIONS) {
     }
   });
 
-  test(`${version}: the same messages as one stream, in chunks of any size, come out in order and equal`, () => {
+  test(`STD-01: ${version}: the same messages as one stream, in chunks of any size, come out in order and equal`, () => {
     const all = samples(version);
     const bytes = encodeMessages(all.map((s) => s.message));
     for (const chunk of [1, 2, 3, 7, 64, 4096, bytes.length]) {
@@ -263,7 +263,7 @@ for (const version of SESSION_VERSIONS) {
   });
 }
 
-test("special values keep their exact form", () => {
+test("M-01: special values keep their exact form", () => {
   const message = { jsonrpc: "2.0", id: 9007199254740991, result: SPICE };
   const [value] = decodeAll(encodeMessage(message), 5);
   const env = classify(value);

@@ -8,6 +8,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { parseFixture, replay, type Fixture, type InputMode } from "../replayer.js";
+import { fixtureTestName } from "../test-names.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const fixturesDir = join(root, "fixtures");
@@ -42,7 +43,7 @@ test("every expected failure names an existing fixture", () => {
 });
 
 for (const fixture of fixtures) {
-  test(fixture.header.fixture, () => {
+  test(fixtureTestName(fixture.header), () => {
     const problems: string[] = [];
     for (const version of fixture.header.versions) {
       const reason = expectedFailures[fixture.header.fixture] ?? expectedFailures[`${fixture.header.fixture}@${version}`];

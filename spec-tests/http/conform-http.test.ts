@@ -167,7 +167,7 @@ test("a target that fails, hangs or withholds a capture: failed for a check, not
   assert.deepEqual(passed, { fixture: "http/t", version: "2025-11-25", transport: "http", rules: ["HTTP-01"], level: "MUST", outcome: "passed" });
 });
 
-test("every HTTP fixture passes against createHttpHandler in process", async (t) => {
+test("HTTP-01, HTTP-02, HTTP-03, MOD-20: every HTTP fixture passes against createHttpHandler in process", async (t) => {
   const results = await runHttpConformance(URL_IN_PROCESS, { fixturesDir: FIXTURES, fetch: inProcessFetch(referenceHandler(t)) });
   assert.ok(results.length >= 70, `only ${results.length} cases`);
   assert.deepEqual(results.filter((r) => r.outcome !== "passed"), [], describe(results.filter((r) => r.outcome !== "passed")));
@@ -182,7 +182,7 @@ test("the versions option keeps only the cases of those versions", async (t) => 
   assert.ok(results.every((r) => r.transport === "http" && r.fixture.startsWith("http/modern/")));
 });
 
-test("every HTTP fixture passes against `mcp-engine serve --http` over a socket", async (t) => {
+test("HTTP-01, HTTP-02, HTTP-03, MOD-20: every HTTP fixture passes against `mcp-engine serve --http` over a socket", async (t) => {
   const url = await startServer(t, [CLI, "serve", "--http", "127.0.0.1:0"]);
   assert.match(url, /\/mcp$/);
   const results = await runHttpConformance(url, { fixturesDir: FIXTURES });
@@ -257,7 +257,7 @@ const SDK_V1_DEVIATIONS: Record<string, string> = {
   "http/session/get-stream-priming-event@2025-11-25": "HTTP-09: no priming event on the GET stream without an event store",
 };
 
-test("the official SDK v1 Streamable HTTP server: its deviations are reported by rule, and none of our policies counts as a failure", async (t) => {
+test("HTTP-08, HTTP-09, M-09: the official SDK v1 Streamable HTTP server: its deviations are reported by rule, and none of our policies counts as a failure", async (t) => {
   const url = await startServer(t, [SDK_V1]);
   const results = await runHttpConformance(url, { fixturesDir: FIXTURES });
   for (const [rule, row] of tally(results)) t.diagnostic(`${rule}: passed ${row.passed}, failed ${row.failed}, not applicable ${row.na}`);

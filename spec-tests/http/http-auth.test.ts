@@ -72,7 +72,7 @@ function assertAuthError(error: unknown, status: number, url: string, challenge:
   return error;
 }
 
-test("dual-era connect: a 401 to the server/discover probe rejects with HttpAuthError; no initialize is tried", async (t) => {
+test("AUTH-08: dual-era connect: a 401 to the server/discover probe rejects with HttpAuthError; no initialize is tried", async (t) => {
   const { url, seen, fetch } = await gated(t, () => true);
   const error = await rejection(withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25", "2026-07-28"], probeTimeoutMs: 3000 }), 10_000, "connect"));
   assertAuthError(error, 401, url);
@@ -83,14 +83,14 @@ test("dual-era connect: a 401 to the server/discover probe rejects with HttpAuth
   );
 });
 
-test("dual-era connect: a 403 to the probe is no fallback either (the challenge may be absent)", async (t) => {
+test("AUTH-08: dual-era connect: a 403 to the probe is no fallback either (the challenge may be absent)", async (t) => {
   const { url, seen, fetch } = await gated(t, () => true, 403, undefined);
   const error = await rejection(withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25", "2026-07-28"], probeTimeoutMs: 3000 }), 10_000, "connect"));
   assertAuthError(error, 403, url, undefined);
   assert.equal(seen.length, 1);
 });
 
-test("session era: a 401 to initialize rejects with HttpAuthError (2024-11-05 tries HTTP+SSE first, as HTTP-03 says for any 4xx)", async (t) => {
+test("AUTH-08, HTTP-04: session era: a 401 to initialize rejects with HttpAuthError (2024-11-05 tries HTTP+SSE first, as HTTP-04 says for any 4xx)", async (t) => {
   for (const [version, requests] of [
     ["2025-11-25", ["POST initialize"]],
     ["2024-11-05", ["POST initialize", "GET "]],
@@ -106,7 +106,7 @@ test("session era: a 401 to initialize rejects with HttpAuthError (2024-11-05 tr
   }
 });
 
-test("a later request answered 401 rejects with HttpAuthError; the session goes on once authorized", async (t) => {
+test("AUTH-08: a later request answered 401 rejects with HttpAuthError; the session goes on once authorized", async (t) => {
   let refuseCalls = false;
   const { url, fetch } = await gated(t, (s) => refuseCalls && s.rpc === "tools/call");
   const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false }), 10_000, "connect");
@@ -121,7 +121,7 @@ test("a later request answered 401 rejects with HttpAuthError; the session goes 
   }
 });
 
-test("2026-07-28: a request answered 401 rejects with HttpAuthError, not with a fallback error (no data.fallback)", async (t) => {
+test("AUTH-08: 2026-07-28: a request answered 401 rejects with HttpAuthError, not with a fallback error (no data.fallback)", async (t) => {
   let refuse = false;
   const { url, fetch } = await gated(t, (s) => refuse && s.rpc === "tools/list");
   const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2026-07-28"] }), 10_000, "connect");
@@ -135,7 +135,7 @@ test("2026-07-28: a request answered 401 rejects with HttpAuthError, not with a 
   }
 });
 
-test("the GET stream refused with 401 is reported to onError with its HttpAuthError (HttpTransportError.auth)", async (t) => {
+test("AUTH-08: the GET stream refused with 401 is reported to onError with its HttpAuthError (HttpTransportError.auth)", async (t) => {
   const { url, fetch } = await gated(t, (s) => s.method === "GET");
   const reported: HttpTransportError[] = [];
   let resolveReported: () => void = () => {};
@@ -164,7 +164,7 @@ test("the GET stream refused with 401 is reported to onError with its HttpAuthEr
   }
 });
 
-test("a server's JSON-RPC error that looks like a challenge stays an McpError (HttpAuthError cannot be forged)", async (t) => {
+test("AUTH-08: a server's JSON-RPC error that looks like a challenge stays an McpError (HttpAuthError cannot be forged)", async (t) => {
   const server = new Server({ info: { name: "forger", version: "1" }, paginationSecret: randomBytes(32) });
   server.tool("forge", { inputSchema: { type: "object" } }, () => {
     throw new McpError(-32000, "HTTP 401: Unauthorized", { status: 401, wwwAuthenticate: CHALLENGE, url: "http://elsewhere/" });
@@ -182,7 +182,7 @@ test("a server's JSON-RPC error that looks like a challenge stays an McpError (H
   }
 });
 
-test("close(): a DELETE answered 401 is reported to onError with its HttpAuthError", async (t) => {
+test("AUTH-08: close(): a DELETE answered 401 is reported to onError with its HttpAuthError", async (t) => {
   const { url, fetch } = await gated(t, (s) => s.method === "DELETE");
   const reported: HttpTransportError[] = [];
   const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false, onError: (e) => reported.push(e) }), 10_000, "connect");
@@ -191,7 +191,7 @@ test("close(): a DELETE answered 401 is reported to onError with its HttpAuthErr
   assertAuthError(report?.auth, 401, url);
 });
 
-test("HTTP+SSE (2024-11-05 fallback): a message POST answered 403 rejects with HttpAuthError naming the message URL", async (t) => {
+test("AUTH-08, SSE-01: HTTP+SSE (2024-11-05 fallback): a message POST answered 403 rejects with HttpAuthError naming the message URL", async (t) => {
   let refuse = false;
   const { url, fetch } = await gated(t, (s) => refuse && s.method === "POST" && s.url.includes("/messages"), 403, 'Bearer error="insufficient_scope"', { legacySse: true });
   const sse = url.replace(/\/mcp$/, "/sse");
@@ -206,7 +206,7 @@ test("HTTP+SSE (2024-11-05 fallback): a message POST answered 403 rejects with H
   }
 });
 
-test("a session lost (404) whose re-initialization meets a 401: the challenge is reported, the connection ends", async (t) => {
+test("AUTH-08, HTTP-03: a session lost (404) whose re-initialization meets a 401: the challenge is reported, the connection ends", async (t) => {
   let phase: "open" | "expired" = "open";
   const { url, fetch } = await gated(t, (s) => {
     if (phase === "expired" && s.rpc === "tools/call") return 404;
@@ -223,7 +223,7 @@ test("a session lost (404) whose re-initialization meets a 401: the challenge is
   }
 });
 
-test("resuming a response stream (GET with Last-Event-ID) answered 401 rejects the request with HttpAuthError", async () => {
+test("AUTH-08, HTTP-10: resuming a response stream (GET with Last-Event-ID) answered 401 rejects the request with HttpAuthError", async () => {
   const encoder = new TextEncoder();
   const body = (chunks: string[]): ResponseLike["body"] => {
     const queue = chunks.map((c) => encoder.encode(c));

@@ -328,7 +328,7 @@ function transportError(error: unknown): HttpTransportError {
 
 // ── JSON, SSE, headers ────────────────────────────────────────────────────────
 
-test("initialize over JSON: session id captured; later POSTs carry it and MCP-Protocol-Version; Accept lists both", async () => {
+test("HTTP-01, HTTP-03, L-07: initialize over JSON: session id captured; later POSTs carry it and MCP-Protocol-Version; Accept lists both", async () => {
   const { server, conn, errors } = await connected();
   assert.equal(conn.server.version, "2025-11-25");
   assert.equal(conn.transport.sessionId, "sess-1");
@@ -353,7 +353,7 @@ test("initialize over JSON: session id captured; later POSTs carry it and MCP-Pr
   assert.deepEqual(errors, []);
 });
 
-test("a notification answered 202 needs nothing more; one answered 500 goes to onError", async () => {
+test("HTTP-02: a notification answered 202 needs nothing more; one answered 500 goes to onError", async () => {
   const { server, conn, timers, errors } = await connected({ capabilities: { roots: { listChanged: true } } });
   conn.client.notify("notifications/roots/list_changed");
   await settle();
@@ -367,7 +367,7 @@ test("a notification answered 202 needs nothing more; one answered 500 goes to o
   assert.match(errors[0]?.message ?? "", /HTTP 500: boom/);
 });
 
-test("an SSE answer cut at awkward places: CRLF split, UTF-8 split, multi-line data, a priming event, a log notification first", async () => {
+test("HTTP-01, HTTP-09: an SSE answer cut at awkward places: CRLF split, UTF-8 split, multi-line data, a priming event, a log notification first", async () => {
   const { server, conn } = await connected();
   const logs: unknown[] = [];
   conn.client.onNotification("notifications/message", (p) => logs.push(p));
@@ -391,7 +391,7 @@ test("an SSE answer cut at awkward places: CRLF split, UTF-8 split, multi-line d
   assert.equal(server.find("GET").length, 1, "no resumption: only the standalone GET");
 });
 
-test("a JSON body that is an array delivers each message; a request from the server on a POST stream is answered by POST", async () => {
+test("HTTP-01: a JSON body that is an array delivers each message; a request from the server on a POST stream is answered by POST", async () => {
   const { server, conn } = await connected();
   const seen: unknown[] = [];
   conn.client.onNotification("notifications/message", (p) => seen.push(p));
@@ -420,7 +420,7 @@ test("a JSON body that is an array delivers each message; a request from the ser
   assert.equal(call.state, "resolved");
 });
 
-test("HTTP errors on a request: a plain body → McpError -32000 with the status; a JSON-RPC error body → its own code", async () => {
+test("HTTP-02: HTTP errors on a request: a plain body → McpError -32000 with the status; a JSON-RPC error body → its own code", async () => {
   const { server, conn } = await connected();
   server.routes.push((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "plain" ? status(500, "it broke") : undefined));
   server.routes.push((req) =>
@@ -450,7 +450,7 @@ test("HTTP errors on a request: a plain body → McpError -32000 with the status
 
 // ── resumption ────────────────────────────────────────────────────────────────
 
-test("a POST stream that drops before the answer is resumed by GET with Last-Event-ID after exactly `retry` ms", async () => {
+test("HTTP-10, HTTP-09: a POST stream that drops before the answer is resumed by GET with Last-Event-ID after exactly `retry` ms", async () => {
   const { server, conn, timers } = await connected();
   const post = new FakeBody();
   server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" ? sse(post) : undefined));
@@ -482,7 +482,7 @@ test("a POST stream that drops before the answer is resumed by GET with Last-Eve
   assert.deepEqual(call.value, TOOL_RESULT);
 });
 
-test("resumption: the default wait is 1000 ms, dropped resumptions resume again from the newest id, attempts are bounded", async () => {
+test("HTTP-10: resumption: the default wait is 1000 ms, dropped resumptions resume again from the newest id, attempts are bounded", async () => {
   const { server, conn, timers } = await connected({ maxReconnectAttempts: 2 });
   const post = new FakeBody();
   server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" ? sse(post) : undefined));
@@ -512,7 +512,7 @@ test("resumption: the default wait is 1000 ms, dropped resumptions resume again 
   assert.equal(resumes, 3, "no more attempts");
 });
 
-test("a POST stream that ends with no event id cannot be resumed: the request fails at once", async () => {
+test("HTTP-10: a POST stream that ends with no event id cannot be resumed: the request fails at once", async () => {
   const { server, conn } = await connected();
   server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" ? sse(new FakeBody().push(": nothing\n\n").end()) : undefined));
   await assert.rejects(conn.client.callTool("t"), (e: unknown) => {
@@ -522,7 +522,7 @@ test("a POST stream that ends with no event id cannot be resumed: the request fa
   });
 });
 
-test("a request the engine cancelled (timeout) is not resumed and gets no synthesized error", async () => {
+test("HTTP-10, X-06: a request the engine cancelled (timeout) is not resumed and gets no synthesized error", async () => {
   const diagnostics: unknown[] = [];
   const { server, conn, timers } = await connected({ onDiagnostic: (e) => diagnostics.push(e) });
   const post = new FakeBody();
@@ -541,14 +541,14 @@ test("a request the engine cancelled (timeout) is not resumed and gets no synthe
 
 // ── the standalone GET stream ─────────────────────────────────────────────────
 
-test("405 on GET: the server offers no standalone stream and the client stops asking", async () => {
+test("HTTP-06: 405 on GET: the server offers no standalone stream and the client stops asking", async () => {
   const { server, timers } = await connected();
   assert.equal(server.find("GET").length, 1);
   await timers.advance(60_000);
   assert.equal(server.find("GET").length, 1);
 });
 
-test("the standalone GET stream delivers server messages and reconnects with Last-Event-ID after its retry", async () => {
+test("HTTP-06, HTTP-10: the standalone GET stream delivers server messages and reconnects with Last-Event-ID after its retry", async () => {
   let stream = new FakeBody();
   const { server, conn, timers } = await connected({}, (s) => s.server.routes.push((req) => (req.method === "GET" ? sse(stream) : undefined)));
   const changes: unknown[] = [];
@@ -598,7 +598,7 @@ function expiringServer(s: Setup): { expire(): void; sessions: string[] } {
   return { expire: () => expired.add(sessions[sessions.length - 1] ?? ""), sessions };
 }
 
-test("404 on concurrent requests: ONE re-initialization (private id, no session id), notifications/initialized, then each request retried once", async () => {
+test("HTTP-03: 404 on concurrent requests: ONE re-initialization (private id, no session id), notifications/initialized, then each request retried once", async () => {
   let expiry: { expire(): void; sessions: string[] } | undefined;
   const { server, conn } = await connected({}, (s) => (expiry = expiringServer(s)));
   assert.ok(expiry !== undefined);
@@ -634,7 +634,7 @@ test("404 on concurrent requests: ONE re-initialization (private id, no session 
   assert.equal(server.find("POST", "tools/call").at(-1)?.headers["mcp-session-id"], "sess-2");
 });
 
-test("a request answered 404 again after re-initialization fails; the session stays usable", async () => {
+test("HTTP-03: a request answered 404 again after re-initialization fails; the session stays usable", async () => {
   const { server, conn } = await connected();
   server.routes.push((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "gone" ? status(404) : undefined));
   server.routes.push((req) => (req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined));
@@ -648,7 +648,7 @@ test("a request answered 404 again after re-initialization fails; the session st
   assert.deepEqual(await conn.client.callTool("fine"), TOOL_RESULT);
 });
 
-test("re-initialization failure closes the connection: pending and later requests reject with ConnectionClosedError", async () => {
+test("HTTP-03: re-initialization failure closes the connection: pending and later requests reject with ConnectionClosedError", async () => {
   const { server, conn, errors } = await connected();
   server.routes.push((req) => (req.headers["mcp-session-id"] === "sess-1" ? status(404) : undefined));
   server.routes.push((req) => (req.body?.method === "initialize" ? status(500, "down") : undefined));
@@ -665,7 +665,7 @@ test("re-initialization failure closes the connection: pending and later request
   await assert.rejects(conn.client.callTool("c"), ConnectionClosedError);
 });
 
-test("re-initialization answering another protocol version closes the connection", async () => {
+test("HTTP-03, V-04: re-initialization answering another protocol version closes the connection", async () => {
   const { server, conn } = await connected({ versions: ["2025-06-18", "2025-11-25"] });
   server.routes.push((req) => (req.headers["mcp-session-id"] === "sess-1" ? status(404) : undefined));
   server.routes.push((req) => (req.body?.method === "initialize" ? json(answer(req, initResult("2025-06-18")), { "Mcp-Session-Id": "sess-9" }) : undefined));
@@ -673,7 +673,7 @@ test("re-initialization answering another protocol version closes the connection
   assert.equal(server.find("POST", "notifications/initialized").length, 1, "no initialized for the refused session");
 });
 
-test("404 on the standalone GET stream also re-initializes, then the stream reopens on the new session", async () => {
+test("HTTP-03, HTTP-06: 404 on the standalone GET stream also re-initializes, then the stream reopens on the new session", async () => {
   const stream = new FakeBody();
   let gets = 0;
   const { server } = await connected({}, (s) => {
@@ -692,7 +692,7 @@ test("404 on the standalone GET stream also re-initializes, then the stream reop
 
 // ── close ─────────────────────────────────────────────────────────────────────
 
-test("close(): aborts open streams and requests, DELETEs the session, then EOF rejects pending requests", async () => {
+test("HTTP-07, S-01: close(): aborts open streams and requests, DELETEs the session, then EOF rejects pending requests", async () => {
   const stream = new FakeBody();
   const { server, conn, errors } = await connected({}, (s) => s.server.routes.push((req) => (req.method === "GET" ? sse(stream) : undefined)));
   const post = new FakeBody();
@@ -739,7 +739,7 @@ function legacyServer(s: Setup, opts: { initStatus: number; endpoint: string }):
   return { stream };
 }
 
-test("legacy fallback: initialize POST 405 → GET the SSE stream, endpoint event (relative URI), then POST every message there", async () => {
+test("HTTP-04, SSE-01: legacy fallback: initialize POST 405 → GET the SSE stream, endpoint event (relative URI), then POST every message there", async () => {
   let legacy: { stream: FakeBody } | undefined;
   const { server, conn } = await connected({}, (s) => (legacy = legacyServer(s, { initStatus: 405, endpoint: "../messages?sessionId=abc" })));
   assert.ok(legacy !== undefined);
@@ -767,7 +767,7 @@ test("legacy fallback: initialize POST 405 → GET the SSE stream, endpoint even
   assert.ok(pending.error instanceof ConnectionClosedError);
 });
 
-test("legacy fallback rules: 2025-11-25 falls back on 400/404/405 only; an older offer on any 4xx; a failed fallback reports the original error", async () => {
+test("HTTP-04: legacy fallback rules: 2025-11-25 falls back on 400/404/405 only; an older offer on any 4xx; a failed fallback reports the original error", async () => {
   // 401 with 2025-11-25: no fallback, initialize fails with the HTTP error.
   const s1: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s1.server.routes.push((req) => (req.method === "POST" ? status(401, "auth") : undefined));
@@ -824,7 +824,7 @@ test("a transport used without connectHttp: attach a Client's driver; the engine
 
 // ── failure paths ─────────────────────────────────────────────────────────────
 
-test("failures around initialize: network error, a body that is not JSON, an invalid session id, a fetch that throws synchronously", async () => {
+test("HTTP-03: failures around initialize: network error, a body that is not JSON, an invalid session id, a fetch that throws synchronously", async () => {
   const s1: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s1.server.routes.push(() => Promise.reject(new Error("ECONNRESET")));
   await assert.rejects(connectHttp(options(s1)), (e: unknown) => {
@@ -855,7 +855,7 @@ test("failures around initialize: network error, a body that is not JSON, an inv
   await assert.rejects(connectHttp(options(s4, { fetch: throwing })), (e: unknown) => /sync throw/.test(transportError(e).message));
 });
 
-test("resumption: a network failure counts as an attempt; a 404 while resuming re-initializes and fails the request", async () => {
+test("HTTP-10, HTTP-03: resumption: a network failure counts as an attempt; a 404 while resuming re-initializes and fails the request", async () => {
   const { server, conn, timers } = await connected();
   const post = new FakeBody();
   server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "t" ? sse(post) : undefined));
@@ -879,7 +879,7 @@ test("resumption: a network failure counts as an attempt; a 404 while resuming r
   assert.deepEqual(await conn.client.callTool("next"), TOOL_RESULT);
 });
 
-test("resumption refused with 405 fails the request at once", async () => {
+test("HTTP-10: resumption refused with 405 fails the request at once", async () => {
   const { server, conn, timers } = await connected();
   server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" ? sse(new FakeBody().push(event({ id: "x", data: "" })).end()) : undefined));
   const call = track(conn.client.callTool("t"));
@@ -888,7 +888,7 @@ test("resumption refused with 405 fails the request at once", async () => {
   assert.match(transportError(call.error).message, /HTTP 405/);
 });
 
-test("the standalone GET stream: failures are retried a bounded number of times, a 4xx refusal stops it, both reported", async () => {
+test("HTTP-06: the standalone GET stream: failures are retried a bounded number of times, a 4xx refusal stops it, both reported", async () => {
   let gets = 0;
   const { server, timers, errors } = await connected({ maxReconnectAttempts: 2 }, (s) =>
     s.server.routes.push((req) => {
@@ -913,7 +913,7 @@ test("the standalone GET stream: failures are retried a bounded number of times,
   assert.equal(refused.errors[0]?.status, 403);
 });
 
-test("re-initialization whose notifications/initialized fails, or whose stream breaks, closes the connection", async () => {
+test("HTTP-03: re-initialization whose notifications/initialized fails, or whose stream breaks, closes the connection", async () => {
   const a = await connected();
   a.server.routes.push((req) => (req.headers["mcp-session-id"] === "sess-1" ? status(404) : undefined));
   a.server.routes.push((req) => (req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined));
@@ -927,7 +927,7 @@ test("re-initialization whose notifications/initialized fails, or whose stream b
   await b.conn.close();
 });
 
-test("close(): a DELETE that hangs is given up after deleteTimeoutMs; a failing DELETE is reported", async () => {
+test("HTTP-07: close(): a DELETE that hangs is given up after deleteTimeoutMs; a failing DELETE is reported", async () => {
   const a = await connected({ deleteTimeoutMs: 300 });
   a.server.routes.push((req) => (req.method === "DELETE" ? new Promise<FakeResponse>(() => undefined) : undefined));
   const closing = track(a.conn.close());
@@ -944,14 +944,14 @@ test("close(): a DELETE that hangs is given up after deleteTimeoutMs; a failing 
   assert.equal(b.errors[0]?.status, 500);
 });
 
-test("an SSE event longer than maxEventLength breaks the stream: reported, the request fails", async () => {
+test("LIM-12: an SSE event longer than maxEventLength breaks the stream: reported, the request fails", async () => {
   const { server, conn, errors } = await connected({ maxEventLength: 64 });
   server.routes.push((req) => (req.body?.method === "tools/call" ? sse(new FakeBody().push(`data: ${"x".repeat(100)}\n\n`)) : undefined));
   await assert.rejects(conn.client.callTool("t"), (e: unknown) => /failed before the answer/.test(transportError(e).message));
   assert.ok(errors.some((e) => /longer than 64/.test(e.message)));
 });
 
-test("legacy: a POST that fails (network, HTTP) fails its request; a failing fallback GET rejects initialize with the original error", async () => {
+test("SSE-01, HTTP-04: legacy: a POST that fails (network, HTTP) fails its request; a failing fallback GET rejects initialize with the original error", async () => {
   let legacy: { stream: FakeBody } | undefined;
   const { server, conn } = await connected({}, (s) => (legacy = legacyServer(s, { initStatus: 400, endpoint: "http://other.test/post" })));
   assert.ok(legacy !== undefined);
@@ -1001,7 +1001,7 @@ function parse(chunks: Array<string | Uint8Array>, options?: ConstructorParamete
   return { events, parser };
 }
 
-test("SSE parser: LF, CRLF and CR line ends, also split between chunks (CR | LF)", () => {
+test("HTTP-01: SSE parser: LF, CRLF and CR line ends, also split between chunks (CR | LF)", () => {
   for (const eol of ["\n", "\r\n", "\r"]) {
     const text = `data: a${eol}data: b${eol}${eol}event: x${eol}data: c${eol}${eol}`;
     for (let cut = 0; cut <= text.length; cut++) {
@@ -1017,7 +1017,7 @@ test("SSE parser: LF, CRLF and CR line ends, also split between chunks (CR | LF)
   assert.deepEqual(events, [{ type: "message", data: "a\nb", id: "" }]);
 });
 
-test("SSE parser: BOM, comments, field without colon, no space after colon, only one space stripped, unknown fields", () => {
+test("HTTP-01: SSE parser: BOM, comments, field without colon, no space after colon, only one space stripped, unknown fields", () => {
   const { events } = parse(["\ufeff: comment\n", "data\n", "data:x\n", "data:  two\n", "foo: bar\n", "\n"]);
   assert.deepEqual(events, [{ type: "message", data: "\nx\n two", id: "" }]);
   // A BOM split across chunks (EF | BB BF) is still skipped; a second BOM is data.
@@ -1026,7 +1026,7 @@ test("SSE parser: BOM, comments, field without colon, no space after colon, only
   assert.deepEqual(split.events, [{ type: "message", data: "\ufeffz", id: "" }]);
 });
 
-test("SSE parser: ids persist across events, empty-data events set the id without dispatching, NUL ids and bad retry ignored", () => {
+test("HTTP-10: SSE parser: ids persist across events, empty-data events set the id without dispatching, NUL ids and bad retry ignored", () => {
   const { events, parser } = parse(["id: 1\ndata: a\n\n", "data: b\n\n", "id: 2\nretry: 1500\n\n", "id: 3\0\nretry: 12x\nretry:\ndata: c\n\n"]);
   assert.deepEqual(events, [
     { type: "message", data: "a", id: "1" },
@@ -1044,7 +1044,7 @@ test("SSE parser: ids persist across events, empty-data events set the id withou
   assert.deepEqual(parse(["data: z\n\n"], { lastEventId: "old", retry: 10 }).events, [{ type: "message", data: "z", id: "old" }]);
 });
 
-test("SSE parser: an unterminated event at the end is dropped; multi-byte UTF-8 split anywhere; long lines throw", () => {
+test("HTTP-01, LIM-12: SSE parser: an unterminated event at the end is dropped; multi-byte UTF-8 split anywhere; long lines throw", () => {
   assert.deepEqual(parse(["data: a\n\ndata: cut off\n"]).events, [{ type: "message", data: "a", id: "" }]);
   const text = "data: 日本語 ✓ 😀 ü\n\n";
   const bytes = encoder.encode(text);
@@ -1058,7 +1058,7 @@ test("SSE parser: an unterminated event at the end is dropped; multi-byte UTF-8 
   assert.throws(() => parse(["data: " + "x".repeat(30) + "\n", "data: " + "x".repeat(30) + "\n"], { maxLength: 50 }), HttpTransportError);
 });
 
-test("an SSE message event that is not JSON is reported and skipped; other event types are ignored", async () => {
+test("HTTP-01: an SSE message event that is not JSON is reported and skipped; other event types are ignored", async () => {
   const { server, conn, errors } = await connected();
   const body = new FakeBody();
   server.routes.push((req) => (req.body?.method === "tools/call" ? sse(body) : undefined));
@@ -1074,7 +1074,7 @@ test("an SSE message event that is not JSON is reported and skipped; other event
 
 // ── URI references ────────────────────────────────────────────────────────────
 
-test("resolveReference: RFC 3986 section 5.4 examples, absolute and network-path references", () => {
+test("SSE-01: resolveReference: RFC 3986 section 5.4 examples, absolute and network-path references", () => {
   const base = "http://a/b/c/d;p?q";
   const cases: Array<[string, string]> = [
     ["g:h", "g:h"],
@@ -1159,7 +1159,7 @@ function modernResult(req: Req, result: Record<string, unknown>): FakeResponse {
   return json(answer(req, { resultType: "complete", ...result }));
 }
 
-test("2026-07-28: every request is a POST with MCP-Protocol-Version from _meta, Mcp-Method and Mcp-Name; no session id; no GET, no DELETE", async () => {
+test("MOD-18, MOD-20: 2026-07-28: every request is a POST with MCP-Protocol-Version from _meta, Mcp-Method and Mcp-Name; no session id; no GET, no DELETE", async () => {
   const s = modernSetup();
   s.server.routes.push((req) => (req.method === "POST" && typeof req.body?.method === "string" && req.body.id !== undefined ? modernResult(req, {}) : undefined));
   const call = send(s, "tools/call", { name: "echo", arguments: { text: "x" } });
@@ -1196,7 +1196,7 @@ test("2026-07-28: every request is a POST with MCP-Protocol-Version from _meta, 
   assert.deepEqual(s.errors, []);
 });
 
-test("2026-07-28: tools/call carries Mcp-Param-* for the x-mcp-header arguments learned from tools/list; tools with invalid declarations are left out", async () => {
+test("MOD-19: 2026-07-28: tools/call carries Mcp-Param-* for the x-mcp-header arguments learned from tools/list; tools with invalid declarations are left out", async () => {
   const s = modernSetup();
   const route = {
     name: "route",
@@ -1242,7 +1242,7 @@ test("2026-07-28: tools/call carries Mcp-Param-* for the x-mcp-header arguments 
   await s.transport.close();
 });
 
-test("2026-07-28: cancelling aborts the POST (before and after the headers); notifications/cancelled is never POSTed; the late answer is not delivered", async () => {
+test("MOD-17: 2026-07-28: cancelling aborts the POST (before and after the headers); notifications/cancelled is never POSTed; the late answer is not delivered", async () => {
   const s = modernSetup();
   const body = new FakeBody();
   let hold: ((r: FakeResponse) => void) | undefined;
@@ -1273,7 +1273,7 @@ test("2026-07-28: cancelling aborts the POST (before and after the headers); not
   await s.transport.close();
 });
 
-test("2026-07-28: without an abort controller, cancelling still lets the stream go (its reader is cancelled)", async () => {
+test("MOD-17: 2026-07-28: without an abort controller, cancelling still lets the stream go (its reader is cancelled)", async () => {
   const s = modernSetup({ noController: true });
   const body = new FakeBody();
   s.server.routes.push((req) => (req.body?.method === "tools/call" ? sse(body) : undefined));
@@ -1289,7 +1289,7 @@ test("2026-07-28: without an abort controller, cancelling still lets the stream 
   await s.transport.close();
 });
 
-test("2026-07-28: a listen stream stays open: acknowledgement and change notifications are delivered; cancelling closes it", async () => {
+test("MOD-14, MOD-15: 2026-07-28: a listen stream stays open: acknowledgement and change notifications are delivered; cancelling closes it", async () => {
   const s = modernSetup();
   const body = new FakeBody();
   s.server.routes.push((req) => (req.body?.method === "subscriptions/listen" ? sse(body) : undefined));
@@ -1314,7 +1314,7 @@ test("2026-07-28: a listen stream stays open: acknowledgement and change notific
   await s.transport.close();
 });
 
-test("2026-07-28: a stream that ends before the answer is not resumed (even with event ids): an HTTP_TRANSPORT_ERROR", async () => {
+test("MOD-20: 2026-07-28: a stream that ends before the answer is not resumed (even with event ids): an HTTP_TRANSPORT_ERROR", async () => {
   const s = modernSetup();
   const body = new FakeBody();
   s.server.routes.push((req) => (req.body?.method === "tools/call" ? sse(body) : undefined));
@@ -1330,7 +1330,7 @@ test("2026-07-28: a stream that ends before the answer is not resumed (even with
   await s.transport.close();
 });
 
-test("2026-07-28: HTTP errors — a recognized modern error keeps its code; any other 4xx is HTTP_TRANSPORT_ERROR with data.fallback", async () => {
+test("MOD-24: 2026-07-28: HTTP errors — a recognized modern error keeps its code; any other 4xx is HTTP_TRANSPORT_ERROR with data.fallback", async () => {
   const s = modernSetup();
   const bodies: Record<string, FakeResponse | (() => FakeResponse)> = {};
   s.server.routes.push((req) => {
@@ -1376,7 +1376,7 @@ test("2026-07-28: HTTP errors — a recognized modern error keeps its code; any 
   await s.transport.close();
 });
 
-test("2026-07-28: a failed fetch settles the request; a notification is POSTed with the version header and Mcp-Method (option modern)", async () => {
+test("MOD-18: 2026-07-28: a failed fetch settles the request; a notification is POSTed with the version header and Mcp-Method (option modern)", async () => {
   const s = modernSetup({ modern: true });
   s.server.routes.push((req) => {
     if (req.body?.method === "tools/call") throw new Error("network down");
@@ -1398,7 +1398,7 @@ test("2026-07-28: a failed fetch settles the request; a notification is POSTed w
   await s.transport.close();
 });
 
-test("2026-07-28 → session era: after a fallback, initialize on the same transport goes the session way (no Mcp-Method; session id captured)", async () => {
+test("MOD-24: 2026-07-28 → session era: after a fallback, initialize on the same transport goes the session way (no Mcp-Method; session id captured)", async () => {
   const s = modernSetup();
   s.server.routes.push((req) => (req.body?.method === "server/discover" ? status(400, JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message: "Missing session" } }), { "content-type": "application/json" }) : undefined));
   const probe = send(s, "server/discover");
@@ -1422,7 +1422,7 @@ test("2026-07-28 → session era: after a fallback, initialize on the same trans
   assert.equal(s.server.find("DELETE").length, 1);
 });
 
-test("isModernErrorResponse: 400 with -32020/-32021/-32022, 404 with -32601; anything else is not", () => {
+test("MOD-24: isModernErrorResponse: 400 with -32020/-32021/-32022, 404 with -32601; anything else is not", () => {
   const body = (code: number, message: unknown = "m"): string => JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code, message } });
   assert.equal(isModernErrorResponse(400, body(-32020)), true);
   assert.equal(isModernErrorResponse(400, body(-32021)), true);
@@ -1441,7 +1441,7 @@ test("isModernErrorResponse: 400 with -32020/-32021/-32022, 404 with -32601; any
   assert.equal(isModernErrorResponse(400, { error: "x" }), false);
 });
 
-test("encodeHeaderValue: visible ASCII as is; non-ASCII, control characters, edge whitespace and sentinel look-alikes as =?base64?…?=", () => {
+test("MOD-19: encodeHeaderValue: visible ASCII as is; non-ASCII, control characters, edge whitespace and sentinel look-alikes as =?base64?…?=", () => {
   for (const plain of ["echo", "tools/call", "a b", "file:///x?y=1", "~"]) assert.equal(encodeHeaderValue(plain), plain);
   for (const odd of ["grüße", " lead", "trail ", "tab\there", "line\nbreak", "", "=?base64?abc?=", "✓", "ab", "abc", "abcd"]) {
     const encoded = encodeHeaderValue(odd);

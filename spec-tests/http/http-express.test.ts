@@ -50,7 +50,7 @@ function reference() {
 }
 
 for (const era of ["session", "modern"] as const) {
-  test(`Express: mounted at /api/mcp behind express.json(), the reference client works (${era} era)`, async (t) => {
+  test(`HTTP-01: Express: mounted at /api/mcp behind express.json(), the reference client works (${era} era)`, async (t) => {
     const factory = await express();
     const app = factory();
     app.use(factory.json({ limit: "4mb" }));
@@ -68,7 +68,7 @@ for (const era of ["session", "modern"] as const) {
   });
 }
 
-test("Express: without a body parser, mounted under a sub-path; another path under the mount is 404", async (t) => {
+test("HTTP-01: Express: without a body parser, mounted under a sub-path; another path under the mount is 404", async (t) => {
   const factory = await express();
   const app = factory();
   const handler = createHttpHandler(reference(), { onError: () => {} });

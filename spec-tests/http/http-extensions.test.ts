@@ -25,7 +25,7 @@ async function serve(t: TestContext): Promise<string> {
 }
 
 for (const [era, versions] of [["session", ["2025-11-25"]], ["modern", ["2026-07-28"]]] as const) {
-  test(`MT-03 over HTTP (${era}): an extension request is answered, its notification heard on the way`, async (t) => {
+  test(`MT-03: over HTTP (${era}): an extension request is answered, its notification heard on the way`, async (t) => {
     const url = await serve(t);
     const connection = await connectHttpNode({ url, info: INFO, versions: versions as readonly ProtocolVersion[], extensions: EXTENSIONS });
     try {
@@ -40,7 +40,7 @@ for (const [era, versions] of [["session", ["2025-11-25"]], ["modern", ["2026-07
     }
   });
 
-  test(`MT-03 over HTTP (${era}): a client that did not declare the extension cannot call it`, async (t) => {
+  test(`MT-03: over HTTP (${era}): a client that did not declare the extension cannot call it`, async (t) => {
     const url = await serve(t);
     const connection = await connectHttpNode({ url, info: INFO, versions: versions as readonly ProtocolVersion[] });
     try {

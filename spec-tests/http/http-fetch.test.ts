@@ -74,7 +74,7 @@ function handlerOf(options: HttpHandlerOptions = {}, server = fixture()): HttpHa
   return createHttpHandler(server, { onError: () => {}, ...options });
 }
 
-test("fetch handler: initialize mints a session, requests answer as JSON, DELETE ends it", async () => {
+test("HTTP-03, HTTP-07: fetch handler: initialize mints a session, requests answer as JSON, DELETE ends it", async () => {
   const handler = handlerOf();
   const id = await open(handler);
   const res = await handler.fetch(post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }, { "mcp-session-id": id }));
@@ -89,7 +89,7 @@ test("fetch handler: initialize mints a session, requests answer as JSON, DELETE
   assert.equal(handler.endpoint.sessions.size, 0);
 });
 
-test("fetch handler: refusals come from the status table (403, 404, 405, 406, 415, 400, 413)", async () => {
+test("HTTP-01, HTTP-02: fetch handler: refusals come from the status table (403, 404, 405, 406, 415, 400, 413)", async () => {
   const handler = handlerOf({ maxBodyBytes: 64 });
   const cases: [Request, number, number][] = [
     [post(initialize(), { host: "evil.example" }), 403, -32600],
@@ -109,7 +109,7 @@ test("fetch handler: refusals come from the status table (403, 404, 405, 406, 41
   assert.equal(handler.endpoint.sessions.size, 0, "no refusal leaves a session behind");
 });
 
-test("fetch handler: a streamed body over the limit is cut at the limit (413), its stream cancelled", async () => {
+test("LIM-09: fetch handler: a streamed body over the limit is cut at the limit (413), its stream cancelled", async () => {
   const handler = handlerOf({ maxBodyBytes: 1024 });
   let pulled = 0;
   let cancelled = false;
@@ -128,7 +128,7 @@ test("fetch handler: a streamed body over the limit is cut at the limit (413), i
   assert.ok(pulled <= 4, `read ${pulled} chunks of an endless body`);
 });
 
-test("fetch handler: SSE answers carry event ids, and a GET with Last-Event-ID replays what followed", async () => {
+test("HTTP-10: fetch handler: SSE answers carry event ids, and a GET with Last-Event-ID replays what followed", async () => {
   const handler = handlerOf({ responseMode: "sse" });
   const id = await open(handler);
   const res = await handler.fetch(post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "chatty", arguments: {} } }, { "mcp-session-id": id }));
@@ -146,7 +146,7 @@ test("fetch handler: SSE answers carry event ids, and a GET with Last-Event-ID r
   handler.close();
 });
 
-test("fetch handler: two handlers sharing a SessionStore and an EventStore carry on each other's sessions and streams", async () => {
+test("HTTP-03: fetch handler: two handlers sharing a SessionStore and an EventStore carry on each other's sessions and streams", async () => {
   const store = new MemorySessionStore();
   const events = new MemoryEventStore();
   const a = handlerOf({ store, eventStore: events, responseMode: "sse" });
@@ -165,7 +165,7 @@ test("fetch handler: two handlers sharing a SessionStore and an EventStore carry
   b.close();
 });
 
-test("fetch handler: 2026-07-28 requests are stateless: no session id, headers checked against the body", async () => {
+test("MOD-20: fetch handler: 2026-07-28 requests are stateless: no session id, headers checked against the body", async () => {
   const handler = handlerOf();
   const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" } };
   const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "now" }, _meta: meta } };
@@ -179,7 +179,7 @@ test("fetch handler: 2026-07-28 requests are stateless: no session id, headers c
   assert.equal(handler.endpoint.exchanges.size, 0);
 });
 
-test("fetch handler: CORS is off by default (OPTIONS 405, a foreign Origin 403)", async () => {
+test("HTTP-13: fetch handler: CORS is off by default (OPTIONS 405, a foreign Origin 403)", async () => {
   const handler = handlerOf();
   const preflight = await handler.fetch(new Request("http://localhost/mcp", { method: "OPTIONS", headers: { host: "localhost", origin: "https://app.example", "access-control-request-method": "POST" } }));
   assert.equal(preflight.status, 403, "a foreign origin is refused before anything else");
@@ -188,7 +188,7 @@ test("fetch handler: CORS is off by default (OPTIONS 405, a foreign Origin 403)"
   assert.equal(local.headers.get("access-control-allow-origin"), null);
 });
 
-test("fetch handler: a browser-style cross-origin preflight and POST from a configured origin", async () => {
+test("HTTP-13: fetch handler: a browser-style cross-origin preflight and POST from a configured origin", async () => {
   const handler = handlerOf({ cors: { origins: ["https://app.example"] } });
   const preflight = await handler.fetch(
     new Request("http://localhost/mcp", {
@@ -212,7 +212,7 @@ test("fetch handler: a browser-style cross-origin preflight and POST from a conf
   handler.close();
 });
 
-test("fetch handler: authenticate runs first; a Response it returns is the answer, AuthInfo reaches ctx.auth with ctx.http", async () => {
+test("AUTH-05: fetch handler: authenticate runs first; a Response it returns is the answer, AuthInfo reaches ctx.auth with ctx.http", async () => {
   const seen = { auth: [] as unknown[], sessions: [] as (string | undefined)[], agents: [] as (string | undefined)[] };
   const handler = createHttpHandler(fixture(seen), {
     onError: () => {},
@@ -237,7 +237,7 @@ test("fetch handler: authenticate runs first; a Response it returns is the answe
   handler.close();
 });
 
-test("fetch handler: an exception in authenticate is a 500, never a rejection", async () => {
+test("ENG-01: fetch handler: an exception in authenticate is a 500, never a rejection", async () => {
   const errors: unknown[] = [];
   const handler = createHttpHandler(fixture(), {
     onError: (error) => errors.push(error),
@@ -251,7 +251,7 @@ test("fetch handler: an exception in authenticate is a 500, never a rejection", 
   assert.equal(errors.length, 1);
 });
 
-test("fetch handler: close() ends the sessions and the open streams", async () => {
+test("S-01: fetch handler: close() ends the sessions and the open streams", async () => {
   const handler = handlerOf();
   const id = await open(handler);
   const get = await handler.fetch(new Request("http://localhost/mcp", { method: "GET", headers: { host: "localhost", accept: "text/event-stream", "mcp-session-id": id } }));
@@ -265,7 +265,7 @@ test("fetch handler: close() ends the sessions and the open streams", async () =
   assert.equal(handler.endpoint.sessions.size, 0);
 });
 
-test("MemoryEventStore: replays after an id, keeps its bounds, forgets a session, expires by age", () => {
+test("HTTP-10, LIM-12: MemoryEventStore: replays after an id, keeps its bounds, forgets a session, expires by age", () => {
   let now = 0;
   const store = new MemoryEventStore({ maxEventsPerStream: 3, maxStreamsPerSession: 2, maxSessions: 2, ttlMs: 100, now: () => now });
   for (let seq = 1; seq <= 5; seq++) store.append("a", "s0", { seq, text: `e${seq}` });
@@ -285,7 +285,7 @@ test("MemoryEventStore: replays after an id, keeps its bounds, forgets a session
   assert.equal(store.replay("c", "s0", 0), undefined);
 });
 
-test("fetch handler: the deprecated HTTP+SSE endpoint when asked (GET /sse names where to POST; a POST is answered on the stream)", async () => {
+test("SSE-01: fetch handler: the deprecated HTTP+SSE endpoint when asked (GET /sse names where to POST; a POST is answered on the stream)", async () => {
   const handler = handlerOf({ legacySse: true });
   const stream = await handler.fetch(new Request("http://localhost/sse", { method: "GET", headers: { host: "localhost", accept: "text/event-stream" } }));
   assert.equal(stream.status, 200);
@@ -307,7 +307,7 @@ test("fetch handler: the deprecated HTTP+SSE endpoint when asked (GET /sse names
   handler.close();
 });
 
-test("fetch handler: a body that is not UTF-8 is a parse error; an OPTIONS-less DELETE without a session is 400", async () => {
+test("M-01, HTTP-03: fetch handler: a body that is not UTF-8 is a parse error; an OPTIONS-less DELETE without a session is 400", async () => {
   const handler = handlerOf();
   const bad = await handler.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json" }, body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }));
   assert.equal(bad.status, 400);
@@ -316,7 +316,7 @@ test("fetch handler: a body that is not UTF-8 is a parse error; an OPTIONS-less 
   assert.equal(del.status, 400);
 });
 
-test("fetch handler: a client that goes away before a 2026-07-28 answer cancels the request (its handler's signal aborts)", async () => {
+test("MOD-17: fetch handler: a client that goes away before a 2026-07-28 answer cancels the request (its handler's signal aborts)", async () => {
   const server = fixture();
   let aborted: () => void = () => undefined;
   const sawAbort = new Promise<void>((resolve) => (aborted = resolve));
@@ -339,7 +339,7 @@ test("fetch handler: a client that goes away before a 2026-07-28 answer cancels 
   void answer;
 });
 
-test("fetch handler: an OAuth resource-server hook (auth) serves its metadata openly and refuses without credentials", async () => {
+test("AUTH-01: fetch handler: an OAuth resource-server hook (auth) serves its metadata openly and refuses without credentials", async () => {
   const handler = handlerOf({
     auth: {
       metadataPath: "/.well-known/oauth-protected-resource",

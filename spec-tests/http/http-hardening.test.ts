@@ -27,7 +27,7 @@ const BODY_SLACK = MAX_BODY + 32 * 1024 * 1024;
  */
 const HEAP_BOUND = MAX_SESSIONS * 64 * 1024 + 16 * 1024 * 1024;
 
-test("20,000 bogus initializes, 1,000 valid ones over the cap and endless bodies: no bogus session, sessions ≤ cap, bodies cut, heap bounded", async (t) => {
+test("LIM-09, LIM-10: 20,000 bogus initializes, 1,000 valid ones over the cap and endless bodies: no bogus session, sessions ≤ cap, bodies cut, heap bounded", async (t) => {
   const child = await startChild(MAX_SESSIONS, MAX_BODY);
   try {
     const ping = await pinger(child.url);

@@ -13,7 +13,7 @@ import { firstText, sleep, withTimeout } from "../support.js";
 
 const reference = () => createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) });
 
-test("GET /sse opens a session whose first event names the POST endpoint; POSTs get 202 and answers arrive as message events", async () => {
+test("SSE-01: GET /sse opens a session whose first event names the POST endpoint; POSTs get 202 and answers arrive as message events", async () => {
   const running = await serveHttp(reference(), { legacySse: true });
   const base = running.url.replace(/\/mcp$/, "");
   const controller = new AbortController();
@@ -70,7 +70,7 @@ test("GET /sse opens a session whose first event names the POST endpoint; POSTs 
   }
 });
 
-test("the portable client falls back to HTTP+SSE when the URL only speaks it", async () => {
+test("HTTP-04, SSE-01: the portable client falls back to HTTP+SSE when the URL only speaks it", async () => {
   const running = await serveHttp(reference(), { legacySse: true });
   const url = running.url.replace(/\/mcp$/, "/sse");
   try {
@@ -92,7 +92,7 @@ test("the portable client falls back to HTTP+SSE when the URL only speaks it", a
   }
 });
 
-test("without legacySse the SSE paths are not served", async () => {
+test("SSE-01: without legacySse the SSE paths are not served", async () => {
   const running = await serveHttp(reference());
   try {
     const base = running.url.replace(/\/mcp$/, "");

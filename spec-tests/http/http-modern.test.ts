@@ -245,7 +245,7 @@ function base64(bytes: Uint8Array): string {
 
 // ── tests ─────────────────────────────────────────────────────────────────────
 
-test("a stateless tools/call: 200 JSON, resultType complete, serverInfo in _meta, no Mcp-Session-Id", async (t) => {
+test("MOD-05, MOD-11, MOD-20: a stateless tools/call: 200 JSON, resultType complete, serverInfo in _meta, no Mcp-Session-Id", async (t) => {
   const { url, server } = await serve(t);
   const body = request("tools/call", { name: "echo", arguments: { text: "hi" } });
   const { status, response, message } = await call(url, body);
@@ -260,7 +260,7 @@ test("a stateless tools/call: 200 JSON, resultType complete, serverInfo in _meta
   await until(() => server.sessions.size === 0, "per-request session released");
 });
 
-test("header rules: MCP-Protocol-Version ≠ _meta, missing or wrong Mcp-Method, missing or wrong Mcp-Name → 400 -32020", async (t) => {
+test("MOD-18: header rules: MCP-Protocol-Version ≠ _meta, missing or wrong Mcp-Method, missing or wrong Mcp-Name → 400 -32020", async (t) => {
   const { url, signals } = await serve(t);
   const cases: Array<[string, Record<string, string | undefined>]> = [
     ["version header ≠ _meta", { "mcp-protocol-version": "2025-11-25" }],
@@ -285,7 +285,7 @@ test("header rules: MCP-Protocol-Version ≠ _meta, missing or wrong Mcp-Method,
   assert.equal(signals.length, 0);
 });
 
-test("Mcp-Name (and Mcp-Method) in =?base64?…?= are decoded before comparing", async (t) => {
+test("MOD-18: Mcp-Name (and Mcp-Method) in =?base64?…?= are decoded before comparing", async (t) => {
   const { url } = await serve(t);
   const b64 = (text: string): string => `=?base64?${base64(new TextEncoder().encode(text))}?=`;
   const unicode = await call(url, request("tools/call", { name: "grüße welt" }), { "mcp-name": b64("grüße welt") });
@@ -299,7 +299,7 @@ test("Mcp-Name (and Mcp-Method) in =?base64?…?= are decoded before comparing",
   assert.equal(errorOf(other.message).code, -32020);
 });
 
-test("Mcp-Param-* of a tool's x-mcp-header arguments: equal headers pass; missing, different or malformed ones → 400 -32020 before the handler", async (t) => {
+test("MOD-19: Mcp-Param-* of a tool's x-mcp-header arguments: equal headers pass; missing, different or malformed ones → 400 -32020 before the handler", async (t) => {
   const { url, server } = await serve(t);
   const route = (args: Json, override: Record<string, string | undefined>): Promise<{ status: number; message: Json }> => call(url, request("tools/call", { name: "route", arguments: args }), override);
   const passed = await route({ region: "Hello", priority: 42, query: "q" }, { "mcp-param-region": "=?base64?SGVsbG8=?=", "Mcp-Param-Priority": "42.0" });
@@ -324,7 +324,7 @@ test("Mcp-Param-* of a tool's x-mcp-header arguments: equal headers pass; missin
   await until(() => server.sessions.size === 0, "no per-request session left");
 });
 
-test("envelope: a missing field → 400 -32602; no _meta at all with a 2026-07-28 version header → 400 -32602", async (t) => {
+test("MOD-01: envelope: a missing field → 400 -32602; no _meta at all with a 2026-07-28 version header → 400 -32602", async (t) => {
   const { url } = await serve(t);
   const noCaps = request("tools/list", {}, { [META_PROTOCOL_VERSION]: MODERN });
   const a = await call(url, noCaps);
@@ -339,7 +339,7 @@ test("envelope: a missing field → 400 -32602; no _meta at all with a 2026-07-2
   assert.match(String(errorOf(b.message).data?.path), /params\._meta/);
 });
 
-test("an unsupported version → 400 -32022 with supported and requested", async (t) => {
+test("MOD-06: an unsupported version → 400 -32022 with supported and requested", async (t) => {
   const { url } = await serve(t);
   const body = request("tools/list", {}, envelope({}, "2099-01-01"));
   const { status, message } = await call(url, body);
@@ -350,7 +350,7 @@ test("an unsupported version → 400 -32022 with supported and requested", async
   assert.ok((error.data?.supported as string[]).includes(MODERN));
 });
 
-test("an unknown method → 404 -32601; server/discover → 200 with versions, capabilities and serverInfo", async (t) => {
+test("MOD-07, MOD-20: an unknown method → 404 -32601; server/discover → 200 with versions, capabilities and serverInfo", async (t) => {
   const { url } = await serve(t);
   const unknown = await call(url, request("no/such/method"));
   assert.equal(unknown.status, 404);
@@ -372,7 +372,7 @@ test("an unknown method → 404 -32601; server/discover → 200 with versions, c
   assert.equal(errorOf(noTool.message).code, -32602);
 });
 
-test("progress and log messages of a request come on its SSE stream before the result; logs only at or above the level asked", async (t) => {
+test("MOD-03: progress and log messages of a request come on its SSE stream before the result; logs only at or above the level asked", async (t) => {
   const { url } = await serve(t);
   const body = request("tools/call", { name: "report" }, envelope({ progressToken: "p1", [META_LOG_LEVEL]: "info" }));
   const response = await post(url, body, headersFor(body));
@@ -397,7 +397,7 @@ test("progress and log messages of a request come on its SSE stream before the r
   assert.equal((quiet.message.result as Json).resultType, "complete");
 });
 
-test("responseMode sse: every 2026-07-28 answer on an SSE stream without event ids; refusals found before any handler stay JSON", async (t) => {
+test("MOD-20: responseMode sse: every 2026-07-28 answer on an SSE stream without event ids; refusals found before any handler stay JSON", async (t) => {
   const { url } = await serve(t, { responseMode: "sse" });
   const body = request("tools/call", { name: "echo", arguments: { text: "s" } });
   const response = await post(url, body, headersFor(body));
@@ -410,7 +410,7 @@ test("responseMode sse: every 2026-07-28 answer on an SSE stream without event i
   assert.equal(unknown.status, 404);
 });
 
-test("a 2026-07-28 notification → 202; a response or a batch POSTed to a modern-only endpoint → 400", async (t) => {
+test("MOD-20: a 2026-07-28 notification → 202; a response or a batch POSTed to a modern-only endpoint → 400", async (t) => {
   const { url } = await serve(t);
   const note = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } };
   const accepted = await post(url, note, headersFor(note));
@@ -427,7 +427,7 @@ test("a 2026-07-28 notification → 202; a response or a batch POSTed to a moder
   assert.equal(nullId.status, 400);
 });
 
-test("dual era: a session-era client and a 2026-07-28 client on one endpoint at the same time", async (t) => {
+test("MOD-23: dual era: a session-era client and a 2026-07-28 client on one endpoint at the same time", async (t) => {
   const { url, server, started, signals } = await serve(t);
   const legacy = await openLegacy(url);
   // A modern call left running while both eras talk.
@@ -463,7 +463,7 @@ test("dual era: a session-era client and a 2026-07-28 client on one endpoint at 
   await until(() => server.sessions.size === 1, "only the legacy session left");
 });
 
-test("closing a 2026-07-28 request's stream cancels its handler (JSON pending and SSE open)", async (t) => {
+test("MOD-17: closing a 2026-07-28 request's stream cancels its handler (JSON pending and SSE open)", async (t) => {
   const { url, started, signals, host } = await serve(t);
   // JSON mode: nothing written yet when the client gives up.
   const first = request("tools/call", { name: "hang" });
@@ -491,7 +491,7 @@ test("closing a 2026-07-28 request's stream cancels its handler (JSON pending an
   await until(() => sseHost.exchanges.size === 0 && host.exchanges.size === 0, "exchanges released");
 });
 
-test("subscriptions/listen: acknowledgement first, then list_changed and resources/updated; closing the stream ends the subscription", async (t) => {
+test("MOD-12, MOD-14: subscriptions/listen: acknowledgement first, then list_changed and resources/updated; closing the stream ends the subscription", async (t) => {
   const { url, server, host } = await serve(t);
   const listen = request("subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["test://config"] } });
   const abort = new platform.AbortController();
@@ -531,7 +531,7 @@ test("subscriptions/listen: acknowledgement first, then list_changed and resourc
   registration.remove();
 });
 
-test("shutdown ends an open listen stream with its final result", async (t) => {
+test("MOD-15: shutdown ends an open listen stream with its final result", async (t) => {
   const fix = fixture();
   const running = await serveHttp(fix.server, { onError: () => {} });
   let closed = false;
@@ -565,7 +565,7 @@ test("listen keep-alives are SSE comments", async (t) => {
   await next;
 });
 
-test("modern-only endpoint: GET and DELETE → 405; initialize → 400 -32022 naming 2026-07-28; Mcp-Session-Id ignored", async (t) => {
+test("MOD-20, MOD-22: modern-only endpoint: GET and DELETE → 405; initialize → 400 -32022 naming 2026-07-28; Mcp-Session-Id ignored", async (t) => {
   const { url } = await serve(t, { eras: "modern" });
   const get = await fetch(url, { method: "GET", headers: { accept: "text/event-stream" } });
   assert.equal(get.status, 405);
@@ -588,14 +588,14 @@ test("modern-only endpoint: GET and DELETE → 405; initialize → 400 -32022 na
   assert.equal(errorOf(bare.message).code, -32602);
 });
 
-test("a modern-only Server (versions 2026-07-28 only) serves both hosts' modern path; eras modern needs such a version", async (t) => {
+test("MOD-20: a modern-only Server (versions 2026-07-28 only) serves both hosts' modern path; eras modern needs such a version", async (t) => {
   const { url } = await serve(t, {}, fixture([MODERN]));
   const answer = await call(url, request("tools/call", { name: "echo", arguments: { text: "m" } }));
   assert.equal(answer.status, 200);
   assert.throws(() => new HttpHost(fixture(["2025-11-25"]).server, { eras: "modern" }), RangeError);
 });
 
-test("session-era endpoints answer 2026-07-28 traffic as before: 400 without a modern error", async (t) => {
+test("MOD-24: session-era endpoints answer 2026-07-28 traffic as before: 400 without a modern error", async (t) => {
   for (const [options, fix] of [
     [{ eras: "session" }, fixture()],
     [{}, fixture(["2025-11-25"])],
@@ -612,7 +612,7 @@ test("session-era endpoints answer 2026-07-28 traffic as before: 400 without a m
   }
 });
 
-test("dual-era endpoint: initialize without a session id still opens a session; other session-era POSTs without one → 400", async (t) => {
+test("MOD-23, HTTP-03: dual-era endpoint: initialize without a session id still opens a session; other session-era POSTs without one → 400", async (t) => {
   const { url } = await serve(t);
   const legacy = await openLegacy(url);
   assert.ok(legacy.id.length > 0);
@@ -625,7 +625,7 @@ test("dual-era endpoint: initialize without a session id still opens a session; 
   assert.equal(errorOf(JSON.parse(await notJson.text()) as Json).code, -32700);
 });
 
-test("the portable client transport against this host: calls, discover, listen, cancellation and errors, all stateless", async (t) => {
+test("MOD-20: the portable client transport against this host: calls, discover, listen, cancellation and errors, all stateless", async (t) => {
   const { url, server, started, signals, host } = await serve(t);
   const transport = nodeHttpTransport({ url });
   const engine = new Engine({ role: "client", info: CLIENT_INFO, versions: [MODERN] });
@@ -684,7 +684,7 @@ test("the portable client transport against this host: calls, discover, listen, 
   assert.ok(!events.some((e) => e.kind === "error-response" && e.error.code === HTTP_TRANSPORT_ERROR));
 });
 
-test("the client transport mirrors x-mcp-header arguments once tools/list taught it the schema; before that the host refuses the call (-32020)", async (t) => {
+test("MOD-19: the client transport mirrors x-mcp-header arguments once tools/list taught it the schema; before that the host refuses the call (-32020)", async (t) => {
   const { url } = await serve(t);
   const connection = await connectHttpNode({ url, info: CLIENT_INFO, versions: [MODERN] });
   try {
@@ -697,7 +697,7 @@ test("the client transport mirrors x-mcp-header arguments once tools/list taught
   }
 });
 
-test("a dual-era Client over HTTP: modern on a dual or modern-only endpoint, falls back to initialize on a session-only one", async (t) => {
+test("MOD-24: a dual-era Client over HTTP: modern on a dual or modern-only endpoint, falls back to initialize on a session-only one", async (t) => {
   const cases: Array<[string, HttpServerOptions, readonly ProtocolVersion[], "modern" | "session"]> = [
     ["dual", {}, ["2025-11-25", MODERN], "modern"],
     ["modern-only", { eras: "modern" }, ["2025-11-25", MODERN], "modern"],

@@ -15,7 +15,7 @@ const MODERN = MODERN_VERSIONS[0];
 const LATEST = SESSION_VERSIONS[SESSION_VERSIONS.length - 1] as string;
 const envelope = { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } };
 
-test("postEra: which era a POST without a session id belongs to (body × version header × served versions × modern-only)", () => {
+test("MOD-23: postEra: which era a POST without a session id belongs to (body × version header × served versions × modern-only)", () => {
   const rows: [string, unknown, string | undefined, readonly string[], boolean, "modern" | "session"][] = [
     ["envelope on a request", { jsonrpc: "2.0", id: 1, method: "tools/list", params: envelope }, undefined, [MODERN], false, "modern"],
     ["envelope, but no modern version served", { jsonrpc: "2.0", id: 1, method: "tools/list", params: envelope }, undefined, [], false, "session"],
@@ -31,7 +31,7 @@ test("postEra: which era a POST without a session id belongs to (body × version
   for (const [name, body, header, served, modernOnly, era] of rows) assert.equal(postEra(body, header, served, modernOnly), era, name);
 });
 
-test("hostAllowed: Host and Origin against the allow-list (DNS rebinding)", () => {
+test("HTTP-08: hostAllowed: Host and Origin against the allow-list (DNS rebinding)", () => {
   const allowed = new Set(["localhost", "127.0.0.1", "[::1]"]);
   const rows: [string | undefined, string | undefined, boolean][] = [
     ["localhost:3000", undefined, true],
@@ -48,7 +48,7 @@ test("hostAllowed: Host and Origin against the allow-list (DNS rebinding)", () =
   assert.equal(hostAllowed("localhost", undefined, new Set()), false, "an empty allow-list refuses everything");
 });
 
-test("header and media-type checks of a POST and a GET", () => {
+test("HTTP-01: header and media-type checks of a POST and a GET", () => {
   assert.equal(acceptsPost("application/json, text/event-stream"), true);
   assert.equal(acceptsPost("application/json"), false);
   assert.equal(acceptsPost(undefined), false);
@@ -63,7 +63,7 @@ test("header and media-type checks of a POST and a GET", () => {
   assert.equal(sessionVersionHeaderOk("1999-01-01"), false);
 });
 
-test("version columns: batches and priming events by negotiated version", () => {
+test("M-09, HTTP-09: version columns: batches and priming events by negotiated version", () => {
   assert.deepEqual(SESSION_VERSIONS.filter((v) => batchesAllowed(v)), ["2025-03-26"].filter((v) => (SESSION_VERSIONS as readonly string[]).includes(v)));
   assert.equal(batchesAllowed(undefined), false);
   assert.equal(primesStreams(LATEST), true);
@@ -71,7 +71,7 @@ test("version columns: batches and priming events by negotiated version", () => 
   assert.equal(primesStreams("nonsense"), false);
 });
 
-test("event ids: format, parse, and what a malformed Last-Event-ID is", () => {
+test("HTTP-10: event ids: format, parse, and what a malformed Last-Event-ID is", () => {
   assert.equal(eventId(streamName(35), 7), "sz:7");
   assert.deepEqual(parseEventId("s0:12"), { stream: "s0", seq: 12 });
   assert.deepEqual(parseEventId("a:b:3"), { stream: "a:b", seq: 3 }, "the last colon splits");
@@ -87,7 +87,7 @@ test("request ids and cancellations a POST carries", () => {
   assert.equal(cancelledTarget("notifications/cancelled"), undefined);
 });
 
-test("unreadBodyDisposal: drain what is declared within the limit, close on anything else", () => {
+test("LIM-09: unreadBodyDisposal: drain what is declared within the limit, close on anything else", () => {
   const rows: [string | undefined, string | undefined, "none" | "drain" | "close"][] = [
     [undefined, undefined, "none"],
     ["0", undefined, "none"],
@@ -110,14 +110,14 @@ test("splitUrl: absolute URLs and request targets", () => {
   assert.deepEqual(splitUrl(""), { path: "/", query: "" });
 });
 
-test("the status table: each refusal's status and JSON-RPC code, ids only when readable", () => {
+test("HTTP-02: the status table: each refusal's status and JSON-RPC code, ids only when readable", () => {
   const statuses = Object.fromEntries(Object.entries(REFUSALS).map(([kind, row]) => [kind, row.status]));
   assert.deepEqual(statuses, { forbidden: 403, notFound: 404, sessionNotFound: 404, unknownEventId: 404, methodNotAllowed: 405, notAcceptable: 406, conflict: 409, tooLarge: 413, unsupportedMediaType: 415, parseError: 400, invalidRequest: 400, unsupportedVersion: 400, refusedInitialize: 400, busy: 503, shuttingDown: 503, internal: 500 });
   assert.deepEqual(refusalBody("parseError", "Parse error"), { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" } });
   assert.deepEqual(refusalBody("unsupportedVersion", "no", 3, { supported: [MODERN] }), { jsonrpc: "2.0", id: 3, error: { code: -32022, message: "no", data: { supported: [MODERN] } } });
 });
 
-test("CORS: origins × preflight method × requested headers", () => {
+test("HTTP-13: CORS: origins × preflight method × requested headers", () => {
   const cors = { origins: ["https://app.example", "http://localhost:5173/"] };
   assert.equal(corsOriginAllowed(cors, "https://app.example"), true);
   assert.equal(corsOriginAllowed(cors, "http://localhost:5173"), true, "a trailing slash in the option is ignored");
@@ -143,7 +143,7 @@ test("CORS: origins × preflight method × requested headers", () => {
   assert.equal(corsResponseHeaders(cors, undefined), undefined);
 });
 
-test("the SSE encoder's frames are what the parser reads back", () => {
+test("HTTP-01: the SSE encoder's frames are what the parser reads back", () => {
   const events: { type: string; data: string; id: string }[] = [];
   const parser = new SseParser();
   const text = ssePriming("s0:0", 1000) + sseMessage({ jsonrpc: "2.0", method: "x", params: { s: "a\nb" } }, "s0:1") + SSE_KEEP_ALIVE + sseEndpoint("/messages?sessionId=a") + sseMessage([1, 2]);
@@ -158,7 +158,7 @@ test("the SSE encoder's frames are what the parser reads back", () => {
   ]);
 });
 
-test("client rules: header encoding round-trips, statuses, fallback by offered version, the 2026-07-28 request headers", () => {
+test("MOD-19, HTTP-04: client rules: header encoding round-trips, statuses, fallback by offered version, the 2026-07-28 request headers", () => {
   for (const value of ["plain", "grüße welt", " edge ", "=?base64?abc?=", "tab\there", ""]) assert.equal(decodeHeaderValue(encodeHeaderValue(value)), value, JSON.stringify(value));
   assert.equal(encodeHeaderValue("tools/call"), "tools/call");
   assert.equal(isModernErrorResponse(400, { jsonrpc: "2.0", id: 1, error: { code: -32020, message: "m" } }), true);

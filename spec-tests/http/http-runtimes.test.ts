@@ -81,7 +81,7 @@ async function report(url: string, era: "auto" | "session" | "modern"): Promise<
 const listening = (runtime: string) => (stderr: string): string | undefined => new RegExp(`listening on (http://\\S+) \\(${runtime}, fetch handler\\)`).exec(stderr)?.[1];
 
 for (const runtime of ["bun", "deno"] as const) {
-  test(`${runtime}: mcp-engine serve --http serves through the fetch handler on ${runtime === "bun" ? "Bun.serve" : "Deno.serve"}, and the reference client passes in both eras`, async (t) => {
+  test(`HTTP-01, MOD-20: ${runtime}: mcp-engine serve --http serves through the fetch handler on ${runtime === "bun" ? "Bun.serve" : "Deno.serve"}, and the reference client passes in both eras`, async (t) => {
     const missing = runs(runtime);
     if (missing !== undefined) {
       t.skip(`SKIPPED: ${missing}`);
@@ -164,7 +164,7 @@ const mcpWorker :Workerd.Worker = (
   return dir;
 }
 
-test("workerd: a Workers module (export default { fetch }) serves the reference server, and the reference client passes in 2026-07-28", async (t) => {
+test("MOD-20: workerd: a Workers module (export default { fetch }) serves the reference server, and the reference client passes in 2026-07-28", async (t) => {
   const missing = runs("workerd");
   if (missing !== undefined) {
     t.skip(`SKIPPED: ${missing}`);

@@ -337,7 +337,7 @@ const PROGRESS_TOKEN = (id: number | string): Json => ({ _meta: { progressToken:
 
 // ── handshake ───────────────────────────────────────────────────────────────────────
 
-test("handshake: initialize → 200 JSON with a visible-ASCII session id; initialized → 202 with no body; later requests need the header", async (t) => {
+test("HTTP-03, HTTP-02: handshake: initialize → 200 JSON with a visible-ASCII session id; initialized → 202 with no body; later requests need the header", async (t) => {
   const { url } = await serve(t);
   const response = await fetch(url, {
     method: "POST",
@@ -663,12 +663,12 @@ async function runFeatures(t: TestContext, mode: Mode, version: string): Promise
   }
 }
 
-test("every reference-server feature, responseMode auto (2025-11-25): JSON unless the handler sends first, then SSE with priming", (t) => runFeatures(t, "auto", LATEST));
-test("every reference-server feature, responseMode sse (2025-11-25): SSE with a priming event first", (t) => runFeatures(t, "sse", LATEST));
-test("every reference-server feature, responseMode auto (2025-06-18): SSE streams carry no priming event", (t) => runFeatures(t, "auto", "2025-06-18"));
-test("every reference-server feature, responseMode sse (2025-03-26)", (t) => runFeatures(t, "sse", "2025-03-26"));
+test("HTTP-01, HTTP-09: every reference-server feature, responseMode auto (2025-11-25): JSON unless the handler sends first, then SSE with priming", (t) => runFeatures(t, "auto", LATEST));
+test("HTTP-01, HTTP-09: every reference-server feature, responseMode sse (2025-11-25): SSE with a priming event first", (t) => runFeatures(t, "sse", LATEST));
+test("HTTP-09: every reference-server feature, responseMode auto (2025-06-18): SSE streams carry no priming event", (t) => runFeatures(t, "auto", "2025-06-18"));
+test("HTTP-01: every reference-server feature, responseMode sse (2025-03-26)", (t) => runFeatures(t, "sse", "2025-03-26"));
 
-test("sampling: the server's request arrives on the POST's stream; its answer is a separate POST (202); the result follows on the original stream", async (t) => {
+test("HTTP-01: sampling: the server's request arrives on the POST's stream; its answer is a separate POST (202); the result follows on the original stream", async (t) => {
   const { url } = await serve(t);
   const session = await open(url);
   const get = await session.get();
@@ -696,7 +696,7 @@ test("sampling: the server's request arrives on the POST's stream; its answer is
   standalone.cancel();
 });
 
-test("ids may be reused once answered: a later slow request with an id a ping used gets its own stream and answer", async (t) => {
+test("ID-03: ids may be reused once answered: a later slow request with an id a ping used gets its own stream and answer", async (t) => {
   const { url } = await serve(t);
   const session = await open(url);
   for (let round = 0; round < 2; round++) {
@@ -710,7 +710,7 @@ test("ids may be reused once answered: a later slow request with an id a ping us
 
 // ── resumption and cancellation ─────────────────────────────────────────────────────
 
-test("resumption: a disconnect does not cancel; GET with Last-Event-ID replays the rest of that stream only, then the response", async (t) => {
+test("HTTP-10, X-09: resumption: a disconnect does not cancel; GET with Last-Event-ID replays the rest of that stream only, then the response", async (t) => {
   const { url } = await serve(t);
   const session = await open(url);
   const abort = new platform.AbortController();
@@ -769,7 +769,7 @@ test("resumption: a disconnect does not cancel; GET with Last-Event-ID replays t
   assert.equal((await session.get({ "last-event-id": "nope:3" })).status, 404);
 });
 
-test("resumption under 2025-06-18 (no priming): a stream resumed from its first event id", async (t) => {
+test("HTTP-10: resumption under 2025-06-18 (no priming): a stream resumed from its first event id", async (t) => {
   const { url } = await serve(t);
   const session = await open(url, "2025-06-18");
   const abort = new platform.AbortController();
@@ -787,7 +787,7 @@ test("resumption under 2025-06-18 (no priming): a stream resumed from its first 
   assert.equal(messages.at(-1)!.id, 1);
 });
 
-test("resuming a stream whose first reader is still attached: the first reader's stream ends, the new one gets the rest", async (t) => {
+test("HTTP-10: resuming a stream whose first reader is still attached: the first reader's stream ends, the new one gets the rest", async (t) => {
   const { url } = await serve(t);
   const session = await open(url);
   const first = new SseReader(await session.post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test_tool_slow", arguments: { durationMs: 200 }, ...PROGRESS_TOKEN(1) } }));
@@ -811,7 +811,7 @@ test("resuming a stream whose first reader is still attached: the first reader's
   assert.ok(before.every((e) => messageOf(e)?.id !== 1), "and only the new reader");
 });
 
-test("SSE headers are sent at once even without a priming event (2025-06-18, responseMode sse, a slow tool)", async (t) => {
+test("HTTP-01: SSE headers are sent at once even without a priming event (2025-06-18, responseMode sse, a slow tool)", async (t) => {
   const { url } = await serve(t, { responseMode: "sse" });
   const session = await open(url, "2025-06-18");
   const started = performance.now();
@@ -826,7 +826,7 @@ test("SSE headers are sent at once even without a priming event (2025-06-18, res
   assert.deepEqual(await new SseReader(await session.get({ "last-event-id": events[0]!.id! })).rest(1000), []);
 });
 
-test("notifications/cancelled cancels: no result is ever delivered for the request, and its stream ends", async (t) => {
+test("X-04: notifications/cancelled cancels: no result is ever delivered for the request, and its stream ends", async (t) => {
   const { url, server } = await serve(t);
   const session = await open(url);
   const response = await session.post({ jsonrpc: "2.0", id: "C", method: "tools/call", params: { name: "test_tool_slow", arguments: { durationMs: 400 }, ...PROGRESS_TOKEN("C") } });
@@ -846,7 +846,7 @@ test("notifications/cancelled cancels: no result is ever delivered for the reque
 
 // ── refusals ────────────────────────────────────────────────────────────────────────
 
-test("sessions: unknown id → 404; missing header → 400; DELETE → 200, then the id → 404", async (t) => {
+test("HTTP-03: sessions: unknown id → 404; missing header → 400; DELETE → 200, then the id → 404", async (t) => {
   const { url, host, server } = await serve(t);
   const unknown = new RawSession(url, "no-such-session", LATEST);
   assert.equal((await unknown.post({ jsonrpc: "2.0", id: 1, method: "ping" })).status, 404);
@@ -869,7 +869,7 @@ test("sessions: unknown id → 404; missing header → 400; DELETE → 200, then
   assert.equal((await fetch(url, { method: "DELETE", headers: { "mcp-session-id": session.id } })).status, 404);
 });
 
-test("DELETE ends the session's open streams and cancels its running handlers", async (t) => {
+test("HTTP-07: DELETE ends the session's open streams and cancels its running handlers", async (t) => {
   const { url, server } = await serve(t);
   const session = await open(url);
   const get = new SseReader(await session.get());
@@ -882,7 +882,7 @@ test("DELETE ends the session's open streams and cancels its running handlers", 
   assert.equal(server.sessions.size, 0);
 });
 
-test("Host and Origin: a foreign Host or Origin → 403; allowedHosts [] refuses everything; localhost forms pass", async (t) => {
+test("HTTP-08: Host and Origin: a foreign Host or Origin → 403; allowedHosts [] refuses everything; localhost forms pass", async (t) => {
   const { url, port } = await serve(t);
   const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
   const headers = { accept: ACCEPT_BOTH, "content-type": "application/json" };
@@ -904,7 +904,7 @@ test("Host and Origin: a foreign Host or Origin → 403; allowedHosts [] refuses
   assert.equal(closed.host.sessions.size, 0);
 });
 
-test("body limit: 413 for a Content-Length over the limit and for a chunked body over the limit; a body at the limit passes", async (t) => {
+test("LIM-09: body limit: 413 for a Content-Length over the limit and for a chunked body over the limit; a body at the limit passes", async (t) => {
   const { url } = await serve(t, { maxBodyBytes: 1024 });
   const session = await open(url);
   const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { pad: "x".repeat(2000) } } });
@@ -937,7 +937,7 @@ test("body limit: 413 for a Content-Length over the limit and for a chunked body
   assert.deepEqual((await exchange(session, "ping")).response.result, {});
 });
 
-test("MCP-Protocol-Version: unknown values → 400; a supported but different version is accepted", async (t) => {
+test("L-07: MCP-Protocol-Version: unknown values → 400; a supported but different version is accepted", async (t) => {
   const { url } = await serve(t);
   const session = await open(url);
   for (const version of ["1999-01-01", "garbage", "2026-07-28"]) {
@@ -950,7 +950,7 @@ test("MCP-Protocol-Version: unknown values → 400; a supported but different ve
   assert.equal((JSON.parse(await other.text()) as Json).id, 2);
 });
 
-test("GET: 405 when the stream is not offered; 409 for a second concurrent GET; 406 without text/event-stream", async (t) => {
+test("HTTP-06: GET: 405 when the stream is not offered; 409 for a second concurrent GET; 406 without text/event-stream", async (t) => {
   const noGet = await serve(t, { getStream: false });
   const a = await open(noGet.url);
   const refused = await a.get();
@@ -978,7 +978,7 @@ test("GET: 405 when the stream is not offered; 409 for a second concurrent GET; 
   new SseReader(third!).cancel();
 });
 
-test("GET stream: carries server-initiated messages unrelated to any request (resources/updated, list_changed), and what was sent before it opened", async (t) => {
+test("HTTP-06: GET stream: carries server-initiated messages unrelated to any request (resources/updated, list_changed), and what was sent before it opened", async (t) => {
   const { url, server } = await serve(t);
   const session = await open(url);
   const subscribed = await exchange(session, "resources/subscribe", { uri: "test://watched-resource" });
@@ -1012,7 +1012,7 @@ test("GET stream: carries server-initiated messages unrelated to any request (re
   reader.cancel();
 });
 
-test("POST refusals: 406 wrong Accept, 415 wrong Content-Type, 400 batch under 2025-11-25, 400 -32700 unparsable, 404 other paths, 405 other methods", async (t) => {
+test("HTTP-01, M-09: POST refusals: 406 wrong Accept, 415 wrong Content-Type, 400 batch under 2025-11-25, 400 -32700 unparsable, 404 other paths, 405 other methods", async (t) => {
   const { url } = await serve(t);
   const session = await open(url);
   const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
@@ -1048,7 +1048,7 @@ test("POST refusals: 406 wrong Accept, 415 wrong Content-Type, 400 batch under 2
   assert.deepEqual((await exchange(session, "ping")).response.result, {});
 });
 
-test("batches under 2025-03-26: two requests → one array answer; with a streaming request the array arrives on SSE", async (t) => {
+test("M-09: batches under 2025-03-26: two requests → one array answer; with a streaming request the array arrives on SSE", async (t) => {
   const { url } = await serve(t);
   const session = await open(url, "2025-03-26");
   const response = await session.post([
@@ -1117,7 +1117,7 @@ class CountingStore implements SessionStore {
   }
 }
 
-test("session store: snapshots are put after requests; a second host sharing the store serves the session (two processes behind a balancer)", async (t) => {
+test("HTTP-03: session store: snapshots are put after requests; a second host sharing the store serves the session (two processes behind a balancer)", async (t) => {
   const store = new CountingStore();
   const first = await serve(t, { store });
   const session = await open(first.url);
@@ -1214,7 +1214,7 @@ async function pool<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T
   return results;
 }
 
-test("load: 200 sessions × 50 requests, answers never mixed up; after DELETE no session is left and the heap is back", async (t) => {
+test("HTTP-03: load: 200 sessions × 50 requests, answers never mixed up; after DELETE no session is left and the heap is back", async (t) => {
   const SESSIONS = 200;
   const REQUESTS = 50;
   const CONCURRENCY = 64;

@@ -25,7 +25,7 @@ const SCHEMA = {
   },
 };
 
-test("headerParamsOf: annotated string, integer and boolean properties, nested ones through properties only", () => {
+test("MOD-19: headerParamsOf: annotated string, integer and boolean properties, nested ones through properties only", () => {
   const found = headerParamsOf(SCHEMA);
   assert.ok(found.ok);
   assert.deepEqual(found.params, [
@@ -42,7 +42,7 @@ test("headerParamsOf: annotated string, integer and boolean properties, nested o
   assert.ok(data.ok);
 });
 
-test("headerParamsOf: invalid declarations make the whole tool invalid", () => {
+test("MOD-19: headerParamsOf: invalid declarations make the whole tool invalid", () => {
   const prop = (schema: object): object => ({ type: "object", properties: { p: schema } });
   const cases: Array<[string, object]> = [
     ["empty name", prop({ type: "string", "x-mcp-header": "" })],
@@ -73,14 +73,14 @@ test("headerParamsOf: invalid declarations make the whole tool invalid", () => {
   if (!duplicate.ok) assert.match(duplicate.reason, /twice/);
 });
 
-test("valueAtPath follows property names and stops at anything that is not an object", () => {
+test("MOD-19: valueAtPath follows property names and stops at anything that is not an object", () => {
   assert.equal(valueAtPath({ a: { b: 1 } }, ["a", "b"]), 1);
   assert.equal(valueAtPath({ a: 1 }, ["a", "b"]), undefined);
   assert.equal(valueAtPath(undefined, ["a"]), undefined);
   assert.deepEqual(valueAtPath({ a: 1 }, []), { a: 1 });
 });
 
-test("decodeHeaderValue: the exact sentinel with canonical base64 is decoded; a malformed one is refused; anything else is literal", () => {
+test("MOD-19: decodeHeaderValue: the exact sentinel with canonical base64 is decoded; a malformed one is refused; anything else is literal", () => {
   assert.equal(decodeHeaderValue("=?base64?SGVsbG8=?="), "Hello");
   assert.equal(decodeHeaderValue("=?base64?SGVsbG8sIOS4lueVjA==?="), "Hello, 世界");
   assert.equal(decodeHeaderValue("=?base64??="), "");
@@ -95,7 +95,7 @@ test("decodeHeaderValue: the exact sentinel with canonical base64 is decoded; a 
   assert.equal(decodeHeaderValue("=?BASE64?SGVsbG8=?="), "=?BASE64?SGVsbG8=?=");
 });
 
-test("paramHeaderProblem: headers equal to the arguments pass, decoded and compared by type", () => {
+test("MOD-19: paramHeaderProblem: headers equal to the arguments pass, decoded and compared by type", () => {
   const ok = (args: object, record: Record<string, string>): void => assert.equal(paramHeaderProblem(headers(record), SCHEMA, args), undefined, JSON.stringify(record));
   ok({ region: "us-west1", query: "SELECT 1" }, { "Mcp-Param-Region": "us-west1" });
   ok({ region: "Hello" }, { "mcp-param-region": "=?base64?SGVsbG8=?=" });
@@ -115,7 +115,7 @@ test("paramHeaderProblem: headers equal to the arguments pass, decoded and compa
   ok({ region: "a" }, { "Mcp-Param-Region": "a", "Mcp-Param-Query": "anything" });
 });
 
-test("paramHeaderProblem: a missing, different or malformed header → -32020 with HTTP 400", () => {
+test("MOD-19: paramHeaderProblem: a missing, different or malformed header → -32020 with HTTP 400", () => {
   const refused = (args: object, record: Record<string, string>, header: string): void => {
     const problem = paramHeaderProblem(headers(record), SCHEMA, args);
     assert.ok(problem !== undefined, JSON.stringify({ args, record }));
@@ -141,7 +141,7 @@ test("paramHeaderProblem: a missing, different or malformed header → -32020 wi
   refused({}, { "Mcp-Param-Region": "=?base64?***?=" }, "Mcp-Param-Region");
 });
 
-test("paramHeaderProblem: a schema whose declarations are invalid, or that declares none, checks nothing", () => {
+test("MOD-19: paramHeaderProblem: a schema whose declarations are invalid, or that declares none, checks nothing", () => {
   const invalid = { type: "object", properties: { n: { type: "number", "x-mcp-header": "N" } } };
   assert.equal(paramHeaderProblem(headers({}), invalid, { n: 1 }), undefined);
   assert.equal(paramHeaderProblem(headers({ "Mcp-Param-X": "\u00ff" }), { type: "object" }, { x: 1 }), undefined);

@@ -9,8 +9,12 @@
 
 import type { RuleLevel } from "../conform/types.js";
 import { compile, isObject } from "./match.js";
+import { MODERN_VERSIONS, SCHEMA_RELEASES, SESSION_VERSIONS, VERSION_PROFILES, type ProtocolVersion } from "../../versions.js";
 
-export const HTTP_VERSIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
+/** The versions that have Streamable HTTP: the first release that defined it and every later one. */
+export const HTTP_VERSIONS: readonly ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS].filter(
+  (v) => VERSION_PROFILES[v].index >= VERSION_PROFILES[SCHEMA_RELEASES.streamableHttp].index,
+);
 
 /** A status: a number, or a class such as "4xx". */
 export type StatusPattern = number | string;
