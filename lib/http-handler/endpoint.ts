@@ -31,6 +31,7 @@ import type { ModernExchange } from "./exchange.js";
 import { LegacySseEndpoint } from "./legacy.js";
 import { resolveOptions, type HttpServerOptions, type ResolvedHttpOptions } from "./options.js";
 import { PostHandling } from "./post.js";
+import { Cluster } from "./cluster.js";
 import { HttpSession, isThenable } from "./session.js";
 import "./web-types.js";
 
@@ -57,7 +58,10 @@ export class HttpEndpoint {
   readonly modernVersions: readonly ModernVersion[];
   /** The deprecated HTTP+SSE endpoint, when offered. */
   readonly legacy: LegacySseEndpoint | undefined;
-  private readonly posts: PostHandling;
+  /** @internal */
+  readonly posts: PostHandling;
+  /** What goes between the processes of one endpoint (HttpServerOptions.bus). */
+  readonly cluster: Cluster;
   private readonly authenticate: HttpServerOptions["authenticate"];
   private readonly authHook: HttpServerOptions["auth"];
 
@@ -85,18 +89,32 @@ export class HttpEndpoint {
     this.authenticate = options.authenticate;
     this.authHook = options.auth;
     this.posts = new PostHandling(this);
+    this.cluster = new Cluster(this, this.options.bus);
   }
 
-  /** Ends one session: its streams close, its engine closes, the store forgets it. */
-  endSession(session: HttpSession): void {
+  /** Prefixes this node's stream ids (unique across the nodes of a shared bus). */
+  get streamPrefix(): string {
+    return this.cluster.streamPrefix;
+  }
+
+  /**
+   * Ends one session: its streams close, its engine closes, the store forgets it. With a
+   * shared bus, a session idle here or a node shutting down only drops this node's copy
+   * (the session carries on elsewhere), and one ended for good is dropped by every node.
+   */
+  endSession(session: HttpSession, why: "ended" | "idle" | "shutdown" | "elsewhere" = "ended"): void {
     this.sessions.delete(session.id);
-    session.end();
+    const forGood = why === "ended" || !this.cluster.shared;
+    session.end(forGood);
+    if (!forGood) return;
     this.options.store.delete(session.id).catch(this.options.onError);
+    this.cluster.ended(session.id);
   }
 
   /** Ends every session and every 2026-07-28 request in flight (shutdown); listen streams get their final result. */
   closeAll(): void {
-    for (const session of [...this.sessions.values()]) this.endSession(session);
+    for (const session of [...this.sessions.values()]) this.endSession(session, "shutdown");
+    this.cluster.close();
     for (const exchange of [...this.exchanges]) exchange.shutdown();
     this.legacy?.closeAll();
   }
@@ -250,9 +268,13 @@ export class HttpEndpoint {
 
   private async findSession(id: string): Promise<HttpSession | undefined> {
     const local = this.sessions.get(id);
-    if (local !== undefined) return local.closed ? undefined : local;
-    // Another process may have created it: carry on from its snapshot.
+    if (local !== undefined && !this.cluster.shared) return local.closed ? undefined : local;
+    // Another process may have created it, or carried it on since: carry on from its snapshot.
     const snapshot = await this.options.store.get(id);
+    if (local !== undefined && !local.closed) {
+      if (snapshot !== undefined) local.session.engine.adopt(snapshot);
+      return local;
+    }
     if (snapshot === undefined) return undefined;
     return this.sessions.get(id) ?? this.createSession(snapshot, id);
   }

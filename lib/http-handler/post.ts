@@ -171,6 +171,14 @@ export class PostHandling {
         return;
       }
     }
+    // Several processes: answers to server requests another node awaits go there (cluster.ts).
+    const local = endpoint.cluster.forward(session, items);
+    if (local.length === 0) {
+      reply.head(HttpStatus.accepted, { "Content-Length": "0" });
+      reply.end();
+      return;
+    }
+    const fed = Array.isArray(body) ? local : local[0];
     const stream = session.newStream(reply, requestIds, Array.isArray(body) && requestIds.size > 0, requestIds.size === 0 ? REFUSALS.invalidRequest.status : HttpStatus.ok);
     for (const id of requestIds) {
       // An id still owned by an open stream is a duplicate in flight: the engine refuses it on this stream.
@@ -179,11 +187,11 @@ export class PostHandling {
     }
     session.current = stream;
     try {
-      session.session.receiveMessage(body, endpoint.transportInfo(incoming, session.id, auth));
+      session.session.receiveMessage(fed, endpoint.transportInfo(incoming, session.id, auth));
     } finally {
       session.current = undefined;
     }
-    for (const m of items) this.endCancelled(session, stream, m);
+    for (const m of local) this.endCancelled(session, stream, m);
     if (requestIds.size === 0) {
       // Notifications and responses only: 202 with no body, unless the engine refused something (then its error).
       if (stream.mode === "pending" && stream.seq === 0 && !reply.headSent) {
@@ -246,7 +254,7 @@ export class PostHandling {
   }
 
   /** a request the client cancelled gets no answer, so the stream that awaited it ends rather than stay open for good. */
-  private endCancelled(session: HttpSession, current: Stream, m: unknown): void {
+  endCancelled(session: HttpSession, current: Stream | undefined, m: unknown): void {
     const target = cancelledTarget(m);
     if (target === undefined) return;
     const owner = session.owners.get(target);

@@ -214,6 +214,11 @@ export class TaskRunner {
     return true;
   }
 
+  /** @internal Another process cancelled a task this one runs: its handler stops here (nothing more is written). */
+  stopHere(taskId: string, reason: string): void {
+    this.forget(taskId, reason);
+  }
+
   /** Stops a task's handler (its signal aborts, its pending input calls reject) and forgets it here. */
   private forget(taskId: string, reason: string): void {
     const running = this.running.get(taskId);
