@@ -213,7 +213,7 @@ export class PostHandling {
    * engine's JSON-RPC error and nothing is kept. The Server answers initialize synchronously
    * (its engine's autoInitialize), so the outcome is known when receiveMessage returns.
    */
-  private initialize(incoming: HttpIncoming, reply: HttpReply, body: unknown, auth: AuthInfo | undefined): void {
+  private async initialize(incoming: HttpIncoming, reply: HttpReply, body: unknown, auth: AuthInfo | undefined): Promise<void> {
     const shape = initializeShapeProblem(body);
     if (shape !== undefined) {
       refuse(reply, "invalidRequest", `Invalid request: ${shape}`);
@@ -238,6 +238,12 @@ export class PostHandling {
       else refuse(reply, "internal", "Internal error: initialize was not answered", id);
       return;
     }
+    if (endpoint.cluster.shared && !(await this.saved(session))) {
+      // Several processes: a session the others cannot find would be a session id that fails on the next node.
+      session.end(false);
+      refuse(reply, "internal", "Internal error: the shared session store is unavailable; retry later", id);
+      return;
+    }
     endpoint.sessions.set(session.id, session);
     reply.setHeader("Mcp-Session-Id", session.id);
     session.touch();
@@ -251,6 +257,17 @@ export class PostHandling {
     }
     if (this.options.responseMode === "sse" && stream.mode === "pending") stream.startSse();
     endpoint.save(session);
+  }
+
+  /** Whether the session's first snapshot reached the store (the failure reported to onError). */
+  private async saved(session: HttpSession): Promise<boolean> {
+    try {
+      await this.options.store.put(session.id, session.session.engine.snapshot());
+      return true;
+    } catch (error) {
+      this.options.onError(error);
+      return false;
+    }
   }
 
   /** X-04: a request the client cancelled gets no answer, so the stream that awaited it ends rather than stay open for good. */
