@@ -272,8 +272,13 @@ export class HttpEndpoint {
     // Another process may have created it, or carried it on since: carry on from its snapshot.
     const snapshot = await this.options.store.get(id);
     if (local !== undefined && !local.closed) {
-      if (snapshot !== undefined) local.session.engine.adopt(snapshot);
-      return local;
+      if (snapshot !== undefined) {
+        local.session.engine.adopt(snapshot);
+        return local;
+      }
+      // Shared: the store is the truth (a session is in it before its id is handed out); gone there, it is gone.
+      this.endSession(local, "elsewhere");
+      return undefined;
     }
     if (snapshot === undefined) return undefined;
     return this.sessions.get(id) ?? this.createSession(snapshot, id);
