@@ -80,7 +80,7 @@ export class MemoryBusHub {
   }
 }
 
-const CHANGE_KINDS: ReadonlySet<string> = new Set(["listChanged", "resourceUpdated", "task"]);
+const CHANGE_KINDS: ReadonlySet<string> = new Set(["listChanged", "resourceUpdated", "task", "taskInput"]);
 
 /** A bus message from its JSON text; undefined for anything malformed (never throws). */
 export function parseBusMessage(text: string): BusMessage | undefined {
@@ -102,6 +102,7 @@ export function parseBusMessage(text: string): BusMessage | undefined {
       if (!isJsonObject(change) || typeof change.kind !== "string" || !CHANGE_KINDS.has(change.kind)) return undefined;
       if (change.kind === "listChanged") return typeof change.method === "string" ? { kind: "change", change: { kind: "listChanged", method: change.method } } : undefined;
       if (change.kind === "resourceUpdated") return typeof change.uri === "string" ? { kind: "change", change: { kind: "resourceUpdated", uri: change.uri } } : undefined;
+      if (change.kind === "taskInput") return typeof change.taskId === "string" && isJsonObject(change.inputResponses) ? { kind: "change", change: { kind: "taskInput", taskId: change.taskId, inputResponses: change.inputResponses } } : undefined;
       return isJsonObject(change.task) ? { kind: "change", change: { kind: "task", task: change.task } } : undefined;
     }
     default:

@@ -11,7 +11,9 @@
 //   node that holds it; a session's GET stream is held by one node at a time;
 // - a server change (list, resource, task) is applied on every node to the 2026-07-28
 //   requests it serves and to the sessions whose GET stream it holds (after adopting the
-//   session's latest snapshot), so each client hears it exactly once;
+//   session's latest snapshot), so each client hears it exactly once; a task's answers
+//   (tasks/update on a node that does not run it) reach the node that runs it, a task
+//   cancelled elsewhere stops its handler there;
 // - a session ended on one node (DELETE, its engine closed) is dropped by the others; a
 //   node that goes idle or shuts down only drops its own copy (the session lives on in the store).
 
@@ -115,6 +117,8 @@ export class Cluster {
   /** A change told to this node's 2026-07-28 requests and to the sessions whose GET stream it holds (after their latest snapshot). */
   private apply(change: ServerChange): void {
     const server = this.endpoint.server;
+    // Answers for a task this node may run: once, not once per session.
+    if (change.kind === "taskInput") return server.applyChange(change, []);
     const modern: ServerSession[] = [];
     for (const exchange of this.endpoint.exchanges) modern.push(exchange.session);
     server.applyChange(change, modern);

@@ -274,6 +274,7 @@ export class HttpEndpoint {
     if (local !== undefined && !local.closed) {
       if (snapshot !== undefined) {
         local.session.engine.adopt(snapshot);
+        local.stored = JSON.stringify(snapshot);
         return local;
       }
       // Shared: the store is the truth (a session is in it before its id is handed out); gone there, it is gone.
@@ -281,13 +282,29 @@ export class HttpEndpoint {
       return undefined;
     }
     if (snapshot === undefined) return undefined;
-    return this.sessions.get(id) ?? this.createSession(snapshot, id);
+    const known = this.sessions.get(id);
+    if (known !== undefined) return known;
+    const created = this.createSession(snapshot, id);
+    created.stored = JSON.stringify(snapshot);
+    return created;
   }
 
   save(session: HttpSession): void {
     const engine = session.session.engine;
     if (engine.negotiatedVersion === undefined || engine.isClosed) return;
-    this.options.store.put(session.id, engine.snapshot()).catch(this.options.onError);
+    const snapshot = engine.snapshot();
+    if (this.cluster.shared) {
+      // Shared: a snapshot the store has already is not written again (reading it renewed its TTL).
+      const text = JSON.stringify(snapshot);
+      if (text === session.stored) return;
+      session.stored = text;
+    }
+    this.options.store.put(session.id, snapshot).catch(this.options.onError);
+  }
+
+  /** A session whose GET stream keeps it in use on this node: its entry in a shared store is renewed (a get renews the TTL). */
+  keepAlive(session: HttpSession): void {
+    if (this.cluster.shared) this.options.store.get(session.id).catch(this.options.onError);
   }
 
   private async get(incoming: HttpIncoming, reply: HttpReply): Promise<void> {

@@ -262,7 +262,9 @@ export class PostHandling {
   /** Whether the session's first snapshot reached the store (the failure reported to onError). */
   private async saved(session: HttpSession): Promise<boolean> {
     try {
-      await this.options.store.put(session.id, session.session.engine.snapshot());
+      const snapshot = session.session.engine.snapshot();
+      await this.options.store.put(session.id, snapshot);
+      session.stored = JSON.stringify(snapshot);
       return true;
     } catch (error) {
       this.options.onError(error);

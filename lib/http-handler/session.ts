@@ -33,6 +33,7 @@ export interface SessionHost {
   readonly streamPrefix: string;
   readonly cluster: { deliverElsewhere(session: HttpSession, message: JsonObject): boolean };
   endSession(session: HttpSession, why?: "idle"): void;
+  keepAlive(session: HttpSession): void;
 }
 
 /** One SSE-capable reply channel: a POST's answer, or the session's GET stream. */
@@ -192,6 +193,8 @@ export class HttpSession {
   /** While initialize is handled: what the engine sends is held here until the host knows whether a session is minted. */
   captured: Outbound[] | undefined;
   private nextStream = 0;
+  /** The snapshot (JSON) the shared store is known to hold, so that an unchanged one is not written again. */
+  stored: string | undefined;
   private timer: unknown;
   private idleTimer: unknown;
   closed = false;
@@ -245,8 +248,10 @@ export class HttpSession {
     if (this.idleTimer !== undefined) timers.clearTimeout(this.idleTimer);
     this.idleTimer = timers.setTimeout(() => {
       // A session with a response attached (its GET stream, a POST still answering) is in use, however quiet.
-      if (this.attached) this.touch();
-      else this.http.endSession(this, "idle");
+      if (this.attached) {
+        this.touch();
+        this.http.keepAlive(this);
+      } else this.http.endSession(this, "idle");
     }, this.http.options.sessionIdleMs);
   }
 

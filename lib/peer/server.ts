@@ -248,7 +248,12 @@ interface PromptEntry {
 
 /** Returned by every registration; remove() unregisters and announces the change. */
 /** What a Server tells its sessions about: a list changed, a resource changed, a task changed (its wire form). */
-export type ServerChange = { readonly kind: "listChanged"; readonly method: string } | { readonly kind: "resourceUpdated"; readonly uri: string } | { readonly kind: "task"; readonly task: JsonObject };
+export type ServerChange =
+  | { readonly kind: "listChanged"; readonly method: string }
+  | { readonly kind: "resourceUpdated"; readonly uri: string }
+  | { readonly kind: "task"; readonly task: JsonObject }
+  /** tasks/update for a task another process runs (its answers, for that process). */
+  | { readonly kind: "taskInput"; readonly taskId: string; readonly inputResponses: JsonObject };
 
 export interface Registration {
   remove(): void;
@@ -269,7 +274,11 @@ export class Server {
 
   constructor(options: ServerOptions) {
     this.options = options;
-    this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(options.tasks, (task) => this.spread({ kind: "task", task }));
+    this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(
+          options.tasks,
+          (task) => this.spread({ kind: "task", task }),
+          (taskId, inputResponses) => this.spread({ kind: "taskInput", taskId, inputResponses }),
+        );
     if (options.pageSize === undefined) this.paginator = undefined;
     else if (options.paginationSecret === undefined) throw new Error("pagination (N-05): pageSize needs a paginationSecret (at least 16 bytes from a cryptographic source) to seal the cursors; got none");
     else this.paginator = new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize });
@@ -356,6 +365,10 @@ export class Server {
 
   /** @internal A change (this process's or another's) told to `sessions` (default: all of this process's). */
   applyChange(change: ServerChange, sessions: Iterable<ServerSession> = this.sessions): void {
+    if (change.kind === "taskInput") {
+      this.taskRunner?.answerHere(change.taskId, change.inputResponses).catch(() => undefined);
+      return;
+    }
     if (change.kind === "task" && change.task.status === "cancelled" && typeof change.task.taskId === "string") this.taskRunner?.stopHere(change.task.taskId, "the task was cancelled");
     for (const session of sessions) {
       if (change.kind === "listChanged") session.listChanged(change.method);

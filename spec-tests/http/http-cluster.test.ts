@@ -48,6 +48,10 @@ function cluster(count = 2, options: { bus?: (i: number, hub: MemoryBusHub) => M
       signals.push(ctx.signal);
       return new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted"))));
     });
+    server.tool("askTask", { taskSupport: "optional" }, async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
+      return { content: [{ type: "text", text: `task hello ${String((answer.content as Json | undefined)?.name)}` }] };
+    });
     server.resource("test://watched", { name: "watched" }, (uri) => ({ contents: [{ uri, text: "v" }] }));
     servers.push(server);
     nodes.push(createHttpHandler(server, { store, eventStore, bus: options.bus?.(i, hub) ?? hub.node(), onError: (e) => errors.push(e), ...(options.timers === undefined ? {} : { timers: options.timers }) }));
@@ -190,6 +194,27 @@ test("cluster: a task running on node A, cancelled on node B: its handler stops 
   assert.equal(got.result.status, "cancelled");
 });
 
+test("cluster: a task on node A asks for input; tasks/update on node B answers it; the task completes on A", async () => {
+  const { nodes } = cluster();
+  const [a, b] = nodes as [HttpHandler, HttpHandler];
+  const caps = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
+  const created = (await (await a.fetch(modern(1, "tools/call", { name: "askTask", arguments: {} }, caps))).json()) as { result: Json };
+  const taskId = created.result.taskId as string;
+  let task: Json = {};
+  const poll = async (node: HttpHandler, id: number): Promise<Json> => ((await (await node.fetch(modern(id, "tasks/get", { taskId }, caps))).json()) as { result: Json }).result;
+  for (let i = 0; i < 200 && task.status !== "input_required"; i++) task = await poll(b, 10 + i);
+  assert.equal(task.status, "input_required");
+  const key = Object.keys(task.inputRequests as Json)[0] as string;
+  const updated = await b.fetch(modern(2, "tasks/update", { taskId, inputResponses: { [key]: { action: "accept", content: { name: "bob" } } } }, caps));
+  assert.equal(updated.status, 200);
+  for (let i = 0; i < 200 && task.status !== "completed"; i++) {
+    task = await poll(b, 300 + i);
+    await sleep(1);
+  }
+  assert.equal(task.status, "completed");
+  assert.deepEqual(task.result, { content: [{ type: "text", text: "task hello bob" }] });
+});
+
 test("cluster: DELETE on one node ends the session on all; going idle or shutting down drops only that node's copy", async () => {
   const timers = manualTimers();
   const { nodes, store } = cluster(3, { timers });
@@ -259,7 +284,8 @@ test("bus messages: only the four kinds, each with its fields; anything else is 
   assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"listChanged","method":"m"}}'), { kind: "change", change: { kind: "listChanged", method: "m" } });
   assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"resourceUpdated","uri":"u"}}'), { kind: "change", change: { kind: "resourceUpdated", uri: "u" } });
   assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"task","task":{"taskId":"t"}}}'), { kind: "change", change: { kind: "task", task: { taskId: "t" } } });
-  for (const bad of ["", "{", "[]", "null", '{"kind":"nope"}', '{"kind":"ended"}', '{"kind":"deliver","session":"s","message":[]}', '{"kind":"input","session":1,"message":{}}', '{"kind":"change"}', '{"kind":"change","change":{"kind":"__proto__"}}', '{"kind":"change","change":{"kind":"listChanged"}}', '{"kind":"change","change":{"kind":"resourceUpdated","uri":1}}', '{"kind":"change","change":{"kind":"task","task":"t"}}']) {
+  assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"taskInput","taskId":"t","inputResponses":{"k":{}}}}'), { kind: "change", change: { kind: "taskInput", taskId: "t", inputResponses: { k: {} } } });
+  for (const bad of ['{"kind":"change","change":{"kind":"taskInput","taskId":"t"}}', "", "{", "[]", "null", '{"kind":"nope"}', '{"kind":"ended"}', '{"kind":"deliver","session":"s","message":[]}', '{"kind":"input","session":1,"message":{}}', '{"kind":"change"}', '{"kind":"change","change":{"kind":"__proto__"}}', '{"kind":"change","change":{"kind":"listChanged"}}', '{"kind":"change","change":{"kind":"resourceUpdated","uri":1}}', '{"kind":"change","change":{"kind":"task","task":"t"}}']) {
     assert.equal(parseBusMessage(bad), undefined, bad);
   }
 });
