@@ -74,6 +74,11 @@ export function packIntoConsumer(): Packed {
 
 /** Links @types/node and the packages it depends on from this project into `consumer`. */
 export function linkTypesNode(consumer: string): void {
+  linkPackage(consumer, "@types/node");
+}
+
+/** Links a dev dependency of this project, and the packages it depends on, into `consumer`. */
+export function linkPackage(consumer: string, name: string): void {
   const link = (name: string): void => {
     const source = join(ROOT, "node_modules", name);
     assert.ok(existsSync(source), `${name} is not installed in ${ROOT} (npm ci installs it: it is a dev dependency)`);
@@ -84,7 +89,7 @@ export function linkTypesNode(consumer: string): void {
     const manifest = JSON.parse(readFileSync(join(source, "package.json"), "utf8")) as { dependencies?: { [dep: string]: string } };
     for (const dep of Object.keys(manifest.dependencies ?? {})) link(dep);
   };
-  link("@types/node");
+  link(name);
 }
 
 /** The compiler options every consumer check uses on top of its own: strict, and library files checked too. */
