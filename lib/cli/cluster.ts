@@ -9,7 +9,6 @@
 // makes requests fail with an internal error until it returns (the client reconnects).
 
 import type { HttpServerOptions } from "../http-handler/options.js";
-import type { HttpTimers } from "../peer/http-client.js";
 import type { TaskStore } from "../peer/task-store.js";
 import { RespClient } from "../hosts/redis-resp.js";
 import { RedisTaskStore, redisHttpStores, sharedSecret } from "../stores/redis.js";
@@ -22,12 +21,6 @@ export interface ClusterNode {
   readonly http: Pick<HttpServerOptions, "store" | "eventStore" | "bus" | "timers" | "onError">;
   close(): Promise<void>;
 }
-
-const wallClock: HttpTimers = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle),
-};
 
 /** Connects to Redis and builds the shared stores; rejects when Redis cannot be reached. */
 export async function joinCluster(url: string, report: (text: string) => void): Promise<ClusterNode> {
@@ -46,7 +39,7 @@ export async function joinCluster(url: string, report: (text: string) => void): 
     paginationSecret,
     requestStateSecret,
     taskStore: new RedisTaskStore(client),
-    http: { ...stores, timers: wallClock, onError },
+    http: { ...stores, onError },
     close: () => client.close(),
   };
 }

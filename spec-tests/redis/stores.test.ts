@@ -12,7 +12,7 @@ import type { BusMessage } from "../../lib/http-handler/bus.js";
 import type { EngineSnapshot } from "../../lib/engine.js";
 import type { StoredTask } from "../../lib/peer/task-store.js";
 import { keyPartOk, replyPairs, replyText } from "../../lib/stores/redis-client.js";
-import { RedisBus, RedisEventStore, RedisSessionStore, RedisTaskStore, redisHttpStores, sharedSecret, type RedisClientLike } from "../../lib/stores/redis.js";
+import { RedisBus, RedisEventStore, RedisSessionStore, RedisTaskStore, redisHttpStores, sharedSecret, wallClock, type RedisClientLike } from "../../lib/stores/redis.js";
 import { keysUnder, testRedis, until } from "./harness.js";
 
 interface NodeRedis extends RedisClientLike {
@@ -211,4 +211,23 @@ test("the CLI's Redis client: a command while disconnected is refused at once; a
   assert.deepEqual(await client.sendCommand(["ECHO", "grüße"]), "grüße");
   await client.close();
   await assert.rejects(client.sendCommand(["PING"]), /not connected/);
+});
+
+test("the wall clock of redisHttpStores: Date.now on every node, timers that fire and can be cleared", async () => {
+  const before = Date.now();
+  const now = wallClock.now();
+  assert.ok(now >= before && now <= Date.now());
+  const fired: string[] = [];
+  // The wall clock's timers do not hold the process open: this one does, meanwhile.
+  const hold = setTimeout(() => undefined, 10_000);
+  await new Promise<void>((resolve) => {
+    const cleared = wallClock.setTimeout(() => fired.push("cleared"), 0);
+    wallClock.clearTimeout(cleared);
+    wallClock.setTimeout(() => {
+      fired.push("kept");
+      resolve();
+    }, 1);
+  });
+  clearTimeout(hold);
+  assert.deepEqual(fired, ["kept"]);
 });
