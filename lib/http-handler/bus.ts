@@ -24,7 +24,9 @@ export type BusMessage =
   /** A change of the server (list, resource, task) for every node's listeners. */
   | { readonly kind: "change"; readonly change: ServerChange }
   /** The session ended (DELETE, or its engine closed): other nodes drop their copies. */
-  | { readonly kind: "ended"; readonly session: string };
+  | { readonly kind: "ended"; readonly session: string }
+  /** The session's GET stream is open on the sending node: a GET stream another node held for it ends (one per session). */
+  | { readonly kind: "stream"; readonly session: string };
 
 export interface MessageBus {
   /** This node's id: unique among the nodes of the bus, visible ASCII without ":" (it prefixes stream ids). */
@@ -96,7 +98,8 @@ export function parseBusMessage(text: string): BusMessage | undefined {
     case "deliver":
       return typeof value.session === "string" && isJsonObject(value.message) ? { kind: value.kind, session: value.session, message: value.message } : undefined;
     case "ended":
-      return typeof value.session === "string" ? { kind: "ended", session: value.session } : undefined;
+    case "stream":
+      return typeof value.session === "string" ? { kind: value.kind, session: value.session } : undefined;
     case "change": {
       const change = value.change;
       if (!isJsonObject(change) || typeof change.kind !== "string" || !CHANGE_KINDS.has(change.kind)) return undefined;

@@ -8,7 +8,9 @@
 //   await is not fed here (the engine would call it unknown) but published, and fed by the
 //   node that awaits it; notifications/cancelled is fed here and published too;
 // - a message for a session's GET stream that this node does not hold is published to the
-//   node that holds it; a session's GET stream is held by one node at a time;
+//   node that holds it (none holding one: it is dropped, as the spec allows without a GET
+//   stream); a session's GET stream is held by one node at a time: opening one ends the
+//   one another node held;
 // - a server change (list, resource, task) is applied on every node to the 2026-07-28
 //   requests it serves and to the sessions whose GET stream it holds (after adopting the
 //   session's latest snapshot), so each client hears it exactly once; a task's answers
@@ -65,6 +67,11 @@ export class Cluster {
     return true;
   }
 
+  /** This node opened the session's GET stream: the node that held it before ends its own. */
+  holdsStream(session: HttpSession): void {
+    if (this.shared) this.publish({ kind: "stream", session: session.id });
+  }
+
   /** The session ended for good: the other nodes drop their copies. */
   ended(sessionId: string): void {
     if (this.shared) this.publish({ kind: "ended", session: sessionId });
@@ -95,6 +102,13 @@ export class Cluster {
       case "ended":
         this.endpoint.endSession(session, "elsewhere");
         return;
+      case "stream": {
+        // The client opened its GET stream on another node: one stream per session, so this one ends.
+        const held = session.standalone;
+        session.standalone = undefined;
+        if (held !== undefined && held.open) held.finish();
+        return;
+      }
       case "deliver": {
         const stream = session.standalone;
         if (stream !== undefined && stream.open) stream.deliver(message.message as never);

@@ -344,6 +344,8 @@ export class HttpEndpoint {
     }
     const stream = session.standalone?.open === true ? session.standalone : session.newStream(reply, new Set(), false);
     if (stream !== session.standalone) session.standalone = stream;
+    // Several processes: this node holds the session's GET stream now; one another node held ends.
+    this.cluster.holdsStream(session);
     if (stream.res !== reply) stream.resume(reply, Number.MAX_SAFE_INTEGER);
     else stream.startSse();
     for (const text of session.backlog.splice(0)) stream.deliver(JSON.parse(text) as never);

@@ -170,6 +170,25 @@ test("cluster: a message for the GET stream goes to the node holding it; a resou
   stream.cancel();
 });
 
+test("cluster: one GET stream per session across nodes: opening it on node B ends the one node A held; messages then go to B", async () => {
+  const { nodes } = cluster(3);
+  const [a, b, c] = nodes as [HttpHandler, HttpHandler, HttpHandler];
+  const session = await open(a, b);
+  const first = await a.fetch(getStream(session));
+  assert.equal(first.status, 200);
+  const onA = frames(first);
+  const second = frames(await b.fetch(getStream(session)));
+  await assert.rejects(onA.next(), /the stream ended/, "the stream on A ends once B holds one");
+  assert.equal(a.endpoint.sessions.get(session)?.standalone, undefined);
+  // C loads the session (a request), then has something unrelated to say: it goes to B's stream.
+  await (await c.fetch(post({ jsonrpc: "2.0", id: 1, method: "ping" }, session))).text();
+  const onC = c.endpoint.sessions.get(session);
+  assert.ok(onC !== undefined);
+  onC.route({ message: { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "to B" } }, relatedRequestId: undefined });
+  assert.deepEqual((await second.next()).message.params, { level: "info", data: "to B" });
+  second.cancel();
+});
+
 test("cluster: subscriptions/listen on node A hears a tool registered on node B (2026-07-28)", async () => {
   const { nodes, servers } = cluster();
   const [a] = nodes as [HttpHandler, HttpHandler];
@@ -278,8 +297,9 @@ test("cluster: a bus that fails is reported to onError, never thrown into a requ
   }
 });
 
-test("bus messages: only the four kinds, each with its fields; anything else is dropped", () => {
+test("bus messages: only the five kinds, each with its fields; anything else is dropped", () => {
   assert.deepEqual(parseBusMessage('{"kind":"ended","session":"s"}'), { kind: "ended", session: "s" });
+  assert.deepEqual(parseBusMessage('{"kind":"stream","session":"s"}'), { kind: "stream", session: "s" });
   assert.deepEqual(parseBusMessage('{"kind":"input","session":"s","message":{"id":1}}'), { kind: "input", session: "s", message: { id: 1 } });
   assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"listChanged","method":"m"}}'), { kind: "change", change: { kind: "listChanged", method: "m" } });
   assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"resourceUpdated","uri":"u"}}'), { kind: "change", change: { kind: "resourceUpdated", uri: "u" } });
