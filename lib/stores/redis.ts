@@ -14,7 +14,14 @@
 //                           ttlMs + taskGraceMs (default 60 s), untimedTaskTtlMs (default 24 h)
 //                           for a task without TTL
 //   P keys:<name>           string, a shared secret (sharedSecret(): requestState, cursors); no TTL
-//   P bus                   pub/sub channel: "<nodeId> <BusMessage JSON>", at most maxMessageBytes
+//   P bus                   pub/sub channel: "<nodeId> <BusMessage JSON>", at most maxMessageBytes;
+//                           kinds input (a client's answer or cancellation for the node that awaits
+//                           it), deliver (a message for the node holding the GET stream), stream
+//                           (this node holds the GET stream now), change (list, resource, task,
+//                           task answers), ended (the session ended everywhere)
+//
+// Stateless (2026-07-28 only, eras "modern") nodes need the bus, the task store and a shared
+// requestState key only: no session is kept, so no session or event store.
 //
 // Invariants:
 // - stream events are in a Redis Stream, written by the node that holds the stream, so an
