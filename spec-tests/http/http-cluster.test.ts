@@ -234,6 +234,27 @@ test("cluster: a task on node A asks for input; tasks/update on node B answers i
   assert.deepEqual(task.result, { content: [{ type: "text", text: "task hello bob" }] });
 });
 
+test("cluster: stateless 2026-07-28 nodes need only the bus and the task store (no shared session or event store)", async () => {
+  const hub = new MemoryBusHub();
+  const tasks = new MemoryTaskStore();
+  const servers = [0, 1].map((i) => {
+    const server = new Server({ info: { name: "stateless", version: "1" }, versions: [MODERN], tasks: { store: tasks, newTaskId: () => `t${i}` } });
+    server.tool("slow", { taskSupport: "optional" }, (_args, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted")))));
+    return server;
+  });
+  const [a, b] = servers.map((server) => createHttpHandler(server, { eras: "modern", bus: hub.node(), onError: () => undefined })) as [HttpHandler, HttpHandler];
+  const caps = { extensions: { [TASKS_EXTENSION]: {} } };
+  const listen = frames(await a.fetch(modern(1, "subscriptions/listen", { notifications: { toolsListChanged: true } })));
+  assert.equal((await listen.next()).message.method, "notifications/subscriptions/acknowledged");
+  servers[1]?.tool("late", {}, () => ({ content: [] }));
+  assert.equal((await listen.next()).message.method, "notifications/tools/list_changed");
+  listen.cancel();
+  const created = (await (await a.fetch(modern(2, "tools/call", { name: "slow", arguments: {} }, caps))).json()) as { result: Json };
+  const got = (await (await b.fetch(modern(3, "tasks/get", { taskId: created.result.taskId }, caps))).json()) as { result: Json };
+  assert.equal(got.result.status, "working");
+  assert.equal((await b.fetch(modern(4, "tasks/cancel", { taskId: created.result.taskId }, caps))).status, 200);
+});
+
 test("cluster: DELETE on one node ends the session on all; going idle or shutting down drops only that node's copy", async () => {
   const timers = manualTimers();
   const { nodes, store } = cluster(3, { timers });
