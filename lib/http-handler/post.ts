@@ -173,7 +173,7 @@ export class PostHandling {
     }
     // Several processes: answers to server requests another node awaits go there (cluster.ts).
     const local = endpoint.cluster.forward(session, items);
-    if (local.length === 0) {
+    if (local.length === 0 && items.length > 0) {
       reply.head(HttpStatus.accepted, { "Content-Length": "0" });
       reply.end();
       return;

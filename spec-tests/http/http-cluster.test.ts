@@ -376,3 +376,16 @@ async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !check(); i++) await sleep(2);
   assert.ok(check(), "the condition came true");
 }
+
+test("an empty batch is refused (400, Invalid request) whether the bus is shared or not: forwarding answers leaves it as it is", async () => {
+  for (const shared of [true, false]) {
+    const server = new Server({ info: { name: "batch", version: "1" }, versions: ["2025-03-26"] });
+    const node = createHttpHandler(server, shared ? { bus: new MemoryBusHub().node(), onError: () => undefined } : { onError: () => undefined });
+    const res = await node.fetch(post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } } }));
+    await res.text();
+    const session = res.headers.get("mcp-session-id") as string;
+    const empty = await node.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json", "mcp-session-id": session, "mcp-protocol-version": "2025-03-26" }, body: "[]" }));
+    assert.equal(empty.status, 400, `shared ${shared}`);
+    assert.equal(((await empty.json()) as { error: { code: number } }).error.code, -32600);
+  }
+});
