@@ -188,6 +188,24 @@ export class Engine<R extends Role = Role> {
     return this.s.snapshot(this.outRequests.nextId, this.features.exportState());
   }
 
+  /**
+   * Adopts a newer snapshot of this same session, written by another process that carried it
+   * on (a shared session store): the phase only moves forward, the logging level and the
+   * subscriptions become the snapshot's, and our request ids stay past both counters (ID-03).
+   * A snapshot of another role or version is ignored.
+   */
+  adopt(snapshot: EngineSnapshot): void {
+    if (this.s.closed || snapshot.format !== 1 || snapshot.role !== this.role || snapshot.version !== this.negotiatedVersion) return;
+    if (snapshot.phase === "operating" && this.s.phase === "initializing") this.s.enter("operating");
+    if (Number.isSafeInteger(snapshot.nextId)) this.outRequests.nextId = Math.max(this.outRequests.nextId, snapshot.nextId);
+    this.features.importState(snapshot, true);
+  }
+
+  /** Whether `id` names one of our requests still awaiting its response (a host that shares sessions routes a stray answer elsewhere). */
+  awaitsResponse(id: RequestId): boolean {
+    return typeof id === "number" && this.outRequests.get(id) !== undefined;
+  }
+
   /** An engine that carries on the session a snapshot describes, with the same options it was created with. */
   static restore<R extends Role>(options: EngineOptions<R>, snapshot: EngineSnapshot): Engine<R> {
     if (snapshot.format !== 1 || snapshot.role !== options.role || !isSessionVersion(snapshot.version)) {

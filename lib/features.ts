@@ -274,8 +274,10 @@ export class Features {
     return { loggingLevel: this.loggingLevel, subscriptions: [...this.subscriptions] };
   }
 
-  importState(state: { loggingLevel: string | undefined; subscriptions: readonly string[] }): void {
+  /** `replace`: the subscriptions become the state's (a newer snapshot of the session), not a union. */
+  importState(state: { loggingLevel: string | undefined; subscriptions: readonly string[] }, replace = false): void {
     this.logLevel = severityOf(state.loggingLevel);
+    if (replace) this.subscriptions.clear();
     for (const uri of state.subscriptions) if (boundedAdd(this.subscriptions, uri, this.limits.maxSubscriptions, false)) this.subscriptions.add(uri);
   }
 

@@ -11,6 +11,8 @@ export const USAGE = `usage:
   mcp-engine serve                    run the reference server on stdio
   mcp-engine serve --http HOST:PORT   run it over Streamable HTTP at http://HOST:PORT/mcp
                    [--legacy-sse]     and the deprecated HTTP+SSE transport at /sse and /messages
+                   [--redis URL]      share sessions, stream events, tasks and keys with every node
+                                      started with the same redis://host:port (several processes as one)
   mcp-engine client [options] -- <command...>
                                       spawn a stdio MCP server and report on everything it declares
   mcp-engine client [options] <url>   the same report over Streamable HTTP (or HTTP+SSE);
@@ -44,6 +46,8 @@ export interface CliOptions {
   /** serve --http HOST:PORT */
   http: string | undefined;
   legacySse: boolean;
+  /** serve --redis redis://HOST:PORT (with --http): the shared stores. */
+  redis: string | undefined;
   /** client: what to report on. */
   target: Target | undefined;
 }
@@ -52,16 +56,16 @@ export type Parsed = { ok: true; options: CliOptions } | { ok: false; problem: s
 
 const REPORT_OPTIONS = new Set(["--era", "--timeout", "--root", "--call-destructive"]);
 const ALLOWED = new Map<string, Set<string>>([
-  ["serve", new Set(["--http", "--legacy-sse"])],
+  ["serve", new Set(["--http", "--legacy-sse", "--redis"])],
   ["client", REPORT_OPTIONS],
   ["demo", REPORT_OPTIONS],
 ]);
-const TAKES_VALUE = new Set(["--era", "--timeout", "--root", "--http"]);
+const TAKES_VALUE = new Set(["--era", "--timeout", "--root", "--http", "--redis"]);
 
 const isUrl = (word: string): boolean => /^https?:\/\//i.test(word);
 
 export function parseArgs(argv: readonly string[]): Parsed {
-  const options: CliOptions = { command: "help", era: "auto", timeoutMs: DEFAULT_TIMEOUT_MS, roots: [], callDestructive: false, http: undefined, legacySse: false, target: undefined };
+  const options: CliOptions = { command: "help", era: "auto", timeoutMs: DEFAULT_TIMEOUT_MS, roots: [], callDestructive: false, http: undefined, legacySse: false, redis: undefined, target: undefined };
   const [first, ...rest] = argv;
   if (first === undefined) return { ok: false, problem: "a subcommand is missing" };
   if (first === "--help" || first === "-h" || first === "help") return { ok: true, options };
@@ -104,6 +108,7 @@ export function parseArgs(argv: readonly string[]): Parsed {
     if (!dashdash && command.length === 1 && isUrl(command[0] as string)) options.target = { kind: "url", url: command[0] as string };
     else options.target = { kind: "stdio", command: command[0] as string, args: command.slice(1) };
   } else if (command.length > 0) return { ok: false, problem: `${first} takes no arguments; got ${JSON.stringify(command.join(" "))}` };
+  if (options.redis !== undefined && options.http === undefined) return { ok: false, problem: "--redis needs --http (stdio serves one client, nothing to share)" };
   return { ok: true, options };
 }
 
@@ -128,6 +133,10 @@ function apply(options: CliOptions, flag: string, value: string | undefined): st
       return undefined;
     case "--http":
       options.http = value;
+      return undefined;
+    case "--redis":
+      if (!/^redis:\/\/[^\s]+$/i.test(value ?? "")) return `--redis takes a redis://HOST:PORT URL; got ${JSON.stringify(value)}`;
+      options.redis = value;
       return undefined;
     default:
       // --legacy-sse, the only other allowed flag.

@@ -30,6 +30,7 @@ import { REFERENCE_CLIENT_INFO, installReferenceHandlers, referenceClientCapabil
 import { createReferenceServer } from "./reference-server.js";
 import { rootProblem, rootsFor } from "./roots.js";
 import { detectRuntime, serveOnRuntime } from "./runtime.js";
+import { joinCluster } from "./cluster.js";
 
 function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -51,7 +52,10 @@ function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
 
 
 async function serve(options: CliOptions): Promise<number> {
-  const server = createReferenceServer({ paginationSecret: randomBytes(32), requestStateSecret: randomBytes(32), sleep });
+  // --redis: one node of several (lib/cli/cluster.ts): shared stores and keys.
+  const node = options.redis === undefined ? undefined : await joinCluster(options.redis, (text) => process.stderr.write(`mcp-engine serve --redis: ${text}`)).catch((error: Error) => error);
+  if (node instanceof Error) return (process.stderr.write(`mcp-engine serve --redis: ${node.message}\n`), 2);
+  const server = createReferenceServer({ paginationSecret: node?.paginationSecret ?? randomBytes(32), requestStateSecret: node?.requestStateSecret ?? randomBytes(32), sleep, tasks: node === undefined ? undefined : { store: node.taskStore } });
   if (options.http === undefined) {
     serveStdio(server);
     return -1;
@@ -67,7 +71,8 @@ async function serve(options: CliOptions): Promise<number> {
   // --legacy-sse: also offer the deprecated HTTP+SSE transport of 2024-11-05 at /sse and /messages.
   // Under Bun or Deno the fetch handler is served on the runtime's own server, not its node:http emulation.
   const runtime = detectRuntime();
-  const running = runtime === "node" ? await serveHttp(server, { host, port, legacySse: options.legacySse }) : await serveOnRuntime(runtime, server, host, port, { legacySse: options.legacySse });
+  const served = { legacySse: options.legacySse, ...node?.http };
+  const running = runtime === "node" ? await serveHttp(server, { host, port, ...served }) : await serveOnRuntime(runtime, server, host, port, served);
   process.stderr.write(`mcp-engine reference server listening on ${running.url}${runtime === "node" ? "" : ` (${runtime}, fetch handler)`}\n`);
   const stop = (): void => {
     // A runtime that waits for idle keep-alive connections to close on shutdown does not hold the exit for long.

@@ -31,6 +31,7 @@ import type { ModernExchange } from "./exchange.js";
 import { LegacySseEndpoint } from "./legacy.js";
 import { resolveOptions, type HttpServerOptions, type ResolvedHttpOptions } from "./options.js";
 import { PostHandling } from "./post.js";
+import { Cluster } from "./cluster.js";
 import { HttpSession, isThenable } from "./session.js";
 import "./web-types.js";
 
@@ -57,7 +58,10 @@ export class HttpEndpoint {
   readonly modernVersions: readonly ModernVersion[];
   /** The deprecated HTTP+SSE endpoint, when offered. */
   readonly legacy: LegacySseEndpoint | undefined;
-  private readonly posts: PostHandling;
+  /** @internal */
+  readonly posts: PostHandling;
+  /** What goes between the processes of one endpoint (HttpServerOptions.bus). */
+  readonly cluster: Cluster;
   private readonly authenticate: HttpServerOptions["authenticate"];
   private readonly authHook: HttpServerOptions["auth"];
 
@@ -85,18 +89,32 @@ export class HttpEndpoint {
     this.authenticate = options.authenticate;
     this.authHook = options.auth;
     this.posts = new PostHandling(this);
+    this.cluster = new Cluster(this, this.options.bus);
   }
 
-  /** Ends one session: its streams close, its engine closes, the store forgets it. */
-  endSession(session: HttpSession): void {
+  /** Prefixes this node's stream ids (unique across the nodes of a shared bus). */
+  get streamPrefix(): string {
+    return this.cluster.streamPrefix;
+  }
+
+  /**
+   * Ends one session: its streams close, its engine closes, the store forgets it. With a
+   * shared bus, a session idle here or a node shutting down only drops this node's copy
+   * (the session carries on elsewhere), and one ended for good is dropped by every node.
+   */
+  endSession(session: HttpSession, why: "ended" | "idle" | "shutdown" | "elsewhere" = "ended"): void {
     this.sessions.delete(session.id);
-    session.end();
+    const forGood = why === "ended" || !this.cluster.shared;
+    session.end(forGood);
+    if (!forGood) return;
     this.options.store.delete(session.id).catch(this.options.onError);
+    this.cluster.ended(session.id);
   }
 
   /** Ends every session and every 2026-07-28 request in flight (shutdown); listen streams get their final result. */
   closeAll(): void {
-    for (const session of [...this.sessions.values()]) this.endSession(session);
+    for (const session of [...this.sessions.values()]) this.endSession(session, "shutdown");
+    this.cluster.close();
     for (const exchange of [...this.exchanges]) exchange.shutdown();
     this.legacy?.closeAll();
   }
@@ -250,17 +268,43 @@ export class HttpEndpoint {
 
   private async findSession(id: string): Promise<HttpSession | undefined> {
     const local = this.sessions.get(id);
-    if (local !== undefined) return local.closed ? undefined : local;
-    // Another process may have created it: carry on from its snapshot.
+    if (local !== undefined && !this.cluster.shared) return local.closed ? undefined : local;
+    // Another process may have created it, or carried it on since: carry on from its snapshot.
     const snapshot = await this.options.store.get(id);
+    if (local !== undefined && !local.closed) {
+      if (snapshot !== undefined) {
+        local.session.engine.adopt(snapshot);
+        local.stored = JSON.stringify(snapshot);
+        return local;
+      }
+      // Shared: the store is the truth (a session is in it before its id is handed out); gone there, it is gone.
+      this.endSession(local, "elsewhere");
+      return undefined;
+    }
     if (snapshot === undefined) return undefined;
-    return this.sessions.get(id) ?? this.createSession(snapshot, id);
+    const known = this.sessions.get(id);
+    if (known !== undefined) return known;
+    const created = this.createSession(snapshot, id);
+    created.stored = JSON.stringify(snapshot);
+    return created;
   }
 
   save(session: HttpSession): void {
     const engine = session.session.engine;
     if (engine.negotiatedVersion === undefined || engine.isClosed) return;
-    this.options.store.put(session.id, engine.snapshot()).catch(this.options.onError);
+    const snapshot = engine.snapshot();
+    if (this.cluster.shared) {
+      // Shared: a snapshot the store has already is not written again (reading it renewed its TTL).
+      const text = JSON.stringify(snapshot);
+      if (text === session.stored) return;
+      session.stored = text;
+    }
+    this.options.store.put(session.id, snapshot).catch(this.options.onError);
+  }
+
+  /** A session whose GET stream keeps it in use on this node: its entry in a shared store is renewed (a get renews the TTL). */
+  keepAlive(session: HttpSession): void {
+    if (this.cluster.shared) this.options.store.get(session.id).catch(this.options.onError);
   }
 
   private async get(incoming: HttpIncoming, reply: HttpReply): Promise<void> {
@@ -300,6 +344,8 @@ export class HttpEndpoint {
     }
     const stream = session.standalone?.open === true ? session.standalone : session.newStream(reply, new Set(), false);
     if (stream !== session.standalone) session.standalone = stream;
+    // Several processes: this node holds the session's GET stream now; one another node held ends.
+    this.cluster.holdsStream(session);
     if (stream.res !== reply) stream.resume(reply, Number.MAX_SAFE_INTEGER);
     else stream.startSse();
     for (const text of session.backlog.splice(0)) stream.deliver(JSON.parse(text) as never);

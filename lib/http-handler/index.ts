@@ -16,6 +16,8 @@ export type { HttpHandler, HttpHandlerOptions } from "./fetch.js";
 export { HttpEndpoint } from "./endpoint.js";
 export type { BodyRead, HttpIncoming, HttpReply } from "./channel.js";
 export { MemoryEventStore, MemorySessionStore } from "./options.js";
+export { MemoryBusHub, StandaloneBus, parseBusMessage } from "./bus.js";
+export type { BusMessage, MessageBus } from "./bus.js";
 export type { EventStore, HttpServerOptions, MemoryEventStoreOptions, SessionStore, StoredEvent } from "./options.js";
 export type { AuthInfo } from "./auth.js";
 export type { WebRequest, WebResponse } from "./web-types.js";

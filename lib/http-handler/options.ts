@@ -14,6 +14,7 @@ import type { AuthRequest, AuthenticateResult, HttpAnswer } from "../auth/resour
 import type { AuthInfo } from "./auth.js";
 import type { CorsOptions } from "../http/cors.js";
 import type { LegacySseOptions } from "./legacy.js";
+import { StandaloneBus, type MessageBus } from "./bus.js";
 import type { WebRequest, WebResponse } from "./web-types.js";
 
 /** Where sessions are kept between requests. The in-memory default suits one process; a shared one (async) suits several. */
@@ -158,6 +159,13 @@ export interface HttpServerOptions {
   store?: SessionStore;
   /** The events of resumable streams. Default: a MemoryEventStore bounded by maxEventsPerStream. */
   eventStore?: EventStore;
+  /**
+   * What goes between the processes serving this endpoint behind a load balancer (answers to
+   * server requests, GET-stream messages, change notifications, ended sessions): a shared bus
+   * (mcp-engine/stores/redis) with shared stores makes several processes one server. Default:
+   * a standalone bus (one process).
+   */
+  bus?: MessageBus;
   /** Session ids: unguessable, visible ASCII. Default crypto.randomUUID (Web Crypto). */
   sessionId?: () => string;
   /** "auto": JSON unless the handler sends something before its result; "sse": always SSE. Default "auto". */
@@ -231,6 +239,7 @@ export interface ResolvedHttpOptions extends HttpLimits {
   allowedHosts: ReadonlySet<string>;
   store: SessionStore;
   eventStore: EventStore;
+  bus: MessageBus;
   sessionId: () => string;
   responseMode: "auto" | "sse";
   sseRetryMs: number;
@@ -251,6 +260,7 @@ export function resolveOptions(options: HttpServerOptions, eras: "both" | "sessi
     allowedHosts: new Set((options.allowedHosts ?? ["localhost", "127.0.0.1", "[::1]"]).map((h) => h.toLowerCase())),
     store: options.store ?? new MemorySessionStore(),
     eventStore: options.eventStore ?? new MemoryEventStore({ maxEventsPerStream, now: () => timers.now() }),
+    bus: options.bus ?? new StandaloneBus(),
     sessionId: options.sessionId ?? randomSessionId,
     responseMode: options.responseMode ?? "auto",
     sseRetryMs: options.sseRetryMs ?? 1000,

@@ -171,6 +171,14 @@ export class PostHandling {
         return;
       }
     }
+    // Several processes: answers to server requests another node awaits go there (cluster.ts).
+    const local = endpoint.cluster.forward(session, items);
+    if (local.length === 0 && items.length > 0) {
+      reply.head(HttpStatus.accepted, { "Content-Length": "0" });
+      reply.end();
+      return;
+    }
+    const fed = Array.isArray(body) ? local : local[0];
     const stream = session.newStream(reply, requestIds, Array.isArray(body) && requestIds.size > 0, requestIds.size === 0 ? REFUSALS.invalidRequest.status : HttpStatus.ok);
     for (const id of requestIds) {
       // An id still owned by an open stream is a duplicate in flight: the engine refuses it on this stream.
@@ -179,11 +187,11 @@ export class PostHandling {
     }
     session.current = stream;
     try {
-      session.session.receiveMessage(body, endpoint.transportInfo(incoming, session.id, auth));
+      session.session.receiveMessage(fed, endpoint.transportInfo(incoming, session.id, auth));
     } finally {
       session.current = undefined;
     }
-    for (const m of items) this.endCancelled(session, stream, m);
+    for (const m of local) this.endCancelled(session, stream, m);
     if (requestIds.size === 0) {
       // Notifications and responses only: 202 with no body, unless the engine refused something (then its error).
       if (stream.mode === "pending" && stream.seq === 0 && !reply.headSent) {
@@ -205,7 +213,7 @@ export class PostHandling {
    * engine's JSON-RPC error and nothing is kept. The Server answers initialize synchronously
    * (its engine's autoInitialize), so the outcome is known when receiveMessage returns.
    */
-  private initialize(incoming: HttpIncoming, reply: HttpReply, body: unknown, auth: AuthInfo | undefined): void {
+  private async initialize(incoming: HttpIncoming, reply: HttpReply, body: unknown, auth: AuthInfo | undefined): Promise<void> {
     const shape = initializeShapeProblem(body);
     if (shape !== undefined) {
       refuse(reply, "invalidRequest", `Invalid request: ${shape}`);
@@ -230,6 +238,12 @@ export class PostHandling {
       else refuse(reply, "internal", "Internal error: initialize was not answered", id);
       return;
     }
+    if (endpoint.cluster.shared && !(await this.saved(session))) {
+      // Several processes: a session the others cannot find would be a session id that fails on the next node.
+      session.end(false);
+      refuse(reply, "internal", "Internal error: the shared session store is unavailable; retry later", id);
+      return;
+    }
     endpoint.sessions.set(session.id, session);
     reply.setHeader("Mcp-Session-Id", session.id);
     session.touch();
@@ -245,8 +259,21 @@ export class PostHandling {
     endpoint.save(session);
   }
 
+  /** Whether the session's first snapshot reached the store (the failure reported to onError). */
+  private async saved(session: HttpSession): Promise<boolean> {
+    try {
+      const snapshot = session.session.engine.snapshot();
+      await this.options.store.put(session.id, snapshot);
+      session.stored = JSON.stringify(snapshot);
+      return true;
+    } catch (error) {
+      this.options.onError(error);
+      return false;
+    }
+  }
+
   /** X-04: a request the client cancelled gets no answer, so the stream that awaited it ends rather than stay open for good. */
-  private endCancelled(session: HttpSession, current: Stream, m: unknown): void {
+  endCancelled(session: HttpSession, current: Stream | undefined, m: unknown): void {
     const target = cancelledTarget(m);
     if (target === undefined) return;
     const owner = session.owners.get(target);

@@ -29,7 +29,11 @@ import type { EventStore, StoredEvent } from "./options.js";
 export interface SessionHost {
   readonly options: { readonly responseMode: "auto" | "sse"; readonly sseRetryMs: number; readonly sessionIdleMs: number; readonly eventStore: EventStore; readonly onError: (error: unknown) => void };
   readonly timers: HttpTimers;
-  endSession(session: HttpSession): void;
+  /** Prefixes stream ids ("" for one process). */
+  readonly streamPrefix: string;
+  readonly cluster: { deliverElsewhere(session: HttpSession, message: JsonObject): boolean };
+  endSession(session: HttpSession, why?: "idle"): void;
+  keepAlive(session: HttpSession): void;
 }
 
 /** One SSE-capable reply channel: a POST's answer, or the session's GET stream. */
@@ -189,6 +193,8 @@ export class HttpSession {
   /** While initialize is handled: what the engine sends is held here until the host knows whether a session is minted. */
   captured: Outbound[] | undefined;
   private nextStream = 0;
+  /** The snapshot (JSON) the shared store is known to hold, so that an unchanged one is not written again. */
+  stored: string | undefined;
   private timer: unknown;
   private idleTimer: unknown;
   closed = false;
@@ -221,7 +227,7 @@ export class HttpSession {
   }
 
   newStream(res: HttpReply, awaiting: Set<RequestId>, batch: boolean, jsonStatus: number = HttpStatus.ok): Stream {
-    const stream = new Stream(streamName(this.nextStream++), this, res, awaiting, batch, jsonStatus);
+    const stream = new Stream(`${this.http.streamPrefix}${streamName(this.nextStream++)}`, this, res, awaiting, batch, jsonStatus);
     this.streams.set(stream.id, stream);
     // Keep a bounded number of finished streams around for late resumption.
     if (this.streams.size > 100) {
@@ -242,8 +248,10 @@ export class HttpSession {
     if (this.idleTimer !== undefined) timers.clearTimeout(this.idleTimer);
     this.idleTimer = timers.setTimeout(() => {
       // A session with a response attached (its GET stream, a POST still answering) is in use, however quiet.
-      if (this.attached) this.touch();
-      else this.http.endSession(this);
+      if (this.attached) {
+        this.touch();
+        this.http.keepAlive(this);
+      } else this.http.endSession(this, "idle");
     }, this.http.options.sessionIdleMs);
   }
 
@@ -300,22 +308,27 @@ export class HttpSession {
       this.standalone.deliver(message);
       return;
     }
+    // Several processes: the node holding the GET stream (if any) gets it.
+    if (this.http.cluster.deliverElsewhere(this, m)) return;
     this.backlog.push(JSON.stringify(message));
     if (this.backlog.length > 1000) this.backlog.shift();
   }
 
-  end(): void {
+  /** `forgetEvents` false: only this process lets the session go (its events stay in the store for another). */
+  end(forgetEvents = true): void {
     if (this.closed) return;
     this.closed = true;
     if (this.timer !== undefined) this.http.timers.clearTimeout(this.timer);
     if (this.idleTimer !== undefined) this.http.timers.clearTimeout(this.idleTimer);
     for (const stream of this.streams.values()) if (stream.open) stream.finish();
     this.streams.clear();
-    try {
-      const forgotten = this.http.options.eventStore.forget(this.id);
-      if (isThenable(forgotten)) forgotten.then(undefined, this.http.options.onError);
-    } catch (error) {
-      this.http.options.onError(error);
+    if (forgetEvents) {
+      try {
+        const forgotten = this.http.options.eventStore.forget(this.id);
+        if (isThenable(forgotten)) forgotten.then(undefined, this.http.options.onError);
+      } catch (error) {
+        this.http.options.onError(error);
+      }
     }
     this.owners.clear();
     if (!this.session.engine.isClosed) this.session.close();

@@ -282,6 +282,14 @@ interface PromptEntry {
 }
 
 /** Returned by every registration; remove() unregisters and announces the change. */
+/** What a Server tells its sessions about: a list changed, a resource changed, a task changed (its wire form). */
+export type ServerChange =
+  | { readonly kind: "listChanged"; readonly method: string }
+  | { readonly kind: "resourceUpdated"; readonly uri: string }
+  | { readonly kind: "task"; readonly task: JsonObject }
+  /** tasks/update for a task another process runs (its answers, for that process). */
+  | { readonly kind: "taskInput"; readonly taskId: string; readonly inputResponses: JsonObject };
+
 export interface Registration {
   remove(): void;
 }
@@ -305,9 +313,11 @@ export class Server {
     checkInputRounds(options.inputRounds);
     this.options = options;
     this.extensionHandlers = new ExtensionHandlers(options.extensions);
-    this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(options.tasks, (task) => {
-      for (const session of this.sessions) session.taskChanged(task);
-    });
+    this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(
+          options.tasks,
+          (task) => this.spread({ kind: "task", task }),
+          (taskId, inputResponses) => this.spread({ kind: "taskInput", taskId, inputResponses }),
+        );
     if (options.pageSize === undefined) this.paginator = undefined;
     else if (options.paginationSecret === undefined) throw new Error("pagination (N-05): pageSize needs a paginationSecret (at least 16 bytes from a cryptographic source) to seal the cursors; got none");
     else this.paginator = new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize });
@@ -405,7 +415,33 @@ export class Server {
 
   /** Tells every subscribed session that a resource changed. */
   notifyResourceUpdated(uri: string): void {
-    for (const session of this.sessions) session.resourceUpdated(uri);
+    this.spread({ kind: "resourceUpdated", uri });
+  }
+
+  /**
+   * @internal Set by a host whose sessions span processes (the HTTP handler with a shared
+   * bus): it takes every change instead of this process's sessions, and applies it
+   * (applyChange) on every process, each to the sessions it holds the streams of.
+   */
+  relay: ((change: ServerChange) => void) | undefined = undefined;
+
+  /** @internal A change (this process's or another's) told to `sessions` (default: all of this process's). */
+  applyChange(change: ServerChange, sessions: Iterable<ServerSession> = this.sessions): void {
+    if (change.kind === "taskInput") {
+      this.taskRunner?.answerHere(change.taskId, change.inputResponses).catch(() => undefined);
+      return;
+    }
+    if (change.kind === "task" && change.task.status === "cancelled" && typeof change.task.taskId === "string") this.taskRunner?.stopHere(change.task.taskId, "the task was cancelled");
+    for (const session of sessions) {
+      if (change.kind === "listChanged") session.listChanged(change.method);
+      else if (change.kind === "resourceUpdated") session.resourceUpdated(change.uri);
+      else session.taskChanged(change.task);
+    }
+  }
+
+  private spread(change: ServerChange): void {
+    if (this.relay !== undefined) this.relay(change);
+    else this.applyChange(change);
   }
 
   private register<V>(kind: string, map: Map<string, V>, key: string, value: V, changed: string): Registration {
@@ -423,7 +459,7 @@ export class Server {
   }
 
   private announce(method: string): void {
-    for (const session of this.sessions) session.listChanged(method);
+    this.spread({ kind: "listChanged", method });
   }
 }
 

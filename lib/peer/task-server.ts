@@ -116,6 +116,8 @@ export class TaskRunner {
     private readonly options: TaskOptions,
     /** Tells every session of the server that a task changed (notifications/tasks on the listens that asked). */
     private readonly announce: (task: JsonObject) => void,
+    /** tasks/update for a task this process does not run: the answers go to the process that does (several processes, one store). */
+    private readonly elsewhere: (taskId: string, inputResponses: JsonObject) => void = () => undefined,
   ) {
     if (typeof options.newTaskId !== "function")
       throw new Error("tasks: expected newTaskId, a function returning unguessable ids (e.g. crypto.randomUUID); got none");
@@ -185,8 +187,23 @@ export class TaskRunner {
       throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object", { path: "params.inputResponses" });
     const task = await this.store.get(taskId, now);
     if (task === undefined || task === "expired") throw notFound(task);
+    if (TERMINAL.has(task.status)) return {};
     const running = this.running.get(taskId);
-    if (running === undefined || TERMINAL.has(task.status)) return {};
+    if (running === undefined) {
+      if (task.status === "input_required") this.elsewhere(taskId, responses);
+      return {};
+    }
+    await this.answer(taskId, running, responses);
+    return {};
+  }
+
+  /** @internal tasks/update answered on another process for a task this one runs. */
+  async answerHere(taskId: string, responses: JsonObject): Promise<void> {
+    const running = this.running.get(taskId);
+    if (running !== undefined) await this.answer(taskId, running, responses);
+  }
+
+  private async answer(taskId: string, running: Running, responses: JsonObject): Promise<void> {
     const answered: Array<{ resolve: (answer: unknown) => void; answer: unknown }> = [];
     for (const key of Object.keys(responses)) {
       const entry = running.outstanding.get(key);
@@ -197,7 +214,6 @@ export class TaskRunner {
     if (answered.length > 0) await this.writeOutstanding(taskId, running);
     // The handler resumes after the store says what is still outstanding.
     for (const { resolve, answer } of answered) resolve(answer);
-    return {};
   }
 
   /** tasks/cancel: cooperative and idempotent; an empty ack. */
@@ -221,6 +237,11 @@ export class TaskRunner {
     const updated = await this.store.update(taskId, { status: "cancelled", statusMessage, inputRequests: null }, now);
     if (updated !== undefined && updated !== "expired") this.announce(detailedTask(updated));
     return true;
+  }
+
+  /** @internal Another process cancelled a task this one runs: its handler stops here (nothing more is written). */
+  stopHere(taskId: string, reason: string): void {
+    this.forget(taskId, reason);
   }
 
   /** Stops a task's handler (its signal aborts, its pending input calls reject) and forgets it here. */

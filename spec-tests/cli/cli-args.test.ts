@@ -153,3 +153,16 @@ test("P-06: elsewhere: nothing animated; one plain line per progress notificatio
   assert.deepEqual(d.out, ["... tools/call slow 0.3s [1]\n", "... tools/call slow 0.3s [2] half\n"]);
   assert.equal(describeProgress({ progress: 5, total: 5, message: "" }), "[5/5]");
 });
+
+test("serve --redis: a redis:// URL, only with --http; a Redis that cannot be reached at start is exit 2 with the reason", async () => {
+  assert.equal(parsed(["serve", "--http", "127.0.0.1:0", "--redis", "redis://127.0.0.1:6379"]).redis, "redis://127.0.0.1:6379");
+  assert.equal(parsed(["serve", "--redis=redis://h:1/2", "--http", "127.0.0.1:0"]).redis, "redis://h:1/2");
+  assert.equal(parsed(["serve"]).redis, undefined);
+  assert.match(refused(["serve", "--redis", "redis://127.0.0.1:6379"]), /--redis needs --http/);
+  assert.match(refused(["serve", "--http", "127.0.0.1:0", "--redis", "http://127.0.0.1:6379"]), /--redis takes a redis:\/\/HOST:PORT URL; got "http/);
+  assert.match(refused(["serve", "--http", "127.0.0.1:0", "--redis"]), /--redis needs a value/);
+  assert.match(refused(["client", "--redis", "redis://x", "--", "x"]), /unknown option "--redis" for client/);
+  const run = await runNode([MAIN, "serve", "--http", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1"]);
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /mcp-engine serve --redis: redis 127\.0\.0\.1:1: cannot connect/);
+});

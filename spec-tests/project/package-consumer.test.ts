@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
-import { STRICT_CONSUMER, linkTypesNode, packIntoConsumer, typeCheck, type Packed } from "../package-harness.js";
+import { STRICT_CONSUMER, linkPackages, linkTypesNode, packIntoConsumer, typeCheck, type Packed } from "../package-harness.js";
 
 let packed: Packed;
 
@@ -136,5 +136,26 @@ test("every export's declarations compile for a strict consumer with @types/node
 
 test("every export's declarations compile for a strict browser-style consumer (DOM libraries, moduleResolution bundler)", () => {
   const result = typeCheck(packed.consumer, "dom", { ...STRICT_CONSUMER, module: "esnext", moduleResolution: "bundler", lib: ["es2022", "dom"], types: [] }, { "entries.ts": importEveryEntry(), "uses.ts": USES });
+  assert.equal(result.status, 0, `tsc reported:\n${result.output}`);
+});
+
+// The user's node-redis client (v5/v6) is what mcp-engine/stores/redis takes, as it is: checked against redis's own declarations.
+const REDIS_USES = `import { createClient } from "redis";
+import { Server } from "mcp-engine/peer";
+import { createHttpHandler } from "mcp-engine/http";
+import { RedisTaskStore, redisHttpStores, sharedSecret, type RedisClientLike } from "mcp-engine/stores/redis";
+
+const client = createClient({ url: "redis://127.0.0.1:6379", disableOfflineQueue: true });
+export const shape: RedisClientLike = client;
+const tasks = new RedisTaskStore(client);
+export const server = new Server({ info: { name: "n", version: "1" }, tasks: { store: tasks, newTaskId: () => "id" } });
+export const handler = createHttpHandler(server, { ...redisHttpStores(client, { prefix: "app:" }) });
+export const secret: Promise<Uint8Array> = sharedSecret(client, "requestState");
+`;
+
+test("mcp-engine/stores/redis takes a node-redis client as it is (redis's own declarations, strict, with @types/node)", () => {
+  linkTypesNode(packed.consumer);
+  linkPackages(packed.consumer, ["redis"]);
+  const result = typeCheck(packed.consumer, "redis", { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"] }, { "redis-uses.ts": REDIS_USES });
   assert.equal(result.status, 0, `tsc reported:\n${result.output}`);
 });

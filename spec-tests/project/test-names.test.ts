@@ -22,7 +22,7 @@ const specTests = join(root, "spec-tests");
 const rules = parseRules(readFileSync(join(root, "RULES.md"), "utf8"));
 
 /** The least share of test names citing an id, per folder (what issue 13 reached, rounded down). */
-const BARS: Readonly<Record<string, number>> = { core: 0.8, http: 0.9, auth: 0.95, cli: 0.7, corpus: 0.95 };
+const BARS: Readonly<Record<string, number>> = { core: 0.8, http: 0.9, auth: 0.95, cli: 0.65, corpus: 0.95 };
 
 /** Names that open with a placeholder yet cite an id, and where that id comes from. */
 const DYNAMIC: Readonly<Record<string, string>> = {
