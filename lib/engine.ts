@@ -434,7 +434,8 @@ export class Engine<R extends Role = Role> {
         output.violation("M-01", "a UTF-8 JSON message per line", `line ${item.line}: ${item.detail}`, ErrorCode.ParseError, undefined, undefined);
       }
     }
-    items.length = 0;
+    if (items.length === 1) items.pop(); // the usual one item: setting length is several times slower
+    else items.length = 0;
   }
 
   /** A line over maxLineBytes, skipped unread: its scanned facts (lib/line-scan.ts) say whether it answers one of our requests (lib/answers.ts) or is owed a refusal. */
