@@ -111,6 +111,8 @@ interface NodeProcess extends NodeEventSource {
   readonly execPath: string;
   readonly platform: string;
   memoryUsage(): { heapUsed: number; rss: number };
+  /** Used by bench/: CPU microseconds since `previous` (or since start). */
+  cpuUsage(previous?: { user: number; system: number }): { user: number; system: number };
   hrtime: { bigint(): bigint };
   stdin: NodeReadable;
   stdout: NodeWritable;
