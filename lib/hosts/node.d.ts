@@ -114,6 +114,8 @@ interface NodeProcess extends NodeEventSource {
   /** Used by bench/: CPU microseconds since `previous` (or since start). */
   cpuUsage(previous?: { user: number; system: number }): { user: number; system: number };
   hrtime: { bigint(): bigint };
+  /** Used by lib/hosts/stdio.ts: runs `callback` once the current operation and its microtasks are done. */
+  nextTick(callback: () => void): void;
   stdin: NodeReadable;
   stdout: NodeWritable;
   stderr: NodeWritable;
@@ -123,6 +125,8 @@ interface NodeProcess extends NodeEventSource {
 }
 
 declare var process: NodeProcess;
+
+declare function queueMicrotask(callback: () => void): void;
 
 interface NodeTimer {
   unref(): this;
