@@ -15,6 +15,8 @@
 //   no listener would exit the process), and every promise made here settles and is handled.
 
 import { spawn } from "node:child_process";
+import { fstatSync } from "node:fs";
+import { Socket } from "node:net";
 import type { NodeChildProcess as ChildProcess } from "./node-shapes.js";
 export type { NodeChildProcess } from "./node-shapes.js";
 import { performance } from "node:perf_hooks";
@@ -121,9 +123,44 @@ export function nodeHost(write: (bytes: Uint8Array) => void, onTimer: () => void
   };
 }
 
+const READ_BUFFER_BYTES = 64 * 1024;
+
+/** What serveStdio needs of its input: events and flow control. */
+interface Input {
+  on(event: "end", listener: () => void): void;
+  on(event: "error", listener: (error: Error) => void): void;
+  pause(): void;
+  resume(): void;
+}
+
+/**
+ * This process's stdin, each chunk handed to `receive`. On a pipe or a socket (how MCP clients
+ * run a server) Node reads into one buffer kept for the stream's life (net.Socket's onread)
+ * instead of a new buffer per read: the engine decodes a chunk before receiveBytes returns and
+ * copies only the part of a line it must keep (lib/framing.ts), so the buffer is free again
+ * when `receive` returns. This takes fd 0 over: nothing else may read process.stdin. Anything
+ * else (a file, a terminal, Windows) is read through process.stdin.
+ */
+function readStdin(receive: (chunk: Uint8Array) => void): Input {
+  if (process.platform !== "win32") {
+    let kind: { isFIFO(): boolean; isSocket(): boolean } | undefined;
+    try {
+      kind = fstatSync(0);
+    } catch {
+      kind = undefined;
+    }
+    if (kind !== undefined && (kind.isFIFO() || kind.isSocket())) {
+      const buffer = new Uint8Array(READ_BUFFER_BYTES);
+      return new Socket({ fd: 0, readable: true, writable: false, onread: { buffer, callback: (n) => receive(buffer.subarray(0, n)) } });
+    }
+  }
+  const stdin = process.stdin;
+  stdin.on("data", receive);
+  return stdin;
+}
+
 /** Serves `server` on this process's stdin and stdout until stdin ends. */
 export function serveStdio(server: Server): ServerSession {
-  const stdin = process.stdin;
   const stdout = process.stdout;
   let session: ServerSession | undefined;
   const out = coalescedWriter((bytes) => {
@@ -135,6 +172,7 @@ export function serveStdio(server: Server): ServerSession {
   const host = nodeHost(out.write, () => session?.onTimer());
   session = server.connect(host);
   const s = session;
+  const stdin = readStdin((chunk) => s.receiveBytes(chunk));
   let ended = false;
   const end = (): void => {
     if (ended) return;
@@ -142,7 +180,6 @@ export function serveStdio(server: Server): ServerSession {
     s.receiveEof();
     host.armTimer(undefined);
   };
-  stdin.on("data", (chunk) => s.receiveBytes(chunk));
   stdin.on("end", end);
   stdin.on("error", end);
   // EPIPE: the client went away; what we still had to say has nowhere to go.

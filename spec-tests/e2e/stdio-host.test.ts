@@ -3,14 +3,19 @@
 // and leaves a later tick's bytes to a write of their own; and nodeHost's timer, which is kept
 // when a deadline moves later, yet never calls onTimer before the deadline last asked for, nor
 // once the deadline is taken away. Over a real pipe: 100 calls in flight reach the server in
-// far fewer writes than 100.
+// far fewer writes than 100. serveStdio reads a pipe into one buffer it reuses: a line split
+// over two reads is still whole, and a file as stdin is read through process.stdin instead.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { StdioClient, coalescedWriter, nodeHost } from "../../lib/hosts/stdio.js";
-import { sleep } from "../support.js";
+import { sleep, withTimeout } from "../support.js";
 
 const text = new TextDecoder();
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -88,5 +93,60 @@ test("StdioClient against `mcp-engine serve`: 100 calls in flight leave in fewer
     assert.ok(writes <= 2, `100 calls made in one tick took ${writes} writes`);
   } finally {
     await remote.close();
+  }
+});
+
+const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) + "\n";
+
+/** Everything `mcp-engine serve` writes until it exits, as parsed lines. */
+function collect(child: ReturnType<typeof spawn>): Promise<Record<string, unknown>[]> {
+  let out = "";
+  child.stdout!.on("data", (chunk: Uint8Array) => (out += text.decode(chunk)));
+  return withTimeout(
+    new Promise((resolve) => child.on("close", () => resolve(out.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>)))),
+    10_000,
+    "mcp-engine serve to exit",
+  );
+}
+
+test("serveStdio on a pipe: a line split over two reads of the reused buffer is answered whole", async () => {
+  const child = spawn(process.execPath, [MAIN, "serve"], { stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  child.stdout!.on("data", (chunk: Uint8Array) => (out += text.decode(chunk)));
+  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  const waitFor = (count: number): Promise<void> =>
+    withTimeout(
+      (async () => {
+        while (out.split("\n").length <= count) await sleep(10);
+      })(),
+      10_000,
+      `${count} answer(s)`,
+    );
+  child.stdin!.write(INITIALIZE);
+  await waitFor(1); // the server is up and reading
+  const ping = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping", params: { _meta: { note: "a line long enough to cut in two" } } }) + "\n";
+  child.stdin!.write(ping.slice(0, 40));
+  await sleep(100); // read on its own, into the buffer the next read overwrites
+  child.stdin!.write(ping.slice(40));
+  await waitFor(2);
+  child.stdin!.end();
+  await withTimeout(exited, 10_000, "mcp-engine serve to exit");
+  const lines = out.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(lines[1], { jsonrpc: "2.0", id: 9, result: {} });
+});
+
+test("serveStdio with a file as stdin reads it through process.stdin and answers each line", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "stdio-host-"));
+  try {
+    const file = join(dir, "in.jsonl");
+    writeFileSync(file, INITIALIZE + JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n" + JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ping" }) + "\n");
+    const fd = openSync(file, "r");
+    const child = spawn(process.execPath, [MAIN, "serve"], { stdio: [fd, "pipe", "pipe"] });
+    closeSync(fd);
+    const lines = await collect(child);
+    assert.deepEqual(lines.map((l) => l.id), [7, 8]);
+    assert.deepEqual(lines[1]?.result, {});
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
