@@ -26,7 +26,7 @@ import { PING, TOOLS_CALL, connectedPair, inFlight, type Case } from "./engine.b
 import { collectGarbage, fmt, median, print } from "./run.js";
 
 const WINDOW = 1000;
-const REPETITIONS = 9;
+const REPETITIONS = 11;
 /** Wall time aimed at for one measured run of one contender. */
 const TARGET_MS = 80;
 
@@ -128,8 +128,8 @@ async function calibrate(run: Run, step: number): Promise<number> {
   }
 }
 
-/** Round trips per second of each contender: medians over REPETITIONS alternating runs of ~TARGET_MS each. */
-async function rates(contenders: ReadonlyMap<string, Run>, step: number): Promise<Map<string, number>> {
+/** Round trips per second of each contender over REPETITIONS alternating runs of ~TARGET_MS each, run by run. */
+async function rates(contenders: ReadonlyMap<string, Run>, step: number): Promise<Map<string, number[]>> {
   const sizes = new Map<string, number>();
   for (const [name, run] of contenders) sizes.set(name, await calibrate(run, step));
   for (let i = 0; i < 2; i++) for (const [name, run] of contenders) await timeRun(run, sizes.get(name)!);
@@ -141,7 +141,7 @@ async function rates(contenders: ReadonlyMap<string, Run>, step: number): Promis
       samples.get(name)!.push(n / ((await timeRun(run, n)) / 1e3));
     }
   }
-  return new Map([...samples].map(([name, values]) => [name, median(values)]));
+  return samples;
 }
 
 /**
@@ -170,9 +170,11 @@ async function heapPerRoundTrip(run: Run, n: number, samples: number): Promise<n
 type Stack = "core" | "peer";
 
 interface Row {
-  /** Round trips per CPU second of the floor, measured in the same process as the stack. */
+  /** Round trips per CPU second of the floor (median), measured in the same process as the stack. */
   readonly floor: number;
   readonly rate: number;
+  /** Median over the repetitions of rate ÷ floor within each (adjacent runs share the machine's state). */
+  readonly ratio: number;
   readonly heap: number;
 }
 
@@ -191,7 +193,9 @@ async function measure(stack: Stack, c: Case): Promise<Row[]> {
       window === 1 ? 100 : window,
     );
     const heap = await heapPerRoundTrip(ours, window === 1 ? 5000 : 5 * window, 5);
-    rows.push({ floor: r.get("floor")!, rate: r.get(stack)!, heap });
+    const floors = r.get("floor")!;
+    const mine = r.get(stack)!;
+    rows.push({ floor: median(floors), rate: median(mine), ratio: median(mine.map((v, i) => v / floors[i]!)), heap });
   }
   peers?.close();
   return rows;
@@ -225,8 +229,8 @@ export async function run(): Promise<void> {
     for (const [i, window] of [1, WINDOW].entries()) {
       const k = core[i]!;
       const p = peer[i]!;
-      const coreRatio = k.rate / k.floor;
-      const peerRatio = p.rate / p.floor;
+      const coreRatio = k.ratio;
+      const peerRatio = p.ratio;
       const label = `${c.label}, ${window === 1 ? "one at a time" : `${window} in flight`}`;
       print(`     ${label.padEnd(26)} ${fmt(k.floor, 0)} ${fmt(k.rate, 0)} ${fmt(p.rate, 0)}  ${fmt(coreRatio, 2, 10)} ${fmt(peerRatio, 2, 10)} ${fmt(peerRatio / coreRatio, 2, 9)}  ${fmt(k.heap, 0, 12)} ${fmt(p.heap, 0, 6)}`);
     }

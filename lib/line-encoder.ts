@@ -39,6 +39,8 @@ export class LineEncoder {
   private used = 0;
   /** The end of the drain in progress. */
   private at = 0;
+  /** The view a drain was encoded into, when that view is exactly the drain: take() hands it out as it is. */
+  private whole: Uint8Array | undefined;
 
   /** Capacity of the slab currently kept (for tests of the retention bound). */
   get slabBytes(): number {
@@ -48,6 +50,7 @@ export class LineEncoder {
   /** Starts a drain; bytes of an earlier drain left unfinished (an exception mid-drain) are dropped. */
   begin(): void {
     this.at = this.used;
+    this.whole = undefined;
   }
 
   /**
@@ -55,14 +58,18 @@ export class LineEncoder {
    * several each followed by "\n" (one encodeInto for a whole batch beats one per message).
    */
   write(text: string, newline: boolean): void {
-    // Room for all of it if it is ASCII (the usual case), so it is encoded in one call.
+    // Room for all of it if it is ASCII (the usual case), so it is encoded in one call, into
+    // a view of exactly the size ASCII needs: when it fits, that view is the drain's bytes.
     if (this.slab.length - this.at <= text.length) this.grow(text.length + 1);
-    let result = utf8.encodeInto(text, this.rest());
+    const start = this.at;
+    const view = new Uint8Array(this.buffer, start, newline ? text.length + 1 : text.length);
+    let result = utf8.encodeInto(text, view);
     this.at += result.written;
     let read = result.read;
+    this.whole = read === text.length && start === this.used ? view : undefined;
     while (read < text.length) {
-      // Not ASCII and more than would fit: room for the rest as if it were ASCII, again
-      // (encodeInto stopped at a whole code point; each growth at least doubles).
+      // Not ASCII: room for the rest as if it were ASCII, again (encodeInto stopped at a
+      // whole code point; each growth at least doubles).
       this.grow(text.length - read + 1);
       result = utf8.encodeInto(text.slice(read), this.rest());
       this.at += result.written;
@@ -81,13 +88,17 @@ export class LineEncoder {
       // Only growth makes a slab this large, and growth moves the drain to the slab's start
       // and leaves it at least half used: the drain takes the slab along.
       const bytes = new Uint8Array(this.buffer, 0, at);
+      this.whole = undefined;
       this.slab = EMPTY;
       this.buffer = EMPTY.buffer;
       this.used = this.at = 0;
       return bytes;
     }
     this.used = at;
-    return new Uint8Array(this.buffer, used, at - used);
+    const { whole } = this;
+    this.whole = undefined;
+    // The encoding view is the drain when the drain was that one write and it was ASCII.
+    return whole !== undefined && whole.length === at - used ? whole : new Uint8Array(this.buffer, used, at - used);
   }
 
   /** A view of the slab after the drain in progress. */

@@ -54,6 +54,17 @@ test("text that is not ASCII is encoded whole across growth, never split inside 
   }
 });
 
+test("short text that is not ASCII gets all its bytes and its newline, alone in a drain or after others", () => {
+  const encoder = new LineEncoder();
+  for (const text of ['"é"', '"€"', '"😀"', '"aé"', '"\u00ff\u0100"']) {
+    assert.equal(utf8.decode(drain(encoder, [text])!), text + "\n", text);
+    assert.equal(utf8.decode(drain(encoder, ['"a"', text])!), `"a"\n${text}\n`, `"a" then ${text}`);
+  }
+  encoder.begin();
+  encoder.write('"é"\n"b"\n', false);
+  assert.equal(utf8.decode(encoder.take()!), '"é"\n"b"\n', "a batch's text, newlines included");
+});
+
 test("a newline that lands exactly at the end of the slab still gets its byte", () => {
   const encoder = new LineEncoder();
   const first = drain(encoder, ["y".repeat(100)])!; // the slab is 16 KiB from here
