@@ -47,19 +47,23 @@ export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWri
     if (gathered.length === 0) return;
     const parts = gathered;
     gathered = [];
-    if (parts.length === 1) {
-      sink(parts[0]!);
-      return;
+    let bytes = parts[0]!;
+    if (parts.length > 1) {
+      let total = 0;
+      for (const part of parts) total += part.length;
+      bytes = new Uint8Array(total);
+      let at = 0;
+      for (const part of parts) {
+        bytes.set(part, at);
+        at += part.length;
+      }
     }
-    let total = 0;
-    for (const part of parts) total += part.length;
-    const joined = new Uint8Array(total);
-    let at = 0;
-    for (const part of parts) {
-      joined.set(part, at);
-      at += part.length;
+    try {
+      sink(bytes);
+    } catch {
+      // Outside the driver's guard now: a stream that cannot take the bytes says so through
+      // its "error" event, which ends the session; thrown here it would take the process down.
     }
-    sink(joined);
   };
   const later = (): void => process.nextTick(flush);
   return {
@@ -134,15 +138,16 @@ interface Input {
 }
 
 /**
- * This process's stdin, each chunk handed to `receive`. On a pipe or a socket (how MCP clients
- * run a server) Node reads into one buffer kept for the stream's life (net.Socket's onread)
- * instead of a new buffer per read: the engine decodes a chunk before receiveBytes returns and
- * copies only the part of a line it must keep (lib/framing.ts), so the buffer is free again
- * when `receive` returns. This takes fd 0 over: nothing else may read process.stdin. Anything
- * else (a file, a terminal, Windows) is read through process.stdin.
+ * This process's stdin, each chunk handed to `receive`. With `inPlace`, on a pipe or a socket
+ * (how MCP clients run a server), Node reads into one buffer kept for the stream's life
+ * (net.Socket's onread) instead of a new buffer per read: the engine decodes a chunk before
+ * receiveBytes returns and copies only the part of a line it must keep (lib/framing.ts), so the
+ * buffer is free again when `receive` returns. That socket takes fd 0 over, and process.stdin
+ * would then see nothing: hence opt-in. Otherwise, and on a file, a terminal or Windows, stdin
+ * is read through process.stdin.
  */
-function readStdin(receive: (chunk: Uint8Array) => void): Input {
-  if (process.platform !== "win32") {
+function readStdin(receive: (chunk: Uint8Array) => void, inPlace: boolean): Input {
+  if (inPlace && process.platform !== "win32") {
     let kind: { isFIFO(): boolean; isSocket(): boolean } | undefined;
     try {
       kind = fstatSync(0);
@@ -159,8 +164,17 @@ function readStdin(receive: (chunk: Uint8Array) => void): Input {
   return stdin;
 }
 
+export interface ServeStdioOptions {
+  /**
+   * Read stdin into one reused buffer when it is a pipe or a socket (one allocation per read
+   * less). Only for a process where nothing else reads process.stdin: the reader takes fd 0
+   * over. Default false. `mcp-engine serve` sets it.
+   */
+  readInPlace?: boolean;
+}
+
 /** Serves `server` on this process's stdin and stdout until stdin ends. */
-export function serveStdio(server: Server): ServerSession {
+export function serveStdio(server: Server, options: ServeStdioOptions = {}): ServerSession {
   const stdout = process.stdout;
   let session: ServerSession | undefined;
   const out = coalescedWriter((bytes) => {
@@ -172,7 +186,7 @@ export function serveStdio(server: Server): ServerSession {
   const host = nodeHost(out.write, () => session?.onTimer());
   session = server.connect(host);
   const s = session;
-  const stdin = readStdin((chunk) => s.receiveBytes(chunk));
+  const stdin = readStdin((chunk) => s.receiveBytes(chunk), options.readInPlace ?? false);
   let ended = false;
   const end = (): void => {
     if (ended) return;

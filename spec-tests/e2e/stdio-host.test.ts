@@ -51,6 +51,21 @@ test("coalescedWriter: flush writes what is gathered at once, and the scheduled 
   assert.deepEqual(writes, ["x\n"], "no empty write, no second write of the same bytes");
 });
 
+test("coalescedWriter: a sink that throws does not escape (it would be an uncaught exception), and later writes still go out", async () => {
+  const writes: string[] = [];
+  let fail = true;
+  const out = coalescedWriter((b) => {
+    if (fail) throw new Error("stream gone");
+    writes.push(text.decode(b));
+  });
+  out.write(bytes("lost\n"));
+  await sleep(0);
+  fail = false;
+  out.write(bytes("next\n"));
+  await sleep(0);
+  assert.deepEqual(writes, ["next\n"]);
+});
+
 test("nodeHost: a deadline moved later is kept, and onTimer is not called before it", async () => {
   const calls: number[] = [];
   const host = nodeHost(() => undefined, () => calls.push(performance.now()));
