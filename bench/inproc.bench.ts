@@ -26,9 +26,9 @@ import { PING, TOOLS_CALL, connectedPair, inFlight, type Case } from "./engine.b
 import { collectGarbage, fmt, median, print } from "./run.js";
 
 const WINDOW = 1000;
-const REPETITIONS = 11;
+const REPETITIONS = 31;
 /** Wall time aimed at for one measured run of one contender. */
-const TARGET_MS = 80;
+const TARGET_MS = 25;
 
 // ── floor ───────────────────────────────────────────────────────────────────────
 
@@ -124,7 +124,7 @@ async function timeRun(run: Run, n: number): Promise<number> {
 async function calibrate(run: Run, step: number): Promise<number> {
   for (let n = step; ; n *= 4) {
     const ms = await timeRun(run, n);
-    if (ms >= 15) return Math.max(step, Math.round((n * TARGET_MS) / ms / step) * step);
+    if (ms >= 8) return Math.max(step, Math.round((n * TARGET_MS) / ms / step) * step);
   }
 }
 
