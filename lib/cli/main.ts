@@ -57,7 +57,7 @@ async function serve(options: CliOptions): Promise<number> {
   if (node instanceof Error) return (process.stderr.write(`mcp-engine serve --redis: ${node.message}\n`), 2);
   const server = createReferenceServer({ paginationSecret: node?.paginationSecret ?? randomBytes(32), requestStateSecret: node?.requestStateSecret ?? randomBytes(32), sleep, tasks: node === undefined ? undefined : { store: node.taskStore } });
   if (options.http === undefined) {
-    serveStdio(server);
+    serveStdio(server, { readInPlace: true });
     return -1;
   }
   const address = options.http;
