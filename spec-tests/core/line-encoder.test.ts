@@ -44,7 +44,7 @@ test("a drain that does not fit moves to a larger slab without touching what was
   assert.equal(utf8.decode(batch), texts.map((t) => t + "\n").join(""));
 });
 
-test("text that is not ASCII is encoded whole across growth, never split inside a character", () => {
+test("STD-01: text that is not ASCII is encoded whole across growth, never split inside a character", () => {
   for (const unit of ["é", "€", "😀"]) {
     const encoder = new LineEncoder();
     drain(encoder, ["x".repeat(16 * 1024 - 5)]); // leaves a few bytes of the first slab
@@ -54,7 +54,7 @@ test("text that is not ASCII is encoded whole across growth, never split inside 
   }
 });
 
-test("short text that is not ASCII gets all its bytes and its newline, alone in a drain or after others", () => {
+test("STD-01: short text that is not ASCII gets all its bytes and its newline, alone in a drain or after others", () => {
   const encoder = new LineEncoder();
   for (const text of ['"é"', '"€"', '"😀"', '"aé"', '"\u00ff\u0100"']) {
     assert.equal(utf8.decode(drain(encoder, [text])!), text + "\n", text);
@@ -65,7 +65,7 @@ test("short text that is not ASCII gets all its bytes and its newline, alone in 
   assert.equal(utf8.decode(encoder.take()!), '"é"\n"b"\n', "a batch's text, newlines included");
 });
 
-test("a newline that lands exactly at the end of the slab still gets its byte", () => {
+test("STD-01: a newline that lands exactly at the end of the slab still gets its byte", () => {
   const encoder = new LineEncoder();
   const first = drain(encoder, ["y".repeat(100)])!; // the slab is 16 KiB from here
   const exact = "z".repeat(16 * 1024 - first.length - 1);
@@ -76,7 +76,7 @@ test("a newline that lands exactly at the end of the slab still gets its byte", 
   assert.equal(utf8.decode(bytes), exact + "\n");
 });
 
-test("a drain over the retained bound takes its slab along, at least half used, and the encoder lets it go", () => {
+test("ENG-08: a drain over the retained bound takes its slab along, at least half used, and the encoder lets it go", () => {
   const encoder = new LineEncoder();
   const big = "b".repeat(1024 * 1024);
   const bytes = drain(encoder, [big])!;
@@ -96,7 +96,7 @@ test("a drain over the retained bound takes its slab along, at least half used, 
   assert.equal(encoder.slabBytes, 0);
 });
 
-test("between drains the encoder keeps at most 64 KiB, whatever the drains' sizes", () => {
+test("ENG-08: between drains the encoder keeps at most 64 KiB, whatever the drains' sizes", () => {
   const encoder = new LineEncoder();
   for (const size of [10, 40_000, 70_000, 5, 65_535, 200_000, 30_000, 1]) {
     drain(encoder, ["s".repeat(size)]);
