@@ -41,7 +41,7 @@ import type {
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
 import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, peerErrorOf } from "./errors.js";
-import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
+import { HandlerJob, HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
@@ -713,7 +713,28 @@ export class Client {
       this.engine.respondError(id, ErrorCode.MethodNotFound, `No handler for ${method}`);
       return;
     }
-    const engine = this.engine;
-    this.inflight.run(engine, this.driver, id, (signal) => handler(params, { requestId: id, signal }), (error) => respondWithError(engine, id, error, this.maxJsonDepth));
+    this.inflight.run(id, new ServerRequestJob(this.engine, this.driver, id, params, handler, this.maxJsonDepth));
+  }
+}
+
+/** A server request run by one of our handlers: its context ({ requestId, signal }) and its pool job. */
+class ServerRequestJob extends HandlerJob implements ServerRequestContext {
+  constructor(
+    engine: Engine<"client">,
+    driver: Driver<"client">,
+    readonly requestId: RequestId,
+    private readonly params: JsonObject | undefined,
+    private readonly handler: ServerRequestHandler<JsonObject | undefined, object>,
+    private readonly maxJsonDepth: number,
+  ) {
+    super(engine, driver);
+  }
+
+  work(): object | Promise<object> {
+    return this.handler(this.params, this);
+  }
+
+  fail(error: unknown): void {
+    respondWithError(this.engine, this.requestId, error, this.maxJsonDepth);
   }
 }

@@ -12,33 +12,58 @@ import { McpError } from "./errors.js";
 import { errorMessage } from "./handlers.js";
 import { InputRequiredSignal } from "./input-rounds.js";
 import { validateJsonSchema } from "./json-schema.js";
-import type { Completer, HandlerContext, Server } from "./server.js";
-import { runValidator } from "./standard-schema.js";
+import type { Completer, Server } from "./server.js";
+import type { HandlerContext } from "./context.js";
+import { checkValue, type ValidationOutcome } from "./standard-schema.js";
 
 const MAX_COMPLETIONS = 100;
 
 /**
  * tools/call: arguments validated, the handler run, structuredContent checked against the
- * outputSchema; failures become isError results, an unknown tool -32602 (TL-02).
+ * outputSchema; failures become isError results, an unknown tool -32602 (TL-02). Without a
+ * promise where none is needed: a synchronous validator and handler answer in this turn.
  */
-export async function callTool(server: Server, params: JsonObject, context: HandlerContext): Promise<CallToolResult> {
+export function callTool(server: Server, params: JsonObject, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
   const name = params.name as string;
   const entry = server.tools.get(name);
   // TL-02: an unknown tool is a protocol error (-32602), not a tool result.
   if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
-  let args = (params.arguments ?? {}) as Record<string, unknown>;
-  if (entry.validator !== undefined) {
-    const checked = await runValidator(entry.validator, args);
-    if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`);
-    if (checked.value !== undefined) args = checked.value as Record<string, unknown>;
-  }
-  let result: CallToolResult;
+  const args = (params.arguments ?? {}) as Record<string, unknown>;
+  if (entry.validator === undefined) return runTool(entry, name, args, context);
+  const checked = checkValue(entry.validator, args);
+  if (isPromise(checked)) return checked.then((outcome) => afterValidation(entry, name, args, outcome, context));
+  return afterValidation(entry, name, args, checked, context);
+}
+
+type ToolEntry = Server["tools"] extends Map<string, infer E> ? E : never;
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+function afterValidation(entry: ToolEntry, name: string, args: Record<string, unknown>, checked: ValidationOutcome, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`);
+  return runTool(entry, name, checked.value !== undefined ? (checked.value as Record<string, unknown>) : args, context);
+}
+
+function runTool(entry: ToolEntry, name: string, args: Record<string, unknown>, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  let result: CallToolResult | Promise<CallToolResult>;
   try {
-    result = await entry.handler(args, context);
+    result = entry.handler(args, context);
   } catch (error) {
-    if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
-    return toolError(errorMessage(error));
+    return handlerFailure(error);
   }
+  if (isPromise(result)) return result.then((value) => checkOutput(entry, name, value), handlerFailure);
+  return checkOutput(entry, name, result);
+}
+
+/** What a handler threw: an McpError or an input round goes up as itself, anything else is an isError result. */
+function handlerFailure(error: unknown): CallToolResult {
+  if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
+  return toolError(errorMessage(error));
+}
+
+function checkOutput(entry: ToolEntry, name: string, result: CallToolResult): CallToolResult {
   const outputSchema = entry.definition.outputSchema;
   if (outputSchema !== undefined && result.isError !== true) {
     const verdict = validateJsonSchema(outputSchema, result.structuredContent);
