@@ -91,6 +91,22 @@ export class Driver<R extends Role> {
     }
   }
 
+  private soon = false;
+
+  /**
+   * Drains the engine once the current synchronous run is over (a microtask), instead of now:
+   * requests issued together leave in one write. Commands whose caller expects the bytes out
+   * at once (close, notify) still pump().
+   */
+  pumpSoon(): void {
+    if (this.soon) return;
+    this.soon = true;
+    void Promise.resolve().then(() => {
+      this.soon = false;
+      this.pump();
+    });
+  }
+
   /** Drains the engine; call after every command. */
   pump(): void {
     if (this.pumping) {
@@ -101,12 +117,9 @@ export class Driver<R extends Role> {
     try {
       do {
         this.again = false;
-        this.guard("write", () => this.flush());
-        for (let event = this.engine.pollEvent(); event !== undefined; event = this.engine.pollEvent()) {
-          const current = event;
-          this.guard(`dispatch ${current.kind}`, () => this.dispatch(current));
-          this.guard("write", () => this.flush());
-        }
+        for (let event = this.engine.pollEvent(); event !== undefined; event = this.engine.pollEvent()) this.dispatchGuarded(event);
+        // One write for everything this pass queued (the answers of a whole chunk of requests, say).
+        this.flushGuarded();
       } while (this.again);
     } finally {
       this.pumping = false;
@@ -120,6 +133,22 @@ export class Driver<R extends Role> {
         this.host.armTimer(next);
       }
     });
+  }
+
+  private dispatchGuarded(event: EngineEvent): void {
+    try {
+      this.dispatch(event);
+    } catch (error) {
+      this.fault(error, `dispatch ${event.kind}`);
+    }
+  }
+
+  private flushGuarded(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      this.fault(error, "write");
+    }
   }
 
   private flush(): void {
