@@ -26,6 +26,9 @@ export interface PeerHost {
   armTimer(at: number | undefined): void;
 }
 
+/** Settled once: `RESOLVED.then(task)` runs task after the current synchronous run (cheaper than Node's queueMicrotask, which binds an async context per call). */
+const RESOLVED: Promise<void> = Promise.resolve();
+
 export class Driver<R extends Role> {
   private pumping = false;
   private again = false;
@@ -40,11 +43,21 @@ export class Driver<R extends Role> {
   ) {}
 
   receiveBytes(chunk: Uint8Array): void {
-    this.input("receiveBytes", () => this.engine.receiveBytes(chunk, this.host.now()));
+    try {
+      this.engine.receiveBytes(chunk, this.host.now());
+    } catch (error) {
+      this.inputFailed(error, "receiveBytes");
+    }
+    this.pump();
   }
 
   receiveMessage(value: unknown): void {
-    this.input("receiveMessage", () => this.engine.receiveMessage(value, this.host.now()));
+    try {
+      this.engine.receiveMessage(value, this.host.now());
+    } catch (error) {
+      this.inputFailed(error, "receiveMessage");
+    }
+    this.pump();
   }
 
   receiveEof(): void {
@@ -69,10 +82,15 @@ export class Driver<R extends Role> {
     try {
       feed();
     } catch (error) {
-      this.fault(error, where);
-      this.guard("close", () => this.engine.close());
+      this.inputFailed(error, where);
     }
     this.pump();
+  }
+
+  /** An engine whose input threw can no longer be trusted: closed (which settles what is pending). */
+  private inputFailed(error: unknown, where: string): void {
+    this.fault(error, where);
+    this.guard("close", () => this.engine.close());
   }
 
   private guard(where: string, step: () => void): void {
@@ -101,11 +119,14 @@ export class Driver<R extends Role> {
   pumpSoon(): void {
     if (this.soon) return;
     this.soon = true;
-    void Promise.resolve().then(() => {
-      this.soon = false;
-      this.pump();
-    });
+    void RESOLVED.then(this.pumpLater);
   }
+
+  /** Made once: pumpSoon allocates no closure per call. */
+  private readonly pumpLater = (): void => {
+    this.soon = false;
+    this.pump();
+  };
 
   /** Drains the engine; call after every command. */
   pump(): void {
@@ -124,15 +145,22 @@ export class Driver<R extends Role> {
     } finally {
       this.pumping = false;
     }
-    this.guard("armTimer", () => {
-      const engineNext = this.engine.nextDeadline();
-      const extra = this.timers?.next();
-      const next = extra === undefined ? engineNext : engineNext === undefined ? extra : Math.min(engineNext, extra);
-      if (next !== this.armedAt) {
-        this.armedAt = next;
-        this.host.armTimer(next);
-      }
-    });
+    try {
+      this.rearm();
+    } catch (error) {
+      this.fault(error, "armTimer");
+    }
+  }
+
+  /** Arms the host's timer when the earliest deadline changed (and only then). */
+  private rearm(): void {
+    const engineNext = this.engine.nextDeadline();
+    const extra = this.timers?.next();
+    const next = extra === undefined ? engineNext : engineNext === undefined ? extra : Math.min(engineNext, extra);
+    if (next !== this.armedAt) {
+      this.armedAt = next;
+      this.host.armTimer(next);
+    }
   }
 
   private dispatchGuarded(event: EngineEvent): void {

@@ -79,7 +79,9 @@ function copyFast(input: unknown, key: string, depth: number, maxDepth: number):
     return out;
   }
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) {
+  // for-in over own keys: Object.keys' order, without an array of them.
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
     const v = copyFast((value as Record<string, unknown>)[k], k, depth + 1, maxDepth);
     if (v === undefined) continue;
     // An own data property even for "__proto__", which plain assignment would treat as the prototype.
@@ -141,11 +143,33 @@ function pathOf(key: string, depth: number): string {
 /** True when `value` nests objects and arrays deeper than maxDepth. Iterative: any depth is measured without recursion. */
 export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
   if (typeof value !== "object" || value === null) return false;
+  // Recursion stops one level past maxDepth whatever the value's depth, so below this bound it
+  // cannot exhaust the stack, and it allocates nothing; a larger bound takes the iterative walk.
+  if (maxDepth <= RECURSION_BOUND) return deeperThan(value, 1, maxDepth);
   const stack: Array<{ value: object; depth: number }> = [{ value, depth: 1 }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     if (item.depth > maxDepth) return true;
     const children: unknown[] = Array.isArray(item.value) ? item.value : Object.values(item.value);
     for (const child of children) if (typeof child === "object" && child !== null) stack.push({ value: child, depth: item.depth + 1 });
+  }
+  return false;
+}
+
+const RECURSION_BOUND = 1000;
+
+function deeperThan(value: object, depth: number, maxDepth: number): boolean {
+  if (depth > maxDepth) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (typeof child === "object" && child !== null && deeperThan(child, depth + 1, maxDepth)) return true;
+    }
+    return false;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const child: unknown = (value as Record<string, unknown>)[key];
+    if (typeof child === "object" && child !== null && deeperThan(child, depth + 1, maxDepth)) return true;
   }
   return false;
 }

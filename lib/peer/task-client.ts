@@ -152,10 +152,11 @@ export class TaskClient {
   }
 
   /** tools/call to its final result: through a task when the server makes one. */
-  async callTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions = {}): Promise<CallToolResult> {
-    const started = await this.create(name, args, options);
-    if ("result" in started) return started.result;
-    return this.wait(started.task, options);
+  callTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions = {}): Promise<CallToolResult> {
+    if (options.task !== false && this.coreTaskCall(name)) return this.create(name, args, options).then((started) => ("result" in started ? started.result : this.wait(started.task, options)));
+    // The common case in one promise step: a result, or (2026-07-28) the task the server made of the call.
+    const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
+    return this.transport.request("tools/call", params as unknown as JsonObject, options).then((result) => (result.resultType === "task" ? this.wait(info(checkedTask("tools/call", result), "extension"), options) : (result as unknown as CallToolResult)));
   }
 
   /** Polls a task to its end: its result, or TaskFailedError / TaskCancelledError; aborting the signal cancels the task. */
