@@ -35,7 +35,7 @@ export interface Case {
   readonly result: JsonObject;
 }
 
-const PING: Case = { label: "ping", method: "ping", params: undefined, result: PING_RESULT };
+export const PING: Case = { label: "ping", method: "ping", params: undefined, result: PING_RESULT };
 export const TOOLS_CALL: Case = { label: "tools/call", method: "tools/call", params: TOOL_PARAMS, result: TOOL_RESULT };
 
 export interface Pair {
