@@ -16,25 +16,16 @@ export type { NodeChildProcess } from "./node-shapes.js";
 import { performance } from "node:perf_hooks";
 import { Client, type ClientOptions, type ConnectResult } from "../peer/client.js";
 import type { PeerHost } from "../peer/driver.js";
+import { TimerSlot } from "./timer-slot.js";
 import { ConnectionClosedError } from "../peer/errors.js";
 import type { Server, ServerSession } from "../peer/server.js";
 
 /** A PeerHost on Node: a monotonic clock, one timer, and a writer. */
 export function nodeHost(write: (bytes: Uint8Array) => void, onTimer: () => void): PeerHost {
-  let timer: NodeTimer | undefined;
-  return {
-    write,
-    now: () => performance.now(),
-    armTimer(at) {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-      if (at === undefined) return;
-      timer = setTimeout(() => {
-        timer = undefined;
-        onTimer();
-      }, Math.max(0, Math.ceil(at - performance.now())));
-    },
-  };
+  const now = (): number => performance.now();
+  // Armed for real only when the deadline moves earlier (timer-slot.ts).
+  const slot = new TimerSlot(now, onTimer);
+  return { write, now, armTimer: (at) => slot.arm(at) };
 }
 
 /** Serves `server` on this process's stdin and stdout until stdin ends. */
