@@ -19,6 +19,8 @@ import { ErrorCode } from "../errors.js";
 import { McpError } from "./errors.js";
 import { describeThrown, toJsonSafe } from "./json-safe.js";
 import { PeerAbortController, type AbortSignalLike } from "./signal.js";
+import type { ServerRequestContext, ServerRequestHandler } from "./client.js";
+import type { JsonObject } from "../envelope.js";
 
 type AnyEngine = Engine<"client"> | Engine<"server">;
 type AnyDriver = Driver<"client"> | Driver<"server">;
@@ -244,5 +246,27 @@ export function shielded(callback: () => void): void {
     callback();
   } catch {
     // Swallowed like a throwing abort listener (signal.ts): the events after it still go out.
+  }
+}
+
+/** A server request run by one of our handlers: its context ({ requestId, signal }) and its pool job. */
+export class ServerRequestJob extends HandlerJob implements ServerRequestContext {
+  constructor(
+    engine: Engine<"client">,
+    driver: Driver<"client">,
+    readonly requestId: RequestId,
+    private readonly params: JsonObject | undefined,
+    private readonly handler: ServerRequestHandler<JsonObject | undefined, object>,
+    private readonly maxJsonDepth: number,
+  ) {
+    super(engine, driver);
+  }
+
+  work(): object | Promise<object> {
+    return this.handler(this.params, this);
+  }
+
+  fail(error: unknown): void {
+    respondWithError(this.engine, this.requestId, error, this.maxJsonDepth);
   }
 }
