@@ -1,9 +1,12 @@
 // The driver: keeps an Engine drained for a host that brings bytes, a clock and one timer.
 //
-// After every input and every command it writes all outbound messages, dispatches every
-// event, and re-arms the host's single timer when the engine's next deadline changed (the
-// drain contract of the core). Dispatch may issue commands, which pump again: the re-entry
-// is flattened into the running loop, so events are always handled in engine order.
+// After every input and every command it dispatches every event, writes all outbound
+// messages (one write per pass: the answers to a chunk of requests leave together), and
+// re-arms the host's single timer when the engine's next deadline changed (the drain
+// contract of the core). Dispatch may issue commands, which pump again: the re-entry is
+// flattened into the running loop, so events are always handled in engine order. A request
+// pumps "soon" (pumpSoon: after the current synchronous run), so the requests a caller makes
+// together leave in one write.
 //
 // Nothing escapes the driver: an exception from the engine's inputs, from dispatch, from the
 // host's write/send/armTimer is given to onFault (the peer reports it as a diagnostic) and the

@@ -9,6 +9,8 @@
 // - past maxConcurrent, requests wait in a FIFO queue; the queue is bounded by the engine's
 //   maxPendingInbound (a waiting request is still pending there); a request cancelled while
 //   waiting is removed without running;
+// - a handler that returns a value (not a promise) is answered in the same turn; only a
+//   promise costs a promise reaction; a request's abort signal is made only if it is read;
 // - nothing here rejects unhandled or throws into a promise reaction: what escapes every
 //   other guard goes to onFault.
 

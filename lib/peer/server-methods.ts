@@ -5,7 +5,9 @@
 // match its outputSchema) is an isError result without a stack trace; unknown names and bad
 // references are protocol errors; a name the peer sent is looked up in Maps or own keys only.
 
-import type { JsonObject } from "../envelope.js";
+import type { Engine } from "../engine.js";
+import type { JsonObject, RequestId } from "../envelope.js";
+import type { Paginator } from "../pagination.js";
 import { ErrorCode } from "../errors.js";
 import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult } from "../types.js";
 import { McpError } from "./errors.js";
@@ -128,4 +130,22 @@ function completerFor(table: { [name: string]: Completer } | undefined, name: un
   if (table === undefined || typeof name !== "string" || !Object.hasOwn(table, name)) return undefined;
   const completer = table[name];
   return typeof completer === "function" ? completer : undefined;
+}
+
+/** A list answer: every item in one page without a paginator (and any cursor refused: N-05), else the page the cursor names. */
+export function respondPage(engine: Engine<"server">, paginator: Paginator | undefined, id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
+  if (paginator === undefined) {
+    // One page, and so no cursor was ever issued: any cursor is one we did not make (N-05).
+    if (typeof cursor === "string") engine.respondError(id, ErrorCode.InvalidParams, "Invalid cursor", { cursor, reason: "this server lists everything in one page and issues no cursors" });
+    else engine.respond(id, { [key]: items });
+    return;
+  }
+  const page = paginator.page(key, items, typeof cursor === "string" ? cursor : undefined);
+  if (!page.ok) {
+    engine.respondError(id, page.code, page.message, page.data);
+    return;
+  }
+  const result: JsonObject = { [key]: page.items };
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+  engine.respond(id, result);
 }

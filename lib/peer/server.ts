@@ -39,15 +39,15 @@ import type {
   ToolAnnotations,
 } from "../types.js";
 import type { CallOptions } from "./client.js";
-import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
+import type { ModernRequestInfo } from "../modern.js";
 import { Driver, type PeerHost } from "./driver.js";
 import { ConnectionClosedError, ResponseTooLargeError, McpError, RequestAbortedError, RequestTimeoutError } from "./errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded, type HandlerJob } from "./handlers.js";
 import { RequestContext, type ContextSession, type HandlerContext, type TransportRequestInfo } from "./context.js";
-import { InputRequiredSignal, collectAnswers, inputRequiredResult, tooDeep } from "./input-rounds.js";
+import { InputRequiredSignal, answerInputRequired, collectAnswers, tooDeep } from "./input-rounds.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
 import { appliedJsonSchema, checkToolName, checkToolSchema, listable, refuseUnusableSchema } from "./registration.js";
-import { complete, getPrompt, readResource } from "./server-methods.js";
+import { complete, getPrompt, readResource, respondPage } from "./server-methods.js";
 import { TaskRunner, callToolOrTask, sessionTool, type TaskOptions } from "./task-server.js";
 import { TASKS_EXTENSION } from "../extensions.js";
 import type { ToolValidator } from "./standard-schema.js";
@@ -559,7 +559,7 @@ export class ServerSession implements ContextSession {
 
   /** @internal Answers what a handler threw; an McpError becomes its JSON-RPC error. */
   answerError(context: RequestContext, error: unknown): void {
-    if (error instanceof InputRequiredSignal && context.modern !== undefined) this.askForInput(context.requestId, context.method, context.modern, error);
+    if (error instanceof InputRequiredSignal && context.modern !== undefined) answerInputRequired(this.engine, context.requestId, context.method, context.modern, error, this.maxJsonDepth);
     else respondWithError(this.engine, context.requestId, error, this.maxJsonDepth);
   }
 
@@ -569,21 +569,7 @@ export class ServerSession implements ContextSession {
   }
 
   private respondPage(id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
-    const paginator = this.server.paginator;
-    if (paginator === undefined) {
-      // One page, and so no cursor was ever issued: any cursor is one we did not make (N-05).
-      if (typeof cursor === "string") this.engine.respondError(id, ErrorCode.InvalidParams, "Invalid cursor", { cursor, reason: "this server lists everything in one page and issues no cursors" });
-      else this.engine.respond(id, { [key]: items });
-      return;
-    }
-    const page = paginator.page(key, items, typeof cursor === "string" ? cursor : undefined);
-    if (!page.ok) {
-      this.engine.respondError(id, page.code, page.message, page.data);
-      return;
-    }
-    const result: JsonObject = { [key]: page.items };
-    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-    this.engine.respond(id, result);
+    respondPage(this.engine, this.server.paginator, id, key, items, cursor);
   }
 
   /** Runs a handler (now, or when a slot frees) and answers with its outcome. */
@@ -606,23 +592,4 @@ export class ServerSession implements ContextSession {
     this.handlers.run(id, new RequestContext(this, id, method, params, modern, answers, this.inbound));
   }
 
-  /** Ends a modern request with input_required (MOD-10), or -32021 when the request did not declare what the input needs. */
-  private askForInput(id: RequestId, method: string, modern: ModernRequestInfo, signal: InputRequiredSignal): void {
-    const built = inputRequiredResult(signal, this.maxJsonDepth);
-    if (!built.ok) {
-      this.engine.respondError(id, ErrorCode.InternalError, `The input_required result cannot be sent as JSON: ${built.reason}`);
-      return;
-    }
-    const result = built.result;
-    const problem = inputRequiredProblem(method, result, modern);
-    if (problem?.missing !== undefined) {
-      this.engine.respondError(id, ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: problem.missing });
-      return;
-    }
-    try {
-      this.engine.respond(id, result);
-    } catch (error) {
-      this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
-    }
-  }
 }
