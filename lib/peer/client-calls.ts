@@ -19,13 +19,20 @@ import { errorMessage } from "./handlers.js";
 import { toJsonSafe } from "./json-safe.js";
 import { DeadlineQueue } from "./request-queue.js";
 
+/** What a call's result goes through before its promise settles (tools/call: a task or the result), in the same step. */
+export type ResultStep = (result: JsonObject, options: CallOptions) => JsonObject | PromiseLike<JsonObject>;
+
 /** One call awaiting its answer. */
 export class PendingCall {
   /** Its ticket in the queue while it waits for room under maxPendingOutbound. */
   ticket: number | undefined = undefined;
   /** The engine's id for it, once sent. */
   sentId: number | undefined = undefined;
-  resolve: (result: JsonObject) => void = ignore;
+  resolve: (result: JsonObject | PromiseLike<JsonObject>) => void = ignore;
+  /** Applied to the result by complete(); undefined: the result as it came. */
+  step: ResultStep | undefined = undefined;
+  /** The call's options, for `step`. */
+  options: CallOptions | undefined = undefined;
   reject: (error: Error) => void = ignore;
   /** Removes the abort listener; undefined without a signal. */
   cleanup: (() => void) | undefined = undefined;
@@ -36,6 +43,20 @@ export class PendingCall {
     readonly timeoutMs: number | undefined,
     readonly totalMs: number | undefined,
   ) {}
+
+  /** The answer arrived: through `step` when the call has one (a throw rejects), else as it came. */
+  complete(result: JsonObject): void {
+    const step = this.step;
+    if (step === undefined) {
+      this.resolve(result);
+      return;
+    }
+    try {
+      this.resolve(step(result, this.options as CallOptions));
+    } catch (error) {
+      this.reject(error instanceof Error ? error : new Error(errorMessage(error)));
+    }
+  }
 }
 
 function ignore(): void {
@@ -81,7 +102,7 @@ export class OutgoingCalls {
   }
 
   /** Sends a request; the promise settles with its result or one of the errors of CallOptions. */
-  send(method: string, params: object | undefined, options: CallOptions): Promise<JsonObject> {
+  send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep): Promise<JsonObject> {
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
     const engine = this.owner.engine;
@@ -100,6 +121,10 @@ export class OutgoingCalls {
     // A server can only heartbeat through progress if the request carries a token.
     if (options.onProgress !== undefined || options.resetTimeoutOnProgress === true) engineOptions.progressToken = true;
     const call = new PendingCall(method, options.onProgress, timeoutMs, options.maxTotalMs);
+    if (then !== undefined) {
+      call.step = then;
+      call.options = options;
+    }
     const promise = new Promise<JsonObject>((resolve, reject) => {
       call.resolve = resolve;
       call.reject = reject;

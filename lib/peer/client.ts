@@ -44,7 +44,7 @@ import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, Req
 import { HandlerPool, ServerRequestJob, errorMessage, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
-import { OutgoingCalls, PendingCall } from "./client-calls.js";
+import { OutgoingCalls, PendingCall, type ResultStep } from "./client-calls.js";
 import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { AbortSignalLike } from "./signal.js";
 
@@ -169,7 +169,7 @@ export class Client {
     this.tasks = new TaskClient({
       era: () => this.engine.era,
       send: (m, p, o) => this.send(m, p, o),
-      request: (m, p, o) => this.request(m, p, o),
+      request: (m, p, o, then) => (then === undefined ? this.request(m, p, o) : this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(m) ? this.request(m, p, o).then((result) => then(result, o)) : this.send(m, p, o, then)),
       now: () => this.host.now(),
       sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
       handlers: this.handlers,
@@ -356,9 +356,9 @@ export class Client {
     return this.send(method, params, options);
   }
 
-  private send(method: string, params: object | undefined, options: CallOptions): Promise<JsonObject> {
+  private send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep): Promise<JsonObject> {
     try {
-      return this.calls.send(method, params, options);
+      return this.calls.send(method, params, options, then);
     } catch (error) {
       // Only a host whose now() throws gets here: the call fails, nothing else does.
       return Promise.reject(error instanceof Error ? error : new Error(errorMessage(error)));
@@ -491,7 +491,7 @@ export class Client {
   private handleEvent(event: EngineEvent): void {
     switch (event.kind) {
       case "response":
-        this.calls.settle(event.id)?.resolve(event.result);
+        this.calls.settle(event.id)?.complete(event.result);
         return;
       case "error-response":
         // A transport's typed failure (HttpAuthError) comes back as itself, anything else as McpError.
