@@ -7,13 +7,16 @@
 //   peer    a Client and a Server (lib/peer) joined by a synchronous byte link, with a real
 //           timer (setTimeout, as the Node hosts arm it) and the default timeouts
 //
-// Printed: round trips per second (median of several runs, contenders alternating inside each
-// repetition so drift hits them alike), core ÷ floor and peer ÷ core, and heap bytes allocated
-// per round trip (median of collection-free samples; needs --expose-gc). Runs alone with
+// Printed: round trips per CPU second (median of several runs, each stack alternating with the
+// floor inside every repetition so drift hits them alike; one process per stack and case, see
+// run()), core ÷ floor, peer ÷ floor, peer ÷ core, and heap bytes allocated per round trip
+// (collections accounted for; needs --expose-gc). Runs alone with
 // `node --expose-gc dist/bench/run.js inproc`. Prints figures; never asserts or fails.
 
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { performance } from "node:perf_hooks";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../lib/index.js";
 import { nodeHost } from "../lib/hosts/stdio.js";
 import { Client } from "../lib/peer/client.js";
@@ -23,7 +26,7 @@ import { PING, TOOLS_CALL, connectedPair, inFlight, type Case } from "./engine.b
 import { collectGarbage, fmt, median, print } from "./run.js";
 
 const WINDOW = 1000;
-const REPETITIONS = 9;
+const REPETITIONS = 11;
 /** Wall time aimed at for one measured run of one contender. */
 const TARGET_MS = 80;
 
@@ -102,11 +105,19 @@ async function peerRun(client: Client, c: Case, n: number, window: number): Prom
 
 type Run = (n: number) => unknown;
 
+/**
+ * Milliseconds of CPU this process spent on one run (user + system, all threads, so GC helper
+ * threads count). CPU time rather than wall time: on a machine shared with other work, time the
+ * process spends descheduled would otherwise land on whichever contender was running. Every
+ * contender here is CPU-bound and never waits (the peer's link is synchronous, its timers never
+ * fire), so the two agree on an idle machine.
+ */
 async function timeRun(run: Run, n: number): Promise<number> {
-  const start = performance.now();
+  const start = process.cpuUsage();
   const result = run(n);
   if (result instanceof Promise) await result;
-  return performance.now() - start;
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e3;
 }
 
 /** Round trips per run so that one run takes about TARGET_MS (a multiple of `step`). */
@@ -117,8 +128,8 @@ async function calibrate(run: Run, step: number): Promise<number> {
   }
 }
 
-/** Round trips per second of each contender: medians over REPETITIONS alternating runs of ~TARGET_MS each. */
-async function rates(contenders: ReadonlyMap<string, Run>, step: number): Promise<Map<string, number>> {
+/** Round trips per second of each contender over REPETITIONS alternating runs of ~TARGET_MS each, run by run. */
+async function rates(contenders: ReadonlyMap<string, Run>, step: number): Promise<Map<string, number[]>> {
   const sizes = new Map<string, number>();
   for (const [name, run] of contenders) sizes.set(name, await calibrate(run, step));
   for (let i = 0; i < 2; i++) for (const [name, run] of contenders) await timeRun(run, sizes.get(name)!);
@@ -130,7 +141,7 @@ async function rates(contenders: ReadonlyMap<string, Run>, step: number): Promis
       samples.get(name)!.push(n / ((await timeRun(run, n)) / 1e3));
     }
   }
-  return new Map([...samples].map(([name, values]) => [name, median(values)]));
+  return samples;
 }
 
 /**
@@ -156,28 +167,85 @@ async function heapPerRoundTrip(run: Run, n: number, samples: number): Promise<n
   return median(figures);
 }
 
+type Stack = "core" | "peer";
+
+interface Row {
+  /** Round trips per CPU second of the floor (median), measured in the same process as the stack. */
+  readonly floor: number;
+  readonly rate: number;
+  /** Median over the repetitions of rate ÷ floor within each (adjacent runs share the machine's state). */
+  readonly ratio: number;
+  readonly heap: number;
+}
+
+/** One stack on one case, both modes, in this process: what a child prints as one JSON line. */
+async function measure(stack: Stack, c: Case): Promise<Row[]> {
+  const rows: Row[] = [];
+  const pair = stack === "core" ? connectedPair() : undefined;
+  const peers = stack === "peer" ? await connectedPeers() : undefined;
+  for (const window of [1, WINDOW]) {
+    const ours: Run = pair !== undefined ? (n) => inFlight(pair, c, n, window) : (n) => peerRun(peers!.client, c, n, window);
+    const r = await rates(
+      new Map<string, Run>([
+        ["floor", (n) => floor(c, n)],
+        [stack, ours],
+      ]),
+      window === 1 ? 100 : window,
+    );
+    const heap = await heapPerRoundTrip(ours, window === 1 ? 5000 : 5 * window, 5);
+    const floors = r.get("floor")!;
+    const mine = r.get(stack)!;
+    rows.push({ floor: median(floors), rate: median(mine), ratio: median(mine.map((v, i) => v / floors[i]!)), heap });
+  }
+  peers?.close();
+  return rows;
+}
+
+const HERE = fileURLToPath(import.meta.url);
+
+/** Runs `measure` in a fresh node (same flags): see run() for why. */
+function child(stack: Stack, c: Case): Row[] {
+  const result = spawnSync(process.execPath, [...process.execArgv, HERE, stack, c.label], { encoding: "utf8", timeout: 120_000 });
+  const last = result.stdout.trim().split("\n").pop() ?? "";
+  if (result.status !== 0 || !last.startsWith("[")) throw new Error(`${stack} ${c.label} child failed (status ${String(result.status)}): ${result.stderr.slice(0, 2000)}`);
+  return JSON.parse(last) as Row[];
+}
+
+/**
+ * Each stack and case is measured in a process of its own, against the floor measured
+ * alternately in that same process; the peer's ratio to the core is the ratio of their ratios
+ * to their floors. Why not one process: the peer drives the very Engine code the core bench
+ * drives, with other shapes and paths, and once it has run V8's feedback for that code no
+ * longer fits the core's use (measured: core tools/call one at a time at 0.34 of the floor
+ * after the peer had run in the process, 0.63 without).
+ */
 export async function run(): Promise<void> {
   const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
-  print(`  round trips/s (median of ${REPETITIONS} alternating runs of ~${TARGET_MS} ms) and heap bytes per round trip${hasGc ? "" : " (needs --expose-gc)"}`);
-  print(`     ${"case".padEnd(26)} ${"floor".padStart(9)} ${"core".padStart(9)} ${"peer".padStart(9)}  ${"core/floor".padStart(10)} ${"peer/core".padStart(9)}  ${"heap B: core".padStart(12)} ${"peer".padStart(6)}`);
+  print(`  round trips per CPU second (median of ${REPETITIONS} alternating runs of ~${TARGET_MS} ms), one process per stack and case, each with its floor; heap bytes per round trip${hasGc ? "" : " (needs --expose-gc)"}`);
+  print(`     ${"case".padEnd(26)} ${"floor".padStart(9)} ${"core".padStart(9)} ${"peer".padStart(9)}  ${"core/floor".padStart(10)} ${"peer/floor".padStart(10)} ${"peer/core".padStart(9)}  ${"heap B: core".padStart(12)} ${"peer".padStart(6)}`);
   for (const c of [PING, TOOLS_CALL]) {
-    const pair = connectedPair();
-    const peers = await connectedPeers();
-    for (const window of [1, WINDOW]) {
-      const contenders = new Map<string, Run>([
-        ["floor", (n) => floor(c, n)],
-        ["core", (n) => inFlight(pair, c, n, window)],
-        ["peer", (n) => peerRun(peers.client, c, n, window)],
-      ]);
-      const r = await rates(contenders, window === 1 ? 100 : window);
-      const heapN = window === 1 ? 5000 : 5 * window;
-      const coreHeap = await heapPerRoundTrip(contenders.get("core")!, heapN, 5);
-      const peerHeap = await heapPerRoundTrip(contenders.get("peer")!, heapN, 5);
-      const [f, core, peer] = [r.get("floor")!, r.get("core")!, r.get("peer")!];
+    const core = child("core", c);
+    const peer = child("peer", c);
+    for (const [i, window] of [1, WINDOW].entries()) {
+      const k = core[i]!;
+      const p = peer[i]!;
+      const coreRatio = k.ratio;
+      const peerRatio = p.ratio;
       const label = `${c.label}, ${window === 1 ? "one at a time" : `${window} in flight`}`;
-      print(`     ${label.padEnd(26)} ${fmt(f, 0)} ${fmt(core, 0)} ${fmt(peer, 0)}  ${fmt(core / f, 2, 10)} ${fmt(peer / core, 2, 9)}  ${fmt(coreHeap, 0, 12)} ${fmt(peerHeap, 0, 6)}`);
+      print(`     ${label.padEnd(26)} ${fmt(k.floor, 0)} ${fmt(k.rate, 0)} ${fmt(p.rate, 0)}  ${fmt(coreRatio, 2, 10)} ${fmt(peerRatio, 2, 10)} ${fmt(peerRatio / coreRatio, 2, 9)}  ${fmt(k.heap, 0, 12)} ${fmt(p.heap, 0, 6)}`);
     }
-    peers.close();
   }
   if (sink === -1) print(""); // keeps the floor's results observable
+}
+
+// A child started by run(): `node inproc.bench.js core|peer ping|tools/call` prints its rows as JSON.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === HERE) {
+  const c = process.argv[3] === PING.label ? PING : TOOLS_CALL;
+  measure(process.argv[2] === "peer" ? "peer" : "core", c).then(
+    (rows) => process.stdout.write(JSON.stringify(rows) + "\n"),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -1,82 +1,161 @@
-// Round trips of tools/call through the peer layer (Client → Server), against the core's
-// in-process figure measured in the same run:
+// Round trips over stdio between two processes: our stack on both ends (StdioClient here,
+// `mcp-engine serve` in a child: the peer layer, the engine and the stdio host on each side)
+// against a bare JSON-lines pair of two processes (bench/jsonl-echo-child.ts in a child, a
+// Map of pending ids here: JSON.stringify, one write, JSON.parse, nothing else), for ping and
+// tools/call, one call at a time and 100 in flight. The in-process rows (core and peer with no
+// pipes) are bench/inproc.bench.ts's.
 //
-//   core in-process   two Engines joined by bytes (as in engine.bench), no Promises
-//   peer in-process   Client and Server joined by a synchronous byte link: adds the peer
-//                     layer's Promises, handler dispatch and validation
-//   peer over stdio   the reference server in a child process (`mcp-engine serve`), the
-//                     client here: adds pipes, two processes and event-loop turns
-//
-// Each is measured one call at a time and with 100 calls in flight. Prints figures; never
-// asserts or fails.
+// Figures: round trips per wall second (median of ROUNDS rounds, the two pairs alternating
+// round by round so drift on a shared machine hits both), the ratio ours ÷ bare, and CPU
+// microseconds per round trip of both processes together (this one's from process.cpuUsage,
+// the child's from /proc/<pid>/stat where there is one), which waits do not inflate. Prints
+// figures; never asserts or fails.
 
-import { randomBytes } from "node:crypto";
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { StdioClient } from "../lib/hosts/stdio.js";
-import { Client } from "../lib/peer/client.js";
-import type { PeerHost } from "../lib/peer/driver.js";
-import { Server } from "../lib/peer/server.js";
-import { TOOLS_CALL, connectedPair, inFlight, oneAtATime } from "./engine.bench.js";
 import { fmt, median, print } from "./run.js";
 
 const MAIN = fileURLToPath(new URL("../lib/cli/main.js", import.meta.url));
-const MEASURE_MS = 1500;
+const ECHO = fileURLToPath(new URL("./jsonl-echo-child.js", import.meta.url));
+const ROUNDS = 5;
+const ROUND_MS = 300;
+const IN_FLIGHT = 100;
 
-/** Round trips per second of `batch` (which performs `size` round trips), repeated for about MEASURE_MS, median of 5 rounds. */
-async function rate(batch: () => Promise<unknown> | unknown, size: number): Promise<number> {
-  for (let i = 0; i < 3; i++) await batch();
-  const rates: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    let done = 0;
-    const start = performance.now();
-    while (performance.now() - start < MEASURE_MS / 5) {
-      await batch();
-      done += size;
+type Method = "ping" | "tools/call";
+
+interface Pair {
+  call(method: Method): Promise<unknown>;
+  /** `n` calls issued together (as a caller with n to make issues them), awaited together. */
+  many(method: Method, n: number): Promise<unknown>;
+  readonly pid: number | undefined;
+  close(): Promise<void>;
+}
+
+/** The bare floor: requests as JSON lines, responses matched to their promise by id. */
+function barePair(): Pair {
+  const child: ChildProcess = spawn(process.execPath, [ECHO], { stdio: ["pipe", "pipe", "inherit"] });
+  const waiting = new Map<number, (value: unknown) => void>();
+  const decoder = new TextDecoder();
+  let pending = "";
+  let nextId = 1;
+  child.stdout.on("data", (chunk) => {
+    pending += decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n", start)) {
+      const response = JSON.parse(pending.slice(start, newline)) as { id: number; result: unknown };
+      start = newline + 1;
+      const resolve = waiting.get(response.id);
+      waiting.delete(response.id);
+      resolve?.(response.result);
     }
-    rates.push(done / ((performance.now() - start) / 1000));
+    pending = pending.slice(start);
+  });
+  const line = (method: Method): { text: string; answer: Promise<unknown> } => {
+    const id = nextId++;
+    const request = method === "ping" ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params: { name: "test_tool_fast", arguments: {} } };
+    return { text: JSON.stringify(request) + "\n", answer: new Promise((resolve) => waiting.set(id, resolve)) };
+  };
+  return {
+    call(method) {
+      const { text, answer } = line(method);
+      child.stdin.write(text);
+      return answer;
+    },
+    many(method, n) {
+      let text = "";
+      const answers: Promise<unknown>[] = [];
+      for (let i = 0; i < n; i++) {
+        const one = line(method);
+        text += one.text;
+        answers.push(one.answer);
+      }
+      child.stdin.write(text);
+      return Promise.all(answers);
+    },
+    pid: child.pid,
+    close: async () => {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+async function ourPair(): Promise<Pair> {
+  const remote = await StdioClient.spawn({ command: process.execPath, args: [MAIN, "serve"], info: { name: "bench-client", version: "1.0.0" } });
+  const { client } = remote;
+  const call = (method: Method): Promise<unknown> => (method === "ping" ? client.ping() : client.callTool("test_tool_fast"));
+  return {
+    call,
+    many(method, n) {
+      const calls: Promise<unknown>[] = [];
+      for (let i = 0; i < n; i++) calls.push(call(method));
+      return Promise.all(calls);
+    },
+    pid: remote.child.pid,
+    close: () => remote.close(),
+  };
+}
+
+/** CPU milliseconds a process has used so far, from /proc (Linux); undefined elsewhere. */
+function childCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th, in ticks (100 per second).
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
   }
-  return median(rates);
 }
 
-/** A Client and a Server joined by a synchronous in-memory byte link and a clock that never fires. */
-async function inProcessPeers(): Promise<Client> {
-  const server = new Server({ info: { name: "bench-server", version: "1.0.0" }, paginationSecret: randomBytes(32) });
-  server.tool("test_tool_fast", { description: "answers at once", inputSchema: { type: "object" } }, () => ({ content: [{ type: "text", text: "fast" }] }));
-  let client: Client | undefined;
-  const serverHost: PeerHost = { write: (bytes) => client?.driver.receiveBytes(bytes), now: () => performance.now(), armTimer: () => undefined };
-  const session = server.connect(serverHost);
-  const clientHost: PeerHost = { write: (bytes) => session.receiveBytes(bytes), now: () => performance.now(), armTimer: () => undefined };
-  client = new Client(clientHost, { info: { name: "bench-client", version: "1.0.0" }, defaultTimeoutMs: Infinity });
-  await client.connect();
-  return client;
+interface Sample {
+  readonly rate: number;
+  /** CPU µs per round trip, both processes; NaN when the child's is unknown. */
+  readonly cpu: number;
 }
 
-function window(client: Client, n: number): Promise<unknown> {
-  const calls: Promise<unknown>[] = [];
-  for (let i = 0; i < n; i++) calls.push(client.callTool("test_tool_fast"));
-  return Promise.all(calls);
+/** One round of about ROUND_MS: round trips per second and CPU per round trip. */
+async function round(pair: Pair, batch: () => Promise<unknown>, size: number): Promise<Sample> {
+  const cpuStart = process.cpuUsage();
+  const childStart = childCpuMs(pair.pid);
+  let done = 0;
+  const start = performance.now();
+  while (performance.now() - start < ROUND_MS) {
+    await batch();
+    done += size;
+  }
+  const seconds = (performance.now() - start) / 1000;
+  const own = process.cpuUsage(cpuStart);
+  const childEnd = childCpuMs(pair.pid);
+  const childMs = childStart === undefined || childEnd === undefined ? NaN : childEnd - childStart;
+  return { rate: done / seconds, cpu: ((own.user + own.system) / 1000 + childMs) * 1000 / done };
 }
 
 export async function run(): Promise<void> {
-  print("  tools/call round trips per second (median of 5 rounds)");
-  print("     path                               1 at a time   ratio      100 in flight   ratio");
-  const pair = connectedPair();
-  const coreOne = await rate(() => oneAtATime(pair, TOOLS_CALL, 100), 100);
-  const coreMany = await rate(() => inFlight(pair, TOOLS_CALL, 100, 100), 100);
-  print(`     core in-process               ${fmt(coreOne, 0, 12)}    1.00   ${fmt(coreMany, 0, 14)}    1.00`);
-
-  const local = await inProcessPeers();
-  const localOne = await rate(() => local.callTool("test_tool_fast"), 1);
-  const localMany = await rate(() => window(local, 100), 100);
-  print(`     peer in-process               ${fmt(localOne, 0, 12)}  ${fmt(localOne / coreOne, 3, 6)}   ${fmt(localMany, 0, 14)}  ${fmt(localMany / coreMany, 3, 6)}`);
-
-  const remote = await StdioClient.spawn({ command: process.execPath, args: [MAIN, "serve"], info: { name: "bench-client", version: "1.0.0" }, defaultTimeoutMs: 30_000 });
+  print(`  round trips per second over stdio, two processes (median of ${ROUNDS} alternating rounds of ${ROUND_MS} ms), and CPU µs per round trip of both processes`);
+  print(`     ${"case".padEnd(26)} ${"bare".padStart(9)} ${"ours".padStart(9)} ${"ours/bare".padStart(9)}   ${"CPU µs: bare".padStart(12)} ${"ours".padStart(6)}`);
+  const bare = barePair();
+  const ours = await ourPair();
   try {
-    const stdioOne = await rate(() => remote.client.callTool("test_tool_fast"), 1);
-    const stdioMany = await rate(() => window(remote.client, 100), 100);
-    print(`     peer over stdio (2 processes) ${fmt(stdioOne, 0, 12)}  ${fmt(stdioOne / coreOne, 3, 6)}   ${fmt(stdioMany, 0, 14)}  ${fmt(stdioMany / coreMany, 3, 6)}`);
+    for (const method of ["ping", "tools/call"] as const) {
+      for (const size of [1, IN_FLIGHT]) {
+        const batchOf = (pair: Pair) => (size === 1 ? () => pair.call(method) : () => pair.many(method, size));
+        const contenders = [
+          { pair: bare, batch: batchOf(bare), samples: [] as Sample[] },
+          { pair: ours, batch: batchOf(ours), samples: [] as Sample[] },
+        ];
+        for (const c of contenders) for (let i = 0; i < 20; i++) await c.batch(); // warm up
+        for (let r = 0; r < ROUNDS; r++) for (const c of contenders) c.samples.push(await round(c.pair, c.batch, size));
+        const [b, o] = contenders.map((c) => ({ rate: median(c.samples.map((s) => s.rate)), cpu: median(c.samples.map((s) => s.cpu)) })) as [Sample, Sample];
+        const label = `${method}, ${size === 1 ? "one at a time" : `${size} in flight`}`;
+        print(`     ${label.padEnd(26)} ${fmt(b.rate, 0)} ${fmt(o.rate, 0)} ${fmt(o.rate / b.rate, 2, 9)}   ${fmt(b.cpu, 1, 12)} ${fmt(o.cpu, 1, 6)}`);
+      }
+    }
   } finally {
-    await remote.close();
+    await Promise.all([bare.close(), ours.close()]);
   }
 }

@@ -132,7 +132,8 @@ export class LineDecoder {
     // Fast path: the run of complete lines is decoded in one call when it cannot hold a line
     // over the limit. Invalid UTF-8 falls back to line-by-line decoding of that run, so an
     // error stays confined to its own line; the partial tail is held as usual.
-    const last = chunk.lastIndexOf(NEWLINE);
+    // A chunk usually ends a line: its last byte answers without a scan.
+    const last = chunk[chunk.length - 1] === NEWLINE ? chunk.length - 1 : chunk.lastIndexOf(NEWLINE);
     if (last >= start && last - start <= this.maxLineBytes) {
       let text: string | undefined;
       try {
@@ -178,9 +179,28 @@ export class LineDecoder {
       this.lineNumber++;
       let end = newline;
       if (end > start && text.charCodeAt(end - 1) === CR) end--;
-      if (end > start) this.parseLine(start === 0 && end === text.length ? text : text.slice(start, end), into);
+      if (end > start) {
+        if (start === 0 && newline === text.length - 1) this.parseWhole(text, end, into);
+        else this.parseLine(text.slice(start, end), into);
+      }
       start = newline + 1;
     }
+  }
+
+  /**
+   * A text that is one line and its terminator, parsed without cutting the terminator off
+   * (JSON.parse skips it as whitespace, so the value is the same). A line that fails is parsed
+   * again cut, so its error detail is the one of the line alone.
+   */
+  private parseWhole(text: string, end: number, into: DecodedItem[]): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.parseLine(text.slice(0, end), into);
+      return;
+    }
+    into.push({ ok: true, value, line: this.lineNumber });
   }
 
   private parseLine(text: string, into: DecodedItem[]): void {

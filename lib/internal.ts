@@ -21,3 +21,4 @@ export { Cap, capabilityMask, capabilityName, ALL_CAPS } from "./capabilities.js
 export type { CapName } from "./capabilities.js";
 export { TASK_STATUSES, TERMINAL_TASK_STATUSES, createTaskResultProblem, declaresExtension, detailedTaskProblem, extensionCapabilities, extensionRefusal, listenTaskIds, resultTypesFor } from "./extensions.js";
 export type { ExtensionRefusal, ShapeProblem } from "./extensions.js";
+export { LineEncoder } from "./line-encoder.js";

@@ -15,6 +15,7 @@ import { ErrorCode } from "./errors.js";
 import type { EngineEvent } from "./events.js";
 import type { Outbound } from "./engine-types.js";
 import type { LineFacts } from "./line-scan.js";
+import { LineEncoder } from "./line-encoder.js";
 import { Queue } from "./queue.js";
 import type { VersionProfile } from "./versions.js";
 
@@ -35,8 +36,6 @@ export interface OwedRefusal {
   readonly got: string;
 }
 
-const textEncoder = new TextEncoder();
-
 function refusalMessage(code: number): string {
   switch (code) {
     case ErrorCode.MethodNotFound:
@@ -55,6 +54,8 @@ export class Output {
   /** In step with `outbound`: the inbound request each message relates to (wrappers are made only by pollOutbound). */
   private readonly outboundRelated = new Queue<RequestId | undefined>();
   readonly events = new Queue<EngineEvent>();
+  /** takeBytes' buffer: see lib/line-encoder.ts for why handed-out bytes never change. */
+  private readonly lines = new LineEncoder();
   /** The profile whose error-id form applies (set at negotiation; before it, the default version's). */
   profile: VersionProfile | undefined;
   /** false for a 2026-07-28 client (MOD-21): error replies are dropped, and violations say no code was sent. */
@@ -145,12 +146,20 @@ export class Output {
 
   takeBytes(): Uint8Array | undefined {
     if (this.outbound.length === 0) return undefined;
-    let text = "";
-    for (let m = this.outbound.shift(); m !== undefined; m = this.outbound.shift()) {
+    const { lines } = this;
+    lines.begin();
+    if (this.outbound.length === 1) {
       this.outboundRelated.shift();
-      text += JSON.stringify(m) + "\n";
+      lines.write(JSON.stringify(this.outbound.shift()), true);
+    } else {
+      let text = "";
+      for (let m = this.outbound.shift(); m !== undefined; m = this.outbound.shift()) {
+        this.outboundRelated.shift();
+        text += JSON.stringify(m) + "\n";
+      }
+      lines.write(text, false);
     }
-    return textEncoder.encode(text);
+    return lines.take();
   }
 
   pollEvent(): EngineEvent | undefined {

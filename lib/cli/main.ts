@@ -53,7 +53,7 @@ function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
 async function serve(options: CliOptions): Promise<number> {
   const server = createReferenceServer({ paginationSecret: randomBytes(32), requestStateSecret: randomBytes(32), sleep });
   if (options.http === undefined) {
-    serveStdio(server);
+    serveStdio(server, { readInPlace: true });
     return -1;
   }
   const address = options.http;

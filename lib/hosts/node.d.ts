@@ -111,7 +111,11 @@ interface NodeProcess extends NodeEventSource {
   readonly execPath: string;
   readonly platform: string;
   memoryUsage(): { heapUsed: number; rss: number };
+  /** Used by bench/: CPU microseconds since `previous` (or since start). */
+  cpuUsage(previous?: { user: number; system: number }): { user: number; system: number };
   hrtime: { bigint(): bigint };
+  /** Used by lib/hosts/stdio.ts: runs `callback` once the current operation and its microtasks are done. */
+  nextTick(callback: () => void): void;
   stdin: NodeReadable;
   stdout: NodeWritable;
   stderr: NodeWritable;
@@ -121,6 +125,8 @@ interface NodeProcess extends NodeEventSource {
 }
 
 declare var process: NodeProcess;
+
+declare function queueMicrotask(callback: () => void): void;
 
 interface NodeTimer {
   unref(): this;
@@ -135,7 +141,7 @@ declare function setImmediate(callback: () => void): unknown;
 declare module "node:child_process" {
   export interface ChildProcess extends NodeChildProcessShape {}
   export interface SpawnOptions {
-    stdio?: Array<"pipe" | "inherit" | "ignore">;
+    stdio?: Array<"pipe" | "inherit" | "ignore" | number>;
     env?: { [key: string]: string | undefined };
     cwd?: string;
   }
@@ -328,4 +334,19 @@ interface NodeSocket extends NodeEventSource {
 declare module "node:net" {
   export type Socket = NodeSocket;
   export function connect(port: number, host: string): NodeSocket;
+  /** Used by lib/hosts/stdio.ts: a socket on an open descriptor, read into one kept buffer (onread). */
+  export const Socket: new (options: {
+    fd: number;
+    readable: boolean;
+    writable: boolean;
+    onread: { buffer: Uint8Array; callback: (bytesRead: number, buffer: Uint8Array) => boolean | void };
+  }) => NodeSocket;
+}
+
+// Used by lib/hosts/stdio.ts: what kind of file descriptor 0 is.
+declare module "node:fs" {
+  export function fstatSync(fd: number): { isFIFO(): boolean; isSocket(): boolean };
+  /** Used by spec-tests/e2e/stdio-host.test.ts: a file as a child's stdin. */
+  export function openSync(path: string, flags: string): number;
+  export function closeSync(fd: number): void;
 }

@@ -4,6 +4,10 @@
 //
 // Invariants:
 // - stdout carries only protocol bytes; logs and diagnostics go to stderr (STD-02);
+// - one write per tick: the driver hands over one buffer per drain (per event it dispatches,
+//   per answer a handler resolves), and those of one tick leave as one buffer, written when
+//   the tick's work, microtasks included, is done (coalescedWriter); reads are not copied:
+//   each chunk Node reads goes to the engine as it is, and the engine decodes it in place;
 // - backpressure: when the pipe we write to is full, we stop reading until it drains;
 // - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL;
 // - nothing a peer does brings this process down: the peer layer's inputs do not throw (the
@@ -11,39 +15,178 @@
 //   no listener would exit the process), and every promise made here settles and is handled.
 
 import { spawn } from "node:child_process";
+import { fstatSync } from "node:fs";
+import { Socket } from "node:net";
 import type { NodeChildProcess as ChildProcess } from "./node-shapes.js";
 export type { NodeChildProcess } from "./node-shapes.js";
 import { performance } from "node:perf_hooks";
 import { Client, type ClientOptions, type ConnectResult } from "../peer/client.js";
 import type { PeerHost } from "../peer/driver.js";
-import { TimerSlot } from "./timer-slot.js";
 import { ConnectionClosedError } from "../peer/errors.js";
 import type { Server, ServerSession } from "../peer/server.js";
 
-/** A PeerHost on Node: a monotonic clock, one timer, and a writer. */
+export interface CoalescedWriter {
+  /** Takes bytes to write; they leave with the others of this tick. The engine never rewrites bytes it handed out, so holding them is safe. */
+  write(bytes: Uint8Array): void;
+  /** Writes what is gathered now (before an end of the stream). */
+  flush(): void;
+}
+
+/**
+ * Gathers the bytes handed over during one tick and passes them to `sink` as one buffer once
+ * the tick's work is done: a microtask queued at the first write queues a nextTick, which Node
+ * runs only once the microtask queue is empty, so answers resolved in promise chains of any
+ * length still join the same write. One write (one system call on a pipe) instead of one per
+ * message: with 100 requests in flight, 100 writes become one.
+ */
+export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWriter {
+  let gathered: Uint8Array[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (gathered.length === 0) return;
+    const parts = gathered;
+    gathered = [];
+    let bytes = parts[0]!;
+    if (parts.length > 1) {
+      let total = 0;
+      for (const part of parts) total += part.length;
+      bytes = new Uint8Array(total);
+      let at = 0;
+      for (const part of parts) {
+        bytes.set(part, at);
+        at += part.length;
+      }
+    }
+    try {
+      sink(bytes);
+    } catch {
+      // Outside the driver's guard now: a stream that cannot take the bytes says so through
+      // its "error" event, which ends the session; thrown here it would take the process down.
+    }
+  };
+  const later = (): void => process.nextTick(flush);
+  return {
+    write(bytes) {
+      gathered.push(bytes);
+      if (scheduled) return;
+      scheduled = true;
+      queueMicrotask(later);
+    },
+    flush,
+  };
+}
+
+/**
+ * A PeerHost on Node: a monotonic clock, one timer, and a writer.
+ *
+ * The timer is re-armed only for an earlier deadline. With the default timeouts every request
+ * moves the deadline, and usually later (each new request is due after the ones before it);
+ * rather than a clearTimeout and a setTimeout each time, a timer due earlier than asked is kept,
+ * and when it fires before the deadline it asks for the rest. A deadline taken away unrefs the
+ * timer instead of clearing it, so a process with nothing pending still exits. onTimer is never
+ * called before the deadline last asked for, nor after it was taken away.
+ */
 export function nodeHost(write: (bytes: Uint8Array) => void, onTimer: () => void): PeerHost {
-  const now = (): number => performance.now();
-  // Armed for real only when the deadline moves earlier (timer-slot.ts).
-  const slot = new TimerSlot(now, onTimer);
-  return { write, now, armTimer: (at) => slot.arm(at) };
+  let timer: NodeTimer | undefined;
+  /** When `timer` fires (Infinity when there is none). */
+  let timerAt = Infinity;
+  /** The deadline last asked for; undefined when none. */
+  let wanted: number | undefined;
+  const set = (at: number): void => {
+    timerAt = at;
+    timer = setTimeout(fire, Math.max(0, Math.ceil(at - performance.now())));
+  };
+  const fire = (): void => {
+    timer = undefined;
+    timerAt = Infinity;
+    if (wanted === undefined) return;
+    if (performance.now() < wanted) set(wanted); // the deadline moved later meanwhile
+    else onTimer();
+  };
+  return {
+    write,
+    now: () => performance.now(),
+    armTimer(at) {
+      wanted = at;
+      if (timer === undefined) {
+        if (at !== undefined) set(at);
+        return;
+      }
+      if (at === undefined) {
+        timer.unref();
+        return;
+      }
+      if (timerAt <= at) {
+        timer.ref();
+        return;
+      }
+      clearTimeout(timer);
+      set(at);
+    },
+  };
+}
+
+const READ_BUFFER_BYTES = 64 * 1024;
+
+/** What serveStdio needs of its input: events and flow control. */
+interface Input {
+  on(event: "end", listener: () => void): void;
+  on(event: "error", listener: (error: Error) => void): void;
+  pause(): void;
+  resume(): void;
+}
+
+/**
+ * This process's stdin, each chunk handed to `receive`. With `inPlace`, on a pipe or a socket
+ * (how MCP clients run a server), Node reads into one buffer kept for the stream's life
+ * (net.Socket's onread) instead of a new buffer per read: the engine decodes a chunk before
+ * receiveBytes returns and copies only the part of a line it must keep (lib/framing.ts), so the
+ * buffer is free again when `receive` returns. That socket takes fd 0 over, and process.stdin
+ * would then see nothing: hence opt-in. Otherwise, and on a file, a terminal or Windows, stdin
+ * is read through process.stdin.
+ */
+function readStdin(receive: (chunk: Uint8Array) => void, inPlace: boolean): Input {
+  if (inPlace && process.platform !== "win32") {
+    let kind: { isFIFO(): boolean; isSocket(): boolean } | undefined;
+    try {
+      kind = fstatSync(0);
+    } catch {
+      kind = undefined;
+    }
+    if (kind !== undefined && (kind.isFIFO() || kind.isSocket())) {
+      const buffer = new Uint8Array(READ_BUFFER_BYTES);
+      return new Socket({ fd: 0, readable: true, writable: false, onread: { buffer, callback: (n) => receive(buffer.subarray(0, n)) } });
+    }
+  }
+  const stdin = process.stdin;
+  stdin.on("data", receive);
+  return stdin;
+}
+
+export interface ServeStdioOptions {
+  /**
+   * Read stdin into one reused buffer when it is a pipe or a socket (one allocation per read
+   * less). Only for a process where nothing else reads process.stdin: the reader takes fd 0
+   * over. Default false. `mcp-engine serve` sets it.
+   */
+  readInPlace?: boolean;
 }
 
 /** Serves `server` on this process's stdin and stdout until stdin ends. */
-export function serveStdio(server: Server): ServerSession {
-  const stdin = process.stdin;
+export function serveStdio(server: Server, options: ServeStdioOptions = {}): ServerSession {
   const stdout = process.stdout;
   let session: ServerSession | undefined;
-  const host = nodeHost(
-    (bytes) => {
-      if (!stdout.write(bytes)) {
-        stdin.pause();
-        stdout.once("drain", () => stdin.resume());
-      }
-    },
-    () => session?.onTimer(),
-  );
+  const out = coalescedWriter((bytes) => {
+    if (!stdout.write(bytes)) {
+      stdin.pause();
+      stdout.once("drain", () => stdin.resume());
+    }
+  });
+  const host = nodeHost(out.write, () => session?.onTimer());
   session = server.connect(host);
   const s = session;
+  const stdin = readStdin((chunk) => s.receiveBytes(chunk), options.readInPlace ?? false);
   let ended = false;
   const end = (): void => {
     if (ended) return;
@@ -51,7 +194,6 @@ export function serveStdio(server: Server): ServerSession {
     s.receiveEof();
     host.armTimer(undefined);
   };
-  stdin.on("data", (chunk) => s.receiveBytes(chunk));
   stdin.on("end", end);
   stdin.on("error", end);
   // EPIPE: the client went away; what we still had to say has nowhere to go.
@@ -80,7 +222,14 @@ export class StdioClient {
   private readonly exited: Promise<void>;
   private readonly graceMs: number;
 
-  private constructor(client: Client, child: ChildProcess, server: ConnectResult, exited: Promise<void>, graceMs: number) {
+  private constructor(
+    client: Client,
+    child: ChildProcess,
+    server: ConnectResult,
+    exited: Promise<void>,
+    graceMs: number,
+    private readonly out: CoalescedWriter,
+  ) {
     this.client = client;
     this.child = child;
     this.server = server;
@@ -100,16 +249,14 @@ export class StdioClient {
       client?.driver.receiveEof();
       host.armTimer(undefined);
     };
-    const host = nodeHost(
-      (bytes) => {
-        if (child.stdin.destroyed || child.stdin.writableEnded) return;
-        if (!child.stdin.write(bytes)) {
-          child.stdout.pause();
-          child.stdin.once("drain", () => child.stdout.resume());
-        }
-      },
-      () => client?.driver.onTimer(),
-    );
+    const out = coalescedWriter((bytes) => {
+      if (child.stdin.destroyed || child.stdin.writableEnded) return;
+      if (!child.stdin.write(bytes)) {
+        child.stdout.pause();
+        child.stdin.once("drain", () => child.stdout.resume());
+      }
+    });
+    const host = nodeHost(out.write, () => client?.driver.onTimer());
     client = new Client(host, options);
     const c = client;
     const exited = new Promise<void>((resolve) => {
@@ -135,8 +282,9 @@ export class StdioClient {
     } else child.stderr.on("data", () => undefined);
     try {
       const server = await c.connect({ timeoutMs: options.connectTimeoutMs });
-      return new StdioClient(c, child, server, exited, options.shutdownGraceMs ?? 2000);
+      return new StdioClient(c, child, server, exited, options.shutdownGraceMs ?? 2000, out);
     } catch (error) {
+      out.flush();
       await stopChild(child, exited, options.shutdownGraceMs ?? 2000);
       // A command that could not be started (ENOENT, EACCES): say so rather than "connection closed".
       throw spawnError !== undefined ? new ConnectionClosedError("initialize", spawnError.message) : error;
@@ -146,6 +294,7 @@ export class StdioClient {
   /** Ends the session (S-02): close stdin, wait, SIGTERM, wait, SIGKILL. Resolves once the child exited. */
   async close(): Promise<void> {
     this.client.close();
+    this.out.flush(); // what close() said leaves before stdin is closed
     await stopChild(this.child, this.exited, this.graceMs);
   }
 }
