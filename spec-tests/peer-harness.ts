@@ -1,11 +1,9 @@
-// Test harness for the peer layer (spec-tests/peer*.test.ts): a Client and a ServerSession
-// joined by two fake PeerHosts on a FAKE CLOCK. Nothing here reads real time or starts a
-// real timer: time is a number the test advances; each host records the one deadline its
-// driver armed, and advancing past it calls the driver's onTimer. Bytes written by one side
-// are queued and delivered to the other side in a microtask (or at once, in synchronous
-// mode, which exercises the drivers' re-entrancy); settle() lets everything in flight run.
+// Test harness for the peer layer (spec-tests/peer*.test.ts): Pair, a Client and a
+// ServerSession linked by the library's own linkInMemory on a ManualClock, recording what
+// each side wrote and every arming of its timer; ScriptedServer, a Client against a
+// hand-written server on a fake host. Nothing here reads real time or starts a real timer.
 
-import { Client, Server, type ClientOptions, type PeerHost, type ServerOptions, type ServerSession } from "../lib/peer/index.js";
+import { Client, ManualClock, Server, linkInMemory, type ClientOptions, type InMemoryLink, type ManualTimer, type PeerHost, type ServerOptions, type ServerSession } from "../lib/peer/index.js";
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
@@ -89,61 +87,71 @@ export interface PairOptions {
   serverInstance?: Server;
 }
 
-/** A Client and one ServerSession over fake hosts on one fake clock. */
+/** What a test sees of one side of a Pair: what it wrote, and how it armed its timer. */
+export class SideRecord {
+  /** Every armTimer argument, in order. */
+  readonly armCalls: Array<number | undefined> = [];
+  /** Every message written, parsed. */
+  readonly sent: Array<Record<string, unknown>> = [];
+  timer: ManualTimer | undefined = undefined;
+
+  /** The deadline currently armed (undefined: disarmed). */
+  get armed(): number | undefined {
+    return this.timer?.armed;
+  }
+
+  /** The armed timer fires now, whatever its deadline (a spurious early fire). */
+  fire(): void {
+    this.timer?.fire();
+  }
+
+  record(bytes: Uint8Array): void {
+    for (const line of decoder.decode(bytes).split("\n")) if (line !== "") this.sent.push(JSON.parse(line) as Record<string, unknown>);
+  }
+
+  /** Messages written with this method, in order. */
+  messages(method: string): Array<Record<string, unknown>> {
+    return this.sent.filter((m) => m.method === method);
+  }
+}
+
+/** A Client and one ServerSession linked in memory (linkInMemory) on a manual clock, with what each side wrote. */
 export class Pair {
-  readonly clock: FakeClock;
-  readonly clientHost: FakeHost;
-  readonly serverHost: FakeHost;
+  readonly clock: ManualClock;
+  readonly clientHost = new SideRecord();
+  readonly serverHost = new SideRecord();
   readonly server: Server;
   readonly session: ServerSession;
   readonly client: Client;
+  readonly link: InMemoryLink;
 
-  constructor(options: PairOptions = {}, clock = new FakeClock()) {
-    this.clock = clock;
-    this.clientHost = new FakeHost(clock, options.sync);
-    this.serverHost = new FakeHost(clock, options.sync);
+  constructor(options: PairOptions = {}) {
+    this.clock = new ManualClock({ onArm: (label, at) => (label === "client" ? this.clientHost : this.serverHost).armCalls.push(at) });
     this.server = options.serverInstance ?? new Server({ info: SERVER_INFO, paginationSecret: SECRET, ...options.server });
     options.setup?.(this.server);
-    this.session = this.server.connect(this.serverHost);
-    this.client = new Client(this.clientHost, { info: CLIENT_INFO, ...options.client });
-    this.clientHost.deliver = (bytes) => this.session.receiveBytes(bytes);
-    this.serverHost.deliver = (bytes) => this.client.driver.receiveBytes(bytes);
+    this.link = linkInMemory(this.server, { info: CLIENT_INFO, ...options.client }, {
+      clock: this.clock,
+      delivery: options.sync === true ? "sync" : "microtask",
+      tap: (from, bytes) => (from === "client" ? this.clientHost : this.serverHost).record(bytes),
+    });
+    this.session = this.link.session;
+    this.client = this.link.client;
+    this.clientHost.timer = this.link.clientTimer;
+    this.serverHost.timer = this.link.serverTimer;
   }
 
   /** Delivers bytes both ways and lets handlers' promises run, until nothing moves for a while. */
-  async settle(): Promise<void> {
-    let idle = 0;
-    while (idle < 20) {
-      const moved = this.clientHost.flush() || this.serverHost.flush();
-      idle = moved ? 0 : idle + 1;
-      await Promise.resolve();
-    }
+  settle(): Promise<void> {
+    return this.clock.settle();
   }
 
-  /** Advances the fake clock to `t`, firing each armed timer at its exact deadline on the way. */
-  async advanceTo(t: number): Promise<void> {
-    if (t < this.clock.now) throw new Error(`the clock does not go back (${this.clock.now} → ${t})`);
-    // What is in flight now happens now, before time moves.
-    await this.settle();
-    for (;;) {
-      const c = this.clientHost.armed;
-      const s = this.serverHost.armed;
-      let next = Infinity;
-      if (c !== undefined && c <= t) next = c;
-      if (s !== undefined && s <= t && s < next) next = s;
-      if (next === Infinity) break;
-      this.clock.now = Math.max(this.clock.now, next);
-      // The host timer is one-shot (as setTimeout): firing consumes it, then the driver re-arms.
-      if (c !== undefined && c <= this.clock.now) this.clientHost.fire(() => this.client.driver.onTimer());
-      if (s !== undefined && s <= this.clock.now) this.serverHost.fire(() => this.session.onTimer());
-      await this.settle();
-    }
-    this.clock.now = t;
-    await this.settle();
+  /** Advances the clock to `t`, firing each armed timer at its exact deadline on the way. */
+  advanceTo(t: number): Promise<void> {
+    return this.clock.advanceTo(t);
   }
 
-  async advance(ms: number): Promise<void> {
-    await this.advanceTo(this.clock.now + ms);
+  advance(ms: number): Promise<void> {
+    return this.clock.advance(ms);
   }
 
   /** connect() and settle; resolves with the connect result. */

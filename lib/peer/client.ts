@@ -12,7 +12,7 @@
 //   the driver still dispatches every later event;
 // - time comes from the host (PeerHost.now, one timer); this file reads no clock.
 
-import { DEFAULT_LIMITS, Engine, type ArgsFor, type RequestOptions } from "../engine.js";
+import { Engine, type ArgsFor } from "../engine.js";
 import type { JsonObject, RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import type { EngineEvent } from "../events.js";
@@ -42,10 +42,10 @@ import type {
 } from "../types.js";
 import { Driver, type PeerHost } from "./driver.js";
 import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, localFailure, peerErrorOf, unencodable } from "./errors.js";
-import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
+import { HandlerPool, ServerRequestJob, errorMessage, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
-import { DeadlineQueue } from "./request-queue.js";
+import { OutgoingCalls, PendingCall, type ResultStep } from "./client-calls.js";
 import { extensionMethodsOf, withExtensions, type ExtensionNotifications, type ExtensionRequests, type Extensions, type NotIn, type ParamsOf, type ResultOf } from "./extensions.js";
 import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { AbortSignalLike } from "./signal.js";
@@ -129,20 +129,6 @@ export interface ClientOptions {
   onClose?: (event: Extract<EngineEvent, { kind: "closed" }>) => void;
 }
 
-interface PendingCall {
-  readonly method: string;
-  /** Its ticket in Client.queued while it waits for room under maxPendingOutbound. */
-  ticket?: number;
-  /** The engine's id for it, once sent. */
-  sentId?: number;
-  readonly resolve: (result: JsonObject) => void;
-  readonly reject: (error: Error) => void;
-  readonly onProgress: ((progress: ProgressInfo) => void) | undefined;
-  readonly timeoutMs: number | undefined;
-  readonly totalMs: number | undefined;
-  cleanup: (() => void) | undefined;
-}
-
 export interface ConnectResult {
   /** "session": initialize was used; "modern": 2026-07-28 (server/discover). */
   era: "session" | "modern";
@@ -154,14 +140,6 @@ export interface ConnectResult {
 
 const MAX_PAGES = 10_000;
 
-/** A request past maxPendingOutbound, waiting for an answer to make room; its deadlines run from the call. */
-interface QueuedRequest {
-  readonly method: string;
-  readonly params: JsonObject | undefined;
-  readonly engineOptions: RequestOptions;
-  readonly call: PendingCall;
-}
-
 export class Client {
   private currentEngine: Engine<"client">;
   private currentDriver: Driver<"client">;
@@ -169,14 +147,10 @@ export class Client {
   readonly input: { receiveBytes(chunk: Uint8Array): void; receiveMessage(value: unknown): void; receiveEof(): void; onTimer(): void };
   private readonly host: PeerHost;
   private readonly defaultTimeoutMs: number;
-  private readonly pending = new Map<number, PendingCall>();
   private readonly handlers = new Map<string, ServerRequestHandler<JsonObject | undefined, object>>();
   private readonly inflight: HandlerPool;
-  /**
-   * Requests past the engine's maxPendingOutbound, in call order (a Map keyed by a sequence
-   * number: FIFO, with O(1) removal on abort or expiry). Released one per answer.
-   */
-  private readonly queued = new DeadlineQueue<QueuedRequest>();
+  /** Our requests: pending by id, or queued past maxPendingOutbound (client-calls.ts). */
+  private readonly calls: OutgoingCalls;
   /** Task polling waits (task-client.ts), on the host's one timer like the queue. */
   private readonly pollTimers: PollTimers;
   /** Tasks: the lower-level API (create, get, update, cancel, wait) behind callTool's task calls. */
@@ -193,6 +167,7 @@ export class Client {
     this.options = options;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
     this.inflight = new HandlerPool({ maxConcurrent: options.maxConcurrentHandlers ?? 100, maxJsonDepth: this.maxJsonDepth, onFault: (error, where) => this.fault(error, where) });
+    this.calls = new OutgoingCalls(this, { host, defaultTimeoutMs: this.defaultTimeoutMs, maxJsonDepth: this.maxJsonDepth, maxPendingOutbound: options.limits?.maxPendingOutbound });
     this.currentEngine = this.makeEngine(0);
     this.currentDriver = this.makeDriver(this.currentEngine);
     this.input = {
@@ -205,7 +180,7 @@ export class Client {
     this.tasks = new TaskClient({
       era: () => this.engine.era,
       send: (m, p, o) => this.send(m, p, o),
-      request: (m, p, o) => this.request(m, p, o),
+      request: (m, p, o, then) => (then === undefined ? this.request(m, p, o) : this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(m) ? this.request(m, p, o).then((result) => then(result, o)) : this.send(m, p, o, then)),
       now: () => this.host.now(),
       sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
       handlers: this.handlers,
@@ -233,12 +208,12 @@ export class Client {
     const driver = new Driver(engine, this.host, (event) => this.onEvent(event), (error, where) => this.fault(error, where));
     driver.timers = {
       next: () => {
-        const queued = this.queued.nextExpiry();
+        const queued = this.calls.queued.nextExpiry();
         const sleep = this.pollTimers.next();
         return queued === undefined ? sleep : sleep === undefined ? queued : Math.min(queued, sleep);
       },
       fire: (now) => {
-        this.expireQueued(now);
+        this.calls.expire(now);
         this.pollTimers.fire(now);
       },
     };
@@ -378,16 +353,11 @@ export class Client {
         reject(localFailure(error, "initialize"));
         return;
       }
-      this.connecting = {
-        method: "initialize",
-        resolve: () => resolve(this.connectResult as ConnectResult),
-        reject,
-        onProgress: undefined,
-        timeoutMs,
-        totalMs: undefined,
-        cleanup: undefined,
-      };
-      this.pending.set(id, this.connecting);
+      const connecting = new PendingCall("initialize", undefined, timeoutMs, undefined);
+      connecting.resolve = () => resolve(this.connectResult as ConnectResult);
+      connecting.reject = reject;
+      this.connecting = connecting;
+      this.calls.pending.set(id, connecting);
       this.driver.pump();
     });
   }
@@ -417,101 +387,12 @@ export class Client {
     return this.send(method, params, options);
   }
 
-  private send(method: string, params: object | undefined, options: CallOptions): Promise<JsonObject> {
-    return new Promise<JsonObject>((resolve, reject) => {
-      const signal = options.signal;
-      if (signal?.aborted) {
-        reject(new RequestAbortedError(method, signal.reason));
-        return;
-      }
-      // A request on a closed session (the peer went away, or close()) settles like those that were pending.
-      if (this.engine.isClosed) {
-        reject(new ConnectionClosedError(method, "the session is closed"));
-        return;
-      }
-      // Encoded later, in a drain: a value JSON cannot encode is refused here, where the caller learns of it.
-      const safe = params === undefined ? undefined : toJsonSafe(params, this.maxJsonDepth);
-      if (safe !== undefined && !safe.ok) {
-        reject(unencodable(method, "params", safe.reason));
-        return;
-      }
-      const sendParams = safe?.value as JsonObject | undefined;
-      const now = this.host.now();
-      const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
-      const engineOptions: RequestOptions = {};
-      if (Number.isFinite(timeoutMs)) engineOptions.deadline = now + timeoutMs;
-      if (options.maxTotalMs !== undefined) engineOptions.totalDeadline = now + options.maxTotalMs;
-      if (options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs)) engineOptions.resetOnProgressMs = timeoutMs;
-      // A server can only heartbeat through progress if the request carries a token.
-      if (options.onProgress !== undefined || options.resetTimeoutOnProgress === true) engineOptions.progressToken = true;
-      const call: PendingCall = { method, resolve, reject, onProgress: options.onProgress, timeoutMs, totalMs: options.maxTotalMs, cleanup: undefined };
-      if (signal !== undefined) {
-        const onAbort = (): void => {
-          if (call.ticket !== undefined) {
-            this.queued.remove(call.ticket);
-            call.ticket = undefined;
-            call.cleanup?.();
-            reject(new RequestAbortedError(method, signal.reason));
-            this.driver.pump();
-            return;
-          }
-          const id = call.sentId;
-          if (id === undefined || this.pending.get(id) !== call) return;
-          this.settle(id);
-          if (!this.engine.isClosed) this.engine.cancel(id, typeof signal.reason === "string" ? signal.reason : "aborted");
-          reject(new RequestAbortedError(method, signal.reason));
-          this.driver.pump();
-          this.releaseQueued();
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-        call.cleanup = () => signal.removeEventListener("abort", onAbort);
-      }
-      // The engine holds at most maxPendingOutbound requests in flight; the rest wait here, in order.
-      if (this.queued.size > 0 || this.engine.pendingOutboundCount >= this.maxPendingOutbound) {
-        const expiry = Math.min(engineOptions.deadline ?? Infinity, engineOptions.totalDeadline ?? Infinity);
-        call.ticket = this.queued.push({ method, params: sendParams, engineOptions, call }, expiry);
-        this.driver.pump();
-        return;
-      }
-      this.dispatchRequest(method, sendParams, engineOptions, call);
-    });
-  }
-
-  private get maxPendingOutbound(): number {
-    return this.options.limits?.maxPendingOutbound ?? DEFAULT_LIMITS.maxPendingOutbound;
-  }
-
-  /** Hands a request to the engine; a refusal rejects the call. */
-  private dispatchRequest(method: string, params: JsonObject | undefined, engineOptions: RequestOptions, call: PendingCall): void {
-    let id: number;
+  private send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep): Promise<JsonObject> {
     try {
-      id = this.engine.request(method, params, engineOptions);
+      return this.calls.send(method, params, options, then);
     } catch (error) {
-      call.cleanup?.();
-      call.reject(localFailure(error, method));
-      return;
-    }
-    call.sentId = id;
-    this.pending.set(id, call);
-    this.driver.pump();
-  }
-
-  /** Sends queued requests, oldest first, while the engine has room. */
-  private releaseQueued(): void {
-    while (this.queued.size > 0 && this.engine.pendingOutboundCount < this.maxPendingOutbound && !this.engine.isClosed) {
-      const entry = this.queued.shift() as QueuedRequest;
-      entry.call.ticket = undefined;
-      this.dispatchRequest(entry.method, entry.params, entry.engineOptions, entry.call);
-    }
-  }
-
-  /** Queued requests whose deadline passed fail as a sent one would: RequestTimeoutError. */
-  private expireQueued(now: number): void {
-    for (const { method, engineOptions, call } of this.queued.takeExpired(now)) {
-      call.ticket = undefined;
-      call.cleanup?.();
-      const total = engineOptions.totalDeadline !== undefined && engineOptions.totalDeadline <= now && (engineOptions.deadline === undefined || engineOptions.totalDeadline <= engineOptions.deadline);
-      call.reject(new RequestTimeoutError(method, "(queued)", total ? "total" : "inactivity", total ? call.totalMs : call.timeoutMs));
+      // Only a host whose now() throws gets here: the call fails, nothing else does.
+      return Promise.reject(error instanceof Error ? error : new Error(errorMessage(error)));
     }
   }
 
@@ -645,49 +526,41 @@ export class Client {
     throw new InvalidResultError(method, "result.nextCursor", `at most ${MAX_PAGES} pages`, "more");
   }
 
-  private settle(id: number): PendingCall | undefined {
-    const call = this.pending.get(id);
-    if (call === undefined) return undefined;
-    this.pending.delete(id);
-    call.cleanup?.();
-    return call;
-  }
-
   private onEvent(event: EngineEvent): void {
     this.handleEvent(event);
     // An answer (or a timeout, or a closed stream) made room under maxPendingOutbound.
-    if (this.queued.size > 0) this.releaseQueued();
+    if (this.calls.queued.size > 0) this.calls.release();
   }
 
   private handleEvent(event: EngineEvent): void {
     switch (event.kind) {
       case "response":
-        this.settle(event.id)?.resolve(event.result);
+        this.calls.settle(event.id)?.complete(event.result);
         return;
       case "error-response":
         // A transport's own failure (HttpTransportError, HttpAuthError) comes back as itself; the peer's error answers as McpError.
-        this.settle(event.id)?.reject(peerErrorOf(event.error));
+        this.calls.settle(event.id)?.reject(peerErrorOf(event.error));
         return;
       case "invalid-response":
-        this.settle(event.id)?.reject(new InvalidResultError(event.method, event.path, event.expected, event.got));
+        this.calls.settle(event.id)?.reject(new InvalidResultError(event.method, event.path, event.expected, event.got));
         return;
       case "timeout": {
-        const call = this.settle(event.id);
+        const call = this.calls.settle(event.id);
         call?.reject(new RequestTimeoutError(event.method, event.id, event.deadline, event.deadline === "total" ? call.totalMs : call.timeoutMs));
         return;
       }
       case "connection-closed":
-        this.settle(event.id)?.reject(new ConnectionClosedError(event.method));
+        this.calls.settle(event.id)?.reject(new ConnectionClosedError(event.method));
         return;
       case "response-too-large":
-        this.settle(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
+        this.calls.settle(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
         return;
       case "request-ended":
         // A server ending a listen stream (stdio) ends it as cleanly as its final result would (MOD-15).
-        this.settle(event.id)?.resolve({ resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: event.id } });
+        this.calls.settle(event.id)?.resolve({ resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: event.id } });
         return;
       case "progress": {
-        const onProgress = this.pending.get(event.id)?.onProgress;
+        const onProgress = this.calls.pending.get(event.id)?.onProgress;
         if (onProgress !== undefined) shielded(() => onProgress({ progress: event.progress, total: event.total, message: event.message }));
         return;
       }
@@ -734,18 +607,10 @@ export class Client {
   }
 
   private onClosed(event: Extract<EngineEvent, { kind: "closed" }>): void {
-    for (const id of [...this.pending.keys()]) {
-      const call = this.settle(id);
-      call?.reject(new ConnectionClosedError(call.method, event.detail));
-    }
+    this.calls.closeAll(event.detail);
     const connecting = this.connecting;
     this.connecting = undefined;
     connecting?.reject(new ConnectionClosedError("initialize", event.detail));
-    for (const { method, call } of this.queued.clear()) {
-      call.ticket = undefined;
-      call.cleanup?.();
-      call.reject(new ConnectionClosedError(method, event.detail));
-    }
     this.inflight.closeAll("connection closed");
     const onClose = this.options.onClose;
     if (onClose !== undefined) shielded(() => onClose(event));
@@ -757,7 +622,7 @@ export class Client {
       this.engine.respondError(id, ErrorCode.MethodNotFound, `No handler for ${method}`);
       return;
     }
-    const engine = this.engine;
-    this.inflight.run(engine, this.driver, id, (signal) => handler(params, { requestId: id, signal }), (error) => respondWithError(engine, id, error, this.maxJsonDepth));
+    this.inflight.run(id, new ServerRequestJob(this.engine, this.driver, id, params, handler, this.maxJsonDepth));
   }
 }
+

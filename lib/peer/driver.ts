@@ -1,9 +1,12 @@
 // The driver: keeps an Engine drained for a host that brings bytes, a clock and one timer.
 //
-// After every input and every command it writes all outbound messages, dispatches every
-// event, and re-arms the host's single timer when the engine's next deadline changed (the
-// drain contract of the core). Dispatch may issue commands, which pump again: the re-entry
-// is flattened into the running loop, so events are always handled in engine order.
+// After every input and every command it dispatches every event, writes all outbound
+// messages (one write per pass: the answers to a chunk of requests leave together), and
+// re-arms the host's single timer when the engine's next deadline changed (the drain
+// contract of the core). Dispatch may issue commands, which pump again: the re-entry is
+// flattened into the running loop, so events are always handled in engine order. A request
+// pumps "soon" (pumpSoon: after the current synchronous run), so the requests a caller makes
+// together leave in one write.
 //
 // Nothing escapes the driver: an exception from the engine's inputs, from dispatch, from the
 // host's write/send/armTimer is given to onFault (the peer reports it as a diagnostic) and the
@@ -26,6 +29,9 @@ export interface PeerHost {
   armTimer(at: number | undefined): void;
 }
 
+/** Settled once: `RESOLVED.then(task)` runs task after the current synchronous run (cheaper than Node's queueMicrotask, which binds an async context per call). */
+const RESOLVED: Promise<void> = Promise.resolve();
+
 export class Driver<R extends Role> {
   private pumping = false;
   private again = false;
@@ -40,11 +46,21 @@ export class Driver<R extends Role> {
   ) {}
 
   receiveBytes(chunk: Uint8Array): void {
-    this.input("receiveBytes", () => this.engine.receiveBytes(chunk, this.host.now()));
+    try {
+      this.engine.receiveBytes(chunk, this.host.now());
+    } catch (error) {
+      this.inputFailed(error, "receiveBytes");
+    }
+    this.pump();
   }
 
   receiveMessage(value: unknown): void {
-    this.input("receiveMessage", () => this.engine.receiveMessage(value, this.host.now()));
+    try {
+      this.engine.receiveMessage(value, this.host.now());
+    } catch (error) {
+      this.inputFailed(error, "receiveMessage");
+    }
+    this.pump();
   }
 
   receiveEof(): void {
@@ -69,10 +85,15 @@ export class Driver<R extends Role> {
     try {
       feed();
     } catch (error) {
-      this.fault(error, where);
-      this.guard("close", () => this.engine.close());
+      this.inputFailed(error, where);
     }
     this.pump();
+  }
+
+  /** An engine whose input threw can no longer be trusted: closed (which settles what is pending). */
+  private inputFailed(error: unknown, where: string): void {
+    this.fault(error, where);
+    this.guard("close", () => this.engine.close());
   }
 
   private guard(where: string, step: () => void): void {
@@ -91,6 +112,25 @@ export class Driver<R extends Role> {
     }
   }
 
+  private soon = false;
+
+  /**
+   * Drains the engine once the current synchronous run is over (a microtask), instead of now:
+   * requests issued together leave in one write. Commands whose caller expects the bytes out
+   * at once (close, notify) still pump().
+   */
+  pumpSoon(): void {
+    if (this.soon) return;
+    this.soon = true;
+    void RESOLVED.then(this.pumpLater);
+  }
+
+  /** Made once: pumpSoon allocates no closure per call. */
+  private readonly pumpLater = (): void => {
+    this.soon = false;
+    this.pump();
+  };
+
   /** Drains the engine; call after every command. */
   pump(): void {
     if (this.pumping) {
@@ -101,25 +141,45 @@ export class Driver<R extends Role> {
     try {
       do {
         this.again = false;
-        this.guard("write", () => this.flush());
-        for (let event = this.engine.pollEvent(); event !== undefined; event = this.engine.pollEvent()) {
-          const current = event;
-          this.guard(`dispatch ${current.kind}`, () => this.dispatch(current));
-          this.guard("write", () => this.flush());
-        }
+        for (let event = this.engine.pollEvent(); event !== undefined; event = this.engine.pollEvent()) this.dispatchGuarded(event);
+        // One write for everything this pass queued (the answers of a whole chunk of requests, say).
+        this.flushGuarded();
       } while (this.again);
     } finally {
       this.pumping = false;
     }
-    this.guard("armTimer", () => {
-      const engineNext = this.engine.nextDeadline();
-      const extra = this.timers?.next();
-      const next = extra === undefined ? engineNext : engineNext === undefined ? extra : Math.min(engineNext, extra);
-      if (next !== this.armedAt) {
-        this.armedAt = next;
-        this.host.armTimer(next);
-      }
-    });
+    try {
+      this.rearm();
+    } catch (error) {
+      this.fault(error, "armTimer");
+    }
+  }
+
+  /** Arms the host's timer when the earliest deadline changed (and only then). */
+  private rearm(): void {
+    const engineNext = this.engine.nextDeadline();
+    const extra = this.timers?.next();
+    const next = extra === undefined ? engineNext : engineNext === undefined ? extra : Math.min(engineNext, extra);
+    if (next !== this.armedAt) {
+      this.armedAt = next;
+      this.host.armTimer(next);
+    }
+  }
+
+  private dispatchGuarded(event: EngineEvent): void {
+    try {
+      this.dispatch(event);
+    } catch (error) {
+      this.fault(error, `dispatch ${event.kind}`);
+    }
+  }
+
+  private flushGuarded(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      this.fault(error, "write");
+    }
   }
 
   private flush(): void {

@@ -9,6 +9,8 @@
 // - past maxConcurrent, requests wait in a FIFO queue; the queue is bounded by the engine's
 //   maxPendingInbound (a waiting request is still pending there); a request cancelled while
 //   waiting is removed without running;
+// - a handler that returns a value (not a promise) is answered in the same turn; only a
+//   promise costs a promise reaction; a request's abort signal is made only if it is read;
 // - nothing here rejects unhandled or throws into a promise reaction: what escapes every
 //   other guard goes to onFault.
 
@@ -19,6 +21,8 @@ import { ErrorCode } from "../errors.js";
 import { McpError } from "./errors.js";
 import { describeThrown, toJsonSafe } from "./json-safe.js";
 import { PeerAbortController, type AbortSignalLike } from "./signal.js";
+import type { ServerRequestContext, ServerRequestHandler } from "./client.js";
+import type { JsonObject } from "../envelope.js";
 
 type AnyEngine = Engine<"client"> | Engine<"server">;
 type AnyDriver = Driver<"client"> | Driver<"server">;
@@ -32,17 +36,57 @@ export interface HandlerPoolOptions {
   readonly onFault: (error: unknown, where: string) => void;
 }
 
-interface Waiting {
-  readonly engine: AnyEngine;
-  readonly driver: AnyDriver;
-  readonly work: (signal: AbortSignalLike) => object | Promise<object>;
-  readonly onError: (error: unknown) => void;
+/**
+ * One peer request's handler run: what the pool starts, answers and aborts. The abort state
+ * lives here and the AbortSignal is made only when something reads `signal` (most handlers
+ * never do, and a runtime AbortSignal costs more than the rest of a request). A server's
+ * request context is its own job (context.ts), so a request allocates one object.
+ */
+export abstract class HandlerJob {
+  private controller: PeerAbortController | undefined = undefined;
+  private abortedWith: { reason: unknown } | undefined = undefined;
+
+  constructor(
+    readonly engine: AnyEngine,
+    readonly driver: AnyDriver,
+  ) {}
+
+  /** Runs the handler; a value or a promise of one. */
+  abstract work(): object | Promise<object>;
+  /** Answers what the handler threw (it may throw itself: answered -32603 then). */
+  abstract fail(error: unknown): void;
+
+  /** Aborted when the peer cancels the request or the session closes. */
+  get signal(): AbortSignalLike {
+    let controller = this.controller;
+    if (controller === undefined) {
+      controller = this.controller = new PeerAbortController();
+      if (this.abortedWith !== undefined) controller.abort(this.abortedWith.reason);
+    }
+    return controller.signal;
+  }
+
+  /** True once the peer cancelled the request or the session closed. */
+  get isAborted(): boolean {
+    return this.abortedWith !== undefined;
+  }
+
+  /** @internal */
+  abortJob(reason: unknown): void {
+    if (this.abortedWith !== undefined) return;
+    this.abortedWith = { reason };
+    this.controller?.abort(reason);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 export class HandlerPool {
-  private readonly running = new Map<RequestId, PeerAbortController>();
+  private readonly running = new Map<RequestId, HandlerJob>();
   /** Insertion order is arrival order: the Map is the FIFO queue, and a cancel removes in O(1). */
-  private readonly waiting = new Map<RequestId, Waiting>();
+  private readonly waiting = new Map<RequestId, HandlerJob>();
 
   constructor(private readonly options: HandlerPoolOptions) {}
 
@@ -54,17 +98,16 @@ export class HandlerPool {
     return this.waiting.size;
   }
 
-  /** True while `signal` is the signal of the handler now running for `id`. */
-  isCurrent(id: RequestId, signal: AbortSignalLike): boolean {
-    return this.running.get(id)?.signal === signal && !signal.aborted;
+  /** True while `job` is the handler now running for `id`, not aborted. */
+  isCurrent(id: RequestId, job: HandlerJob): boolean {
+    return this.running.get(id) === job && !job.isAborted;
   }
 
   /**
-   * Runs the handler of peer request `id` now, or when a slot frees. `work` gets the abort
-   * signal; `onError` answers what it threw (it may throw itself: answered -32603 then).
+   * Runs the handler of peer request `id` now, or when a slot frees. A handler that returns
+   * a value (not a promise) is answered in the same turn, before run() returns.
    */
-  run(engine: AnyEngine, driver: AnyDriver, id: RequestId, work: Waiting["work"], onError: Waiting["onError"]): void {
-    const job: Waiting = { engine, driver, work, onError };
+  run(id: RequestId, job: HandlerJob): void {
     if (this.running.size >= this.options.maxConcurrent) {
       this.waiting.delete(id);
       this.waiting.set(id, job);
@@ -76,59 +119,68 @@ export class HandlerPool {
   /** The peer cancelled `id`: a running handler's signal aborts; a waiting one is dropped unrun. */
   cancel(id: RequestId, reason: unknown): void {
     if (this.waiting.delete(id)) return;
-    this.running.get(id)?.abort(reason);
+    this.running.get(id)?.abortJob(reason);
   }
 
   /** The session closed: every running handler's signal aborts, and nothing waiting will run. */
   closeAll(reason: string): void {
     this.waiting.clear();
-    const controllers = [...this.running.values()];
+    const jobs = [...this.running.values()];
     this.running.clear();
-    for (const controller of controllers) controller.abort(reason);
+    for (const job of jobs) job.abortJob(reason);
   }
 
-  private start(id: RequestId, job: Waiting): void {
-    const { engine, driver } = job;
-    const controller = new PeerAbortController();
-    this.running.set(id, controller);
-    const finish = (answer: () => void): void => {
-      if (this.running.get(id) !== controller) return;
-      this.running.delete(id);
-      try {
-        if (!controller.signal.aborted && !engine.isClosed) this.answerOnce(engine, id, answer);
-      } finally {
-        driver.pump();
-        this.next();
-      }
-    };
+  private start(id: RequestId, job: HandlerJob): void {
+    this.running.set(id, job);
     let outcome: object | Promise<object>;
     try {
-      outcome = job.work(controller.signal);
+      outcome = job.work();
     } catch (error) {
-      this.guarded("handler error", () => finish(() => job.onError(error)));
+      this.guarded("handler error", () => this.finish(id, job, false, error));
+      return;
+    }
+    if (!isThenable(outcome)) {
+      // A synchronous answer goes out in this turn: no promise, no microtask.
+      try {
+        this.finish(id, job, true, outcome);
+      } catch (error) {
+        this.options.onFault(error, "handler answer");
+      }
       return;
     }
     Promise.resolve(outcome)
       .then(
-        (result) => finish(() => respondSafely(engine, id, result, this.options.maxJsonDepth)),
-        (error: unknown) => finish(() => job.onError(error)),
+        (result) => this.finish(id, job, true, result),
+        (error: unknown) => this.finish(id, job, false, error),
       )
       .catch((error: unknown) => this.options.onFault(error, "handler answer"));
   }
 
-  /** Answers through `answer`; if that throws before anything was queued, answers -32603 instead. */
-  private answerOnce(engine: AnyEngine, id: RequestId, answer: () => void): void {
+  private finish(id: RequestId, job: HandlerJob, ok: boolean, value: unknown): void {
+    if (this.running.get(id) !== job) return;
+    this.running.delete(id);
     try {
-      answer();
+      if (!job.isAborted && !job.engine.isClosed) this.answerOnce(id, job, ok, value);
+    } finally {
+      job.driver.pump();
+      this.next();
+    }
+  }
+
+  /** Answers once; if that throws before anything was queued, answers -32603 instead. */
+  private answerOnce(id: RequestId, job: HandlerJob, ok: boolean, value: unknown): void {
+    try {
+      if (ok) respondSafely(job.engine, id, value, this.options.maxJsonDepth);
+      else job.fail(value);
     } catch (error) {
       this.options.onFault(error, "answer");
-      this.guarded("fallback answer", () => engine.respondError(id, ErrorCode.InternalError, "Internal error while answering the request"));
+      this.guarded("fallback answer", () => job.engine.respondError(id, ErrorCode.InternalError, "Internal error while answering the request"));
     }
   }
 
   /** Starts waiting requests while slots are free, oldest first. */
   private next(): void {
-    while (this.running.size < this.options.maxConcurrent) {
+    while (this.waiting.size > 0 && this.running.size < this.options.maxConcurrent) {
       const first = this.waiting.entries().next();
       if (first.done === true) return;
       const [id, job] = first.value;
@@ -196,5 +248,27 @@ export function shielded(callback: () => void): void {
     callback();
   } catch {
     // Swallowed like a throwing abort listener (signal.ts): the events after it still go out.
+  }
+}
+
+/** A server request run by one of our handlers: its context ({ requestId, signal }) and its pool job. */
+export class ServerRequestJob extends HandlerJob implements ServerRequestContext {
+  constructor(
+    engine: Engine<"client">,
+    driver: Driver<"client">,
+    readonly requestId: RequestId,
+    private readonly params: JsonObject | undefined,
+    private readonly handler: ServerRequestHandler<JsonObject | undefined, object>,
+    private readonly maxJsonDepth: number,
+  ) {
+    super(engine, driver);
+  }
+
+  work(): object | Promise<object> {
+    return this.handler(this.params, this);
+  }
+
+  fail(error: unknown): void {
+    respondWithError(this.engine, this.requestId, error, this.maxJsonDepth);
   }
 }

@@ -48,3 +48,6 @@ export { TaskRunner, detailedTask, wireTask } from "./task-server.js";
 export type { TaskOptions } from "./task-server.js";
 export { TaskClient } from "./task-client.js";
 export type { TaskCallOptions, TaskInfo } from "./task-client.js";
+export { ManualClock, linkInMemory } from "./in-memory.js";
+export type { InMemoryLink, LinkOptions, ManualClockOptions, ManualTimer } from "./in-memory.js";
+export type { TransportRequestInfo } from "./context.js";

@@ -7,7 +7,10 @@
 // (a value nested deeper than maxJsonDepth is refused with -32602, whatever its depth); the
 // result of a round is a plain JSON copy or a -32603, never a throw in a later drain.
 
-import type { JsonObject } from "../envelope.js";
+import type { Engine } from "../engine.js";
+import type { JsonObject, RequestId } from "../envelope.js";
+import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
+import { errorMessage } from "./handlers.js";
 import { isJsonObject } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import { jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
@@ -72,4 +75,24 @@ export function inputRequiredResult(signal: InputRequiredSignal, maxDepth: numbe
   const safe = toJsonSafe(result, maxDepth + 2);
   if (!safe.ok) return { ok: false, reason: safe.reason };
   return { ok: true, result: safe.value as JsonObject };
+}
+
+/** Ends a modern request with its input_required result (MOD-10), or -32021 when the request did not declare what the input needs. */
+export function answerInputRequired(engine: Engine<"server">, id: RequestId, method: string, modern: ModernRequestInfo, signal: InputRequiredSignal, maxDepth: number): void {
+  const built = inputRequiredResult(signal, maxDepth);
+  if (!built.ok) {
+    engine.respondError(id, ErrorCode.InternalError, `The input_required result cannot be sent as JSON: ${built.reason}`);
+    return;
+  }
+  const result = built.result;
+  const problem = inputRequiredProblem(method, result, modern);
+  if (problem?.missing !== undefined) {
+    engine.respondError(id, ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: problem.missing });
+    return;
+  }
+  try {
+    engine.respond(id, result);
+  } catch (error) {
+    engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
+  }
 }

@@ -24,11 +24,19 @@ export type JsonSafe = { readonly ok: true; readonly value: unknown } | { readon
  * or toJSON that threw.
  */
 export function toJsonSafe(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): JsonSafe {
-  const ancestors = new Set<object>();
   try {
-    const copy = copyValue(value, "", 0, maxDepth, ancestors);
+    // The fast walk keeps no set of ancestors: a cycle shows as nesting past maxDepth, and only
+    // then does the careful walk run again to say which it is (getters run twice in that case only).
+    const copy = copyFast(value, "", 0, maxDepth);
     if (copy === undefined) return { ok: false, reason: `${typeof value} has no JSON form` };
     return { ok: true, value: copy };
+  } catch (error) {
+    if (!(error instanceof Unencodable)) return { ok: false, reason: `reading it threw: ${describeThrown(error)}` };
+    if (!error.deep) return { ok: false, reason: error.reason };
+  }
+  try {
+    copyValue(value, "", 0, maxDepth, new Set<object>());
+    return { ok: false, reason: `nested deeper than ${maxDepth} levels` };
   } catch (error) {
     if (error instanceof Unencodable) return { ok: false, reason: error.reason };
     return { ok: false, reason: `reading it threw: ${describeThrown(error)}` };
@@ -36,9 +44,54 @@ export function toJsonSafe(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_D
 }
 
 class Unencodable {
-  constructor(readonly reason: string) {}
+  constructor(
+    readonly reason: string,
+    /** Past maxDepth: perhaps a cycle, which the careful walk tells apart. */
+    readonly deep = false,
+  ) {}
 }
 
+/** JSON's view of a value that is not an object: what it encodes to, or undefined when it is dropped. */
+function primitive(value: unknown, key: string, depth: number): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : null;
+    case "bigint":
+      throw new Unencodable(`a BigInt (${String(value)}n) at ${pathOf(key, depth)} has no JSON form`);
+    default:
+      return undefined;
+  }
+}
+
+function copyFast(input: unknown, key: string, depth: number, maxDepth: number): unknown {
+  if (typeof input !== "object" || input === null) return input === null ? null : primitive(input, key, depth);
+  let value: unknown = input;
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") value = (value as { toJSON(key: string): unknown }).toJSON(key);
+  if (typeof value !== "object" || value === null) return value === null ? null : primitive(value, key, depth);
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) return primitive(value.valueOf(), key, depth);
+  if (depth >= maxDepth) throw new Unencodable(`nested deeper than ${maxDepth} levels`, true);
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyFast(value[i], String(i), depth + 1, maxDepth) ?? null;
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  // for-in over own keys: Object.keys' order, without an array of them.
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const v = copyFast((value as Record<string, unknown>)[k], k, depth + 1, maxDepth);
+    if (v === undefined) continue;
+    // An own data property even for "__proto__", which plain assignment would treat as the prototype.
+    if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** The careful walk: the same copy, telling a cycle apart from deep nesting. */
 function copyValue(input: unknown, key: string, depth: number, maxDepth: number, ancestors: Set<object>): unknown {
   let value = input;
   if (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function") {
@@ -90,11 +143,33 @@ function pathOf(key: string, depth: number): string {
 /** True when `value` nests objects and arrays deeper than maxDepth. Iterative: any depth is measured without recursion. */
 export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
   if (typeof value !== "object" || value === null) return false;
+  // Recursion stops one level past maxDepth whatever the value's depth, so below this bound it
+  // cannot exhaust the stack, and it allocates nothing; a larger bound takes the iterative walk.
+  if (maxDepth <= RECURSION_BOUND) return deeperThan(value, 1, maxDepth);
   const stack: Array<{ value: object; depth: number }> = [{ value, depth: 1 }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     if (item.depth > maxDepth) return true;
     const children: unknown[] = Array.isArray(item.value) ? item.value : Object.values(item.value);
     for (const child of children) if (typeof child === "object" && child !== null) stack.push({ value: child, depth: item.depth + 1 });
+  }
+  return false;
+}
+
+const RECURSION_BOUND = 1000;
+
+function deeperThan(value: object, depth: number, maxDepth: number): boolean {
+  if (depth > maxDepth) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (typeof child === "object" && child !== null && deeperThan(child, depth + 1, maxDepth)) return true;
+    }
+    return false;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const child: unknown = (value as Record<string, unknown>)[key];
+    if (typeof child === "object" && child !== null && deeperThan(child, depth + 1, maxDepth)) return true;
   }
   return false;
 }

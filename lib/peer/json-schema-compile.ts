@@ -469,11 +469,16 @@ function containsCheck(contains: Node, atLeast: number, atMost: number | undefin
 }
 
 function propertiesCheck(properties: Map<string, Node>, patterns: Array<{ re: RegExp; node: Node }>, additional: Node | undefined): Check {
+  // Arrays walked by index: no iterator or entry pair per property at each validation.
+  const names = [...properties.keys()];
+  const nodes = [...properties.values()];
   return (v, ctx) => {
     if (!isRecord(v)) return true;
     const seen = ctx.seen;
     let ok = true;
-    for (const [key, child] of properties) {
+    for (let i = 0; i < names.length; i++) {
+      const key = names[i] as string;
+      const child = nodes[i] as Node;
       const value = member(v, key);
       if (value === undefined) continue;
       seen?.addProp(key);

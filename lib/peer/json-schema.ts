@@ -64,6 +64,9 @@ export interface JsonSchemaOptions {
 
 const MAX_ERRORS = 10;
 
+/** The one answer for a valid value (frozen: shared by every call). */
+const VALID: JsonSchemaResult = Object.freeze({ valid: true as const });
+
 // $schema values, normalized: no trailing "#", "http:" for "https:".
 const DIALECTS = new Map<string, Dialect>([
   ["http://json-schema.org/draft/2020-12/schema", "2020-12"],
@@ -121,7 +124,7 @@ export function checkSchema(schema: unknown, options?: JsonSchemaOptions): strin
 export function validateJsonSchema(schema: unknown, value: unknown, options?: JsonSchemaOptions): JsonSchemaResult {
   const compiled = compileSchema(schema, options);
   if ("error" in compiled) return { valid: false, errors: [{ path: "", message: `invalid schema: ${compiled.error}` }] };
-  const ctx = new Ctx(MAX_ERRORS, [], 0, { aborted: undefined, scope: compiled.dynamic ? [] : undefined });
+  const ctx = takeContext(compiled.dynamic);
   try {
     run(compiled.root, value, ctx);
   } catch (error) {
@@ -136,5 +139,24 @@ export function validateJsonSchema(schema: unknown, value: unknown, options?: Js
     if (ctx.errors.length >= MAX_ERRORS) ctx.errors[MAX_ERRORS - 1] = aborted;
     else ctx.errors.push(aborted);
   }
-  return ctx.errors.length === 0 ? { valid: true } : { valid: false, errors: ctx.errors };
+  if (ctx.errors.length > 0) return { valid: false, errors: ctx.errors };
+  if (!compiled.dynamic) spare = ctx;
+  return VALID;
+}
+
+/**
+ * A validation's state, reused from the last valid validation (most are valid, and most tool
+ * calls validate): taken out while in use, so a validation started from inside another (a
+ * getter of the value, say) gets a fresh one; a context whose errors were handed out is never reused.
+ */
+let spare: Ctx | undefined;
+
+function takeContext(dynamic: boolean): Ctx {
+  const ctx = spare;
+  if (ctx === undefined || dynamic) return new Ctx(MAX_ERRORS, [], 0, { aborted: undefined, scope: dynamic ? [] : undefined });
+  spare = undefined;
+  if (ctx.path.length > 0) ctx.path.length = 0;
+  ctx.depth = 0;
+  ctx.seen = undefined;
+  return ctx;
 }

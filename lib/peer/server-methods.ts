@@ -5,41 +5,64 @@
 // match its outputSchema) is an isError result without a stack trace; unknown names and bad
 // references are protocol errors; a name the peer sent is looked up in Maps or own keys only.
 
-import type { JsonObject } from "../envelope.js";
+import type { Engine } from "../engine.js";
+import type { JsonObject, RequestId } from "../envelope.js";
+import type { Paginator } from "../pagination.js";
 import { ErrorCode } from "../errors.js";
 import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult } from "../types.js";
 import { McpError } from "./errors.js";
 import { errorMessage } from "./handlers.js";
 import { InputRequiredSignal } from "./input-rounds.js";
-import type { Completer, HandlerContext, Server } from "./server.js";
-import { runValidator } from "./standard-schema.js";
+import type { Completer, Server } from "./server.js";
+import type { HandlerContext } from "./context.js";
+import { checkValue, type ValidationOutcome } from "./standard-schema.js";
 import { checkPromptArguments, checkToolOutput } from "./typed-schemas.js";
 
 const MAX_COMPLETIONS = 100;
 
 /**
  * tools/call: arguments validated, the handler run, structuredContent checked against the
- * outputSchema; failures become isError results, an unknown tool -32602 (TL-02).
+ * outputSchema; failures become isError results, an unknown tool -32602 (TL-02). Without a
+ * promise where none is needed: a synchronous validator and handler answer in this turn.
  */
-export async function callTool(server: Server, params: JsonObject, context: HandlerContext): Promise<CallToolResult> {
+export function callTool(server: Server, params: JsonObject, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
   const name = params.name as string;
   const entry = server.tools.get(name);
   // TL-02: an unknown tool is a protocol error (-32602), not a tool result.
   if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
-  let args = (params.arguments ?? {}) as Record<string, unknown>;
-  if (entry.validator !== undefined) {
-    const checked = await runValidator(entry.validator, args);
-    if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`);
-    if (checked.value !== undefined) args = checked.value as Record<string, unknown>;
-  }
-  let result: CallToolResult;
+  const args = (params.arguments ?? {}) as Record<string, unknown>;
+  if (entry.validator === undefined) return runTool(entry, name, args, context);
+  const checked = checkValue(entry.validator, args);
+  if (isPromise(checked)) return checked.then((outcome) => afterValidation(entry, name, args, outcome, context));
+  return afterValidation(entry, name, args, checked, context);
+}
+
+type ToolEntry = Server["tools"] extends Map<string, infer E> ? E : never;
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+function afterValidation(entry: ToolEntry, name: string, args: Record<string, unknown>, checked: ValidationOutcome, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`);
+  return runTool(entry, name, checked.value !== undefined ? (checked.value as Record<string, unknown>) : args, context);
+}
+
+function runTool(entry: ToolEntry, name: string, args: Record<string, unknown>, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  let result: CallToolResult | Promise<CallToolResult>;
   try {
-    result = await entry.handler(args, context);
+    result = entry.handler(args, context);
   } catch (error) {
-    if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
-    return toolError(errorMessage(error));
+    return handlerFailure(error);
   }
+  if (isPromise(result)) return result.then((value) => checkToolOutput(name, entry.outputValidator, value), handlerFailure);
   return checkToolOutput(name, entry.outputValidator, result);
+}
+
+/** What a handler threw: an McpError or an input round goes up as itself, anything else is an isError result. */
+function handlerFailure(error: unknown): CallToolResult {
+  if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
+  return toolError(errorMessage(error));
 }
 
 /** resources/read: an exact resource, else the first template that matches; -32002 (-32602 under 2026-07-28) for none. */
@@ -96,4 +119,22 @@ function completerFor(table: { [name: string]: Completer } | undefined, name: un
   if (table === undefined || typeof name !== "string" || !Object.hasOwn(table, name)) return undefined;
   const completer = table[name];
   return typeof completer === "function" ? completer : undefined;
+}
+
+/** A list answer: every item in one page without a paginator (and any cursor refused: N-05), else the page the cursor names. */
+export function respondPage(engine: Engine<"server">, paginator: Paginator | undefined, id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
+  if (paginator === undefined) {
+    // One page, and so no cursor was ever issued: any cursor is one we did not make (N-05).
+    if (typeof cursor === "string") engine.respondError(id, ErrorCode.InvalidParams, "Invalid cursor", { cursor, reason: "this server lists everything in one page and issues no cursors" });
+    else engine.respond(id, { [key]: items });
+    return;
+  }
+  const page = paginator.page(key, items, typeof cursor === "string" ? cursor : undefined);
+  if (!page.ok) {
+    engine.respondError(id, page.code, page.message, page.data);
+    return;
+  }
+  const result: JsonObject = { [key]: page.items };
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+  engine.respond(id, result);
 }

@@ -27,15 +27,8 @@ import type { ProtocolVersion } from "../versions.js";
 import type {
   CallToolResult,
   ClientCapabilities,
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
   GetPromptResult,
   Implementation,
-  ListRootsResult,
-  LoggingLevel,
-  LoggingMessageNotificationParams,
   Prompt,
   PromptArgument,
   ReadResourceResult,
@@ -46,105 +39,25 @@ import type {
   ToolAnnotations,
 } from "../types.js";
 import type { CallOptions } from "./client.js";
-import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
-import { isJsonObject } from "../envelope.js";
+import type { ModernRequestInfo } from "../modern.js";
 import { Driver, type PeerHost } from "./driver.js";
-import { ConnectionClosedError, ResponseTooLargeError, McpError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
-import { HandlerPool, errorMessage, respondWithError, shielded } from "./handlers.js";
-import { InputRequiredSignal, inputRequiredResult, tooDeep } from "./input-rounds.js";
-import { RoundState, checkInputRounds, openRounds, roundBinding, type InputRoundsOptions } from "./round-state.js";
+import { ConnectionClosedError, ResponseTooLargeError, McpError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
+import { HandlerPool, errorMessage, respondWithError, shielded, type HandlerJob } from "./handlers.js";
+import { RequestContext, type ContextSession, type HandlerContext, type TransportRequestInfo } from "./context.js";
+import { InputRequiredSignal, answerInputRequired, tooDeep } from "./input-rounds.js";
+import { checkInputRounds, openRounds, roundBinding, type InputRoundsOptions, type RoundState } from "./round-state.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
 import { checkToolName, listable } from "./registration.js";
 import type { PromptArgs, ToolArgs, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
 import { resolvePromptArguments, resolveToolSchemas, type ExplicitJsonSchemas } from "./typed-schemas.js";
-import { complete, getPrompt, readResource } from "./server-methods.js";
+import { complete, getPrompt, readResource, respondPage } from "./server-methods.js";
 import { TaskRunner, callToolOrTask, sessionTool, type TaskOptions } from "./task-server.js";
 import { TASKS_EXTENSION } from "../extensions.js";
-import type { AbortSignalLike } from "./signal.js";
 import { ExtensionHandlers, extensionMethodsOf, withExtensions, type ExtensionNotificationHandler, type ExtensionNotifications, type ExtensionRequestHandler, type ExtensionRequests, type Extensions, type NotIn, type ParamsOf, type ResultOf } from "./extensions.js";
-import type { AuthInfo } from "../auth/types.js";
 import type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
 import { parseTemplate, type UriTemplate } from "./uri-template.js";
 
-/** What every handler receives. */
-export interface HandlerContext {
-  readonly requestId: RequestId;
-  /** The client's capabilities: the session's (session era) or this request's own (2026-07-28). */
-  readonly clientCapabilities: ClientCapabilities | undefined;
-  /** Under 2026-07-28: what this request said about its client; undefined in the session era. */
-  readonly modern: ModernRequestInfo | undefined;
-  /**
-   * Under 2026-07-28, on the retry of an input_required answer: the requestState the client
-   * echoed (attacker-controlled: open it with RequestStateSealer) and its inputResponses, as
-   * sent. Undefined otherwise. A handler that returns its own input_required result reads them here.
-   */
-  readonly requestState: string | undefined;
-  readonly inputResponses: JsonObject | undefined;
-  /** Aborted when the client cancels the request or the session closes (a task's: when it is cancelled or expires). */
-  readonly signal: AbortSignalLike;
-  /** Tasks extension: the task this handler runs for; undefined when it answers its request directly. */
-  readonly taskId?: string;
-  /** Tasks extension: what the tool's beforeTask step returned, in the task's handler. */
-  readonly prepared?: unknown;
-  readonly session: ServerSession;
-  /** Who is asking: what the HTTP endpoint's authenticate hook verified for the request carrying this one (HTTP + OAuth), else undefined. */
-  readonly auth: AuthInfo | undefined;
-  /** Over HTTP: the request that carried this one (its headers, the session id); undefined over stdio. */
-  readonly http?: TransportRequestInfo;
-  /** Reports progress when the client asked for it (a no-op otherwise, and after the answer). */
-  progress(progress: number, total?: number, message?: string): void;
-  /** Sends a log message (dropped by the engine below the level the client set). Throws ProtocolMisuseError when `data` has no JSON form. */
-  log(level: LoggingLevel, data: unknown, logger?: string): void;
-  /**
-   * Asks the client to sample (needs the client's sampling capability). Under 2026-07-28
-   * there are no server requests: the call ends the handler with an input_required result,
-   * and when the client retries with its answer the handler runs again and the same call
-   * resolves with it (calls are matched by their order within the handler). In the session
-   * era it rejects as ServerSession.request does (McpError only when the client answered an error).
-   */
-  createMessage(params: CreateMessageRequestParams, options?: CallOptions): Promise<CreateMessageResult>;
-  /** Asks the client to elicit input (needs the client's elicitation capability). Rejects as createMessage does. */
-  elicit(params: ElicitRequestParams, options?: CallOptions): Promise<ElicitResult>;
-  /** Asks the client for its roots (needs the client's roots capability). Rejects as createMessage does. */
-  listRoots(options?: CallOptions): Promise<ListRootsResult>;
-  /**
-   * 2026-07-28 (tools/call, prompts/get, resources/read): ends the request with an
-   * input_required result of the handler's own making, for handlers that name their input
-   * requests and keep their own requestState (seal it: RequestStateSealer) instead of the
-   * rounds createMessage/elicit/listRoots manage; do not mix the two in one handler. The
-   * client's retry is a new request: its handler reads the answers and the echoed state in
-   * inputResponses and requestState. An input request of a kind the request's client did not
-   * declare turns the answer into -32021. Throws (never returns); in the session era, where
-   * there are no input_required results, it throws a ProtocolMisuseError (MOD-10).
-   */
-  inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never;
-  /**
-   * Runs `fn` once per request and resolves with its value (a JSON copy). Under 2026-07-28 a
-   * handler that calls elicit/createMessage/listRoots runs again from the top on each input
-   * round; work before the first input request (a charge, a job started) runs on every round
-   * unless it goes through once: the value travels to the next rounds in the sealed
-   * requestState, and fn runs only in the first. Needs ServerOptions.inputRounds under
-   * 2026-07-28 (rejects without it); await it before the input request it must precede.
-   * Not with inputRequired(), whose requestState is the handler's own.
-   */
-  once<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
-}
-
-/** What an HTTP endpoint tells handlers about the HTTP request that carried theirs. */
-export interface TransportRequestInfo {
-  /** A header of the HTTP request (case-insensitive name), or undefined. */
-  header(name: string): string | undefined;
-  /** The Mcp-Session-Id (session era), or undefined. */
-  readonly sessionId: string | undefined;
-  /** What the authenticate hook verified, if anything. */
-  readonly auth: AuthInfo | undefined;
-}
-
-/** One request of an input_required result (2026-07-28): what the client is asked to do before retrying. */
-export type InputRequest =
-  | { readonly method: "elicitation/create"; readonly params: ElicitRequestParams }
-  | { readonly method: "sampling/createMessage"; readonly params: CreateMessageRequestParams }
-  | { readonly method: "roots/list"; readonly params?: { readonly _meta?: { readonly [key: string]: unknown } } };
+export type { HandlerContext, InputRequest, TransportRequestInfo } from "./context.js";
 
 /**
  * A tool. `inputSchema` / `outputSchema`: a JSON Schema object (listed as given, applied by the
@@ -463,13 +376,14 @@ export class Server {
   }
 }
 
-export class ServerSession {
+export class ServerSession implements ContextSession {
   readonly engine: Engine<"server">;
   readonly driver: Driver<"server">;
   private readonly server: Server;
   private readonly host: PeerHost;
   private readonly handlers: HandlerPool;
-  private readonly maxJsonDepth: number;
+  /** @internal */
+  readonly maxJsonDepth: number;
   /** The HTTP request being fed (receiveMessage), read when a request starts. */
   private inbound: TransportRequestInfo | undefined;
   private readonly outgoing = new Map<number, { method: string; resolve: (r: JsonObject) => void; reject: (e: Error) => void; cleanup: (() => void) | undefined }>();
@@ -700,8 +614,6 @@ export class ServerSession {
 
   private onRequest(id: RequestId, method: string, params: JsonObject | undefined, modern: ModernRequestInfo | undefined): void {
     const p = params ?? {};
-    const inbound = this.inbound;
-    const run = (work: (context: HandlerContext) => object | Promise<object>): void => this.run(id, method, p, modern, work, inbound);
     switch (method) {
       case "tools/list":
         this.respondPage(id, "tools", [...this.server.tools.values()].map((t) => (modern === undefined ? sessionTool(t.definition) : t.definition)), p.cursor);
@@ -721,63 +633,76 @@ export class ServerSession {
         // The engine records subscriptions and the level from these answers.
         this.engine.respond(id, {});
         return;
-      case "tools/call":
-        run((context) => callToolOrTask(this.server, this, p, context, () => this.host.now()));
-        return;
       case "tasks/get":
       case "tasks/update":
-      case "tasks/cancel": {
+      case "tasks/cancel":
         // Only under 2026-07-28, and only once the engine saw the extension offered and declared (the method table's extension column).
-        const runner = this.server.taskRunner;
-        if (runner === undefined) break;
-        const now = this.host.now();
-        run(() => (method === "tasks/get" ? runner.get(p, now) : method === "tasks/update" ? runner.update(p, now) : runner.cancel(p, now)));
+        if (this.server.taskRunner === undefined) break;
+        this.run(id, method, p, modern);
         return;
-      }
+      case "tools/call":
       case "resources/read":
-        run((context) => readResource(this.server, this.engine.resourceNotFoundCode, String(p.uri), context));
-        return;
       case "prompts/get":
-        run((context) => getPrompt(this.server, p, context));
-        return;
       case "completion/complete":
-        run(() => complete(this.server, p));
+        this.run(id, method, p, modern);
         return;
       default: {
         // An extension's request: the engine let it through only once both sides declared the extension (MT-03).
         const handler = this.server.extensionHandlers.request(method);
         if (handler === undefined) break;
-        run((context) => handler(params, context));
+        this.run(id, method, p, modern);
         return;
       }
     }
     this.engine.respondError(id, ErrorCode.MethodNotFound, `Method not served: ${method}`);
   }
 
-  private respondPage(id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
-    const paginator = this.server.paginator;
-    if (paginator === undefined) {
-      // One page, and so no cursor was ever issued: any cursor is one we did not make (N-05).
-      if (typeof cursor === "string") this.engine.respondError(id, ErrorCode.InvalidParams, "Invalid cursor", { cursor, reason: "this server lists everything in one page and issues no cursors" });
-      else this.engine.respond(id, { [key]: items });
-      return;
+  /** @internal Runs the handler of a request (RequestContext.work): a value, or a promise of one. */
+  serve(context: RequestContext): object | Promise<object> {
+    const p = context.params;
+    switch (context.method) {
+      case "tools/call":
+        return callToolOrTask(this.server, this, p, context, this.host);
+      case "resources/read":
+        return readResource(this.server, this.engine.resourceNotFoundCode, String(p.uri), context);
+      case "prompts/get":
+        return getPrompt(this.server, p, context);
+      case "completion/complete":
+        return complete(this.server, p);
+      case "tasks/get":
+      case "tasks/update":
+      case "tasks/cancel": {
+        const runner = this.server.taskRunner as TaskRunner;
+        const now = this.host.now();
+        return context.method === "tasks/get" ? runner.get(p, now) : context.method === "tasks/update" ? runner.update(p, now) : runner.cancel(p, now);
+      }
+      default:
+        // An extension's request (MT-03): request() ran it only when the extension has a handler.
+        return (this.server.extensionHandlers.request(context.method) as ExtensionRequestHandler)(context.params, context);
     }
-    const page = paginator.page(key, items, typeof cursor === "string" ? cursor : undefined);
-    if (!page.ok) {
-      this.engine.respondError(id, page.code, page.message, page.data);
-      return;
-    }
-    const result: JsonObject = { [key]: page.items };
-    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-    this.engine.respond(id, result);
   }
 
-  /** Runs a handler (now, or when a slot frees) and answers with its outcome; McpError becomes a JSON-RPC error. */
-  private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, work: (context: HandlerContext) => object | Promise<object>, inbound: TransportRequestInfo | undefined): void {
+  /** @internal Answers what a handler threw; an McpError becomes its JSON-RPC error. */
+  answerError(context: RequestContext, error: unknown): void {
+    if (error instanceof InputRequiredSignal && context.modern !== undefined) answerInputRequired(this.engine, context.requestId, context.method, context.modern, error, this.maxJsonDepth);
+    else respondWithError(this.engine, context.requestId, error, this.maxJsonDepth);
+  }
+
+  /** @internal True while `job` is the running handler of `id`. */
+  isCurrent(id: RequestId, job: HandlerJob): boolean {
+    return this.handlers.isCurrent(id, job);
+  }
+
+  private respondPage(id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
+    respondPage(this.engine, this.server.paginator, id, key, items, cursor);
+  }
+
+  /** Runs a handler (now, or when a slot frees) and answers with its outcome. */
+  private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined): void {
     // The peer's own values are measured before a handler or a round walks or re-encodes them.
     let rounds: RoundState | undefined;
     if (modern !== undefined) {
-      const binding = (): string => roundBinding(method, params, inbound?.auth?.subject ?? inbound?.auth?.clientId);
+      const binding = (): string => roundBinding(method, params, this.inbound?.auth?.subject ?? this.inbound?.auth?.clientId);
       const opened = openRounds(params, this.maxJsonDepth, this.server.options.inputRounds, binding, this.host.now());
       if (!opened.ok) {
         this.engine.respondError(id, opened.code, opened.message, opened.data);
@@ -790,85 +715,6 @@ export class ServerSession {
       this.engine.respondError(id, refused.code, refused.message);
       return;
     }
-    this.handlers.run(
-      this.engine,
-      this.driver,
-      id,
-      (signal) => work(this.context(id, signal, params, modern, rounds ?? RoundState.session(), inbound)),
-      (error) => (error instanceof InputRequiredSignal && modern !== undefined ? this.askForInput(id, method, modern, error) : respondWithError(this.engine, id, error, this.maxJsonDepth)),
-    );
-  }
-
-  /** Ends a modern request with input_required (MOD-10), or -32021 when the request did not declare what the input needs. */
-  private askForInput(id: RequestId, method: string, modern: ModernRequestInfo, signal: InputRequiredSignal): void {
-    const built = inputRequiredResult(signal, this.maxJsonDepth);
-    if (!built.ok) {
-      this.engine.respondError(id, ErrorCode.InternalError, `The input_required result cannot be sent as JSON: ${built.reason}`);
-      return;
-    }
-    const result = built.result;
-    const problem = inputRequiredProblem(method, result, modern);
-    if (problem?.missing !== undefined) {
-      this.engine.respondError(id, ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: problem.missing });
-      return;
-    }
-    try {
-      this.engine.respond(id, result);
-    } catch (error) {
-      this.engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
-    }
-  }
-
-  private context(id: RequestId, signal: AbortSignalLike, params: JsonObject, modern: ModernRequestInfo | undefined, rounds: RoundState, inbound: TransportRequestInfo | undefined): HandlerContext {
-    const answers = rounds.answers;
-    // 2026-07-28: the answer to an input request comes back in the retry's inputResponses, keyed by call order;
-    // a client sends only the keys of the last round, so the answers of earlier rounds travel in our requestState.
-    let calls = 0;
-    const ask = <T>(inputMethod: string, inputParams: object | undefined): Promise<T> => {
-      const key = `${inputMethod}#${calls++}`;
-      const answer = answers !== undefined && Object.hasOwn(answers, key) ? answers[key] : undefined;
-      if (answer !== undefined) return Promise.resolve(answer as T);
-      const asked = Promise.reject(rounds.inputRequired({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }, this.maxJsonDepth));
-      // Control flow, not a failure: a handler that did not await the call must not leave a rejection unhandled.
-      asked.catch(() => undefined);
-      return asked;
-    };
-    return {
-      requestId: id,
-      clientCapabilities: modern !== undefined ? (modern.clientCapabilities as ClientCapabilities) : this.clientCapabilities,
-      modern,
-      requestState: modern !== undefined && typeof params.requestState === "string" ? params.requestState : undefined,
-      inputResponses: modern !== undefined && isJsonObject(params.inputResponses) ? params.inputResponses : undefined,
-      signal,
-      session: this,
-      auth: inbound?.auth,
-      http: inbound,
-      progress: (progress, total, message) => {
-        try {
-          this.engine.sendProgress(id, progress, total, message);
-          this.driver.pump();
-        } catch {
-          // No token, already answered, or not increasing: progress is best-effort for a handler.
-        }
-      },
-      log: (level, data, logger) => {
-        if (this.engine.isClosed || (this.engine.ownCapabilities as ServerCapabilities).logging === undefined) return;
-        const safe = toJsonSafe(data, this.maxJsonDepth);
-        if (!safe.ok) throw unencodable("notifications/message", "data", safe.reason);
-        const params: LoggingMessageNotificationParams = logger === undefined ? { level, data: safe.value } : { level, data: safe.value, logger };
-        // 2026-07-28: a log message goes with its request; once that is answered or cancelled, it has nowhere to go.
-        if (modern !== undefined && !this.handlers.isCurrent(id, signal)) return;
-        this.engine.notify("notifications/message", params, { relatedRequestId: id });
-        this.driver.pump();
-      },
-      createMessage: (request, options) => (modern !== undefined ? ask<CreateMessageResult>("sampling/createMessage", request) : (this.request("sampling/createMessage", request, options, id) as unknown as Promise<CreateMessageResult>)),
-      elicit: (request, options) => (modern !== undefined ? ask<ElicitResult>("elicitation/create", request) : (this.request("elicitation/create", request, options, id) as unknown as Promise<ElicitResult>)),
-      listRoots: (options) => (modern !== undefined ? ask<ListRootsResult>("roots/list", undefined) : (this.request("roots/list", undefined, options, id) as unknown as Promise<ListRootsResult>)),
-      inputRequired: (inputRequests, requestState) => {
-        if (modern === undefined) throw new ProtocolMisuseError({ rule: "MOD-10", expected: "input_required results only under 2026-07-28", got: "a session-era request", method: "inputRequired" });
-        throw new InputRequiredSignal(inputRequests as unknown as JsonObject, undefined, requestState);
-      },
-      once: (key, fn) => rounds.once(key, fn, modern !== undefined),
-    };
+    this.handlers.run(id, new RequestContext(this, id, method, params, modern, rounds, this.inbound));
   }
 }

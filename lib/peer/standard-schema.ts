@@ -3,7 +3,7 @@
 // by duck typing without a dependency; plain validator functions; and `{ jsonSchema }` for
 // the JSON Schema validator of ./json-schema.ts.
 //
-// Invariants: `runValidator` never rejects and never throws. Every failure, including a
+// Invariants: `runValidator` and `checkValue` never reject and never throw. Every failure, including a
 // validator that throws or returns something unexpected, becomes `{ ok: false, message }`
 // with a message fit to show to the model ("/user/age: Expected number; ...").
 
@@ -66,10 +66,18 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
 
 /** Runs any kind of tool validator; resolves to the (possibly transformed) value or a readable message. Never rejects. */
 export async function runValidator(validator: ToolValidator, value: unknown): Promise<ValidationOutcome> {
+  return checkValue(validator, value);
+}
+
+/**
+ * runValidator without a promise where none is needed: a JSON Schema, or a Standard Schema or
+ * function that answers synchronously, gives its outcome in this turn. Never throws, never rejects.
+ */
+export function checkValue(validator: ToolValidator, value: unknown): ValidationOutcome | Promise<ValidationOutcome> {
   try {
     // Checked first: a callable Standard Schema must not be called as a plain function.
-    if (isStandardSchema(validator)) return fromStandard(await validator["~standard"].validate(value));
-    if (typeof validator === "function") return fromFunction(await validator(value), value);
+    if (isStandardSchema(validator)) return settle(validator["~standard"].validate(value), fromStandard);
+    if (typeof validator === "function") return settle(validator(value), (result) => fromFunction(result, value));
     if (typeof validator === "object" && validator !== null && "jsonSchema" in validator) {
       const verdict = validateJsonSchema(validator.jsonSchema, value);
       if (verdict.valid) return { ok: true, value };
@@ -77,8 +85,26 @@ export async function runValidator(validator: ToolValidator, value: unknown): Pr
     }
     return { ok: false, message: "unsupported validator: expected a function, a Standard Schema object or { jsonSchema }" };
   } catch (error) {
-    return { ok: false, message: `validator threw: ${error instanceof Error ? error.message : String(error)}` };
+    return threw(error);
   }
+}
+
+function threw(error: unknown): ValidationOutcome {
+  return { ok: false, message: `validator threw: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/** Reads a validator's answer: at once when it is a value, after it settles when it is a promise. */
+function settle(answer: unknown, read: (result: unknown) => ValidationOutcome): ValidationOutcome | Promise<ValidationOutcome> {
+  if (typeof answer === "object" && answer !== null && typeof (answer as { then?: unknown }).then === "function") {
+    return Promise.resolve(answer).then((result) => {
+      try {
+        return read(result);
+      } catch (error) {
+        return threw(error);
+      }
+    }, threw);
+  }
+  return read(answer);
 }
 
 function fromStandard(result: unknown): ValidationOutcome {

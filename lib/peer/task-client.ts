@@ -51,8 +51,8 @@ export interface TaskTransport {
   era(): "undecided" | "session" | "modern";
   /** One request, no input rounds. */
   send(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject>;
-  /** A request with its input_required rounds (2026-07-28). */
-  request(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject>;
+  /** A request with its input_required rounds (2026-07-28); `then` maps its final result in the same promise step. */
+  request(method: string, params: JsonObject | undefined, options: CallOptions, then?: (result: JsonObject, options: CallOptions) => JsonObject | PromiseLike<JsonObject>): Promise<JsonObject>;
   /** The host's clock, ms. */
   now(): number;
   /** Resolves after `ms` on the host's clock; rejects when the signal aborts. */
@@ -155,11 +155,16 @@ export class TaskClient {
   }
 
   /** tools/call to its final result: through a task when the server makes one. */
-  async callTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions = {}): Promise<CallToolResult> {
-    const started = await this.create(name, args, options);
-    if ("result" in started) return started.result;
-    return this.wait(started.task, options);
+  callTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions = {}): Promise<CallToolResult> {
+    if (options.task !== false && this.coreTaskCall(name)) return this.create(name, args, options).then((started) => ("result" in started ? started.result : this.wait(started.task, options)));
+    // The common case in one promise step: a result, or (2026-07-28) the task the server made of the call.
+    const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
+    return this.transport.request("tools/call", params as unknown as JsonObject, options, this.finishCall) as unknown as Promise<CallToolResult>;
   }
+
+  /** A tools/call result, or the task the server made of the call (2026-07-28), followed to its end. Made once: no closure per call. */
+  private readonly finishCall = (result: JsonObject, options: TaskCallOptions): JsonObject | Promise<JsonObject> =>
+    result.resultType === "task" ? (this.wait(info(checkedTask("tools/call", result), "extension"), options) as unknown as Promise<JsonObject>) : result;
 
   /** Polls a task to its end: its result, or TaskFailedError / TaskCancelledError; aborting the signal cancels the task. */
   async wait(task: TaskInfo, options: TaskCallOptions = {}): Promise<CallToolResult> {

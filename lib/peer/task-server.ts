@@ -21,13 +21,14 @@ import { isJsonObject } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
 import { TASKS_EXTENSION, TERMINAL_TASK_STATUSES, declaresExtension, extensionCapabilities } from "../extensions.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
-import type { ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult, Tool } from "../types.js";
+import type { CallToolResult, ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult, Tool } from "../types.js";
 import { McpError, RequestAbortedError } from "./errors.js";
 import { errorMessage } from "./handlers.js";
 import { RoundState } from "./round-state.js";
 import { PeerAbortController } from "./signal.js";
 import { MemoryTaskStore, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
-import type { HandlerContext, Server, ServerSession } from "./server.js";
+import type { Server, ServerSession } from "./server.js";
+import { withPrepared, type HandlerContext } from "./context.js";
 import { callTool } from "./server-methods.js";
 
 export interface TaskOptions {
@@ -296,14 +297,17 @@ export class TaskRunner {
     const memo = RoundState.session();
     return {
       requestId,
+      method: "tools/call",
       clientCapabilities: modern.clientCapabilities as ClientCapabilities,
       modern,
       requestState: undefined,
       inputResponses: undefined,
       signal: running.controller.signal,
       session,
-      // The creating request's credentials are put here by callToolOrTask.
+      // The creating request's credentials are put here by callToolOrTask; a task outlives its HTTP request.
       auth: undefined,
+      sessionId: undefined,
+      header: () => undefined,
       taskId,
       // SEP-2663: no progress and no log messages for a task.
       progress: () => undefined,
@@ -328,26 +332,22 @@ export class TaskRunner {
  * step, which runs in the request and may take input rounds); a task-only tool asked
  * without the extension is -32021; everything else is a plain call.
  */
-export async function callToolOrTask(
-  server: Server,
-  session: ServerSession,
-  params: JsonObject,
-  context: HandlerContext,
-  now: () => number,
-): Promise<JsonObject> {
+export function callToolOrTask(server: Server, session: ServerSession, params: JsonObject, context: HandlerContext, clock: { now(): number }): CallToolResult | Promise<CallToolResult | JsonObject> {
   const entry = typeof params.name === "string" ? server.tools.get(params.name) : undefined;
   const runner = server.taskRunner;
   const modern = context.modern;
   const support = entry?.taskSupport;
-  const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities,
-    TASKS_EXTENSION);
+  // The common case first: no tasks, no beforeTask step; the call may answer in this turn.
+  if (support === undefined && entry?.beforeTask === undefined) return callTool(server, params, context);
+  const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
   if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
-  // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
-  const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
-  if (!asTask || runner === undefined || modern === undefined) return (await callTool(server, params, { ...context, prepared })) as unknown as JsonObject;
-  // A task runs as whoever created it: the creating request's ctx.auth.
-  return runner.start(session, context.requestId, modern, now,
-    async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject);
+  return (async () => {
+    // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
+    const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
+    if (!asTask || runner === undefined || modern === undefined) return callTool(server, params, withPrepared(context, prepared));
+    // A task runs as whoever created it: the creating request's ctx.auth.
+    return runner.start(session, context.requestId, modern, () => clock.now(), async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject);
+  })();
 }
 
 /**

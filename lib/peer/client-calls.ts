@@ -1,0 +1,225 @@
+// A Client's outgoing requests (client.ts): the promise of each call, its deadlines, its
+// abort signal, and the queue of requests past the engine's maxPendingOutbound.
+//
+// Invariants:
+// - every call settles exactly once: through settle() (an answer, a timeout, the end of the
+//   connection), its signal, or its expiry while queued; a settled call's abort listener is removed;
+// - a call is in `pending` (by the engine's id) once sent, or in `queued` (by ticket) while
+//   it waits for room, never both; queued requests leave in call order, one per freed slot;
+// - what a call sends is a JSON-safe copy made at the call, so a later change of the caller's
+//   objects does not change it and a value JSON cannot encode is refused at the call;
+// - time comes from the host; this file reads no clock.
+
+import { DEFAULT_LIMITS, type Engine, type RequestOptions } from "../engine.js";
+import type { JsonObject } from "../envelope.js";
+import type { CallOptions, ProgressInfo } from "./client.js";
+import type { Driver, PeerHost } from "./driver.js";
+import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
+import { errorMessage } from "./handlers.js";
+import { toJsonSafe } from "./json-safe.js";
+import { DeadlineQueue } from "./request-queue.js";
+
+/** What a call's result goes through before its promise settles (tools/call: a task or the result), in the same step. */
+export type ResultStep = (result: JsonObject, options: CallOptions) => JsonObject | PromiseLike<JsonObject>;
+
+/** One call awaiting its answer. */
+export class PendingCall {
+  /** Its ticket in the queue while it waits for room under maxPendingOutbound. */
+  ticket: number | undefined = undefined;
+  /** The engine's id for it, once sent. */
+  sentId: number | undefined = undefined;
+  resolve: (result: JsonObject | PromiseLike<JsonObject>) => void = ignore;
+  /** Applied to the result by complete(); undefined: the result as it came. */
+  step: ResultStep | undefined = undefined;
+  /** The call's options, for `step`. */
+  options: CallOptions | undefined = undefined;
+  reject: (error: Error) => void = ignore;
+  /** Removes the abort listener; undefined without a signal. */
+  cleanup: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly method: string,
+    readonly onProgress: ((progress: ProgressInfo) => void) | undefined,
+    readonly timeoutMs: number | undefined,
+    readonly totalMs: number | undefined,
+  ) {}
+
+  /** The answer arrived: through `step` when the call has one (a throw rejects), else as it came. */
+  complete(result: JsonObject): void {
+    const step = this.step;
+    if (step === undefined) {
+      this.resolve(result);
+      return;
+    }
+    try {
+      this.resolve(step(result, this.options as CallOptions));
+    } catch (error) {
+      this.reject(error instanceof Error ? error : new Error(errorMessage(error)));
+    }
+  }
+}
+
+function ignore(): void {
+  // Replaced by the promise's own resolvers as soon as the call is made.
+}
+
+/** A request past maxPendingOutbound, waiting for an answer to make room; its deadlines run from the call. */
+interface QueuedRequest {
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+  readonly engineOptions: RequestOptions;
+  readonly call: PendingCall;
+}
+
+/** What the calls need of their Client (whose engine a fallback may replace). */
+export interface CallsOwner {
+  readonly engine: Engine<"client">;
+  readonly driver: Driver<"client">;
+}
+
+export interface CallsOptions {
+  readonly host: PeerHost;
+  readonly defaultTimeoutMs: number;
+  readonly maxJsonDepth: number;
+  readonly maxPendingOutbound: number | undefined;
+}
+
+export class OutgoingCalls {
+  /** Sent calls by the engine's id. */
+  readonly pending = new Map<number, PendingCall>();
+  /**
+   * Requests past the engine's maxPendingOutbound, in call order (FIFO, with O(1) removal on
+   * abort or expiry). Released one per answer.
+   */
+  readonly queued = new DeadlineQueue<QueuedRequest>();
+  private readonly maxPendingOutbound: number;
+
+  constructor(
+    private readonly owner: CallsOwner,
+    private readonly options: CallsOptions,
+  ) {
+    this.maxPendingOutbound = options.maxPendingOutbound ?? DEFAULT_LIMITS.maxPendingOutbound;
+  }
+
+  /** Sends a request; the promise settles with its result or one of the errors of CallOptions. */
+  send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep): Promise<JsonObject> {
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
+    const engine = this.owner.engine;
+    // A request on a closed session (the peer went away, or close()) settles like those that were pending.
+    if (engine.isClosed) return Promise.reject(new ConnectionClosedError(method, "the session is closed"));
+    // Encoded later, in a drain: a value JSON cannot encode is refused here, where the caller learns of it.
+    const safe = params === undefined ? undefined : toJsonSafe(params, this.options.maxJsonDepth);
+    if (safe !== undefined && !safe.ok) return Promise.reject(unencodable(method, "params", safe.reason));
+    const sendParams = safe?.value as JsonObject | undefined;
+    const now = this.options.host.now();
+    const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
+    const engineOptions: RequestOptions = {};
+    if (Number.isFinite(timeoutMs)) engineOptions.deadline = now + timeoutMs;
+    if (options.maxTotalMs !== undefined) engineOptions.totalDeadline = now + options.maxTotalMs;
+    if (options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs)) engineOptions.resetOnProgressMs = timeoutMs;
+    // A server can only heartbeat through progress if the request carries a token.
+    if (options.onProgress !== undefined || options.resetTimeoutOnProgress === true) engineOptions.progressToken = true;
+    const call = new PendingCall(method, options.onProgress, timeoutMs, options.maxTotalMs);
+    if (then !== undefined) {
+      call.step = then;
+      call.options = options;
+    }
+    const promise = new Promise<JsonObject>((resolve, reject) => {
+      call.resolve = resolve;
+      call.reject = reject;
+    });
+    if (signal !== undefined) this.listen(call, signal);
+    // The engine holds at most maxPendingOutbound requests in flight; the rest wait here, in order.
+    if (this.queued.size > 0 || engine.pendingOutboundCount >= this.maxPendingOutbound) {
+      const expiry = Math.min(engineOptions.deadline ?? Infinity, engineOptions.totalDeadline ?? Infinity);
+      call.ticket = this.queued.push({ method, params: sendParams, engineOptions, call }, expiry);
+      this.owner.driver.pump();
+      return promise;
+    }
+    this.dispatch(method, sendParams, engineOptions, call);
+    return promise;
+  }
+
+  /** Aborting the signal rejects the call (and cancels it at the server once sent). */
+  private listen(call: PendingCall, signal: NonNullable<CallOptions["signal"]>): void {
+    const onAbort = (): void => {
+      if (call.ticket !== undefined) {
+        this.queued.remove(call.ticket);
+        call.ticket = undefined;
+        call.cleanup?.();
+        call.reject(new RequestAbortedError(call.method, signal.reason));
+        this.owner.driver.pump();
+        return;
+      }
+      const id = call.sentId;
+      if (id === undefined || this.pending.get(id) !== call) return;
+      this.settle(id);
+      const engine = this.owner.engine;
+      if (!engine.isClosed) engine.cancel(id, typeof signal.reason === "string" ? signal.reason : "aborted");
+      call.reject(new RequestAbortedError(call.method, signal.reason));
+      this.owner.driver.pump();
+      this.release();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    call.cleanup = () => signal.removeEventListener("abort", onAbort);
+  }
+
+  /** Hands a request to the engine; a refusal rejects the call. */
+  private dispatch(method: string, params: JsonObject | undefined, engineOptions: RequestOptions, call: PendingCall): void {
+    let id: number;
+    try {
+      id = this.owner.engine.request(method, params, engineOptions);
+    } catch (error) {
+      call.cleanup?.();
+      call.reject(localFailure(error, method));
+      return;
+    }
+    call.sentId = id;
+    this.pending.set(id, call);
+    // Requests made in one synchronous run leave together, in one write.
+    this.owner.driver.pumpSoon();
+  }
+
+  /** Removes the sent call of `id` (answered, timed out, closed) and returns it, or undefined when it is no longer pending. */
+  settle(id: number): PendingCall | undefined {
+    const call = this.pending.get(id);
+    if (call === undefined) return undefined;
+    this.pending.delete(id);
+    call.cleanup?.();
+    return call;
+  }
+
+  /** Sends queued requests, oldest first, while the engine has room. */
+  release(): void {
+    const engine = this.owner.engine;
+    while (this.queued.size > 0 && engine.pendingOutboundCount < this.maxPendingOutbound && !engine.isClosed) {
+      const entry = this.queued.shift() as QueuedRequest;
+      entry.call.ticket = undefined;
+      this.dispatch(entry.method, entry.params, entry.engineOptions, entry.call);
+    }
+  }
+
+  /** Queued requests whose deadline passed fail as a sent one would: RequestTimeoutError. */
+  expire(now: number): void {
+    for (const { method, engineOptions, call } of this.queued.takeExpired(now)) {
+      call.ticket = undefined;
+      call.cleanup?.();
+      const total = engineOptions.totalDeadline !== undefined && engineOptions.totalDeadline <= now && (engineOptions.deadline === undefined || engineOptions.totalDeadline <= engineOptions.deadline);
+      call.reject(new RequestTimeoutError(method, "(queued)", total ? "total" : "inactivity", total ? call.totalMs : call.timeoutMs));
+    }
+  }
+
+  /** The connection closed: every sent and queued call rejects with ConnectionClosedError. */
+  closeAll(detail: string | undefined): void {
+    for (const id of [...this.pending.keys()]) {
+      const call = this.settle(id);
+      call?.reject(new ConnectionClosedError(call.method, detail));
+    }
+    for (const { method, call } of this.queued.clear()) {
+      call.ticket = undefined;
+      call.cleanup?.();
+      call.reject(new ConnectionClosedError(method, detail));
+    }
+  }
+}

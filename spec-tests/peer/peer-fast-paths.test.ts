@@ -1,0 +1,75 @@
+// What the peer layer's fast paths promise (issue 17): a synchronous handler is answered in
+// the same turn; the answers to one chunk of requests leave in one write; requests a client
+// makes in one synchronous run leave in one write; a validation's reused state never leaks
+// one call's errors into another's.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Client, Server, validateJsonSchema, type PeerHost } from "../../lib/peer/index.js";
+import { lines } from "../peer-harness.js";
+
+const decoder = new TextDecoder();
+
+/** A server session on a host that records each write (as its lines), fed by hand. */
+function rawServer(): { feed: (...messages: unknown[]) => void; writes: string[][] } {
+  const server = new Server({ info: { name: "fast", version: "1.0.0" } });
+  server.tool("now", {}, () => ({ content: [{ type: "text", text: "sync" }] }));
+  const writes: string[][] = [];
+  const host: PeerHost = { write: (bytes) => writes.push(decoder.decode(bytes).split("\n").filter((l) => l !== "")), now: () => 0, armTimer: () => undefined };
+  const session = server.connect(host);
+  session.receiveBytes(lines({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } }));
+  session.receiveBytes(lines({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  writes.length = 0;
+  return { feed: (...messages) => session.receiveBytes(lines(...messages)), writes };
+}
+
+test("a handler that returns a value is answered before receiveBytes returns (no promise turn)", () => {
+  const { feed, writes } = rawServer();
+  feed({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "now", arguments: {} } });
+  assert.equal(writes.length, 1, "answered synchronously");
+  assert.deepEqual(JSON.parse(writes[0]?.[0] ?? "null"), { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "sync" }] } });
+});
+
+test("the answers to a chunk of three requests leave in one write, in order", () => {
+  const { feed, writes } = rawServer();
+  const call = (id: number): unknown => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "now", arguments: {} } });
+  feed(call(1), call(2), call(3));
+  assert.equal(writes.length, 1);
+  assert.deepEqual(
+    writes[0]?.map((line) => (JSON.parse(line) as { id: number }).id),
+    [1, 2, 3],
+  );
+});
+
+test("requests a client makes in one synchronous run leave in one write", async () => {
+  const writes: string[][] = [];
+  const host: PeerHost = { write: (bytes) => writes.push(decoder.decode(bytes).split("\n").filter((l) => l !== "")), now: () => 0, armTimer: () => undefined };
+  const client = new Client(host, { info: { name: "c", version: "1" } });
+  const connecting = client.connect();
+  await Promise.resolve();
+  const initialize = JSON.parse(writes[0]?.[0] ?? "null") as { id: number };
+  client.input.receiveBytes(lines({ jsonrpc: "2.0", id: initialize.id, result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "s", version: "1" } } }));
+  await connecting;
+  writes.length = 0;
+  const pings = [client.ping(), client.ping(), client.ping()];
+  assert.equal(writes.length, 0, "nothing written during the caller's run");
+  await Promise.resolve();
+  assert.equal(writes.length, 1, "one write for the three");
+  assert.deepEqual(writes[0]?.map((line) => (JSON.parse(line) as { method: string }).method), ["ping", "ping", "ping"]);
+  for (const line of writes[0] ?? []) client.input.receiveBytes(lines({ jsonrpc: "2.0", id: (JSON.parse(line) as { id: number }).id, result: {} }));
+  assert.deepEqual(await Promise.all(pings), [{}, {}, {}]);
+});
+
+test("validateJsonSchema: the errors of one call are its own; a later valid or invalid call leaves them as they were", () => {
+  const schema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+  const first = validateJsonSchema(schema, { n: "one" });
+  assert.equal(first.valid, false);
+  const kept = JSON.stringify(first);
+  assert.equal(validateJsonSchema(schema, { n: 1 }).valid, true);
+  const second = validateJsonSchema(schema, {});
+  assert.equal(second.valid, false);
+  assert.equal(JSON.stringify(first), kept, "the first result is untouched");
+  assert.notEqual(first, second);
+  assert.equal(validateJsonSchema(schema, { n: 2 }).valid, true);
+  assert.match(JSON.stringify(second), /n/);
+});
