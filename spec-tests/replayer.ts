@@ -3,6 +3,7 @@
 // It is deliberately small so that other implementations can port it.
 
 import { compare as compareValues, type Bindings } from "../lib/cli/conform/match.js";
+import { performHostCall, type HostCall } from "../lib/cli/conform/host-ops.js";
 import { Engine, LocalProtocolError, encodeMessage, type EngineOptions, type JsonObject, type ProtocolVersion } from "../lib/index.js";
 
 export interface FixtureHeader {
@@ -64,44 +65,9 @@ function hexToBytes(hex: string): Uint8Array {
 
 const encoder = new TextEncoder();
 
-interface Call {
-  op: string;
-  [key: string]: unknown;
-}
+type Call = HostCall;
 
-function perform(engine: Engine, call: Call): unknown {
-  const a = call as unknown as Record<string, never>;
-  switch (call.op) {
-    case "initialize":
-      return engine.initialize(a.options);
-    case "acceptInitialize":
-      return engine.acceptInitialize();
-    case "request":
-      return engine.request(a.method, a.params, a.options);
-    case "notify":
-      return engine.notify(a.method, a.params, a.options);
-    case "respond":
-      return engine.respond(a.id, a.result);
-    case "respondError":
-      return engine.respondError(a.id, a.code, a.message, a.data);
-    case "sendProgress":
-      return engine.sendProgress(a.id, a.progress, a.total, a.message);
-    case "sendTaskProgress":
-      return engine.sendTaskProgress(a.taskId, a.progress, a.total, a.message);
-    case "cancel":
-      return engine.cancel(a.id, a.reason);
-    case "setDeadline":
-      return engine.setDeadline(a.id, a.deadline ?? undefined);
-    case "close":
-      return engine.close();
-    case "startModern":
-      return engine.startModern(a.version);
-    case "endSubscriptions":
-      return engine.endSubscriptions();
-    default:
-      throw new Error(`unknown op ${String(call.op)}`);
-  }
-}
+const perform = performHostCall;
 
 /** Runs a fixture; returns undefined on success or a message naming the failing step. */
 export function replay(fixture: Fixture, version: ProtocolVersion, strict: boolean, mode: InputMode): string | undefined {

@@ -24,6 +24,7 @@ import { StdioClient, serveStdio } from "../hosts/stdio.js";
 import type { HandlerContext } from "../peer/server.js";
 import type { Root, Tool } from "../types.js";
 import { USAGE, parseArgs, type CliOptions } from "./args.js";
+import { adapterFd, serveAdapter } from "./conform/adapter.js";
 import { conformMain } from "./conform/index.js";
 import { conformanceAuth, interactiveAuth, type CliAuth } from "./auth.js";
 import { exitCode, formatCheck, formatTally, type CheckResult, type Diagnostic } from "./grading.js";
@@ -55,6 +56,12 @@ function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
 async function serve(options: CliOptions): Promise<number> {
   const server = createReferenceServer({ paginationSecret: randomBytes(32), requestStateSecret: randomBytes(32), sleep });
   if (options.http === undefined) {
+    // Asked for by `mcp-engine conform`: a bare engine driven over the host-adapter channel instead.
+    const fd = adapterFd(process.env);
+    if (fd !== undefined) {
+      serveAdapter(fd);
+      return -1;
+    }
     serveStdio(server);
     return -1;
   }

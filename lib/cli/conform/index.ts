@@ -213,7 +213,7 @@ export async function runStdioConformance(command: string, args: readonly string
       results[at] = await (jobs[at] as () => Promise<CaseResult>)();
     }
   };
-  await Promise.all(Array.from({ length: options.concurrency ?? 2 }, worker));
+  await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
   return results;
 }
 

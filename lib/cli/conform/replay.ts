@@ -282,7 +282,9 @@ async function quietFor(state: CaseState, step: Step, options: ReplayOptions, he
 let seq = 0;
 
 async function hostCommand(state: CaseState, request: Record<string, unknown>, options: ReplayOptions): Promise<Record<string, unknown> | Failure> {
-  const answer = await state.target.command({ ...request, seq: ++seq, op: String(request.op) }, options.timeoutMs);
+  // The first command (configure) may meet a slow start.
+  const ms = request.op === "configure" ? Math.max(options.timeoutMs, STARTUP_MS) : options.timeoutMs;
+  const answer = await state.target.command({ ...request, seq: ++seq, op: String(request.op) }, ms);
   if (answer === undefined) return new Failure("adapter", "MUST", `the adapter did not answer ${JSON.stringify(request).slice(0, 200)}`);
   return answer;
 }

@@ -123,9 +123,14 @@ export class StdioTarget {
     });
   }
 
+  /** Bytes written to stdin so far: adapter commands carry it, so the adapter acts only once it has read them (FORMAT.md). */
+  stdinBytes = 0;
+
   write(bytes: Uint8Array | string): void {
     if (this.stdinClosed || this.exited) return;
-    this.child.stdin.write(bytes);
+    const chunk = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
+    this.stdinBytes += chunk.length;
+    this.child.stdin.write(chunk);
   }
 
   closeStdin(): void {
@@ -152,7 +157,7 @@ export class StdioTarget {
   /** Sends one adapter command and waits for the answer with the same `seq`. */
   async command(request: { seq: number; op: string; [key: string]: unknown }, ms: number): Promise<Record<string, unknown> | undefined> {
     if (this.channel === undefined) return undefined;
-    this.channel.write(JSON.stringify(request) + "\n");
+    this.channel.write(JSON.stringify({ ...request, stdinBytes: this.stdinBytes, stdinClosed: this.stdinClosed }) + "\n");
     const find = (): number => this.adapterInbox.findIndex((a) => typeof a === "object" && a !== null && (a as { seq?: unknown }).seq === request.seq);
     if (find() < 0) await this.waitFor(() => find() >= 0, ms);
     const at = find();
@@ -163,6 +168,8 @@ export class StdioTarget {
   /** Closes stdin, waits up to `ms` for the process to end (collecting what it still writes), then kills it. */
   async stop(ms: number): Promise<void> {
     this.closeStdin();
+    // The adapter channel ends with the case: an adapter exits when it closes.
+    if (this.channel !== undefined && !this.channel.writableEnded) this.channel.end();
     if (!this.exited) await this.waitFor(() => false, ms);
     if (!this.exited) {
       this.child.kill("SIGKILL");
