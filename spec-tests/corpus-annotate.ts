@@ -168,7 +168,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     const near: Obj[] = [];
     if ("out" in step) for (let j = i + 1; j < steps.length && ("event" in (steps[j] as Obj) || "phase" in (steps[j] as Obj)); j++) near.push(steps[j] as Obj);
     else for (let j = i - 1; j >= 0 && !("in" in (steps[j] as Obj)) && !("call" in (steps[j] as Obj)); j--) near.push(steps[j] as Obj);
-    for (const s of near) {
+    // A batch reply checks batching (M-09) first, whatever violation its entries also raise.
+    if ("out" in step && Array.isArray(step.out) && rules.includes("M-09")) rule = "M-09";
+    for (const s of rule === undefined ? near : []) {
       const event = s.event;
       if (isObj(event) && typeof event.rule === "string" && rules.includes(event.rule)) {
         rule = event.rule;

@@ -189,6 +189,8 @@ export interface RunOptions {
   readonly graceMs?: number;
   readonly concurrency?: number;
   readonly profile: TargetProfile;
+  /** Only the newest version each fixture lists (a quicker pass: one case per fixture). */
+  readonly newestOnly?: boolean;
 }
 
 /** Replays every applicable case of the corpus; N/A cases are reported with what they need. */
@@ -198,7 +200,7 @@ export async function runStdioConformance(command: string, args: readonly string
   const replay: ReplayOptions = { command, args, adapter: options.profile.adapter !== undefined, timeoutMs: options.timeoutMs, graceMs: options.graceMs ?? 150 };
   for (const { header, steps } of fixtures) {
     if (options.only !== undefined && !header.fixture.startsWith(options.only)) continue;
-    for (const version of header.versions) {
+    for (const version of options.newestOnly === true ? header.versions.slice(-1) : header.versions) {
       const missing = options.role === "client" ? "a client under test (stdio replay covers servers)" : notApplicable(header, version, options.profile);
       const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules, level: "MUST" as const };
       if (missing !== undefined) jobs.push(async () => ({ ...base, outcome: "not-applicable", reason: missing }));

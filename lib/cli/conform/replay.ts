@@ -29,6 +29,7 @@ const UNSOLICITED = new Set(["notifications/message", "notifications/tools/list_
 
 const BARRIER = "mcp-conform-barrier-";
 const STARTUP_MS = 20_000;
+const LINGER_MS = 1000;
 
 function substitute(value: unknown, version: string): unknown {
   if (value === "$version") return version;
@@ -172,8 +173,29 @@ function expectedId(expected: unknown): { id: unknown } | undefined {
   return { id: expected.id };
 }
 
+/** The expectation holds an answer to a request with a readable id (a batch reply, say): a barrier may overtake it. */
+function answersRequest(expected: unknown): boolean {
+  if (Array.isArray(expected)) return expected.some(answersRequest);
+  if (!isRecord(expected)) return false;
+  if (Array.isArray(expected.$unordered)) return expected.$unordered.some(answersRequest);
+  if (Array.isArray(expected.$oneOf)) return expected.$oneOf.some(answersRequest);
+  return expectedId(expected) !== undefined;
+}
+
 /** JSON-RPC's error codes name their own rule: an answer with another code than -32602 for invalid params breaks JR-02. */
 function codeRule(expected: unknown, actual: unknown): string | undefined {
+  // In a batch reply: the entry answering the same id.
+  const entries = Array.isArray(expected) ? expected : isRecord(expected) && Array.isArray(expected.$unordered) ? expected.$unordered : undefined;
+  if (entries !== undefined) {
+    if (!Array.isArray(actual)) return undefined;
+    for (const entry of entries) {
+      const id = expectedId(entry);
+      const match = id === undefined ? undefined : actual.find((a) => isRecord(a) && idKey(a.id) === idKey(id.id));
+      const rule = match === undefined ? undefined : codeRule(entry, match);
+      if (rule !== undefined) return rule;
+    }
+    return undefined;
+  }
   if (!isRecord(expected) || !isRecord(expected.error) || !isRecord(actual) || !isRecord(actual.error)) return undefined;
   return expected.error.code === -32602 && actual.error.code !== -32602 ? "JR-02" : undefined;
 }
@@ -199,7 +221,7 @@ async function matchOut(state: CaseState, step: Step, options: ReplayOptions, he
   const informative = level === "policy" || level === "MAY";
   for (;;) {
     // A barrier proves nothing about a request's own answer (requests may be served concurrently): those get the full timeout.
-    const got = await nextMessage(state, options, byId === undefined);
+    const got = await nextMessage(state, options, byId === undefined && !answersRequest(wire));
     if (got.failure !== undefined) return got.failure;
     if (got.entry === undefined || got.entry.kind !== "message") {
       const problem = `expected ${JSON.stringify(wire)}, got nothing`;
@@ -252,10 +274,10 @@ async function expectQuiet(state: CaseState, step: Step, options: ReplayOptions)
   }
 }
 
-async function quietFor(state: CaseState, step: Step, options: ReplayOptions, held: Received[]): Promise<Failure | undefined> {
+async function quietFor(state: CaseState, step: Step, options: ReplayOptions, held: Received[], useBarrier = true): Promise<Failure | undefined> {
   const rule = typeof step.rule === "string" ? step.rule : "M-08";
   const level = (typeof step.level === "string" ? step.level : "MUST") as RuleLevel;
-  const barrier = barrierMessage(state);
+  const barrier = useBarrier ? barrierMessage(state) : undefined;
   if (barrier !== undefined) state.target.write(barrier);
   const started = Date.now();
   for (;;) {
@@ -339,6 +361,12 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
     // event, phase, deadline, note: engine observations, not on the wire.
   }
   // What arrives after the last step: any answer breaks JR-01/ID-04; anything else breaks the final quiet, if the fixture ends quiet.
+  // A request the fixture keeps running (the profile's `slow` tool, cancelled) must not be answered late:
+  // wait past its 300 ms before ending input (an implementation may abort work at EOF).
+  if ((header.requires?.tools ?? []).includes("slow") && lastQuiet !== undefined) {
+    const failure = await quietFor(state, { ...lastQuiet }, { ...options, graceMs: LINGER_MS }, [], false);
+    if (failure !== undefined) return failure;
+  }
   await state.target.stop(1500);
   for (;;) {
     const entry = await state.target.next(0);
