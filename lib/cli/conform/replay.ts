@@ -265,6 +265,12 @@ function answersOpen(step: Step | undefined, message: unknown): boolean {
   return step.allow.some((id) => idKey(id) === idKey(message.id));
 }
 
+/** An error answer other than invalid params or resource not found (which refuse a name the implementation lacks). */
+function refusedOtherwise(message: unknown): string | undefined {
+  if (!isRecord(message) || !isRecord(message.error)) return undefined;
+  return message.error.code === -32602 || message.error.code === -32002 ? undefined : JSON.stringify(message).slice(0, 300);
+}
+
 async function expectQuiet(state: CaseState, step: Step, options: ReplayOptions): Promise<Failure | undefined> {
   const held: Received[] = [];
   try {
@@ -289,6 +295,10 @@ async function quietFor(state: CaseState, step: Step, options: ReplayOptions, he
     if (failure !== undefined) return failure;
     if (allowed(entry.value) && state.initialized) continue;
     if (answersOpen(step, entry.value)) {
+      // The implementation answered a request the fixture leaves with its host: fine, unless it refused
+      // it with something else than a refusal of the name (the request itself was fine).
+      const refusal = refusedOtherwise(entry.value);
+      if (refusal !== undefined && level !== "policy" && level !== "MAY") return new Failure(rule, level, `expected the request served, got ${refusal}`);
       held.push(entry);
       continue;
     }
