@@ -95,3 +95,16 @@ test("the command line: a target is required, options are checked, the command a
     assert.match(result.problem, problem);
   }
 });
+
+test("`mcp-engine conform --help` prints the usage and exits 0; a bad line prints it on stderr and exits 2", async () => {
+  const { conformMain } = await import("../../lib/cli/conform/index.js");
+  let out = "";
+  let err = "";
+  assert.equal(await conformMain(["--help"], (t) => (out += t), (t) => (err += t)), 0);
+  assert.match(out, /^usage:\n {2}mcp-engine conform/);
+  assert.equal(await conformMain(["--format", "xml", "--", "x"], (t) => (out += t), (t) => (err += t)), 2);
+  assert.match(err, /--format takes text, json, tap or junit/);
+  err = "";
+  assert.equal(await conformMain(["--baseline", "/nonexistent/b.json", "--", "x"], (t) => (out += t), (t) => (err += t)), 2);
+  assert.match(err, /cannot read the baseline/);
+});

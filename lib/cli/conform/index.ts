@@ -236,6 +236,12 @@ const corpusRoot = (): string => fileURLToPath(new URL("../../../../", import.me
 
 /** The subcommand: parse, probe, replay, render, exit code. */
 export async function conformMain(argv: readonly string[], write: (text: string) => void, warn: (text: string) => void): Promise<number> {
+  const dashdash = argv.indexOf("--");
+  const own = dashdash < 0 ? argv : argv.slice(0, dashdash);
+  if (own.includes("--help") || own.includes("-h")) {
+    write(CONFORM_USAGE);
+    return 0;
+  }
   const parsed = parseConformArgs(argv);
   if (!parsed.ok) {
     warn(`${CONFORM_USAGE}mcp-engine conform: ${parsed.problem}\n`);
