@@ -190,10 +190,23 @@ export function fixtureUses(file: string, text: string): RuleUse[] {
   return uses;
 }
 
+/** The rules an HTTP fixture (fixtures/http/FORMAT.md: one JSON object per file) lists in its header. */
+export function httpFixtureUses(file: string, text: string): RuleUse[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const rules = (value as { rules?: unknown } | null)?.rules;
+  if (!Array.isArray(rules)) return [];
+  return rules.filter((r): r is string => typeof r === "string").map((id) => ({ id, file, line: 1, kind: "fixture-header" as const, text: id }));
+}
+
 /** The files that may cite rules: TypeScript under lib/, spec-tests/ and bench/, fixtures, fixtures/FORMAT.md. */
 export function ruleFiles(root: string): string[] {
   const ts = ["lib", "spec-tests", "bench"].flatMap((dir) => listFiles(root, dir, [".ts"])).filter((f) => !f.endsWith(".d.ts") && !TOOLING.includes(f));
-  return [...ts, ...listFiles(root, "fixtures", [".jsonl", ".md"])];
+  return [...ts, ...listFiles(root, "fixtures", [".jsonl", ".json", ".md"])];
 }
 
 /** Reads the rule files of a tree into memory. */
@@ -209,6 +222,7 @@ export function usesOf(tree: ReadonlyMap<string, string>): RuleUse[] {
   for (const [file, text] of tree) {
     if (file.endsWith(".ts")) uses.push(...tsUses(file, text));
     else if (file.endsWith(".jsonl")) uses.push(...fixtureUses(file, text));
+    else if (file.endsWith(".json")) uses.push(...httpFixtureUses(file, text));
   }
   return uses;
 }
