@@ -42,6 +42,6 @@ for (const [name, script, expected] of SDKS) {
     const detail = failed.map((c) => `${c.fixture}@${c.version} [${c.failedRule}] ${c.reason}`).join("\n");
     assert.deepEqual(failed.filter((c) => levels.get(c.failedRule ?? "") === "policy" || c.level === "policy"), [], detail);
     assert.deepEqual([...new Set(failed.map((c) => c.failedRule ?? "?"))].sort(), [...expected].sort(), detail);
-    assert.ok(cases.filter((c) => c.outcome === "passed").length >= 30, "at least 30 fixtures judged and passed");
+    assert.ok(cases.filter((c) => c.outcome !== "not-applicable").length >= 45, "at least 45 fixtures judged");
   });
 }

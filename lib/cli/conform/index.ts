@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runHttpConformance } from "../conform-http/index.js";
 import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
 import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type Format } from "./report.js";
 import { replayCase, type ReplayOptions } from "./replay.js";
@@ -219,19 +220,6 @@ export async function runStdioConformance(command: string, args: readonly string
   return results;
 }
 
-type HttpRunner = (url: string, options: { fixturesDir: string; versions?: readonly string[]; fetch?: typeof fetch }) => Promise<readonly CaseResult[]>;
-
-/** The HTTP replay lives in lib/cli/conform-http/ (its own branch of work); loaded only when asked for. */
-async function loadHttpRunner(): Promise<HttpRunner | undefined> {
-  const specifier = "../conform-http/index.js";
-  try {
-    const module = (await import(specifier)) as { runHttpConformance?: HttpRunner };
-    return module.runHttpConformance;
-  } catch {
-    return undefined;
-  }
-}
-
 const corpusRoot = (): string => fileURLToPath(new URL("../../../../", import.meta.url));
 
 /** The subcommand: parse, probe, replay, render, exit code. */
@@ -269,12 +257,13 @@ export async function conformMain(argv: readonly string[], write: (text: string)
   if (target === undefined) return 2;
   let results: readonly CaseResult[];
   if (target.kind === "url") {
-    const run = await loadHttpRunner();
-    if (run === undefined) {
-      warn("mcp-engine conform <url>: the HTTP replay (lib/cli/conform-http/) is not part of this build\n");
+    // The Streamable HTTP replay (fixtures/http/, lib/cli/conform-http/) reports in the same shapes.
+    try {
+      results = await runHttpConformance(target.url, { fixturesDir });
+    } catch (error) {
+      warn(`mcp-engine conform: ${error instanceof Error ? error.message : String(error)}\n`);
       return 2;
     }
-    results = await run(target.url, { fixturesDir: join(fixturesDir, "http") });
   } else {
     const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as { profiles?: Record<string, unknown> };
     const probed = await probeTarget(target.command, target.args, args.timeoutMs, manifest.profiles ?? {}, args.profile);
