@@ -9,7 +9,7 @@
 // Faults (the rule each breaks):
 //   no-parse-error-reply   no answer to a line that is not JSON (M-01)
 //   drop-batch             every JSON array read is dropped unanswered (M-09)
-//   params-32603           -32602 Invalid params goes out as -32603 (JR-02)
+//   params-32603           -32602 for params that fail validation goes out as -32603 (JR-02)
 //   ignore-cancel-id-0     a cancellation of request id 0 is dropped before it arrives
 //   duplicate-answers      every response is written twice (JR-01)
 //   ungated-prompts        prompts/* requests are answered although prompts was not declared (C-01)
@@ -62,7 +62,8 @@ function outbound(line: string): string[] {
   if (!isRecord(value)) return [line];
   const error = isRecord(value.error) ? value.error : undefined;
   if (fault === "no-parse-error-reply" && error?.code === -32700) return [];
-  if (fault === "params-32603" && error?.code === -32602) return [JSON.stringify({ ...value, error: { ...error, code: -32603 } })];
+  // Invalid params found by validation (the engine names the member in data.path) goes out as -32603.
+  if (fault === "params-32603" && error?.code === -32602 && isRecord(error.data) && Object.hasOwn(error.data, "path")) return [JSON.stringify({ ...value, error: { ...error, code: -32603 } })];
   if (fault === "ungated-prompts" && error?.code === -32601 && (methods.get(JSON.stringify(value.id)) ?? "").startsWith("prompts/")) {
     return [JSON.stringify({ jsonrpc: "2.0", id: value.id, result: { prompts: [], messages: [] } })];
   }

@@ -182,6 +182,15 @@ function answersRequest(expected: unknown): boolean {
   return expectedId(expected) !== undefined;
 }
 
+/** The error codes an expected message accepts, through $oneOf alternatives. */
+function expectedCodes(expected: unknown): unknown[] {
+  if (!isRecord(expected)) return [];
+  if (Array.isArray(expected.$oneOf)) return expected.$oneOf.flatMap(expectedCodes);
+  if (!isRecord(expected.error)) return [];
+  const code = expected.error.code;
+  return isRecord(code) && Array.isArray(code.$oneOf) ? code.$oneOf : [code];
+}
+
 /** JSON-RPC's error codes name their own rule: an answer with another code than -32602 for invalid params breaks JR-02. */
 function codeRule(expected: unknown, actual: unknown): string | undefined {
   // In a batch reply: the entry answering the same id.
@@ -196,8 +205,9 @@ function codeRule(expected: unknown, actual: unknown): string | undefined {
     }
     return undefined;
   }
-  if (!isRecord(expected) || !isRecord(expected.error) || !isRecord(actual) || !isRecord(actual.error)) return undefined;
-  return expected.error.code === -32602 && actual.error.code !== -32602 ? "JR-02" : undefined;
+  if (!isRecord(actual) || !isRecord(actual.error)) return undefined;
+  const codes = expectedCodes(expected);
+  return codes.includes(-32602) && !codes.includes(actual.error.code) ? "JR-02" : undefined;
 }
 
 async function expectOut(state: CaseState, step: Step, options: ReplayOptions): Promise<Failure | undefined> {
@@ -261,12 +271,17 @@ async function matchOut(state: CaseState, step: Step, options: ReplayOptions, he
 
 /** A response to a request the fixture leaves with the host (the step's `allow`): the implementation may answer it any time. */
 function answersOpen(step: Step | undefined, message: unknown): boolean {
-  if (step === undefined || !Array.isArray(step.allow) || !isRecord(message) || Object.hasOwn(message, "method") || !Object.hasOwn(message, "id")) return false;
-  return step.allow.some((id) => idKey(id) === idKey(message.id));
+  if (step === undefined || !Array.isArray(step.allow)) return false;
+  // A batch reply holding such an answer comes when the implementation has answered it: it is that answer.
+  if (Array.isArray(message)) return message.some((entry) => answersOpen(step, entry));
+  if (!isRecord(message) || Object.hasOwn(message, "method") || !Object.hasOwn(message, "id")) return false;
+  const allow = step.allow as unknown[];
+  return allow.some((id) => idKey(id) === idKey(message.id));
 }
 
 /** An error answer other than invalid params or resource not found (which refuse a name the implementation lacks). */
 function refusedOtherwise(message: unknown): string | undefined {
+  if (Array.isArray(message)) return message.map(refusedOtherwise).find((r) => r !== undefined);
   if (!isRecord(message) || !isRecord(message.error)) return undefined;
   return message.error.code === -32602 || message.error.code === -32002 ? undefined : JSON.stringify(message).slice(0, 300);
 }
