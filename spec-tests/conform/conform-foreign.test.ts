@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { probeTarget, runStdioConformance } from "../../lib/cli/conform/index.js";
+import { applyBaseline, exitCode, parseBaseline } from "../../lib/cli/conform/report.js";
 import type { CaseResult } from "../../lib/cli/conform/types.js";
 import { ruleLevels } from "../corpus-levels.js";
 
@@ -29,13 +30,13 @@ async function run(script: string): Promise<CaseResult[]> {
 /** What both SDKs get wrong: no reply at all to malformed input, no batches, -32603 for invalid params. */
 const COMMON = ["ID-01", "ID-02", "JR-02", "M-01", "M-02", "M-03", "M-09"];
 
-const SDKS: readonly [string, string, readonly string[]][] = [
+const SDKS: readonly [string, string, readonly string[], string][] = [
   // v1 also ignores a cancellation of request id 0 (X-04) and refuses a task-augmented call instead of ignoring `task` (C-08).
-  ["SDK v1 McpServer", "sdk-v1-server.mjs", [...COMMON, "C-08", "X-04"]],
-  ["SDK v2 server", "sdk-v2-server.mjs", COMMON],
+  ["SDK v1 McpServer", "sdk-v1-server.mjs", [...COMMON, "C-08", "X-04"], "sdk-v1.json"],
+  ["SDK v2 server", "sdk-v2-server.mjs", COMMON, "sdk-v2.json"],
 ];
 
-for (const [name, script, expected] of SDKS) {
+for (const [name, script, expected, baselineFile] of SDKS) {
   test(`${name}: its real deviations by rule id, and none of our policies`, async () => {
     const cases = await run(script);
     const failed = cases.filter((c) => c.outcome === "failed");
@@ -43,5 +44,11 @@ for (const [name, script, expected] of SDKS) {
     assert.deepEqual(failed.filter((c) => levels.get(c.failedRule ?? "") === "policy" || c.level === "policy"), [], detail);
     assert.deepEqual([...new Set(failed.map((c) => c.failedRule ?? "?"))].sort(), [...expected].sort(), detail);
     assert.ok(cases.filter((c) => c.outcome !== "not-applicable").length >= 45, "at least 45 fixtures judged");
+    // Its published baseline (spec-tests/conform/baselines/) covers exactly these failures: the run exits 0, no entry is stale.
+    const baseline = parseBaseline(readFileSync(join(root, "spec-tests", "conform", "baselines", baselineFile), "utf8"));
+    assert.ok(typeof baseline !== "string", String(baseline));
+    const judged = applyBaseline(cases, baseline);
+    assert.deepEqual([judged.unexpected, judged.stale], [0, []]);
+    assert.equal(exitCode(judged), 0);
   });
 }
