@@ -2,6 +2,8 @@
 // version, strictness and input mode, and returns the first mismatch (or undefined).
 // It is deliberately small so that other implementations can port it.
 
+import { compare as compareValues, type Bindings } from "../lib/cli/conform/match.js";
+import { performHostCall, type HostCall } from "../lib/cli/conform/host-ops.js";
 import { Engine, LocalProtocolError, encodeMessage, type EngineOptions, type JsonObject, type ProtocolVersion } from "../lib/index.js";
 
 export interface FixtureHeader {
@@ -50,55 +52,9 @@ export function substitute(value: unknown, version: string): unknown {
   return value;
 }
 
-function matcher(expected: unknown, actual: unknown, present: boolean): string | undefined {
-  if (expected === "$any") return present ? undefined : "expected a value, got nothing";
-  if (expected === "$absent") return present ? `expected absent, got ${JSON.stringify(actual)}` : undefined;
-  if (typeof expected === "string" && expected.startsWith("$type:")) {
-    const type = expected.slice(6);
-    const actualType = Array.isArray(actual) ? "array" : actual === null ? "null" : typeof actual;
-    return present && actualType === type ? undefined : `expected ${type}, got ${JSON.stringify(actual)}`;
-  }
-  return "not a matcher";
-}
-
-function isMatcher(value: unknown): boolean {
-  return typeof value === "string" && (value === "$any" || value === "$absent" || value.startsWith("$type:"));
-}
-
-/** Compares `actual` against `expected`; `subset` ignores keys the expectation does not list. Returns a path-qualified mismatch. */
-export function compare(expected: unknown, actual: unknown, subset: boolean, path = "", present = true): string | undefined {
-  if (isMatcher(expected)) {
-    const problem = matcher(expected, actual, present);
-    return problem === undefined ? undefined : `${path || "value"}: ${problem}`;
-  }
-  if (!present) return `${path}: expected ${JSON.stringify(expected)}, got nothing`;
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual) || actual.length !== expected.length) return `${path || "value"}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
-    for (let i = 0; i < expected.length; i++) {
-      const problem = compare(expected[i], actual[i], subset, `${path}[${i}]`);
-      if (problem !== undefined) return problem;
-    }
-    return undefined;
-  }
-  if (typeof expected === "object" && expected !== null) {
-    if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return `${path || "value"}: expected an object, got ${JSON.stringify(actual)}`;
-    const a = actual as JsonObject;
-    const e = expected as JsonObject;
-    for (const key of Object.keys(e)) {
-      const problem = compare(e[key], a[key], subset, path ? `${path}.${key}` : key, Object.prototype.hasOwnProperty.call(a, key));
-      if (problem !== undefined) return problem;
-    }
-    if (!subset) {
-      for (const key of Object.keys(a)) {
-        if (Object.prototype.hasOwnProperty.call(e, key)) continue;
-        // Error messages and data are compared only when the fixture names them.
-        if (path.endsWith("error") && (key === "message" || key === "data")) continue;
-        return `${path ? path + "." : ""}${key}: unexpected ${JSON.stringify(a[key])}`;
-      }
-    }
-    return undefined;
-  }
-  return Object.is(expected, actual) ? undefined : `${path || "value"}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+/** Compares with the corpus' matching language (lib/cli/conform/match.ts); `subset` ignores keys the expectation does not list. */
+export function compare(expected: unknown, actual: unknown, subset: boolean, path = "", present = true, bindings: Bindings = new Map()): string | undefined {
+  return compareValues(expected, actual, { subset, bindings }, path, present);
 }
 
 function hexToBytes(hex: string): Uint8Array {
@@ -109,55 +65,25 @@ function hexToBytes(hex: string): Uint8Array {
 
 const encoder = new TextEncoder();
 
-interface Call {
-  op: string;
-  [key: string]: unknown;
-}
+type Call = HostCall;
 
-function perform(engine: Engine, call: Call): unknown {
-  const a = call as unknown as Record<string, never>;
-  switch (call.op) {
-    case "initialize":
-      return engine.initialize(a.options);
-    case "acceptInitialize":
-      return engine.acceptInitialize();
-    case "request":
-      return engine.request(a.method, a.params, a.options);
-    case "notify":
-      return engine.notify(a.method, a.params, a.options);
-    case "respond":
-      return engine.respond(a.id, a.result);
-    case "respondError":
-      return engine.respondError(a.id, a.code, a.message, a.data);
-    case "sendProgress":
-      return engine.sendProgress(a.id, a.progress, a.total, a.message);
-    case "sendTaskProgress":
-      return engine.sendTaskProgress(a.taskId, a.progress, a.total, a.message);
-    case "cancel":
-      return engine.cancel(a.id, a.reason);
-    case "setDeadline":
-      return engine.setDeadline(a.id, a.deadline ?? undefined);
-    case "close":
-      return engine.close();
-    case "startModern":
-      return engine.startModern(a.version);
-    case "endSubscriptions":
-      return engine.endSubscriptions();
-    default:
-      throw new Error(`unknown op ${String(call.op)}`);
-  }
-}
+const perform = performHostCall;
 
 /** Runs a fixture; returns undefined on success or a message naming the failing step. */
 export function replay(fixture: Fixture, version: ProtocolVersion, strict: boolean, mode: InputMode): string | undefined {
   const config = (substitute(fixture.header.config ?? {}, version) ?? {}) as Partial<EngineOptions>;
   const engine = new Engine({ info: { name: "fixture", version: "0" }, versions: [version], ...config, role: fixture.header.role, strict });
   let now = 0;
+  // $serverInfo and $capabilities stand for the endpoint's own identity: here, the configured one.
+  const bindings: Bindings = new Map<string, unknown>([
+    ["serverInfo", config.info ?? { name: "fixture", version: "0" }],
+    ["capabilities", config.capabilities ?? {}],
+  ]);
   for (let i = 0; i < fixture.steps.length; i++) {
     const step = substitute(fixture.steps[i], version) as JsonObject;
     const where = `${fixture.file}:${i + 2}`;
     try {
-      const problem = runStep(engine, step, mode, () => now, (t) => (now = t));
+      const problem = runStep(engine, step, mode, () => now, (t) => (now = t), bindings);
       if (problem !== undefined) return `${where}: ${problem}`;
     } catch (error) {
       return `${where}: threw ${error instanceof Error ? error.stack ?? error.message : String(error)}`;
@@ -166,7 +92,7 @@ export function replay(fixture: Fixture, version: ProtocolVersion, strict: boole
   return undefined;
 }
 
-function runStep(engine: Engine, step: JsonObject, mode: InputMode, getNow: () => number, setNow: (t: number) => void): string | undefined {
+function runStep(engine: Engine, step: JsonObject, mode: InputMode, getNow: () => number, setNow: (t: number) => void, bindings: Bindings): string | undefined {
   if ("note" in step) return undefined;
   if ("in" in step) {
     if (mode === "value") engine.receiveMessage(step.in, getNow());
@@ -198,24 +124,24 @@ function runStep(engine: Engine, step: JsonObject, mode: InputMode, getNow: () =
     } catch (error) {
       if (!(error instanceof LocalProtocolError)) throw error;
       if (!("throws" in step)) return `${call.op} threw ${error.message}`;
-      return compare(step.throws, error, true, "throws");
+      return compare(step.throws, error, true, "throws", true, bindings);
     }
     if ("throws" in step) return `${call.op} returned ${JSON.stringify(returned)}; expected it to throw`;
-    if ("returns" in step) return compare(step.returns, returned, false, "returns");
+    if ("returns" in step) return compare(step.returns, returned, false, "returns", true, bindings);
     return undefined;
   }
   if ("out" in step) {
     const next = engine.pollOutbound();
     if (next === undefined) return `expected outbound ${JSON.stringify(step.out)}, got nothing`;
     const actual: unknown = JSON.parse(JSON.stringify(next.message));
-    const problem = compare(step.out, actual, false);
+    const problem = compare(step.out, actual, false, "", true, bindings);
     return problem === undefined ? undefined : `out ${problem} (message ${JSON.stringify(actual)})`;
   }
   if ("event" in step) {
     const next = engine.pollEvent();
     if (next === undefined) return `expected event ${JSON.stringify(step.event)}, got nothing`;
     // Events are compared after a JSON round trip, like messages, so undefined members count as absent.
-    const problem = compare(step.event, JSON.parse(JSON.stringify(next)), true);
+    const problem = compare(step.event, JSON.parse(JSON.stringify(next)), true, "", true, bindings);
     return problem === undefined ? undefined : `event ${problem} (event ${JSON.stringify(next)})`;
   }
   if ("quiet" in step) {

@@ -18,6 +18,8 @@ export const USAGE = `usage:
   mcp-engine client [options] <url>   the same report over Streamable HTTP (or HTTP+SSE);
                                       with MCP_CONFORMANCE_SCENARIO set: perform that conformance scenario against <url>
   mcp-engine demo [options]           the reference client against the reference server (a temporary root)
+  mcp-engine conform [options] -- <command...> | <url>
+                                      replay the fixture corpus against a server (conform --help)
   mcp-engine --help | --version
 options (client, demo):
   --era auto|session|modern           offer 2026-07-28 first and fall back to initialize (auto, the

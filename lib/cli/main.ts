@@ -4,6 +4,7 @@
 //   mcp-engine serve                   the reference server on stdio
 //   mcp-engine client -- <command...>  spawn a stdio server and print the report
 //   mcp-engine demo                    the report of the reference client against the reference server (npm start)
+//   mcp-engine conform -- <command...> replay the fixture corpus against a server (lib/cli/conform/)
 //
 // stdout belongs to the protocol when serving, and to the report otherwise; everything else
 // (the server's stderr, diagnostics, the pending-call display) goes to stderr.
@@ -23,6 +24,8 @@ import { StdioClient, serveStdio } from "../hosts/stdio.js";
 import type { HandlerContext } from "../peer/server.js";
 import type { Root, Tool } from "../types.js";
 import { USAGE, parseArgs, type CliOptions } from "./args.js";
+import { adapterFd, serveAdapter } from "./conform/adapter.js";
+import { conformMain } from "./conform/index.js";
 import { conformanceAuth, interactiveAuth, type CliAuth } from "./auth.js";
 import { exitCode, formatCheck, formatTally, type CheckResult, type Diagnostic } from "./grading.js";
 import { pendingDisplay } from "./progress.js";
@@ -57,6 +60,12 @@ async function serve(options: CliOptions): Promise<number> {
   if (node instanceof Error) return (process.stderr.write(`mcp-engine serve --redis: ${node.message}\n`), 2);
   const server = createReferenceServer({ paginationSecret: node?.paginationSecret ?? randomBytes(32), requestStateSecret: node?.requestStateSecret ?? randomBytes(32), sleep, tasks: node === undefined ? undefined : { store: node.taskStore } });
   if (options.http === undefined) {
+    // Asked for by `mcp-engine conform`: a bare engine driven over the host-adapter channel instead.
+    const fd = adapterFd(process.env);
+    if (fd !== undefined) {
+      serveAdapter(fd);
+      return -1;
+    }
     serveStdio(server, { readInPlace: true });
     return -1;
   }
@@ -321,6 +330,8 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
 
 
 async function main(argv: readonly string[]): Promise<number> {
+  // conform has its own options (lib/cli/conform/index.ts).
+  if (argv[0] === "conform") return conformMain(argv.slice(1), (text) => process.stdout.write(text), (text) => process.stderr.write(text));
   const parsed = parseArgs(argv);
   if (!parsed.ok) {
     process.stderr.write(`${USAGE}\nmcp-engine: ${parsed.problem}\n`);

@@ -19,4 +19,10 @@ export interface CaseResult {
   readonly outcome: CaseOutcome;
   /** failed: what was expected and what arrived; not-applicable: the requirement the target lacks. */
   readonly reason?: string;
+  /** failed: the rule the first failing check enforces (a step's `rule`, or JR-01 / ID-04 / M-01 of the runner's own checks). */
+  readonly failedRule?: string;
+  /** Informative findings that are no failure: policy or MAY expectations not met, wire-only matches. */
+  readonly deviations?: readonly string[];
+  /** failed: the baseline's reason when the failure was expected. */
+  readonly expected?: string;
 }

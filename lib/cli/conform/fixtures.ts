@@ -1,0 +1,121 @@
+// The fixture corpus as the black-box runner reads it (fixtures/FORMAT.md): loading, and the
+// applicability of a case to a target (what the fixture `requires` against what the target
+// offers: versions, capabilities, host commands, a clock, engine configuration keys).
+//
+// Invariants: a fixture file that does not parse is reported, never thrown past the runner;
+// applicability answers with the first missing requirement, in words a baseline can quote.
+
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+export interface Requires {
+  readonly host?: readonly string[];
+  readonly clock?: boolean;
+  readonly config?: readonly string[];
+  readonly strict?: boolean;
+  readonly era?: "session" | "modern" | "dual";
+  readonly transport?: "stdio";
+  readonly capabilities?: Record<string, unknown>;
+  readonly without?: readonly string[];
+  readonly tools?: readonly string[];
+  readonly modernOnly?: boolean;
+}
+
+export interface FixtureHeader {
+  readonly fixture: string;
+  readonly role: "client" | "server";
+  readonly versions: readonly string[];
+  readonly strict?: readonly boolean[];
+  readonly rules: readonly string[];
+  readonly levels?: Record<string, string>;
+  readonly config?: Record<string, unknown>;
+  readonly profile?: string;
+  readonly tags?: readonly string[];
+  readonly requires?: Requires;
+}
+
+export type Step = Record<string, unknown>;
+
+export interface LoadedFixture {
+  readonly header: FixtureHeader;
+  readonly steps: readonly Step[];
+}
+
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...listFiles(path));
+    else if (name.endsWith(".jsonl")) out.push(path);
+  }
+  return out;
+}
+
+/** Every fixture of `role` under `dir` (fixtures/<role>/...). Files that do not parse come back in `problems`. */
+export function loadFixtures(dir: string, role: "client" | "server"): { fixtures: LoadedFixture[]; problems: string[] } {
+  const fixtures: LoadedFixture[] = [];
+  const problems: string[] = [];
+  for (const path of listFiles(join(dir, role))) {
+    try {
+      const lines = readFileSync(path, "utf8").split("\n").filter((l) => l !== "");
+      const values = lines.map((l) => JSON.parse(l) as unknown);
+      const header = values[0] as FixtureHeader;
+      if (typeof header?.fixture !== "string" || !Array.isArray(header.versions) || !Array.isArray(header.rules)) throw new Error("header needs fixture, versions and rules");
+      fixtures.push({ header, steps: values.slice(1) as Step[] });
+    } catch (error) {
+      problems.push(`${relative(dir, path)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { fixtures, problems };
+}
+
+/** What a target offers, learned by probing it (or from --profile) and from its adapter's hello. */
+export interface TargetProfile {
+  /** Versions the target answers initialize (or server/discover) with unchanged. */
+  readonly versions: ReadonlySet<string>;
+  /** The capabilities it declares (when it has no adapter that configures it per case). */
+  readonly capabilities: Record<string, unknown>;
+  /** Tools it offers, by name (the `slow` tool of the conformance profile, FORMAT.md). */
+  readonly tools: ReadonlySet<string>;
+  readonly adapter?: AdapterSupport;
+}
+
+export interface AdapterSupport {
+  readonly ops: ReadonlySet<string>;
+  readonly clock: boolean;
+  readonly config: ReadonlySet<string>;
+  readonly strict: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `declared` holds at least what `required` names (capability objects, recursively). */
+export function declares(declared: unknown, required: unknown): boolean {
+  if (!isRecord(required)) return true;
+  if (!isRecord(declared)) return false;
+  for (const key of Object.keys(required)) {
+    if (!Object.hasOwn(declared, key)) return false;
+    if (!declares(declared[key], required[key])) return false;
+  }
+  return true;
+}
+
+/** Undefined when the case applies to the target; otherwise the requirement it lacks. */
+export function notApplicable(header: FixtureHeader, version: string, target: TargetProfile): string | undefined {
+  const requires = header.requires ?? {};
+  const adapter = target.adapter;
+  if (requires.strict === true && adapter?.strict !== true) return "strict phase rules (engine option ENG-03)";
+  if (requires.clock === true && adapter?.clock !== true) return "a virtual clock (time steps)";
+  for (const op of requires.host ?? []) if (adapter?.ops.has(op) !== true) return `host command ${op}`;
+  for (const key of requires.config ?? []) if (adapter?.config.has(key) !== true) return `engine configuration key ${key}`;
+  // With an adapter the target is configured per case (configure), so the fixture's own setup holds.
+  if (adapter !== undefined) return undefined;
+  if (!target.versions.has(version)) return `protocol version ${version}`;
+  if (requires.modernOnly === true && [...target.versions].some((v) => v !== "2026-07-28")) return "a server speaking only 2026-07-28";
+  if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
+  for (const key of requires.without ?? []) if (Object.hasOwn(target.capabilities, key)) return `no ${key} capability`;
+  for (const tool of requires.tools ?? []) if (!target.tools.has(tool)) return `tool ${tool} of the conformance profile`;
+  return undefined;
+}

@@ -1,0 +1,281 @@
+// `mcp-engine conform`: replays the wire part of the fixture corpus against an implementation
+// this process does not control (fixtures/FORMAT.md, "Black-box replay").
+//
+//   mcp-engine conform [--role server] [--profile P] [--baseline FILE] [--format text|json|tap|junit]
+//                      [--only PREFIX] [--timeout MS] -- <command...>     stdio
+//   mcp-engine conform [...] <url>                                      Streamable HTTP (fixtures/http/)
+//
+// Before the cases, the target is probed: one initialize per session version (which versions
+// it echoes, which capabilities and tools it declares), one server/discover for 2026-07-28,
+// and one hello on the host-adapter channel. Exit: 0 no unexpected failure, 1 some, 2 usage.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runHttpConformance } from "../conform-http/index.js";
+import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
+import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type Format } from "./report.js";
+import { replayCase, type ReplayOptions } from "./replay.js";
+import { StdioTarget } from "./target.js";
+import type { CaseResult } from "./types.js";
+
+export const CONFORM_USAGE = `usage:
+  mcp-engine conform [options] -- <command...>   replay the fixture corpus against a stdio server
+  mcp-engine conform [options] <url>             replay the HTTP fixtures against a Streamable HTTP endpoint
+options:
+  --role server|client     the side under test (default server; only server is replayed over stdio)
+  --profile P              the capability profile the target runs (fixtures/manifest.json "profiles");
+                           default: learned from the target's initialize result
+  --baseline FILE          expected failures: {"fixture-id[@version]": "reason"}
+  --format text|json|tap|junit   (default text)
+  --only PREFIX            only fixtures whose id starts with PREFIX
+  --timeout MS             the longest wait for one expected message (default 3000)
+exit: 0 no unexpected failure, 1 an unexpected MUST/SHOULD failure or a stale baseline entry, 2 bad usage
+`;
+
+export interface ConformArgs {
+  role: "server" | "client";
+  profile: string | undefined;
+  baseline: string | undefined;
+  format: Format;
+  only: string | undefined;
+  timeoutMs: number;
+  target: { kind: "stdio"; command: string; args: string[] } | { kind: "url"; url: string } | undefined;
+}
+
+export function parseConformArgs(argv: readonly string[]): { ok: true; args: ConformArgs } | { ok: false; problem: string } {
+  const args: ConformArgs = { role: "server", profile: undefined, baseline: undefined, format: "text", only: undefined, timeoutMs: 3000, target: undefined };
+  let at = 0;
+  while (at < argv.length) {
+    const word = argv[at++] as string;
+    if (word === "--") {
+      const command = argv.slice(at);
+      if (command.length === 0) return { ok: false, problem: "conform needs a command after --" };
+      args.target = { kind: "stdio", command: command[0] as string, args: command.slice(1) };
+      return { ok: true, args };
+    }
+    if (!word.startsWith("--")) {
+      if (!/^https?:\/\//i.test(word) || at !== argv.length) return { ok: false, problem: `conform takes -- <command...> or one URL; got ${JSON.stringify(word)}` };
+      args.target = { kind: "url", url: word };
+      return { ok: true, args };
+    }
+    const value = argv[at++];
+    if (value === undefined) return { ok: false, problem: `${word} needs a value` };
+    switch (word) {
+      case "--role":
+        if (value !== "server" && value !== "client") return { ok: false, problem: `--role takes server or client; got ${JSON.stringify(value)}` };
+        args.role = value;
+        break;
+      case "--profile":
+        args.profile = value;
+        break;
+      case "--baseline":
+        args.baseline = value;
+        break;
+      case "--format":
+        if (value !== "text" && value !== "json" && value !== "tap" && value !== "junit") return { ok: false, problem: `--format takes text, json, tap or junit; got ${JSON.stringify(value)}` };
+        args.format = value;
+        break;
+      case "--only":
+        args.only = value;
+        break;
+      case "--timeout": {
+        const ms = Number(value);
+        if (!/^\d+$/.test(value) || ms <= 0) return { ok: false, problem: `--timeout takes a positive whole number of milliseconds; got ${JSON.stringify(value)}` };
+        args.timeoutMs = ms;
+        break;
+      }
+      default:
+        return { ok: false, problem: `unknown option ${JSON.stringify(word)} for conform` };
+    }
+  }
+  return { ok: false, problem: "conform needs a target: -- <command...> or a URL" };
+}
+
+const SESSION_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+const CLIENT_INFO = { name: "mcp-engine-conform", version: "1" };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+async function answerTo(target: StdioTarget, id: string, ms: number): Promise<Record<string, unknown> | undefined> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const entry = await target.next(deadline - Date.now());
+    if (entry === undefined) return undefined;
+    if (entry.kind === "message" && isRecord(entry.value) && entry.value.id === id) return entry.value;
+  }
+  return undefined;
+}
+
+/** One initialize at `version`: the result, when the target answers with one. */
+async function probeSession(command: string, args: readonly string[], version: string, ms: number): Promise<Record<string, unknown> | undefined> {
+  const target = new StdioTarget({ command, args, adapter: false });
+  try {
+    target.write(JSON.stringify({ jsonrpc: "2.0", id: "probe", method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: CLIENT_INFO } }) + "\n");
+    const answer = await answerTo(target, "probe", ms);
+    const result = answer?.result;
+    if (!isRecord(result)) return undefined;
+    if (result.protocolVersion === version && isRecord(result.capabilities) && isRecord(result.capabilities.tools)) {
+      target.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+      target.write(JSON.stringify({ jsonrpc: "2.0", id: "probe-tools", method: "tools/list" }) + "\n");
+      const tools = await answerTo(target, "probe-tools", ms);
+      return { ...result, tools: isRecord(tools?.result) ? tools.result.tools : [] };
+    }
+    return result;
+  } finally {
+    await target.stop(300);
+  }
+}
+
+async function probeModern(command: string, args: readonly string[], ms: number): Promise<boolean> {
+  const target = new StdioTarget({ command, args, adapter: false });
+  try {
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": CLIENT_INFO };
+    target.write(JSON.stringify({ jsonrpc: "2.0", id: "probe", method: "server/discover", params: { _meta: meta } }) + "\n");
+    const answer = await answerTo(target, "probe", ms);
+    return isRecord(answer?.result) && Array.isArray(answer.result.supportedVersions) && answer.result.supportedVersions.includes("2026-07-28");
+  } finally {
+    await target.stop(300);
+  }
+}
+
+/** The adapter's hello: what it can do, or undefined when the target does not speak the adapter protocol. */
+async function probeAdapter(command: string, args: readonly string[], ms: number): Promise<AdapterSupport | undefined> {
+  const target = new StdioTarget({ command, args, adapter: true });
+  try {
+    const hello = await target.command({ seq: 0, op: "hello", protocol: "mcp-conform-adapter/1" }, ms);
+    const supports = hello?.ok === true && isRecord(hello.supports) ? hello.supports : undefined;
+    if (supports === undefined) return undefined;
+    const strings = (v: unknown): Set<string> => new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+    return { ops: strings(supports.ops), clock: supports.clock === true, config: strings(supports.config), strict: supports.strict === true };
+  } finally {
+    await target.stop(300);
+  }
+}
+
+export interface ProbeResult {
+  readonly profile: TargetProfile;
+  readonly serverInfo: unknown;
+}
+
+export async function probeTarget(command: string, args: readonly string[], ms: number, profiles: Record<string, unknown>, profileName: string | undefined): Promise<ProbeResult | string> {
+  const versions = new Set<string>();
+  let capabilities: Record<string, unknown> | undefined;
+  let serverInfo: unknown;
+  let tools = new Set<string>();
+  for (const version of SESSION_VERSIONS) {
+    const result = await probeSession(command, args, version, ms);
+    if (result === undefined || result.protocolVersion !== version) continue;
+    versions.add(version);
+    if (isRecord(result.capabilities)) capabilities = result.capabilities;
+    serverInfo = result.serverInfo;
+    if (Array.isArray(result.tools)) tools = new Set(result.tools.filter(isRecord).map((t) => String(t.name)));
+  }
+  if (await probeModern(command, args, ms)) versions.add("2026-07-28");
+  const adapter = await probeAdapter(command, args, Math.min(ms, 1500));
+  if (profileName !== undefined) {
+    const named = profiles[profileName];
+    if (!isRecord(named)) return `unknown profile ${JSON.stringify(profileName)}; fixtures/manifest.json names ${Object.keys(profiles).join(", ")}`;
+    capabilities = named;
+  }
+  if (versions.size === 0 && adapter === undefined) return "the target answered no initialize and no server/discover";
+  return { profile: { versions, capabilities: capabilities ?? {}, tools, ...(adapter !== undefined ? { adapter } : {}) }, serverInfo };
+}
+
+export interface RunOptions {
+  readonly fixturesDir: string;
+  readonly role: "server" | "client";
+  readonly only?: string;
+  readonly timeoutMs: number;
+  readonly graceMs?: number;
+  readonly concurrency?: number;
+  readonly profile: TargetProfile;
+  /** Only the newest version each fixture lists (a quicker pass: one case per fixture). */
+  readonly newestOnly?: boolean;
+}
+
+/** Replays every applicable case of the corpus; N/A cases are reported with what they need. */
+export async function runStdioConformance(command: string, args: readonly string[], options: RunOptions): Promise<CaseResult[]> {
+  const { fixtures } = loadFixtures(options.fixturesDir, options.role);
+  const jobs: (() => Promise<CaseResult>)[] = [];
+  const replay: ReplayOptions = { command, args, adapter: options.profile.adapter !== undefined, timeoutMs: options.timeoutMs, graceMs: options.graceMs ?? 150 };
+  for (const { header, steps } of fixtures) {
+    if (options.only !== undefined && !header.fixture.startsWith(options.only)) continue;
+    for (const version of options.newestOnly === true ? header.versions.slice(-1) : header.versions) {
+      const missing = options.role === "client" ? "a client under test (stdio replay covers servers)" : notApplicable(header, version, options.profile);
+      const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules, level: "MUST" as const };
+      if (missing !== undefined) jobs.push(async () => ({ ...base, outcome: "not-applicable", reason: missing }));
+      else jobs.push(() => replayCase(header, steps, version, replay));
+    }
+  }
+  const results: CaseResult[] = new Array<CaseResult>(jobs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const at = next++;
+      results[at] = await (jobs[at] as () => Promise<CaseResult>)();
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
+  return results;
+}
+
+const corpusRoot = (): string => fileURLToPath(new URL("../../../../", import.meta.url));
+
+/** The subcommand: parse, probe, replay, render, exit code. */
+export async function conformMain(argv: readonly string[], write: (text: string) => void, warn: (text: string) => void): Promise<number> {
+  const dashdash = argv.indexOf("--");
+  const own = dashdash < 0 ? argv : argv.slice(0, dashdash);
+  if (own.includes("--help") || own.includes("-h")) {
+    write(CONFORM_USAGE);
+    return 0;
+  }
+  const parsed = parseConformArgs(argv);
+  if (!parsed.ok) {
+    warn(`${CONFORM_USAGE}mcp-engine conform: ${parsed.problem}\n`);
+    return 2;
+  }
+  const args = parsed.args;
+  let baseline: Baseline = new Map();
+  if (args.baseline !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(args.baseline, "utf8");
+    } catch (error) {
+      warn(`mcp-engine conform: cannot read the baseline ${args.baseline}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 2;
+    }
+    const read = parseBaseline(text);
+    if (typeof read === "string") {
+      warn(`mcp-engine conform: ${read}\n`);
+      return 2;
+    }
+    baseline = read;
+  }
+  const fixturesDir = join(corpusRoot(), "fixtures");
+  const target = args.target;
+  if (target === undefined) return 2;
+  let results: readonly CaseResult[];
+  if (target.kind === "url") {
+    // The Streamable HTTP replay (fixtures/http/, lib/cli/conform-http/) reports in the same shapes.
+    try {
+      results = await runHttpConformance(target.url, { fixturesDir });
+    } catch (error) {
+      warn(`mcp-engine conform: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 2;
+    }
+  } else {
+    const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as { profiles?: Record<string, unknown> };
+    const probed = await probeTarget(target.command, target.args, args.timeoutMs, manifest.profiles ?? {}, args.profile);
+    if (typeof probed === "string") {
+      warn(`mcp-engine conform: ${probed}\n`);
+      return 2;
+    }
+    const p = probed.profile;
+    warn(`target: ${JSON.stringify(probed.serverInfo ?? null)} versions ${[...p.versions].join(", ") || "none"}; capabilities ${JSON.stringify(p.capabilities)}; adapter ${p.adapter === undefined ? "none" : [...p.adapter.ops].join(",")}\n`);
+    results = await runStdioConformance(target.command, target.args, { fixturesDir, role: args.role, timeoutMs: args.timeoutMs, profile: p, ...(args.only !== undefined ? { only: args.only } : {}) });
+  }
+  const judged = applyBaseline(results, baseline);
+  write(render(judged, args.format));
+  return exitCode(judged);
+}

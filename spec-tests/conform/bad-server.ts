@@ -1,0 +1,109 @@
+// Known-bad stdio servers for spec-tests/conform/known-bad.test.ts: one correct server (this
+// project's peer Server with the conformance profile's tools, `slow` and `echo`) and, with
+// --fault NAME, the same server breaking exactly one rule through a filter on its input or
+// output lines. The conformance runner must flag that rule and nothing else.
+//
+//   node dist/spec-tests/conform/bad-server.js --serve [--fault NAME]
+//
+// Without --serve the program exits at once (the test runner may load every file).
+// Faults (the rule each breaks):
+//   no-parse-error-reply   no answer to a line that is not JSON (M-01)
+//   drop-batch             every JSON array read is dropped unanswered (M-09)
+//   params-32603           -32602 for params that fail validation goes out as -32603 (JR-02)
+//   ignore-cancel-id-0     a cancellation of request id 0 is dropped before it arrives (X-04)
+//   duplicate-answers      every response is written twice (JR-01)
+//   ungated-prompts        prompts/* requests are answered although prompts was not declared (C-01)
+
+import { nodeHost } from "../../lib/hosts/stdio.js";
+import { Server } from "../../lib/peer/server.js";
+
+const argv = process.argv.slice(2);
+if (!argv.includes("--serve")) process.exit(0);
+const at = argv.indexOf("--fault");
+const fault = at >= 0 ? argv[at + 1] : undefined;
+
+const server = new Server({ info: { name: "known-bad", version: "1" } });
+server.tool("slow", { description: "Runs until cancelled, at most 300 ms", inputSchema: { type: "object" } }, (_args, context) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ content: [{ type: "text", text: "done" }] }), 300);
+    context.signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve({ content: [{ type: "text", text: "cancelled" }] });
+    });
+  }),
+);
+server.tool("echo", { description: "Echoes its text", inputSchema: { type: "object", properties: { text: { type: "string" } } } }, (args) => ({
+  content: [{ type: "text", text: typeof args.text === "string" ? args.text : "" }],
+}));
+
+const decoder = new TextDecoder();
+const parse = (line: string): unknown => {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+};
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Inbound request methods by id, for the ungated-prompts fault. */
+const methods = new Map<string, string>();
+
+function inbound(line: string): string | undefined {
+  const value = parse(line);
+  if (fault === "drop-batch" && Array.isArray(value)) return undefined;
+  if (fault === "ignore-cancel-id-0" && isRecord(value) && value.method === "notifications/cancelled" && isRecord(value.params) && value.params.requestId === 0) return undefined;
+  if (isRecord(value) && typeof value.method === "string" && Object.hasOwn(value, "id")) methods.set(JSON.stringify(value.id), value.method);
+  return line;
+}
+
+function outbound(line: string): string[] {
+  const value = parse(line);
+  if (!isRecord(value)) return [line];
+  const error = isRecord(value.error) ? value.error : undefined;
+  if (fault === "no-parse-error-reply" && error?.code === -32700) return [];
+  // Invalid params found by validation (the engine names the member in data.path) goes out as -32603.
+  if (fault === "params-32603" && error?.code === -32602 && isRecord(error.data) && Object.hasOwn(error.data, "path")) return [JSON.stringify({ ...value, error: { ...error, code: -32603 } })];
+  if (fault === "ungated-prompts" && error?.code === -32601 && (methods.get(JSON.stringify(value.id)) ?? "").startsWith("prompts/")) {
+    return [JSON.stringify({ jsonrpc: "2.0", id: value.id, result: { prompts: [], messages: [] } })];
+  }
+  if (fault === "duplicate-answers" && Object.hasOwn(value, "id") && !Object.hasOwn(value, "method")) return [line, line];
+  return [line];
+}
+
+let pendingOut = "";
+const host = nodeHost(
+  (bytes) => {
+    const lines = (pendingOut + decoder.decode(bytes)).split("\n");
+    pendingOut = lines.pop() ?? "";
+    for (const line of lines) for (const out of outbound(line)) process.stdout.write(out + "\n");
+  },
+  () => session.onTimer(),
+);
+const session = server.connect(host);
+
+// Input is split into lines as bytes, so what is not UTF-8 reaches the server as it came; a line
+// goes through the filter only as text, and a partial line waits for its end.
+let pendingIn = new Uint8Array(0);
+const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+};
+process.stdin.on("data", (chunk: Uint8Array) => {
+  let bytes = concat(pendingIn, chunk);
+  const kept: Uint8Array[] = [];
+  for (let nl = bytes.indexOf(10); nl >= 0; nl = bytes.indexOf(10)) {
+    const line = bytes.subarray(0, nl + 1);
+    if (inbound(decoder.decode(line).trim()) !== undefined) kept.push(line);
+    bytes = bytes.subarray(nl + 1);
+  }
+  pendingIn = bytes.slice();
+  for (const line of kept) session.receiveBytes(line);
+});
+process.stdin.on("end", () => {
+  if (pendingIn.length > 0) session.receiveBytes(pendingIn);
+  session.receiveEof();
+  host.armTimer(undefined);
+});

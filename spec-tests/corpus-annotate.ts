@@ -1,0 +1,336 @@
+// The corpus annotator and checker: derives, for every fixture, what a foreign runner needs
+// (fixtures/FORMAT.md, "Applicability" and "Wire expectations") and writes fixtures/manifest.json.
+//
+//   node dist/spec-tests/corpus-annotate.js          check: exit 1 when a fixture or the manifest is stale
+//   node dist/spec-tests/corpus-annotate.js --write  rewrite them
+//
+// Invariants: annotation is idempotent (annotating an annotated fixture changes nothing) and
+// never alters what the engine replayer checks, except replacing the configured identity in
+// initialize results by `$serverInfo` / `$capabilities`, which the engine replayer binds to
+// the configuration. Derived fields: header `requires`, `profile`, `tags`, `levels`; on `out`
+// and `quiet` steps `rule`, `level` and (when looser) `wire`; on host answers `wire: "answer"`.
+
+import { createHash } from "node:crypto";
+import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Obj = { [key: string]: Json };
+
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
+export const CORPUS_VERSION = "2.0.0";
+
+/** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
+const ENGINE_CONFIG = ["autoInitialize", "limits", "serverInfoInResults", "discoverAnyVersion", "validateResults", "instructions", "versions", "logLevel"];
+
+/** Which capability an inbound method belongs to (for `requires.without`). */
+const METHOD_CAPABILITY: readonly [string, string][] = [
+  ["tools/", "tools"],
+  ["prompts/", "prompts"],
+  ["resources/", "resources"],
+  ["logging/", "logging"],
+  ["completion/", "completions"],
+  ["tasks/", "tasks"],
+];
+
+/** Requests a black-box implementation answers on its own, and whether an error answer is acceptable there. */
+const SELF_ANSWERED = new Map<string, boolean>([
+  ["tools/call", true],
+  ["prompts/get", true],
+  ["resources/read", true],
+  ["completion/complete", true],
+  ["logging/setLevel", true],
+  ["tools/list", false],
+  ["prompts/list", false],
+  ["resources/list", false],
+]);
+
+const SESSION = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
+
+function stripDerived(header: Obj, steps: Obj[]): void {
+  for (const key of ["requires", "profile", "tags", "levels"]) delete header[key];
+  for (const step of steps) for (const key of ["rule", "level", "wire", "allow"]) delete step[key];
+}
+
+function messagesOf(value: Json | undefined): Obj[] {
+  if (Array.isArray(value)) return value.filter(isObj);
+  return isObj(value) ? [value] : [];
+}
+
+const idKey = (id: Json | undefined): string => JSON.stringify(id ?? null);
+
+/** The initialize result with the configured identity replaced by the placeholders. */
+function placeholders(message: Obj, config: Obj): void {
+  const result = message.result;
+  if (!isObj(result) || typeof result.protocolVersion !== "string") return;
+  if (isObj(result.serverInfo) && JSON.stringify(result.serverInfo) === JSON.stringify(config.info)) result.serverInfo = "$serverInfo";
+  if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {})) result.capabilities = "$capabilities";
+}
+
+/** The wire form of one expected message: id forms, our error.data, self-answered results. */
+function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>, counterOffer: ReadonlySet<string> = new Set()): Json {
+  if (!isObj(message)) return message;
+  const out: Obj = { ...message };
+  if (counterOffer.has(idKey(out.id as Json)) && isObj(out.result) && out.result.protocolVersion === "$version") out.result = { ...out.result, protocolVersion: "$type:string" };
+  const error = out.error;
+  if (isObj(error)) {
+    // M-10 (policy): the id of a reply to an unreadable message may be null or absent.
+    if (out.id === null || out.id === "$absent") out.id = "$nullish";
+    // Our error.data.path is ours; the spec defines no data there.
+    if (isObj(error.data) && Object.hasOwn(error.data, "path")) {
+      const { data: _ignored, ...rest } = error;
+      out.error = rest;
+    }
+  }
+  // The implementation's own initialize result may carry instructions and _meta the fixture does not name.
+  const result = out.result;
+  if (isObj(result) && result.serverInfo === "$serverInfo" && typeof result.protocolVersion === "string") {
+    out.result = { ...result, instructions: { "$if-present": "$type:string" }, _meta: { "$if-present": "$type:object" }, ...(Object.hasOwn(result, "instructions") ? { instructions: result.instructions as Json } : {}) };
+  }
+  const answered = selfAnswered.get(idKey(out.id as Json));
+  if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
+    const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: "$type:object" };
+    // Tolerated refusals: of a name the implementation does not know (invalid params, resource not
+    // found), and the code the fixture's own host answered with.
+    return answered.length > 0 ? { $oneOf: [ok, { jsonrpc: "2.0", id: out.id as Json, error: { code: answered.length === 1 ? (answered[0] as number) : { $oneOf: [...answered] }, message: "$type:string" } }] } : ok;
+  }
+  return out;
+}
+
+export interface Annotated {
+  readonly header: Obj;
+  readonly steps: Obj[];
+}
+
+export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, RuleLevel>): Annotated {
+  stripDerived(header, steps);
+  const config = isObj(header.config) ? header.config : {};
+  const rules = Array.isArray(header.rules) ? header.rules.filter((r): r is string => typeof r === "string") : [];
+  const versions = Array.isArray(header.versions) ? header.versions.filter((v): v is string => typeof v === "string") : [];
+  const requests = new Map<string, string>();
+  const cancelled = new Set<string>();
+  /** Ids the implementation answers on its own → the error codes its answer may carry. */
+  const selfAnswered = new Map<string, readonly number[]>();
+  /** Index of the step where the implementation answers on its own, by request id. */
+  const answerAt = new Map<string, number>();
+  /** Ids the engine hands to its host (a `request` event), by the index of that event. */
+  const delivered = new Map<string, number>();
+  const hostOps = new Set<string>();
+  const without = new Set<string>();
+  const tools = new Set<string>();
+  const capabilities = isObj(config.capabilities) ? config.capabilities : {};
+  let clock = false;
+  let raw = false;
+  const hostRequests = steps.some((s) => isObj(s.call) && s.call.op !== "respond" && s.call.op !== "respondError");
+
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i] as Obj;
+    if (isObj(step.event) && step.event.kind === "request" && Object.hasOwn(step.event, "id")) delivered.set(idKey(step.event.id), i);
+    for (const m of messagesOf(step.in)) {
+      if (typeof m.method === "string") {
+        if (Object.hasOwn(m, "id")) requests.set(idKey(m.id), m.method);
+        for (const [prefix, cap] of METHOD_CAPABILITY) if (m.method.startsWith(prefix) && !Object.hasOwn(capabilities, cap)) without.add(cap);
+        if (m.method === "notifications/cancelled" && isObj(m.params)) cancelled.add(idKey(m.params.requestId));
+      }
+    }
+    if ("in_bytes" in step || "in_hex" in step || "eof" in step) raw = true;
+    if ("time" in step) clock = true;
+    if (isObj(step.out)) placeholders(step.out, config);
+    if (isObj(step.call) && typeof step.call.op === "string") {
+      const call = step.call;
+      const method = requests.get(idKey(call.id));
+      const tolerant = method === undefined ? undefined : SELF_ANSWERED.get(method);
+      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && !("throws" in step) && tolerant !== undefined && !hostRequests;
+      const key = idKey(call.id);
+      // A request the peer cancels must still be running when the cancel arrives: only the profile's `slow` tool is.
+      const needsHold = cancelled.has(key);
+      const slow = needsHold && method === "tools/call" && steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && isObj(m.params) && m.params.name === "slow"));
+      if (canSelfAnswer && (!needsHold || slow)) {
+        step.wire = "answer";
+        const codes = tolerant ? [-32602, -32002] : [];
+        if (call.op === "respondError" && typeof call.code === "number" && !codes.includes(call.code)) codes.push(call.code);
+        selfAnswered.set(key, codes);
+        answerAt.set(key, i);
+        if (slow) tools.add("slow");
+      } else hostOps.add(String(call.op));
+    }
+  }
+
+  // An initialize offering a version other than the one run: the server may counter-offer any version it speaks (V-03).
+  const counterOffer = new Set<string>();
+  for (const step of steps) for (const m of messagesOf(step.in)) if (m.method === "initialize" && isObj(m.params) && m.params.protocolVersion !== "$version") counterOffer.add(idKey(m.id));
+
+  // Per-step rule and level: the violation an out or quiet step goes with, else the fixture's first rule.
+  const stepLevels = new Map<string, RuleLevel>();
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i] as Obj;
+    if (!("out" in step) && !("quiet" in step)) continue;
+    let rule: string | undefined;
+    const near: Obj[] = [];
+    if ("out" in step) for (let j = i + 1; j < steps.length && ("event" in (steps[j] as Obj) || "phase" in (steps[j] as Obj)); j++) near.push(steps[j] as Obj);
+    else for (let j = i - 1; j >= 0 && !("in" in (steps[j] as Obj)) && !("call" in (steps[j] as Obj)); j--) near.push(steps[j] as Obj);
+    // A batch reply checks batching (M-09) first, whatever violation its entries also raise.
+    if ("out" in step && Array.isArray(step.out) && rules.includes("M-09")) rule = "M-09";
+    for (const s of rule === undefined ? near : []) {
+      const event = s.event;
+      if (isObj(event) && typeof event.rule === "string" && rules.includes(event.rule)) {
+        rule = event.rule;
+        break;
+      }
+    }
+    // An initialize result checks the server's half of the handshake (L-03) unless a rule of the fixture is nearer.
+    if (rule === undefined && "out" in step && isObj(step.out) && isObj(step.out.result) && step.out.result.serverInfo === "$serverInfo") rule = rules.find((r) => r.startsWith("V-")) ?? "L-03";
+    rule ??= quietRule(steps, i, rules) ?? (rules[0] as string);
+    const level = receiverLevel(rule, levels);
+    step.rule = rule;
+    step.level = level;
+    stepLevels.set(rule, level);
+    if ("quiet" in step) {
+      // Requests handed to the host and not yet answered: a black-box implementation may answer them now.
+      const open = [...delivered].filter(([id, at]) => at < i && !cancelled.has(id) && !steps.slice(0, i).some((s) => messagesOf(s.out).some((m) => idKey(m.id) === id && at < steps.indexOf(s)))).map(([id]) => JSON.parse(id) as Json);
+      if (open.length > 0) step.allow = open;
+    }
+    if ("out" in step) {
+      const expected = step.out as Json;
+      const answeredHere = new Map([...selfAnswered].filter(([id]) => (answerAt.get(id) ?? Infinity) < i));
+      let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere)) } : wireMessage(expected, answeredHere, counterOffer);
+      if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere));
+      if (JSON.stringify(wire) !== JSON.stringify(expected)) step.wire = wire;
+    }
+  }
+
+  const era = versions.every((v) => SESSION.has(v)) ? (Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string)) ? "dual" : "session") : versions.every((v) => !SESSION.has(v)) ? "modern" : "dual";
+  const requires: Obj = {};
+  if (hostOps.size > 0) requires.host = [...hostOps].sort();
+  if (clock) requires.clock = true;
+  const engineConfig = ENGINE_CONFIG.filter((k) => Object.hasOwn(config, k));
+  if (engineConfig.length > 0) requires.config = engineConfig;
+  const strict = Array.isArray(header.strict) ? header.strict : [false];
+  if (!strict.includes(false)) requires.strict = true;
+  requires.era = era;
+  if (raw) requires.transport = "stdio";
+  requires.capabilities = capabilities;
+  if (without.size > 0) requires.without = [...without].sort();
+  if (tools.size > 0) requires.tools = [...tools].sort();
+  // A 2026-07-28 fixture that opens without a complete envelope assumes a server speaking only that
+  // revision: a dual-era one would take the opening for the session era.
+  const first = steps.map((s) => messagesOf(s.in)[0]).find((m) => m !== undefined);
+  const meta = first !== undefined && isObj(first.params) && isObj(first.params._meta) ? first.params._meta : undefined;
+  if (era === "modern" && (meta === undefined || typeof meta["io.modelcontextprotocol/protocolVersion"] !== "string")) requires.modernOnly = true;
+
+  const ordered: Obj = {};
+  for (const [k, v] of Object.entries(header)) {
+    ordered[k] = v;
+    if (k === "rules") {
+      const perRule: Obj = {};
+      for (const r of rules) perRule[r] = stepLevels.get(r) ?? receiverLevel(r, levels);
+      ordered.levels = perRule;
+    }
+  }
+  ordered.profile = profileName(capabilities);
+  ordered.tags = [String(header.fixture).split("/")[1] ?? "misc"];
+  ordered.requires = requires;
+  return { header: ordered, steps };
+}
+
+/** A quiet step after a cancellation checks the cancellation rule; after a notification, that it went unanswered (M-08). */
+function quietRule(steps: readonly Obj[], at: number, rules: readonly string[]): string | undefined {
+  if (!("quiet" in (steps[at] as Obj))) return undefined;
+  for (let j = at - 1; j >= 0; j--) {
+    const step = steps[j] as Obj;
+    if ("out" in step) break;
+    const inputs = messagesOf(step.in);
+    if (inputs.some((m) => m.method === "notifications/cancelled")) return rules.find((r) => r.startsWith("X-"));
+    if (inputs.length > 0 && inputs.every((m) => !Object.hasOwn(m, "id"))) return rules.find((r) => r === "M-08");
+  }
+  return undefined;
+}
+
+/** A capability profile's name: its top-level capability keys, sorted, joined with "+" ("none" for {}). */
+export function profileName(capabilities: Obj): string {
+  const keys = Object.keys(capabilities).sort();
+  return keys.length === 0 ? "none" : keys.join("+");
+}
+
+function listFixtures(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...listFixtures(path));
+    else if (name.endsWith(".jsonl")) out.push(path);
+  }
+  return out;
+}
+
+export interface CorpusFiles {
+  /** Relative path → expected text. */
+  readonly files: Map<string, string>;
+  readonly manifest: string;
+}
+
+/** Annotates every fixture under `root`/fixtures and builds the manifest text. */
+export function buildCorpus(root: string): CorpusFiles {
+  const levels = ruleLevels(readFileSync(join(root, "RULES.md"), "utf8"));
+  const files = new Map<string, string>();
+  const entries: Json[] = [];
+  const profiles = new Map<string, Json>();
+  for (const path of listFixtures(join(root, "fixtures"))) {
+    const lines = readFileSync(path, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Obj);
+    const { header, steps } = annotate(lines[0] as Obj, lines.slice(1), levels);
+    const text = [header, ...steps].map((v) => JSON.stringify(v)).join("\n") + "\n";
+    const rel = relative(root, path);
+    files.set(rel, text);
+    const requires = header.requires as Obj;
+    profiles.set(String(header.profile), requires.capabilities as Json);
+    entries.push({
+      id: header.fixture as Json,
+      role: header.role as Json,
+      versions: header.versions as Json,
+      rules: header.rules as Json,
+      levels: header.levels as Json,
+      tags: header.tags as Json,
+      profile: header.profile as Json,
+      requires,
+      sha256: createHash("sha256").update(text).digest("hex"),
+    });
+  }
+  const manifest = {
+    corpus: CORPUS_VERSION,
+    format: "fixtures/FORMAT.md",
+    changelog: "fixtures/CHANGELOG.md",
+    profiles: Object.fromEntries([...profiles].sort(([a], [b]) => a.localeCompare(b))),
+    fixtures: entries,
+  };
+  return { files, manifest: JSON.stringify(manifest, null, 1) + "\n" };
+}
+
+function main(): number {
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  const write = process.argv.includes("--write");
+  const { files, manifest } = buildCorpus(root);
+  const stale: string[] = [];
+  for (const [rel, text] of files) {
+    if (readFileSync(join(root, rel), "utf8") === text) continue;
+    stale.push(rel);
+    if (write) writeFileSync(join(root, rel), text);
+  }
+  const manifestPath = join(root, "fixtures", "manifest.json");
+  let current = "";
+  try {
+    current = readFileSync(manifestPath, "utf8");
+  } catch {
+    current = "";
+  }
+  if (current !== manifest) {
+    stale.push("fixtures/manifest.json");
+    if (write) writeFileSync(manifestPath, manifest);
+  }
+  process.stdout.write(stale.length === 0 ? "corpus annotations and manifest are up to date\n" : `${write ? "rewrote" : "stale"}: ${stale.length} files\n${stale.slice(0, 20).join("\n")}\n`);
+  return stale.length > 0 && !write ? 1 : 0;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = main();
