@@ -85,6 +85,8 @@ export interface NodeChildProcess {
   readonly exitCode: number | null;
   readonly signalCode: string | null;
   kill(signal?: string | number): boolean;
+  /** Lets this process exit while the child still runs. */
+  unref(): void;
   on(event: "exit" | "close", listener: (code: number | null, signal: string | null) => void): void;
   on(event: "error", listener: (error: Error) => void): void;
   once(event: "exit" | "close", listener: (code: number | null, signal: string | null) => void): void;

@@ -56,7 +56,12 @@ export async function privateRedis(t: TestLike): Promise<RedisServer | undefined
     t.skip("no redis-server on this machine");
     return undefined;
   }
-  const binary = REDIS_SERVER;
+  const server = await startRedisServer(REDIS_SERVER);
+  t.after(() => server.stop());
+  return server;
+}
+
+async function startRedisServer(binary: string, detached = false): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const server: RedisServer = {
@@ -64,6 +69,12 @@ export async function privateRedis(t: TestLike): Promise<RedisServer | undefined
     port,
     start: async () => {
       child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "ignore", "ignore"] });
+      if (detached) {
+        // The file's shared server must not keep its test process alive; it dies with it.
+        const started = child;
+        started.unref();
+        process.once("exit", () => started.kill("SIGKILL"));
+      }
       await until(async () => (await redisCommand(server.url, ["PING"]).catch(() => undefined)) === "PONG", "redis-server up", 5000);
     },
     stop: async () => {
@@ -77,16 +88,21 @@ export async function privateRedis(t: TestLike): Promise<RedisServer | undefined
     },
   };
   await server.start();
-  t.after(() => server.stop());
   return server;
 }
+
+let fileRedis: Promise<RedisServer> | undefined;
 
 /** The shared Redis of the test run: MCP_TEST_REDIS_URL, else a private one (undefined: skipped, outside CI only). */
 export async function testRedis(t: TestLike): Promise<string | undefined> {
   const url = process.env.MCP_TEST_REDIS_URL;
   if (url !== undefined && url !== "") return url;
   if (process.env.CI === "true") throw new Error("MCP_TEST_REDIS_URL is not set: under CI, .ci/run starts redis-server and exports it; the Redis tests do not skip");
-  return (await privateRedis(t))?.url;
+  if (REDIS_SERVER === undefined) return (await privateRedis(t))?.url;
+  // One server for the whole test file, stopped when its process exits: a test's own cleanup
+  // (closing its clients) runs while the server is still there.
+  fileRedis ??= startRedisServer(REDIS_SERVER, true);
+  return (await fileRedis).url;
 }
 
 /** One command on a short-lived connection (administration: INFO, DBSIZE, SCAN, FLUSHDB). */
