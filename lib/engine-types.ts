@@ -1,11 +1,11 @@
 // The Engine's public option, limit, snapshot and outbound types, and the typed command
-// signatures (method maps by role). Types only, plus the documented default limits; the
-// Engine (lib/engine.ts) re-exports all of it.
+// signatures (method maps by role). Types only, plus the documented default limits and how
+// given limits are checked against them; the Engine (lib/engine.ts) re-exports all of it.
 
 import type { JsonRpcMessage, JsonObject, RequestId } from "./envelope.js";
 import type { ProgressToken } from "./events.js";
 import { DEFAULT_FEATURE_LIMITS, type FeatureLimits } from "./features.js";
-import { DEFAULT_MAX_LINE_BYTES } from "./framing.js";
+import { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES } from "./framing.js";
 import type { Role } from "./methods.js";
 import type { ExtensionMethod } from "./extension-methods.js";
 import type { ClientCapabilities, ClientNotifications, ClientRequests, Implementation, ServerCapabilities, ServerNotifications, ServerRequests } from "./types.js";
@@ -44,6 +44,16 @@ export const DEFAULT_LIMITS: Readonly<EngineLimits> = {
   maxPendingInbound: 1024,
   maxBatchLength: 1024,
 };
+
+/** The limits an engine of `role` runs with: the defaults (a client reads longer lines) under the given ones, each a positive integer, else a RangeError. */
+export function resolveLimits(role: Role, given: Partial<EngineLimits> | undefined): EngineLimits {
+  const limits: EngineLimits = { ...DEFAULT_LIMITS, maxLineBytes: role === "client" ? DEFAULT_CLIENT_MAX_LINE_BYTES : DEFAULT_MAX_LINE_BYTES, ...given };
+  for (const name of Object.keys(DEFAULT_LIMITS) as Array<keyof EngineLimits>) {
+    const value = limits[name];
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`limits.${name} must be a positive integer; got ${String(value)}`);
+  }
+  return limits;
+}
 
 export interface EngineOptions<R extends Role = Role> {
   role: R;

@@ -20,8 +20,9 @@
 // The rules live in tables and sibling modules: which message is legal when (lib/methods.ts,
 // gate()), the lifecycle (lib/lifecycle.ts), what differs by version (lib/versions.ts), our
 // requests and their deadlines (lib/outbound-requests.ts), the peer's requests
-// (lib/inbound-requests.ts), progress (lib/progress.ts), replies and events (lib/output.ts),
-// feature rules (lib/features.ts), params (lib/params.ts), the 2026-07-28 server side
+// (lib/inbound-requests.ts) and notifications (lib/inbound-notifications.ts), progress
+// (lib/progress.ts), replies and events (lib/output.ts), feature rules (lib/features.ts),
+// params (lib/params.ts), limits (lib/engine-types.ts), the 2026-07-28 server side
 // (lib/modern-server.ts, rules in lib/modern.ts).
 //
 // Invariants:
@@ -34,15 +35,16 @@
 // - once closed, the engine stays closed: inputs are ignored, commands throw, queued
 //   output still drains.
 
-import { classify, isRequestId, type JsonObject, type RequestEnvelope, type RequestId } from "./envelope.js";
+import { classify, type JsonObject, type RequestEnvelope, type RequestId } from "./envelope.js";
 import type { EngineLimits, EngineOptions, EngineSnapshot, ArgsFor, NotifyOptions, Outbound, OutgoingNotifications, OutgoingRequests, RequestOptions } from "./engine-types.js";
-import { DEFAULT_LIMITS } from "./engine-types.js";
+import { resolveLimits } from "./engine-types.js";
 import { Answers } from "./answers.js";
 import { ErrorCode, LocalProtocolError, describeValue } from "./errors.js";
 import type { ClosedEvent, EngineEvent } from "./events.js";
 import { Features } from "./features.js";
-import { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, type DecodedItem, type FramingError } from "./framing.js";
+import { LineDecoder, type DecodedItem, type FramingError } from "./framing.js";
 import { Handshake } from "./handshake.js";
+import { InboundNotifications } from "./inbound-notifications.js";
 import { InboundRequests } from "./inbound-requests.js";
 import { gate, isCancellable, type PhaseName, type Role } from "./methods.js";
 import { hasModernEnvelope, withEnvelope } from "./modern.js";
@@ -57,10 +59,6 @@ import { VERSION_PROFILES, isSessionVersion, type ModernVersion, type ProtocolVe
 export * from "./engine-types.js";
 
 const NO_OPTIONS: RequestOptions & NotifyOptions = Object.freeze({});
-
-function positiveInteger(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`limits.${name} must be a positive integer; got ${String(value)}`);
-}
 
 export class Engine<R extends Role = Role> {
   readonly role: R;
@@ -79,6 +77,7 @@ export class Engine<R extends Role = Role> {
   private readonly handshake: Handshake;
   private readonly answers: Answers;
   private readonly replies: Replies;
+  private readonly notifications: InboundNotifications;
   /** A server that speaks 2026-07-28. */
   private readonly modernServer: ModernServer | undefined;
   private readonly decoder: LineDecoder;
@@ -95,8 +94,7 @@ export class Engine<R extends Role = Role> {
     const firstId = options.firstRequestId ?? 0;
     if (!Number.isSafeInteger(firstId) || firstId < 0) throw new RangeError(`firstRequestId must be a non-negative safe integer; got ${String(firstId)}`);
     this.outRequests = new OutboundRequests(firstId);
-    const limits: EngineLimits = { ...DEFAULT_LIMITS, maxLineBytes: this.role === "client" ? DEFAULT_CLIENT_MAX_LINE_BYTES : DEFAULT_MAX_LINE_BYTES, ...options.limits };
-    for (const name of Object.keys(DEFAULT_LIMITS) as Array<keyof EngineLimits>) positiveInteger(name, limits[name]);
+    const limits = resolveLimits(this.role, options.limits);
     this.limits = limits;
     this.decoder = new LineDecoder({ maxLineBytes: limits.maxLineBytes });
     this.features = new Features(this.role, limits);
@@ -105,6 +103,7 @@ export class Engine<R extends Role = Role> {
     this.answers = new Answers(s, this.outRequests, this.features, this.handshake, options.validateResults ?? false, shutdown);
     this.modernServer = this.role === "server" ? modernServerFor(s, this.inRequests, limits.maxPendingInbound, options) : undefined;
     this.replies = new Replies(s, this.inRequests, this.features, this.handshake, this.modernServer);
+    this.notifications = new InboundNotifications(s, this.output, this.answers, this.features, this.replies);
     if (s.era === "modern") s.enterModern(s.modernVersions[0] as ModernVersion);
   }
 
@@ -470,7 +469,7 @@ export class Engine<R extends Role = Role> {
         this.onRequest(env, group);
         return;
       case "notification":
-        this.onNotification(env.method, env.params, now);
+        this.notifications.receive(env.method, env.params, now);
         return;
       case "result":
         this.answers.onResponse(env.id, env.result, undefined);
@@ -578,51 +577,6 @@ export class Engine<R extends Role = Role> {
     const token = progressTokenOf(params);
     this.inRequests.add(id, method, params, undefined, token, group);
     output.events.push({ kind: "request", id, method, params, progressToken: token, modern: undefined });
-  }
-
-  private onNotification(method: string, params: JsonObject | undefined, now: number | undefined): void {
-    const { s, output } = this;
-    const refusal = gate(s.inboundGate, false, method, "notification", params);
-    if (refusal !== undefined) {
-      if (refusal.reason === "capability" || refusal.reason === "wrong-direction") output.violation(refusal.rule, refusal.expected, refusal.got, undefined, undefined, method);
-      else output.diagnostic(refusal.rule, refusal.expected, refusal.got, method);
-      return;
-    }
-    switch (method) {
-      case "notifications/initialized":
-        s.move("initialized-received");
-        output.events.push({ kind: "ready" });
-        return;
-      case "notifications/cancelled":
-        this.onCancelled(params);
-        return;
-      case "notifications/progress":
-        this.answers.onProgress(params, now);
-        return;
-      default:
-        // An extension's notification (MT-03) is no change notification: it needs no listen stream.
-        if (s.era === "modern" && !s.extensionMethods.has(method)) {
-          this.answers.onModernNotification(method, params);
-          return;
-        }
-    }
-    const invalid = s.paramsProblem(method, params);
-    const problem = invalid === undefined ? this.features.inboundNotification(method, params) : { rule: "SCH-03", expected: `${invalid.path}: ${invalid.expected}`, got: invalid.got };
-    if (problem !== undefined) {
-      output.violation(problem.rule, problem.expected, problem.got, undefined, undefined, method);
-      return;
-    }
-    if (method === "notifications/tasks/status") this.answers.releaseEndedTaskTokens();
-    output.events.push({ kind: "notification", method, params });
-  }
-
-  private onCancelled(params: JsonObject | undefined): void {
-    const id = params?.requestId;
-    if (!isRequestId(id)) return;
-    const reason = typeof params?.reason === "string" ? params.reason : undefined;
-    // A modern server (stdio) may end one of our listen streams this way, and only that.
-    if (this.s.era === "modern" && this.role === "client") this.answers.onListenEnded(id, reason);
-    else this.replies.onCancelled(id, reason);
   }
 
   // ── helpers ───────────────────────────────────────────────────────────────────
