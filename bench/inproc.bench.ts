@@ -143,7 +143,13 @@ async function rates(contenders: ReadonlyMap<string, Run>, step: number): Promis
   // long past that. Then sizes are calibrated again, at the warmed-up speed.
   const spent = new Map<string, number>([...contenders.keys()].map((name) => [name, 0]));
   while ([...spent.values()].some((ms) => ms < WARMUP_MS)) {
-    for (const [name, run] of contenders) spent.set(name, spent.get(name)! + (await timeRun(run, sizes.get(name)!)));
+    for (const [name, run] of contenders) {
+      const n = sizes.get(name)!;
+      const ms = await timeRun(run, n);
+      spent.set(name, spent.get(name)! + ms);
+      // Sized while still slow, a run soon takes a fraction of TARGET_MS: keep the rounds even.
+      if (ms < TARGET_MS / 2) sizes.set(name, n * 2);
+    }
   }
   for (const [name, run] of contenders) sizes.set(name, await calibrate(run, step));
   const samples = new Map<string, number[]>([...contenders.keys()].map((name) => [name, []]));
