@@ -14,6 +14,20 @@ export function collectGarbage(): void {
   if (typeof gc === "function") gc();
 }
 
+/**
+ * Empties the young generation only (a scavenge) when node was started with --expose-gc; else
+ * does nothing. What a timed run should start from: no garbage of the previous run left to
+ * collect, and no full collection either. A full (mark-compact) collection frees the hidden
+ * classes (maps) of the messages the previous run parsed, as every one of them is dead by
+ * then, and V8 deoptimizes all optimized code that embedded those maps ("marking dependent
+ * code for deoptimization, reason: weak objects" under --trace-deopt): the run after it is
+ * measured mostly in the interpreter while the code is optimized again.
+ */
+export function collectYoungGarbage(): void {
+  const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
+  if (typeof gc === "function") gc({ type: "minor" });
+}
+
 export function median(samples: readonly number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
