@@ -13,7 +13,7 @@ import { after, before, test } from "node:test";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/versions.js";
 import { McpError } from "../../lib/peer/errors.js";
 import { Pair } from "../peer-harness.js";
-import { ROOT, STRICT_CONSUMER, linkTypesNode, packIntoConsumer, tsBlocks, typeCheck, type Packed } from "../package-harness.js";
+import { ROOT, STRICT_CONSUMER, linkPackages, linkTypesNode, packIntoConsumer, tsBlocks, typeCheck, type Packed } from "../package-harness.js";
 import { mcpError } from "../support.js";
 
 const PRELUDE = `// Host objects the README's examples use without creating them.
@@ -26,6 +26,8 @@ let packed: Packed;
 before(() => {
   packed = packIntoConsumer();
   linkTypesNode(packed.consumer);
+  // The typed-tool and Redis examples import the libraries a user brings (dev dependencies here).
+  linkPackages(packed.consumer, ["zod", "redis"]);
 });
 
 after(() => packed?.cleanup());

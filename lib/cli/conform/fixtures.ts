@@ -7,6 +7,7 @@
 
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { MODERN_VERSIONS } from "../../versions.js";
 
 export interface Requires {
   readonly host?: readonly string[];
@@ -113,7 +114,7 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   // With an adapter the target is configured per case (configure), so the fixture's own setup holds.
   if (adapter !== undefined) return undefined;
   if (!target.versions.has(version)) return `protocol version ${version}`;
-  if (requires.modernOnly === true && [...target.versions].some((v) => v !== "2026-07-28")) return "a server speaking only 2026-07-28";
+  if (requires.modernOnly === true && [...target.versions].some((v) => !(MODERN_VERSIONS as readonly string[]).includes(v))) return `a server speaking only ${MODERN_VERSIONS.join(", ")}`;
   if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
   for (const key of requires.without ?? []) if (Object.hasOwn(target.capabilities, key)) return `no ${key} capability`;
   for (const tool of requires.tools ?? []) if (!target.tools.has(tool)) return `tool ${tool} of the conformance profile`;

@@ -18,6 +18,10 @@ import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type For
 import { replayCase, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
 import type { CaseResult } from "./types.js";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../versions.js";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../../modern.js";
+
+const MODERN = MODERN_VERSIONS[0];
 
 export const CONFORM_USAGE = `usage:
   mcp-engine conform [options] -- <command...>   replay the fixture corpus against a stdio server
@@ -92,7 +96,6 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
   return { ok: false, problem: "conform needs a target: -- <command...> or a URL" };
 }
 
-const SESSION_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const CLIENT_INFO = { name: "mcp-engine-conform", version: "1" };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -130,10 +133,10 @@ async function probeSession(command: string, args: readonly string[], version: s
 async function probeModern(command: string, args: readonly string[], ms: number): Promise<boolean> {
   const target = new StdioTarget({ command, args, adapter: false });
   try {
-    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": CLIENT_INFO };
+    const meta = { [META_PROTOCOL_VERSION]: MODERN, [META_CLIENT_CAPABILITIES]: {}, [META_CLIENT_INFO]: CLIENT_INFO };
     target.write(JSON.stringify({ jsonrpc: "2.0", id: "probe", method: "server/discover", params: { _meta: meta } }) + "\n");
     const answer = await answerTo(target, "probe", ms);
-    return isRecord(answer?.result) && Array.isArray(answer.result.supportedVersions) && answer.result.supportedVersions.includes("2026-07-28");
+    return isRecord(answer?.result) && Array.isArray(answer.result.supportedVersions) && answer.result.supportedVersions.includes(MODERN);
   } finally {
     await target.stop(300);
   }
@@ -171,7 +174,7 @@ export async function probeTarget(command: string, args: readonly string[], ms: 
     serverInfo = result.serverInfo;
     if (Array.isArray(result.tools)) tools = new Set(result.tools.filter(isRecord).map((t) => String(t.name)));
   }
-  if (await probeModern(command, args, ms)) versions.add("2026-07-28");
+  if (await probeModern(command, args, ms)) versions.add(MODERN);
   const adapter = await probeAdapter(command, args, Math.min(ms, 1500));
   if (profileName !== undefined) {
     const named = profiles[profileName];

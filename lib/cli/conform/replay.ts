@@ -11,6 +11,7 @@
 // EOF, or in the 2026-07-28 era, the barrier is a silence of `graceMs`.
 
 import type { CaseResult, RuleLevel } from "./types.js";
+import { MODERN_VERSIONS } from "../../versions.js";
 import { compare, type Bindings } from "./match.js";
 import type { FixtureHeader, Step } from "./fixtures.js";
 import { StdioTarget, type Received } from "./target.js";
@@ -408,7 +409,7 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
 /** Runs one case; the caller has decided it applies. */
 export async function replayCase(header: FixtureHeader, steps: readonly Step[], version: string, options: ReplayOptions): Promise<CaseResult> {
   const target = new StdioTarget({ command: options.command, args: options.args, adapter: options.adapter, ...(options.stderr !== undefined ? { stderr: options.stderr } : {}) });
-  const era = version === "2026-07-28" ? "modern" : "session";
+  const era = (MODERN_VERSIONS as readonly string[]).includes(version) ? "modern" : "session";
   const state: CaseState = { target, version, era: header.requires?.era === "dual" ? "modern" : era, bindings: new Map(), ledger: new Ledger(), deviations: [], barriers: 0, initialized: false, partialLine: false, checked: new WeakSet() };
   const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules };
   const level = strongest(header);
