@@ -11,10 +11,11 @@
 // and `quiet` steps `rule`, `level` and (when looser) `wire`; on host answers `wire: "answer"`.
 
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
+import { listFixtureFiles } from "../lib/cli/conform/fixtures.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -256,16 +257,6 @@ export function profileName(capabilities: Obj): string {
   return keys.length === 0 ? "none" : keys.join("+");
 }
 
-function listFixtures(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listFixtures(path));
-    else if (name.endsWith(".jsonl")) out.push(path);
-  }
-  return out;
-}
-
 export interface CorpusFiles {
   /** Relative path → expected text. */
   readonly files: Map<string, string>;
@@ -278,7 +269,7 @@ export function buildCorpus(root: string): CorpusFiles {
   const files = new Map<string, string>();
   const entries: Json[] = [];
   const profiles = new Map<string, Json>();
-  for (const path of listFixtures(join(root, "fixtures"))) {
+  for (const path of listFixtureFiles(join(root, "fixtures"))) {
     const lines = readFileSync(path, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Obj);
     const { header, steps } = annotate(lines[0] as Obj, lines.slice(1), levels);
     const text = [header, ...steps].map((v) => JSON.stringify(v)).join("\n") + "\n";

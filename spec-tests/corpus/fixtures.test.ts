@@ -3,28 +3,19 @@
 // in expected-failures.json must fail; a listed fixture that passes fails the run.
 
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { parseFixture, replay, type Fixture, type InputMode } from "../replayer.js";
 import { fixtureTestName } from "../test-names.js";
+import { listFixtureFiles } from "../../lib/cli/conform/fixtures.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const fixturesDir = join(root, "fixtures");
 const expectedFailures = JSON.parse(readFileSync(join(root, "spec-tests", "expected-failures.json"), "utf8")) as Record<string, string>;
 
-function listFixtures(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listFixtures(path));
-    else if (name.endsWith(".jsonl")) out.push(path);
-  }
-  return out;
-}
-
-const fixtures: Fixture[] = listFixtures(fixturesDir).map((path) => parseFixture(readFileSync(path, "utf8"), relative(root, path)));
+const fixtures: Fixture[] = listFixtureFiles(fixturesDir).map((path) => parseFixture(readFileSync(path, "utf8"), relative(root, path)));
 const seen = new Set<string>();
 
 test("fixture ids are unique and match their paths", () => {

@@ -42,11 +42,12 @@ export interface LoadedFixture {
   readonly steps: readonly Step[];
 }
 
-function listFiles(dir: string): string[] {
+/** Every `.jsonl` fixture file under `dir`, in a stable (sorted) order. */
+export function listFixtureFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listFiles(path));
+    if (statSync(path).isDirectory()) out.push(...listFixtureFiles(path));
     else if (name.endsWith(".jsonl")) out.push(path);
   }
   return out;
@@ -56,7 +57,7 @@ function listFiles(dir: string): string[] {
 export function loadFixtures(dir: string, role: "client" | "server"): { fixtures: LoadedFixture[]; problems: string[] } {
   const fixtures: LoadedFixture[] = [];
   const problems: string[] = [];
-  for (const path of listFiles(join(dir, role))) {
+  for (const path of listFixtureFiles(join(dir, role))) {
     try {
       const lines = readFileSync(path, "utf8").split("\n").filter((l) => l !== "");
       const values = lines.map((l) => JSON.parse(l) as unknown);
