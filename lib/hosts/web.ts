@@ -27,6 +27,13 @@ export const webTimers: HttpTimers = {
   clearTimeout: (handle) => runtime.clearTimeout(handle),
 };
 
+/**
+ * The wall clock (Date.now) with the same timers: nodes that share tasks compare times taken
+ * on different processes (createdAt, expiry), which a per-process monotonic clock cannot give.
+ * The Redis stores' default (mcp-engine/stores/redis re-exports it).
+ */
+export const wallClock: HttpTimers = { ...webTimers, now: () => Date.now() };
+
 /** Errors no peer can be told of (a failing store, a broken stream). */
 export function reportError(error: unknown): void {
   runtime.console?.error(`mcp-engine http: ${error instanceof Error ? error.message : String(error)}`);

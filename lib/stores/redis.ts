@@ -39,6 +39,7 @@ import { isJsonObject } from "../envelope.js";
 import { parseBusMessage, type BusMessage, type MessageBus } from "../http-handler/bus.js";
 import type { EventStore, SessionStore, StoredEvent } from "../http-handler/options.js";
 import type { HttpTimers } from "../peer/http-client.js";
+import { wallClock } from "../hosts/web.js";
 import { bound, keyPartOk, randomId, replyText, type RedisClientLike, type RedisCommander, type RedisKeys, type RedisSubscriber } from "./redis-client.js";
 
 export type { RedisClientLike, RedisCommander, RedisKeys, RedisSubscriber } from "./redis-client.js";
@@ -223,25 +224,8 @@ export class RedisBus implements MessageBus {
 
 export interface RedisStoresOptions extends RedisSessionStoreOptions, RedisEventStoreOptions, RedisBusOptions {}
 
-interface TimerGlobals {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/**
- * The wall clock (Date.now) with the runtime's timers, which never hold a process open on
- * their own: nodes that share tasks compare times taken on different processes (createdAt,
- * expiry), which a per-process clock (performance.now, the hosts' default) cannot give.
- */
-export const wallClock: HttpTimers = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const handle = (globalThis as unknown as TimerGlobals).setTimeout(fn, ms);
-    (handle as { unref?: () => void } | null)?.unref?.();
-    return handle;
-  },
-  clearTimeout: (handle) => (globalThis as unknown as TimerGlobals).clearTimeout(handle),
-};
+/** The wall clock with the runtime's timers (lib/hosts/web.ts: the clock lives with the hosts). */
+export { wallClock };
 
 /** The options of createHttpHandler / serveHttp that make processes share sessions, on one client (and the wall clock). */
 export function redisHttpStores(client: RedisClientLike, options: RedisStoresOptions = {}): { store: RedisSessionStore; eventStore: RedisEventStore; bus: RedisBus; timers: HttpTimers } {

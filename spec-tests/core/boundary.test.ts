@@ -32,10 +32,12 @@ const http = sources(join(lib, "http"));
 /** The portable HTTP endpoint: under the peer layer's rules (Promises, but no Node, clock, timer or randomness of its own). */
 const httpHandler = sources(join(lib, "http-handler"));
 const auth = sources(join(lib, "auth"));
+/** The Redis stores: portable too (the client is the user's; the wall clock comes from lib/hosts/web.ts). */
+const stores = sources(join(lib, "stores"));
 
 test("the core and the peer layer import no Node module and touch no clock, timer or randomness", () => {
-  assert.ok(core.length > 10 && peer.length > 5 && http.length >= 5 && httpHandler.length >= 8);
-  for (const file of [...core, ...peer, ...auth, ...http, ...httpHandler]) {
+  assert.ok(core.length > 10 && peer.length > 5 && http.length >= 5 && httpHandler.length >= 8 && stores.length >= 3);
+  for (const file of [...core, ...peer, ...auth, ...http, ...httpHandler, ...stores]) {
     const text = code(file);
     assert.doesNotMatch(text, /from\s+["'](node:|fs|net|http|https|child_process|process|stream|buffer)/, `${file} imports a Node module`);
     assert.doesNotMatch(text, /\brequire\(/, `${file} uses require()`);
