@@ -7,6 +7,7 @@
 import { createHash, webcrypto } from "node:crypto";
 import { createServer } from "node:http";
 import { signJwt } from "../../lib/auth/jwt.js";
+import { concat } from "../support.js";
 
 export interface TestAuthServer {
   readonly issuer: string;
@@ -133,12 +134,3 @@ export async function startTestAuthServer(options: { scopes?: string[]; grant?: 
   };
 }
 
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}

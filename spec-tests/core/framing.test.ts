@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "../../lib/index.js";
 import type { DecodedItem, FramingError, LineDecoderOptions } from "../../lib/index.js";
+import { concat } from "../support.js";
 
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -16,16 +17,7 @@ const MiB = 1024 * 1024;
 
 /** Concatenates UTF-8 text and raw byte lists into one buffer. */
 function bytes(...parts: Array<string | readonly number[] | Uint8Array>): Uint8Array {
-  const encoded = parts.map((part) => (typeof part === "string" ? utf8.encode(part) : Uint8Array.from(part)));
-  let length = 0;
-  for (const part of encoded) length += part.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of encoded) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concat(parts.map((part) => (typeof part === "string" ? utf8.encode(part) : Uint8Array.from(part))));
 }
 
 interface Run {

@@ -8,6 +8,9 @@
 // "__proto__" are defined as own properties, as JSON.parse would make them.
 
 import type { Rng } from "./prng.js";
+import { concat } from "../support.js";
+
+export { concat };
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -163,19 +166,6 @@ export function mutateValue(value: Json, rng: Rng, strings: readonly string[]): 
 }
 
 const encoder = new TextEncoder();
-
-/** The byte arrays one after another, in one array. */
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** A byte-level edit of one encoded line (which ends in "\n"). */
 export function mutateLine(line: Uint8Array, rng: Rng, maxLineBytes: number): Uint8Array {
