@@ -98,22 +98,8 @@ function copyValue(input: unknown, key: string, depth: number, maxDepth: number,
     value = (value as { toJSON(key: string): unknown }).toJSON(key);
   }
   if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return value;
-    case "number":
-      return Number.isFinite(value) ? value : null;
-    case "bigint":
-      throw new Unencodable(`a BigInt (${String(value)}n) at ${pathOf(key, depth)} has no JSON form`);
-    case "undefined":
-    case "function":
-    case "symbol":
-      return undefined;
-    default:
-      break;
-  }
   if (value === null) return null;
+  if (typeof value !== "object") return primitive(value, key, depth);
   const object = value as object;
   if (depth >= maxDepth) throw new Unencodable(`nested deeper than ${maxDepth} levels`);
   if (ancestors.has(object)) throw new Unencodable(`a cycle (an object that contains itself) at ${pathOf(key, depth)}`);
