@@ -7,6 +7,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import * as z from "zod";
+import { registerFeatures } from "./sdk-features-v1.mjs";
 
 const server = new McpServer({ name: "sdk-v1-conform", version: "1.0.0" });
 
@@ -24,4 +25,5 @@ server.registerTool("echo", { description: "Echoes its text", inputSchema: { tex
   content: [{ type: "text", text: text ?? "" }],
 }));
 
+registerFeatures(server);
 await server.connect(new StdioServerTransport());

@@ -6,6 +6,7 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
+import { registerFeatures } from "./sdk-features-v2.mjs";
 
 serveStdio(() => {
   const server = new McpServer({ name: "sdk-v2-conform", version: "2.0.0" }, { capabilities: { tools: {} } });
@@ -22,5 +23,6 @@ serveStdio(() => {
   server.registerTool("echo", { description: "Echoes its text", inputSchema: z.object({ text: z.string().optional() }) }, async ({ text }) => ({
     content: [{ type: "text", text: text ?? "" }],
   }));
+  registerFeatures(server);
   return server;
 });
