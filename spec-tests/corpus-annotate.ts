@@ -208,8 +208,13 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const requires: Obj = {};
   if (hostOps.size > 0) requires.host = [...hostOps].sort();
   if (clock) requires.clock = true;
-  const engineConfig = ENGINE_CONFIG.filter((k) => Object.hasOwn(config, k));
+  // Versions naming both eras make a dual-era server, which a target can be: a need for the versions it
+  // speaks (at least these), not an engine option. Any other set of versions only an adapter can set up.
+  const configVersions = Array.isArray(config.versions) ? config.versions.filter((v): v is string => typeof v === "string") : [];
+  const dual = configVersions.some((v) => SESSION.has(v)) && configVersions.some((v) => !SESSION.has(v));
+  const engineConfig = ENGINE_CONFIG.filter((k) => Object.hasOwn(config, k) && !(k === "versions" && dual));
   if (engineConfig.length > 0) requires.config = engineConfig;
+  if (dual) requires.versions = [...configVersions].sort();
   const strict = Array.isArray(header.strict) ? header.strict : [false];
   if (!strict.includes(false)) requires.strict = true;
   requires.era = era;

@@ -20,6 +20,8 @@ export interface Requires {
   readonly without?: readonly string[];
   readonly tools?: readonly string[];
   readonly modernOnly?: boolean;
+  /** Versions the target must speak besides the case's (a dual-era server: session versions and 2026-07-28). */
+  readonly versions?: readonly string[];
 }
 
 export interface FixtureHeader {
@@ -115,6 +117,7 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   // With an adapter the target is configured per case (configure), so the fixture's own setup holds.
   if (adapter !== undefined) return undefined;
   if (!target.versions.has(version)) return `protocol version ${version}`;
+  for (const v of requires.versions ?? []) if (!target.versions.has(v)) return `protocol version ${v} (a server speaking ${(requires.versions ?? []).join(", ")})`;
   if (requires.modernOnly === true && [...target.versions].some((v) => !(MODERN_VERSIONS as readonly string[]).includes(v))) return `a server speaking only ${MODERN_VERSIONS.join(", ")}`;
   if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
   for (const key of requires.without ?? []) if (Object.hasOwn(target.capabilities, key)) return `no ${key} capability`;

@@ -1,0 +1,43 @@
+// Applicability of a case to a black-box target (fixtures/FORMAT.md, "Applicability"): the
+// versions a fixture needs the target to speak. A dual-era configuration (session versions and
+// 2026-07-28) is a need a target can meet on its own; any other set of versions stays an
+// engine configuration key that only an adapter can apply.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
+import { annotate } from "../corpus-annotate.js";
+
+const target = (versions: readonly string[], adapter = false): TargetProfile => ({
+  versions: new Set(versions),
+  capabilities: { tools: {} },
+  tools: new Set<string>(),
+  ...(adapter ? { adapter: { ops: new Set<string>(), clock: false, config: new Set<string>(), strict: false } } : {}),
+});
+
+function annotated(versions: readonly string[], configVersions: readonly string[]): FixtureHeader {
+  const header = { fixture: "server/x/y", role: "server", versions: [...versions], rules: ["MOD-23"], config: { capabilities: { tools: {} }, versions: [...configVersions] } };
+  return annotate(header, [{ in: { jsonrpc: "2.0", id: 1, method: "ping" } }, { out: { jsonrpc: "2.0", id: 1, result: {} } }], new Map()).header as unknown as FixtureHeader;
+}
+
+test("versions naming both eras become the versions the target must speak, not an engine key", () => {
+  const header = annotated(["2025-11-25", "2026-07-28"], ["2026-07-28", "2025-11-25"]);
+  assert.deepEqual(header.requires?.versions, ["2025-11-25", "2026-07-28"]);
+  assert.equal(header.requires?.config, undefined);
+  assert.equal(header.requires?.era, "dual");
+});
+
+test("a set of session versions only stays an engine configuration key", () => {
+  const header = annotated(["2025-06-18"], ["2024-11-05", "2025-06-18"]);
+  assert.deepEqual(header.requires?.config, ["versions"]);
+  assert.equal(header.requires?.versions, undefined);
+});
+
+test("a dual-era fixture applies to a target speaking both eras, to none speaking one", () => {
+  const header = annotated(["2025-11-25", "2026-07-28"], ["2025-11-25", "2026-07-28"]);
+  assert.match(notApplicable(header, "2025-11-25", target(["2024-11-05", "2025-11-25"])) ?? "", /^protocol version 2026-07-28 \(a server speaking 2025-11-25, 2026-07-28\)$/);
+  assert.match(notApplicable(header, "2026-07-28", target(["2026-07-28"])) ?? "", /^protocol version 2025-11-25 /);
+  assert.equal(notApplicable(header, "2025-11-25", target(["2025-06-18", "2025-11-25", "2026-07-28"])), undefined);
+  // With an adapter the case is configured (the fixture's own versions), whatever the target speaks unconfigured.
+  assert.equal(notApplicable(header, "2025-11-25", target(["2025-11-25"], true)), undefined);
+});
