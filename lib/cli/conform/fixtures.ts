@@ -15,13 +15,13 @@ export interface Requires {
   readonly config?: readonly string[];
   readonly strict?: boolean;
   readonly era?: "session" | "modern" | "dual";
+  /** Versions the target must speak besides the case's (a dual-era server: session versions and 2026-07-28). */
+  readonly versions?: readonly string[];
   readonly transport?: "stdio";
   readonly capabilities?: Record<string, unknown>;
   readonly without?: readonly string[];
   readonly tools?: readonly string[];
   readonly modernOnly?: boolean;
-  /** Versions the target must speak besides the case's (a dual-era server: session versions and 2026-07-28). */
-  readonly versions?: readonly string[];
 }
 
 export interface FixtureHeader {
