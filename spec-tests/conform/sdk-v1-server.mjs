@@ -10,6 +10,7 @@ import * as z from "zod";
 import { registerFeatures } from "./sdk-features-v1.mjs";
 
 const server = new McpServer({ name: "sdk-v1-conform", version: "1.0.0" });
+registerFeatures(server);
 
 server.registerTool("slow", { description: "Runs until cancelled, at most 300 ms" }, async (extra) =>
   new Promise((resolve) => {
@@ -25,5 +26,4 @@ server.registerTool("echo", { description: "Echoes its text", inputSchema: { tex
   content: [{ type: "text", text: text ?? "" }],
 }));
 
-registerFeatures(server);
 await server.connect(new StdioServerTransport());

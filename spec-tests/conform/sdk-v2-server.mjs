@@ -10,6 +10,7 @@ import { registerFeatures } from "./sdk-features-v2.mjs";
 
 serveStdio(() => {
   const server = new McpServer({ name: "sdk-v2-conform", version: "2.0.0" }, { capabilities: { tools: {} } });
+  registerFeatures(server);
   server.registerTool("slow", { description: "Runs until cancelled, at most 300 ms" }, async (ctx) =>
     new Promise((resolve) => {
       const signal = ctx?.signal ?? ctx?.mcpReq?.signal;
@@ -23,6 +24,5 @@ serveStdio(() => {
   server.registerTool("echo", { description: "Echoes its text", inputSchema: z.object({ text: z.string().optional() }) }, async ({ text }) => ({
     content: [{ type: "text", text: text ?? "" }],
   }));
-  registerFeatures(server);
   return server;
 });
