@@ -220,6 +220,7 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   requires.era = era;
   if (raw) requires.transport = "stdio";
   requires.capabilities = capabilities;
+  for (const sub of undeclaredSubCapabilities(steps, capabilities)) without.add(sub);
   if (without.size > 0) requires.without = [...without].sort();
   if (tools.size > 0) requires.tools = [...tools].sort();
   // A 2026-07-28 fixture that opens without a complete envelope assumes a server speaking only that
@@ -241,6 +242,28 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   ordered.tags = [String(header.fixture).split("/")[1] ?? "misc"];
   ordered.requires = requires;
   return { header: ordered, steps };
+}
+
+/**
+ * Sub-capabilities a fixture relies on the implementation not declaring (`requires.without` as
+ * `capability.flag`): it subscribes to a resource, or its host announces an update or a list change,
+ * where the configuration lacks `resources.subscribe` or that `listChanged`. An implementation that
+ * declares them would rightly serve or send what the fixture expects refused.
+ */
+function undeclaredSubCapabilities(steps: readonly Obj[], capabilities: Obj): string[] {
+  const out = new Set<string>();
+  const need = (capability: string, flag: string): void => {
+    const declared = capabilities[capability];
+    if (!(isObj(declared) && declared[flag] === true)) out.add(`${capability}.${flag}`);
+  };
+  for (const step of steps) {
+    for (const m of messagesOf(step.in)) if (Object.hasOwn(m, "id") && (m.method === "resources/subscribe" || m.method === "resources/unsubscribe")) need("resources", "subscribe");
+    const method = isObj(step.call) && step.call.op === "notify" ? step.call.method : undefined;
+    if (method === "notifications/resources/updated") need("resources", "subscribe");
+    const list = typeof method === "string" ? /^notifications\/(tools|prompts|resources)\/list_changed$/.exec(method) : null;
+    if (list !== null) need(list[1] as string, "listChanged");
+  }
+  return [...out];
 }
 
 /** A quiet step after a cancellation checks the cancellation rule; after a notification, that it went unanswered (M-08). */

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
+import { declaresPath, notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
 import { annotate } from "../corpus-annotate.js";
 
 const target = (versions: readonly string[], adapter = false): TargetProfile => ({
@@ -40,4 +40,30 @@ test("a dual-era fixture applies to a target speaking both eras, to none speakin
   assert.equal(notApplicable(header, "2025-11-25", target(["2025-06-18", "2025-11-25", "2026-07-28"])), undefined);
   // With an adapter the case is configured (the fixture's own versions), whatever the target speaks unconfigured.
   assert.equal(notApplicable(header, "2025-11-25", target(["2025-11-25"], true)), undefined);
+});
+
+test("a fixture subscribing or announcing where the configuration lacks the flag needs a target without it", () => {
+  const header = { fixture: "server/x/z", role: "server", versions: ["2025-11-25"], rules: ["C-01"], config: { capabilities: { resources: {}, prompts: { listChanged: true } } } };
+  const steps: Parameters<typeof annotate>[1] = [
+    { in: { jsonrpc: "2.0", id: 1, method: "resources/subscribe", params: { uri: "file:///a" } } },
+    { out: { jsonrpc: "2.0", id: 1, error: { code: -32601 } } },
+    { call: { op: "notify", method: "notifications/tools/list_changed" }, throws: { rule: "C-01" } },
+    { call: { op: "notify", method: "notifications/prompts/list_changed" } },
+  ];
+  const requires = (annotate(header, steps, new Map()).header as unknown as FixtureHeader).requires;
+  assert.deepEqual(requires?.without, ["resources.subscribe", "tools.listChanged"]);
+  // The host commands aside (a target runs them through trigger tools), the flags decide.
+  const wire = { ...header, requires: { ...requires, host: undefined } } as unknown as FixtureHeader;
+  const judged = { ...target(["2025-11-25"]), capabilities: { resources: { subscribe: true }, prompts: { listChanged: true } } };
+  assert.equal(notApplicable(wire, "2025-11-25", judged), "no resources.subscribe capability");
+  assert.equal(notApplicable(wire, "2025-11-25", { ...judged, capabilities: { resources: { subscribe: false }, prompts: { listChanged: true } } }), undefined);
+});
+
+test("a capability path is declared when its capability is present and its flag is true", () => {
+  assert.equal(declaresPath({ tools: {} }, "tools"), true);
+  assert.equal(declaresPath({ tools: {} }, "tools.listChanged"), false);
+  assert.equal(declaresPath({ tools: { listChanged: true } }, "tools.listChanged"), true);
+  assert.equal(declaresPath({ tools: { listChanged: "yes" } }, "tools.listChanged"), false);
+  assert.equal(declaresPath({}, "resources.subscribe"), false);
+  assert.equal(declaresPath({ resources: true }, "resources.subscribe"), false);
 });

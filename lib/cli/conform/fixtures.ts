@@ -106,6 +106,15 @@ export function declares(declared: unknown, required: unknown): boolean {
   return true;
 }
 
+/** The capability `key` names is declared: a top-level capability present, or a `capability.flag` set to true. */
+export function declaresPath(declared: Record<string, unknown>, key: string): boolean {
+  const [capability, flag] = key.split(".", 2) as [string, string | undefined];
+  if (!Object.hasOwn(declared, capability)) return false;
+  if (flag === undefined) return true;
+  const value = declared[capability];
+  return isRecord(value) && value[flag] === true;
+}
+
 /** Undefined when the case applies to the target; otherwise the requirement it lacks. */
 export function notApplicable(header: FixtureHeader, version: string, target: TargetProfile): string | undefined {
   const requires = header.requires ?? {};
@@ -120,7 +129,7 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   for (const v of requires.versions ?? []) if (!target.versions.has(v)) return `protocol version ${v} (a server speaking ${(requires.versions ?? []).join(", ")})`;
   if (requires.modernOnly === true && [...target.versions].some((v) => !(MODERN_VERSIONS as readonly string[]).includes(v))) return `a server speaking only ${MODERN_VERSIONS.join(", ")}`;
   if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
-  for (const key of requires.without ?? []) if (Object.hasOwn(target.capabilities, key)) return `no ${key} capability`;
+  for (const key of requires.without ?? []) if (declaresPath(target.capabilities, key)) return `no ${key} capability`;
   for (const tool of requires.tools ?? []) if (!target.tools.has(tool)) return `tool ${tool} of the conformance profile`;
   return undefined;
 }
