@@ -245,9 +245,10 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
 }
 
 /**
- * Sub-capabilities a fixture relies on the implementation not declaring (`requires.without` as
- * `capability.flag`): it subscribes to a resource, or its host announces an update or a list change,
- * where the configuration lacks `resources.subscribe` or that `listChanged`. An implementation that
+ * Capabilities a fixture relies on the implementation not declaring beyond the methods it calls
+ * (`requires.without`, `capability.flag` for a flag): it subscribes to a resource, or its host logs or
+ * announces an update or a list change, where the configuration lacks `logging`,
+ * `resources.subscribe` or that `listChanged`. An implementation that
  * declares them would rightly serve or send what the fixture expects refused.
  */
 function undeclaredSubCapabilities(steps: readonly Obj[], capabilities: Obj): string[] {
@@ -260,6 +261,7 @@ function undeclaredSubCapabilities(steps: readonly Obj[], capabilities: Obj): st
     for (const m of messagesOf(step.in)) if (Object.hasOwn(m, "id") && (m.method === "resources/subscribe" || m.method === "resources/unsubscribe")) need("resources", "subscribe");
     const method = isObj(step.call) && step.call.op === "notify" ? step.call.method : undefined;
     if (method === "notifications/resources/updated") need("resources", "subscribe");
+    if (method === "notifications/message" && !Object.hasOwn(capabilities, "logging")) out.add("logging");
     const list = typeof method === "string" ? /^notifications\/(tools|prompts|resources)\/list_changed$/.exec(method) : null;
     if (list !== null) need(list[1] as string, "listChanged");
   }

@@ -49,9 +49,10 @@ test("a fixture subscribing or announcing where the configuration lacks the flag
     { out: { jsonrpc: "2.0", id: 1, error: { code: -32601 } } },
     { call: { op: "notify", method: "notifications/tools/list_changed" }, throws: { rule: "C-01" } },
     { call: { op: "notify", method: "notifications/prompts/list_changed" } },
+    { call: { op: "notify", method: "notifications/message", params: { level: "info", data: "x" } }, throws: { rule: "C-01" } },
   ];
   const requires = (annotate(header, steps, new Map()).header as unknown as FixtureHeader).requires;
-  assert.deepEqual(requires?.without, ["resources.subscribe", "tools.listChanged"]);
+  assert.deepEqual(requires?.without, ["logging", "resources.subscribe", "tools.listChanged"]);
   // The host commands aside (a target runs them through trigger tools), the flags decide.
   const wire = { ...header, requires: { ...requires, host: undefined } } as unknown as FixtureHeader;
   const judged = { ...target(["2025-11-25"]), capabilities: { resources: { subscribe: true }, prompts: { listChanged: true } } };
