@@ -52,6 +52,30 @@ const SELF_ANSWERED = new Map<string, boolean>([
 
 const SESSION = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 
+/**
+ * Capabilities a fixture relies on the implementation not declaring beyond the methods it calls
+ * (`requires.without`, `capability.flag` for a flag): it subscribes to a resource, or its host logs or
+ * announces an update or a list change, where the configuration lacks `logging`,
+ * `resources.subscribe` or that `listChanged`. An implementation that
+ * declares them would rightly serve or send what the fixture expects refused.
+ */
+function undeclaredSubCapabilities(steps: readonly Obj[], capabilities: Obj): string[] {
+  const out = new Set<string>();
+  const need = (capability: string, flag: string): void => {
+    const declared = capabilities[capability];
+    if (!(isObj(declared) && declared[flag] === true)) out.add(`${capability}.${flag}`);
+  };
+  for (const step of steps) {
+    for (const m of messagesOf(step.in)) if (Object.hasOwn(m, "id") && (m.method === "resources/subscribe" || m.method === "resources/unsubscribe")) need("resources", "subscribe");
+    const method = isObj(step.call) && step.call.op === "notify" ? step.call.method : undefined;
+    if (method === "notifications/resources/updated") need("resources", "subscribe");
+    if (method === "notifications/message" && !Object.hasOwn(capabilities, "logging")) out.add("logging");
+    const list = typeof method === "string" ? /^notifications\/(tools|prompts|resources)\/list_changed$/.exec(method) : null;
+    if (list !== null) need(list[1] as string, "listChanged");
+  }
+  return [...out];
+}
+
 function stripDerived(header: Obj, steps: Obj[]): void {
   for (const key of ["requires", "profile", "tags", "levels"]) delete header[key];
   for (const step of steps) for (const key of ["rule", "level", "wire", "allow"]) delete step[key];
@@ -242,30 +266,6 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   ordered.tags = [String(header.fixture).split("/")[1] ?? "misc"];
   ordered.requires = requires;
   return { header: ordered, steps };
-}
-
-/**
- * Capabilities a fixture relies on the implementation not declaring beyond the methods it calls
- * (`requires.without`, `capability.flag` for a flag): it subscribes to a resource, or its host logs or
- * announces an update or a list change, where the configuration lacks `logging`,
- * `resources.subscribe` or that `listChanged`. An implementation that
- * declares them would rightly serve or send what the fixture expects refused.
- */
-function undeclaredSubCapabilities(steps: readonly Obj[], capabilities: Obj): string[] {
-  const out = new Set<string>();
-  const need = (capability: string, flag: string): void => {
-    const declared = capabilities[capability];
-    if (!(isObj(declared) && declared[flag] === true)) out.add(`${capability}.${flag}`);
-  };
-  for (const step of steps) {
-    for (const m of messagesOf(step.in)) if (Object.hasOwn(m, "id") && (m.method === "resources/subscribe" || m.method === "resources/unsubscribe")) need("resources", "subscribe");
-    const method = isObj(step.call) && step.call.op === "notify" ? step.call.method : undefined;
-    if (method === "notifications/resources/updated") need("resources", "subscribe");
-    if (method === "notifications/message" && !Object.hasOwn(capabilities, "logging")) out.add("logging");
-    const list = typeof method === "string" ? /^notifications\/(tools|prompts|resources)\/list_changed$/.exec(method) : null;
-    if (list !== null) need(list[1] as string, "listChanged");
-  }
-  return [...out];
 }
 
 /** A quiet step after a cancellation checks the cancellation rule; after a notification, that it went unanswered (M-08). */
