@@ -1,10 +1,13 @@
-// The Node stdio host's two pieces of plumbing (lib/hosts/stdio.ts): coalescedWriter, which
-// writes the bytes of one tick (microtasks and promise chains included) as one buffer, in order,
-// and leaves a later tick's bytes to a write of their own; and nodeHost's timer, which is kept
-// when a deadline moves later, yet never calls onTimer before the deadline last asked for, nor
-// once the deadline is taken away. Over a real pipe: 100 calls in flight reach the server in
-// far fewer writes than 100. serveStdio reads a pipe into one buffer it reuses: a line split
-// over two reads is still whole, and a file as stdin is read through process.stdin instead.
+// The Node stdio host's two pieces of plumbing (lib/hosts/stdio.ts): coalescedWriter
+// (lib/hosts/stdio-writer.ts), which writes what a read causes as one buffer when the read
+// returns, lets the first write of a tick leave at once and gathers the rest of that tick
+// (microtasks and promise chains included) into one buffer, always in order; and nodeHost's
+// timer, which is kept when a deadline moves later, yet never calls onTimer before the
+// deadline last asked for, nor once the deadline is taken away. Over a real pipe: 100 calls in
+// flight reach the server in far fewer writes than 100; a client that stops reading stalls the
+// server without a lost or reordered answer. serveStdio reads a pipe into one buffer it
+// reuses: a line split over two reads is still whole, and a file as stdin is read through
+// process.stdin instead.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -21,10 +24,11 @@ const text = new TextDecoder();
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const MAIN = fileURLToPath(new URL("../../lib/cli/main.js", import.meta.url));
 
-test("coalescedWriter: the bytes of one tick, promise chains included, leave as one write, in order", async () => {
+test("coalescedWriter: the first write of a tick leaves at once; the rest of the tick, promise chains included, leave as one write, in order", async () => {
   const writes: string[] = [];
   const out = coalescedWriter((b) => writes.push(text.decode(b)));
   out.write(bytes("a\n"));
+  assert.deepEqual(writes, ["a\n"], "the first write is not deferred");
   out.write(bytes("b\n"));
   // Written from promise chains of several hops, as handler answers are.
   void Promise.resolve().then(() => out.write(bytes("c\n")));
@@ -32,23 +36,70 @@ test("coalescedWriter: the bytes of one tick, promise chains included, leave as 
     .then(() => undefined)
     .then(() => undefined)
     .then(() => out.write(bytes("d\n")));
-  assert.deepEqual(writes, [], "nothing is written synchronously");
+  assert.deepEqual(writes, ["a\n"], "later writes of the tick are gathered");
   await sleep(0);
-  assert.deepEqual(writes, ["a\nb\nc\nd\n"]);
+  assert.deepEqual(writes, ["a\n", "b\nc\nd\n"]);
   out.write(bytes("e\n"));
+  assert.deepEqual(writes, ["a\n", "b\nc\nd\n", "e\n"], "a later tick's first write leaves at once again");
+  out.write(bytes("f\n"));
   await sleep(0);
-  assert.deepEqual(writes, ["a\nb\nc\nd\n", "e\n"], "a later tick's bytes get a write of their own");
+  assert.deepEqual(writes, ["a\n", "b\nc\nd\n", "e\n", "f\n"]);
+});
+
+test("coalescedWriter: the writes made during a read leave as one write when it returns, before anything is scheduled", async () => {
+  const writes: string[] = [];
+  const out = coalescedWriter((b) => writes.push(text.decode(b)));
+  const read = (lines: string[]): void => {
+    for (const line of lines) out.write(bytes(line));
+    // Nested (a dispatch that reads again): still held by the outer read.
+    out.during((more: string) => out.write(bytes(more)), "z\n");
+    assert.deepEqual(writes, [], "held while the read is dispatched");
+  };
+  out.during(read, ["x\n", "y\n"]);
+  assert.deepEqual(writes, ["x\ny\nz\n"], "one write, as the read returns");
+  // A write from a promise after the read is not held back by it.
+  await Promise.resolve().then(() => out.write(bytes("w\n")));
+  assert.deepEqual(writes, ["x\ny\nz\n", "w\n"]);
+  await sleep(0);
+  assert.deepEqual(writes, ["x\ny\nz\n", "w\n"], "nothing left to write");
+});
+
+test("coalescedWriter: bytes gathered in a tick leave, in order, with those of a read that follows in the same tick", async () => {
+  const writes: string[] = [];
+  const out = coalescedWriter((b) => writes.push(text.decode(b)));
+  out.write(bytes("1\n")); // at once
+  out.write(bytes("2\n")); // gathered until the tick's end
+  out.during((line: string) => out.write(bytes(line)), "3\n");
+  assert.deepEqual(writes, ["1\n", "2\n3\n"], "the read's write does not overtake what was gathered before it");
+  await sleep(0);
+  assert.deepEqual(writes, ["1\n", "2\n3\n"]);
+});
+
+test("coalescedWriter: a step that throws still releases what it wrote, and the writer holds nothing afterwards", () => {
+  const writes: string[] = [];
+  const out = coalescedWriter((b) => writes.push(text.decode(b)));
+  assert.throws(() =>
+    out.during(() => {
+      out.write(bytes("before\n"));
+      throw new Error("dispatch failed");
+    }, undefined),
+  );
+  assert.deepEqual(writes, ["before\n"]);
+  out.write(bytes("after\n"));
+  assert.deepEqual(writes, ["before\n", "after\n"], "not stuck holding");
 });
 
 test("coalescedWriter: flush writes what is gathered at once, and the scheduled write then has nothing to add", async () => {
   const writes: string[] = [];
   const out = coalescedWriter((b) => writes.push(text.decode(b)));
   out.write(bytes("x\n"));
-  out.flush();
+  out.write(bytes("y\n"));
   assert.deepEqual(writes, ["x\n"]);
   out.flush();
+  assert.deepEqual(writes, ["x\n", "y\n"]);
+  out.flush();
   await sleep(0);
-  assert.deepEqual(writes, ["x\n"], "no empty write, no second write of the same bytes");
+  assert.deepEqual(writes, ["x\n", "y\n"], "no empty write, no second write of the same bytes");
 });
 
 test("coalescedWriter: a sink that throws does not escape (it would be an uncaught exception), and later writes still go out", async () => {
@@ -163,5 +214,47 @@ test("serveStdio with a file as stdin reads it through process.stdin and answers
     assert.deepEqual(lines[1]?.result, {});
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("serveStdio: a client that does not read stalls the server, which takes in no more than it can answer; once it reads, every answer arrives, in order", async () => {
+  const child = spawn(process.execPath, [MAIN, "serve"], { stdio: ["pipe", "pipe", "pipe"] });
+  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  try {
+    child.stdout!.pause();
+    const count = 100_000;
+    let requests = INITIALIZE + JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n";
+    for (let id = 1; id <= count; id++) requests += `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`;
+    child.stdin!.write(requests);
+    // Several MB of answers cannot fit the pipe: the server must stop reading (its stdin paused
+    // when a write is refused; on Linux a pipe as stdout blocks the write itself), so most
+    // requests stay queued on our side. Wait until the queue stops moving, then look.
+    const queued = (): number => (child.stdin as unknown as { writableLength: number }).writableLength;
+    let last = -1;
+    for (let still = 0; still < 3; ) {
+      await sleep(200);
+      const now = queued();
+      still = now === last ? still + 1 : 0;
+      last = now;
+    }
+    assert.ok(last > 0, "the server read every request although its answers could not be written");
+    let out = "";
+    let lines = 0;
+    const done = new Promise<void>((resolve) =>
+      child.stdout!.on("data", (chunk: Uint8Array) => {
+        const piece = text.decode(chunk, { stream: true });
+        out += piece;
+        for (let at = piece.indexOf("\n"); at !== -1; at = piece.indexOf("\n", at + 1)) lines++;
+        if (lines === count + 1) resolve();
+      }),
+    );
+    child.stdout!.resume();
+    await withTimeout(done, 60_000, "every answer");
+    const ids = out.split("\n").filter((l) => l.length > 0).map((l) => (JSON.parse(l) as { id: number }).id);
+    assert.equal(ids.length, count + 1);
+    assert.ok(ids.every((id, i) => id === (i === 0 ? 7 : i)), "answers in request order, none lost, none twice");
+  } finally {
+    child.stdin!.end();
+    await withTimeout(exited, 10_000, "mcp-engine serve to exit");
   }
 });
