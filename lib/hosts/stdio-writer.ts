@@ -7,9 +7,10 @@
 //   synchronous run) leave as one buffer when the read's dispatch returns: no microtask, no
 //   tick, nothing scheduled on the hot path of a synchronous answer;
 // - outside a read (an answer resolved in a promise, a request the caller made, a timer), the
-//   first write of a tick leaves at once, and those after it in the same tick (microtasks and
-//   promise chains of any length included) are gathered and leave as one buffer when the
-//   tick's work is done: N answers resolved together take two writes, not N;
+//   first write since the last read (or the last gathered write) leaves at once, with nothing
+//   scheduled; one after it is gathered with the rest of its tick (microtasks and promise
+//   chains of any length included), and they leave as one buffer when the tick's work is
+//   done: N answers resolved together take one or two writes, not N;
 // - a sink that throws does not escape (it would be an uncaught exception outside the driver's
 //   guard); the stream says so through its "error" event, which ends the session.
 
@@ -35,8 +36,13 @@ export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWri
   let gathered: Uint8Array[] = [];
   /** Inside during(): writes are held until it returns. */
   let holding = false;
-  /** A write left at once this tick: later ones gather until the tick's end (close). */
-  let open = false;
+  /**
+   * Bytes left at once since the last read or the last tick's end: a write now is gathered
+   * instead (until the tick's end). Gathered bytes exist only while this is true or while
+   * holding, so a write that leaves at once never overtakes any.
+   */
+  let wrote = false;
+  let scheduled = false;
   const send = (bytes: Uint8Array): void => {
     try {
       sink(bytes);
@@ -51,21 +57,29 @@ export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWri
     send(parts.length === 1 ? parts[0]! : concatBytes(parts));
   };
   const close = (): void => {
-    open = false;
+    scheduled = false;
+    wrote = false;
     flush();
   };
-  // A microtask queued at the first write queues a nextTick, which Node runs only once the
-  // microtask queue is empty: answers resolved in promise chains of any length still gather.
+  // A microtask queued at the first gathered write queues a nextTick, which Node runs only once
+  // the microtask queue is empty: answers resolved in promise chains of any length still join.
   const closeAtTickEnd = (): void => void process.nextTick(close);
   return {
     write(bytes) {
-      if (holding || open) {
+      if (holding) {
         gathered.push(bytes);
         return;
       }
-      open = true;
+      if (!wrote) {
+        // The common case (one write between two reads): out now, nothing scheduled.
+        wrote = true;
+        send(bytes);
+        return;
+      }
+      gathered.push(bytes);
+      if (scheduled) return;
+      scheduled = true;
       void RESOLVED.then(closeAtTickEnd);
-      send(bytes);
     },
     flush,
     during(step, arg) {
@@ -75,7 +89,8 @@ export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWri
         step(arg);
       } finally {
         holding = false;
-        // Everything gathered so far is older than what a later write brings: it may all leave now.
+        // A read that wrote counts as its tick's write: later ones of the tick gather.
+        wrote = gathered.length > 0;
         flush();
       }
     },

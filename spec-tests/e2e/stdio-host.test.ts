@@ -57,11 +57,27 @@ test("coalescedWriter: the writes made during a read leave as one write when it 
   };
   out.during(read, ["x\n", "y\n"]);
   assert.deepEqual(writes, ["x\ny\nz\n"], "one write, as the read returns");
-  // A write from a promise after the read is not held back by it.
+  // The read's write was its tick's: an answer resolved after it joins the rest of the tick.
   await Promise.resolve().then(() => out.write(bytes("w\n")));
-  assert.deepEqual(writes, ["x\ny\nz\n", "w\n"]);
+  assert.deepEqual(writes, ["x\ny\nz\n"]);
   await sleep(0);
-  assert.deepEqual(writes, ["x\ny\nz\n", "w\n"], "nothing left to write");
+  assert.deepEqual(writes, ["x\ny\nz\n", "w\n"]);
+});
+
+test("coalescedWriter: after a read that wrote nothing, the next write leaves at once, with nothing scheduled", async () => {
+  const writes: string[] = [];
+  const out = coalescedWriter((b) => writes.push(text.decode(b)));
+  out.write(bytes("request 1\n"));
+  out.during(() => undefined, undefined); // its answer arrives; the caller asks again in a promise reaction
+  await Promise.resolve().then(() => out.write(bytes("request 2\n")));
+  assert.deepEqual(writes, ["request 1\n", "request 2\n"], "each request left as it was made");
+  // With no read between, a second write is gathered until its tick's end, then the next leaves at once again.
+  await sleep(0);
+  out.write(bytes("request 3\n"));
+  assert.deepEqual(writes, ["request 1\n", "request 2\n"]);
+  await sleep(0);
+  out.write(bytes("request 4\n"));
+  assert.deepEqual(writes, ["request 1\n", "request 2\n", "request 3\n", "request 4\n"]);
 });
 
 test("coalescedWriter: bytes gathered in a tick leave, in order, with those of a read that follows in the same tick", async () => {
@@ -75,7 +91,7 @@ test("coalescedWriter: bytes gathered in a tick leave, in order, with those of a
   assert.deepEqual(writes, ["1\n", "2\n3\n"]);
 });
 
-test("coalescedWriter: a step that throws still releases what it wrote, and the writer holds nothing afterwards", () => {
+test("coalescedWriter: a step that throws still releases what it wrote, and the writer holds nothing afterwards", async () => {
   const writes: string[] = [];
   const out = coalescedWriter((b) => writes.push(text.decode(b)));
   assert.throws(() =>
@@ -86,6 +102,7 @@ test("coalescedWriter: a step that throws still releases what it wrote, and the 
   );
   assert.deepEqual(writes, ["before\n"]);
   out.write(bytes("after\n"));
+  await sleep(0);
   assert.deepEqual(writes, ["before\n", "after\n"], "not stuck holding");
 });
 
