@@ -96,3 +96,35 @@ export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWri
     },
   };
 }
+
+/** What pacedSink writes to: a Node writable stream, as far as flow control goes. */
+export interface PacedOutput {
+  write(bytes: Uint8Array): boolean;
+  once(event: "drain", listener: () => void): unknown;
+}
+
+/** What pacedSink pauses: the stream whose data makes the writes (the peer's requests). */
+export interface PacedInput {
+  pause(): unknown;
+  resume(): unknown;
+}
+
+/**
+ * A sink for coalescedWriter with backpressure: when `output` takes no more (write returns
+ * false), `input` is paused until it drains, so a peer that stops reading stops being read
+ * and nothing piles up here. One drain listener at a time, however many writes are refused
+ * meanwhile (the bytes of a read already under way still arrive after the pause).
+ */
+export function pacedSink(output: PacedOutput, input: () => PacedInput): (bytes: Uint8Array) => void {
+  let waiting = false;
+  const resume = (): void => {
+    waiting = false;
+    input().resume();
+  };
+  return (bytes) => {
+    if (output.write(bytes) || waiting) return;
+    waiting = true;
+    input().pause();
+    output.once("drain", resume);
+  };
+}

@@ -24,7 +24,7 @@ import { Client, type ClientOptions, type ConnectResult } from "../peer/client.j
 import type { PeerHost } from "../peer/driver.js";
 import { ConnectionClosedError } from "../peer/errors.js";
 import type { Server, ServerSession } from "../peer/server.js";
-import { coalescedWriter, type CoalescedWriter } from "./stdio-writer.js";
+import { coalescedWriter, pacedSink, type CoalescedWriter } from "./stdio-writer.js";
 export { coalescedWriter, type CoalescedWriter } from "./stdio-writer.js";
 
 /**
@@ -127,12 +127,8 @@ export interface ServeStdioOptions {
 export function serveStdio(server: Server, options: ServeStdioOptions = {}): ServerSession {
   const stdout = process.stdout;
   let session: ServerSession | undefined;
-  const out = coalescedWriter((bytes) => {
-    if (!stdout.write(bytes)) {
-      stdin.pause();
-      stdout.once("drain", () => stdin.resume());
-    }
-  });
+  // The input is looked up when first paused: it is made below, once the session can take its bytes.
+  const out = coalescedWriter(pacedSink(stdout, () => stdin));
   const host = nodeHost(out.write, () => session?.onTimer());
   session = server.connect(host);
   const s = session;
@@ -200,12 +196,10 @@ export class StdioClient {
       client?.driver.receiveEof();
       host.armTimer(undefined);
     };
+    const paced = pacedSink(child.stdin, () => child.stdout);
     const out = coalescedWriter((bytes) => {
       if (child.stdin.destroyed || child.stdin.writableEnded) return;
-      if (!child.stdin.write(bytes)) {
-        child.stdout.pause();
-        child.stdin.once("drain", () => child.stdout.resume());
-      }
+      paced(bytes);
     });
     const host = nodeHost(out.write, () => client?.driver.onTimer());
     client = new Client(host, options);
