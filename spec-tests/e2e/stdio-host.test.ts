@@ -5,7 +5,9 @@
 // timer, which is kept when a deadline moves later, yet never calls onTimer before the
 // deadline last asked for, nor once the deadline is taken away. Over a real pipe: 100 calls in
 // flight reach the server in far fewer writes than 100; a client that stops reading stalls the
-// server without a lost or reordered answer. serveStdio reads a pipe into one buffer it
+// server without a lost or reordered answer; what is gathered when StdioClient.close() is
+// called still reaches the server before its stdin ends. pacedSink pauses the input once per
+// refused run of writes, with one drain listener. serveStdio reads a pipe into one buffer it
 // reuses: a line split over two reads is still whole, and a file as stdin is read through
 // process.stdin instead.
 
@@ -308,4 +310,33 @@ test("serveStdio: a client that does not read stalls the server, which takes in 
     child.kill();
     await withTimeout(exited, 10_000, "mcp-engine serve to exit");
   }
+});
+
+// A server that answers initialize only and names on stderr every message it reads, until its stdin ends.
+const LISTENER = `
+let pending = "";
+process.stdin.on("data", (chunk) => {
+  pending += chunk;
+  for (let nl = pending.indexOf("\\n"); nl !== -1; nl = pending.indexOf("\\n")) {
+    const message = JSON.parse(pending.slice(0, nl));
+    pending = pending.slice(nl + 1);
+    process.stderr.write((message.method ?? "response") + "\\n");
+    if (message.method === "initialize") process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: message.params.protocolVersion, capabilities: {}, serverInfo: { name: "listener", version: "1" } } }) + "\\n");
+  }
+});
+process.stdin.on("end", () => process.stderr.write("eof\\n"));
+`;
+
+test("StdioClient.close: what is gathered for the end of the tick (a request and its cancellation, made in the tick close() is called in) reaches the server before its stdin ends", async () => {
+  let heard = "";
+  const remote = await StdioClient.spawn({ command: process.execPath, args: ["-e", LISTENER], info: { name: "t", version: "1" }, stderr: (text) => (heard += text) });
+  // notifications/initialized left at once after the last read: the next writes of this tick are gathered.
+  const controller = new AbortController();
+  const unanswered = remote.client.ping({ signal: controller.signal }).catch((error: unknown) => error);
+  await Promise.resolve(); // the ping is handed to the writer
+  controller.abort("no longer needed");
+  await remote.close();
+  assert.ok((await unanswered) instanceof Error);
+  const lines = heard.split("\n").filter((l) => l.length > 0);
+  assert.deepEqual(lines, ["initialize", "notifications/initialized", "ping", "notifications/cancelled", "eof"]);
 });
