@@ -5,10 +5,11 @@
 // Invariants:
 // - stdout carries only protocol bytes; logs and diagnostics go to stderr (STD-02);
 // - few writes, none deferred without need (coalescedWriter, lib/hosts/stdio-writer.ts): the
-//   answers a read causes leave as one buffer when its dispatch returns; other writes leave at
-//   once, and the rest of their tick's gather into one write at the tick's end; reads are not
+//   answers a read causes leave as one buffer when its dispatch returns; the first other write
+//   since the last read leaves at once, and any after it gather with the rest of their tick
+//   into one write at the tick's end; nothing is scheduled per round trip; reads are not
 //   copied: each chunk Node reads goes to the engine as it is, and the engine decodes it in place;
-// - backpressure: when the pipe we write to is full, we stop reading until it drains;
+// - backpressure: when the pipe we write to is full, we stop reading until it drains (pacedSink);
 // - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL;
 // - nothing a peer does brings this process down: the peer layer's inputs do not throw (the
 //   driver reports what it catches), a broken pipe ends the connection (an "error" event with

@@ -1,7 +1,8 @@
 // The Node stdio host's two pieces of plumbing (lib/hosts/stdio.ts): coalescedWriter
 // (lib/hosts/stdio-writer.ts), which writes what a read causes as one buffer when the read
-// returns, lets the first write of a tick leave at once and gathers the rest of that tick
-// (microtasks and promise chains included) into one buffer, always in order; and nodeHost's
+// returns, lets the first write since the last read leave at once and gathers the ones after
+// it with the rest of their tick (microtasks and promise chains included) into one buffer,
+// always in order; and nodeHost's
 // timer, which is kept when a deadline moves later, yet never calls onTimer before the
 // deadline last asked for, nor once the deadline is taken away. Over a real pipe: 100 calls in
 // flight reach the server in far fewer writes than 100; a client that stops reading stalls the
