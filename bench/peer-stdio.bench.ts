@@ -8,7 +8,9 @@
 // and peer with no pipes) are bench/inproc.bench.ts's.
 //
 // Figures: round trips per wall second (median of ROUNDS rounds, the two pairs alternating
-// round by round so drift on a shared machine hits both), the ratio ours ÷ bare, and CPU
+// round by round so drift on a shared machine hits both), the ratio ours ÷ bare (the median of
+// each round's ratio to the bare round just before it: a slow spell of the machine then
+// lowers both sides of one ratio instead of one side of the ratio of medians), and CPU
 // microseconds per round trip of both processes together (this one's from process.cpuUsage,
 // the child's from /proc/<pid>/stat where there is one), which waits do not inflate, and ours
 // split into client (this process) and server (the child). Prints figures; never asserts or fails.
@@ -22,8 +24,8 @@ import { fmt, median, print } from "./run.js";
 
 const MAIN = fileURLToPath(new URL("../lib/cli/main.js", import.meta.url));
 const ECHO = fileURLToPath(new URL("./jsonl-echo-child.js", import.meta.url));
-const ROUNDS = 5;
-const ROUND_MS = 300;
+const ROUNDS = 9;
+const ROUND_MS = 200;
 const IN_FLIGHT = 100;
 
 type Method = "ping" | "tools/call";
@@ -157,7 +159,9 @@ export async function run(): Promise<void> {
         for (let r = 0; r < ROUNDS; r++) for (const c of contenders) c.samples.push(await round(c.pair, c.batch, size));
         const [b, o] = contenders.map((c) => ({ rate: median(c.samples.map((s) => s.rate)), cpu: median(c.samples.map((s) => s.cpu)), own: median(c.samples.map((s) => s.own)) })) as [Sample, Sample];
         const label = `${method}, ${size === 1 ? "one at a time" : `${size} in flight`}`;
-        print(`     ${label.padEnd(26)} ${fmt(b.rate, 0)} ${fmt(o.rate, 0)} ${fmt(o.rate / b.rate, 2, 9)}   ${fmt(b.cpu, 1, 12)} ${fmt(o.cpu, 1, 6)}   ${fmt(o.own, 1, 12)} ${fmt(median(contenders[1]!.samples.map((s) => s.cpu - s.own)), 1, 6)}`);
+        const [bareSamples, ourSamples] = contenders.map((c) => c.samples) as [Sample[], Sample[]];
+        const ratio = median(ourSamples.map((sample, r) => sample.rate / bareSamples[r]!.rate));
+        print(`     ${label.padEnd(26)} ${fmt(b.rate, 0)} ${fmt(o.rate, 0)} ${fmt(ratio, 2, 9)}   ${fmt(b.cpu, 1, 12)} ${fmt(o.cpu, 1, 6)}   ${fmt(o.own, 1, 12)} ${fmt(median(contenders[1]!.samples.map((s) => s.cpu - s.own)), 1, 6)}`);
       }
     }
   } finally {
