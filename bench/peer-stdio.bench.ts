@@ -2,14 +2,18 @@
 // `mcp-engine serve` in a child: the peer layer, the engine and the stdio host on each side)
 // against a bare JSON-lines pair of two processes (bench/jsonl-echo-child.ts in a child, a
 // Map of pending ids here: JSON.stringify, one write, JSON.parse, nothing else), for ping and
-// tools/call, one call at a time and 100 in flight. The in-process rows (core and peer with no
-// pipes) are bench/inproc.bench.ts's.
+// tools/call, one call at a time and 100 in flight. Both pairs send the same request bytes
+// (tools/call with `"arguments":{}`: ours passes {} rather than leaving them out, which would
+// send fewer bytes than the floor) and get the same response bytes. The in-process rows (core
+// and peer with no pipes) are bench/inproc.bench.ts's.
 //
 // Figures: round trips per wall second (median of ROUNDS rounds, the two pairs alternating
-// round by round so drift on a shared machine hits both), the ratio ours ÷ bare, and CPU
+// round by round so drift on a shared machine hits both), the ratio ours ÷ bare (the median of
+// each round's ratio to the bare round just before it: a slow spell of the machine then
+// lowers both sides of one ratio instead of one side of the ratio of medians), and CPU
 // microseconds per round trip of both processes together (this one's from process.cpuUsage,
-// the child's from /proc/<pid>/stat where there is one), which waits do not inflate. Prints
-// figures; never asserts or fails.
+// the child's from /proc/<pid>/stat where there is one), which waits do not inflate, and ours
+// split into client (this process) and server (the child). Prints figures; never asserts or fails.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -20,8 +24,8 @@ import { fmt, median, print } from "./run.js";
 
 const MAIN = fileURLToPath(new URL("../lib/cli/main.js", import.meta.url));
 const ECHO = fileURLToPath(new URL("./jsonl-echo-child.js", import.meta.url));
-const ROUNDS = 5;
-const ROUND_MS = 300;
+const ROUNDS = 9;
+const ROUND_MS = 200;
 const IN_FLIGHT = 100;
 
 type Method = "ping" | "tools/call";
@@ -87,7 +91,7 @@ function barePair(): Pair {
 async function ourPair(): Promise<Pair> {
   const remote = await StdioClient.spawn({ command: process.execPath, args: [MAIN, "serve"], info: { name: "bench-client", version: "1.0.0" } });
   const { client } = remote;
-  const call = (method: Method): Promise<unknown> => (method === "ping" ? client.ping() : client.callTool("test_tool_fast"));
+  const call = (method: Method): Promise<unknown> => (method === "ping" ? client.ping() : client.callTool("test_tool_fast", {}));
   return {
     call,
     many(method, n) {
@@ -116,6 +120,8 @@ interface Sample {
   readonly rate: number;
   /** CPU µs per round trip, both processes; NaN when the child's is unknown. */
   readonly cpu: number;
+  /** CPU µs per round trip of this process alone (the client). */
+  readonly own: number;
 }
 
 /** One round of about ROUND_MS: round trips per second and CPU per round trip. */
@@ -132,12 +138,13 @@ async function round(pair: Pair, batch: () => Promise<unknown>, size: number): P
   const own = process.cpuUsage(cpuStart);
   const childEnd = childCpuMs(pair.pid);
   const childMs = childStart === undefined || childEnd === undefined ? NaN : childEnd - childStart;
-  return { rate: done / seconds, cpu: ((own.user + own.system) / 1000 + childMs) * 1000 / done };
+  const ownUs = (own.user + own.system) / done;
+  return { rate: done / seconds, cpu: ownUs + (childMs * 1000) / done, own: ownUs };
 }
 
 export async function run(): Promise<void> {
   print(`  round trips per second over stdio, two processes (median of ${ROUNDS} alternating rounds of ${ROUND_MS} ms), and CPU µs per round trip of both processes`);
-  print(`     ${"case".padEnd(26)} ${"bare".padStart(9)} ${"ours".padStart(9)} ${"ours/bare".padStart(9)}   ${"CPU µs: bare".padStart(12)} ${"ours".padStart(6)}`);
+  print(`     ${"case".padEnd(26)} ${"bare".padStart(9)} ${"ours".padStart(9)} ${"ours/bare".padStart(9)}   ${"CPU µs: bare".padStart(12)} ${"ours".padStart(6)}   ${"ours: client".padStart(12)} ${"server".padStart(6)}`);
   const bare = barePair();
   const ours = await ourPair();
   try {
@@ -150,9 +157,11 @@ export async function run(): Promise<void> {
         ];
         for (const c of contenders) for (let i = 0; i < 20; i++) await c.batch(); // warm up
         for (let r = 0; r < ROUNDS; r++) for (const c of contenders) c.samples.push(await round(c.pair, c.batch, size));
-        const [b, o] = contenders.map((c) => ({ rate: median(c.samples.map((s) => s.rate)), cpu: median(c.samples.map((s) => s.cpu)) })) as [Sample, Sample];
+        const [b, o] = contenders.map((c) => ({ rate: median(c.samples.map((s) => s.rate)), cpu: median(c.samples.map((s) => s.cpu)), own: median(c.samples.map((s) => s.own)) })) as [Sample, Sample];
         const label = `${method}, ${size === 1 ? "one at a time" : `${size} in flight`}`;
-        print(`     ${label.padEnd(26)} ${fmt(b.rate, 0)} ${fmt(o.rate, 0)} ${fmt(o.rate / b.rate, 2, 9)}   ${fmt(b.cpu, 1, 12)} ${fmt(o.cpu, 1, 6)}`);
+        const [bareSamples, ourSamples] = contenders.map((c) => c.samples) as [Sample[], Sample[]];
+        const ratio = median(ourSamples.map((sample, r) => sample.rate / bareSamples[r]!.rate));
+        print(`     ${label.padEnd(26)} ${fmt(b.rate, 0)} ${fmt(o.rate, 0)} ${fmt(ratio, 2, 9)}   ${fmt(b.cpu, 1, 12)} ${fmt(o.cpu, 1, 6)}   ${fmt(o.own, 1, 12)} ${fmt(median(contenders[1]!.samples.map((s) => s.cpu - s.own)), 1, 6)}`);
       }
     }
   } finally {

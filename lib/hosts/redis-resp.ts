@@ -12,6 +12,7 @@
 // - bounded: at most maxPending commands in flight, a reply at most maxReplyBytes.
 
 import { connect as netConnect, type Socket } from "node:net";
+import { concatBytes } from "./bytes.js";
 import type { RedisClientLike, RedisSubscriber } from "../stores/redis-client.js";
 
 export interface RespClientOptions {
@@ -89,22 +90,10 @@ function encode(args: readonly string[]): Uint8Array {
     const part = encoder.encode(arg);
     chunks.push(encoder.encode(`$${part.length}\r\n`), part, CRLF);
   }
-  return concat(chunks);
+  return concatBytes(chunks);
 }
 
 const CRLF = new Uint8Array([13, 10]);
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const c of chunks) size += c.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
 
 /** redis://[user:password@]host[:port][/db] split; undefined when it is not one. */
 function parseRedisUrl(url: string): { host: string; port: number; user: string | undefined; password: string | undefined; db: string | undefined } | undefined {
@@ -247,7 +236,7 @@ export class RespClient implements RedisClientLike, RedisSubscriber {
   }
 
   private onData(socket: Socket, chunk: Uint8Array): void {
-    this.buffer = this.buffer.length === 0 ? chunk : concat([this.buffer, chunk]);
+    this.buffer = this.buffer.length === 0 ? chunk : concatBytes([this.buffer, chunk]);
     if (this.buffer.length > this.maxReply) {
       socket.destroy(new Error(`a reply over ${this.maxReply} bytes`));
       return;

@@ -4,11 +4,12 @@
 //
 // Invariants:
 // - stdout carries only protocol bytes; logs and diagnostics go to stderr (STD-02);
-// - one write per tick: the driver hands over one buffer per drain (per event it dispatches,
-//   per answer a handler resolves), and those of one tick leave as one buffer, written when
-//   the tick's work, microtasks included, is done (coalescedWriter); reads are not copied:
-//   each chunk Node reads goes to the engine as it is, and the engine decodes it in place;
-// - backpressure: when the pipe we write to is full, we stop reading until it drains;
+// - few writes, none deferred without need (coalescedWriter, lib/hosts/stdio-writer.ts): the
+//   answers a read causes leave as one buffer when its dispatch returns; the first other write
+//   since the last read leaves at once, and any after it gather with the rest of their tick
+//   into one write at the tick's end; nothing is scheduled per round trip; reads are not
+//   copied: each chunk Node reads goes to the engine as it is, and the engine decodes it in place;
+// - backpressure: when the pipe we write to is full, we stop reading until it drains (pacedSink);
 // - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL;
 // - nothing a peer does brings this process down: the peer layer's inputs do not throw (the
 //   driver reports what it catches), a broken pipe ends the connection (an "error" event with
@@ -24,58 +25,8 @@ import { Client, type ClientOptions, type ConnectResult } from "../peer/client.j
 import type { PeerHost } from "../peer/driver.js";
 import { ConnectionClosedError } from "../peer/errors.js";
 import type { Server, ServerSession } from "../peer/server.js";
-
-export interface CoalescedWriter {
-  /** Takes bytes to write; they leave with the others of this tick. The engine never rewrites bytes it handed out, so holding them is safe. */
-  write(bytes: Uint8Array): void;
-  /** Writes what is gathered now (before an end of the stream). */
-  flush(): void;
-}
-
-/**
- * Gathers the bytes handed over during one tick and passes them to `sink` as one buffer once
- * the tick's work is done: a microtask queued at the first write queues a nextTick, which Node
- * runs only once the microtask queue is empty, so answers resolved in promise chains of any
- * length still join the same write. One write (one system call on a pipe) instead of one per
- * message: with 100 requests in flight, 100 writes become one.
- */
-export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWriter {
-  let gathered: Uint8Array[] = [];
-  let scheduled = false;
-  const flush = (): void => {
-    scheduled = false;
-    if (gathered.length === 0) return;
-    const parts = gathered;
-    gathered = [];
-    let bytes = parts[0]!;
-    if (parts.length > 1) {
-      let total = 0;
-      for (const part of parts) total += part.length;
-      bytes = new Uint8Array(total);
-      let at = 0;
-      for (const part of parts) {
-        bytes.set(part, at);
-        at += part.length;
-      }
-    }
-    try {
-      sink(bytes);
-    } catch {
-      // Outside the driver's guard now: a stream that cannot take the bytes says so through
-      // its "error" event, which ends the session; thrown here it would take the process down.
-    }
-  };
-  const later = (): void => process.nextTick(flush);
-  return {
-    write(bytes) {
-      gathered.push(bytes);
-      if (scheduled) return;
-      scheduled = true;
-      queueMicrotask(later);
-    },
-    flush,
-  };
-}
+import { coalescedWriter, pacedSink, type CoalescedWriter } from "./stdio-writer.js";
+export { coalescedWriter, type CoalescedWriter } from "./stdio-writer.js";
 
 /**
  * A PeerHost on Node: a monotonic clock, one timer, and a writer.
@@ -177,16 +128,13 @@ export interface ServeStdioOptions {
 export function serveStdio(server: Server, options: ServeStdioOptions = {}): ServerSession {
   const stdout = process.stdout;
   let session: ServerSession | undefined;
-  const out = coalescedWriter((bytes) => {
-    if (!stdout.write(bytes)) {
-      stdin.pause();
-      stdout.once("drain", () => stdin.resume());
-    }
-  });
+  // The input is looked up when first paused: it is made below, once the session can take its bytes.
+  const out = coalescedWriter(pacedSink(stdout, () => stdin));
   const host = nodeHost(out.write, () => session?.onTimer());
   session = server.connect(host);
   const s = session;
-  const stdin = readStdin((chunk) => s.receiveBytes(chunk), options.readInPlace ?? false);
+  const receive = (chunk: Uint8Array): void => s.receiveBytes(chunk);
+  const stdin = readStdin((chunk) => out.during(receive, chunk), options.readInPlace ?? false);
   let ended = false;
   const end = (): void => {
     if (ended) return;
@@ -249,12 +197,10 @@ export class StdioClient {
       client?.driver.receiveEof();
       host.armTimer(undefined);
     };
+    const paced = pacedSink(child.stdin, () => child.stdout);
     const out = coalescedWriter((bytes) => {
       if (child.stdin.destroyed || child.stdin.writableEnded) return;
-      if (!child.stdin.write(bytes)) {
-        child.stdout.pause();
-        child.stdin.once("drain", () => child.stdout.resume());
-      }
+      paced(bytes);
     });
     const host = nodeHost(out.write, () => client?.driver.onTimer());
     client = new Client(host, options);
@@ -263,7 +209,8 @@ export class StdioClient {
       child.once("exit", () => resolve());
       child.once("error", () => resolve());
     });
-    child.stdout.on("data", (chunk) => c.driver.receiveBytes(chunk));
+    const receive = (chunk: Uint8Array): void => c.driver.receiveBytes(chunk);
+    child.stdout.on("data", (chunk: Uint8Array) => out.during(receive, chunk));
     child.stdout.on("end", end);
     child.stdout.on("error", end);
     child.stderr.on("error", () => undefined);

@@ -1,10 +1,16 @@
-// The Node stdio host's two pieces of plumbing (lib/hosts/stdio.ts): coalescedWriter, which
-// writes the bytes of one tick (microtasks and promise chains included) as one buffer, in order,
-// and leaves a later tick's bytes to a write of their own; and nodeHost's timer, which is kept
-// when a deadline moves later, yet never calls onTimer before the deadline last asked for, nor
-// once the deadline is taken away. Over a real pipe: 100 calls in flight reach the server in
-// far fewer writes than 100. serveStdio reads a pipe into one buffer it reuses: a line split
-// over two reads is still whole, and a file as stdin is read through process.stdin instead.
+// The Node stdio host's two pieces of plumbing (lib/hosts/stdio.ts): coalescedWriter
+// (lib/hosts/stdio-writer.ts), which writes what a read causes as one buffer when the read
+// returns, lets the first write since the last read leave at once and gathers the ones after
+// it with the rest of their tick (microtasks and promise chains included) into one buffer,
+// always in order; and nodeHost's
+// timer, which is kept when a deadline moves later, yet never calls onTimer before the
+// deadline last asked for, nor once the deadline is taken away. Over a real pipe: 100 calls in
+// flight reach the server in far fewer writes than 100; a client that stops reading stalls the
+// server without a lost or reordered answer; what is gathered when StdioClient.close() is
+// called still reaches the server before its stdin ends. pacedSink pauses the input once per
+// refused run of writes, with one drain listener. serveStdio reads a pipe into one buffer it
+// reuses: a line split over two reads is still whole, and a file as stdin is read through
+// process.stdin instead.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -15,16 +21,18 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StdioClient, coalescedWriter, nodeHost } from "../../lib/hosts/stdio.js";
+import { pacedSink } from "../../lib/hosts/stdio-writer.js";
 import { sleep, withTimeout } from "../support.js";
 
 const text = new TextDecoder();
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const MAIN = fileURLToPath(new URL("../../lib/cli/main.js", import.meta.url));
 
-test("coalescedWriter: the bytes of one tick, promise chains included, leave as one write, in order", async () => {
+test("coalescedWriter: the first write of a tick leaves at once; the rest of the tick, promise chains included, leave as one write, in order", async () => {
   const writes: string[] = [];
   const out = coalescedWriter((b) => writes.push(text.decode(b)));
   out.write(bytes("a\n"));
+  assert.deepEqual(writes, ["a\n"], "the first write is not deferred");
   out.write(bytes("b\n"));
   // Written from promise chains of several hops, as handler answers are.
   void Promise.resolve().then(() => out.write(bytes("c\n")));
@@ -32,23 +40,87 @@ test("coalescedWriter: the bytes of one tick, promise chains included, leave as 
     .then(() => undefined)
     .then(() => undefined)
     .then(() => out.write(bytes("d\n")));
-  assert.deepEqual(writes, [], "nothing is written synchronously");
+  assert.deepEqual(writes, ["a\n"], "later writes of the tick are gathered");
   await sleep(0);
-  assert.deepEqual(writes, ["a\nb\nc\nd\n"]);
+  assert.deepEqual(writes, ["a\n", "b\nc\nd\n"]);
   out.write(bytes("e\n"));
+  assert.deepEqual(writes, ["a\n", "b\nc\nd\n", "e\n"], "a later tick's first write leaves at once again");
+  out.write(bytes("f\n"));
   await sleep(0);
-  assert.deepEqual(writes, ["a\nb\nc\nd\n", "e\n"], "a later tick's bytes get a write of their own");
+  assert.deepEqual(writes, ["a\n", "b\nc\nd\n", "e\n", "f\n"]);
+});
+
+test("coalescedWriter: the writes made during a read leave as one write when it returns, before anything is scheduled", async () => {
+  const writes: string[] = [];
+  const out = coalescedWriter((b) => writes.push(text.decode(b)));
+  const read = (lines: string[]): void => {
+    for (const line of lines) out.write(bytes(line));
+    // Nested (a dispatch that reads again): still held by the outer read.
+    out.during((more: string) => out.write(bytes(more)), "z\n");
+    assert.deepEqual(writes, [], "held while the read is dispatched");
+  };
+  out.during(read, ["x\n", "y\n"]);
+  assert.deepEqual(writes, ["x\ny\nz\n"], "one write, as the read returns");
+  // The read's write was its tick's: an answer resolved after it joins the rest of the tick.
+  await Promise.resolve().then(() => out.write(bytes("w\n")));
+  assert.deepEqual(writes, ["x\ny\nz\n"]);
+  await sleep(0);
+  assert.deepEqual(writes, ["x\ny\nz\n", "w\n"]);
+});
+
+test("coalescedWriter: after a read that wrote nothing, the next write leaves at once, with nothing scheduled", async () => {
+  const writes: string[] = [];
+  const out = coalescedWriter((b) => writes.push(text.decode(b)));
+  out.write(bytes("request 1\n"));
+  out.during(() => undefined, undefined); // its answer arrives; the caller asks again in a promise reaction
+  await Promise.resolve().then(() => out.write(bytes("request 2\n")));
+  assert.deepEqual(writes, ["request 1\n", "request 2\n"], "each request left as it was made");
+  // With no read between, a second write is gathered until its tick's end, then the next leaves at once again.
+  await sleep(0);
+  out.write(bytes("request 3\n"));
+  assert.deepEqual(writes, ["request 1\n", "request 2\n"]);
+  await sleep(0);
+  out.write(bytes("request 4\n"));
+  assert.deepEqual(writes, ["request 1\n", "request 2\n", "request 3\n", "request 4\n"]);
+});
+
+test("coalescedWriter: bytes gathered in a tick leave, in order, with those of a read that follows in the same tick", async () => {
+  const writes: string[] = [];
+  const out = coalescedWriter((b) => writes.push(text.decode(b)));
+  out.write(bytes("1\n")); // at once
+  out.write(bytes("2\n")); // gathered until the tick's end
+  out.during((line: string) => out.write(bytes(line)), "3\n");
+  assert.deepEqual(writes, ["1\n", "2\n3\n"], "the read's write does not overtake what was gathered before it");
+  await sleep(0);
+  assert.deepEqual(writes, ["1\n", "2\n3\n"]);
+});
+
+test("coalescedWriter: a step that throws still releases what it wrote, and the writer holds nothing afterwards", async () => {
+  const writes: string[] = [];
+  const out = coalescedWriter((b) => writes.push(text.decode(b)));
+  assert.throws(() =>
+    out.during(() => {
+      out.write(bytes("before\n"));
+      throw new Error("dispatch failed");
+    }, undefined),
+  );
+  assert.deepEqual(writes, ["before\n"]);
+  out.write(bytes("after\n"));
+  await sleep(0);
+  assert.deepEqual(writes, ["before\n", "after\n"], "not stuck holding");
 });
 
 test("coalescedWriter: flush writes what is gathered at once, and the scheduled write then has nothing to add", async () => {
   const writes: string[] = [];
   const out = coalescedWriter((b) => writes.push(text.decode(b)));
   out.write(bytes("x\n"));
-  out.flush();
+  out.write(bytes("y\n"));
   assert.deepEqual(writes, ["x\n"]);
   out.flush();
+  assert.deepEqual(writes, ["x\n", "y\n"]);
+  out.flush();
   await sleep(0);
-  assert.deepEqual(writes, ["x\n"], "no empty write, no second write of the same bytes");
+  assert.deepEqual(writes, ["x\n", "y\n"], "no empty write, no second write of the same bytes");
 });
 
 test("coalescedWriter: a sink that throws does not escape (it would be an uncaught exception), and later writes still go out", async () => {
@@ -64,6 +136,34 @@ test("coalescedWriter: a sink that throws does not escape (it would be an uncaug
   out.write(bytes("next\n"));
   await sleep(0);
   assert.deepEqual(writes, ["next\n"]);
+});
+
+test("pacedSink: a refused write pauses the input until the output drains, with one drain listener however many writes are refused meanwhile", () => {
+  const written: string[] = [];
+  const drains: (() => void)[] = [];
+  let full = true;
+  const output = {
+    write: (b: Uint8Array): boolean => (written.push(text.decode(b)), !full),
+    once: (_event: "drain", listener: () => void): void => void drains.push(listener),
+  };
+  const calls: string[] = [];
+  const input = { pause: () => calls.push("pause"), resume: () => calls.push("resume") };
+  const sink = pacedSink(output, () => input);
+  sink(bytes("1\n"));
+  sink(bytes("2\n")); // the rest of a read already under way
+  sink(bytes("3\n"));
+  assert.deepEqual(written, ["1\n", "2\n", "3\n"], "refused writes are still handed to the stream, which queues them");
+  assert.deepEqual(calls, ["pause"]);
+  assert.equal(drains.length, 1, "one drain listener, not one per refused write");
+  full = false;
+  drains.shift()!();
+  assert.deepEqual(calls, ["pause", "resume"]);
+  sink(bytes("4\n"));
+  assert.deepEqual(calls, ["pause", "resume"], "a write taken at once changes nothing");
+  full = true;
+  sink(bytes("5\n"));
+  assert.deepEqual(calls, ["pause", "resume", "pause"], "paused again the next time a write is refused");
+  assert.equal(drains.length, 1);
 });
 
 test("nodeHost: a deadline moved later is kept, and onTimer is not called before it", async () => {
@@ -164,4 +264,80 @@ test("serveStdio with a file as stdin reads it through process.stdin and answers
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("serveStdio: a client that does not read stalls the server, which takes in no more than it can answer; once it reads, every answer arrives, in order", async () => {
+  const child = spawn(process.execPath, [MAIN, "serve"], { stdio: ["pipe", "pipe", "pipe"] });
+  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  try {
+    // First the server is up and reading: its answer to initialize arrives.
+    const ready = new Promise<void>((resolve) => child.stdout!.on("data", () => resolve()));
+    child.stdin!.write(INITIALIZE);
+    await withTimeout(ready, 10_000, "the answer to initialize");
+    child.stdout!.pause();
+    const count = 100_000;
+    let requests = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n";
+    for (let id = 1; id <= count; id++) requests += `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`;
+    child.stdin!.write(requests);
+    // Several MB of answers cannot fit the pipe: the server must stop reading (its stdin paused
+    // when a write is refused; on Linux a pipe as stdout blocks the write itself), so most
+    // requests stay queued on our side. Wait until the queue stops moving, then look.
+    const queued = (): number => (child.stdin as unknown as { writableLength: number }).writableLength;
+    let last = -1;
+    for (let still = 0; still < 3; ) {
+      await sleep(200);
+      const now = queued();
+      still = now === last ? still + 1 : 0;
+      last = now;
+    }
+    assert.ok(last > 0, "the server read every request although its answers could not be written");
+    let out = "";
+    let lines = 0;
+    const done = new Promise<void>((resolve) =>
+      child.stdout!.on("data", (chunk: Uint8Array) => {
+        const piece = text.decode(chunk, { stream: true });
+        out += piece;
+        for (let at = piece.indexOf("\n"); at !== -1; at = piece.indexOf("\n", at + 1)) lines++;
+        if (lines === count) resolve();
+      }),
+    );
+    child.stdout!.resume();
+    await withTimeout(done, 60_000, "every answer");
+    const ids = out.split("\n").filter((l) => l.length > 0).map((l) => (JSON.parse(l) as { id: number }).id);
+    assert.equal(ids.length, count);
+    assert.ok(ids.every((id, i) => id === i + 1), "answers in request order, none lost, none twice");
+  } finally {
+    // On a failure the server may still have answers to write that nobody reads: it must not outlive the test.
+    child.kill();
+    await withTimeout(exited, 10_000, "mcp-engine serve to exit");
+  }
+});
+
+// A server that answers initialize only and names on stderr every message it reads, until its stdin ends.
+const LISTENER = `
+let pending = "";
+process.stdin.on("data", (chunk) => {
+  pending += chunk;
+  for (let nl = pending.indexOf("\\n"); nl !== -1; nl = pending.indexOf("\\n")) {
+    const message = JSON.parse(pending.slice(0, nl));
+    pending = pending.slice(nl + 1);
+    process.stderr.write((message.method ?? "response") + "\\n");
+    if (message.method === "initialize") process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: message.params.protocolVersion, capabilities: {}, serverInfo: { name: "listener", version: "1" } } }) + "\\n");
+  }
+});
+process.stdin.on("end", () => process.stderr.write("eof\\n"));
+`;
+
+test("StdioClient.close: what is gathered for the end of the tick (a request and its cancellation, made in the tick close() is called in) reaches the server before its stdin ends", async () => {
+  let heard = "";
+  const remote = await StdioClient.spawn({ command: process.execPath, args: ["-e", LISTENER], info: { name: "t", version: "1" }, stderr: (text) => (heard += text) });
+  // notifications/initialized left at once after the last read: the next writes of this tick are gathered.
+  const controller = new AbortController();
+  const unanswered = remote.client.ping({ signal: controller.signal }).catch((error: unknown) => error);
+  await Promise.resolve(); // the ping is handed to the writer
+  controller.abort("no longer needed");
+  await remote.close();
+  assert.ok((await unanswered) instanceof Error);
+  const lines = heard.split("\n").filter((l) => l.length > 0);
+  assert.deepEqual(lines, ["initialize", "notifications/initialized", "ping", "notifications/cancelled", "eof"]);
 });
