@@ -12,6 +12,7 @@
 
 import { DEFAULT_LIMITS, type Engine, type RequestOptions } from "../engine.js";
 import type { JsonObject } from "../envelope.js";
+import { IdTable } from "../idtable.js";
 import type { CallOptions, ProgressInfo } from "./client.js";
 import type { Driver, PeerHost } from "./driver.js";
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
@@ -63,6 +64,24 @@ function ignore(): void {
   // Replaced by the promise's own resolvers as soon as the call is made.
 }
 
+/** The options of a call made without any: one shared object, so that a call without options allocates none. */
+export const NO_CALL_OPTIONS: CallOptions = Object.freeze({});
+
+/** The call whose promise is being made: `capture` (one function for every call) hands it the promise's resolvers, so no executor closure is made per call. */
+let capturing: PendingCall | undefined;
+
+function capture(resolve: (result: JsonObject | PromiseLike<JsonObject>) => void, reject: (error: Error) => void): void {
+  const call = capturing as PendingCall;
+  call.resolve = resolve;
+  call.reject = reject;
+}
+
+/**
+ * The engine options of a call sent at once (not queued): one object reused by every such
+ * call, since Engine.request reads its options during the call and keeps none of them.
+ */
+const SCRATCH_OPTIONS: { -readonly [K in keyof RequestOptions]: RequestOptions[K] } = { deadline: undefined, totalDeadline: undefined, resetOnProgressMs: undefined, progressToken: undefined };
+
 /** A request past maxPendingOutbound, waiting for an answer to make room; its deadlines run from the call. */
 interface QueuedRequest {
   readonly method: string;
@@ -85,8 +104,8 @@ export interface CallsOptions {
 }
 
 export class OutgoingCalls {
-  /** Sent calls by the engine's id. */
-  readonly pending = new Map<number, PendingCall>();
+  /** Sent calls by the engine's id (an IdTable: a Map that empties and refills with every call allocates each time). */
+  readonly pending = new IdTable<PendingCall>();
   /**
    * Requests past the engine's maxPendingOutbound, in call order (FIFO, with O(1) removal on
    * abort or expiry). Released one per answer.
@@ -114,24 +133,24 @@ export class OutgoingCalls {
     const sendParams = safe?.value as JsonObject | undefined;
     const now = this.options.host.now();
     const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
-    const engineOptions: RequestOptions = {};
-    if (Number.isFinite(timeoutMs)) engineOptions.deadline = now + timeoutMs;
-    if (options.maxTotalMs !== undefined) engineOptions.totalDeadline = now + options.maxTotalMs;
-    if (options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs)) engineOptions.resetOnProgressMs = timeoutMs;
-    // A server can only heartbeat through progress if the request carries a token.
-    if (options.onProgress !== undefined || options.resetTimeoutOnProgress === true) engineOptions.progressToken = true;
     const call = new PendingCall(method, options.onProgress, timeoutMs, options.maxTotalMs);
     if (then !== undefined) {
       call.step = then;
       call.options = options;
     }
-    const promise = new Promise<JsonObject>((resolve, reject) => {
-      call.resolve = resolve;
-      call.reject = reject;
-    });
+    capturing = call;
+    const promise = new Promise<JsonObject>(capture);
+    capturing = undefined;
     if (signal !== undefined) this.listen(call, signal);
     // The engine holds at most maxPendingOutbound requests in flight; the rest wait here, in order.
-    if (this.queued.size > 0 || engine.pendingOutboundCount >= this.maxPendingOutbound) {
+    const queue = this.queued.size > 0 || engine.pendingOutboundCount >= this.maxPendingOutbound;
+    const engineOptions = queue ? {} : SCRATCH_OPTIONS;
+    engineOptions.deadline = Number.isFinite(timeoutMs) ? now + timeoutMs : undefined;
+    engineOptions.totalDeadline = options.maxTotalMs !== undefined ? now + options.maxTotalMs : undefined;
+    engineOptions.resetOnProgressMs = options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
+    // A server can only heartbeat through progress if the request carries a token.
+    engineOptions.progressToken = options.onProgress !== undefined || options.resetTimeoutOnProgress === true ? true : undefined;
+    if (queue) {
       const expiry = Math.min(engineOptions.deadline ?? Infinity, engineOptions.totalDeadline ?? Infinity);
       call.ticket = this.queued.push({ method, params: sendParams, engineOptions, call }, expiry);
       this.owner.driver.pump();
@@ -212,8 +231,8 @@ export class OutgoingCalls {
 
   /** The connection closed: every sent and queued call rejects with ConnectionClosedError. */
   closeAll(detail: string | undefined): void {
-    for (const id of [...this.pending.keys()]) {
-      const call = this.settle(id);
+    for (const id of this.pending.collectKeys([])) {
+      const call = this.settle(id as number);
       call?.reject(new ConnectionClosedError(call.method, detail));
     }
     for (const { method, call } of this.queued.clear()) {

@@ -144,6 +144,12 @@ export class Driver<R extends Role> {
         for (let event = this.engine.pollEvent(); event !== undefined; event = this.engine.pollEvent()) this.dispatchGuarded(event);
         // One write for everything this pass queued (the answers of a whole chunk of requests, say).
         this.flushGuarded();
+        // The drain itself may report (ENG-09: a message JSON could not encode): dispatched in this pass too.
+        const late = this.engine.pollEvent();
+        if (late !== undefined) {
+          this.dispatchGuarded(late);
+          this.again = true;
+        }
       } while (this.again);
     } finally {
       this.pumping = false;

@@ -18,8 +18,9 @@ import type { Driver } from "./driver.js";
 import type { Engine } from "../engine.js";
 import type { RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
+import { IdTable } from "../idtable.js";
 import { McpError } from "./errors.js";
-import { describeThrown, toJsonSafe } from "./json-safe.js";
+import { describeThrown, encodesAsIs, toJsonSafe } from "./json-safe.js";
 import { PeerAbortController, type AbortSignalLike } from "./signal.js";
 import type { ServerRequestContext, ServerRequestHandler } from "./client.js";
 import type { JsonObject } from "../envelope.js";
@@ -84,7 +85,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 export class HandlerPool {
-  private readonly running = new Map<RequestId, HandlerJob>();
+  /** By id: an IdTable, not a Map, which would allocate as it empties and refills with every request. */
+  private readonly running = new IdTable<HandlerJob>();
   /** Insertion order is arrival order: the Map is the FIFO queue, and a cancel removes in O(1). */
   private readonly waiting = new Map<RequestId, HandlerJob>();
 
@@ -125,7 +127,7 @@ export class HandlerPool {
   /** The session closed: every running handler's signal aborts, and nothing waiting will run. */
   closeAll(reason: string): void {
     this.waiting.clear();
-    const jobs = [...this.running.values()];
+    const jobs = this.running.collect([]);
     this.running.clear();
     for (const job of jobs) job.abortJob(reason);
   }
@@ -136,7 +138,7 @@ export class HandlerPool {
     try {
       outcome = job.work();
     } catch (error) {
-      this.guarded("handler error", () => this.finish(id, job, false, error));
+      this.thrown(id, job, error);
       return;
     }
     if (!isThenable(outcome)) {
@@ -148,6 +150,11 @@ export class HandlerPool {
       }
       return;
     }
+    this.later(id, job, outcome as PromiseLike<object>);
+  }
+
+  /** A handler's promise, answered when it settles (a method of its own: its closures would make every start() allocate a context, synchronous answers included). */
+  private later(id: RequestId, job: HandlerJob, outcome: PromiseLike<object>): void {
     Promise.resolve(outcome)
       .then(
         (result) => this.finish(id, job, true, result),
@@ -174,8 +181,18 @@ export class HandlerPool {
       else job.fail(value);
     } catch (error) {
       this.options.onFault(error, "answer");
-      this.guarded("fallback answer", () => job.engine.respondError(id, ErrorCode.InternalError, "Internal error while answering the request"));
+      this.fallback(id, job);
     }
+  }
+
+  // The two below hold the closures of start() and answerOnce(): in those, a closure would make every request allocate their context.
+
+  private thrown(id: RequestId, job: HandlerJob, error: unknown): void {
+    this.guarded("handler error", () => this.finish(id, job, false, error));
+  }
+
+  private fallback(id: RequestId, job: HandlerJob): void {
+    this.guarded("fallback answer", () => job.engine.respondError(id, ErrorCode.InternalError, "Internal error while answering the request"));
   }
 
   /** Starts waiting requests while slots are free, oldest first. */
@@ -200,15 +217,25 @@ export class HandlerPool {
   }
 }
 
-/** Answers `result` as it would encode, or -32603 saying why it cannot be sent. */
+/**
+ * Answers `result` as it would encode, or -32603 saying why it cannot be sent. Plain data
+ * (encodesAsIs: the usual result) is handed to the engine as it is, without a copy: the
+ * answer is encoded in this same synchronous run (the pool pumps right after answering), and
+ * should a getter change its mind in between, the engine refuses that one answer as -32603
+ * (ENG-09) rather than losing the drain. Anything else is copied by toJsonSafe first.
+ */
 export function respondSafely(engine: AnyEngine, id: RequestId, result: unknown, maxJsonDepth: number): void {
-  const safe = toJsonSafe(result, maxJsonDepth);
-  if (!safe.ok) {
-    engine.respondError(id, ErrorCode.InternalError, `The handler's result cannot be sent as JSON: ${safe.reason}`);
-    return;
+  let value = result;
+  if (!encodesAsIs(result, maxJsonDepth)) {
+    const safe = toJsonSafe(result, maxJsonDepth);
+    if (!safe.ok) {
+      engine.respondError(id, ErrorCode.InternalError, `The handler's result cannot be sent as JSON: ${safe.reason}`);
+      return;
+    }
+    value = safe.value;
   }
   try {
-    engine.respond(id, safe.value as object);
+    engine.respond(id, value as object);
   } catch (error) {
     engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
   }

@@ -126,6 +126,36 @@ function pathOf(key: string, depth: number): string {
   return depth === 0 ? "the top level" : `key ${JSON.stringify(key)} (depth ${depth})`;
 }
 
+/**
+ * True when JSON.stringify encodes `value` as it stands, so that no copy is needed: only
+ * strings, finite or non-finite numbers, booleans, null, arrays and objects (what JSON drops,
+ * such as undefined and functions, it drops either way), nothing with a toJSON, no boxed
+ * primitive, no BigInt, nesting within maxDepth (a cycle shows as too deep). It allocates
+ * nothing and reads each property once; a getter that throws makes it false. False sends the
+ * caller to toJsonSafe, which copies, or says why there is no JSON form.
+ */
+export function encodesAsIs(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): boolean {
+  try {
+    return plainJson(value, 0, maxDepth);
+  } catch {
+    return false;
+  }
+}
+
+function plainJson(value: unknown, depth: number, maxDepth: number): boolean {
+  if (typeof value !== "object" || value === null) return typeof value !== "bigint";
+  if (depth >= maxDepth || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!plainJson(value[i], depth + 1, maxDepth)) return false;
+    return true;
+  }
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) return false;
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !plainJson((value as Record<string, unknown>)[key], depth + 1, maxDepth)) return false;
+  }
+  return true;
+}
+
 /** True when `value` nests objects and arrays deeper than maxDepth. Iterative: any depth is measured without recursion. */
 export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
   if (typeof value !== "object" || value === null) return false;

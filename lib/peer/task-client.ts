@@ -22,6 +22,7 @@ import { isJsonObject } from "../envelope.js";
 import type { CallToolRequestParams, CallToolResult, ServerCapabilities } from "../types.js";
 import type { CallOptions, ServerRequestHandler } from "./client.js";
 import { InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, TaskCancelledError, TaskFailedError } from "./errors.js";
+import { NO_CALL_OPTIONS } from "./client-calls.js";
 import { fulfil } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
 import type { AbortSignalLike } from "./signal.js";
@@ -155,11 +156,16 @@ export class TaskClient {
   }
 
   /** tools/call to its final result: through a task when the server makes one. */
-  callTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions = {}): Promise<CallToolResult> {
-    if (options.task !== false && this.coreTaskCall(name)) return this.create(name, args, options).then((started) => ("result" in started ? started.result : this.wait(started.task, options)));
+  callTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions = NO_CALL_OPTIONS): Promise<CallToolResult> {
+    if (options.task !== false && this.coreTaskCall(name)) return this.coreTaskCallTool(name, args, options);
     // The common case in one promise step: a result, or (2026-07-28) the task the server made of the call.
     const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
     return this.transport.request("tools/call", params as unknown as JsonObject, options, this.finishCall) as unknown as Promise<CallToolResult>;
+  }
+
+  /** A 2025-11-25 task-augmented call to its end (a method of its own: a closure in callTool would make every call allocate its context). */
+  private coreTaskCallTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions): Promise<CallToolResult> {
+    return this.create(name, args, options).then((started) => ("result" in started ? started.result : this.wait(started.task, options)));
   }
 
   /** A tools/call result, or the task the server made of the call (2026-07-28), followed to its end. Made once: no closure per call. */

@@ -175,6 +175,25 @@ for (const [what, make, reason] of HOSTILE_RESULTS) {
   });
 }
 
+test("ENG-09: a plain result goes to the engine uncopied; a getter that turns unencodable when the drain reads it is answered -32603, reported, and the session goes on", async () => {
+  let reads = 0;
+  const raw = sessionEra((s) => {
+    // Plain data when the peer layer looks at it, a BigInt when the drain encodes it: only the engine's encoder can catch it.
+    // Async: its answer is drained by a pump of its own, which must dispatch what the drain reported.
+    s.tool("fickle", {}, async () => ({ content: [], get structuredContent(): unknown { return ++reads === 1 ? { n: 1 } : { n: 2n }; } }) as unknown as CallToolResult);
+    s.tool("echo", {}, () => ok("echo"));
+  });
+  call(raw, 1, "fickle");
+  await raw.settle();
+  assertError(raw.answer(1), [-32603], /cannot be encoded as JSON.*BigInt/);
+  assert.ok(raw.diagnostics.some((d) => d.rule === "ENG-09"), "reported by the pump that drained it");
+  assert.equal(reads, 2, "read once by the check, once by the encoder (no copy in between)");
+  assert.ok(raw.diagnostics.some((d) => d.rule === "ENG-09"), `an ENG-09 diagnostic: ${JSON.stringify(raw.diagnostics)}`);
+  call(raw, 2, "echo");
+  await raw.settle();
+  assert.deepEqual((raw.answer(2)?.result as Message | undefined)?.content, [{ type: "text", text: "echo" }]);
+});
+
 test("handlers that throw synchronously, asynchronously, a non-Error, or an Error whose message getter throws: each is answered", async () => {
   const raw = sessionEra((s) => {
     s.tool("sync", {}, () => {
