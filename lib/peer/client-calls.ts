@@ -17,43 +17,89 @@ import type { CallOptions, ProgressInfo } from "./client.js";
 import type { Driver, PeerHost } from "./driver.js";
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
 import { errorMessage } from "./handlers.js";
-import { toJsonSafe } from "./json-safe.js";
+import { NotJson, copyJson } from "./json-safe.js";
 import { DeadlineQueue } from "./request-queue.js";
 
 /** What a call's result goes through before its promise settles (tools/call: a task or the result), in the same step. */
 export type ResultStep = (result: JsonObject, options: CallOptions) => JsonObject | PromiseLike<JsonObject>;
 
+/** What few calls have (a queue ticket, a result step, an abort listener, progress, a total cap): kept apart, so that the usual call is a smaller object. */
+interface RareParts {
+  ticket: number | undefined;
+  step: ResultStep | undefined;
+  options: CallOptions | undefined;
+  cleanup: (() => void) | undefined;
+  onProgress: ((progress: ProgressInfo) => void) | undefined;
+  totalMs: number | undefined;
+}
+
 /** One call awaiting its answer. */
 export class PendingCall {
-  /** Its ticket in the queue while it waits for room under maxPendingOutbound. */
-  ticket: number | undefined = undefined;
   /** The engine's id for it, once sent. */
   sentId: number | undefined = undefined;
   resolve: (result: JsonObject | PromiseLike<JsonObject>) => void = ignore;
-  /** Applied to the result by complete(); undefined: the result as it came. */
-  step: ResultStep | undefined = undefined;
-  /** The call's options, for `step`. */
-  options: CallOptions | undefined = undefined;
   reject: (error: Error) => void = ignore;
-  /** Removes the abort listener; undefined without a signal. */
-  cleanup: (() => void) | undefined = undefined;
+  private rare: RareParts | undefined = undefined;
 
   constructor(
     readonly method: string,
-    readonly onProgress: ((progress: ProgressInfo) => void) | undefined,
+    onProgress: ((progress: ProgressInfo) => void) | undefined,
     readonly timeoutMs: number | undefined,
-    readonly totalMs: number | undefined,
-  ) {}
+    totalMs: number | undefined,
+  ) {
+    if (onProgress !== undefined || totalMs !== undefined) {
+      const rare = this.parts();
+      rare.onProgress = onProgress;
+      rare.totalMs = totalMs;
+    }
+  }
 
-  /** The answer arrived: through `step` when the call has one (a throw rejects), else as it came. */
+  private parts(): RareParts {
+    return (this.rare ??= { ticket: undefined, step: undefined, options: undefined, cleanup: undefined, onProgress: undefined, totalMs: undefined });
+  }
+
+  get onProgress(): ((progress: ProgressInfo) => void) | undefined {
+    return this.rare?.onProgress;
+  }
+
+  get totalMs(): number | undefined {
+    return this.rare?.totalMs;
+  }
+
+  /** Its ticket in the queue while it waits for room under maxPendingOutbound. */
+  get ticket(): number | undefined {
+    return this.rare?.ticket;
+  }
+
+  set ticket(ticket: number | undefined) {
+    if (ticket !== undefined || this.rare !== undefined) this.parts().ticket = ticket;
+  }
+
+  /** Removes the abort listener; undefined without a signal. */
+  get cleanup(): (() => void) | undefined {
+    return this.rare?.cleanup;
+  }
+
+  set cleanup(cleanup: (() => void) | undefined) {
+    if (cleanup !== undefined || this.rare !== undefined) this.parts().cleanup = cleanup;
+  }
+
+  /** Applies `step` to the result (with the call's options) before the promise settles. */
+  setStep(step: ResultStep, options: CallOptions): void {
+    const rare = this.parts();
+    rare.step = step;
+    rare.options = options;
+  }
+
+  /** The answer arrived: through the step when the call has one (a throw rejects), else as it came. */
   complete(result: JsonObject): void {
-    const step = this.step;
+    const step = this.rare?.step;
     if (step === undefined) {
       this.resolve(result);
       return;
     }
     try {
-      this.resolve(step(result, this.options as CallOptions));
+      this.resolve(step(result, this.rare?.options as CallOptions));
     } catch (error) {
       this.reject(error instanceof Error ? error : new Error(errorMessage(error)));
     }
@@ -128,16 +174,13 @@ export class OutgoingCalls {
     // A request on a closed session (the peer went away, or close()) settles like those that were pending.
     if (engine.isClosed) return Promise.reject(new ConnectionClosedError(method, "the session is closed"));
     // Encoded later, in a drain: a value JSON cannot encode is refused here, where the caller learns of it.
-    const safe = params === undefined ? undefined : toJsonSafe(params, this.options.maxJsonDepth);
-    if (safe !== undefined && !safe.ok) return Promise.reject(unencodable(method, "params", safe.reason));
-    const sendParams = safe?.value as JsonObject | undefined;
+    const copy = params === undefined ? undefined : copyJson(params, this.options.maxJsonDepth);
+    if (copy instanceof NotJson) return Promise.reject(unencodable(method, "params", copy.reason));
+    const sendParams = copy as JsonObject | undefined;
     const now = this.options.host.now();
     const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
     const call = new PendingCall(method, options.onProgress, timeoutMs, options.maxTotalMs);
-    if (then !== undefined) {
-      call.step = then;
-      call.options = options;
-    }
+    if (then !== undefined) call.setStep(then, options);
     capturing = call;
     const promise = new Promise<JsonObject>(capture);
     capturing = undefined;

@@ -155,7 +155,15 @@ export class RequestContext extends HandlerJob implements HandlerContext {
     private rounds: RoundState | undefined,
     readonly http: TransportRequestInfo | undefined,
   ) {
-    super(owner.engine, owner.driver);
+    super();
+  }
+
+  get engine(): ServerSession["engine"] {
+    return this.owner.engine;
+  }
+
+  get driver(): ServerSession["driver"] {
+    return this.owner.driver;
   }
 
   work(): object | Promise<object> {

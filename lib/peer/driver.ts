@@ -45,9 +45,17 @@ export class Driver<R extends Role> {
     private readonly onFault: (error: unknown, where: string) => void = () => undefined,
   ) {}
 
+  /**
+   * The time an input comes with: it only lets progress push back the deadlines of our own
+   * requests, so with none in flight (a server, mostly) the clock is not read.
+   */
+  private inputTime(): number | undefined {
+    return this.engine.pendingOutboundCount === 0 ? undefined : this.host.now();
+  }
+
   receiveBytes(chunk: Uint8Array): void {
     try {
-      this.engine.receiveBytes(chunk, this.host.now());
+      this.engine.receiveBytes(chunk, this.inputTime());
     } catch (error) {
       this.inputFailed(error, "receiveBytes");
     }
@@ -56,7 +64,7 @@ export class Driver<R extends Role> {
 
   receiveMessage(value: unknown): void {
     try {
-      this.engine.receiveMessage(value, this.host.now());
+      this.engine.receiveMessage(value, this.inputTime());
     } catch (error) {
       this.inputFailed(error, "receiveMessage");
     }

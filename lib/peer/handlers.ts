@@ -47,10 +47,9 @@ export abstract class HandlerJob {
   private controller: PeerAbortController | undefined = undefined;
   private abortedWith: { reason: unknown } | undefined = undefined;
 
-  constructor(
-    readonly engine: AnyEngine,
-    readonly driver: AnyDriver,
-  ) {}
+  /** The engine that answers it (a server's request context reads its session's rather than keep a copy). */
+  abstract readonly engine: AnyEngine;
+  abstract readonly driver: AnyDriver;
 
   /** Runs the handler; a value or a promise of one. */
   abstract work(): object | Promise<object>;
@@ -281,14 +280,14 @@ export function shielded(callback: () => void): void {
 /** A server request run by one of our handlers: its context ({ requestId, signal }) and its pool job. */
 export class ServerRequestJob extends HandlerJob implements ServerRequestContext {
   constructor(
-    engine: Engine<"client">,
-    driver: Driver<"client">,
+    readonly engine: Engine<"client">,
+    readonly driver: Driver<"client">,
     readonly requestId: RequestId,
     private readonly params: JsonObject | undefined,
     private readonly handler: ServerRequestHandler<JsonObject | undefined, object>,
     private readonly maxJsonDepth: number,
   ) {
-    super(engine, driver);
+    super();
   }
 
   work(): object | Promise<object> {

@@ -24,22 +24,31 @@ export type JsonSafe = { readonly ok: true; readonly value: unknown } | { readon
  * or toJSON that threw.
  */
 export function toJsonSafe(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): JsonSafe {
+  const copy = copyJson(value, maxDepth);
+  return copy instanceof NotJson ? { ok: false, reason: copy.reason } : { ok: true, value: copy };
+}
+
+/** Why a value has no JSON form (copyJson's failure; a class of its own, so no JSON value is ever mistaken for it). */
+export class NotJson {
+  constructor(readonly reason: string) {}
+}
+
+/** toJsonSafe without the wrapper, for paths run on every call: the copy, or a NotJson. */
+export function copyJson(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): unknown {
   try {
     // The fast walk keeps no set of ancestors: a cycle shows as nesting past maxDepth, and only
     // then does the careful walk run again to say which it is (getters run twice in that case only).
     const copy = copyFast(value, "", 0, maxDepth);
-    if (copy === undefined) return { ok: false, reason: `${typeof value} has no JSON form` };
-    return { ok: true, value: copy };
+    return copy === undefined ? new NotJson(`${typeof value} has no JSON form`) : copy;
   } catch (error) {
-    if (!(error instanceof Unencodable)) return { ok: false, reason: `reading it threw: ${describeThrown(error)}` };
-    if (!error.deep) return { ok: false, reason: error.reason };
+    if (!(error instanceof Unencodable)) return new NotJson(`reading it threw: ${describeThrown(error)}`);
+    if (!error.deep) return new NotJson(error.reason);
   }
   try {
     copyValue(value, "", 0, maxDepth, new Set<object>());
-    return { ok: false, reason: `nested deeper than ${maxDepth} levels` };
+    return new NotJson(`nested deeper than ${maxDepth} levels`);
   } catch (error) {
-    if (error instanceof Unencodable) return { ok: false, reason: error.reason };
-    return { ok: false, reason: `reading it threw: ${describeThrown(error)}` };
+    return new NotJson(error instanceof Unencodable ? error.reason : `reading it threw: ${describeThrown(error)}`);
   }
 }
 
