@@ -7,7 +7,8 @@
 // - a call is in `pending` (by the engine's id) once sent, or in `queued` (by ticket) while
 //   it waits for room, never both; queued requests leave in call order, one per freed slot;
 // - what a call sends is a JSON-safe copy made at the call, so a later change of the caller's
-//   objects does not change it and a value JSON cannot encode is refused at the call;
+//   objects does not change it and a value JSON cannot encode is refused at the call (of a
+//   params object the peer layer made for the call, only the members are copied, in place);
 // - time comes from the host; this file reads no clock.
 
 import { DEFAULT_LIMITS, type Engine, type RequestOptions } from "../engine.js";
@@ -17,7 +18,7 @@ import type { CallOptions, ProgressInfo } from "./client.js";
 import type { Driver, PeerHost } from "./driver.js";
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
 import { errorMessage } from "./handlers.js";
-import { NotJson, copyJson } from "./json-safe.js";
+import { NotJson, copyJson, copyMembers } from "./json-safe.js";
 import { DeadlineQueue } from "./request-queue.js";
 
 /** What a call's result goes through before its promise settles (tools/call: a task or the result), in the same step. */
@@ -167,14 +168,15 @@ export class OutgoingCalls {
   }
 
   /** Sends a request; the promise settles with its result or one of the errors of CallOptions. */
-  send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep): Promise<JsonObject> {
+  send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep, fresh = false): Promise<JsonObject> {
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
     const engine = this.owner.engine;
     // A request on a closed session (the peer went away, or close()) settles like those that were pending.
     if (engine.isClosed) return Promise.reject(new ConnectionClosedError(method, "the session is closed"));
     // Encoded later, in a drain: a value JSON cannot encode is refused here, where the caller learns of it.
-    const copy = params === undefined ? undefined : copyJson(params, this.options.maxJsonDepth);
+    // `fresh`: the params object was made for this call (callTool's); only its members are the caller's, and only they are copied.
+    const copy = params === undefined ? undefined : fresh ? copyMembers(params as JsonObject, this.options.maxJsonDepth) : copyJson(params, this.options.maxJsonDepth);
     if (copy instanceof NotJson) return Promise.reject(unencodable(method, "params", copy.reason));
     const sendParams = copy as JsonObject | undefined;
     const now = this.options.host.now();

@@ -93,7 +93,7 @@ export class Client {
     this.tasks = new TaskClient({
       era: () => this.engine.era,
       send: (m, p, o) => this.send(m, p, o),
-      request: (m, p, o, then) => (then === undefined ? this.request(m, p, o) : this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(m) ? this.request(m, p, o).then((result) => then(result, o)) : this.send(m, p, o, then)),
+      request: (m, p, o, then, fresh) => (then === undefined ? this.request(m, p, o) : this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(m) ? this.request(m, p, o).then((result) => then(result, o)) : this.send(m, p, o, then, fresh)),
       now: () => this.host.now(),
       sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
       handlers: this.handlers,
@@ -303,9 +303,9 @@ export class Client {
     return requestWithInput(rounds, method, params, options, this.options.maxInputRounds ?? 10, this.options.maxInputRequests ?? 32);
   }
 
-  private send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep): Promise<JsonObject> {
+  private send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep, fresh?: boolean): Promise<JsonObject> {
     try {
-      return this.calls.send(method, params, options, then);
+      return this.calls.send(method, params, options, then, fresh);
     } catch (error) {
       // Only a host whose now() throws gets here: the call fails, nothing else does.
       return Promise.reject(error instanceof Error ? error : new Error(errorMessage(error)));

@@ -44,8 +44,8 @@ export interface HandlerPoolOptions {
  * request context is its own job (context.ts), so a request allocates one object.
  */
 export abstract class HandlerJob {
-  private controller: PeerAbortController | undefined = undefined;
-  private abortedWith: { reason: unknown } | undefined = undefined;
+  /** Made when the signal is read or the job is aborted, whichever comes first (one field: most jobs need neither). */
+  private abortState: { aborted: boolean; reason: unknown; controller: PeerAbortController | undefined } | undefined = undefined;
 
   /** The engine that answers it (a server's request context reads its session's rather than keep a copy). */
   abstract readonly engine: AnyEngine;
@@ -58,24 +58,26 @@ export abstract class HandlerJob {
 
   /** Aborted when the peer cancels the request or the session closes. */
   get signal(): AbortSignalLike {
-    let controller = this.controller;
-    if (controller === undefined) {
-      controller = this.controller = new PeerAbortController();
-      if (this.abortedWith !== undefined) controller.abort(this.abortedWith.reason);
+    const state = (this.abortState ??= { aborted: false, reason: undefined, controller: undefined });
+    if (state.controller === undefined) {
+      state.controller = new PeerAbortController();
+      if (state.aborted) state.controller.abort(state.reason);
     }
-    return controller.signal;
+    return state.controller.signal;
   }
 
   /** True once the peer cancelled the request or the session closed. */
   get isAborted(): boolean {
-    return this.abortedWith !== undefined;
+    return this.abortState?.aborted === true;
   }
 
   /** @internal */
   abortJob(reason: unknown): void {
-    if (this.abortedWith !== undefined) return;
-    this.abortedWith = { reason };
-    this.controller?.abort(reason);
+    const state = (this.abortState ??= { aborted: false, reason: undefined, controller: undefined });
+    if (state.aborted) return;
+    state.aborted = true;
+    state.reason = reason;
+    state.controller?.abort(reason);
   }
 }
 

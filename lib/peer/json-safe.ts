@@ -35,17 +35,39 @@ export class NotJson {
 
 /** toJsonSafe without the wrapper, for paths run on every call: the copy, or a NotJson. */
 export function copyJson(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): unknown {
+  const copy = copyAt(value, "", 0, maxDepth);
+  return copy === undefined ? new NotJson(`${typeof value} has no JSON form`) : copy;
+}
+
+/**
+ * copyJson of an object the caller made itself (callTool's params): its members are copied in
+ * place, each as the walk of the whole would copy it (same depths, same paths, toJSON given the
+ * member's key), and the object is returned; or the NotJson of the first member that has no JSON form.
+ */
+export function copyMembers(object: Record<string, unknown>, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): unknown {
+  // for-in over own keys: Object.keys' order, without an array of them.
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const copy = copyAt(object[key], key, 1, maxDepth);
+    if (copy instanceof NotJson) return copy;
+    if (copy === undefined) delete object[key];
+    else object[key] = copy;
+  }
+  return object;
+}
+
+/** The copy of `value` found at `key` and `depth`, undefined when JSON drops it, or a NotJson. */
+function copyAt(value: unknown, key: string, depth: number, maxDepth: number): unknown {
   try {
     // The fast walk keeps no set of ancestors: a cycle shows as nesting past maxDepth, and only
     // then does the careful walk run again to say which it is (getters run twice in that case only).
-    const copy = copyFast(value, "", 0, maxDepth);
-    return copy === undefined ? new NotJson(`${typeof value} has no JSON form`) : copy;
+    return copyFast(value, key, depth, maxDepth);
   } catch (error) {
     if (!(error instanceof Unencodable)) return new NotJson(`reading it threw: ${describeThrown(error)}`);
     if (!error.deep) return new NotJson(error.reason);
   }
   try {
-    copyValue(value, "", 0, maxDepth, new Set<object>());
+    copyValue(value, key, depth, maxDepth, new Set<object>());
     return new NotJson(`nested deeper than ${maxDepth} levels`);
   } catch (error) {
     return new NotJson(error instanceof Unencodable ? error.reason : `reading it threw: ${describeThrown(error)}`);
