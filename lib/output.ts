@@ -155,22 +155,30 @@ export class Output {
     if (this.outbound.length === 0) return undefined;
     const { lines } = this;
     lines.begin();
-    const refused = this.refused;
     if (this.outbound.length === 1) {
       this.outboundRelated.shift();
-      const text = outboundJson(this.outbound.shift() as JsonRpcMessage, refused);
+      const text = outboundJson(this.outbound.shift() as JsonRpcMessage, this.refused);
       if (text !== undefined) lines.write(text, true);
     } else {
-      let text = "";
-      for (let m = this.outbound.shift(); m !== undefined; m = this.outbound.shift()) {
-        this.outboundRelated.shift();
-        const json = outboundJson(m, refused);
-        if (json !== undefined) text += json + "\n";
-      }
-      if (text !== "") lines.write(text, false);
+      this.writeAll();
     }
-    if (refused.length > 0) this.reportRefused();
+    if (this.refused.length > 0) this.reportRefused();
     return lines.take();
+  }
+
+  /**
+   * Several messages: their JSON concatenated, then encoded in one call. A method of its own,
+   * so that V8 inlines the one-message path of takeBytes whole (with TextEncoder.encodeInto,
+   * whose result object is then never allocated).
+   */
+  private writeAll(): void {
+    let text = "";
+    for (let m = this.outbound.shift(); m !== undefined; m = this.outbound.shift()) {
+      this.outboundRelated.shift();
+      const json = outboundJson(m, this.refused);
+      if (json !== undefined) text += json + "\n";
+    }
+    if (text !== "") this.lines.write(text, false);
   }
 
   /** Refusals of the drain in progress (ENG-09); empty between drains. */
