@@ -33,6 +33,12 @@ export interface PeerHost {
 const RESOLVED: Promise<void> = Promise.resolve();
 
 export class Driver<R extends Role> {
+  /**
+   * True when the engine encodes what this host is sent (a stream host: takeBytes, where a
+   * message JSON cannot encode is refused alone, ENG-09); false for a message host (send),
+   * which encodes each message itself, so what goes to it must be plain data already.
+   */
+  readonly engineEncodes: boolean;
   private pumping = false;
   private again = false;
   private armedAt: number | undefined;
@@ -43,7 +49,9 @@ export class Driver<R extends Role> {
     private readonly dispatch: (event: EngineEvent) => void,
     /** An exception caught on the driver's paths (see the file comment). Default: ignored. */
     private readonly onFault: (error: unknown, where: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.engineEncodes = host.send === undefined;
+  }
 
   /**
    * The time an input comes with: it only lets progress push back the deadlines of our own

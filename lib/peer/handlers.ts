@@ -178,7 +178,7 @@ export class HandlerPool {
   /** Answers once; if that throws before anything was queued, answers -32603 instead. */
   private answerOnce(id: RequestId, job: HandlerJob, ok: boolean, value: unknown): void {
     try {
-      if (ok) respondSafely(job.engine, id, value, this.options.maxJsonDepth);
+      if (ok) respondSafely(job.engine, id, value, this.options.maxJsonDepth, job.driver.engineEncodes);
       else job.fail(value);
     } catch (error) {
       this.options.onFault(error, "answer");
@@ -219,15 +219,16 @@ export class HandlerPool {
 }
 
 /**
- * Answers `result` as it would encode, or -32603 saying why it cannot be sent. Plain data
- * (encodesAsIs: the usual result) is handed to the engine as it is, without a copy: the
- * answer is encoded in this same synchronous run (the pool pumps right after answering), and
- * should a getter change its mind in between, the engine refuses that one answer as -32603
- * (ENG-09) rather than losing the drain. Anything else is copied by toJsonSafe first.
+ * Answers `result` as it would encode, or -32603 saying why it cannot be sent. On a stream
+ * host (`engineEncodes`), plain data (encodesAsIs: the usual result) is handed to the engine
+ * as it is, without a copy: the answer is encoded in this same synchronous run (the pool pumps
+ * right after answering), and should a getter change its mind in between, the engine refuses
+ * that one answer as -32603 (ENG-09) rather than losing the drain. Anything else, and every
+ * result for a message host (which encodes it itself), is copied by toJsonSafe first.
  */
-export function respondSafely(engine: AnyEngine, id: RequestId, result: unknown, maxJsonDepth: number): void {
+export function respondSafely(engine: AnyEngine, id: RequestId, result: unknown, maxJsonDepth: number, engineEncodes = false): void {
   let value = result;
-  if (!encodesAsIs(result, maxJsonDepth)) {
+  if (!engineEncodes || !encodesAsIs(result, maxJsonDepth)) {
     const safe = toJsonSafe(result, maxJsonDepth);
     if (!safe.ok) {
       engine.respondError(id, ErrorCode.InternalError, `The handler's result cannot be sent as JSON: ${safe.reason}`);
