@@ -40,7 +40,7 @@ export class InboundRequests {
 
   add(id: RequestId, method: string, params: JsonObject | undefined, modern: ModernRequestInfo | undefined, token: ProgressToken | undefined, group: BatchGroup | undefined): PendingIn {
     const entry: PendingIn = { id, method, params, modern, token, group, lastProgressSent: undefined };
-    this.pending.set(entry);
+    this.pending.set(id, entry);
     return entry;
   }
 

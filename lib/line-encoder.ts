@@ -63,18 +63,11 @@ export class LineEncoder {
     if (this.slab.length - this.at <= text.length) this.grow(text.length + 1);
     const start = this.at;
     const view = new Uint8Array(this.buffer, start, newline ? text.length + 1 : text.length);
-    let result = utf8.encodeInto(text, view);
+    const result = utf8.encodeInto(text, view);
     this.at += result.written;
-    let read = result.read;
+    const read = result.read;
     this.whole = read === text.length && start === this.used ? view : undefined;
-    while (read < text.length) {
-      // Not ASCII: room for the rest as if it were ASCII, again (encodeInto stopped at a
-      // whole code point; each growth at least doubles).
-      this.grow(text.length - read + 1);
-      result = utf8.encodeInto(text.slice(read), this.rest());
-      this.at += result.written;
-      read += result.read;
-    }
+    if (read < text.length) this.writeRest(text, read);
     if (!newline) return;
     if (this.at === this.slab.length) this.grow(1);
     this.slab[this.at++] = NEWLINE;
@@ -99,6 +92,21 @@ export class LineEncoder {
     this.whole = undefined;
     // The encoding view is the drain when the drain was that one write and it was ASCII.
     return whole !== undefined && whole.length === at - used ? whole : new Uint8Array(this.buffer, used, at - used);
+  }
+
+  /**
+   * The rest of a text that is not ASCII, from `read` (a method of its own: the ASCII path of
+   * write() stays small enough for V8 to inline it whole, TextEncoder.encodeInto included).
+   */
+  private writeRest(text: string, read: number): void {
+    while (read < text.length) {
+      // Room for the rest as if it were ASCII, again (encodeInto stopped at a whole code point;
+      // each growth at least doubles).
+      this.grow(text.length - read + 1);
+      const result = utf8.encodeInto(text.slice(read), this.rest());
+      this.at += result.written;
+      read += result.read;
+    }
   }
 
   /** A view of the slab after the drain in progress. */

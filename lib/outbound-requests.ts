@@ -117,7 +117,7 @@ export class OutboundRequests {
   /** Records a prepared request as in flight. */
   register(pending: PendingOut): void {
     this.nextId = pending.id + 1;
-    this.pending.set(pending);
+    this.pending.set(pending.id, pending);
     if (pending.token !== undefined) this.tokens.set(pending.token, pending);
     if (pending.timing !== undefined) this.deadlines.update(pending.timing, dueOf(pending.timing));
   }

@@ -8,7 +8,9 @@
 //   and the batch itself has been read to its end (M-09); a batch of notifications only
 //   gets no reply at all;
 // - an error reply without a readable id carries `"id": null` or no id, as the version
-//   profile in force says (unreadableErrorId).
+//   profile in force says (unreadableErrorId);
+// - takeBytes never throws for a message JSON cannot encode: that message alone is refused
+//   (ENG-09, lib/outbound-json.ts) and reported; the rest of the drain goes out.
 
 import type { ErrorObject, JsonRpcErrorResponse, JsonRpcMessage, RequestId } from "./envelope.js";
 import { ErrorCode } from "./errors.js";
@@ -16,6 +18,7 @@ import type { EngineEvent } from "./events.js";
 import type { Outbound } from "./engine-types.js";
 import type { LineFacts } from "./line-scan.js";
 import { LineEncoder } from "./line-encoder.js";
+import { outboundJson, type Refusal } from "./outbound-json.js";
 import { Queue } from "./queue.js";
 import type { VersionProfile } from "./versions.js";
 
@@ -34,6 +37,10 @@ export interface OwedRefusal {
   readonly rule: string;
   readonly expected: string;
   readonly got: string;
+}
+
+function describeId(id: RequestId | null | undefined): string {
+  return id === undefined ? "(no id)" : JSON.stringify(id);
 }
 
 function refusalMessage(code: number): string {
@@ -150,16 +157,39 @@ export class Output {
     lines.begin();
     if (this.outbound.length === 1) {
       this.outboundRelated.shift();
-      lines.write(JSON.stringify(this.outbound.shift()), true);
+      const text = outboundJson(this.outbound.shift() as JsonRpcMessage, this.refused);
+      if (text !== undefined) lines.write(text, true);
     } else {
-      let text = "";
-      for (let m = this.outbound.shift(); m !== undefined; m = this.outbound.shift()) {
-        this.outboundRelated.shift();
-        text += JSON.stringify(m) + "\n";
-      }
-      lines.write(text, false);
+      this.writeAll();
     }
+    if (this.refused.length > 0) this.reportRefused();
     return lines.take();
+  }
+
+  /**
+   * Several messages: their JSON concatenated, then encoded in one call. A method of its own,
+   * so that V8 inlines the one-message path of takeBytes whole (with TextEncoder.encodeInto,
+   * whose result object is then never allocated).
+   */
+  private writeAll(): void {
+    let text = "";
+    for (let m = this.outbound.shift(); m !== undefined; m = this.outbound.shift()) {
+      this.outboundRelated.shift();
+      const json = outboundJson(m, this.refused);
+      if (json !== undefined) text += json + "\n";
+    }
+    if (text !== "") this.lines.write(text, false);
+  }
+
+  /** Refusals of the drain in progress (ENG-09); empty between drains. */
+  private readonly refused: Refusal[] = [];
+
+  private reportRefused(): void {
+    for (const r of this.refused) {
+      const what = r.method === undefined ? `the answer to request ${describeId(r.id)}, sent as -32603 instead` : `${r.method}${r.id === undefined ? "" : ` (id ${describeId(r.id)})`}, dropped`;
+      this.diagnostic("ENG-09", "outbound messages JSON can encode", `${what}: ${r.reason}`, r.method);
+    }
+    this.refused.length = 0;
   }
 
   pollEvent(): EngineEvent | undefined {

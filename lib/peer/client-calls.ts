@@ -7,52 +7,100 @@
 // - a call is in `pending` (by the engine's id) once sent, or in `queued` (by ticket) while
 //   it waits for room, never both; queued requests leave in call order, one per freed slot;
 // - what a call sends is a JSON-safe copy made at the call, so a later change of the caller's
-//   objects does not change it and a value JSON cannot encode is refused at the call;
+//   objects does not change it and a value JSON cannot encode is refused at the call (of a
+//   params object the peer layer made for the call, only the members are copied, in place);
 // - time comes from the host; this file reads no clock.
 
 import { DEFAULT_LIMITS, type Engine, type RequestOptions } from "../engine.js";
 import type { JsonObject } from "../envelope.js";
+import { IdTable } from "../idtable.js";
 import type { CallOptions, ProgressInfo } from "./client.js";
 import type { Driver, PeerHost } from "./driver.js";
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
 import { errorMessage } from "./handlers.js";
-import { toJsonSafe } from "./json-safe.js";
+import { NotJson, copyJson, copyMembers } from "./json-safe.js";
 import { DeadlineQueue } from "./request-queue.js";
 
 /** What a call's result goes through before its promise settles (tools/call: a task or the result), in the same step. */
 export type ResultStep = (result: JsonObject, options: CallOptions) => JsonObject | PromiseLike<JsonObject>;
 
+/** What few calls have (a queue ticket, a result step, an abort listener, progress, a total cap): kept apart, so that the usual call is a smaller object. */
+interface RareParts {
+  ticket: number | undefined;
+  step: ResultStep | undefined;
+  options: CallOptions | undefined;
+  cleanup: (() => void) | undefined;
+  onProgress: ((progress: ProgressInfo) => void) | undefined;
+  totalMs: number | undefined;
+}
+
 /** One call awaiting its answer. */
 export class PendingCall {
-  /** Its ticket in the queue while it waits for room under maxPendingOutbound. */
-  ticket: number | undefined = undefined;
   /** The engine's id for it, once sent. */
   sentId: number | undefined = undefined;
   resolve: (result: JsonObject | PromiseLike<JsonObject>) => void = ignore;
-  /** Applied to the result by complete(); undefined: the result as it came. */
-  step: ResultStep | undefined = undefined;
-  /** The call's options, for `step`. */
-  options: CallOptions | undefined = undefined;
   reject: (error: Error) => void = ignore;
-  /** Removes the abort listener; undefined without a signal. */
-  cleanup: (() => void) | undefined = undefined;
+  private rare: RareParts | undefined = undefined;
 
   constructor(
     readonly method: string,
-    readonly onProgress: ((progress: ProgressInfo) => void) | undefined,
+    onProgress: ((progress: ProgressInfo) => void) | undefined,
     readonly timeoutMs: number | undefined,
-    readonly totalMs: number | undefined,
-  ) {}
+    totalMs: number | undefined,
+  ) {
+    if (onProgress !== undefined || totalMs !== undefined) {
+      const rare = this.parts();
+      rare.onProgress = onProgress;
+      rare.totalMs = totalMs;
+    }
+  }
 
-  /** The answer arrived: through `step` when the call has one (a throw rejects), else as it came. */
+  private parts(): RareParts {
+    return (this.rare ??= { ticket: undefined, step: undefined, options: undefined, cleanup: undefined, onProgress: undefined, totalMs: undefined });
+  }
+
+  get onProgress(): ((progress: ProgressInfo) => void) | undefined {
+    return this.rare?.onProgress;
+  }
+
+  get totalMs(): number | undefined {
+    return this.rare?.totalMs;
+  }
+
+  /** Its ticket in the queue while it waits for room under maxPendingOutbound. */
+  get ticket(): number | undefined {
+    return this.rare?.ticket;
+  }
+
+  set ticket(ticket: number | undefined) {
+    if (ticket !== undefined || this.rare !== undefined) this.parts().ticket = ticket;
+  }
+
+  /** Removes the abort listener; undefined without a signal. */
+  get cleanup(): (() => void) | undefined {
+    return this.rare?.cleanup;
+  }
+
+  set cleanup(cleanup: (() => void) | undefined) {
+    if (cleanup !== undefined || this.rare !== undefined) this.parts().cleanup = cleanup;
+  }
+
+  /** Applies `step` to the result (with the call's options) before the promise settles. */
+  setStep(step: ResultStep, options: CallOptions): void {
+    const rare = this.parts();
+    rare.step = step;
+    rare.options = options;
+  }
+
+  /** The answer arrived: through the step when the call has one (a throw rejects), else as it came. */
   complete(result: JsonObject): void {
-    const step = this.step;
+    const step = this.rare?.step;
     if (step === undefined) {
       this.resolve(result);
       return;
     }
     try {
-      this.resolve(step(result, this.options as CallOptions));
+      this.resolve(step(result, this.rare?.options as CallOptions));
     } catch (error) {
       this.reject(error instanceof Error ? error : new Error(errorMessage(error)));
     }
@@ -62,6 +110,24 @@ export class PendingCall {
 function ignore(): void {
   // Replaced by the promise's own resolvers as soon as the call is made.
 }
+
+/** The options of a call made without any: one shared object, so that a call without options allocates none. */
+export const NO_CALL_OPTIONS: CallOptions = Object.freeze({});
+
+/** The call whose promise is being made: `capture` (one function for every call) hands it the promise's resolvers, so no executor closure is made per call. */
+let capturing: PendingCall | undefined;
+
+function capture(resolve: (result: JsonObject | PromiseLike<JsonObject>) => void, reject: (error: Error) => void): void {
+  const call = capturing as PendingCall;
+  call.resolve = resolve;
+  call.reject = reject;
+}
+
+/**
+ * The engine options of a call sent at once (not queued): one object reused by every such
+ * call, since Engine.request reads its options during the call and keeps none of them.
+ */
+const SCRATCH_OPTIONS: { -readonly [K in keyof RequestOptions]: RequestOptions[K] } = { deadline: undefined, totalDeadline: undefined, resetOnProgressMs: undefined, progressToken: undefined };
 
 /** A request past maxPendingOutbound, waiting for an answer to make room; its deadlines run from the call. */
 interface QueuedRequest {
@@ -85,8 +151,8 @@ export interface CallsOptions {
 }
 
 export class OutgoingCalls {
-  /** Sent calls by the engine's id. */
-  readonly pending = new Map<number, PendingCall>();
+  /** Sent calls by the engine's id (an IdTable: a Map that empties and refills with every call allocates each time). */
+  readonly pending = new IdTable<PendingCall>();
   /**
    * Requests past the engine's maxPendingOutbound, in call order (FIFO, with O(1) removal on
    * abort or expiry). Released one per answer.
@@ -102,36 +168,34 @@ export class OutgoingCalls {
   }
 
   /** Sends a request; the promise settles with its result or one of the errors of CallOptions. */
-  send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep): Promise<JsonObject> {
+  send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep, fresh = false): Promise<JsonObject> {
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
     const engine = this.owner.engine;
     // A request on a closed session (the peer went away, or close()) settles like those that were pending.
     if (engine.isClosed) return Promise.reject(new ConnectionClosedError(method, "the session is closed"));
     // Encoded later, in a drain: a value JSON cannot encode is refused here, where the caller learns of it.
-    const safe = params === undefined ? undefined : toJsonSafe(params, this.options.maxJsonDepth);
-    if (safe !== undefined && !safe.ok) return Promise.reject(unencodable(method, "params", safe.reason));
-    const sendParams = safe?.value as JsonObject | undefined;
+    // `fresh`: the params object was made for this call (callTool's); only its members are the caller's, and only they are copied.
+    const copy = params === undefined ? undefined : fresh ? copyMembers(params as JsonObject, this.options.maxJsonDepth) : copyJson(params, this.options.maxJsonDepth);
+    if (copy instanceof NotJson) return Promise.reject(unencodable(method, "params", copy.reason));
+    const sendParams = copy as JsonObject | undefined;
     const now = this.options.host.now();
     const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
-    const engineOptions: RequestOptions = {};
-    if (Number.isFinite(timeoutMs)) engineOptions.deadline = now + timeoutMs;
-    if (options.maxTotalMs !== undefined) engineOptions.totalDeadline = now + options.maxTotalMs;
-    if (options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs)) engineOptions.resetOnProgressMs = timeoutMs;
-    // A server can only heartbeat through progress if the request carries a token.
-    if (options.onProgress !== undefined || options.resetTimeoutOnProgress === true) engineOptions.progressToken = true;
     const call = new PendingCall(method, options.onProgress, timeoutMs, options.maxTotalMs);
-    if (then !== undefined) {
-      call.step = then;
-      call.options = options;
-    }
-    const promise = new Promise<JsonObject>((resolve, reject) => {
-      call.resolve = resolve;
-      call.reject = reject;
-    });
+    if (then !== undefined) call.setStep(then, options);
+    capturing = call;
+    const promise = new Promise<JsonObject>(capture);
+    capturing = undefined;
     if (signal !== undefined) this.listen(call, signal);
     // The engine holds at most maxPendingOutbound requests in flight; the rest wait here, in order.
-    if (this.queued.size > 0 || engine.pendingOutboundCount >= this.maxPendingOutbound) {
+    const queue = this.queued.size > 0 || engine.pendingOutboundCount >= this.maxPendingOutbound;
+    const engineOptions = queue ? {} : SCRATCH_OPTIONS;
+    engineOptions.deadline = Number.isFinite(timeoutMs) ? now + timeoutMs : undefined;
+    engineOptions.totalDeadline = options.maxTotalMs !== undefined ? now + options.maxTotalMs : undefined;
+    engineOptions.resetOnProgressMs = options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
+    // A server can only heartbeat through progress if the request carries a token.
+    engineOptions.progressToken = options.onProgress !== undefined || options.resetTimeoutOnProgress === true ? true : undefined;
+    if (queue) {
       const expiry = Math.min(engineOptions.deadline ?? Infinity, engineOptions.totalDeadline ?? Infinity);
       call.ticket = this.queued.push({ method, params: sendParams, engineOptions, call }, expiry);
       this.owner.driver.pump();
@@ -212,8 +276,8 @@ export class OutgoingCalls {
 
   /** The connection closed: every sent and queued call rejects with ConnectionClosedError. */
   closeAll(detail: string | undefined): void {
-    for (const id of [...this.pending.keys()]) {
-      const call = this.settle(id);
+    for (const id of this.pending.collectKeys([])) {
+      const call = this.settle(id as number);
       call?.reject(new ConnectionClosedError(call.method, detail));
     }
     for (const { method, call } of this.queued.clear()) {

@@ -43,7 +43,7 @@ import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, Pro
 import { HandlerPool, ServerRequestJob, errorMessage, shielded } from "./handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "./json-safe.js";
 import { requestWithInput } from "./input-client.js";
-import { OutgoingCalls, PendingCall, type ResultStep } from "./client-calls.js";
+import { NO_CALL_OPTIONS, OutgoingCalls, PendingCall, type ResultStep } from "./client-calls.js";
 import { extensionMethodsOf, withExtensions, type ExtensionNotifications, type ExtensionRequests, type NotIn, type ParamsOf, type ResultOf } from "./extensions.js";
 import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { CallOptions, ClientOptions, ConnectResult, ServerRequestHandler, UntypedMethod } from "./client-options.js";
@@ -93,7 +93,7 @@ export class Client {
     this.tasks = new TaskClient({
       era: () => this.engine.era,
       send: (m, p, o) => this.send(m, p, o),
-      request: (m, p, o, then) => (then === undefined ? this.request(m, p, o) : this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(m) ? this.request(m, p, o).then((result) => then(result, o)) : this.send(m, p, o, then)),
+      request: (m, p, o, then, fresh) => (then === undefined ? this.request(m, p, o) : this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(m) ? this.request(m, p, o).then((result) => then(result, o)) : this.send(m, p, o, then, fresh)),
       now: () => this.host.now(),
       sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
       handlers: this.handlers,
@@ -292,17 +292,20 @@ export class Client {
   request<M extends keyof ClientRequests>(method: M, ...args: ArgsFor<ClientRequests, M, CallOptions>): Promise<ClientRequests[M]["result"]>;
   request<M extends keyof ExtensionRequests>(method: M, params: ParamsOf<ExtensionRequests[M]>, options?: CallOptions): Promise<ResultOf<ExtensionRequests[M]>>;
   request<M extends string>(method: UntypedMethod<M>, params?: object, options?: CallOptions): Promise<JsonObject>;
-  request(method: string, params?: object, options: CallOptions = {}): Promise<JsonObject> {
-    if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) {
-      const rounds = { send: (m: string, p: JsonObject | undefined, o: CallOptions) => this.send(m, p, o), now: () => this.host.now(), handlers: this.handlers };
-      return requestWithInput(rounds, method, params as JsonObject | undefined, options, this.options.maxInputRounds ?? 10, this.options.maxInputRequests ?? 32);
-    }
+  request(method: string, params?: object, options: CallOptions = NO_CALL_OPTIONS): Promise<JsonObject> {
+    if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) return this.requestWithRounds(method, params as JsonObject | undefined, options);
     return this.send(method, params, options);
   }
 
-  private send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep): Promise<JsonObject> {
+  /** 2026-07-28: a request that may come back input_required (a method of its own: closures in request() would make every call allocate its context). */
+  private requestWithRounds(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject> {
+    const rounds = { send: (m: string, p: JsonObject | undefined, o: CallOptions) => this.send(m, p, o), now: () => this.host.now(), handlers: this.handlers };
+    return requestWithInput(rounds, method, params, options, this.options.maxInputRounds ?? 10, this.options.maxInputRequests ?? 32);
+  }
+
+  private send(method: string, params: object | undefined, options: CallOptions, then?: ResultStep, fresh?: boolean): Promise<JsonObject> {
     try {
-      return this.calls.send(method, params, options, then);
+      return this.calls.send(method, params, options, then, fresh);
     } catch (error) {
       // Only a host whose now() throws gets here: the call fails, nothing else does.
       return Promise.reject(error instanceof Error ? error : new Error(errorMessage(error)));
@@ -472,11 +475,10 @@ export class Client {
         // A server ending a listen stream (stdio) ends it as cleanly as its final result would (MOD-15).
         this.calls.settle(event.id)?.resolve({ resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: event.id } });
         return;
-      case "progress": {
-        const onProgress = this.calls.pending.get(event.id)?.onProgress;
-        if (onProgress !== undefined) shielded(() => onProgress({ progress: event.progress, total: event.total, message: event.message }));
+      // Callbacks are called from methods of their own: a closure here would make every event allocate this function's context.
+      case "progress":
+        this.onProgress(event);
         return;
-      }
       case "negotiated":
         this.connectResult = {
           era: VERSION_PROFILES[event.version].era,
@@ -498,25 +500,36 @@ export class Client {
       case "cancelled":
         this.inflight.cancel(event.id, event.reason ?? "cancelled by the server");
         return;
-      case "notification": {
-        const set = this.notificationHandlers.get(event.method);
-        if (set !== undefined) for (const handler of [...set]) shielded(() => handler(event.params));
+      case "notification":
+        this.onServerNotification(event.method, event.params);
         return;
-      }
       case "closed":
         this.onClosed(event);
         return;
       case "violation":
-      case "diagnostic": {
-        // A late answer to the probe we gave up on (its engine was replaced) is no fault of the server's: dropped like any answer to a cancelled request.
-        if (event.kind === "violation" && event.rule === "ID-04" && typeof event.id === "number" && event.id < this.probeIdsEnd) return;
-        const onDiagnostic = this.options.onDiagnostic;
-        if (onDiagnostic !== undefined) shielded(() => onDiagnostic(event));
+      case "diagnostic":
+        this.report(event);
         return;
-      }
       default:
         return;
     }
+  }
+
+  private onProgress(event: Extract<EngineEvent, { kind: "progress" }>): void {
+    const onProgress = this.calls.pending.get(event.id)?.onProgress;
+    if (onProgress !== undefined) shielded(() => onProgress({ progress: event.progress, total: event.total, message: event.message }));
+  }
+
+  private onServerNotification(method: string, params: JsonObject | undefined): void {
+    const set = this.notificationHandlers.get(method);
+    if (set !== undefined) for (const handler of [...set]) shielded(() => handler(params));
+  }
+
+  private report(event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>): void {
+    // A late answer to the probe we gave up on (its engine was replaced) is no fault of the server's: dropped like any answer to a cancelled request.
+    if (event.kind === "violation" && event.rule === "ID-04" && typeof event.id === "number" && event.id < this.probeIdsEnd) return;
+    const onDiagnostic = this.options.onDiagnostic;
+    if (onDiagnostic !== undefined) shielded(() => onDiagnostic(event));
   }
 
   private onClosed(event: Extract<EngineEvent, { kind: "closed" }>): void {

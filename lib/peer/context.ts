@@ -139,8 +139,6 @@ export interface ContextSession {
 
 /** The context of one request to a server's handler; also its handler-pool job. */
 export class RequestContext extends HandlerJob implements HandlerContext {
-  /** Input calls made so far (2026-07-28 rounds: the n of `<method>#<n>`). */
-  private calls = 0;
   /** Tasks extension: what the tool's beforeTask step returned (set before the handler runs). */
   prepared: unknown = undefined;
 
@@ -155,7 +153,15 @@ export class RequestContext extends HandlerJob implements HandlerContext {
     private rounds: RoundState | undefined,
     readonly http: TransportRequestInfo | undefined,
   ) {
-    super(owner.engine, owner.driver);
+    super();
+  }
+
+  get engine(): ServerSession["engine"] {
+    return this.owner.engine;
+  }
+
+  get driver(): ServerSession["driver"] {
+    return this.owner.driver;
   }
 
   work(): object | Promise<object> {
@@ -244,8 +250,8 @@ export class RequestContext extends HandlerJob implements HandlerContext {
    * rounds travel in our requestState.
    */
   private ask<T>(inputMethod: string, inputParams: object | undefined): Promise<T> {
-    const key = `${inputMethod}#${this.calls++}`;
     const rounds = (this.rounds ??= RoundState.session());
+    const key = `${inputMethod}#${rounds.calls++}`;
     const answers = rounds.answers;
     const answer = answers !== undefined && Object.hasOwn(answers, key) ? answers[key] : undefined;
     if (answer !== undefined) return Promise.resolve(answer as T);

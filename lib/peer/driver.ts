@@ -33,6 +33,12 @@ export interface PeerHost {
 const RESOLVED: Promise<void> = Promise.resolve();
 
 export class Driver<R extends Role> {
+  /**
+   * True when the engine encodes what this host is sent (a stream host: takeBytes, where a
+   * message JSON cannot encode is refused alone, ENG-09); false for a message host (send),
+   * which encodes each message itself, so what goes to it must be plain data already.
+   */
+  readonly engineEncodes: boolean;
   private pumping = false;
   private again = false;
   private armedAt: number | undefined;
@@ -43,11 +49,21 @@ export class Driver<R extends Role> {
     private readonly dispatch: (event: EngineEvent) => void,
     /** An exception caught on the driver's paths (see the file comment). Default: ignored. */
     private readonly onFault: (error: unknown, where: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.engineEncodes = host.send === undefined;
+  }
+
+  /**
+   * The time an input comes with: it only lets progress push back the deadlines of our own
+   * requests, so with none in flight (a server, mostly) the clock is not read.
+   */
+  private inputTime(): number | undefined {
+    return this.engine.pendingOutboundCount === 0 ? undefined : this.host.now();
+  }
 
   receiveBytes(chunk: Uint8Array): void {
     try {
-      this.engine.receiveBytes(chunk, this.host.now());
+      this.engine.receiveBytes(chunk, this.inputTime());
     } catch (error) {
       this.inputFailed(error, "receiveBytes");
     }
@@ -56,7 +72,7 @@ export class Driver<R extends Role> {
 
   receiveMessage(value: unknown): void {
     try {
-      this.engine.receiveMessage(value, this.host.now());
+      this.engine.receiveMessage(value, this.inputTime());
     } catch (error) {
       this.inputFailed(error, "receiveMessage");
     }
@@ -144,6 +160,12 @@ export class Driver<R extends Role> {
         for (let event = this.engine.pollEvent(); event !== undefined; event = this.engine.pollEvent()) this.dispatchGuarded(event);
         // One write for everything this pass queued (the answers of a whole chunk of requests, say).
         this.flushGuarded();
+        // The drain itself may report (ENG-09: a message JSON could not encode): dispatched in this pass too.
+        const late = this.engine.pollEvent();
+        if (late !== undefined) {
+          this.dispatchGuarded(late);
+          this.again = true;
+        }
       } while (this.again);
     } finally {
       this.pumping = false;

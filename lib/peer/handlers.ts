@@ -18,8 +18,9 @@ import type { Driver } from "./driver.js";
 import type { Engine } from "../engine.js";
 import type { RequestId } from "../envelope.js";
 import { ErrorCode } from "../errors.js";
+import { IdTable } from "../idtable.js";
 import { McpError } from "./errors.js";
-import { describeThrown, toJsonSafe } from "./json-safe.js";
+import { describeThrown, encodesAsIs, toJsonSafe } from "./json-safe.js";
 import { PeerAbortController, type AbortSignalLike } from "./signal.js";
 import type { ServerRequestContext, ServerRequestHandler } from "./client.js";
 import type { JsonObject } from "../envelope.js";
@@ -43,13 +44,12 @@ export interface HandlerPoolOptions {
  * request context is its own job (context.ts), so a request allocates one object.
  */
 export abstract class HandlerJob {
-  private controller: PeerAbortController | undefined = undefined;
-  private abortedWith: { reason: unknown } | undefined = undefined;
+  /** Made when the signal is read or the job is aborted, whichever comes first (one field: most jobs need neither). */
+  private abortState: { aborted: boolean; reason: unknown; controller: PeerAbortController | undefined } | undefined = undefined;
 
-  constructor(
-    readonly engine: AnyEngine,
-    readonly driver: AnyDriver,
-  ) {}
+  /** The engine that answers it (a server's request context reads its session's rather than keep a copy). */
+  abstract readonly engine: AnyEngine;
+  abstract readonly driver: AnyDriver;
 
   /** Runs the handler; a value or a promise of one. */
   abstract work(): object | Promise<object>;
@@ -58,24 +58,26 @@ export abstract class HandlerJob {
 
   /** Aborted when the peer cancels the request or the session closes. */
   get signal(): AbortSignalLike {
-    let controller = this.controller;
-    if (controller === undefined) {
-      controller = this.controller = new PeerAbortController();
-      if (this.abortedWith !== undefined) controller.abort(this.abortedWith.reason);
+    const state = (this.abortState ??= { aborted: false, reason: undefined, controller: undefined });
+    if (state.controller === undefined) {
+      state.controller = new PeerAbortController();
+      if (state.aborted) state.controller.abort(state.reason);
     }
-    return controller.signal;
+    return state.controller.signal;
   }
 
   /** True once the peer cancelled the request or the session closed. */
   get isAborted(): boolean {
-    return this.abortedWith !== undefined;
+    return this.abortState?.aborted === true;
   }
 
   /** @internal */
   abortJob(reason: unknown): void {
-    if (this.abortedWith !== undefined) return;
-    this.abortedWith = { reason };
-    this.controller?.abort(reason);
+    const state = (this.abortState ??= { aborted: false, reason: undefined, controller: undefined });
+    if (state.aborted) return;
+    state.aborted = true;
+    state.reason = reason;
+    state.controller?.abort(reason);
   }
 }
 
@@ -84,7 +86,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 export class HandlerPool {
-  private readonly running = new Map<RequestId, HandlerJob>();
+  /** By id: an IdTable, not a Map, which would allocate as it empties and refills with every request. */
+  private readonly running = new IdTable<HandlerJob>();
   /** Insertion order is arrival order: the Map is the FIFO queue, and a cancel removes in O(1). */
   private readonly waiting = new Map<RequestId, HandlerJob>();
 
@@ -125,7 +128,7 @@ export class HandlerPool {
   /** The session closed: every running handler's signal aborts, and nothing waiting will run. */
   closeAll(reason: string): void {
     this.waiting.clear();
-    const jobs = [...this.running.values()];
+    const jobs = this.running.collect([]);
     this.running.clear();
     for (const job of jobs) job.abortJob(reason);
   }
@@ -136,7 +139,7 @@ export class HandlerPool {
     try {
       outcome = job.work();
     } catch (error) {
-      this.guarded("handler error", () => this.finish(id, job, false, error));
+      this.thrown(id, job, error);
       return;
     }
     if (!isThenable(outcome)) {
@@ -148,6 +151,11 @@ export class HandlerPool {
       }
       return;
     }
+    this.later(id, job, outcome as PromiseLike<object>);
+  }
+
+  /** A handler's promise, answered when it settles (a method of its own: its closures would make every start() allocate a context, synchronous answers included). */
+  private later(id: RequestId, job: HandlerJob, outcome: PromiseLike<object>): void {
     Promise.resolve(outcome)
       .then(
         (result) => this.finish(id, job, true, result),
@@ -170,12 +178,22 @@ export class HandlerPool {
   /** Answers once; if that throws before anything was queued, answers -32603 instead. */
   private answerOnce(id: RequestId, job: HandlerJob, ok: boolean, value: unknown): void {
     try {
-      if (ok) respondSafely(job.engine, id, value, this.options.maxJsonDepth);
+      if (ok) respondSafely(job.engine, id, value, this.options.maxJsonDepth, job.driver.engineEncodes);
       else job.fail(value);
     } catch (error) {
       this.options.onFault(error, "answer");
-      this.guarded("fallback answer", () => job.engine.respondError(id, ErrorCode.InternalError, "Internal error while answering the request"));
+      this.fallback(id, job);
     }
+  }
+
+  // The two below hold the closures of start() and answerOnce(): in those, a closure would make every request allocate their context.
+
+  private thrown(id: RequestId, job: HandlerJob, error: unknown): void {
+    this.guarded("handler error", () => this.finish(id, job, false, error));
+  }
+
+  private fallback(id: RequestId, job: HandlerJob): void {
+    this.guarded("fallback answer", () => job.engine.respondError(id, ErrorCode.InternalError, "Internal error while answering the request"));
   }
 
   /** Starts waiting requests while slots are free, oldest first. */
@@ -200,15 +218,26 @@ export class HandlerPool {
   }
 }
 
-/** Answers `result` as it would encode, or -32603 saying why it cannot be sent. */
-export function respondSafely(engine: AnyEngine, id: RequestId, result: unknown, maxJsonDepth: number): void {
-  const safe = toJsonSafe(result, maxJsonDepth);
-  if (!safe.ok) {
-    engine.respondError(id, ErrorCode.InternalError, `The handler's result cannot be sent as JSON: ${safe.reason}`);
-    return;
+/**
+ * Answers `result` as it would encode, or -32603 saying why it cannot be sent. On a stream
+ * host (`engineEncodes`), plain data (encodesAsIs: the usual result) is handed to the engine
+ * as it is, without a copy: the answer is encoded in this same synchronous run (the pool pumps
+ * right after answering), and should a getter change its mind in between, the engine refuses
+ * that one answer as -32603 (ENG-09) rather than losing the drain. Anything else, and every
+ * result for a message host (which encodes it itself), is copied by toJsonSafe first.
+ */
+export function respondSafely(engine: AnyEngine, id: RequestId, result: unknown, maxJsonDepth: number, engineEncodes = false): void {
+  let value = result;
+  if (!engineEncodes || !encodesAsIs(result, maxJsonDepth)) {
+    const safe = toJsonSafe(result, maxJsonDepth);
+    if (!safe.ok) {
+      engine.respondError(id, ErrorCode.InternalError, `The handler's result cannot be sent as JSON: ${safe.reason}`);
+      return;
+    }
+    value = safe.value;
   }
   try {
-    engine.respond(id, safe.value as object);
+    engine.respond(id, value as object);
   } catch (error) {
     engine.respondError(id, ErrorCode.InternalError, errorMessage(error));
   }
@@ -254,14 +283,14 @@ export function shielded(callback: () => void): void {
 /** A server request run by one of our handlers: its context ({ requestId, signal }) and its pool job. */
 export class ServerRequestJob extends HandlerJob implements ServerRequestContext {
   constructor(
-    engine: Engine<"client">,
-    driver: Driver<"client">,
+    readonly engine: Engine<"client">,
+    readonly driver: Driver<"client">,
     readonly requestId: RequestId,
     private readonly params: JsonObject | undefined,
     private readonly handler: ServerRequestHandler<JsonObject | undefined, object>,
     private readonly maxJsonDepth: number,
   ) {
-    super(engine, driver);
+    super();
   }
 
   work(): object | Promise<object> {

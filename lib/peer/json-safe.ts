@@ -24,22 +24,53 @@ export type JsonSafe = { readonly ok: true; readonly value: unknown } | { readon
  * or toJSON that threw.
  */
 export function toJsonSafe(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): JsonSafe {
+  const copy = copyJson(value, maxDepth);
+  return copy instanceof NotJson ? { ok: false, reason: copy.reason } : { ok: true, value: copy };
+}
+
+/** Why a value has no JSON form (copyJson's failure; a class of its own, so no JSON value is ever mistaken for it). */
+export class NotJson {
+  constructor(readonly reason: string) {}
+}
+
+/** toJsonSafe without the wrapper, for paths run on every call: the copy, or a NotJson. */
+export function copyJson(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): unknown {
+  const copy = copyAt(value, "", 0, maxDepth);
+  return copy === undefined ? new NotJson(`${typeof value} has no JSON form`) : copy;
+}
+
+/**
+ * copyJson of an object the caller made itself (callTool's params): its members are copied in
+ * place, each as the walk of the whole would copy it (same depths, same paths, toJSON given the
+ * member's key), and the object is returned; or the NotJson of the first member that has no JSON form.
+ */
+export function copyMembers(object: Record<string, unknown>, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): unknown {
+  // for-in over own keys: Object.keys' order, without an array of them.
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const copy = copyAt(object[key], key, 1, maxDepth);
+    if (copy instanceof NotJson) return copy;
+    if (copy === undefined) delete object[key];
+    else object[key] = copy;
+  }
+  return object;
+}
+
+/** The copy of `value` found at `key` and `depth`, undefined when JSON drops it, or a NotJson. */
+function copyAt(value: unknown, key: string, depth: number, maxDepth: number): unknown {
   try {
     // The fast walk keeps no set of ancestors: a cycle shows as nesting past maxDepth, and only
     // then does the careful walk run again to say which it is (getters run twice in that case only).
-    const copy = copyFast(value, "", 0, maxDepth);
-    if (copy === undefined) return { ok: false, reason: `${typeof value} has no JSON form` };
-    return { ok: true, value: copy };
+    return copyFast(value, key, depth, maxDepth);
   } catch (error) {
-    if (!(error instanceof Unencodable)) return { ok: false, reason: `reading it threw: ${describeThrown(error)}` };
-    if (!error.deep) return { ok: false, reason: error.reason };
+    if (!(error instanceof Unencodable)) return new NotJson(`reading it threw: ${describeThrown(error)}`);
+    if (!error.deep) return new NotJson(error.reason);
   }
   try {
-    copyValue(value, "", 0, maxDepth, new Set<object>());
-    return { ok: false, reason: `nested deeper than ${maxDepth} levels` };
+    copyValue(value, key, depth, maxDepth, new Set<object>());
+    return new NotJson(`nested deeper than ${maxDepth} levels`);
   } catch (error) {
-    if (error instanceof Unencodable) return { ok: false, reason: error.reason };
-    return { ok: false, reason: `reading it threw: ${describeThrown(error)}` };
+    return new NotJson(error instanceof Unencodable ? error.reason : `reading it threw: ${describeThrown(error)}`);
   }
 }
 
@@ -124,6 +155,36 @@ function copyValue(input: unknown, key: string, depth: number, maxDepth: number,
 
 function pathOf(key: string, depth: number): string {
   return depth === 0 ? "the top level" : `key ${JSON.stringify(key)} (depth ${depth})`;
+}
+
+/**
+ * True when JSON.stringify encodes `value` as it stands, so that no copy is needed: only
+ * strings, finite or non-finite numbers, booleans, null, arrays and objects (what JSON drops,
+ * such as undefined and functions, it drops either way), nothing with a toJSON, no boxed
+ * primitive, no BigInt, nesting within maxDepth (a cycle shows as too deep). It allocates
+ * nothing and reads each property once; a getter that throws makes it false. False sends the
+ * caller to toJsonSafe, which copies, or says why there is no JSON form.
+ */
+export function encodesAsIs(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): boolean {
+  try {
+    return plainJson(value, 0, maxDepth);
+  } catch {
+    return false;
+  }
+}
+
+function plainJson(value: unknown, depth: number, maxDepth: number): boolean {
+  if (typeof value !== "object" || value === null) return typeof value !== "bigint";
+  if (depth >= maxDepth || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!plainJson(value[i], depth + 1, maxDepth)) return false;
+    return true;
+  }
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) return false;
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !plainJson((value as Record<string, unknown>)[key], depth + 1, maxDepth)) return false;
+  }
+  return true;
 }
 
 /** True when `value` nests objects and arrays deeper than maxDepth. Iterative: any depth is measured without recursion. */

@@ -97,6 +97,8 @@ export class RoundState {
   /** Values made or carried, by key; a null-prototype record so that an author's key is never a prototype member. */
   private readonly values: { [key: string]: { readonly v?: unknown } } = Object.create(null) as { [key: string]: { readonly v?: unknown } };
   private readonly running = new Map<string, Promise<unknown>>();
+  /** Input calls the handler made so far in this run (2026-07-28: the n of `<method>#<n>`). */
+  calls = 0;
 
   constructor(
     private readonly options: InputRoundsOptions | undefined,

@@ -33,8 +33,19 @@ export function callTool(server: Server, params: JsonObject, context: HandlerCon
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   if (entry.validator === undefined) return runTool(entry, name, args, context);
   const checked = checkValue(entry.validator, args);
-  if (isPromise(checked)) return checked.then((outcome) => afterValidation(entry, name, args, outcome, context));
+  if (isPromise(checked)) return validatedLater(entry, name, args, checked, context);
   return afterValidation(entry, name, args, checked, context);
+}
+
+// The promise paths are functions of their own: a closure in callTool or runTool would make
+// every call allocate the function's context, synchronous ones included.
+
+function validatedLater(entry: ToolEntry, name: string, args: Record<string, unknown>, checked: Promise<ValidationOutcome>, context: HandlerContext): Promise<CallToolResult> {
+  return checked.then((outcome) => afterValidation(entry, name, args, outcome, context));
+}
+
+function checkedLater(entry: ToolEntry, name: string, result: Promise<CallToolResult>): Promise<CallToolResult> {
+  return result.then((value) => checkToolOutput(name, entry.outputValidator, value), handlerFailure);
 }
 
 type ToolEntry = Server["tools"] extends Map<string, infer E> ? E : never;
@@ -55,7 +66,7 @@ function runTool(entry: ToolEntry, name: string, args: Record<string, unknown>, 
   } catch (error) {
     return handlerFailure(error);
   }
-  if (isPromise(result)) return result.then((value) => checkToolOutput(name, entry.outputValidator, value), handlerFailure);
+  if (isPromise(result)) return checkedLater(entry, name, result);
   return checkToolOutput(name, entry.outputValidator, result);
 }
 

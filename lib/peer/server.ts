@@ -217,6 +217,9 @@ export class Server {
   }
 }
 
+const sessionToolOf = (t: ToolEntry): Tool => sessionTool(t.definition);
+const definitionOf = (t: ToolEntry): Tool => t.definition;
+
 export class ServerSession implements ContextSession {
   readonly engine: Engine<"server">;
   readonly driver: Driver<"server">;
@@ -426,23 +429,35 @@ export class ServerSession implements ContextSession {
       case "response-too-large":
         this.settleOutgoing(event.id)?.reject(new ResponseTooLargeError(event.method, event.bytes, event.limit));
         return;
-      case "notification": {
-        const handler = this.server.extensionHandlers.notification(event.method);
-        if (handler !== undefined) shielded(() => handler(event.params, this));
+      // The callbacks run in methods of their own: a closure here would make every event allocate this function's context.
+      case "notification":
+        this.onNotification(event.method, event.params);
         return;
-      }
       case "closed":
-        this.handlers.closeAll("connection closed");
-        this.server.sessions.delete(this);
-        shielded(() => this.server.options.onSessionClosed?.(this));
+        this.onClosed();
         return;
       case "violation":
       case "diagnostic":
-        shielded(() => this.server.options.onDiagnostic?.(event, this));
+        this.report(event);
         return;
       default:
         return;
     }
+  }
+
+  private onNotification(method: string, params: JsonObject | undefined): void {
+    const handler = this.server.extensionHandlers.notification(method);
+    if (handler !== undefined) shielded(() => handler(params, this));
+  }
+
+  private onClosed(): void {
+    this.handlers.closeAll("connection closed");
+    this.server.sessions.delete(this);
+    shielded(() => this.server.options.onSessionClosed?.(this));
+  }
+
+  private report(event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>): void {
+    shielded(() => this.server.options.onDiagnostic?.(event, this));
   }
 
   private settleOutgoing(id: number): { resolve: (r: JsonObject) => void; reject: (e: Error) => void } | undefined {
@@ -457,7 +472,7 @@ export class ServerSession implements ContextSession {
     const p = params ?? {};
     switch (method) {
       case "tools/list":
-        this.respondPage(id, "tools", [...this.server.tools.values()].map((t) => (modern === undefined ? sessionTool(t.definition) : t.definition)), p.cursor);
+        this.respondPage(id, "tools", [...this.server.tools.values()].map(modern === undefined ? sessionToolOf : definitionOf), p.cursor);
         return;
       case "resources/list":
         this.respondPage(id, "resources", [...this.server.resources.values()].map((r) => r.definition), p.cursor);
@@ -538,13 +553,18 @@ export class ServerSession implements ContextSession {
     respondPage(this.engine, this.server.paginator, id, key, items, cursor);
   }
 
+  /** 2026-07-28: the rounds a request carries (its own method, so that run() makes no closure in the session era). */
+  private openRounds(method: string, params: JsonObject): ReturnType<typeof openRounds> {
+    const binding = (): string => roundBinding(method, params, this.inbound?.auth?.subject ?? this.inbound?.auth?.clientId);
+    return openRounds(params, this.maxJsonDepth, this.server.options.inputRounds, binding, this.host.now());
+  }
+
   /** Runs a handler (now, or when a slot frees) and answers with its outcome. */
   private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined): void {
     // The peer's own values are measured before a handler or a round walks or re-encodes them.
     let rounds: RoundState | undefined;
     if (modern !== undefined) {
-      const binding = (): string => roundBinding(method, params, this.inbound?.auth?.subject ?? this.inbound?.auth?.clientId);
-      const opened = openRounds(params, this.maxJsonDepth, this.server.options.inputRounds, binding, this.host.now());
+      const opened = this.openRounds(method, params);
       if (!opened.ok) {
         this.engine.respondError(id, opened.code, opened.message, opened.data);
         return;

@@ -22,6 +22,7 @@ import { isJsonObject } from "../envelope.js";
 import type { CallToolRequestParams, CallToolResult, ServerCapabilities } from "../types.js";
 import type { CallOptions, ServerRequestHandler } from "./client.js";
 import { InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, TaskCancelledError, TaskFailedError } from "./errors.js";
+import { NO_CALL_OPTIONS } from "./client-calls.js";
 import { fulfil } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
 import type { AbortSignalLike } from "./signal.js";
@@ -51,8 +52,11 @@ export interface TaskTransport {
   era(): "undecided" | "session" | "modern";
   /** One request, no input rounds. */
   send(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject>;
-  /** A request with its input_required rounds (2026-07-28); `then` maps its final result in the same promise step. */
-  request(method: string, params: JsonObject | undefined, options: CallOptions, then?: (result: JsonObject, options: CallOptions) => JsonObject | PromiseLike<JsonObject>): Promise<JsonObject>;
+  /**
+   * A request with its input_required rounds (2026-07-28); `then` maps its final result in the
+   * same promise step; `fresh`: params is an object made for this call (only its members need the JSON-safe copy).
+   */
+  request(method: string, params: JsonObject | undefined, options: CallOptions, then?: (result: JsonObject, options: CallOptions) => JsonObject | PromiseLike<JsonObject>, fresh?: boolean): Promise<JsonObject>;
   /** The host's clock, ms. */
   now(): number;
   /** Resolves after `ms` on the host's clock; rejects when the signal aborts. */
@@ -155,11 +159,16 @@ export class TaskClient {
   }
 
   /** tools/call to its final result: through a task when the server makes one. */
-  callTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions = {}): Promise<CallToolResult> {
-    if (options.task !== false && this.coreTaskCall(name)) return this.create(name, args, options).then((started) => ("result" in started ? started.result : this.wait(started.task, options)));
+  callTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions = NO_CALL_OPTIONS): Promise<CallToolResult> {
+    if (options.task !== false && this.coreTaskCall(name)) return this.coreTaskCallTool(name, args, options);
     // The common case in one promise step: a result, or (2026-07-28) the task the server made of the call.
     const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
-    return this.transport.request("tools/call", params as unknown as JsonObject, options, this.finishCall) as unknown as Promise<CallToolResult>;
+    return this.transport.request("tools/call", params as unknown as JsonObject, options, this.finishCall, true) as unknown as Promise<CallToolResult>;
+  }
+
+  /** A 2025-11-25 task-augmented call to its end (a method of its own: a closure in callTool would make every call allocate its context). */
+  private coreTaskCallTool(name: string, args: Record<string, unknown> | undefined, options: TaskCallOptions): Promise<CallToolResult> {
+    return this.create(name, args, options).then((started) => ("result" in started ? started.result : this.wait(started.task, options)));
   }
 
   /** A tools/call result, or the task the server made of the call (2026-07-28), followed to its end. Made once: no closure per call. */

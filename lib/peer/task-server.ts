@@ -30,6 +30,7 @@ import { MemoryTaskStore, type StoredTask, type TaskLookup, type TaskStore } fro
 import type { Server, ServerSession } from "./server.js";
 import { withPrepared, type HandlerContext } from "./context.js";
 import { callTool } from "./server-methods.js";
+import type { ToolEntry } from "./server-options.js";
 
 export interface TaskOptions {
   /** Where tasks live. Default: a MemoryTaskStore (this process only). */
@@ -341,13 +342,17 @@ export function callToolOrTask(server: Server, session: ServerSession, params: J
   if (support === undefined && entry?.beforeTask === undefined) return callTool(server, params, context);
   const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
   if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
-  return (async () => {
-    // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
-    const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
-    if (!asTask || runner === undefined || modern === undefined) return callTool(server, params, withPrepared(context, prepared));
-    // A task runs as whoever created it: the creating request's ctx.auth.
-    return runner.start(session, context.requestId, modern, () => clock.now(), async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject);
-  })();
+  return callAsTask(server, session, params, context, clock, entry, asTask ? runner : undefined);
+}
+
+/** The task path of callToolOrTask (a function of its own: its closures would make every tools/call allocate a context). */
+async function callAsTask(server: Server, session: ServerSession, params: JsonObject, context: HandlerContext, clock: { now(): number }, entry: ToolEntry | undefined, runner: TaskRunner | undefined): Promise<CallToolResult | JsonObject> {
+  const modern = context.modern;
+  // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
+  const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
+  if (runner === undefined || modern === undefined) return callTool(server, params, withPrepared(context, prepared));
+  // A task runs as whoever created it: the creating request's ctx.auth.
+  return runner.start(session, context.requestId, modern, () => clock.now(), async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject);
 }
 
 /**

@@ -73,3 +73,43 @@ test("validateJsonSchema: the errors of one call are its own; a later valid or i
   assert.equal(validateJsonSchema(schema, { n: 2 }).valid, true);
   assert.match(JSON.stringify(second), /n/);
 });
+
+/** A client past initialize on a host that records each write (as its lines). */
+async function rawClient(options: { maxJsonDepth?: number } = {}): Promise<{ client: Client; writes: string[][] }> {
+  const writes: string[][] = [];
+  const host: PeerHost = { write: (bytes) => writes.push(decoder.decode(bytes).split("\n").filter((l) => l !== "")), now: () => 0, armTimer: () => undefined };
+  const client = new Client(host, { info: { name: "c", version: "1" }, ...options });
+  const connecting = client.connect();
+  await Promise.resolve();
+  const initialize = JSON.parse(writes[0]?.[0] ?? "null") as { id: number };
+  client.input.receiveBytes(lines({ jsonrpc: "2.0", id: initialize.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } }));
+  await connecting;
+  writes.length = 0;
+  return { client, writes };
+}
+
+test("M-03: callTool copies the caller's arguments at the call (its own params object is not copied twice): a later change is not sent, the caller's object is untouched", async () => {
+  const { client, writes } = await rawClient();
+  const args: Record<string, unknown> = { text: "as called", nested: { n: 1 }, dropped: undefined, at: { toJSON: (key: string) => `toJSON(${key})` } };
+  const pending = client.callTool("echo", args);
+  args.text = "changed after the call";
+  (args.nested as { n: number }).n = 2;
+  await Promise.resolve();
+  const sent = JSON.parse(writes[0]?.[0] ?? "null") as { id: number; params: unknown };
+  assert.deepEqual(sent.params, { name: "echo", arguments: { text: "as called", nested: { n: 1 }, at: "toJSON(at)" } });
+  assert.deepEqual(Object.keys(args), ["text", "nested", "dropped", "at"], "the caller's object keeps its keys");
+  client.input.receiveBytes(lines({ jsonrpc: "2.0", id: sent.id, result: { content: [] } }));
+  assert.deepEqual(await pending, { content: [] });
+});
+
+test("M-03: callTool arguments nested past maxJsonDepth are refused at the call with the depth the whole params would have", async () => {
+  const { client, writes } = await rawClient({ maxJsonDepth: 3 });
+  // params (0) → arguments (1) → a (2) → b (3): too deep for maxJsonDepth 3, as before the members were copied on their own.
+  const refused = await client.callTool("echo", { a: { b: {} } }).then(() => undefined, (error: unknown) => error);
+  assert.match(String((refused as Error).message), /nested deeper than 3 levels/);
+  const within = client.callTool("echo", { a: 1 });
+  await Promise.resolve();
+  assert.equal(writes.length, 1, "a call within the bound goes out");
+  client.input.receiveBytes(lines({ jsonrpc: "2.0", id: (JSON.parse(writes[0]?.[0] ?? "null") as { id: number }).id, result: { content: [] } }));
+  await within;
+});

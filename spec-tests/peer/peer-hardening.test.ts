@@ -175,6 +175,39 @@ for (const [what, make, reason] of HOSTILE_RESULTS) {
   });
 }
 
+test("ENG-09: a plain result goes to the engine uncopied; a getter that turns unencodable when the drain reads it is answered -32603, reported, and the session goes on", async () => {
+  let reads = 0;
+  const raw = sessionEra((s) => {
+    // Plain data when the peer layer looks at it, a BigInt when the drain encodes it: only the engine's encoder can catch it.
+    // Async: its answer is drained by a pump of its own, which must dispatch what the drain reported.
+    s.tool("fickle", {}, async () => ({ content: [], get structuredContent(): unknown { return ++reads === 1 ? { n: 1 } : { n: 2n }; } }) as unknown as CallToolResult);
+    s.tool("echo", {}, () => ok("echo"));
+  });
+  call(raw, 1, "fickle");
+  await raw.settle();
+  assertError(raw.answer(1), [-32603], /cannot be encoded as JSON.*BigInt/);
+  assert.ok(raw.diagnostics.some((d) => d.rule === "ENG-09"), "reported by the pump that drained it");
+  assert.equal(reads, 2, "read once by the check, once by the encoder (no copy in between)");
+  assert.ok(raw.diagnostics.some((d) => d.rule === "ENG-09"), `an ENG-09 diagnostic: ${JSON.stringify(raw.diagnostics)}`);
+  call(raw, 2, "echo");
+  await raw.settle();
+  assert.deepEqual((raw.answer(2)?.result as Message | undefined)?.content, [{ type: "text", text: "echo" }]);
+});
+
+test("ENG-09: a message host (send, which encodes each message itself) still gets a copy: a getter runs once and its first value is sent", async () => {
+  let reads = 0;
+  const server = new Server({ info: SERVER_INFO });
+  server.tool("fickle", {}, async () => ({ content: [], get structuredContent(): unknown { return ++reads === 1 ? { n: 1 } : { n: 2n }; } }) as unknown as CallToolResult);
+  const sent: Message[] = [];
+  const session = server.connect({ send: (outbound) => sent.push(JSON.parse(JSON.stringify(outbound.message)) as Message), now: () => 0, armTimer: () => undefined });
+  session.receiveMessage({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+  session.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
+  session.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "fickle", arguments: {} } });
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  assert.deepEqual((sent.find((m) => m.id === 1)?.result as Message | undefined)?.structuredContent, { n: 1 });
+  assert.equal(reads, 1);
+});
+
 test("handlers that throw synchronously, asynchronously, a non-Error, or an Error whose message getter throws: each is answered", async () => {
   const raw = sessionEra((s) => {
     s.tool("sync", {}, () => {
