@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
-import { parseConformArgs, probeTarget, runStdioConformance, runStdioPasses } from "../../lib/cli/conform/index.js";
+import { conformMain, parseConformArgs, probeTarget, runStdioConformance, runStdioPasses } from "../../lib/cli/conform/index.js";
 import type { FixtureHeader, TargetProfile } from "../../lib/cli/conform/fixtures.js";
 import { caseVersions, parseProfileNames, profiledCommand, runPasses, type CaseFilter } from "../../lib/cli/conform/passes.js";
 import type { CaseResult } from "../../lib/cli/conform/types.js";
@@ -151,4 +151,22 @@ test("against a real target: each pass probed under its profile, each case judge
 test("a target that answers under no profile is a string, not an empty report", async () => {
   const cases = await runStdioPasses(process.execPath, ["-e", "process.stdin.resume(); process.stdin.on('end', () => process.exit(0))"], { fixturesDir: root + "fixtures", role: "server", timeoutMs: 300, probeMs: 300, profiles: ["full"] });
   assert.match(String(cases), /under any profile/);
+});
+
+test("mcp-engine conform --profiles: the case is reported once, with the profile of the pass that judged it", async () => {
+  let out = "";
+  let err = "";
+  const argv = ["--profiles", "full,tools", "--only", "server/logging/set-level-without-logging", "--format", "json", "--", process.execPath, server, "--serve"];
+  const code = await conformMain(argv, (t) => (out += t), (t) => (err += t));
+  const report = JSON.parse(out) as { cases: CaseResult[] };
+  // The server speaks 2025-06-18 only; it declares logging except under the tools profile.
+  assert.deepEqual(report.cases.map((c) => [c.version, c.outcome, c.profile]), [
+    ["2024-11-05", "not-applicable", undefined],
+    ["2025-03-26", "not-applicable", undefined],
+    ["2025-06-18", "passed", "tools"],
+    ["2025-11-25", "not-applicable", undefined],
+  ]);
+  assert.equal(report.cases[0]?.reason, "protocol version 2024-11-05 (full); protocol version 2024-11-05 (tools)");
+  assert.equal(code, 0);
+  assert.match(err, /^profile full: target: .*\nprofile tools: target: /);
 });
