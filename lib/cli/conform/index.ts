@@ -254,15 +254,15 @@ export interface PassesOptions extends Omit<RunOptions, "profile" | "select"> {
  * MCP_CONFORM_PROFILE set. A string when the target answered no probe in any pass.
  */
 export async function runStdioPasses(command: string, args: readonly string[], options: PassesOptions): Promise<CaseResult[] | string> {
-  const warn = options.warn ?? (() => undefined);
+  const { profiles, probeMs, warn = () => undefined, ...run } = options;
   let answered = 0;
-  const cases = await runPasses(options.profiles, options.newestOnly === true, async (name, select) => {
+  const cases = await runPasses(profiles, options.newestOnly === true, async (name, select) => {
     const target = profiledCommand(command, args, name);
-    const probed = await probeTarget(target.command, target.args, options.probeMs, {}, undefined);
+    const probed = await probeTarget(target.command, target.args, probeMs, {}, undefined);
     if (typeof probed === "string") return probed;
     answered++;
     warn(`profile ${name}: ${describeTarget(probed)}`);
-    return runStdioConformance(target.command, target.args, { ...options, profile: probed.profile, select });
+    return runStdioConformance(target.command, target.args, { ...run, profile: probed.profile, select });
   }, warn);
   return answered === 0 ? "the target answered no initialize and no server/discover under any profile" : cases;
 }
