@@ -10,7 +10,8 @@ import * as z from "zod";
 import { registerFeatures } from "./sdk-features-v1.mjs";
 
 const server = new McpServer({ name: "sdk-v1-conform", version: "1.0.0" });
-registerFeatures(server);
+// MCP_CONFORM_PROFILE=tools (fixtures/FORMAT.md, "Target profiles"): the tools alone.
+if (process.env.MCP_CONFORM_PROFILE !== "tools") registerFeatures(server);
 
 server.registerTool("slow", { description: "Runs until cancelled, at most 300 ms" }, async (extra) =>
   new Promise((resolve) => {

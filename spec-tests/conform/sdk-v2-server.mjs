@@ -10,7 +10,8 @@ import { registerFeatures } from "./sdk-features-v2.mjs";
 
 serveStdio(() => {
   const server = new McpServer({ name: "sdk-v2-conform", version: "2.0.0" }, { capabilities: { tools: {} } });
-  registerFeatures(server);
+  // MCP_CONFORM_PROFILE=tools (fixtures/FORMAT.md, "Target profiles"): the tools alone.
+  if (process.env.MCP_CONFORM_PROFILE !== "tools") registerFeatures(server);
   server.registerTool("slow", { description: "Runs until cancelled, at most 300 ms" }, async (ctx) =>
     new Promise((resolve) => {
       const signal = ctx?.signal ?? ctx?.mcpReq?.signal;

@@ -1,7 +1,7 @@
 // `mcp-engine conform`: replays the wire part of the fixture corpus against an implementation
 // this process does not control (fixtures/FORMAT.md, "Black-box replay").
 //
-//   mcp-engine conform [--role server] [--profile P] [--baseline FILE] [--format text|json|tap|junit]
+//   mcp-engine conform [--role server] [--profile P | --profiles A,B] [--baseline FILE] [--format text|json|tap|junit]
 //                      [--only PREFIX] [--timeout MS] -- <command...>     stdio
 //   mcp-engine conform [...] <url>                                      Streamable HTTP (fixtures/http/)
 //
@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { runHttpConformance } from "../conform-http/index.js";
 import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
 import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type Format } from "./report.js";
+import { caseVersions, parseProfileNames, profiledCommand, runPasses, type CaseFilter } from "./passes.js";
 import { replayCase, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
 import type { CaseResult } from "./types.js";
@@ -30,6 +31,9 @@ options:
   --role server|client     the side under test (default server; only server is replayed over stdio)
   --profile P              the capability profile the target runs (fixtures/manifest.json "profiles");
                            default: learned from the target's initialize result
+  --profiles A,B           one pass per target profile (full, tools, ...): the target runs with
+                           MCP_CONFORM_PROFILE=<name>, is probed per pass, and each case is judged
+                           in the first pass where it applies
   --baseline FILE          expected failures: {"fixture-id[@version]": "reason"}
   --format text|json|tap|junit   (default text)
   --only PREFIX            only fixtures whose id starts with PREFIX
@@ -40,6 +44,8 @@ exit: 0 no unexpected failure, 1 an unexpected MUST/SHOULD failure or a stale ba
 export interface ConformArgs {
   role: "server" | "client";
   profile: string | undefined;
+  /** --profiles: the target profiles, one pass each (fixtures/FORMAT.md, "Target profiles"). */
+  profiles: readonly string[] | undefined;
   baseline: string | undefined;
   format: Format;
   only: string | undefined;
@@ -48,7 +54,7 @@ export interface ConformArgs {
 }
 
 export function parseConformArgs(argv: readonly string[]): { ok: true; args: ConformArgs } | { ok: false; problem: string } {
-  const args: ConformArgs = { role: "server", profile: undefined, baseline: undefined, format: "text", only: undefined, timeoutMs: 3000, target: undefined };
+  const args: ConformArgs = { role: "server", profile: undefined, profiles: undefined, baseline: undefined, format: "text", only: undefined, timeoutMs: 3000, target: undefined };
   let at = 0;
   while (at < argv.length) {
     const word = argv[at++] as string;
@@ -71,8 +77,16 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
         args.role = value;
         break;
       case "--profile":
+        if (args.profiles !== undefined) return { ok: false, problem: "--profile (the capabilities of one run) and --profiles (one probed pass per target profile) exclude each other" };
         args.profile = value;
         break;
+      case "--profiles": {
+        if (args.profile !== undefined) return { ok: false, problem: "--profile (the capabilities of one run) and --profiles (one probed pass per target profile) exclude each other" };
+        const names = parseProfileNames(value);
+        if (typeof names === "string") return { ok: false, problem: names };
+        args.profiles = names;
+        break;
+      }
       case "--baseline":
         args.baseline = value;
         break;
@@ -193,8 +207,10 @@ export interface RunOptions {
   readonly graceMs?: number;
   readonly concurrency?: number;
   readonly profile: TargetProfile;
-  /** Only the newest version each fixture lists (a quicker pass: one case per fixture). */
+  /** One case per fixture (a quicker pass): at the newest of its versions the target speaks. */
   readonly newestOnly?: boolean;
+  /** Only the cases it admits (a later pass of --profiles: those no earlier pass could judge). */
+  readonly select?: CaseFilter;
 }
 
 /** Replays every applicable case of the corpus; N/A cases are reported with what they need. */
@@ -204,7 +220,8 @@ export async function runStdioConformance(command: string, args: readonly string
   const replay: ReplayOptions = { command, args, adapter: options.profile.adapter !== undefined, timeoutMs: options.timeoutMs, graceMs: options.graceMs ?? 150 };
   for (const { header, steps } of fixtures) {
     if (options.only !== undefined && !header.fixture.startsWith(options.only)) continue;
-    for (const version of options.newestOnly === true ? header.versions.slice(-1) : header.versions) {
+    for (const version of caseVersions(header, options.profile, options.newestOnly === true)) {
+      if (options.select !== undefined && !options.select(header.fixture, version)) continue;
       const missing = options.role === "client" ? "a client under test (stdio replay covers servers)" : notApplicable(header, version, options.profile);
       const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules, level: "MUST" as const };
       if (missing !== undefined) jobs.push(async () => ({ ...base, outcome: "not-applicable", reason: missing }));
@@ -221,6 +238,38 @@ export async function runStdioConformance(command: string, args: readonly string
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
   return results;
+}
+
+export interface PassesOptions extends Omit<RunOptions, "profile" | "select"> {
+  /** The target profiles, in pass order. */
+  readonly profiles: readonly string[];
+  /** The longest wait for one probe answer. */
+  readonly probeMs: number;
+  /** Told what each pass's probe found, or why a pass was skipped. */
+  readonly warn?: (text: string) => void;
+}
+
+/**
+ * The corpus in passes, one per target profile (passes.ts): probed and replayed with
+ * MCP_CONFORM_PROFILE set. A string when the target answered no probe in any pass.
+ */
+export async function runStdioPasses(command: string, args: readonly string[], options: PassesOptions): Promise<CaseResult[] | string> {
+  const { profiles, probeMs, warn = () => undefined, ...run } = options;
+  let answered = 0;
+  const cases = await runPasses(profiles, options.newestOnly === true, async (name, select) => {
+    const target = profiledCommand(command, args, name);
+    const probed = await probeTarget(target.command, target.args, probeMs, {}, undefined);
+    if (typeof probed === "string") return probed;
+    answered++;
+    warn(`profile ${name}: ${describeTarget(probed)}`);
+    return runStdioConformance(target.command, target.args, { ...run, profile: probed.profile, select });
+  }, warn);
+  return answered === 0 ? "the target answered no initialize and no server/discover under any profile" : cases;
+}
+
+function describeTarget(probed: ProbeResult): string {
+  const p = probed.profile;
+  return `target: ${JSON.stringify(probed.serverInfo ?? null)} versions ${[...p.versions].join(", ") || "none"}; capabilities ${JSON.stringify(p.capabilities)}; adapter ${p.adapter === undefined ? "none" : [...p.adapter.ops].join(",")}\n`;
 }
 
 const corpusRoot = (): string => fileURLToPath(new URL("../../../../", import.meta.url));
@@ -267,6 +316,14 @@ export async function conformMain(argv: readonly string[], write: (text: string)
       warn(`mcp-engine conform: ${error instanceof Error ? error.message : String(error)}\n`);
       return 2;
     }
+  } else if (args.profiles !== undefined) {
+    const only = args.only !== undefined ? { only: args.only } : {};
+    const passed = await runStdioPasses(target.command, target.args, { fixturesDir, role: args.role, timeoutMs: args.timeoutMs, probeMs: args.timeoutMs, profiles: args.profiles, warn, ...only });
+    if (typeof passed === "string") {
+      warn(`mcp-engine conform: ${passed}\n`);
+      return 2;
+    }
+    results = passed;
   } else {
     const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as { profiles?: Record<string, unknown> };
     const probed = await probeTarget(target.command, target.args, args.timeoutMs, manifest.profiles ?? {}, args.profile);
@@ -274,9 +331,8 @@ export async function conformMain(argv: readonly string[], write: (text: string)
       warn(`mcp-engine conform: ${probed}\n`);
       return 2;
     }
-    const p = probed.profile;
-    warn(`target: ${JSON.stringify(probed.serverInfo ?? null)} versions ${[...p.versions].join(", ") || "none"}; capabilities ${JSON.stringify(p.capabilities)}; adapter ${p.adapter === undefined ? "none" : [...p.adapter.ops].join(",")}\n`);
-    results = await runStdioConformance(target.command, target.args, { fixturesDir, role: args.role, timeoutMs: args.timeoutMs, profile: p, ...(args.only !== undefined ? { only: args.only } : {}) });
+    warn(describeTarget(probed));
+    results = await runStdioConformance(target.command, target.args, { fixturesDir, role: args.role, timeoutMs: args.timeoutMs, profile: probed.profile, ...(args.only !== undefined ? { only: args.only } : {}) });
   }
   const judged = applyBaseline(results, baseline);
   write(render(judged, args.format));

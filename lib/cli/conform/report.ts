@@ -85,7 +85,7 @@ export function judgedShare(cases: readonly CaseResult[]): { judged: number; tot
   return { judged: judged.size, total: all.size };
 }
 
-const caseName = (c: CaseResult): string => `${c.fixture}@${c.version}`;
+const caseName = (c: CaseResult): string => `${c.fixture}@${c.version}${c.profile !== undefined ? ` [${c.profile}]` : ""}`;
 
 function textLine(c: CaseResult): string {
   if (c.outcome === "passed") return `PASS   ${caseName(c)}${c.deviations !== undefined ? `  (${c.deviations.length} informative: ${c.deviations[0]})` : ""}`;

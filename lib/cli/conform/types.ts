@@ -23,6 +23,8 @@ export interface CaseResult {
   readonly failedRule?: string;
   /** Informative findings that are no failure: policy or MAY expectations not met, wire-only matches. */
   readonly deviations?: readonly string[];
+  /** Judged in a pass of `--profiles`: the target profile of that pass (fixtures/FORMAT.md, "Target profiles"). */
+  readonly profile?: string;
   /** failed: the baseline's reason when the failure was expected. */
   readonly expected?: string;
 }
