@@ -16,6 +16,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
 import { listFixtureFiles } from "../lib/cli/conform/fixtures.js";
+import { refusalLevel, triggerOf } from "./corpus-triggers.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -23,7 +24,7 @@ type Obj = { [key: string]: Json };
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
-export const CORPUS_VERSION = "2.0.0";
+export const CORPUS_VERSION = "2.1.0";
 
 /** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
 const ENGINE_CONFIG = ["autoInitialize", "limits", "serverInfoInResults", "discoverAnyVersion", "validateResults", "instructions", "versions", "logLevel"];
@@ -54,7 +55,7 @@ const SESSION = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 
 function stripDerived(header: Obj, steps: Obj[]): void {
   for (const key of ["requires", "profile", "tags", "levels"]) delete header[key];
-  for (const step of steps) for (const key of ["rule", "level", "wire", "allow"]) delete step[key];
+  for (const step of steps) for (const key of ["rule", "level", "wire", "allow", "trigger"]) delete step[key];
 }
 
 function messagesOf(value: Json | undefined): Obj[] {
@@ -92,6 +93,8 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   if (isObj(result) && result.serverInfo === "$serverInfo" && typeof result.protocolVersion === "string") {
     out.result = { ...result, instructions: { "$if-present": "$type:string" }, _meta: { "$if-present": "$type:object" }, ...(Object.hasOwn(result, "instructions") ? { instructions: result.instructions as Json } : {}) };
   }
+  // A form elicitation may name its mode (optional since 2025-11-25, and the default).
+  if (out.method === "elicitation/create" && isObj(out.params) && !Object.hasOwn(out.params, "mode")) out.params = { ...out.params, mode: { "$if-present": "form" } };
   const answered = selfAnswered.get(idKey(out.id as Json));
   if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
     const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: "$type:object" };
@@ -123,10 +126,16 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const hostOps = new Set<string>();
   const without = new Set<string>();
   const tools = new Set<string>();
+  const triggerTools = new Set<string>();
+  let untriggered = false;
   const capabilities = isObj(config.capabilities) ? config.capabilities : {};
   let clock = false;
   let raw = false;
   const hostRequests = steps.some((s) => isObj(s.call) && s.call.op !== "respond" && s.call.op !== "respondError");
+  const era = versions.every((v) => SESSION.has(v)) ? (Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string)) ? "dual" : "session") : versions.every((v) => !SESSION.has(v)) ? "modern" : "dual";
+  const triggers = triggersOf(steps, era);
+  // With every other command triggered, the implementation's own answers can be told apart from them.
+  const othersTriggered = steps.every((s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i));
 
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i] as Obj;
@@ -145,19 +154,28 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       const call = step.call;
       const method = requests.get(idKey(call.id));
       const tolerant = method === undefined ? undefined : SELF_ANSWERED.get(method);
-      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && !("throws" in step) && tolerant !== undefined && !hostRequests;
       const key = idKey(call.id);
+      // A refused answer to a request the implementation answers on its own has no black-box counterpart: skipped, when a real answer follows.
+      // (Only beside triggered commands, which carry the fixture's black-box checks.)
+      const refusedBeforeAnswer = "throws" in step && hostRequests && othersTriggered && steps.slice(i + 1).some((s) => isObj(s.call) && (s.call.op === "respond" || s.call.op === "respondError") && idKey(s.call.id) === key && !("throws" in s));
+      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && (!("throws" in step) || refusedBeforeAnswer) && tolerant !== undefined && (!hostRequests || othersTriggered);
       // A request the peer cancels must still be running when the cancel arrives: only the profile's `slow` tool is.
       const needsHold = cancelled.has(key);
       const slow = needsHold && method === "tools/call" && steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && isObj(m.params) && m.params.name === "slow"));
-      if (canSelfAnswer && (!needsHold || slow)) {
+      const trigger = triggers.get(i);
+      if (canSelfAnswer && "throws" in step) step.wire = "answer";
+      else if (canSelfAnswer && (!needsHold || slow)) {
         step.wire = "answer";
         const codes = tolerant ? [-32602, -32002] : [];
         if (call.op === "respondError" && typeof call.code === "number" && !codes.includes(call.code)) codes.push(call.code);
         selfAnswered.set(key, codes);
         answerAt.set(key, i);
         if (slow) tools.add("slow");
-      } else hostOps.add(String(call.op));
+      } else {
+        hostOps.add(String(call.op));
+        if (trigger === undefined) untriggered = true;
+        else triggerTools.add(String(trigger.tool));
+      }
     }
   }
 
@@ -204,9 +222,22 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     }
   }
 
-  const era = versions.every((v) => SESSION.has(v)) ? (Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string)) ? "dual" : "session") : versions.every((v) => !SESSION.has(v)) ? "modern" : "dual";
   const requires: Obj = {};
   if (hostOps.size > 0) requires.host = [...hostOps].sort();
+  // Every command has a trigger: a target without an adapter runs the fixture through the trigger tools.
+  if (hostOps.size > 0 && !untriggered) {
+    requires.triggers = true;
+    for (const tool of triggerTools) tools.add(tool);
+    for (const [i, trigger] of triggers) {
+      const step = steps[i] as Obj;
+      step.trigger = trigger;
+      // A refused command: its message must not reach the wire; the rule it cites is the step's.
+      if (isObj(step.throws) && typeof step.throws.rule === "string") {
+        step.rule = step.throws.rule;
+        step.level = refusalLevel(step, receiverLevel(step.throws.rule, levels));
+      }
+    }
+  }
   if (clock) requires.clock = true;
   const engineConfig = ENGINE_CONFIG.filter((k) => Object.hasOwn(config, k));
   if (engineConfig.length > 0) requires.config = engineConfig;
@@ -236,6 +267,29 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   ordered.tags = [String(header.fixture).split("/")[1] ?? "misc"];
   ordered.requires = requires;
   return { header: ordered, steps };
+}
+
+/**
+ * The triggers of a fixture's host commands, by step index. Only past the handshake of the
+ * session era (initialize answered, notifications/initialized sent): a tools/call before it is
+ * itself out of order. 2026-07-28 and dual-era fixtures get none (a request there carries its
+ * own envelope, and the server's messages go on a request's stream).
+ */
+function triggersOf(steps: readonly Obj[], era: string): Map<number, Obj> {
+  const out = new Map<number, Obj>();
+  if (era !== "session") return out;
+  const triggered = new Set<string>();
+  let ready = false;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i] as Obj;
+    if (messagesOf(step.in).some((m) => m.method === "notifications/initialized")) ready = true;
+    // After the end of input no tools/call can be sent.
+    if ("eof" in step) ready = false;
+    if (!ready || !isObj(step.call)) continue;
+    const trigger = triggerOf(step, triggered);
+    if (trigger !== undefined) out.set(i, trigger);
+  }
+  return out;
 }
 
 /** A quiet step after a cancellation checks the cancellation rule; after a notification, that it went unanswered (M-08). */

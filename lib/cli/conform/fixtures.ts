@@ -20,6 +20,8 @@ export interface Requires {
   readonly without?: readonly string[];
   readonly tools?: readonly string[];
   readonly modernOnly?: boolean;
+  /** Every host command of the fixture has a `trigger`: a target without an adapter runs it through the tools in `tools`. */
+  readonly triggers?: boolean;
 }
 
 export interface FixtureHeader {
@@ -77,7 +79,7 @@ export interface TargetProfile {
   readonly versions: ReadonlySet<string>;
   /** The capabilities it declares (when it has no adapter that configures it per case). */
   readonly capabilities: Record<string, unknown>;
-  /** Tools it offers, by name (the `slow` tool of the conformance profile, FORMAT.md). */
+  /** Tools it offers, by name (the conformance profile's `slow` and trigger tools, FORMAT.md). */
   readonly tools: ReadonlySet<string>;
   readonly adapter?: AdapterSupport;
 }
@@ -110,7 +112,9 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   const adapter = target.adapter;
   if (requires.strict === true && adapter?.strict !== true) return "strict phase rules (engine option ENG-03)";
   if (requires.clock === true && adapter?.clock !== true) return "a virtual clock (time steps)";
-  for (const op of requires.host ?? []) if (adapter?.ops.has(op) !== true) return `host command ${op}`;
+  // Without an adapter, a fixture whose every command has a trigger runs through the trigger tools (checked with `tools` below).
+  const viaTriggers = adapter === undefined && requires.triggers === true;
+  for (const op of viaTriggers ? [] : (requires.host ?? [])) if (adapter?.ops.has(op) !== true) return `host command ${op}`;
   for (const key of requires.config ?? []) if (adapter?.config.has(key) !== true) return `engine configuration key ${key}`;
   // With an adapter the target is configured per case (configure), so the fixture's own setup holds.
   if (adapter !== undefined) return undefined;
