@@ -136,6 +136,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const triggers = triggersOf(steps, era);
   // With every other command triggered, the implementation's own answers can be told apart from them.
   const othersTriggered = steps.every((s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i));
+  // A command after a host answer may depend on what the host answered (an elicitation it named, a level it accepted):
+  // the implementation's own answer stands in for the host's only when no triggered command follows it.
+  const triggeredAfter = (at: number): boolean => [...triggers.keys()].some((j) => j > at);
 
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i] as Obj;
@@ -157,8 +160,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       const key = idKey(call.id);
       // A refused answer to a request the implementation answers on its own has no black-box counterpart: skipped, when a real answer follows.
       // (Only beside triggered commands, which carry the fixture's black-box checks.)
-      const refusedBeforeAnswer = "throws" in step && hostRequests && othersTriggered && steps.slice(i + 1).some((s) => isObj(s.call) && (s.call.op === "respond" || s.call.op === "respondError") && idKey(s.call.id) === key && !("throws" in s));
-      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && (!("throws" in step) || refusedBeforeAnswer) && tolerant !== undefined && (!hostRequests || othersTriggered);
+      const refusedBeforeAnswer = "throws" in step && hostRequests && othersTriggered && !triggeredAfter(i) && steps.slice(i + 1).some((s) => isObj(s.call) && (s.call.op === "respond" || s.call.op === "respondError") && idKey(s.call.id) === key && !("throws" in s));
+      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && (!("throws" in step) || refusedBeforeAnswer) && tolerant !== undefined && (!hostRequests || (othersTriggered && !triggeredAfter(i)));
       // A request the peer cancels must still be running when the cancel arrives: only the profile's `slow` tool is.
       const needsHold = cancelled.has(key);
       const slow = needsHold && method === "tools/call" && steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && isObj(m.params) && m.params.name === "slow"));

@@ -371,6 +371,8 @@ async function runTrigger(state: CaseState, header: FixtureHeader, step: Step, t
       const entry = await state.target.next(Math.max(1, deadline - Date.now()));
       if (entry === undefined) return new Failure(rule, level, `the trigger tool ${String(trigger.tool)} did not answer the runner's tools/call ${call.id}`);
       if (entry.kind === "malformed") return new Failure("M-01", "MUST", `a line that is not JSON: ${entry.line.slice(0, 200)}`);
+      // A late answer to a barrier of an earlier step proves nothing here.
+      if (isBarrierAnswer(entry.value)) continue;
       const failure = globalCheck(state, entry);
       if (failure !== undefined) return failure;
       if (isRecord(entry.value) && entry.value.id === call.id && !Object.hasOwn(entry.value, "method")) return undefined;
