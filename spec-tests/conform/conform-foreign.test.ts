@@ -27,8 +27,14 @@ async function run(script: string): Promise<CaseResult[]> {
   return runStdioConformance(process.execPath, args, { fixturesDir, role: "server", timeoutMs: 3000, profile: probed.profile, newestOnly: true });
 }
 
-/** What both SDKs get wrong: no reply at all to malformed input, no batches, -32603 for invalid params. */
-const COMMON = ["ID-01", "ID-02", "JR-02", "M-01", "M-02", "M-03", "M-09"];
+/**
+ * What both SDKs get wrong: no reply at all to malformed input, no batches, -32603 for invalid
+ * params; and, found through the trigger tools, requests and notifications the application asks
+ * for sent although the spec forbids them: sampling to a client without sampling (C-01),
+ * includeContext without sampling.context (C-06, SHOULD), elicitation/complete for an
+ * elicitation never sent (C-07), elicitation before 2025-06-18 (MT-01).
+ */
+const COMMON = ["C-01", "C-06", "C-07", "ID-01", "ID-02", "JR-02", "M-01", "M-02", "M-03", "M-09", "MT-01"];
 
 const SDKS: readonly [string, string, readonly string[], string][] = [
   // v1 also ignores a cancellation of request id 0 (X-04) and refuses a task-augmented call instead of ignoring `task` (C-08).
@@ -43,12 +49,16 @@ for (const [name, script, expected, baselineFile] of SDKS) {
     const detail = failed.map((c) => `${c.fixture}@${c.version} [${c.failedRule}] ${c.reason}`).join("\n");
     assert.deepEqual(failed.filter((c) => levels.get(c.failedRule ?? "") === "policy" || c.level === "policy"), [], detail);
     assert.deepEqual([...new Set(failed.map((c) => c.failedRule ?? "?"))].sort(), [...expected].sort(), detail);
-    assert.ok(cases.filter((c) => c.outcome !== "not-applicable").length >= 45, "at least 45 fixtures judged");
+    const judged = cases.filter((c) => c.outcome !== "not-applicable").length;
+    assert.ok(judged >= 75, `at least 75 fixtures judged, got ${judged}`);
+    // The share a black-box replay judges (one case per fixture). Only the session era and
+    // 2026-07-28 fixtures without engine-only needs can apply: see the README's table.
+    assert.ok(judged / cases.length >= 0.39, `judged share ${judged}/${cases.length}`);
     // Its published baseline (spec-tests/conform/baselines/) covers exactly these failures: the run exits 0, no entry is stale.
     const baseline = parseBaseline(readFileSync(join(root, "spec-tests", "conform", "baselines", baselineFile), "utf8"));
     assert.ok(typeof baseline !== "string", String(baseline));
-    const judged = applyBaseline(cases, baseline);
-    assert.deepEqual([judged.unexpected, judged.stale], [0, []]);
-    assert.equal(exitCode(judged), 0);
+    const verdict = applyBaseline(cases, baseline);
+    assert.deepEqual([verdict.unexpected, verdict.stale], [0, []]);
+    assert.equal(exitCode(verdict), 0);
   });
 }
