@@ -106,7 +106,7 @@ function spawnFixture(flags: readonly string[] = [], extra: Partial<StdioClientO
 /**
  * The report lines of `mcp-engine client`/`demo` against the reference server: no FAIL, no
  * WARN, the summary counts the lines, and the only SKIPs are the tools whose names say they
- * change something (test_trigger_*_change, confirm_delete, the conformance profile's conform_cancel) and, without --root, those that need roots.
+ * change something (test_trigger_*_change, confirm_delete) and, without --root, those that need roots.
  */
 function assertCleanReport(run: Run): void {
   assert.equal(run.code, 0, `exit code; stdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
@@ -120,7 +120,7 @@ function assertCleanReport(run: Run): void {
   const skips = lines.filter((l) => l.startsWith("SKIP  "));
   assert.equal(Number(match[2]), skips.length);
   for (const skip of skips) {
-    assert.match(skip, /^SKIP {2}tools\/call (test_trigger_\w+_change: not called: its name suggests it changes something \("change"\)|confirm_delete: not called: its name suggests it changes something \("delete"\)|conform_cancel: not called: its name suggests it changes something \("cancel"\)|test_input_required_result_\w+: the tool needs a client capability this run does not declare \{"roots")/);
+    assert.match(skip, /^SKIP {2}tools\/call (test_trigger_\w+_change: not called: its name suggests it changes something \("change"\)|confirm_delete: not called: its name suggests it changes something \("delete"\)|test_input_required_result_\w+: the tool needs a client capability this run does not declare \{"roots")/);
   }
   assert.equal(lines.filter((l) => /^(FAIL|WARN)/.test(l)).length, 0);
   assert.doesNotMatch(run.stderr, /\[(violation|diagnostic)\]/, "no protocol diagnostics");
