@@ -45,6 +45,8 @@ export interface ReferenceServerOptions {
   now?: () => number;
   /** The tasks extension's options (ids default to crypto.randomUUID, polling to every 250 ms). */
   tasks?: Partial<TaskOptions>;
+  /** Offer the conformance profile's tools (slow and the trigger tools): `mcp-engine conform` asks for them with MCP_CONFORM=1. */
+  profileTools?: boolean;
 }
 
 const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
@@ -66,7 +68,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
   });
   registerTaskTools(server, sleep);
   // The conformance profile's tools, so `mcp-engine conform` can judge this server without its adapter too.
-  registerProfileTools(server);
+  if (options.profileTools === true) registerProfileTools(server);
 
   server.tool("test_simple_text", { description: "Tests simple text content response", inputSchema: NO_ARGS },
     () => text("This is a simple text response for testing."));
