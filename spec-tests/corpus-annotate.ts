@@ -147,6 +147,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       if (typeof m.method === "string") {
         if (Object.hasOwn(m, "id")) requests.set(idKey(m.id), m.method);
         for (const [prefix, cap] of METHOD_CAPABILITY) if (m.method.startsWith(prefix) && !Object.hasOwn(capabilities, cap)) without.add(cap);
+        // Subscriptions are gated on a sub-capability: a fixture testing the gate needs it undeclared.
+        if ((m.method === "resources/subscribe" || m.method === "resources/unsubscribe") && isObj(capabilities.resources) && capabilities.resources.subscribe !== true) without.add("resources.subscribe");
         if (m.method === "notifications/cancelled" && isObj(m.params)) cancelled.add(idKey(m.params.requestId));
       }
     }
@@ -249,6 +251,12 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   requires.era = era;
   if (raw) requires.transport = "stdio";
   requires.capabilities = capabilities;
+  // A refused list_changed tests the gate on listChanged: the implementation must not declare it.
+  for (const step of requires.triggers === true ? steps : []) {
+    const call = isObj(step.call) ? step.call : {};
+    const cap = typeof call.method === "string" ? /^notifications\/(tools|prompts|resources)\/list_changed$/.exec(call.method)?.[1] : undefined;
+    if (cap !== undefined && "throws" in step && !(isObj(capabilities[cap]) && (capabilities[cap] as Obj).listChanged === true)) without.add(`${cap}.listChanged`);
+  }
   if (without.size > 0) requires.without = [...without].sort();
   if (tools.size > 0) requires.tools = [...tools].sort();
   // A 2026-07-28 fixture that opens without a complete envelope assumes a server speaking only that

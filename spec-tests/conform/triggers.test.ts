@@ -127,3 +127,11 @@ test("a fixture whose commands all have triggers applies to a target without an 
   const adapter = { ops: new Set<string>(), clock: false, config: new Set<string>(), strict: false };
   assert.equal(notApplicable(header, "2025-11-25", target(["conform_request"], adapter)), "host command request");
 });
+
+test("a dotted `without` names a sub-capability: declared as true or an object, it makes the case not applicable", () => {
+  const header: FixtureHeader = { fixture: "server/x/z", role: "server", versions: ["2025-11-25"], rules: ["C-01"], requires: { era: "session", capabilities: { resources: {} }, without: ["resources.subscribe", "prompts.listChanged"] } };
+  const target = (capabilities: Record<string, unknown>): TargetProfile => ({ versions: new Set(["2025-11-25"]), capabilities, tools: new Set() });
+  assert.equal(notApplicable(header, "2025-11-25", target({ resources: {}, prompts: { listChanged: false } })), undefined);
+  assert.equal(notApplicable(header, "2025-11-25", target({ resources: { subscribe: true } })), "no resources.subscribe capability");
+  assert.equal(notApplicable(header, "2025-11-25", target({ resources: {}, prompts: { listChanged: {} } })), "no prompts.listChanged capability");
+});

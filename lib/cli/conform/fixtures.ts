@@ -106,6 +106,16 @@ export function declares(declared: unknown, required: unknown): boolean {
   return true;
 }
 
+/** A capability (`tools`) is declared when present; a sub-capability (`resources.subscribe`) when true or an object. */
+function declaresPath(capabilities: Record<string, unknown>, path: string): boolean {
+  const [top, sub] = path.split(".", 2) as [string, string | undefined];
+  if (!Object.hasOwn(capabilities, top)) return false;
+  if (sub === undefined) return true;
+  const value = capabilities[top];
+  if (!isRecord(value) || !Object.hasOwn(value, sub)) return false;
+  return value[sub] === true || isRecord(value[sub]);
+}
+
 /** Undefined when the case applies to the target; otherwise the requirement it lacks. */
 export function notApplicable(header: FixtureHeader, version: string, target: TargetProfile): string | undefined {
   const requires = header.requires ?? {};
@@ -121,7 +131,7 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   if (!target.versions.has(version)) return `protocol version ${version}`;
   if (requires.modernOnly === true && [...target.versions].some((v) => !(MODERN_VERSIONS as readonly string[]).includes(v))) return `a server speaking only ${MODERN_VERSIONS.join(", ")}`;
   if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
-  for (const key of requires.without ?? []) if (Object.hasOwn(target.capabilities, key)) return `no ${key} capability`;
+  for (const key of requires.without ?? []) if (declaresPath(target.capabilities, key)) return `no ${key} capability`;
   for (const tool of requires.tools ?? []) if (!target.tools.has(tool)) return `tool ${tool} of the conformance profile`;
   return undefined;
 }
