@@ -51,6 +51,8 @@ const SELF_ANSWERED = new Map<string, boolean>([
   ["resources/list", false],
 ]);
 
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
 const SESSION = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 
 function stripDerived(header: Obj, steps: Obj[]): void {
@@ -147,6 +149,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       if (typeof m.method === "string") {
         if (Object.hasOwn(m, "id")) requests.set(idKey(m.id), m.method);
         for (const [prefix, cap] of METHOD_CAPABILITY) if (m.method.startsWith(prefix) && !Object.hasOwn(capabilities, cap)) without.add(cap);
+        // Under 2026-07-28 the tasks methods belong to the tasks extension.
+        if (m.method.startsWith("tasks/") && versions.every((v) => !SESSION.has(v)) && !(isObj(capabilities.extensions) && Object.hasOwn(capabilities.extensions, TASKS_EXTENSION))) without.add(`extensions.${TASKS_EXTENSION}`);
         // Subscriptions are gated on a sub-capability: a fixture testing the gate needs it undeclared.
         if ((m.method === "resources/subscribe" || m.method === "resources/unsubscribe") && isObj(capabilities.resources) && capabilities.resources.subscribe !== true) without.add("resources.subscribe");
         if (m.method === "notifications/cancelled" && isObj(m.params)) cancelled.add(idKey(m.params.requestId));

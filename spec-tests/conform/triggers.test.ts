@@ -134,4 +134,8 @@ test("a dotted `without` names a sub-capability: declared as true or an object, 
   assert.equal(notApplicable(header, "2025-11-25", target({ resources: {}, prompts: { listChanged: false } })), undefined);
   assert.equal(notApplicable(header, "2025-11-25", target({ resources: { subscribe: true } })), "no resources.subscribe capability");
   assert.equal(notApplicable(header, "2025-11-25", target({ resources: {}, prompts: { listChanged: {} } })), "no prompts.listChanged capability");
+  // An extension's name holds dots: the path splits at the first one only.
+  const tasks: FixtureHeader = { ...header, requires: { era: "session", capabilities: {}, without: ["extensions.io.modelcontextprotocol/tasks"] } };
+  assert.equal(notApplicable(tasks, "2025-11-25", target({ extensions: { "io.modelcontextprotocol/tasks": {} } })), "no extensions.io.modelcontextprotocol/tasks capability");
+  assert.equal(notApplicable(tasks, "2025-11-25", target({ extensions: {} })), undefined);
 });

@@ -108,7 +108,10 @@ export function declares(declared: unknown, required: unknown): boolean {
 
 /** A capability (`tools`) is declared when present; a sub-capability (`resources.subscribe`) when true or an object. */
 function declaresPath(capabilities: Record<string, unknown>, path: string): boolean {
-  const [top, sub] = path.split(".", 2) as [string, string | undefined];
+  // Split at the first dot only: extension names hold dots of their own.
+  const dot = path.indexOf(".");
+  const top = dot < 0 ? path : path.slice(0, dot);
+  const sub = dot < 0 ? undefined : path.slice(dot + 1);
   if (!Object.hasOwn(capabilities, top)) return false;
   if (sub === undefined) return true;
   const value = capabilities[top];
