@@ -48,15 +48,15 @@ export function triggerOf(step: Obj, triggered: Set<string>): Obj | undefined {
   if (call.op === "request") {
     if (!onlyWireNeutral(call.options, ["progressToken", "relatedRequestId"])) return undefined;
     const token = isObj(call.options) ? call.options.progressToken : undefined;
-    // A fixed token is part of the request's params; `true` (the request id) only the engine can fill in.
-    if (token !== undefined && typeof token !== "string" && typeof token !== "number") return undefined;
-    if (token !== undefined) {
+    // A fixed token is part of the request's params; `true` asks for a token the implementation picks.
+    if (token !== undefined && token !== true && typeof token !== "string" && typeof token !== "number") return undefined;
+    if (token !== undefined && token !== true) {
       const meta = isObj(params) && isObj(params._meta) ? params._meta : {};
       params = { ...(isObj(params) ? params : {}), _meta: { ...meta, progressToken: token } };
     }
     const id = step.returns;
     if (!refused && typeof id !== "number" && typeof id !== "string") return undefined;
-    const args: Obj = { method: call.method, ...(params !== undefined ? { params } : {}) };
+    const args: Obj = { method: call.method, ...(params !== undefined ? { params } : {}), ...(token === true ? { progress: true } : {}) };
     if (refused) return { tool, arguments: args };
     triggered.add(idKey(id));
     return { tool, arguments: args, request: id as Json };

@@ -33,10 +33,11 @@ const text = (value, isError) => ({ content: [{ type: "text", text: JSON.stringi
 const failed = (error) => text({ error: { message: error instanceof Error ? error.message : String(error), ...(error?.code !== undefined ? { code: error.code } : {}) } }, true);
 const passThrough = z.object({}).passthrough();
 
-server.registerTool("conform_request", { description: "Sends the request to the client; answers with the client's answer", inputSchema: { method: z.string(), params: z.record(z.string(), z.unknown()).optional() } }, async ({ method, params }, extra) => {
+server.registerTool("conform_request", { description: "Sends the request to the client; answers with the client's answer", inputSchema: { method: z.string(), params: z.record(z.string(), z.unknown()).optional(), progress: z.boolean().optional() } }, async ({ method, params, progress }, extra) => {
   const abort = new AbortController();
   pending.set(extra.requestId, abort);
-  const options = { signal: abort.signal };
+  // progress: true asks for progress (the SDK picks the token).
+  const options = { signal: abort.signal, ...(progress === true ? { onprogress: () => {} } : {}) };
   try {
     const low = server.server;
     const result =

@@ -35,10 +35,11 @@ function registerTriggers(server) {
   const text = (value, isError) => ({ content: [{ type: "text", text: JSON.stringify(value ?? null) }], ...(isError ? { isError: true } : {}) });
   const failed = (error) => text({ error: { message: error instanceof Error ? error.message : String(error), ...(error?.code !== undefined ? { code: error.code } : {}) } }, true);
   const low = server.server;
-  server.registerTool("conform_request", { description: "Sends the request to the client; answers with the client's answer", inputSchema: z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() }) }, async ({ method, params }, ctx) => {
+  server.registerTool("conform_request", { description: "Sends the request to the client; answers with the client's answer", inputSchema: z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional(), progress: z.boolean().optional() }) }, async ({ method, params, progress }, ctx) => {
     const abort = new AbortController();
     pending.set(ctx.mcpReq.id, abort);
-    const options = { signal: abort.signal };
+    // progress: true asks for progress (the SDK picks the token).
+    const options = { signal: abort.signal, ...(progress === true ? { onprogress: () => {} } : {}) };
     try {
       const result =
         method === "sampling/createMessage" ? await low.createMessage(params, options)

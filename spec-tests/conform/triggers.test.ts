@@ -27,7 +27,7 @@ test("commands whose wire effect a trigger cannot say get none", () => {
   const triggered = new Set<string>();
   const none: Obj[] = [
     { call: { op: "request", method: "ping", options: { deadline: 500 } }, returns: 0 },
-    { call: { op: "request", method: "ping", options: { progressToken: true } }, returns: 0 },
+    { call: { op: "request", method: "ping", options: { progressToken: { a: 1 } } }, returns: 0 },
     { call: { op: "request", method: "ping" } },
     { call: { op: "request", method: "ping", params: [1] }, returns: 0 },
     { call: { op: "notify", method: "notifications/message", options: { deadline: 1 } } },
@@ -138,4 +138,18 @@ test("a dotted `without` names a sub-capability: declared as true or an object, 
   const tasks: FixtureHeader = { ...header, requires: { era: "session", capabilities: {}, without: ["extensions.io.modelcontextprotocol/tasks"] } };
   assert.equal(notApplicable(tasks, "2025-11-25", target({ extensions: { "io.modelcontextprotocol/tasks": {} } })), "no extensions.io.modelcontextprotocol/tasks capability");
   assert.equal(notApplicable(tasks, "2025-11-25", target({ extensions: {} })), undefined);
+});
+
+test("progress on a token the implementation picks: asked for with progress: true, captured, and used in the peer's progress", () => {
+  assert.deepEqual(triggerOf({ call: { op: "request", method: "ping", options: { progressToken: true } }, returns: 0 }, new Set()), { tool: "conform_request", arguments: { method: "ping", progress: true }, request: 0 });
+  const ledger = new TriggerLedger();
+  ledger.callFor({ tool: "conform_request", arguments: { method: "ping", progress: true }, request: 0 });
+  const bindings = new Map<string, unknown>();
+  const expected = ledger.expected({ jsonrpc: "2.0", id: 0, method: "ping", params: { _meta: { progressToken: 0 } } });
+  assert.equal(compare(expected, { jsonrpc: "2.0", id: 4, method: "ping", params: { _meta: { progressToken: "tok" } } }, { bindings }), undefined);
+  const progress = (token: unknown): unknown => ({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } });
+  assert.deepEqual(ledger.inbound(progress(0), bindings), progress("tok"));
+  // Another JSON value (the string "0") names another token: left as it is.
+  assert.deepEqual(ledger.inbound(progress("0"), bindings), progress("0"));
+  assert.deepEqual(ledger.inbound({ jsonrpc: "2.0", id: 0, result: {} }, bindings), { jsonrpc: "2.0", id: 4, result: {} });
 });

@@ -27,7 +27,7 @@ function refusal(error: unknown): CallToolResult {
 }
 
 /** What a handler may change of the request it is asked to send: only what JSON carries. */
-function paramsOf(args: Record<string, unknown>): object | undefined {
+function paramsOf(args: Record<string, unknown>): Record<string, unknown> | undefined {
   return isRecord(args.params) ? args.params : undefined;
 }
 
@@ -41,6 +41,7 @@ export function registerProfileTools(server: Server, options: ProfileToolOptions
   // By the id of the conform_request tools/call that waits for it: the abort of its request.
   const pending = new Map<string, PeerAbortController>();
   const key = (id: unknown): string => JSON.stringify(id);
+  let tokens = 0;
 
   server.tool("slow", { description: "Runs until cancelled, at most 300 ms", inputSchema: OBJECT_ARGS }, (_args, context) =>
     new Promise<CallToolResult>((resolve) => {
@@ -59,7 +60,11 @@ export function registerProfileTools(server: Server, options: ProfileToolOptions
     const params = paramsOf(args);
     try {
       // The session's request() refuses, unsent, what the engine's gates refuse (capability, version, _meta keys).
-      const result = await context.session.request(args.method as "ping", params, { signal: abort.signal });
+      // progress: true asks for progress on a token of ours (the session API sends requests without one;
+      // progress for it is then dropped as for an unknown token, which puts nothing on the wire either way).
+      const meta = isRecord(params?._meta) ? params._meta : {};
+      const sent = args.progress === true ? { ...params, _meta: { ...meta, progressToken: `conform-progress-${++tokens}` } } : params;
+      const result = await context.session.request(args.method as "ping", sent, { signal: abort.signal });
       return text({ result });
     } catch (error) {
       if (!(error instanceof McpError)) options.onRefused?.("request", args.method, params, error);

@@ -24,6 +24,10 @@ export function isTriggerAnswer(message: unknown): boolean {
 export class TriggerLedger {
   private calls = 0;
   private readonly callOf = new Map<string, string>();
+  /** Fixture ids of triggered requests that asked for progress (a token the implementation picks). */
+  private readonly progressOf = new Set<string>();
+  /** The fixture's progress token (JSON) → binding name of the token the implementation chose. */
+  private readonly tokenOf = new Map<string, string>();
   /** Fixture id key → binding name of the id the implementation chose. */
   private readonly captureOf = new Map<string, string>();
 
@@ -36,7 +40,10 @@ export class TriggerLedger {
       args.call = call;
     }
     const id = `${CALL_PREFIX}${++this.calls}`;
-    if (Object.hasOwn(trigger, "request")) this.callOf.set(idKey(trigger.request), id);
+    if (Object.hasOwn(trigger, "request")) {
+      this.callOf.set(idKey(trigger.request), id);
+      if (args.progress === true) this.progressOf.add(idKey(trigger.request));
+    }
     return { id, message: { jsonrpc: "2.0", id, method: "tools/call", params: { name: String(trigger.tool), arguments: args } } };
   }
 
@@ -51,6 +58,14 @@ export class TriggerLedger {
       const name = `server-request:${key}`;
       this.captureOf.set(key, name);
       // A request is captured once: the fixture names each triggered request in one `out` step.
+      const params = isRecord(value.params) ? value.params : undefined;
+      const meta = isRecord(params?._meta) ? params._meta : undefined;
+      if (this.progressOf.has(key) && meta !== undefined && Object.hasOwn(meta, "progressToken")) {
+        // The token the implementation picks for progress it asked for: captured too, and used in the peer's progress.
+        const token = `server-progress:${key}`;
+        this.tokenOf.set(idKey(meta.progressToken), token);
+        return { ...value, id: { $capture: name }, params: { ...params, _meta: { ...meta, progressToken: { $capture: token } } } };
+      }
       return { ...value, id: { $capture: name } };
     }
     if (value.method === "notifications/cancelled" && isRecord(value.params)) {
@@ -75,6 +90,11 @@ export class TriggerLedger {
   /** An inbound message with the answers to triggered requests addressed to the ids the implementation chose. */
   inbound(value: unknown, bindings: Bindings): unknown {
     if (Array.isArray(value)) return value.map((v) => this.inbound(v, bindings));
+    if (isRecord(value) && value.method === "notifications/progress" && isRecord(value.params)) {
+      // Progress for the token of a triggered request goes to the token the implementation chose (same JSON value only).
+      const token = this.tokenOf.get(idKey(value.params.progressToken));
+      return token !== undefined && bindings.has(token) ? { ...value, params: { ...value.params, progressToken: bindings.get(token) } } : value;
+    }
     if (!isRecord(value) || Object.hasOwn(value, "method") || !Object.hasOwn(value, "id")) return value;
     const name = this.captureOf.get(idKey(value.id));
     return name !== undefined && bindings.has(name) ? { ...value, id: bindings.get(name) } : value;
