@@ -52,6 +52,7 @@ const SELF_ANSWERED = new Map<string, boolean>([
 ]);
 
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+const SERVER_INFO_META = "io.modelcontextprotocol/serverInfo";
 
 const SESSION = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 
@@ -70,13 +71,21 @@ const idKey = (id: Json | undefined): string => JSON.stringify(id ?? null);
 /** The initialize result with the configured identity replaced by the placeholders. */
 function placeholders(message: Obj, config: Obj): void {
   const result = message.result;
-  if (!isObj(result) || typeof result.protocolVersion !== "string") return;
+  if (!isObj(result)) return;
+  // A server/discover result: its capabilities and the serverInfo of its _meta are the implementation's own too.
+  if (Array.isArray(result.supportedVersions)) {
+    if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {})) result.capabilities = "$capabilities";
+    const meta = result._meta;
+    if (isObj(meta) && JSON.stringify(meta[SERVER_INFO_META]) === JSON.stringify(config.info)) result._meta = { ...meta, [SERVER_INFO_META]: "$serverInfo" };
+    return;
+  }
+  if (typeof result.protocolVersion !== "string") return;
   if (isObj(result.serverInfo) && JSON.stringify(result.serverInfo) === JSON.stringify(config.info)) result.serverInfo = "$serverInfo";
   if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {})) result.capabilities = "$capabilities";
 }
 
 /** The wire form of one expected message: id forms, our error.data, self-answered results. */
-function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>, counterOffer: ReadonlySet<string> = new Set()): Json {
+function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>, counterOffer: ReadonlySet<string> = new Set(), ownVersions = false): Json {
   if (!isObj(message)) return message;
   const out: Obj = { ...message };
   if (counterOffer.has(idKey(out.id as Json)) && isObj(out.result) && out.result.protocolVersion === "$version") out.result = { ...out.result, protocolVersion: "$type:string" };
@@ -94,6 +103,13 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   const result = out.result;
   if (isObj(result) && result.serverInfo === "$serverInfo" && typeof result.protocolVersion === "string") {
     out.result = { ...result, instructions: { "$if-present": "$type:string" }, _meta: { "$if-present": "$type:object" }, ...(Object.hasOwn(result, "instructions") ? { instructions: result.instructions as Json } : {}) };
+  }
+  // A discover result of the implementation's own identity may carry instructions the fixture does not name.
+  if (isObj(out.result) && Array.isArray(out.result.supportedVersions) && out.result.capabilities === "$capabilities" && !Object.hasOwn(out.result, "instructions")) out.result = { ...out.result, instructions: { "$if-present": "$type:string" } };
+  // The versions a server lists (-32022 data, server/discover) are its own, unless the fixture configures them.
+  if (ownVersions) {
+    if (isObj(out.error) && isObj(out.error.data) && Array.isArray(out.error.data.supported)) out.error = { ...out.error, data: { ...out.error.data, supported: "$type:array" } };
+    if (isObj(out.result) && Array.isArray(out.result.supportedVersions)) out.result = { ...out.result, supportedVersions: "$type:array" };
   }
   // A form elicitation may name its mode (optional since 2025-11-25, and the default).
   if (out.method === "elicitation/create" && isObj(out.params) && !Object.hasOwn(out.params, "mode")) out.params = { ...out.params, mode: { "$if-present": "form" } };
@@ -225,8 +241,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if ("out" in step) {
       const expected = step.out as Json;
       const answeredHere = new Map([...selfAnswered].filter(([id]) => (answerAt.get(id) ?? Infinity) < i));
-      let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere)) } : wireMessage(expected, answeredHere, counterOffer);
-      if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere));
+      const ownVersions = !Object.hasOwn(config, "versions");
+      let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) } : wireMessage(expected, answeredHere, counterOffer, ownVersions);
+      if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions));
       if (JSON.stringify(wire) !== JSON.stringify(expected)) step.wire = wire;
     }
   }
@@ -268,6 +285,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const first = steps.map((s) => messagesOf(s.in)[0]).find((m) => m !== undefined);
   const meta = first !== undefined && isObj(first.params) && isObj(first.params._meta) ? first.params._meta : undefined;
   if (era === "modern" && (meta === undefined || typeof meta["io.modelcontextprotocol/protocolVersion"] !== "string")) requires.modernOnly = true;
+  // So does one that opens with a batch: a dual-era server reads an array as a session-era batch.
+  if (era === "modern" && Array.isArray(steps.find((s) => "in" in s)?.in)) requires.modernOnly = true;
 
   const ordered: Obj = {};
   for (const [k, v] of Object.entries(header)) {
