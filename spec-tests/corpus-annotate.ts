@@ -16,6 +16,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
 import { listFixtureFiles } from "../lib/cli/conform/fixtures.js";
+import { refusalLevel, triggerOf } from "./corpus-triggers.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -23,7 +24,7 @@ type Obj = { [key: string]: Json };
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
-export const CORPUS_VERSION = "2.0.0";
+export const CORPUS_VERSION = "2.1.0";
 
 /** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
 const ENGINE_CONFIG = ["autoInitialize", "limits", "serverInfoInResults", "discoverAnyVersion", "validateResults", "instructions", "versions", "logLevel"];
@@ -49,6 +50,9 @@ const SELF_ANSWERED = new Map<string, boolean>([
   ["prompts/list", false],
   ["resources/list", false],
 ]);
+
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+const SERVER_INFO_META = "io.modelcontextprotocol/serverInfo";
 
 const SESSION = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 
@@ -78,7 +82,7 @@ function undeclaredSubCapabilities(steps: readonly Obj[], capabilities: Obj): st
 
 function stripDerived(header: Obj, steps: Obj[]): void {
   for (const key of ["requires", "profile", "tags", "levels"]) delete header[key];
-  for (const step of steps) for (const key of ["rule", "level", "wire", "allow"]) delete step[key];
+  for (const step of steps) for (const key of ["rule", "level", "wire", "allow", "trigger"]) delete step[key];
 }
 
 function messagesOf(value: Json | undefined): Obj[] {
@@ -91,13 +95,21 @@ const idKey = (id: Json | undefined): string => JSON.stringify(id ?? null);
 /** The initialize result with the configured identity replaced by the placeholders. */
 function placeholders(message: Obj, config: Obj): void {
   const result = message.result;
-  if (!isObj(result) || typeof result.protocolVersion !== "string") return;
+  if (!isObj(result)) return;
+  // A server/discover result: its capabilities and the serverInfo of its _meta are the implementation's own too.
+  if (Array.isArray(result.supportedVersions)) {
+    if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {})) result.capabilities = "$capabilities";
+    const meta = result._meta;
+    if (isObj(meta) && JSON.stringify(meta[SERVER_INFO_META]) === JSON.stringify(config.info)) result._meta = { ...meta, [SERVER_INFO_META]: "$serverInfo" };
+    return;
+  }
+  if (typeof result.protocolVersion !== "string") return;
   if (isObj(result.serverInfo) && JSON.stringify(result.serverInfo) === JSON.stringify(config.info)) result.serverInfo = "$serverInfo";
   if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {})) result.capabilities = "$capabilities";
 }
 
 /** The wire form of one expected message: id forms, our error.data, self-answered results. */
-function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>, counterOffer: ReadonlySet<string> = new Set()): Json {
+function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>, counterOffer: ReadonlySet<string> = new Set(), ownVersions = false): Json {
   if (!isObj(message)) return message;
   const out: Obj = { ...message };
   if (counterOffer.has(idKey(out.id as Json)) && isObj(out.result) && out.result.protocolVersion === "$version") out.result = { ...out.result, protocolVersion: "$type:string" };
@@ -116,6 +128,15 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   if (isObj(result) && result.serverInfo === "$serverInfo" && typeof result.protocolVersion === "string") {
     out.result = { ...result, instructions: { "$if-present": "$type:string" }, _meta: { "$if-present": "$type:object" }, ...(Object.hasOwn(result, "instructions") ? { instructions: result.instructions as Json } : {}) };
   }
+  // A discover result of the implementation's own identity may carry instructions the fixture does not name.
+  if (isObj(out.result) && Array.isArray(out.result.supportedVersions) && out.result.capabilities === "$capabilities" && !Object.hasOwn(out.result, "instructions")) out.result = { ...out.result, instructions: { "$if-present": "$type:string" } };
+  // The versions a server lists (-32022 data, server/discover) are its own, unless the fixture configures them.
+  if (ownVersions) {
+    if (isObj(out.error) && isObj(out.error.data) && Array.isArray(out.error.data.supported)) out.error = { ...out.error, data: { ...out.error.data, supported: "$type:array" } };
+    if (isObj(out.result) && Array.isArray(out.result.supportedVersions)) out.result = { ...out.result, supportedVersions: "$type:array" };
+  }
+  // A form elicitation may name its mode (optional since 2025-11-25, and the default).
+  if (out.method === "elicitation/create" && isObj(out.params) && !Object.hasOwn(out.params, "mode")) out.params = { ...out.params, mode: { "$if-present": "form" } };
   const answered = selfAnswered.get(idKey(out.id as Json));
   if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
     const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: "$type:object" };
@@ -147,10 +168,19 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const hostOps = new Set<string>();
   const without = new Set<string>();
   const tools = new Set<string>();
+  const triggerTools = new Set<string>();
+  let untriggered = false;
   const capabilities = isObj(config.capabilities) ? config.capabilities : {};
   let clock = false;
   let raw = false;
   const hostRequests = steps.some((s) => isObj(s.call) && s.call.op !== "respond" && s.call.op !== "respondError");
+  const era = versions.every((v) => SESSION.has(v)) ? (Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string)) ? "dual" : "session") : versions.every((v) => !SESSION.has(v)) ? "modern" : "dual";
+  const triggers = triggersOf(steps, era);
+  // With every other command triggered, the implementation's own answers can be told apart from them.
+  const othersTriggered = steps.every((s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i));
+  // A command after a host answer may depend on what the host answered (an elicitation it named, a level it accepted):
+  // the implementation's own answer stands in for the host's only when no triggered command follows it.
+  const triggeredAfter = (at: number): boolean => [...triggers.keys()].some((j) => j > at);
 
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i] as Obj;
@@ -159,6 +189,10 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       if (typeof m.method === "string") {
         if (Object.hasOwn(m, "id")) requests.set(idKey(m.id), m.method);
         for (const [prefix, cap] of METHOD_CAPABILITY) if (m.method.startsWith(prefix) && !Object.hasOwn(capabilities, cap)) without.add(cap);
+        // Under 2026-07-28 the tasks methods belong to the tasks extension.
+        if (m.method.startsWith("tasks/") && versions.every((v) => !SESSION.has(v)) && !(isObj(capabilities.extensions) && Object.hasOwn(capabilities.extensions, TASKS_EXTENSION))) without.add(`extensions.${TASKS_EXTENSION}`);
+        // Subscriptions are gated on a sub-capability: a fixture testing the gate needs it undeclared.
+        if ((m.method === "resources/subscribe" || m.method === "resources/unsubscribe") && isObj(capabilities.resources) && capabilities.resources.subscribe !== true) without.add("resources.subscribe");
         if (m.method === "notifications/cancelled" && isObj(m.params)) cancelled.add(idKey(m.params.requestId));
       }
     }
@@ -169,19 +203,28 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       const call = step.call;
       const method = requests.get(idKey(call.id));
       const tolerant = method === undefined ? undefined : SELF_ANSWERED.get(method);
-      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && !("throws" in step) && tolerant !== undefined && !hostRequests;
       const key = idKey(call.id);
+      // A refused answer to a request the implementation answers on its own has no black-box counterpart: skipped, when a real answer follows.
+      // (Only beside triggered commands, which carry the fixture's black-box checks.)
+      const refusedBeforeAnswer = "throws" in step && hostRequests && othersTriggered && !triggeredAfter(i) && steps.slice(i + 1).some((s) => isObj(s.call) && (s.call.op === "respond" || s.call.op === "respondError") && idKey(s.call.id) === key && !("throws" in s));
+      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && (!("throws" in step) || refusedBeforeAnswer) && tolerant !== undefined && (!hostRequests || (othersTriggered && !triggeredAfter(i)));
       // A request the peer cancels must still be running when the cancel arrives: only the profile's `slow` tool is.
       const needsHold = cancelled.has(key);
       const slow = needsHold && method === "tools/call" && steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && isObj(m.params) && m.params.name === "slow"));
-      if (canSelfAnswer && (!needsHold || slow)) {
+      const trigger = triggers.get(i);
+      if (canSelfAnswer && "throws" in step) step.wire = "answer";
+      else if (canSelfAnswer && (!needsHold || slow)) {
         step.wire = "answer";
         const codes = tolerant ? [-32602, -32002] : [];
         if (call.op === "respondError" && typeof call.code === "number" && !codes.includes(call.code)) codes.push(call.code);
         selfAnswered.set(key, codes);
         answerAt.set(key, i);
         if (slow) tools.add("slow");
-      } else hostOps.add(String(call.op));
+      } else {
+        hostOps.add(String(call.op));
+        if (trigger === undefined) untriggered = true;
+        else triggerTools.add(String(trigger.tool));
+      }
     }
   }
 
@@ -222,15 +265,29 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if ("out" in step) {
       const expected = step.out as Json;
       const answeredHere = new Map([...selfAnswered].filter(([id]) => (answerAt.get(id) ?? Infinity) < i));
-      let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere)) } : wireMessage(expected, answeredHere, counterOffer);
-      if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere));
+      const ownVersions = !Object.hasOwn(config, "versions");
+      let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) } : wireMessage(expected, answeredHere, counterOffer, ownVersions);
+      if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions));
       if (JSON.stringify(wire) !== JSON.stringify(expected)) step.wire = wire;
     }
   }
 
-  const era = versions.every((v) => SESSION.has(v)) ? (Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string)) ? "dual" : "session") : versions.every((v) => !SESSION.has(v)) ? "modern" : "dual";
   const requires: Obj = {};
   if (hostOps.size > 0) requires.host = [...hostOps].sort();
+  // Every command has a trigger: a target without an adapter runs the fixture through the trigger tools.
+  if (hostOps.size > 0 && !untriggered) {
+    requires.triggers = true;
+    for (const tool of triggerTools) tools.add(tool);
+    for (const [i, trigger] of triggers) {
+      const step = steps[i] as Obj;
+      step.trigger = trigger;
+      // A refused command: its message must not reach the wire; the rule it cites is the step's.
+      if (isObj(step.throws) && typeof step.throws.rule === "string") {
+        step.rule = step.throws.rule;
+        step.level = refusalLevel(step, receiverLevel(step.throws.rule, levels));
+      }
+    }
+  }
   if (clock) requires.clock = true;
   // Versions naming both eras make a dual-era server, which a target can be: a need for the versions it
   // speaks (at least these), not an engine option. Any other set of versions only an adapter can set up.
@@ -252,6 +309,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const first = steps.map((s) => messagesOf(s.in)[0]).find((m) => m !== undefined);
   const meta = first !== undefined && isObj(first.params) && isObj(first.params._meta) ? first.params._meta : undefined;
   if (era === "modern" && (meta === undefined || typeof meta["io.modelcontextprotocol/protocolVersion"] !== "string")) requires.modernOnly = true;
+  // So does one that opens with a batch: a dual-era server reads an array as a session-era batch.
+  if (era === "modern" && Array.isArray(steps.find((s) => "in" in s)?.in)) requires.modernOnly = true;
 
   const ordered: Obj = {};
   for (const [k, v] of Object.entries(header)) {
@@ -266,6 +325,29 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   ordered.tags = [String(header.fixture).split("/")[1] ?? "misc"];
   ordered.requires = requires;
   return { header: ordered, steps };
+}
+
+/**
+ * The triggers of a fixture's host commands, by step index. Only past the handshake of the
+ * session era (initialize answered, notifications/initialized sent): a tools/call before it is
+ * itself out of order. 2026-07-28 and dual-era fixtures get none (a request there carries its
+ * own envelope, and the server's messages go on a request's stream).
+ */
+function triggersOf(steps: readonly Obj[], era: string): Map<number, Obj> {
+  const out = new Map<number, Obj>();
+  if (era !== "session") return out;
+  const triggered = new Set<string>();
+  let ready = false;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i] as Obj;
+    if (messagesOf(step.in).some((m) => m.method === "notifications/initialized")) ready = true;
+    // After the end of input no tools/call can be sent.
+    if ("eof" in step) ready = false;
+    if (!ready || !isObj(step.call)) continue;
+    const trigger = triggerOf(step, triggered);
+    if (trigger !== undefined) out.set(i, trigger);
+  }
+  return out;
 }
 
 /** A quiet step after a cancellation checks the cancellation rule; after a notification, that it went unanswered (M-08). */

@@ -58,7 +58,7 @@ async function serve(options: CliOptions): Promise<number> {
   // --redis: one node of several (lib/cli/cluster.ts): shared stores and keys.
   const node = options.redis === undefined ? undefined : await joinCluster(options.redis, (text) => process.stderr.write(`mcp-engine serve --redis: ${text}`)).catch((error: Error) => error);
   if (node instanceof Error) return (process.stderr.write(`mcp-engine serve --redis: ${node.message}\n`), 2);
-  const server = createReferenceServer({ paginationSecret: node?.paginationSecret ?? randomBytes(32), requestStateSecret: node?.requestStateSecret ?? randomBytes(32), sleep, tasks: node === undefined ? undefined : { store: node.taskStore } });
+  const server = createReferenceServer({ paginationSecret: node?.paginationSecret ?? randomBytes(32), requestStateSecret: node?.requestStateSecret ?? randomBytes(32), sleep, tasks: node === undefined ? undefined : { store: node.taskStore }, profileTools: process.env.MCP_CONFORM === "1" });
   if (options.http === undefined) {
     // Asked for by `mcp-engine conform`: a bare engine driven over the host-adapter channel instead.
     const fd = adapterFd(process.env);

@@ -17,6 +17,7 @@
 import { randomUUID } from "node:crypto";
 import { ErrorCode } from "../errors.js";
 import { registerTaskTools } from "./reference-tasks.js";
+import { registerProfileTools } from "./conform/profile-tools.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../versions.js";
 import { isJsonObject, type JsonObject } from "../envelope.js";
 import { McpError } from "../peer/errors.js";
@@ -44,6 +45,8 @@ export interface ReferenceServerOptions {
   now?: () => number;
   /** The tasks extension's options (ids default to crypto.randomUUID, polling to every 250 ms). */
   tasks?: Partial<TaskOptions>;
+  /** Offer the conformance profile's tools (slow and the trigger tools): `mcp-engine conform` asks for them with MCP_CONFORM=1. */
+  profileTools?: boolean;
 }
 
 const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
@@ -64,6 +67,8 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     tasks: { newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks },
   });
   registerTaskTools(server, sleep);
+  // The conformance profile's tools, so `mcp-engine conform` can judge this server without its adapter too.
+  if (options.profileTools === true) registerProfileTools(server);
 
   server.tool("test_simple_text", { description: "Tests simple text content response", inputSchema: NO_ARGS },
     () => text("This is a simple text response for testing."));

@@ -342,7 +342,8 @@ export class ServerSession implements ContextSession {
           const call = this.outgoing.get(id);
           if (call === undefined) return;
           this.outgoing.delete(id);
-          if (!this.engine.isClosed) this.engine.cancel(id, "aborted");
+          // The abort's reason, when it is text, is the reason the client reads.
+          if (!this.engine.isClosed) this.engine.cancel(id, typeof signal.reason === "string" ? signal.reason : "aborted");
           reject(new RequestAbortedError(method, signal.reason));
           this.driver.pump();
         };

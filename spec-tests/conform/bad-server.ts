@@ -1,5 +1,6 @@
 // Known-bad stdio servers for spec-tests/conform/known-bad.test.ts: one correct server (this
-// project's peer Server with the conformance profile's tools, `slow` and `echo`) and, with
+// project's peer Server with the conformance profile's tools, `slow`, the trigger tools and
+// `echo`) and, with
 // --fault NAME, the same server breaking exactly one rule through a filter on its input or
 // output lines. The conformance runner must flag that rule and nothing else.
 //
@@ -13,9 +14,13 @@
 //   ignore-cancel-id-0     a cancellation of request id 0 is dropped before it arrives (X-04)
 //   duplicate-answers      every response is written twice (JR-01)
 //   ungated-prompts        prompts/* requests are answered although prompts was not declared (C-01)
+//   ungated-sampling       conform_request sends sampling/createMessage to a client that did not declare sampling (C-01)
+//   silent-cancel          conform_cancel abandons the request without notifications/cancelled (X-01)
 
 import { nodeHost } from "../../lib/hosts/stdio.js";
+import { ProtocolMisuseError } from "../../lib/peer/errors.js";
 import { Server } from "../../lib/peer/server.js";
+import { registerProfileTools } from "../../lib/cli/conform/profile-tools.js";
 
 const argv = process.argv.slice(2);
 if (!argv.includes("--serve")) process.exit(0);
@@ -23,15 +28,15 @@ const at = argv.indexOf("--fault");
 const fault = at >= 0 ? argv[at + 1] : undefined;
 
 const server = new Server({ info: { name: "known-bad", version: "1" } });
-server.tool("slow", { description: "Runs until cancelled, at most 300 ms", inputSchema: { type: "object" } }, (_args, context) =>
-  new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ content: [{ type: "text", text: "done" }] }), 300);
-    context.signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve({ content: [{ type: "text", text: "cancelled" }] });
-    });
-  }),
-);
+// The conformance profile's tools (slow and the trigger tools); two faults hook their refusals.
+registerProfileTools(server, {
+  onRefused: (kind, method, params, error) => {
+    // A sampling request the engine refused for the client's missing capability goes out anyway.
+    const rule = error instanceof ProtocolMisuseError ? error.rule : undefined;
+    if (fault === "ungated-sampling" && kind === "request" && method === "sampling/createMessage" && rule === "C-01") process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: `bad-${++badIds}`, method, ...(params !== undefined ? { params } : {}) }) + "\n");
+  },
+});
+let badIds = 0;
 server.tool("echo", { description: "Echoes its text", inputSchema: { type: "object", properties: { text: { type: "string" } } } }, (args) => ({
   content: [{ type: "text", text: typeof args.text === "string" ? args.text : "" }],
 }));
@@ -67,6 +72,7 @@ function outbound(line: string): string[] {
   if (fault === "ungated-prompts" && error?.code === -32601 && (methods.get(JSON.stringify(value.id)) ?? "").startsWith("prompts/")) {
     return [JSON.stringify({ jsonrpc: "2.0", id: value.id, result: { prompts: [], messages: [] } })];
   }
+  if (fault === "silent-cancel" && value.method === "notifications/cancelled") return [];
   if (fault === "duplicate-answers" && Object.hasOwn(value, "id") && !Object.hasOwn(value, "method")) return [line, line];
   return [line];
 }

@@ -36,6 +36,9 @@ const FAULTS: readonly [string, string][] = [
   ["ignore-cancel-id-0", "X-04"],
   ["duplicate-answers", "JR-01"],
   ["ungated-prompts", "C-01"],
+  // Checks the trigger tools enable: what the server sends of its own accord.
+  ["ungated-sampling", "C-01"],
+  ["silent-cancel", "X-01"],
 ];
 
 for (const [fault, rule] of FAULTS) {

@@ -1456,3 +1456,24 @@ test("Driver: input arriving inside a write (a synchronous transport) is drained
   driver.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   assert.deepEqual(sent, [1, "p"], "the ping answer left in the same pump");
 });
+
+test("a server request aborted with a text reason cancels it with that reason (the client reads why)", async () => {
+  const controller = new PeerAbortController();
+  let outcome: unknown;
+  const pair = await connected({
+    client: { capabilities: { roots: {} } },
+    setup: (s) =>
+      s.tool("probe", {}, async (_args, ctx) => {
+        const pending = ctx.session.request("roots/list", undefined, { signal: controller.signal });
+        controller.abort("no longer needed");
+        outcome = await pending.catch((error: unknown) => error);
+        return OK;
+      }),
+  });
+  pair.client.setRequestHandler("roots/list", () => new Promise(() => undefined));
+  const calling = pair.client.callTool("probe");
+  await pair.settle();
+  assert.deepEqual(await calling, OK);
+  assert.ok(outcome instanceof RequestAbortedError);
+  assert.deepEqual(pair.serverHost.messages("notifications/cancelled").map((m) => (m.params as { reason?: unknown }).reason), ["no longer needed"]);
+});

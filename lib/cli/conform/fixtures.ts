@@ -22,6 +22,8 @@ export interface Requires {
   readonly without?: readonly string[];
   readonly tools?: readonly string[];
   readonly modernOnly?: boolean;
+  /** Every host command of the fixture has a `trigger`: a target without an adapter runs it through the tools in `tools`. */
+  readonly triggers?: boolean;
 }
 
 export interface FixtureHeader {
@@ -79,7 +81,7 @@ export interface TargetProfile {
   readonly versions: ReadonlySet<string>;
   /** The capabilities it declares (when it has no adapter that configures it per case). */
   readonly capabilities: Record<string, unknown>;
-  /** Tools it offers, by name (the `slow` tool of the conformance profile, FORMAT.md). */
+  /** Tools it offers, by name (the conformance profile's `slow` and trigger tools, FORMAT.md). */
   readonly tools: ReadonlySet<string>;
   readonly adapter?: AdapterSupport;
 }
@@ -106,13 +108,17 @@ export function declares(declared: unknown, required: unknown): boolean {
   return true;
 }
 
-/** The capability `key` names is declared: a top-level capability present, or a `capability.flag` set to true. */
-export function declaresPath(declared: Record<string, unknown>, key: string): boolean {
-  const [capability, flag] = key.split(".", 2) as [string, string | undefined];
-  if (!Object.hasOwn(declared, capability)) return false;
-  if (flag === undefined) return true;
-  const value = declared[capability];
-  return isRecord(value) && value[flag] === true;
+/** A capability (`tools`) is declared when present; a sub-capability (`resources.subscribe`) when true or an object. */
+export function declaresPath(capabilities: Record<string, unknown>, path: string): boolean {
+  // Split at the first dot only: extension names hold dots of their own.
+  const dot = path.indexOf(".");
+  const top = dot < 0 ? path : path.slice(0, dot);
+  const sub = dot < 0 ? undefined : path.slice(dot + 1);
+  if (!Object.hasOwn(capabilities, top)) return false;
+  if (sub === undefined) return true;
+  const value = capabilities[top];
+  if (!isRecord(value) || !Object.hasOwn(value, sub)) return false;
+  return value[sub] === true || isRecord(value[sub]);
 }
 
 /** Undefined when the case applies to the target; otherwise the requirement it lacks. */
@@ -121,7 +127,9 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   const adapter = target.adapter;
   if (requires.strict === true && adapter?.strict !== true) return "strict phase rules (engine option ENG-03)";
   if (requires.clock === true && adapter?.clock !== true) return "a virtual clock (time steps)";
-  for (const op of requires.host ?? []) if (adapter?.ops.has(op) !== true) return `host command ${op}`;
+  // Without an adapter, a fixture whose every command has a trigger runs through the trigger tools (checked with `tools` below).
+  const viaTriggers = adapter === undefined && requires.triggers === true;
+  for (const op of viaTriggers ? [] : (requires.host ?? [])) if (adapter?.ops.has(op) !== true) return `host command ${op}`;
   for (const key of requires.config ?? []) if (adapter?.config.has(key) !== true) return `engine configuration key ${key}`;
   // With an adapter the target is configured per case (configure), so the fixture's own setup holds.
   if (adapter !== undefined) return undefined;

@@ -15,6 +15,7 @@ import { MODERN_VERSIONS } from "../../versions.js";
 import { compare, type Bindings } from "./match.js";
 import type { FixtureHeader, Step } from "./fixtures.js";
 import { StdioTarget, type Received } from "./target.js";
+import { TriggerLedger, forbidden, isTriggerAnswer } from "./triggers.js";
 
 export interface ReplayOptions {
   readonly command: string;
@@ -51,6 +52,11 @@ function hexToBytes(hex: string): Uint8Array {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const idKey = (id: unknown): string => JSON.stringify(id);
+
+/** A case that turns out not to be judgeable: the implementation refused what a trigger asked of it. */
+class Unjudgeable {
+  constructor(readonly reason: string) {}
+}
 
 class Failure {
   constructor(
@@ -110,6 +116,12 @@ interface CaseState {
   partialLine: boolean;
   /** Entries already held to the global checks (a message put back is not counted twice). */
   readonly checked: WeakSet<Received>;
+  /** Without an adapter: the host commands performed through the trigger tools. */
+  readonly triggers: TriggerLedger | undefined;
+  /** Ids of requests the implementation answers on its own (`"wire": "answer"` commands). */
+  readonly selfAnswered: ReadonlySet<string>;
+  /** The answers to the runner's trigger calls, by call id. */
+  readonly triggerAnswers: Map<string, unknown>;
 }
 
 function barrierMessage(state: CaseState): string | undefined {
@@ -151,6 +163,7 @@ async function nextMessage(state: CaseState, options: ReplayOptions, useBarrier:
     }
     const failure = globalCheck(state, entry);
     if (failure !== undefined) return { entry, barrier: false, failure };
+    if (isTriggerAnswer(entry.value)) continue;
     return { entry, barrier: false };
   }
 }
@@ -158,6 +171,7 @@ async function nextMessage(state: CaseState, options: ReplayOptions, useBarrier:
 function globalCheck(state: CaseState, entry: Received): Failure | undefined {
   if (state.checked.has(entry) || entry.kind !== "message") return undefined;
   state.checked.add(entry);
+  if (isTriggerAnswer(entry.value) && isRecord(entry.value)) state.triggerAnswers.set(String(entry.value.id), entry.value);
   return state.ledger.check(entry.value);
 }
 
@@ -248,6 +262,11 @@ async function matchOut(state: CaseState, step: Step, options: ReplayOptions, he
       continue;
     }
     if (batch && !Array.isArray(actual) && allowed(actual)) continue;
+    // The implementation's own answer to a request whose host answers later in the fixture: it waits for its step.
+    if (byId === undefined && !batch && isRecord(actual) && !Object.hasOwn(actual, "method") && state.selfAnswered.has(idKey(actual.id))) {
+      held.push(got.entry);
+      continue;
+    }
     const trial = new Map(state.bindings);
     const problem = compare(wire, actual, { bindings: trial });
     if (problem === undefined) {
@@ -309,6 +328,7 @@ async function quietFor(state: CaseState, step: Step, options: ReplayOptions, he
     if (isBarrierAnswer(entry.value)) return undefined;
     const failure = globalCheck(state, entry);
     if (failure !== undefined) return failure;
+    if (isTriggerAnswer(entry.value)) continue;
     if (allowed(entry.value) && state.initialized) continue;
     if (answersOpen(step, entry.value)) {
       // The implementation answered a request the fixture leaves with its host: fine, unless it refused
@@ -327,6 +347,48 @@ async function quietFor(state: CaseState, step: Step, options: ReplayOptions, he
   }
 }
 
+/**
+ * A host command through its trigger tool. A request's tool answers only once the client has
+ * answered it, so the runner goes on at once; a notification's, a cancellation's and a refused
+ * command's answer once the server has sent (or refused) it: the runner waits for that answer,
+ * and what comes before it waits for the next steps. A refused command's message must not
+ * appear before the answer.
+ */
+async function runTrigger(state: CaseState, header: FixtureHeader, step: Step, trigger: Record<string, unknown>, options: ReplayOptions): Promise<Failure | undefined> {
+  const rule = typeof step.rule === "string" ? step.rule : (header.rules[0] ?? "M-01");
+  const level = (typeof step.level === "string" ? step.level : (header.levels?.[rule] ?? "MUST")) as RuleLevel;
+  const call = (state.triggers as TriggerLedger).callFor(trigger);
+  if (typeof call === "string") return new Failure(rule, "MUST", call);
+  state.ledger.noteSent(call.message);
+  state.target.write(JSON.stringify(call.message) + "\n");
+  const refused = "throws" in step;
+  if (trigger.tool === "conform_request" && !refused) return undefined;
+  const isForbidden = refused ? forbidden(trigger) : () => false;
+  const held: Received[] = [];
+  try {
+    const deadline = Date.now() + options.timeoutMs;
+    for (;;) {
+      const entry = await state.target.next(Math.max(1, deadline - Date.now()));
+      if (entry === undefined) return new Failure(rule, level, `the trigger tool ${String(trigger.tool)} did not answer the runner's tools/call ${call.id}`);
+      if (entry.kind === "malformed") return new Failure("M-01", "MUST", `a line that is not JSON: ${entry.line.slice(0, 200)}`);
+      // A late answer to a barrier of an earlier step proves nothing here.
+      if (isBarrierAnswer(entry.value)) continue;
+      const failure = globalCheck(state, entry);
+      if (failure !== undefined) return failure;
+      if (isRecord(entry.value) && entry.value.id === call.id && !Object.hasOwn(entry.value, "method")) return undefined;
+      if (isForbidden(entry.value)) {
+        const problem = `the command ${JSON.stringify(step.call).slice(0, 200)} is refused locally (${rule}); it was sent: ${JSON.stringify(entry.value).slice(0, 300)}`;
+        if (level !== "policy" && level !== "MAY") return new Failure(rule, level, problem);
+        state.deviations.push(`${rule} (${level}): ${problem}`);
+        continue;
+      }
+      held.push(entry);
+    }
+  } finally {
+    for (let i = held.length - 1; i >= 0; i--) state.target.unshift(held[i] as Received);
+  }
+}
+
 let seq = 0;
 
 async function hostCommand(state: CaseState, request: Record<string, unknown>, options: ReplayOptions): Promise<Record<string, unknown> | Failure> {
@@ -337,15 +399,16 @@ async function hostCommand(state: CaseState, request: Record<string, unknown>, o
   return answer;
 }
 
-async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly Step[], options: ReplayOptions): Promise<Failure | undefined> {
+async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly Step[], options: ReplayOptions): Promise<Failure | Unjudgeable | undefined> {
   let lastQuiet: Step | undefined;
   for (const raw of steps) {
     const step = substitute(raw, state.version) as Step;
     if ("in" in step) {
-      state.ledger.noteSent(step.in);
+      const value = state.triggers !== undefined ? state.triggers.inbound(step.in, state.bindings) : step.in;
+      state.ledger.noteSent(value);
       state.partialLine = false;
-      if (isRecord(step.in) && step.in.method === "notifications/initialized") state.initialized = true;
-      state.target.write(JSON.stringify(step.in) + "\n");
+      if (isRecord(value) && value.method === "notifications/initialized") state.initialized = true;
+      state.target.write(JSON.stringify(value) + "\n");
       lastQuiet = undefined;
     } else if ("in_bytes" in step && typeof step.in_bytes === "string") {
       state.ledger.noteSentText(step.in_bytes);
@@ -359,8 +422,14 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
     } else if ("eof" in step) {
       state.target.closeStdin();
     } else if ("out" in step) {
-      const failure = await expectOut(state, step, options);
-      if (failure !== undefined) return failure;
+      const triggers = state.triggers;
+      const expected = triggers === undefined ? step : { ...step, out: triggers.expected(step.out), ...("wire" in step ? { wire: triggers.expected(step.wire) } : {}) };
+      const failure = await expectOut(state, expected, options);
+      if (failure !== undefined) {
+        // The request a trigger asked for never came because the implementation refused to send it: no verdict.
+        const refusal = triggers?.refusal(step.out, state.triggerAnswers);
+        return refusal !== undefined ? new Unjudgeable(`the implementation refused to send the request a trigger asked for: ${refusal}`) : failure;
+      }
       lastQuiet = undefined;
     } else if ("quiet" in step) {
       const failure = await expectQuiet(state, step, options);
@@ -369,6 +438,11 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
     } else if ("call" in step) {
       // An answer the implementation gives on its own needs no command, unless its adapter performs it.
       if (step.wire === "answer" && !options.adapter) continue;
+      if (state.triggers !== undefined && isRecord(step.trigger)) {
+        const failure = await runTrigger(state, header, step, step.trigger, options);
+        if (failure !== undefined) return failure;
+        continue;
+      }
       const answer = await hostCommand(state, { op: "call", call: step.call }, options);
       if (answer instanceof Failure) return answer;
       if ("throws" in step) {
@@ -400,6 +474,7 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
     if (entry.kind !== "message" || isBarrierAnswer(entry.value)) continue;
     const failure = globalCheck(state, entry);
     if (failure !== undefined) return failure;
+    if (isTriggerAnswer(entry.value)) continue;
     if (lastQuiet !== undefined && !allowed(entry.value) && !answersOpen(lastQuiet, entry.value)) {
       return new Failure(String(lastQuiet.rule ?? "M-08"), (lastQuiet.level ?? "MUST") as RuleLevel, `expected nothing more, got ${JSON.stringify(entry.value).slice(0, 300)}`);
     }
@@ -410,7 +485,22 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
 export async function replayCase(header: FixtureHeader, steps: readonly Step[], version: string, options: ReplayOptions): Promise<CaseResult> {
   const target = new StdioTarget({ command: options.command, args: options.args, adapter: options.adapter, ...(options.stderr !== undefined ? { stderr: options.stderr } : {}) });
   const era = (MODERN_VERSIONS as readonly string[]).includes(version) ? "modern" : "session";
-  const state: CaseState = { target, version, era: header.requires?.era === "dual" ? "modern" : era, bindings: new Map(), ledger: new Ledger(), deviations: [], barriers: 0, initialized: false, partialLine: false, checked: new WeakSet() };
+  const selfAnswered = new Set(options.adapter ? [] : steps.filter((s) => s.wire === "answer" && isRecord(s.call)).map((s) => idKey((s.call as Record<string, unknown>).id)));
+  const state: CaseState = {
+    target,
+    version,
+    era: header.requires?.era === "dual" ? "modern" : era,
+    bindings: new Map(),
+    ledger: new Ledger(),
+    deviations: [],
+    barriers: 0,
+    initialized: false,
+    partialLine: false,
+    checked: new WeakSet(),
+    triggers: options.adapter ? undefined : new TriggerLedger(),
+    selfAnswered,
+    triggerAnswers: new Map(),
+  };
   const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules };
   const level = strongest(header);
   try {
@@ -419,6 +509,7 @@ export async function replayCase(header: FixtureHeader, steps: readonly Step[], 
       if (configured instanceof Failure || configured.ok !== true) return { ...base, level, outcome: "not-applicable", reason: `the adapter refused the configuration: ${JSON.stringify(configured instanceof Failure ? configured.reason : configured.error)}` };
     }
     const failure = await runSteps(state, header, steps, options);
+    if (failure instanceof Unjudgeable) return { ...base, level, outcome: "not-applicable", reason: failure.reason };
     if (failure === undefined) return { ...base, level, outcome: "passed", ...(state.deviations.length > 0 ? { deviations: state.deviations } : {}) };
     return { ...base, level: failure.level, outcome: "failed", failedRule: failure.rule, reason: failure.reason, ...(state.deviations.length > 0 ? { deviations: state.deviations } : {}) };
   } finally {

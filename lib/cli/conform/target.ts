@@ -51,7 +51,8 @@ export class StdioTarget {
   heardFrom = false;
 
   constructor(options: TargetOptions) {
-    const env = { ...process.env };
+    // MCP_CONFORM=1: the target runs under the conformance runner (it may offer the profile's tools only then).
+    const env: Record<string, string | undefined> = { ...process.env, MCP_CONFORM: "1" };
     if (options.adapter) env.MCP_CONFORM_ADAPTER = "3";
     else delete env.MCP_CONFORM_ADAPTER;
     this.child = spawn(options.command, options.args, { stdio: options.adapter ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"], env });
