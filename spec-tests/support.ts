@@ -108,15 +108,5 @@ export interface FetchResponse {
   text(): Promise<string>;
 }
 
-/** The byte arrays one after another, in one array. */
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+/** The byte arrays one after another, in one array (the hosts' own helper). */
+export { concatBytes as concat } from "../lib/hosts/bytes.js";

@@ -1,4 +1,4 @@
-// Byte helpers the Node hosts share (the stdio writer, the Redis protocol encoder).
+// Byte helpers the Node hosts share (the stdio writer, the Redis protocol encoder; the tests use them too).
 //
 // Invariant: the inputs are read, never kept or changed; the result is a new buffer.
 

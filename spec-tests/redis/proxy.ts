@@ -5,6 +5,7 @@
 // No affinity of any kind: consecutive requests of one session land on different nodes.
 
 import { createServer } from "node:http";
+import { concatBytes } from "../../lib/hosts/bytes.js";
 
 interface UpstreamResponse {
   readonly status: number;
@@ -30,14 +31,7 @@ function main(): void {
       const upstream = upstreams[next++ % upstreams.length] as string;
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string" && !HOP_BY_HOP.has(name)) headers[name] = value;
-      let size = 0;
-      for (const c of chunks) size += c.length;
-      const body = new Uint8Array(size);
-      let at = 0;
-      for (const c of chunks) {
-        body.set(c, at);
-        at += c.length;
-      }
+      const body = concatBytes(chunks);
       const method = req.method ?? "GET";
       upstreamFetch(upstream + (req.url ?? "").replace(/^\/mcp/, ""), { method, headers, ...(method === "GET" || method === "HEAD" ? {} : { body }) }).then(
         async (answer) => {
