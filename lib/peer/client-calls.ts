@@ -19,6 +19,7 @@ import type { Driver, PeerHost } from "./driver.js";
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "./errors.js";
 import { errorMessage } from "./handlers.js";
 import { NotJson, copyJson, copyMembers } from "./json-safe.js";
+import { DeadlineRing } from "./default-deadlines.js";
 import { DeadlineQueue } from "./request-queue.js";
 
 /** What a call's result goes through before its promise settles (tools/call: a task or the result), in the same step. */
@@ -158,6 +159,12 @@ export class OutgoingCalls {
    * abort or expiry). Released one per answer.
    */
   readonly queued = new DeadlineQueue<QueuedRequest>();
+  /**
+   * The inactivity deadlines of sent calls made with the default timeout (and no other timing
+   * option), in sending order: kept here instead of in the engine, handed to it when they pass
+   * (default-deadlines.ts).
+   */
+  private readonly defaults = new DeadlineRing<PendingCall>((call) => call.sentId !== undefined && this.pending.get(call.sentId) === call);
   private readonly maxPendingOutbound: number;
 
   constructor(
@@ -190,7 +197,10 @@ export class OutgoingCalls {
     // The engine holds at most maxPendingOutbound requests in flight; the rest wait here, in order.
     const queue = this.queued.size > 0 || engine.pendingOutboundCount >= this.maxPendingOutbound;
     const engineOptions = queue ? {} : SCRATCH_OPTIONS;
-    engineOptions.deadline = Number.isFinite(timeoutMs) ? now + timeoutMs : undefined;
+    const deadline = Number.isFinite(timeoutMs) ? now + timeoutMs : undefined;
+    // The default timeout alone: the deadline waits in the ring, not in the engine (see `defaults`).
+    const ringed = !queue && deadline !== undefined && options.timeoutMs === undefined && options.maxTotalMs === undefined && options.resetTimeoutOnProgress !== true && this.defaults.accepts(deadline);
+    engineOptions.deadline = ringed ? undefined : deadline;
     engineOptions.totalDeadline = options.maxTotalMs !== undefined ? now + options.maxTotalMs : undefined;
     engineOptions.resetOnProgressMs = options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
     // A server can only heartbeat through progress if the request carries a token.
@@ -202,8 +212,34 @@ export class OutgoingCalls {
       return promise;
     }
     this.dispatch(method, sendParams, engineOptions, call);
+    if (ringed && call.sentId !== undefined) this.defaults.push(call, deadline);
     return promise;
   }
+
+  /** The earliest deadline kept in the ring, or undefined. */
+  nextDefaultDeadline(): number | undefined {
+    return this.defaults.next();
+  }
+
+  /**
+   * The ring's deadlines that passed go to the engine, unchanged, before it expires its own
+   * (Driver.onTimer runs the layer's timers first): it times them out as it would have had it
+   * held them from the start, in id order with its own.
+   */
+  handOverDefaults(now: number): void {
+    this.defaults.takeDue(now, this.handOver);
+  }
+
+  /** Made once: handOverDefaults allocates no closure. */
+  private readonly handOver = (call: PendingCall, deadline: number): void => {
+    const engine = this.owner.engine;
+    if (engine.isClosed) return;
+    try {
+      engine.setDeadline(call.sentId as number, deadline);
+    } catch {
+      // Not the current engine's request (it was replaced after the modern probe): as before, only its own engine could time it out.
+    }
+  };
 
   /** Aborting the signal rejects the call (and cancels it at the server once sent). */
   private listen(call: PendingCall, signal: NonNullable<CallOptions["signal"]>): void {
@@ -276,6 +312,7 @@ export class OutgoingCalls {
 
   /** The connection closed: every sent and queued call rejects with ConnectionClosedError. */
   closeAll(detail: string | undefined): void {
+    this.defaults.clear();
     for (const id of this.pending.collectKeys([])) {
       const call = this.settle(id as number);
       call?.reject(new ConnectionClosedError(call.method, detail));

@@ -123,10 +123,13 @@ export class Client {
       next: () => {
         const queued = this.calls.queued.nextExpiry();
         const sleep = this.pollTimers.next();
-        return queued === undefined ? sleep : sleep === undefined ? queued : Math.min(queued, sleep);
+        const first = queued === undefined ? sleep : sleep === undefined ? queued : Math.min(queued, sleep);
+        const ringed = this.calls.nextDefaultDeadline();
+        return ringed === undefined ? first : first === undefined ? ringed : Math.min(first, ringed);
       },
       fire: (now) => {
         this.calls.expire(now);
+        this.calls.handOverDefaults(now);
         this.pollTimers.fire(now);
       },
     };
