@@ -41,7 +41,11 @@ export class PendingCall {
   sentId: number | undefined = undefined;
   resolve: (result: JsonObject | PromiseLike<JsonObject>) => void = ignore;
   reject: (error: Error) => void = ignore;
-  private rare: RareParts | undefined = undefined;
+  /**
+   * What few calls have (RareParts), or, for a call whose only rarity is a result step taken
+   * without options (every callTool without options), that step itself: no RareParts then.
+   */
+  private rare: RareParts | ResultStep | undefined = undefined;
 
   constructor(
     readonly method: string,
@@ -57,37 +61,51 @@ export class PendingCall {
   }
 
   private parts(): RareParts {
-    return (this.rare ??= { ticket: undefined, step: undefined, options: undefined, cleanup: undefined, onProgress: undefined, totalMs: undefined });
+    const rare = this.rare;
+    if (rare !== undefined && typeof rare !== "function") return rare;
+    const parts: RareParts = { ticket: undefined, step: rare, options: rare === undefined ? undefined : NO_CALL_OPTIONS, cleanup: undefined, onProgress: undefined, totalMs: undefined };
+    this.rare = parts;
+    return parts;
+  }
+
+  /** The RareParts, when the call has them. */
+  private get some(): RareParts | undefined {
+    const rare = this.rare;
+    return typeof rare === "function" ? undefined : rare;
   }
 
   get onProgress(): ((progress: ProgressInfo) => void) | undefined {
-    return this.rare?.onProgress;
+    return this.some?.onProgress;
   }
 
   get totalMs(): number | undefined {
-    return this.rare?.totalMs;
+    return this.some?.totalMs;
   }
 
   /** Its ticket in the queue while it waits for room under maxPendingOutbound. */
   get ticket(): number | undefined {
-    return this.rare?.ticket;
+    return this.some?.ticket;
   }
 
   set ticket(ticket: number | undefined) {
-    if (ticket !== undefined || this.rare !== undefined) this.parts().ticket = ticket;
+    if (ticket !== undefined || this.some !== undefined) this.parts().ticket = ticket;
   }
 
   /** Removes the abort listener; undefined without a signal. */
   get cleanup(): (() => void) | undefined {
-    return this.rare?.cleanup;
+    return this.some?.cleanup;
   }
 
   set cleanup(cleanup: (() => void) | undefined) {
-    if (cleanup !== undefined || this.rare !== undefined) this.parts().cleanup = cleanup;
+    if (cleanup !== undefined || this.some !== undefined) this.parts().cleanup = cleanup;
   }
 
   /** Applies `step` to the result (with the call's options) before the promise settles. */
   setStep(step: ResultStep, options: CallOptions): void {
+    if (this.rare === undefined && options === NO_CALL_OPTIONS) {
+      this.rare = step;
+      return;
+    }
     const rare = this.parts();
     rare.step = step;
     rare.options = options;
@@ -95,13 +113,14 @@ export class PendingCall {
 
   /** The answer arrived: through the step when the call has one (a throw rejects), else as it came. */
   complete(result: JsonObject): void {
-    const step = this.rare?.step;
+    const rare = this.rare;
+    const step = typeof rare === "function" ? rare : rare?.step;
     if (step === undefined) {
       this.resolve(result);
       return;
     }
     try {
-      this.resolve(step(result, this.rare?.options as CallOptions));
+      this.resolve(step(result, typeof rare === "function" ? NO_CALL_OPTIONS : (rare?.options as CallOptions)));
     } catch (error) {
       this.reject(error instanceof Error ? error : new Error(errorMessage(error)));
     }
