@@ -1,10 +1,14 @@
 // Unit tests of the small modules under the peer layer's guarantees: toJsonSafe and
-// jsonDepthExceeds (json-safe.ts), and the client's DeadlineQueue (request-queue.ts).
+// jsonDepthExceeds (json-safe.ts), the client's DeadlineQueue (request-queue.ts) and its
+// PendingCall's rare parts (client-calls.ts).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { jsonDepthExceeds, toJsonSafe } from "../../lib/peer/json-safe.js";
 import { DeadlineQueue } from "../../lib/peer/request-queue.js";
+import { NO_CALL_OPTIONS, PendingCall } from "../../lib/peer/client-calls.js";
+import type { CallOptions } from "../../lib/peer/client.js";
+import type { JsonObject } from "../../lib/envelope.js";
 
 test("toJsonSafe copies what JSON.stringify would encode, and nothing else", () => {
   const date = new Date(0);
@@ -76,4 +80,63 @@ test("DeadlineQueue: FIFO, removal by ticket, the earliest expiry in and out of 
   q.push("e", 5);
   q.push("f", 6);
   assert.deepEqual(q.takeExpired(5), ["e"], "in order again once emptied: stops at the first not expired");
+});
+
+test("PendingCall: a result step runs on the answer whether it came alone, with options, or joined later by a ticket and a cleanup", () => {
+  const seen: Array<[JsonObject, CallOptions]> = [];
+  const step = (result: JsonObject, options: CallOptions): JsonObject => {
+    seen.push([result, options]);
+    return { stepped: result.n ?? null };
+  };
+  const outcome = (call: PendingCall): unknown[] => {
+    const settled: unknown[] = [];
+    call.resolve = (value) => settled.push(value);
+    call.reject = (error) => settled.push(error);
+    return settled;
+  };
+  // Alone (callTool without options), then a queue ticket and an abort listener joined it.
+  const plain = new PendingCall("tools/call", undefined, 1000, undefined);
+  plain.setStep(step, NO_CALL_OPTIONS);
+  plain.ticket = 7;
+  assert.equal(plain.ticket, 7);
+  let cleaned = 0;
+  plain.cleanup = () => cleaned++;
+  plain.cleanup?.();
+  assert.equal(cleaned, 1);
+  plain.ticket = undefined;
+  const plainOut = outcome(plain);
+  plain.complete({ n: 1 });
+  assert.deepEqual(plainOut, [{ stepped: 1 }]);
+  assert.equal(seen[0]?.[1], NO_CALL_OPTIONS, "the step gets the options of the call");
+  // With options of its own, which the step receives.
+  const options: CallOptions = { timeoutMs: 5 };
+  const withOptions = new PendingCall("tools/call", undefined, 5, undefined);
+  withOptions.setStep(step, options);
+  const withOut = outcome(withOptions);
+  withOptions.complete({ n: 2 });
+  assert.deepEqual(withOut, [{ stepped: 2 }]);
+  assert.equal(seen[1]?.[1], options);
+  // Progress and a total cap first, then the step.
+  const onProgress = (): void => undefined;
+  const rich = new PendingCall("tools/call", onProgress, 5, 50);
+  rich.setStep(step, NO_CALL_OPTIONS);
+  assert.equal(rich.onProgress, onProgress);
+  assert.equal(rich.totalMs, 50);
+  const richOut = outcome(rich);
+  rich.complete({ n: 3 });
+  assert.deepEqual(richOut, [{ stepped: 3 }]);
+  // A step that throws rejects; no step resolves with the answer as it came.
+  const failing = new PendingCall("tools/call", undefined, 5, undefined);
+  failing.setStep(() => {
+    throw new Error("bad result");
+  }, NO_CALL_OPTIONS);
+  const failOut = outcome(failing);
+  failing.complete({});
+  assert.ok(failOut[0] instanceof Error && failOut[0].message === "bad result");
+  const bare = new PendingCall("ping", undefined, 5, undefined);
+  assert.equal(bare.ticket, undefined);
+  assert.equal(bare.onProgress, undefined);
+  const bareOut = outcome(bare);
+  bare.complete({ n: 4 });
+  assert.deepEqual(bareOut, [{ n: 4 }]);
 });

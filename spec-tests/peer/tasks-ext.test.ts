@@ -305,15 +305,3 @@ test("a task's handler sends no progress and no log messages (SEP-2663), even wh
   assert.deepEqual(pair.serverHost.messages("notifications/progress"), []);
   assert.deepEqual(pair.serverHost.messages("notifications/message"), []);
 });
-
-test("callTool without options, queued past maxPendingOutbound, still follows the task the server made of it", async () => {
-  const pair = await tasksPair({ client: { limits: { maxPendingOutbound: 1 } }, setup: (s) => s.tool("slow", { taskSupport: "optional" }, async (args) => ok(String(args.n))) });
-  // The second call waits for room (a queue ticket joins the result step the call carries).
-  const first = pair.client.callTool("slow", { n: "one" });
-  const second = pair.client.callTool("slow", { n: "two" });
-  const [a, b] = [await run(pair, first), await run(pair, second)];
-  assert.equal(a.state, "resolved", String(a.error));
-  assert.equal(b.state, "resolved", String(b.error));
-  assert.equal(text(a.value as CallToolResult), "one");
-  assert.equal(text(b.value as CallToolResult), "two", "the final result, not the CreateTaskResult");
-});
