@@ -6,6 +6,9 @@
 //   connection), its signal, or its expiry while queued; a settled call's abort listener is removed;
 // - a call is in `pending` (by the engine's id) once sent, or in `queued` (by ticket) while
 //   it waits for room, never both; queued requests leave in call order, one per freed slot;
+// - a sent call with the default timeout and no other timing option has its deadline in
+//   `defaults` (default-deadlines.ts), not in the engine, until it passes; then the engine
+//   gets it unchanged and times the call out as it would any other;
 // - what a call sends is a JSON-safe copy made at the call, so a later change of the caller's
 //   objects does not change it and a value JSON cannot encode is refused at the call (of a
 //   params object the peer layer made for the call, only the members are copied, in place);
@@ -251,12 +254,10 @@ export class OutgoingCalls {
 
   /** Made once: handOverDefaults allocates no closure. */
   private readonly handOver = (call: PendingCall, deadline: number): void => {
-    const engine = this.owner.engine;
-    if (engine.isClosed) return;
     try {
-      engine.setDeadline(call.sentId as number, deadline);
+      this.owner.engine.setDeadline(call.sentId as number, deadline);
     } catch {
-      // Not the current engine's request (it was replaced after the modern probe): as before, only its own engine could time it out.
+      // A closed engine, or not the current engine's request (replaced after the modern probe): as before, no timeout then.
     }
   };
 
