@@ -5,6 +5,9 @@
 // then. A lone message is encoded as stringified, its newline written as a byte; a batch is
 // concatenated and encoded in one call (measured: one encodeInto per message of a batch of
 // 1000 costs more than the concatenation it saves).
+// A message can also be assembled piece by piece (lib/outbound-bytes.ts): bytes encoded once
+// (raw), an id's digits (integer), a short text copied while ASCII (text), and undone back to
+// a mark (rewind) when the message turns out to need the general path.
 //
 // The contract with the caller (Engine.takeBytes): bytes handed out are never written again.
 // The next drain starts after them, in the same slab, or in a new slab once this one is full;

@@ -178,3 +178,19 @@ test("LineEncoder: integer, raw and text across the end of a slab keep the drain
     assert.equal(utf8.decode(encoder.take()!), `{"n":${Number.MAX_SAFE_INTEGER},"é€😀",0\n`, `slab filled to ${fill}`);
   }
 });
+
+test("a message given up after its envelope grew the slab leaves the drain as it was before it", () => {
+  const encoder = new LineEncoder();
+  for (let fill = 16 * 1024 - 30; fill < 16 * 1024; fill++) {
+    encoder.begin();
+    encoder.write("f".repeat(fill - 1), true);
+    encoder.take();
+    encoder.begin();
+    encoder.write('"kept"', true);
+    const refused: Refusal[] = [];
+    // The id and the envelope's bytes go in (growing the slab), then the result has no JSON text.
+    assert.equal(writeMessage(encoder, { jsonrpc: "2.0", id: 123456789, result: (() => 1) as unknown as JsonObject }, refused), false);
+    assert.ok(writeMessage(encoder, { jsonrpc: "2.0", id: 5, result: EMPTY_RESULT }, refused));
+    assert.equal(utf8.decode(encoder.take()!), '"kept"\n{"jsonrpc":"2.0","id":5,"result":{}}\n', `slab filled to ${fill}`);
+  }
+});
