@@ -49,6 +49,7 @@ import { InboundRequests } from "./inbound-requests.js";
 import { gate, isCancellable, type PhaseName, type Role } from "./methods.js";
 import { hasModernEnvelope, withEnvelope } from "./modern.js";
 import { modernServerFor, type ModernServer } from "./modern-server.js";
+import { EMPTY_RESULT } from "./outbound-bytes.js";
 import { OutboundRequests } from "./outbound-requests.js";
 import { Replies } from "./replies.js";
 import type { BatchGroup, Output } from "./output.js";
@@ -57,7 +58,6 @@ import { Session } from "./session.js";
 import { VERSION_PROFILES, isSessionVersion, type ModernVersion, type ProtocolVersion, type SessionVersion } from "./versions.js";
 
 export * from "./engine-types.js";
-
 const NO_OPTIONS: RequestOptions & NotifyOptions = Object.freeze({});
 
 export class Engine<R extends Role = Role> {
@@ -551,7 +551,7 @@ export class Engine<R extends Role = Role> {
       output.diagnostic(refusal.rule, refusal.expected, refusal.got, method);
     }
     if (method === "ping") {
-      output.reply({ jsonrpc: "2.0", id, result: {} }, group, id);
+      output.reply({ jsonrpc: "2.0", id, result: EMPTY_RESULT }, group, id);
       return;
     }
     const invalid = s.paramsProblem(method, params);

@@ -47,7 +47,8 @@ function batchJson(replies: readonly JsonRpcMessage[], refused: Refusal[]): stri
   return parts.length === 0 ? undefined : `[${parts.join(",")}]`;
 }
 
-function refuse(message: JsonRpcMessage, error: unknown, refused: Refusal[]): string | undefined {
+/** The refusal of one message (not a batch) whose encoding threw `error`: the -32603 answer's JSON, or undefined when the message is dropped. */
+export function refuse(message: JsonRpcMessage, error: unknown, refused: Refusal[]): string | undefined {
   const m = message as { readonly id?: RequestId | null; readonly method?: unknown };
   const reason = describeThrown(error);
   if (typeof m.method === "string") {

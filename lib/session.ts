@@ -49,6 +49,11 @@ export class Session {
   phaseBit: PhaseBit = Phase.AwaitingInit;
   era: Era;
   version: ProtocolVersion | undefined;
+  /**
+   * The negotiated version when it is a session-era one (the feature rules are session-era):
+   * set with `version` by negotiate() and enterModern(), read several times per message.
+   */
+  sessionVersion: SessionVersion | undefined;
   profile: VersionProfile | undefined;
   table: MethodTable;
   /** A modern client's per-request envelope (MOD-01), built once. */
@@ -91,10 +96,6 @@ export class Session {
     return this.phaseBit === Phase.Closed;
   }
 
-  /** The negotiated version when it is a session-era one (the feature rules are session-era). */
-  get sessionVersion(): SessionVersion | undefined {
-    return this.version !== undefined && isSessionVersion(this.version) ? this.version : undefined;
-  }
 
   /** Every version we speak, modern first, then session-era newest first (as discover and -32022 list them). */
   get supportedVersions(): string[] {
@@ -105,6 +106,7 @@ export class Session {
   negotiate(version: SessionVersion, peerCapabilities: JsonObject, peerInfo: JsonObject, instructions: string | undefined): void {
     this.era = "session";
     this.version = version;
+    this.sessionVersion = version;
     this.profile = VERSION_PROFILES[version];
     this.output.profile = this.profile;
     this.table = methodTable(version);
@@ -154,6 +156,7 @@ export class Session {
   enterModern(version: ModernVersion): void {
     this.era = "modern";
     this.version = version;
+    this.sessionVersion = undefined;
     this.profile = VERSION_PROFILES[version];
     this.output.profile = this.profile;
     this.table = methodTable(version);
