@@ -16,7 +16,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
 import { listFixtureFiles } from "../lib/cli/conform/fixtures.js";
-import { refusalLevel, triggerOf } from "./corpus-triggers.js";
+import { modernTriggerOf, refusalLevel, triggerOf } from "./corpus-triggers.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -46,10 +46,34 @@ const SELF_ANSWERED = new Map<string, boolean>([
   ["resources/read", true],
   ["completion/complete", true],
   ["logging/setLevel", true],
+  ["resources/subscribe", false],
+  ["resources/unsubscribe", false],
   ["tools/list", false],
   ["prompts/list", false],
   ["resources/list", false],
 ]);
+
+/**
+ * Requests whose answer no later command depends on (a listing, a completion, a prompt or a
+ * resource read): the implementation's own answer stands in for the host's even with triggered
+ * commands after it.
+ */
+const INERT_ANSWER = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "completion/complete", "prompts/get", "resources/read"]);
+
+/**
+ * Requests whose successful answer and its effect the specification fixes: `{}`, after which the
+ * level applies (logging/setLevel) or the URI is subscribed or no longer (resources/subscribe,
+ * resources/unsubscribe). A host's `respond` with `{}` there is what any conforming
+ * implementation does on its own; a refusal is the application's choice.
+ */
+const SPEC_FIXED_ANSWER = new Set(["logging/setLevel", "resources/subscribe", "resources/unsubscribe"]);
+
+/** The host's answer to `method` decides nothing a later command depends on, beyond what the specification fixes. */
+function independentAnswer(call: Obj, method: string | undefined): boolean {
+  if (method === undefined) return false;
+  if (INERT_ANSWER.has(method)) return true;
+  return SPEC_FIXED_ANSWER.has(method) && call.op === "respond" && isObj(call.result) && Object.keys(call.result).length === 0;
+}
 
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const SERVER_INFO_META = "io.modelcontextprotocol/serverInfo";
@@ -207,7 +231,7 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       // A refused answer to a request the implementation answers on its own has no black-box counterpart: skipped, when a real answer follows.
       // (Only beside triggered commands, which carry the fixture's black-box checks.)
       const refusedBeforeAnswer = "throws" in step && hostRequests && othersTriggered && !triggeredAfter(i) && steps.slice(i + 1).some((s) => isObj(s.call) && (s.call.op === "respond" || s.call.op === "respondError") && idKey(s.call.id) === key && !("throws" in s));
-      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && (!("throws" in step) || refusedBeforeAnswer) && tolerant !== undefined && (!hostRequests || (othersTriggered && !triggeredAfter(i)));
+      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && (!("throws" in step) || refusedBeforeAnswer) && tolerant !== undefined && (!hostRequests || (othersTriggered && (!triggeredAfter(i) || independentAnswer(call, method))));
       // A request the peer cancels must still be running when the cancel arrives: only the profile's `slow` tool is.
       const needsHold = cancelled.has(key);
       const slow = needsHold && method === "tools/call" && steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && isObj(m.params) && m.params.name === "slow"));
@@ -215,7 +239,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       if (canSelfAnswer && "throws" in step) step.wire = "answer";
       else if (canSelfAnswer && (!needsHold || slow)) {
         step.wire = "answer";
-        const codes = tolerant ? [-32602, -32002] : [];
+        // An answer the specification fixes ({} from setLevel or subscribe) is a result: later commands rely on its effect.
+        const fixed = SPEC_FIXED_ANSWER.has(method ?? "") && call.op === "respond";
+        const codes = tolerant && !fixed ? [-32602, -32002] : [];
         if (call.op === "respondError" && typeof call.code === "number" && !codes.includes(call.code)) codes.push(call.code);
         selfAnswered.set(key, codes);
         answerAt.set(key, i);
@@ -265,7 +291,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if ("out" in step) {
       const expected = step.out as Json;
       const answeredHere = new Map([...selfAnswered].filter(([id]) => (answerAt.get(id) ?? Infinity) < i));
-      const ownVersions = !Object.hasOwn(config, "versions");
+      // Versions naming both eras are a need for at least these (requires.versions): the server lists its own.
+      const configured = Array.isArray(config.versions) ? config.versions : undefined;
+      const ownVersions = configured === undefined || (configured.some((v) => SESSION.has(v as string)) && configured.some((v) => !SESSION.has(v as string)));
       let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) } : wireMessage(expected, answeredHere, counterOffer, ownVersions);
       if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions));
       if (JSON.stringify(wire) !== JSON.stringify(expected)) step.wire = wire;
@@ -327,24 +355,40 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   return { header: ordered, steps };
 }
 
+/** The envelope keys a trigger's tools/call carries in the 2026-07-28 era (the client it speaks for). */
+const ENVELOPE_KEYS = ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo"];
+
+/** The envelope of a 2026-07-28 request (its three client keys), or undefined. */
+function envelopeOf(message: Obj): Obj | undefined {
+  if (!Object.hasOwn(message, "id") || typeof message.method !== "string" || !isObj(message.params) || !isObj(message.params._meta)) return undefined;
+  const meta = message.params._meta;
+  if (!ENVELOPE_KEYS.every((k) => Object.hasOwn(meta, k))) return undefined;
+  return Object.fromEntries(ENVELOPE_KEYS.map((k) => [k, meta[k] as Json]));
+}
+
 /**
- * The triggers of a fixture's host commands, by step index. Only past the handshake of the
- * session era (initialize answered, notifications/initialized sent): a tools/call before it is
- * itself out of order. 2026-07-28 and dual-era fixtures get none (a request there carries its
- * own envelope, and the server's messages go on a request's stream).
+ * The triggers of a fixture's host commands, by step index. In the session era only past the
+ * handshake (initialize answered, notifications/initialized sent: a tools/call before it is
+ * itself out of order) and before `eof`. In the 2026-07-28 era (a modern fixture, or a dual-era
+ * one whose client opens with an envelope) a trigger's tools/call carries the envelope of the
+ * fixture's first request (`envelope`), and only commands whose wire the call cannot change get
+ * one (corpus-triggers.ts, modernTriggerOf).
  */
 function triggersOf(steps: readonly Obj[], era: string): Map<number, Obj> {
   const out = new Map<number, Obj>();
-  if (era !== "session") return out;
   const triggered = new Set<string>();
+  const first = steps.map((s) => messagesOf(s.in)[0]).find((m) => m !== undefined);
+  const envelope = era === "session" ? undefined : steps.flatMap((s) => messagesOf(s.in)).map(envelopeOf).find((e) => e !== undefined);
+  // A dual-era fixture speaks 2026-07-28 when its client opens with an envelope, else the session era.
+  const modern = envelope !== undefined && (era === "modern" || (first !== undefined && envelopeOf(first) !== undefined));
   let ready = false;
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i] as Obj;
-    if (messagesOf(step.in).some((m) => m.method === "notifications/initialized")) ready = true;
+    if (!modern && messagesOf(step.in).some((m) => m.method === "notifications/initialized")) ready = true;
     // After the end of input no tools/call can be sent.
-    if ("eof" in step) ready = false;
-    if (!ready || !isObj(step.call)) continue;
-    const trigger = triggerOf(step, triggered);
+    if ("eof" in step) break;
+    if (!isObj(step.call)) continue;
+    const trigger = modern ? modernTriggerOf(step, envelope as Obj) : ready ? triggerOf(step, triggered) : undefined;
     if (trigger !== undefined) out.set(i, trigger);
   }
   return out;

@@ -65,6 +65,27 @@ export function triggerOf(step: Obj, triggered: Set<string>): Obj | undefined {
   return { tool, arguments: { method: call.method, ...(params !== undefined ? { params } : {}) } };
 }
 
+/** Notifications a 2026-07-28 server sends on the subscriptions/listen streams, related to no request. */
+const LISTEN_NOTIFICATIONS = new Set(["notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated", "notifications/tasks"]);
+
+/**
+ * The trigger of one host command in the 2026-07-28 era, or undefined. The trigger's tools/call
+ * carries `envelope` as its `_meta`. A handler's messages may relate to its own call there, so
+ * only commands the call cannot change get one: a notification of the listen streams (an
+ * application sends those unrelated to any request), and a refused request (the era has no
+ * server requests: MOD-09, whatever the request is related to). Options (relatedRequestId
+ * among them: it picks the stream) leave a command without a trigger.
+ */
+export function modernTriggerOf(step: Obj, envelope: Obj): Obj | undefined {
+  const call = step.call;
+  if (!isObj(call) || call.options !== undefined || typeof call.method !== "string") return undefined;
+  if (call.params !== undefined && !isObj(call.params)) return undefined;
+  const args: Obj = { method: call.method, ...(call.params !== undefined ? { params: call.params } : {}) };
+  if (call.op === "request" && "throws" in step) return { tool: "conform_request", arguments: args, envelope };
+  if (call.op === "notify" && LISTEN_NOTIFICATIONS.has(call.method)) return { tool: "conform_notify", arguments: args, envelope };
+  return undefined;
+}
+
 /**
  * The level of a refused command's check against a foreign implementation: its rule's, except
  * where the rule bundles a weaker sentence of the specification. C-06: `includeContext` other
