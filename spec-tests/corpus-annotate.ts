@@ -200,8 +200,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const hostRequests = steps.some((s) => isObj(s.call) && s.call.op !== "respond" && s.call.op !== "respondError");
   const era = versions.every((v) => SESSION.has(v)) ? (Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string)) ? "dual" : "session") : versions.every((v) => !SESSION.has(v)) ? "modern" : "dual";
   const triggers = triggersOf(steps, era);
+  const performed = progressPerformed(steps);
   // With every other command triggered, the implementation's own answers can be told apart from them.
-  const othersTriggered = steps.every((s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i));
+  const othersTriggered = steps.every((s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i) || performed.has(i));
   // A command after a host answer may depend on what the host answered (an elicitation it named, a level it accepted):
   // the implementation's own answer stands in for the host's only when no triggered command follows it.
   const triggeredAfter = (at: number): boolean => [...triggers.keys()].some((j) => j > at);
@@ -223,7 +224,11 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if ("in_bytes" in step || "in_hex" in step || "eof" in step) raw = true;
     if ("time" in step) clock = true;
     if (isObj(step.out)) placeholders(step.out, config);
-    if (isObj(step.call) && typeof step.call.op === "string") {
+    if (performed.has(i)) {
+      // The conform_progress call sends this progress itself: nothing for the runner to do.
+      step.wire = "answer";
+      tools.add("conform_progress");
+    } else if (isObj(step.call) && typeof step.call.op === "string") {
       const call = step.call;
       const method = requests.get(idKey(call.id));
       const tolerant = method === undefined ? undefined : SELF_ANSWERED.get(method);
@@ -353,6 +358,37 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   ordered.tags = [String(header.fixture).split("/")[1] ?? "misc"];
   ordered.requires = requires;
   return { header: ordered, steps };
+}
+
+/**
+ * The sendProgress commands a `conform_progress` tools/call performs on its own, by step index:
+ * every sendProgress of such a call (refused ones too) in the order and with the values of its
+ * `arguments.progress`, and nothing else (a command the list does not name, after the answer
+ * say, leaves all of them to the host).
+ */
+function progressPerformed(steps: readonly Obj[]): Set<number> {
+  const asked = new Map<string, Json[]>();
+  for (const step of steps) {
+    for (const m of messagesOf(step.in)) {
+      if (m.method === "tools/call" && Object.hasOwn(m, "id") && isObj(m.params) && m.params.name === "conform_progress" && isObj(m.params.arguments) && Array.isArray(m.params.arguments.progress)) asked.set(idKey(m.id), m.params.arguments.progress);
+    }
+  }
+  const byId = new Map<string, number[]>();
+  for (let i = 0; i < steps.length; i++) {
+    const call = (steps[i] as Obj).call;
+    if (isObj(call) && call.op === "sendProgress") byId.set(idKey(call.id), [...(byId.get(idKey(call.id)) ?? []), i]);
+  }
+  const out = new Set<number>();
+  for (const [id, at] of byId) {
+    const list = asked.get(id);
+    if (list === undefined || list.length !== at.length) continue;
+    const same = at.every((i, n) => {
+      const { op: _op, id: _id, ...values } = (steps[i] as Obj).call as Obj;
+      return JSON.stringify(values) === JSON.stringify(list[n]);
+    });
+    if (same) for (const i of at) out.add(i);
+  }
+  return out;
 }
 
 /** The envelope keys a trigger's tools/call carries in the 2026-07-28 era (the client it speaks for). */
