@@ -200,7 +200,7 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const hostRequests = steps.some((s) => isObj(s.call) && s.call.op !== "respond" && s.call.op !== "respondError");
   const era = versions.every((v) => SESSION.has(v)) ? (Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string)) ? "dual" : "session") : versions.every((v) => !SESSION.has(v)) ? "modern" : "dual";
   const triggers = triggersOf(steps, era);
-  const performed = progressPerformed(steps);
+  const performed = performedByCalls(steps);
   // With every other command triggered, the implementation's own answers can be told apart from them.
   const othersTriggered = steps.every((s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i) || performed.has(i));
   // A command after a host answer may depend on what the host answered (an elicitation it named, a level it accepted):
@@ -225,9 +225,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if ("time" in step) clock = true;
     if (isObj(step.out)) placeholders(step.out, config);
     if (performed.has(i)) {
-      // The conform_progress call sends this progress itself: nothing for the runner to do.
+      // A trigger tool's call among the inputs performs this command itself: nothing for the runner to do.
       step.wire = "answer";
-      tools.add("conform_progress");
+      tools.add(isObj(step.call) && step.call.op === "sendProgress" ? "conform_progress" : "conform_request");
     } else if (isObj(step.call) && typeof step.call.op === "string") {
       const call = step.call;
       const method = requests.get(idKey(call.id));
@@ -361,32 +361,47 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
 }
 
 /**
- * The sendProgress commands a `conform_progress` tools/call performs on its own, by step index:
- * every sendProgress of such a call (refused ones too) in the order and with the values of its
- * `arguments.progress`, and nothing else (a command the list does not name, after the answer
- * say, leaves all of them to the host).
+ * The commands a trigger tool's tools/call among the fixture's own inputs performs on its own, by
+ * step index (their wire is the call's doing, so the runner has nothing to do for them):
+ * - of a `conform_progress` call: every sendProgress for it (refused ones too), in the order and
+ *   with the values of its `arguments.progress`, and nothing else (a sendProgress the list does
+ *   not name, after the answer say, leaves all of them to the host);
+ * - of a `conform_request` call: the one refused request related to it (`relatedRequestId`) with
+ *   its method and params: a handler's request is related to its call.
  */
-function progressPerformed(steps: readonly Obj[]): Set<number> {
-  const asked = new Map<string, Json[]>();
+function performedByCalls(steps: readonly Obj[]): Set<number> {
+  const asked = new Map<string, { tool: string; args: Obj }>();
   for (const step of steps) {
     for (const m of messagesOf(step.in)) {
-      if (m.method === "tools/call" && Object.hasOwn(m, "id") && isObj(m.params) && m.params.name === "conform_progress" && isObj(m.params.arguments) && Array.isArray(m.params.arguments.progress)) asked.set(idKey(m.id), m.params.arguments.progress);
+      if (m.method === "tools/call" && Object.hasOwn(m, "id") && isObj(m.params) && typeof m.params.name === "string" && isObj(m.params.arguments)) asked.set(idKey(m.id), { tool: m.params.name, args: m.params.arguments });
     }
   }
-  const byId = new Map<string, number[]>();
+  const progress = new Map<string, number[]>();
+  const related = new Map<string, number[]>();
   for (let i = 0; i < steps.length; i++) {
     const call = (steps[i] as Obj).call;
-    if (isObj(call) && call.op === "sendProgress") byId.set(idKey(call.id), [...(byId.get(idKey(call.id)) ?? []), i]);
+    if (!isObj(call)) continue;
+    if (call.op === "sendProgress") progress.set(idKey(call.id), [...(progress.get(idKey(call.id)) ?? []), i]);
+    const options = isObj(call.options) ? call.options : undefined;
+    if (options !== undefined && Object.hasOwn(options, "relatedRequestId")) related.set(idKey(options.relatedRequestId), [...(related.get(idKey(options.relatedRequestId)) ?? []), i]);
   }
   const out = new Set<number>();
-  for (const [id, at] of byId) {
-    const list = asked.get(id);
+  for (const [id, at] of progress) {
+    const call = asked.get(id);
+    const list = call?.tool === "conform_progress" && Array.isArray(call.args.progress) ? call.args.progress : undefined;
     if (list === undefined || list.length !== at.length) continue;
     const same = at.every((i, n) => {
       const { op: _op, id: _id, ...values } = (steps[i] as Obj).call as Obj;
       return JSON.stringify(values) === JSON.stringify(list[n]);
     });
     if (same) for (const i of at) out.add(i);
+  }
+  for (const [id, at] of related) {
+    const call = asked.get(id);
+    const step = steps[at[0] as number] as Obj;
+    const command = step.call as Obj;
+    if (call?.tool !== "conform_request" || at.length !== 1 || command.op !== "request" || !("throws" in step) || Object.keys(command.options as Obj).length !== 1) continue;
+    if (JSON.stringify({ method: command.method, ...(command.params !== undefined ? { params: command.params } : {}) }) === JSON.stringify(call.args)) out.add(at[0] as number);
   }
   return out;
 }
