@@ -73,11 +73,14 @@ const LISTEN_NOTIFICATIONS = new Set(["notifications/tools/list_changed", "notif
  * carries `envelope` as its `_meta`. A handler's messages may relate to its own call there, so
  * only commands the call cannot change get one: a notification of the listen streams (an
  * application sends those unrelated to any request), and a refused request (the era has no
- * server requests: MOD-09, whatever the request is related to). Options (relatedRequestId
+ * server requests: MOD-09, whatever the request is related to), and the end of every open
+ * listen (endSubscriptions: conform_end_subscriptions). Options (relatedRequestId
  * among them: it picks the stream) leave a command without a trigger.
  */
 export function modernTriggerOf(step: Obj, envelope: Obj): Obj | undefined {
   const call = step.call;
+  // Ending every open listen is one act of the server, whatever request asks for it.
+  if (isObj(call) && call.op === "endSubscriptions" && Object.keys(call).length === 1) return { tool: "conform_end_subscriptions", arguments: {}, envelope };
   if (!isObj(call) || call.options !== undefined || typeof call.method !== "string") return undefined;
   if (call.params !== undefined && !isObj(call.params)) return undefined;
   const args: Obj = { method: call.method, ...(call.params !== undefined ? { params: call.params } : {}) };

@@ -29,10 +29,11 @@ const session = (): Obj[] => [
 
 const requiresOf = (a: { header: Obj }): Obj => a.header.requires as Obj;
 
-test("2026-07-28: a listen-stream notification and a refused request get a trigger carrying the envelope; nothing else does", () => {
+test("2026-07-28: a listen-stream notification, a refused request and the end of the listens get a trigger carrying the envelope; nothing else does", () => {
   const list = { call: { op: "notify", method: "notifications/tools/list_changed" }, returns: true };
   assert.deepEqual(modernTriggerOf(list, ENVELOPE), { tool: "conform_notify", arguments: { method: "notifications/tools/list_changed" }, envelope: ENVELOPE });
   assert.deepEqual(modernTriggerOf({ call: { op: "request", method: "roots/list" }, throws: { rule: "MOD-09" } }, ENVELOPE), { tool: "conform_request", arguments: { method: "roots/list" }, envelope: ENVELOPE });
+  assert.deepEqual(modernTriggerOf({ call: { op: "endSubscriptions" } }, ENVELOPE), { tool: "conform_end_subscriptions", arguments: {}, envelope: ENVELOPE });
   const none: Obj[] = [
     // A request the era lets no server send cannot be expected on the wire.
     { call: { op: "request", method: "ping" }, returns: 0 },
@@ -41,7 +42,7 @@ test("2026-07-28: a listen-stream notification and a refused request get a trigg
     { call: { op: "notify", method: "notifications/tools/list_changed", options: { relatedRequestId: 1 } } },
     { call: { op: "request", method: "roots/list", options: { relatedRequestId: 1 } }, throws: { rule: "MOD-09" } },
     { call: { op: "sendProgress", id: 1, progress: 1 }, throws: { rule: "MOD-13" } },
-    { call: { op: "endSubscriptions" } },
+    { call: { op: "endSubscriptions", options: {} } },
   ];
   for (const step of none) assert.equal(modernTriggerOf(step, ENVELOPE), undefined, JSON.stringify(step));
 });

@@ -1,8 +1,9 @@
 // The conformance profile's tools (fixtures/FORMAT.md, "Conformance profile") on this
 // project's peer Server: `slow` (runs until cancelled, at most 300 ms) and the trigger tools
-// `conform_request`, `conform_notify`, `conform_cancel`, `conform_progress`, through which a
-// runner without a host adapter makes the server send a request, a notification, a
-// cancellation, or progress on the call's own token. Registered by
+// `conform_request`, `conform_notify`, `conform_cancel`, `conform_progress`,
+// `conform_end_subscriptions`, through which a runner without a host adapter makes the server
+// send a request, a notification, a cancellation, progress on the call's own token, or end its
+// 2026-07-28 subscriptions/listen streams. Registered by
 // `mcp-engine serve` (reference-server.ts) and the known-bad servers of the tests.
 //
 // Invariants: every send goes through the session's ordinary API (ServerSession.request /
@@ -45,7 +46,7 @@ function progressOf(args: Record<string, unknown>): { progress: number; total?: 
   );
 }
 
-/** Registers `slow` and the four trigger tools on `server`. */
+/** Registers `slow` and the five trigger tools on `server`. */
 export function registerProfileTools(server: Server, options: ProfileToolOptions = {}): void {
   // By the id of the conform_request tools/call that waits for it: the abort of its request.
   const pending = new Map<string, PeerAbortController>();
@@ -103,6 +104,15 @@ export function registerProfileTools(server: Server, options: ProfileToolOptions
     const values = progressOf(args);
     for (const p of values) context.progress(p.progress, p.total, p.message);
     return text({ asked: values.length });
+  });
+
+  server.tool("conform_end_subscriptions", { description: "Ends every open subscriptions/listen stream with its final result (2026-07-28)", inputSchema: OBJECT_ARGS }, (_args, context: HandlerContext) => {
+    try {
+      context.session.endSubscriptions();
+      return text({ ended: true });
+    } catch (error) {
+      return refusal(error);
+    }
   });
 
   server.tool("conform_cancel", { description: "Cancels the request a conform_request call is waiting for", inputSchema: OBJECT_ARGS }, (args) => {
