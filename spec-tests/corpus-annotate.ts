@@ -171,6 +171,21 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   return out;
 }
 
+/**
+ * 2026-07-28 results name the server in `_meta` (a SHOULD): where the fixture names the configured
+ * identity, the implementation's own may stand there, or nothing.
+ */
+function ownServerInfo(wire: Json, info: Json | undefined): Json {
+  if (Array.isArray(wire)) return wire.map((m) => ownServerInfo(m, info));
+  if (!isObj(wire)) return wire;
+  if (Array.isArray(wire.$oneOf)) return { ...wire, $oneOf: wire.$oneOf.map((m) => ownServerInfo(m, info)) };
+  if (Array.isArray(wire.$unordered)) return { ...wire, $unordered: wire.$unordered.map((m) => ownServerInfo(m, info)) };
+  const result = wire.result;
+  if (!isObj(result) || typeof result.resultType !== "string" || !isObj(result._meta) || info === undefined) return wire;
+  if (JSON.stringify(result._meta[SERVER_INFO_META]) !== JSON.stringify(info)) return wire;
+  return { ...wire, result: { ...result, _meta: { ...result._meta, [SERVER_INFO_META]: { "$if-present": "$serverInfo" } } } };
+}
+
 export interface Annotated {
   readonly header: Obj;
   readonly steps: Obj[];
@@ -301,6 +316,7 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       const ownVersions = configured === undefined || (configured.some((v) => SESSION.has(v as string)) && configured.some((v) => !SESSION.has(v as string)));
       let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) } : wireMessage(expected, answeredHere, counterOffer, ownVersions);
       if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions));
+      wire = ownServerInfo(wire, config.info);
       if (JSON.stringify(wire) !== JSON.stringify(expected)) step.wire = wire;
     }
   }
@@ -433,13 +449,24 @@ function triggersOf(steps: readonly Obj[], era: string): Map<number, Obj> {
   // A dual-era fixture speaks 2026-07-28 when its client opens with an envelope, else the session era.
   const modern = envelope !== undefined && (era === "modern" || (first !== undefined && envelopeOf(first) !== undefined));
   let ready = false;
+  /** 2026-07-28: the subscriptions/listen requests still open (not cancelled, answered or ended). */
+  const listens = new Set<string>();
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i] as Obj;
-    if (!modern && messagesOf(step.in).some((m) => m.method === "notifications/initialized")) ready = true;
+    for (const m of messagesOf(step.in)) {
+      if (m.method === "notifications/initialized" && !modern) ready = true;
+      if (m.method === "subscriptions/listen" && Object.hasOwn(m, "id")) listens.add(idKey(m.id));
+      if (m.method === "notifications/cancelled" && isObj(m.params)) listens.delete(idKey(m.params.requestId));
+    }
     // After the end of input no tools/call can be sent.
     if ("eof" in step) break;
     if (!isObj(step.call)) continue;
-    const trigger = modern ? modernTriggerOf(step, envelope as Obj) : ready ? triggerOf(step, triggered) : undefined;
+    const call = step.call;
+    // The host's plain `{}` to the only open listen ends it as ending every open listen would.
+    const endsOnlyListen = modern && call.op === "respond" && listens.size === 1 && listens.has(idKey(call.id)) && isObj(call.result) && Object.keys(call.result).length === 0 && !("throws" in step);
+    const trigger = endsOnlyListen ? modernTriggerOf({ call: { op: "endSubscriptions" } }, envelope as Obj) : modern ? modernTriggerOf(step, envelope as Obj) : ready ? triggerOf(step, triggered) : undefined;
+    if (call.op === "respond" || call.op === "respondError") listens.delete(idKey(call.id));
+    if (call.op === "endSubscriptions") listens.clear();
     if (trigger !== undefined) out.set(i, trigger);
   }
   return out;

@@ -118,3 +118,17 @@ test("a conform_request call performs the one refused request related to it, wit
   const different = annotate(header(["2026-07-28"]), [input({ method: "sampling/createMessage" }), related, { quiet: true }], new Map());
   assert.deepEqual(requiresOf(different).host, ["request"]);
 });
+
+test("2026-07-28: the host's {} to the only open listen is triggered as the end of every listen; not with two open, again once the other is cancelled", () => {
+  const listen = (id: number): Obj => ({ in: { jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: ENVELOPE } } });
+  const end = { call: { op: "respond", id: 1, result: {} } };
+  const result = { out: { jsonrpc: "2.0", id: 1, result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": 1, "io.modelcontextprotocol/serverInfo": { name: "srv", version: "1" } } } } };
+  const only = annotate(header(["2026-07-28"]), [listen(1), end, result], new Map());
+  assert.deepEqual((only.steps[1] as Obj).trigger, { tool: "conform_end_subscriptions", arguments: {}, envelope: ENVELOPE });
+  // The result names the configured server: the implementation's own identity may stand there, or none (a SHOULD).
+  assert.deepEqual(((only.steps[2] as Obj).wire as Obj).result, { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": 1, "io.modelcontextprotocol/serverInfo": { "$if-present": "$serverInfo" } } });
+  const two = annotate(header(["2026-07-28"]), [listen(1), listen(2), end, result], new Map());
+  assert.equal((two.steps[2] as Obj).trigger, undefined);
+  const cancelled = annotate(header(["2026-07-28"]), [listen(1), listen(2), { in: { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } } }, end, result], new Map());
+  assert.equal(((cancelled.steps[3] as Obj).trigger as Obj).tool, "conform_end_subscriptions");
+});
