@@ -43,6 +43,7 @@ server.tool("echo", { description: "Echoes its text", inputSchema: { type: "obje
 }));
 
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 const parse = (line: string): unknown => {
   try {
     return JSON.parse(line);
@@ -112,7 +113,10 @@ process.stdin.on("data", (chunk: Uint8Array) => {
   const kept: Uint8Array[] = [];
   for (let nl = bytes.indexOf(10); nl >= 0; nl = bytes.indexOf(10)) {
     const line = bytes.subarray(0, nl + 1);
-    if (inbound(decoder.decode(line).trim()) !== undefined) kept.push(line);
+    const text = decoder.decode(line).trim();
+    const filtered = inbound(text);
+    // A line the filter rewrote reaches the server rewritten; any other as its bytes came.
+    if (filtered !== undefined) kept.push(filtered === text ? line : encoder.encode(filtered + "\n"));
     bytes = bytes.subarray(nl + 1);
   }
   pendingIn = bytes.slice();
