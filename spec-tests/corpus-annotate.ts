@@ -16,7 +16,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
 import { listFixtureFiles } from "../lib/cli/conform/fixtures.js";
-import { modernTriggerOf, refusalLevel, triggerOf } from "./corpus-triggers.js";
+import { performedByCalls, refusalLevel, triggersOf } from "./corpus-triggers.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -374,102 +374,6 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   ordered.tags = [String(header.fixture).split("/")[1] ?? "misc"];
   ordered.requires = requires;
   return { header: ordered, steps };
-}
-
-/**
- * The commands a trigger tool's tools/call among the fixture's own inputs performs on its own, by
- * step index (their wire is the call's doing, so the runner has nothing to do for them):
- * - of a `conform_progress` call: every sendProgress for it (refused ones too), in the order and
- *   with the values of its `arguments.progress`, and nothing else (a sendProgress the list does
- *   not name, after the answer say, leaves all of them to the host);
- * - of a `conform_request` call: the one refused request related to it (`relatedRequestId`) with
- *   its method and params: a handler's request is related to its call.
- */
-function performedByCalls(steps: readonly Obj[]): Set<number> {
-  const asked = new Map<string, { tool: string; args: Obj }>();
-  for (const step of steps) {
-    for (const m of messagesOf(step.in)) {
-      if (m.method === "tools/call" && Object.hasOwn(m, "id") && isObj(m.params) && typeof m.params.name === "string" && isObj(m.params.arguments)) asked.set(idKey(m.id), { tool: m.params.name, args: m.params.arguments });
-    }
-  }
-  const progress = new Map<string, number[]>();
-  const related = new Map<string, number[]>();
-  for (let i = 0; i < steps.length; i++) {
-    const call = (steps[i] as Obj).call;
-    if (!isObj(call)) continue;
-    if (call.op === "sendProgress") progress.set(idKey(call.id), [...(progress.get(idKey(call.id)) ?? []), i]);
-    const options = isObj(call.options) ? call.options : undefined;
-    if (options !== undefined && Object.hasOwn(options, "relatedRequestId")) related.set(idKey(options.relatedRequestId), [...(related.get(idKey(options.relatedRequestId)) ?? []), i]);
-  }
-  const out = new Set<number>();
-  for (const [id, at] of progress) {
-    const call = asked.get(id);
-    const list = call?.tool === "conform_progress" && Array.isArray(call.args.progress) ? call.args.progress : undefined;
-    if (list === undefined || list.length !== at.length) continue;
-    const same = at.every((i, n) => {
-      const { op: _op, id: _id, ...values } = (steps[i] as Obj).call as Obj;
-      return JSON.stringify(values) === JSON.stringify(list[n]);
-    });
-    if (same) for (const i of at) out.add(i);
-  }
-  for (const [id, at] of related) {
-    const call = asked.get(id);
-    const step = steps[at[0] as number] as Obj;
-    const command = step.call as Obj;
-    if (call?.tool !== "conform_request" || at.length !== 1 || command.op !== "request" || !("throws" in step) || Object.keys(command.options as Obj).length !== 1) continue;
-    if (JSON.stringify({ method: command.method, ...(command.params !== undefined ? { params: command.params } : {}) }) === JSON.stringify(call.args)) out.add(at[0] as number);
-  }
-  return out;
-}
-
-/** The envelope keys a trigger's tools/call carries in the 2026-07-28 era (the client it speaks for). */
-const ENVELOPE_KEYS = ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo"];
-
-/** The envelope of a 2026-07-28 request (its three client keys), or undefined. */
-function envelopeOf(message: Obj): Obj | undefined {
-  if (!Object.hasOwn(message, "id") || typeof message.method !== "string" || !isObj(message.params) || !isObj(message.params._meta)) return undefined;
-  const meta = message.params._meta;
-  if (!ENVELOPE_KEYS.every((k) => Object.hasOwn(meta, k))) return undefined;
-  return Object.fromEntries(ENVELOPE_KEYS.map((k) => [k, meta[k] as Json]));
-}
-
-/**
- * The triggers of a fixture's host commands, by step index. In the session era only past the
- * handshake (initialize answered, notifications/initialized sent: a tools/call before it is
- * itself out of order) and before `eof`. In the 2026-07-28 era (a modern fixture, or a dual-era
- * one whose client opens with an envelope) a trigger's tools/call carries the envelope of the
- * fixture's first request (`envelope`), and only commands whose wire the call cannot change get
- * one (corpus-triggers.ts, modernTriggerOf).
- */
-function triggersOf(steps: readonly Obj[], era: string): Map<number, Obj> {
-  const out = new Map<number, Obj>();
-  const triggered = new Set<string>();
-  const first = steps.map((s) => messagesOf(s.in)[0]).find((m) => m !== undefined);
-  const envelope = era === "session" ? undefined : steps.flatMap((s) => messagesOf(s.in)).map(envelopeOf).find((e) => e !== undefined);
-  // A dual-era fixture speaks 2026-07-28 when its client opens with an envelope, else the session era.
-  const modern = envelope !== undefined && (era === "modern" || (first !== undefined && envelopeOf(first) !== undefined));
-  let ready = false;
-  /** 2026-07-28: the subscriptions/listen requests still open (not cancelled, answered or ended). */
-  const listens = new Set<string>();
-  for (let i = 0; i < steps.length; i++) {
-    const step = steps[i] as Obj;
-    for (const m of messagesOf(step.in)) {
-      if (m.method === "notifications/initialized" && !modern) ready = true;
-      if (m.method === "subscriptions/listen" && Object.hasOwn(m, "id")) listens.add(idKey(m.id));
-      if (m.method === "notifications/cancelled" && isObj(m.params)) listens.delete(idKey(m.params.requestId));
-    }
-    // After the end of input no tools/call can be sent.
-    if ("eof" in step) break;
-    if (!isObj(step.call)) continue;
-    const call = step.call;
-    // The host's plain `{}` to the only open listen ends it as ending every open listen would.
-    const endsOnlyListen = modern && call.op === "respond" && listens.size === 1 && listens.has(idKey(call.id)) && isObj(call.result) && Object.keys(call.result).length === 0 && !("throws" in step);
-    const trigger = endsOnlyListen ? modernTriggerOf({ call: { op: "endSubscriptions" } }, envelope as Obj) : modern ? modernTriggerOf(step, envelope as Obj) : ready ? triggerOf(step, triggered) : undefined;
-    if (call.op === "respond" || call.op === "respondError") listens.delete(idKey(call.id));
-    if (call.op === "endSubscriptions") listens.clear();
-    if (trigger !== undefined) out.set(i, trigger);
-  }
-  return out;
 }
 
 /** A quiet step after a cancellation checks the cancellation rule; after a notification, that it went unanswered (M-08). */
