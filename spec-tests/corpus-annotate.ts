@@ -16,7 +16,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
 import { listFixtureFiles } from "../lib/cli/conform/fixtures.js";
-import { refusalLevel, triggerOf } from "./corpus-triggers.js";
+import { performedByCalls, refusalLevel, triggersOf } from "./corpus-triggers.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -24,7 +24,7 @@ type Obj = { [key: string]: Json };
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
-export const CORPUS_VERSION = "2.1.0";
+export const CORPUS_VERSION = "2.2.0";
 
 /** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
 const ENGINE_CONFIG = ["autoInitialize", "limits", "serverInfoInResults", "discoverAnyVersion", "validateResults", "instructions", "versions", "logLevel"];
@@ -46,10 +46,34 @@ const SELF_ANSWERED = new Map<string, boolean>([
   ["resources/read", true],
   ["completion/complete", true],
   ["logging/setLevel", true],
+  ["resources/subscribe", false],
+  ["resources/unsubscribe", false],
   ["tools/list", false],
   ["prompts/list", false],
   ["resources/list", false],
 ]);
+
+/**
+ * Requests whose answer no later command depends on (a listing, a completion, a prompt or a
+ * resource read): the implementation's own answer stands in for the host's even with triggered
+ * commands after it.
+ */
+const INERT_ANSWER = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "completion/complete", "prompts/get", "resources/read"]);
+
+/**
+ * Requests whose successful answer and its effect the specification fixes: `{}`, after which the
+ * level applies (logging/setLevel) or the URI is subscribed or no longer (resources/subscribe,
+ * resources/unsubscribe). A host's `respond` with `{}` there is what any conforming
+ * implementation does on its own; a refusal is the application's choice.
+ */
+const SPEC_FIXED_ANSWER = new Set(["logging/setLevel", "resources/subscribe", "resources/unsubscribe"]);
+
+/** The host's answer to `method` decides nothing a later command depends on, beyond what the specification fixes. */
+function independentAnswer(call: Obj, method: string | undefined): boolean {
+  if (method === undefined) return false;
+  if (INERT_ANSWER.has(method)) return true;
+  return SPEC_FIXED_ANSWER.has(method) && call.op === "respond" && isObj(call.result) && Object.keys(call.result).length === 0;
+}
 
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const SERVER_INFO_META = "io.modelcontextprotocol/serverInfo";
@@ -147,6 +171,21 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   return out;
 }
 
+/**
+ * 2026-07-28 results name the server in `_meta` (a SHOULD): where the fixture names the configured
+ * identity, the implementation's own may stand there, or nothing.
+ */
+function ownServerInfo(wire: Json, info: Json | undefined): Json {
+  if (Array.isArray(wire)) return wire.map((m) => ownServerInfo(m, info));
+  if (!isObj(wire)) return wire;
+  if (Array.isArray(wire.$oneOf)) return { ...wire, $oneOf: wire.$oneOf.map((m) => ownServerInfo(m, info)) };
+  if (Array.isArray(wire.$unordered)) return { ...wire, $unordered: wire.$unordered.map((m) => ownServerInfo(m, info)) };
+  const result = wire.result;
+  if (!isObj(result) || typeof result.resultType !== "string" || !isObj(result._meta) || info === undefined) return wire;
+  if (JSON.stringify(result._meta[SERVER_INFO_META]) !== JSON.stringify(info)) return wire;
+  return { ...wire, result: { ...result, _meta: { ...result._meta, [SERVER_INFO_META]: { "$if-present": "$serverInfo" } } } };
+}
+
 export interface Annotated {
   readonly header: Obj;
   readonly steps: Obj[];
@@ -176,8 +215,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const hostRequests = steps.some((s) => isObj(s.call) && s.call.op !== "respond" && s.call.op !== "respondError");
   const era = versions.every((v) => SESSION.has(v)) ? (Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string)) ? "dual" : "session") : versions.every((v) => !SESSION.has(v)) ? "modern" : "dual";
   const triggers = triggersOf(steps, era);
+  const performed = performedByCalls(steps);
   // With every other command triggered, the implementation's own answers can be told apart from them.
-  const othersTriggered = steps.every((s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i));
+  const othersTriggered = steps.every((s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i) || performed.has(i));
   // A command after a host answer may depend on what the host answered (an elicitation it named, a level it accepted):
   // the implementation's own answer stands in for the host's only when no triggered command follows it.
   const triggeredAfter = (at: number): boolean => [...triggers.keys()].some((j) => j > at);
@@ -199,7 +239,11 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if ("in_bytes" in step || "in_hex" in step || "eof" in step) raw = true;
     if ("time" in step) clock = true;
     if (isObj(step.out)) placeholders(step.out, config);
-    if (isObj(step.call) && typeof step.call.op === "string") {
+    if (performed.has(i)) {
+      // A trigger tool's call among the inputs performs this command itself: nothing for the runner to do.
+      step.wire = "answer";
+      tools.add(isObj(step.call) && step.call.op === "sendProgress" ? "conform_progress" : "conform_request");
+    } else if (isObj(step.call) && typeof step.call.op === "string") {
       const call = step.call;
       const method = requests.get(idKey(call.id));
       const tolerant = method === undefined ? undefined : SELF_ANSWERED.get(method);
@@ -207,7 +251,7 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       // A refused answer to a request the implementation answers on its own has no black-box counterpart: skipped, when a real answer follows.
       // (Only beside triggered commands, which carry the fixture's black-box checks.)
       const refusedBeforeAnswer = "throws" in step && hostRequests && othersTriggered && !triggeredAfter(i) && steps.slice(i + 1).some((s) => isObj(s.call) && (s.call.op === "respond" || s.call.op === "respondError") && idKey(s.call.id) === key && !("throws" in s));
-      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && (!("throws" in step) || refusedBeforeAnswer) && tolerant !== undefined && (!hostRequests || (othersTriggered && !triggeredAfter(i)));
+      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && (!("throws" in step) || refusedBeforeAnswer) && tolerant !== undefined && (!hostRequests || (othersTriggered && (!triggeredAfter(i) || independentAnswer(call, method))));
       // A request the peer cancels must still be running when the cancel arrives: only the profile's `slow` tool is.
       const needsHold = cancelled.has(key);
       const slow = needsHold && method === "tools/call" && steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && isObj(m.params) && m.params.name === "slow"));
@@ -215,7 +259,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       if (canSelfAnswer && "throws" in step) step.wire = "answer";
       else if (canSelfAnswer && (!needsHold || slow)) {
         step.wire = "answer";
-        const codes = tolerant ? [-32602, -32002] : [];
+        // An answer the specification fixes ({} from setLevel or subscribe) is a result: later commands rely on its effect.
+        const fixed = SPEC_FIXED_ANSWER.has(method ?? "") && call.op === "respond";
+        const codes = tolerant && !fixed ? [-32602, -32002] : [];
         if (call.op === "respondError" && typeof call.code === "number" && !codes.includes(call.code)) codes.push(call.code);
         selfAnswered.set(key, codes);
         answerAt.set(key, i);
@@ -265,9 +311,12 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if ("out" in step) {
       const expected = step.out as Json;
       const answeredHere = new Map([...selfAnswered].filter(([id]) => (answerAt.get(id) ?? Infinity) < i));
-      const ownVersions = !Object.hasOwn(config, "versions");
+      // Versions naming both eras are a need for at least these (requires.versions): the server lists its own.
+      const configured = Array.isArray(config.versions) ? config.versions : undefined;
+      const ownVersions = configured === undefined || (configured.some((v) => SESSION.has(v as string)) && configured.some((v) => !SESSION.has(v as string)));
       let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) } : wireMessage(expected, answeredHere, counterOffer, ownVersions);
       if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions));
+      wire = ownServerInfo(wire, config.info);
       if (JSON.stringify(wire) !== JSON.stringify(expected)) step.wire = wire;
     }
   }
@@ -325,29 +374,6 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   ordered.tags = [String(header.fixture).split("/")[1] ?? "misc"];
   ordered.requires = requires;
   return { header: ordered, steps };
-}
-
-/**
- * The triggers of a fixture's host commands, by step index. Only past the handshake of the
- * session era (initialize answered, notifications/initialized sent): a tools/call before it is
- * itself out of order. 2026-07-28 and dual-era fixtures get none (a request there carries its
- * own envelope, and the server's messages go on a request's stream).
- */
-function triggersOf(steps: readonly Obj[], era: string): Map<number, Obj> {
-  const out = new Map<number, Obj>();
-  if (era !== "session") return out;
-  const triggered = new Set<string>();
-  let ready = false;
-  for (let i = 0; i < steps.length; i++) {
-    const step = steps[i] as Obj;
-    if (messagesOf(step.in).some((m) => m.method === "notifications/initialized")) ready = true;
-    // After the end of input no tools/call can be sent.
-    if ("eof" in step) ready = false;
-    if (!ready || !isObj(step.call)) continue;
-    const trigger = triggerOf(step, triggered);
-    if (trigger !== undefined) out.set(i, trigger);
-  }
-  return out;
 }
 
 /** A quiet step after a cancellation checks the cancellation rule; after a notification, that it went unanswered (M-08). */

@@ -372,6 +372,16 @@ export class ServerSession implements ContextSession {
     this.driver.pump();
   }
 
+  /** 2026-07-28: ends every open subscriptions/listen stream with its final result (MOD-15); nothing when none is open. */
+  endSubscriptions(): void {
+    try {
+      this.engine.endSubscriptions();
+    } catch (error) {
+      throw localFailure(error, "subscriptions/listen");
+    }
+    this.driver.pump();
+  }
+
   /** @internal */
   listChanged(method: string): void {
     // The gate decides (list_changed only when declared, only once operating): sessions that may not hear it are skipped.

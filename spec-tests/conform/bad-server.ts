@@ -16,6 +16,7 @@
 //   ungated-prompts        prompts/* requests are answered although prompts was not declared (C-01)
 //   ungated-sampling       conform_request sends sampling/createMessage to a client that did not declare sampling (C-01)
 //   silent-cancel          conform_cancel abandons the request without notifications/cancelled (X-01)
+//   unchecked-progress     conform_progress sends every value it is asked for, increasing or not (P-05)
 
 import { nodeHost } from "../../lib/hosts/stdio.js";
 import { ProtocolMisuseError } from "../../lib/peer/errors.js";
@@ -42,6 +43,7 @@ server.tool("echo", { description: "Echoes its text", inputSchema: { type: "obje
 }));
 
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 const parse = (line: string): unknown => {
   try {
     return JSON.parse(line);
@@ -59,7 +61,16 @@ function inbound(line: string): string | undefined {
   if (fault === "drop-batch" && Array.isArray(value)) return undefined;
   if (fault === "ignore-cancel-id-0" && isRecord(value) && value.method === "notifications/cancelled" && isRecord(value.params) && value.params.requestId === 0) return undefined;
   if (isRecord(value) && typeof value.method === "string" && Object.hasOwn(value, "id")) methods.set(JSON.stringify(value.id), value.method);
+  if (fault === "unchecked-progress" && isRecord(value) && value.method === "tools/call" && isRecord(value.params) && value.params.name === "conform_progress") return uncheckedProgress(value, value.params);
   return line;
+}
+
+/** The progress a conform_progress call asks for, written as asked (no check that it increases); the call itself then sends none. */
+function uncheckedProgress(message: Record<string, unknown>, params: Record<string, unknown>): string {
+  const token = isRecord(params._meta) ? params._meta.progressToken : undefined;
+  const asked = isRecord(params.arguments) && Array.isArray(params.arguments.progress) ? params.arguments.progress : [];
+  if (token !== undefined) for (const p of asked.filter(isRecord)) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, ...p } }) + "\n");
+  return JSON.stringify({ ...message, params: { ...params, arguments: { progress: [] } } });
 }
 
 function outbound(line: string): string[] {
@@ -102,7 +113,10 @@ process.stdin.on("data", (chunk: Uint8Array) => {
   const kept: Uint8Array[] = [];
   for (let nl = bytes.indexOf(10); nl >= 0; nl = bytes.indexOf(10)) {
     const line = bytes.subarray(0, nl + 1);
-    if (inbound(decoder.decode(line).trim()) !== undefined) kept.push(line);
+    const text = decoder.decode(line).trim();
+    const filtered = inbound(text);
+    // A line the filter rewrote reaches the server rewritten; any other as its bytes came.
+    if (filtered !== undefined) kept.push(filtered === text ? line : encoder.encode(filtered + "\n"));
     bytes = bytes.subarray(nl + 1);
   }
   pendingIn = bytes.slice();

@@ -39,6 +39,7 @@ const FAULTS: readonly [string, string][] = [
   // Checks the trigger tools enable: what the server sends of its own accord.
   ["ungated-sampling", "C-01"],
   ["silent-cancel", "X-01"],
+  ["unchecked-progress", "P-05"],
 ];
 
 for (const [fault, rule] of FAULTS) {

@@ -2,7 +2,7 @@
 // write it, for spec-tests/conform/conform-foreign.test.ts: the conformance runner replays the
 // corpus against it. It offers the conformance profile's `slow` tool (FORMAT.md): a call that
 // runs until it is cancelled, or 300 ms, a plain `echo` tool, and the profile's trigger
-// tools (conform_request, conform_notify, conform_cancel), written with the SDK's own
+// tools (conform_request, conform_notify, conform_cancel, conform_progress), written with the SDK's own
 // server-to-client calls. Plain JavaScript, so the build does not type-check the SDK's
 // declarations.
 
@@ -64,6 +64,14 @@ server.registerTool("conform_notify", { description: "Sends the notification to 
   } catch (error) {
     return failed(error);
   }
+});
+
+// Progress on the call's own token, as the SDK documents it: extra._meta.progressToken and extra.sendNotification.
+const progressEntry = z.object({ progress: z.number(), total: z.number().optional(), message: z.string().optional() });
+server.registerTool("conform_progress", { description: "Sends the given progress on this call's own progress token, then answers", inputSchema: { progress: z.array(progressEntry).optional() } }, async ({ progress }, extra) => {
+  const token = extra._meta?.progressToken;
+  if (token !== undefined) for (const p of progress ?? []) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...p } });
+  return text({ asked: (progress ?? []).length });
 });
 
 server.registerTool("conform_cancel", { description: "Cancels the request a conform_request call is waiting for", inputSchema: { call: z.union([z.string(), z.number()]), reason: z.string().optional() } }, async ({ call, reason }) => {

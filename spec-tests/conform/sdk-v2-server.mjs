@@ -2,7 +2,7 @@
 // write it (serveStdio: the opening message picks the era), for
 // spec-tests/conform/conform-foreign.test.ts. Same tools as sdk-v1-server.mjs: the
 // conformance profile's `slow` (runs until cancelled, at most 300 ms), `echo`, and the
-// trigger tools (conform_request, conform_notify, conform_cancel) through the SDK's own
+// trigger tools (conform_request, conform_notify, conform_cancel, conform_progress) through the SDK's own
 // server-to-client calls.
 
 import { McpServer } from "@modelcontextprotocol/server";
@@ -64,6 +64,13 @@ function registerTriggers(server) {
     } catch (error) {
       return failed(error);
     }
+  });
+  // Progress on the call's own token: ctx.mcpReq._meta.progressToken and ctx.mcpReq.notify (related to this request).
+  const progressEntry = z.object({ progress: z.number(), total: z.number().optional(), message: z.string().optional() });
+  server.registerTool("conform_progress", { description: "Sends the given progress on this call's own progress token, then answers", inputSchema: z.object({ progress: z.array(progressEntry).optional() }) }, async ({ progress }, ctx) => {
+    const token = ctx.mcpReq._meta?.progressToken;
+    if (token !== undefined) for (const p of progress ?? []) await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, ...p } });
+    return text({ asked: (progress ?? []).length });
   });
   server.registerTool("conform_cancel", { description: "Cancels the request a conform_request call is waiting for", inputSchema: z.object({ call: z.union([z.string(), z.number()]), reason: z.string().optional() }) }, async ({ call, reason }) => {
     const abort = pending.get(call);

@@ -1,7 +1,9 @@
 // The conformance profile's tools (fixtures/FORMAT.md, "Conformance profile") on this
 // project's peer Server: `slow` (runs until cancelled, at most 300 ms) and the trigger tools
-// `conform_request`, `conform_notify`, `conform_cancel`, through which a runner without a host
-// adapter makes the server send a request, a notification or a cancellation. Registered by
+// `conform_request`, `conform_notify`, `conform_cancel`, `conform_progress`,
+// `conform_end_subscriptions`, through which a runner without a host adapter makes the server
+// send a request, a notification, a cancellation, progress on the call's own token, or end its
+// 2026-07-28 subscriptions/listen streams. Registered by
 // `mcp-engine serve` (reference-server.ts) and the known-bad servers of the tests.
 //
 // Invariants: every send goes through the session's ordinary API (ServerSession.request /
@@ -36,7 +38,15 @@ export interface ProfileToolOptions {
   readonly onRefused?: (kind: "request" | "notify", method: string, params: object | undefined, error: unknown) => void;
 }
 
-/** Registers `slow` and the three trigger tools on `server`. */
+/** The progress values a conform_progress call asks for, in order (entries without a numeric `progress` are skipped). */
+function progressOf(args: Record<string, unknown>): { progress: number; total?: number; message?: string }[] {
+  const list = Array.isArray(args.progress) ? args.progress : [];
+  return list.filter(isRecord).flatMap((p) =>
+    typeof p.progress === "number" ? [{ progress: p.progress, ...(typeof p.total === "number" ? { total: p.total } : {}), ...(typeof p.message === "string" ? { message: p.message } : {}) }] : [],
+  );
+}
+
+/** Registers `slow` and the five trigger tools on `server`. */
 export function registerProfileTools(server: Server, options: ProfileToolOptions = {}): void {
   // By the id of the conform_request tools/call that waits for it: the abort of its request.
   const pending = new Map<string, PeerAbortController>();
@@ -85,6 +95,22 @@ export function registerProfileTools(server: Server, options: ProfileToolOptions
       return text({ sent: true });
     } catch (error) {
       options.onRefused?.("notify", args.method, params, error);
+      return refusal(error);
+    }
+  });
+
+  server.tool("conform_progress", { description: "Sends the given progress on this call's own progress token, then answers", inputSchema: OBJECT_ARGS }, (args, context: HandlerContext) => {
+    // Through the handler's progress API: it sends nothing without a token, after the answer, or for a value that does not increase.
+    const values = progressOf(args);
+    for (const p of values) context.progress(p.progress, p.total, p.message);
+    return text({ asked: values.length });
+  });
+
+  server.tool("conform_end_subscriptions", { description: "Ends every open subscriptions/listen stream with its final result (2026-07-28)", inputSchema: OBJECT_ARGS }, (_args, context: HandlerContext) => {
+    try {
+      context.session.endSubscriptions();
+      return text({ ended: true });
+    } catch (error) {
       return refusal(error);
     }
   });

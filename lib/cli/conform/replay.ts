@@ -366,7 +366,8 @@ async function runTrigger(state: CaseState, header: FixtureHeader, step: Step, t
   const isForbidden = refused ? forbidden(trigger) : () => false;
   const held: Received[] = [];
   try {
-    const deadline = Date.now() + options.timeoutMs;
+    // A trigger may be the case's first message (a 2026-07-28 fixture has no handshake): allow for a slow start then.
+    const deadline = Date.now() + (state.target.heardFrom ? options.timeoutMs : Math.max(options.timeoutMs, STARTUP_MS));
     for (;;) {
       const entry = await state.target.next(Math.max(1, deadline - Date.now()));
       if (entry === undefined) return new Failure(rule, level, `the trigger tool ${String(trigger.tool)} did not answer the runner's tools/call ${call.id}`);

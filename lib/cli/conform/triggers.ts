@@ -44,7 +44,9 @@ export class TriggerLedger {
       this.callOf.set(idKey(trigger.request), id);
       if (args.progress === true) this.progressOf.add(idKey(trigger.request));
     }
-    return { id, message: { jsonrpc: "2.0", id, method: "tools/call", params: { name: String(trigger.tool), arguments: args } } };
+    // In the 2026-07-28 era the call carries the client's envelope, as every request there does.
+    const meta = isRecord(trigger.envelope) ? { _meta: trigger.envelope } : {};
+    return { id, message: { jsonrpc: "2.0", id, method: "tools/call", params: { name: String(trigger.tool), arguments: args, ...meta } } };
   }
 
   /** An expected outbound message with the fixture's ids of triggered requests made captures or references. */
