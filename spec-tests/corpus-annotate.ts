@@ -16,6 +16,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
 import { listFixtureFiles } from "../lib/cli/conform/fixtures.js";
+import { manifestProfiles, profileFor, type ProfileSettings } from "../lib/cli/conform/target-profiles.js";
 import { refusalLevel, triggerOf } from "./corpus-triggers.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -24,7 +25,7 @@ type Obj = { [key: string]: Json };
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
-export const CORPUS_VERSION = "2.1.0";
+export const CORPUS_VERSION = "2.2.0";
 
 /** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
 const ENGINE_CONFIG = ["autoInitialize", "limits", "serverInfoInResults", "discoverAnyVersion", "validateResults", "instructions", "versions", "logLevel"];
@@ -265,7 +266,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if ("out" in step) {
       const expected = step.out as Json;
       const answeredHere = new Map([...selfAnswered].filter(([id]) => (answerAt.get(id) ?? Infinity) < i));
-      const ownVersions = !Object.hasOwn(config, "versions");
+      // A dual-era server's versions are a need of at least these (requires.versions): the ones it lists are its own too.
+      const ownVersions = !Object.hasOwn(config, "versions") || dualVersions(config).length > 0;
       let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) } : wireMessage(expected, answeredHere, counterOffer, ownVersions);
       if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions));
       if (JSON.stringify(wire) !== JSON.stringify(expected)) step.wire = wire;
@@ -291,13 +293,21 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   if (clock) requires.clock = true;
   // Versions naming both eras make a dual-era server, which a target can be: a need for the versions it
   // speaks (at least these), not an engine option. Any other set of versions only an adapter can set up.
-  const configVersions = Array.isArray(config.versions) ? config.versions.filter((v): v is string => typeof v === "string") : [];
-  const dual = configVersions.some((v) => SESSION.has(v)) && configVersions.some((v) => !SESSION.has(v));
+  const configVersions = dualVersions(config);
+  const dual = configVersions.length > 0;
   const engineConfig = ENGINE_CONFIG.filter((k) => Object.hasOwn(config, k) && !(k === "versions" && dual));
-  if (engineConfig.length > 0) requires.config = engineConfig;
-  if (dual) requires.versions = [...configVersions].sort();
   const strict = Array.isArray(header.strict) ? header.strict : [false];
-  if (!strict.includes(false)) requires.strict = true;
+  const strictOnly = !strict.includes(false);
+  // Engine settings that are exactly a published target profile's become a need for that profile,
+  // which a foreign implementation can run (FORMAT.md "Target profiles"); any other only an adapter can set up.
+  const settings: { [key: string]: Json } = {};
+  for (const key of engineConfig) settings[key] = config[key] as Json;
+  if (strictOnly) settings.strict = true;
+  const profile = profileFor(settings as ProfileSettings);
+  if (profile !== undefined) requires.profile = profile;
+  else if (engineConfig.length > 0) requires.config = engineConfig;
+  if (dual) requires.versions = [...configVersions].sort();
+  if (strictOnly && profile === undefined) requires.strict = true;
   requires.era = era;
   if (raw) requires.transport = "stdio";
   requires.capabilities = capabilities;
@@ -363,6 +373,12 @@ function quietRule(steps: readonly Obj[], at: number, rules: readonly string[]):
   return undefined;
 }
 
+/** The versions of a dual-era server's configuration (session versions and 2026-07-28), else none. */
+function dualVersions(config: Obj): string[] {
+  const versions = Array.isArray(config.versions) ? config.versions.filter((v): v is string => typeof v === "string") : [];
+  return versions.some((v) => SESSION.has(v)) && versions.some((v) => !SESSION.has(v)) ? versions : [];
+}
+
 /** A capability profile's name: its top-level capability keys, sorted, joined with "+" ("none" for {}). */
 export function profileName(capabilities: Obj): string {
   const keys = Object.keys(capabilities).sort();
@@ -406,6 +422,8 @@ export function buildCorpus(root: string): CorpusFiles {
     format: "fixtures/FORMAT.md",
     changelog: "fixtures/CHANGELOG.md",
     profiles: Object.fromEntries([...profiles].sort(([a], [b]) => a.localeCompare(b))),
+    // The published target profiles (lib/cli/conform/target-profiles.ts): what to run under each name.
+    targetProfiles: manifestProfiles() as unknown as Json,
     fixtures: entries,
   };
   return { files, manifest: JSON.stringify(manifest, null, 1) + "\n" };
