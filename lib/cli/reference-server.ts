@@ -18,7 +18,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode } from "../errors.js";
 import { registerTaskTools } from "./reference-tasks.js";
 import { registerProfileTools } from "./conform/profile-tools.js";
-import { toolsOnlyServer, type ProfileServerOptions } from "./conform/target-profiles.js";
+import { profiledServer, toolsOnlyServer, type ProfileServerOptions } from "./conform/target-profiles.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../versions.js";
 import { isJsonObject, type JsonObject } from "../envelope.js";
 import { McpError } from "../peer/errors.js";
@@ -67,7 +67,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
   };
   // The `tools` target profile: the conformance profile's tools and no other capability.
   if (options.profile?.toolsOnly === true) return toolsOnlyServer({ ...base, logging: false, ...options.profile.server });
-  const server = new Server({
+  const server = profiledServer({
     ...base,
     paginationSecret: options.paginationSecret,
     pageSize: options.pageSize ?? 100,
@@ -75,7 +75,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     tasks: { newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks },
     // A target profile's settings (limits, versions, discover, instructions, strict) over the defaults above.
     ...options.profile?.server,
-  });
+  }, options.profile);
   registerTaskTools(server, sleep);
   // The conformance profile's tools, so `mcp-engine conform` can judge this server without its adapter too.
   if (options.profileTools === true) registerProfileTools(server);

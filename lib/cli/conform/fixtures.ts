@@ -157,6 +157,9 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   return undefined;
 }
 
+/** The need of a case that names no profile, in a pass whose profile changes settings (passes.ts leaves it out of a case's reasons). */
+export const DEFAULT_SETTINGS_NEED = "the target's default settings";
+
 /**
  * Without an adapter: a case naming a target profile is judged only in that profile's pass, and
  * only when the target announced it runs it (an implementation that does not know the name runs
@@ -164,7 +167,7 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
  * changed the settings it assumes.
  */
 function profileProblem(needed: string | undefined, pass: PassProfile | undefined): string | undefined {
-  if (needed === undefined) return pass !== undefined && pass.settings && pass.announced ? `the target's default settings (profile ${pass.name} changes them)` : undefined;
+  if (needed === undefined) return pass !== undefined && pass.settings && pass.announced ? `${DEFAULT_SETTINGS_NEED} (profile ${pass.name} changes them)` : undefined;
   if (pass?.name !== needed) return `target profile ${needed} (judged in its own pass: --profiles ${needed} or all)`;
   if (!pass.announced) return `target profile ${needed} (the target did not announce it: no "mcp-conform-profile: ${needed}" line on stderr, so it runs its default configuration)`;
   return undefined;

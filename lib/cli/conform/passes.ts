@@ -9,7 +9,7 @@
 // `profile`); a case that no pass could judge keeps every pass's reason; a pass whose target
 // answers no probe is skipped (reported through `warn`), never fatal to the others.
 
-import type { FixtureHeader, TargetProfile } from "./fixtures.js";
+import { DEFAULT_SETTINGS_NEED, type FixtureHeader, type TargetProfile } from "./fixtures.js";
 import { PROFILE_VARIABLE, PUBLISHED_PROFILES } from "./target-profiles.js";
 import type { CaseResult } from "./types.js";
 
@@ -83,7 +83,9 @@ export async function runPasses(profiles: readonly string[], newestOnly: boolean
       const earlier = cases.get(k);
       if (earlier !== undefined && earlier.outcome !== "not-applicable") continue;
       if (result.outcome === "not-applicable") {
-        reasons.set(k, [...(reasons.get(k) ?? []), `${result.reason ?? "?"} (${profile})`]);
+        // That a settings profile was not the case's default says nothing about what the case lacks: left out beside other reasons.
+        const known = reasons.get(k) ?? [];
+        if (!(known.length > 0 && (result.reason ?? "").startsWith(DEFAULT_SETTINGS_NEED))) reasons.set(k, [...known, `${result.reason ?? "?"} (${profile})`]);
         if (earlier === undefined) cases.set(k, result);
         continue;
       }

@@ -34,7 +34,10 @@ export interface ProfileSettings {
 
 export interface PublishedProfile {
   readonly description: string;
-  /** "all": every capability the implementation has (its default); otherwise these top-level capabilities and no other. */
+  /**
+   * "all": every capability the implementation has (its default); otherwise these top-level
+   * capabilities and no other, each flag named `true` declared and each named `false` not.
+   */
   readonly capabilities: "all" | ServerCapabilities;
   /** Empty for a capability profile. */
   readonly settings: ProfileSettings;
@@ -50,6 +53,22 @@ export const ANNOUNCEMENT_PREFIX = "mcp-conform-profile: ";
 export const PUBLISHED_PROFILES: ReadonlyMap<string, PublishedProfile> = new Map<string, PublishedProfile>([
   ["full", { description: "every capability it has (its default configuration)", capabilities: "all", settings: {} }],
   ["tools", { description: "only tools: the tools of the conformance profile (slow and the trigger tools it offers)", capabilities: { tools: {} }, settings: {} }],
+  [
+    "core",
+    {
+      description: "tools, resources with subscribe, and logging: no prompts, completions or extensions (the tasks extension included)",
+      capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
+      settings: {},
+    },
+  ],
+  [
+    "bare",
+    {
+      description: "tools, resources and prompts with every flag false (no listChanged, no subscribe): no completions, logging or extensions",
+      capabilities: { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false }, prompts: { listChanged: false } },
+      settings: {},
+    },
+  ],
   [
     "limits",
     {
@@ -128,6 +147,8 @@ export function requestedProfile(env: Readonly<Record<string, string | undefined
 /** A profile as options of this project's peer Server: its settings, and whether it is tools only. */
 export interface ProfileServerOptions {
   readonly toolsOnly: boolean;
+  /** Declared instead of what the server derives from its registrations (a capability profile other than tools). */
+  readonly capabilities?: ServerCapabilities;
   readonly server: Partial<Pick<ServerOptions, "limits" | "versions" | "discoverAnyVersion" | "serverInfoInResults" | "instructions" | "strict">>;
 }
 
@@ -142,8 +163,23 @@ export function serverOptionsFor(profile: PublishedProfile): ProfileServerOption
     ...(s.instructions !== undefined ? { instructions: s.instructions } : {}),
     ...(s.strict !== undefined ? { strict: s.strict } : {}),
   };
-  // A capability profile other than "all" names tools alone (the only such profile published).
-  return { toolsOnly: profile.capabilities !== "all", server };
+  const toolsOnly = profile.capabilities !== "all" && Object.keys(profile.capabilities).join() === "tools";
+  return { toolsOnly, server, ...(profile.capabilities !== "all" && !toolsOnly ? { capabilities: profile.capabilities } : {}) };
+}
+
+/**
+ * The reference server's Server under a profile: with `capabilities`, it declares exactly those
+ * (the engine gates every method and notification on what is declared, so the features left
+ * out are refused as a server without them would refuse them).
+ */
+export function profiledServer(options: ServerOptions, profile: ProfileServerOptions | undefined): Server {
+  const declared = profile?.capabilities;
+  if (declared === undefined) return new Server(options);
+  return new (class extends Server {
+    override capabilities(): ServerCapabilities {
+      return JSON.parse(JSON.stringify(declared)) as ServerCapabilities;
+    }
+  })(options);
 }
 
 /** A server with the conformance profile's tools and nothing else (no logging, resources, prompts or tasks). */
