@@ -138,6 +138,8 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   }
   // A form elicitation may name its mode (optional since 2025-11-25, and the default).
   if (out.method === "elicitation/create" && isObj(out.params) && !Object.hasOwn(out.params, "mode")) out.params = { ...out.params, mode: { "$if-present": "form" } };
+  // A cancellation may give a reason (optional in every revision), even where the fixture's host gave none.
+  if (out.method === "notifications/cancelled" && isObj(out.params) && !Object.hasOwn(out.params, "reason")) out.params = { ...out.params, reason: { "$if-present": "$type:string" } };
   const answered = selfAnswered.get(idKey(out.id as Json));
   if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
     const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: "$type:object" };

@@ -174,3 +174,14 @@ test("mcp-engine conform --profiles: the case is reported once, with the profile
   assert.equal(code, 0);
   assert.match(err, /^profile full \(not announced[^)]*\): target: .*\nprofile tools \(not announced[^)]*\): target: /);
 });
+
+test("a settings pass's 'default settings' need is left out beside a case's real needs, kept when it is the only one", async () => {
+  const settingsNeed = "the target's default settings (profile limits changes them)";
+  const run = async (profile: string): Promise<CaseResult[]> =>
+    profile === "limits" ? [result("a", "not-applicable", settingsNeed), result("b", "not-applicable", settingsNeed)] : [result("a", "not-applicable", "host command notify"), result("b", "passed")];
+  const first = await runPasses(["full", "limits"], true, run, () => undefined);
+  assert.deepEqual(first.map((c) => [c.fixture, c.outcome, c.reason]), [["a", "not-applicable", "host command notify (full)"], ["b", "passed", undefined]]);
+  // Run first, the settings pass's need is all that is known of the case then: kept, and the next pass's added.
+  const last = await runPasses(["limits", "full"], true, run, () => undefined);
+  assert.equal(last[0]?.reason, `${settingsNeed} (limits); host command notify (full)`);
+});
