@@ -13,7 +13,7 @@ import { test } from "node:test";
 import { conformMain, probeTarget, runStdioPasses } from "../../lib/cli/conform/index.js";
 import { notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
 import { profileEnvironment } from "../../lib/cli/conform/passes.js";
-import { announcedProfiles, manifestProfiles, profileFor, PUBLISHED_PROFILES, requestedProfile, type ProfileSettings } from "../../lib/cli/conform/target-profiles.js";
+import { announcedProfiles, capabilityMismatch, manifestProfiles, profileFor, PUBLISHED_PROFILES, requestedProfile, type ProfileSettings } from "../../lib/cli/conform/target-profiles.js";
 import { StdioTarget } from "../../lib/cli/conform/target.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/versions.js";
 
@@ -197,4 +197,13 @@ test("mcp-engine conform --profiles with an unpublished name is a usage error (e
   const code = await conformMain(["--profiles", "full,limitz", "--", process.execPath, profileServer, "--serve"], () => undefined, (t) => (err += t));
   assert.equal(code, 2);
   assert.match(err, /"limitz" is no published target profile .*full, tools, core, bare, limits, modern-only, discover-any, old-versions, strict, or all/);
+});
+
+test("an announced capability profile is checked against what the target declares", () => {
+  const profile = (name: string) => PUBLISHED_PROFILES.get(name) as NonNullable<ReturnType<typeof PUBLISHED_PROFILES.get>>;
+  assert.equal(capabilityMismatch(profile("full"), { anything: {} }), undefined);
+  assert.equal(capabilityMismatch(profile("tools"), { tools: { listChanged: true } }), undefined);
+  assert.equal(capabilityMismatch(profile("tools"), { tools: {}, logging: {} }), "capabilities logging, tools instead of tools");
+  assert.equal(capabilityMismatch(profile("core"), { tools: {}, resources: {}, logging: {} }), "resources.subscribe not declared");
+  assert.equal(capabilityMismatch(profile("bare"), { tools: { listChanged: true }, resources: {}, prompts: {} }), "tools.listChanged declared");
 });

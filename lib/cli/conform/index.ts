@@ -16,7 +16,7 @@ import { runHttpConformance } from "../conform-http/index.js";
 import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
 import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type Format } from "./report.js";
 import { caseVersions, parseProfileNames, profileEnvironment, runPasses, type CaseFilter } from "./passes.js";
-import { announcedProfiles, hasSettings, PUBLISHED_PROFILES } from "./target-profiles.js";
+import { announcedProfiles, capabilityMismatch, hasSettings, PUBLISHED_PROFILES } from "./target-profiles.js";
 import { replayCase, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
 import type { CaseResult } from "./types.js";
@@ -298,6 +298,8 @@ export async function runStdioPasses(command: string, args: readonly string[], o
     const published = PUBLISHED_PROFILES.get(name);
     const pass = { name, announced: probed.announced.has(name), settings: published !== undefined && hasSettings(published) };
     warn(`profile ${name}${pass.announced ? " (announced)" : " (not announced: the target runs its default configuration)"}: ${describeTarget(probed)}`);
+    const mismatch = pass.announced && published !== undefined ? capabilityMismatch(published, probed.profile.capabilities) : undefined;
+    if (mismatch !== undefined) warn(`profile ${name}: announced, but the target declares ${mismatch}; its cases are judged on what it declares\n`);
     return runStdioConformance(command, args, { ...run, profile: { ...probed.profile, pass }, select, env });
   }, warn);
   return answered === 0 ? "the target answered no initialize and no server/discover under any profile" : cases;

@@ -109,6 +109,32 @@ export function announcedProfiles(stderr: string): Set<string> {
   return names;
 }
 
+/**
+ * What an announced capability profile's target declares against what the profile publishes:
+ * undefined when it agrees (the top-level capabilities exactly, each flag named true declared
+ * and each named false not), else the difference. A target may claim a profile it runs wrong;
+ * its cases are still judged on the capabilities probed, so this is a warning, not a verdict.
+ */
+export function capabilityMismatch(profile: PublishedProfile, declared: Readonly<Record<string, unknown>>): string | undefined {
+  const published = profile.capabilities;
+  if (published === "all") return undefined;
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const problems: string[] = [];
+  const want = Object.keys(published).sort();
+  const got = Object.keys(declared).sort();
+  if (want.join() !== got.join()) problems.push(`capabilities ${got.join(", ") || "none"} instead of ${want.join(", ")}`);
+  for (const [name, flags] of Object.entries(published)) {
+    if (!isRecord(flags)) continue;
+    const has = declared[name];
+    for (const [flag, value] of Object.entries(flags)) {
+      if (typeof value !== "boolean") continue;
+      const set = isRecord(has) && has[flag] === true;
+      if (set !== value) problems.push(`${name}.${flag} ${set ? "declared" : "not declared"}`);
+    }
+  }
+  return problems.length > 0 ? problems.join("; ") : undefined;
+}
+
 /** The profiles as fixtures/manifest.json publishes them: name → capabilities and settings. */
 export function manifestProfiles(): Record<string, { description: string; capabilities: "all" | ServerCapabilities; settings: ProfileSettings }> {
   const out: Record<string, { description: string; capabilities: "all" | ServerCapabilities; settings: ProfileSettings }> = {};
