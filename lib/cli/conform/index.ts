@@ -21,7 +21,7 @@ import { replayCase, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
 import type { CaseResult } from "./types.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../versions.js";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../../modern.js";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../modern.js";
 
 const MODERN = MODERN_VERSIONS[0];
 
@@ -221,6 +221,7 @@ export async function probeTarget(command: string, args: readonly string[], ms: 
   if (discovered !== undefined) versions.add(MODERN);
   // A target speaking only 2026-07-28 declares its capabilities in server/discover.
   if (capabilities === undefined && isRecord(discovered?.capabilities)) capabilities = discovered.capabilities;
+  if (serverInfo === undefined && isRecord(discovered?._meta)) serverInfo = discovered._meta[META_SERVER_INFO];
   const adapter = await probeAdapter(spawn, Math.min(ms, 1500));
   if (profileName !== undefined) {
     const named = profiles[profileName];
