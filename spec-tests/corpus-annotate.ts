@@ -131,6 +131,11 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   }
   // A discover result of the implementation's own identity may carry instructions the fixture does not name.
   if (isObj(out.result) && Array.isArray(out.result.supportedVersions) && out.result.capabilities === "$capabilities" && !Object.hasOwn(out.result, "instructions")) out.result = { ...out.result, instructions: { "$if-present": "$type:string" } };
+  // Its cache hints are its own too: either scope, any ttlMs (CacheableResult; "public" and our ttlMs are our choices).
+  if (isObj(out.result) && Array.isArray(out.result.supportedVersions) && out.result.capabilities === "$capabilities") {
+    const r = out.result;
+    out.result = { ...r, ...(typeof r.cacheScope === "string" ? { cacheScope: { $oneOf: ["public", "private"] } } : {}), ...(typeof r.ttlMs === "number" ? { ttlMs: "$type:number" } : {}) };
+  }
   // The versions a server lists (-32022 data, server/discover) are its own, unless the fixture configures them.
   if (ownVersions) {
     if (isObj(out.error) && isObj(out.error.data) && Array.isArray(out.error.data.supported)) out.error = { ...out.error, data: { ...out.error.data, supported: "$type:array" } };

@@ -49,7 +49,7 @@ const TOOLS_PASS = ["server/gating/undeclared-capability-request", "server/loggi
 const SDKS: readonly [string, string, readonly string[], string, number][] = [
   // v1 also ignores a cancellation of request id 0 (X-04) and refuses a task-augmented call instead of ignoring `task` (C-08).
   ["SDK v1 McpServer", "sdk-v1-server.mjs", [...COMMON, "C-08", "X-04"], "sdk-v1.json", 90],
-  ["SDK v2 server", "sdk-v2-server.mjs", COMMON, "sdk-v2.json", 102],
+  ["SDK v2 server", "sdk-v2-server.mjs", COMMON, "sdk-v2.json", 103],
 ];
 
 for (const [name, script, expected, baselineFile, least] of SDKS) {
