@@ -13,7 +13,11 @@
 import { Server } from "../../peer/server.js";
 import type { ServerOptions } from "../../peer/server-options.js";
 import type { ServerCapabilities } from "../../types.js";
-import { isProtocolVersion } from "../../versions.js";
+import { isProtocolVersion, MODERN_VERSIONS, SESSION_VERSIONS } from "../../versions.js";
+
+// The versions the profiles name, from the one table of versions (lib/versions.ts).
+const [V2024_11_05, , V2025_06_18] = SESSION_VERSIONS;
+const MODERN_ONLY: readonly string[] = [...MODERN_VERSIONS];
 import { registerProfileTools } from "./profile-tools.js";
 
 /** Settings a profile may name; the keys are the fixtures' `config` keys (FORMAT.md "Configuration"), plus `strict`. */
@@ -82,7 +86,7 @@ export const PUBLISHED_PROFILES: ReadonlyMap<string, PublishedProfile> = new Map
     {
       description: "only 2026-07-28; server/discover of an unknown version refused (-32022); serverInfo only in server/discover",
       capabilities: "all",
-      settings: { versions: ["2026-07-28"], discoverAnyVersion: false, serverInfoInResults: false },
+      settings: { versions: MODERN_ONLY, discoverAnyVersion: false, serverInfoInResults: false },
     },
   ],
   [
@@ -90,10 +94,10 @@ export const PUBLISHED_PROFILES: ReadonlyMap<string, PublishedProfile> = new Map
     {
       description: "only 2026-07-28; server/discover answered whatever version it names; the instructions \"Use the tools.\"",
       capabilities: "all",
-      settings: { versions: ["2026-07-28"], discoverAnyVersion: true, instructions: "Use the tools." },
+      settings: { versions: MODERN_ONLY, discoverAnyVersion: true, instructions: "Use the tools." },
     },
   ],
-  ["old-versions", { description: "only 2024-11-05 and 2025-06-18 (it counter-offers 2025-06-18)", capabilities: "all", settings: { versions: ["2024-11-05", "2025-06-18"] } }],
+  ["old-versions", { description: "only 2024-11-05 and 2025-06-18 (it counter-offers 2025-06-18)", capabilities: "all", settings: { versions: [V2024_11_05, V2025_06_18] } }],
   ["strict", { description: "strict phase rules: a request other than ping before notifications/initialized is refused", capabilities: "all", settings: { strict: true } }],
 ]);
 
