@@ -16,6 +16,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
 import { listFixtureFiles } from "../lib/cli/conform/fixtures.js";
+import { manifestProfiles, profileFor, type ProfileSettings } from "../lib/cli/conform/target-profiles.js";
 import { performedByCalls, refusalLevel, triggersOf } from "./corpus-triggers.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -154,6 +155,11 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   }
   // A discover result of the implementation's own identity may carry instructions the fixture does not name.
   if (isObj(out.result) && Array.isArray(out.result.supportedVersions) && out.result.capabilities === "$capabilities" && !Object.hasOwn(out.result, "instructions")) out.result = { ...out.result, instructions: { "$if-present": "$type:string" } };
+  // Its cache hints are its own too: either scope, any ttlMs (CacheableResult; "public" and our ttlMs are our choices).
+  if (isObj(out.result) && Array.isArray(out.result.supportedVersions) && out.result.capabilities === "$capabilities") {
+    const r = out.result;
+    out.result = { ...r, ...(typeof r.cacheScope === "string" ? { cacheScope: { $oneOf: ["public", "private"] } } : {}), ...(typeof r.ttlMs === "number" ? { ttlMs: "$type:number" } : {}) };
+  }
   // The versions a server lists (-32022 data, server/discover) are its own, unless the fixture configures them.
   if (ownVersions) {
     if (isObj(out.error) && isObj(out.error.data) && Array.isArray(out.error.data.supported)) out.error = { ...out.error, data: { ...out.error.data, supported: "$type:array" } };
@@ -161,6 +167,8 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   }
   // A form elicitation may name its mode (optional since 2025-11-25, and the default).
   if (out.method === "elicitation/create" && isObj(out.params) && !Object.hasOwn(out.params, "mode")) out.params = { ...out.params, mode: { "$if-present": "form" } };
+  // A cancellation may give a reason (optional in every revision), even where the fixture's host gave none.
+  if (out.method === "notifications/cancelled" && isObj(out.params) && !Object.hasOwn(out.params, "reason")) out.params = { ...out.params, reason: { "$if-present": "$type:string" } };
   const answered = selfAnswered.get(idKey(out.id as Json));
   if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
     const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: "$type:object" };
@@ -311,9 +319,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if ("out" in step) {
       const expected = step.out as Json;
       const answeredHere = new Map([...selfAnswered].filter(([id]) => (answerAt.get(id) ?? Infinity) < i));
-      // Versions naming both eras are a need for at least these (requires.versions): the server lists its own.
-      const configured = Array.isArray(config.versions) ? config.versions : undefined;
-      const ownVersions = configured === undefined || (configured.some((v) => SESSION.has(v as string)) && configured.some((v) => !SESSION.has(v as string)));
+      // A dual-era server's versions are a need of at least these (requires.versions): the ones it lists are its own too.
+      const ownVersions = !Object.hasOwn(config, "versions") || dualVersions(config).length > 0;
       let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) } : wireMessage(expected, answeredHere, counterOffer, ownVersions);
       if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions));
       wire = ownServerInfo(wire, config.info);
@@ -340,13 +347,21 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   if (clock) requires.clock = true;
   // Versions naming both eras make a dual-era server, which a target can be: a need for the versions it
   // speaks (at least these), not an engine option. Any other set of versions only an adapter can set up.
-  const configVersions = Array.isArray(config.versions) ? config.versions.filter((v): v is string => typeof v === "string") : [];
-  const dual = configVersions.some((v) => SESSION.has(v)) && configVersions.some((v) => !SESSION.has(v));
+  const configVersions = dualVersions(config);
+  const dual = configVersions.length > 0;
   const engineConfig = ENGINE_CONFIG.filter((k) => Object.hasOwn(config, k) && !(k === "versions" && dual));
-  if (engineConfig.length > 0) requires.config = engineConfig;
-  if (dual) requires.versions = [...configVersions].sort();
   const strict = Array.isArray(header.strict) ? header.strict : [false];
-  if (!strict.includes(false)) requires.strict = true;
+  const strictOnly = !strict.includes(false);
+  // Engine settings that are exactly a published target profile's become a need for that profile,
+  // which a foreign implementation can run (FORMAT.md "Target profiles"); any other only an adapter can set up.
+  const settings: { [key: string]: Json } = {};
+  for (const key of engineConfig) settings[key] = config[key] as Json;
+  if (strictOnly) settings.strict = true;
+  const profile = profileFor(settings as ProfileSettings);
+  if (profile !== undefined) requires.profile = profile;
+  else if (engineConfig.length > 0) requires.config = engineConfig;
+  if (dual) requires.versions = [...configVersions].sort();
+  if (strictOnly && profile === undefined) requires.strict = true;
   requires.era = era;
   if (raw) requires.transport = "stdio";
   requires.capabilities = capabilities;
@@ -387,6 +402,12 @@ function quietRule(steps: readonly Obj[], at: number, rules: readonly string[]):
     if (inputs.length > 0 && inputs.every((m) => !Object.hasOwn(m, "id"))) return rules.find((r) => r === "M-08");
   }
   return undefined;
+}
+
+/** The versions of a dual-era server's configuration (session versions and 2026-07-28), else none. */
+function dualVersions(config: Obj): string[] {
+  const versions = Array.isArray(config.versions) ? config.versions.filter((v): v is string => typeof v === "string") : [];
+  return versions.some((v) => SESSION.has(v)) && versions.some((v) => !SESSION.has(v)) ? versions : [];
 }
 
 /** A capability profile's name: its top-level capability keys, sorted, joined with "+" ("none" for {}). */
@@ -432,6 +453,8 @@ export function buildCorpus(root: string): CorpusFiles {
     format: "fixtures/FORMAT.md",
     changelog: "fixtures/CHANGELOG.md",
     profiles: Object.fromEntries([...profiles].sort(([a], [b]) => a.localeCompare(b))),
+    // The published target profiles (lib/cli/conform/target-profiles.ts): what to run under each name.
+    targetProfiles: manifestProfiles() as unknown as Json,
     fixtures: entries,
   };
   return { files, manifest: JSON.stringify(manifest, null, 1) + "\n" };

@@ -26,6 +26,7 @@ import type { Root, Tool } from "../types.js";
 import { USAGE, parseArgs, type CliOptions } from "./args.js";
 import { adapterFd, serveAdapter } from "./conform/adapter.js";
 import { conformMain } from "./conform/index.js";
+import { ANNOUNCEMENT_PREFIX, requestedProfile, serverOptionsFor } from "./conform/target-profiles.js";
 import { conformanceAuth, interactiveAuth, type CliAuth } from "./auth.js";
 import { exitCode, formatCheck, formatTally, type CheckResult, type Diagnostic } from "./grading.js";
 import { pendingDisplay } from "./progress.js";
@@ -58,7 +59,9 @@ async function serve(options: CliOptions): Promise<number> {
   // --redis: one node of several (lib/cli/cluster.ts): shared stores and keys.
   const node = options.redis === undefined ? undefined : await joinCluster(options.redis, (text) => process.stderr.write(`mcp-engine serve --redis: ${text}`)).catch((error: Error) => error);
   if (node instanceof Error) return (process.stderr.write(`mcp-engine serve --redis: ${node.message}\n`), 2);
-  const server = createReferenceServer({ paginationSecret: node?.paginationSecret ?? randomBytes(32), requestStateSecret: node?.requestStateSecret ?? randomBytes(32), sleep, tasks: node === undefined ? undefined : { store: node.taskStore }, profileTools: process.env.MCP_CONFORM === "1" });
+  // MCP_CONFORM=1 with MCP_CONFORM_PROFILE=<name>: a published target profile (conform/target-profiles.ts).
+  const profile = requestedProfile(process.env);
+  const server = createReferenceServer({ paginationSecret: node?.paginationSecret ?? randomBytes(32), requestStateSecret: node?.requestStateSecret ?? randomBytes(32), sleep, tasks: node === undefined ? undefined : { store: node.taskStore }, profileTools: process.env.MCP_CONFORM === "1", ...(profile !== undefined ? { profile: serverOptionsFor(profile.profile) } : {}) });
   if (options.http === undefined) {
     // Asked for by `mcp-engine conform`: a bare engine driven over the host-adapter channel instead.
     const fd = adapterFd(process.env);
@@ -66,6 +69,7 @@ async function serve(options: CliOptions): Promise<number> {
       serveAdapter(fd);
       return -1;
     }
+    if (profile !== undefined) process.stderr.write(`${ANNOUNCEMENT_PREFIX}${profile.name}\n`);
     serveStdio(server, { readInPlace: true });
     return -1;
   }

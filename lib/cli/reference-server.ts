@@ -18,6 +18,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode } from "../errors.js";
 import { registerTaskTools } from "./reference-tasks.js";
 import { registerProfileTools } from "./conform/profile-tools.js";
+import { profiledServer, toolsOnlyServer, type ProfileServerOptions } from "./conform/target-profiles.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../versions.js";
 import { isJsonObject, type JsonObject } from "../envelope.js";
 import { McpError } from "../peer/errors.js";
@@ -47,6 +48,8 @@ export interface ReferenceServerOptions {
   tasks?: Partial<TaskOptions>;
   /** Offer the conformance profile's tools (slow and the trigger tools): `mcp-engine conform` asks for them with MCP_CONFORM=1. */
   profileTools?: boolean;
+  /** A target profile's server options (conform/target-profiles.ts): its settings, and `toolsOnly` for a tools-only server. */
+  profile?: ProfileServerOptions;
 }
 
 const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
@@ -54,18 +57,25 @@ const NO_ARGS = { type: "object" as const, properties: {} };
 
 export function createReferenceServer(options: ReferenceServerOptions): Server {
   const { sleep } = options;
-  const server = new Server({
+  const base = {
     info: REFERENCE_SERVER_INFO,
     instructions: "The mcp-engine reference server: the conformance fixture set.",
-    paginationSecret: options.paginationSecret,
-    pageSize: options.pageSize ?? 100,
     // Dual era: session-era clients initialize; 2026-07-28 clients send the per-request envelope.
     versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS],
     // The official suite's 2026-07-28 set expects -32022 for a discover naming an unknown version.
     discoverAnyVersion: false,
+  };
+  // The `tools` target profile: the conformance profile's tools and no other capability.
+  if (options.profile?.toolsOnly === true) return toolsOnlyServer({ ...base, logging: false, ...options.profile.server });
+  const server = profiledServer({
+    ...base,
+    paginationSecret: options.paginationSecret,
+    pageSize: options.pageSize ?? 100,
     // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts).
     tasks: { newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks },
-  });
+    // A target profile's settings (limits, versions, discover, instructions, strict) over the defaults above.
+    ...options.profile?.server,
+  }, options.profile);
   registerTaskTools(server, sleep);
   // The conformance profile's tools, so `mcp-engine conform` can judge this server without its adapter too.
   if (options.profileTools === true) registerProfileTools(server);

@@ -97,6 +97,8 @@ export interface ServerOptions {
   limits?: Partial<EngineLimits>;
   /** 2026-07-28: answer server/discover whatever version it names (default true; see EngineOptions.discoverAnyVersion). */
   discoverAnyVersion?: boolean;
+  /** 2026-07-28: serverInfo in every result's _meta (default true; see EngineOptions.serverInfoInResults). */
+  serverInfoInResults?: boolean;
   /**
    * Items per page of tools/list, resources/list, resources/templates/list and prompts/list.
    * Default: no pages (every item in one answer: many clients never follow nextCursor).

@@ -247,6 +247,7 @@ export class ServerSession implements ContextSession {
       strict: server.options.strict,
       limits: server.options.limits,
       discoverAnyVersion: server.options.discoverAnyVersion,
+      serverInfoInResults: server.options.serverInfoInResults,
       extensionMethods: extensionMethodsOf(server.options.extensions),
     };
     this.engine = snapshot === undefined ? new Engine(options) : Engine.restore(options, snapshot);

@@ -1,7 +1,8 @@
 // Applicability of a case to a black-box target (fixtures/FORMAT.md, "Applicability"): the
 // versions a fixture needs the target to speak. A dual-era configuration (session versions and
-// 2026-07-28) is a need a target can meet on its own; any other set of versions stays an
-// engine configuration key that only an adapter can apply.
+// 2026-07-28) is a need a target can meet on its own; the versions of a published target
+// profile are a need for that profile; any other set stays an engine configuration key that
+// only an adapter can apply.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -27,10 +28,15 @@ test("versions naming both eras become the versions the target must speak, not a
   assert.equal(header.requires?.era, "dual");
 });
 
-test("a set of session versions only stays an engine configuration key", () => {
-  const header = annotated(["2025-06-18"], ["2024-11-05", "2025-06-18"]);
+test("a set of session versions only stays an engine configuration key, unless it is a target profile's", () => {
+  const header = annotated(["2025-03-26"], ["2024-11-05", "2025-03-26"]);
   assert.deepEqual(header.requires?.config, ["versions"]);
   assert.equal(header.requires?.versions, undefined);
+  assert.equal(header.requires?.profile, undefined);
+  // Exactly the versions of the published old-versions profile: a need for that profile instead.
+  const old = annotated(["2025-06-18"], ["2024-11-05", "2025-06-18"]);
+  assert.equal(old.requires?.profile, "old-versions");
+  assert.equal(old.requires?.config, undefined);
 });
 
 test("a dual-era fixture applies to a target speaking both eras, to none speaking one", () => {

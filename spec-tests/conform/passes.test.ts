@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { conformMain, parseConformArgs, probeTarget, runStdioConformance, runStdioPasses } from "../../lib/cli/conform/index.js";
 import type { FixtureHeader, TargetProfile } from "../../lib/cli/conform/fixtures.js";
-import { caseVersions, parseProfileNames, profiledCommand, runPasses, type CaseFilter } from "../../lib/cli/conform/passes.js";
+import { caseVersions, parseProfileNames, profileEnvironment, runPasses, TARGET_PROFILES, type CaseFilter } from "../../lib/cli/conform/passes.js";
 import type { CaseResult } from "../../lib/cli/conform/types.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -67,6 +67,11 @@ test("every case at each of its versions without newestOnly: a case is a fixture
 test("profile names: a comma-separated list, each a plain word, none twice; --profiles excludes --profile", () => {
   assert.deepEqual(parseProfileNames("full,tools"), ["full", "tools"]);
   assert.match(String(parseProfileNames("full,,tools")), /comma-separated profile names/);
+  // all: every published profile, in the published order; an unpublished name is refused (no case could need it).
+  assert.deepEqual(parseProfileNames("all"), TARGET_PROFILES);
+  assert.deepEqual(TARGET_PROFILES.slice(0, 2), ["full", "tools"]);
+  assert.match(String(parseProfileNames("full,fancy")), /"fancy" is no published target profile .*full, tools, core, bare, limits/);
+  assert.match(String(parseProfileNames("all,full")), /"all" is no published target profile/);
   assert.match(String(parseProfileNames("a=b")), /got "a=b"/);
   assert.match(String(parseProfileNames("full,full")), /names "full" twice/);
   const parsed = parseConformArgs(["--profiles", "full,tools", "--", "node", "s.js"]);
@@ -81,8 +86,7 @@ test("profile names: a comma-separated list, each a plain word, none twice; --pr
 
 test("the profile reaches the target as MCP_CONFORM_PROFILE", async () => {
   const plain = await probeTarget(process.execPath, [server, "--serve"], 5000, {}, undefined);
-  const profiled = profiledCommand(process.execPath, [server, "--serve"], "tools");
-  const tools = await probeTarget(profiled.command, profiled.args, 5000, {}, undefined);
+  const tools = await probeTarget(process.execPath, [server, "--serve"], 5000, {}, undefined, profileEnvironment("tools"));
   assert.ok(typeof plain !== "string" && typeof tools !== "string");
   assert.deepEqual([plain.profile.capabilities, tools.profile.capabilities], [{ tools: {}, logging: {} }, { tools: {} }]);
   assert.deepEqual(tools.serverInfo, { name: "profile-server", version: "tools" });
@@ -137,7 +141,7 @@ test("against a real target: each pass probed under its profile, each case judge
       ["server/t/with-logging", "2025-06-18", "passed", "full"],
       ["server/t/without-logging", "2025-06-18", "passed", "tools"],
     ]);
-    assert.match(notes.join(""), /profile full: target: .*"logging":\{\}.*\nprofile tools: target: .*capabilities \{"tools":\{\}\}/);
+    assert.match(notes.join(""), /profile full \(not announced[^)]*\): target: .*"logging":\{\}.*\nprofile tools \(not announced[^)]*\): target: .*capabilities \{"tools":\{\}\}/);
     // A single run (no profiles) judges only what its one capability set allows.
     const probed = await probeTarget(process.execPath, args, 5000, {}, undefined);
     assert.ok(typeof probed !== "string");
@@ -168,5 +172,16 @@ test("mcp-engine conform --profiles: the case is reported once, with the profile
   ]);
   assert.equal(report.cases[0]?.reason, "protocol version 2024-11-05 (full); protocol version 2024-11-05 (tools)");
   assert.equal(code, 0);
-  assert.match(err, /^profile full: target: .*\nprofile tools: target: /);
+  assert.match(err, /^profile full \(not announced[^)]*\): target: .*\nprofile tools \(not announced[^)]*\): target: /);
+});
+
+test("a settings pass's 'default settings' need is left out beside a case's real needs, kept when it is the only one", async () => {
+  const settingsNeed = "the target's default settings (profile limits changes them)";
+  const run = async (profile: string): Promise<CaseResult[]> =>
+    profile === "limits" ? [result("a", "not-applicable", settingsNeed), result("b", "not-applicable", settingsNeed)] : [result("a", "not-applicable", "host command notify"), result("b", "passed")];
+  const first = await runPasses(["full", "limits"], true, run, () => undefined);
+  assert.deepEqual(first.map((c) => [c.fixture, c.outcome, c.reason]), [["a", "not-applicable", "host command notify (full)"], ["b", "passed", undefined]]);
+  // Run first, the settings pass's need is all that is known of the case then: kept, and the next pass's added.
+  const last = await runPasses(["limits", "full"], true, run, () => undefined);
+  assert.equal(last[0]?.reason, `${settingsNeed} (limits); host command notify (full)`);
 });

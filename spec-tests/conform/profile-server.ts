@@ -1,9 +1,11 @@
 // A minimal stdio server for spec-tests/conform/passes.test.ts: its capabilities follow
 // MCP_CONFORM_PROFILE (fixtures/FORMAT.md, "Target profiles"): `tools` declares tools alone,
 // any other name (or none) tools and logging. It speaks the session versions given by
-// --versions (comma-separated); an initialize at another one gets the newest of them.
+// --versions (comma-separated); an initialize at another one gets the newest of them. With
+// --announce it says on stderr that it runs the profile it was given (whatever the name: it
+// stands for a target that claims a profile); without, it announces nothing.
 //
-//   node dist/spec-tests/conform/profile-server.js --serve --versions 2024-11-05,2025-06-18
+//   node dist/spec-tests/conform/profile-server.js --serve --versions 2024-11-05,2025-06-18 [--announce]
 //
 // Without --serve the program exits at once (the test runner may load every file).
 
@@ -13,6 +15,7 @@ const at = argv.indexOf("--versions");
 const versions = (at >= 0 ? (argv[at + 1] ?? "") : "2025-06-18").split(",");
 const profile = process.env.MCP_CONFORM_PROFILE;
 const capabilities = profile === "tools" ? { tools: {} } : { tools: {}, logging: {} };
+if (argv.includes("--announce") && profile !== undefined) process.stderr.write(`mcp-conform-profile: ${profile}\n`);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const send = (message: unknown): void => {

@@ -14,6 +14,9 @@ import { registerFeatures } from "./sdk-features-v1.mjs";
 const server = new McpServer({ name: "sdk-v1-conform", version: "1.0.0" });
 // MCP_CONFORM_PROFILE=tools (fixtures/FORMAT.md, "Target profiles"): the tools alone.
 if (process.env.MCP_CONFORM_PROFILE !== "tools") registerFeatures(server);
+// The announcement (FORMAT.md "Target profiles"): only for the profiles this server really runs.
+// Its SDK has no setting for the others (limits, versions, discover, strict), so it runs its default there and says nothing.
+if (process.env.MCP_CONFORM_PROFILE === "tools" || process.env.MCP_CONFORM_PROFILE === "full") process.stderr.write(`mcp-conform-profile: ${process.env.MCP_CONFORM_PROFILE}\n`);
 
 server.registerTool("slow", { description: "Runs until cancelled, at most 300 ms" }, async (extra) =>
   new Promise((resolve) => {

@@ -10,6 +10,10 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
 import { registerFeatures } from "./sdk-features-v2.mjs";
 
+// The announcement (FORMAT.md "Target profiles"): only for the profiles this server really runs.
+// Its SDK has no setting for the others (limits, versions, discover, strict), so it runs its default there and says nothing.
+if (process.env.MCP_CONFORM_PROFILE === "tools" || process.env.MCP_CONFORM_PROFILE === "full") process.stderr.write(`mcp-conform-profile: ${process.env.MCP_CONFORM_PROFILE}\n`);
+
 serveStdio(() => {
   const server = new McpServer({ name: "sdk-v2-conform", version: "2.0.0" }, { capabilities: { tools: {} } });
   // MCP_CONFORM_PROFILE=tools (fixtures/FORMAT.md, "Target profiles"): the tools alone.

@@ -1,6 +1,7 @@
 // The fixture corpus as the black-box runner reads it (fixtures/FORMAT.md): loading, and the
 // applicability of a case to a target (what the fixture `requires` against what the target
-// offers: versions, capabilities, host commands, a clock, engine configuration keys).
+// offers: versions, capabilities, host commands, a clock, engine configuration keys, a target
+// profile the target announced it runs).
 //
 // Invariants: a fixture file that does not parse is reported, never thrown past the runner;
 // applicability answers with the first missing requirement, in words a baseline can quote.
@@ -24,6 +25,8 @@ export interface Requires {
   readonly modernOnly?: boolean;
   /** Every host command of the fixture has a `trigger`: a target without an adapter runs it through the tools in `tools`. */
   readonly triggers?: boolean;
+  /** A published target profile whose settings the fixture's configuration is (FORMAT.md "Target profiles"): judged only in that pass. */
+  readonly profile?: string;
 }
 
 export interface FixtureHeader {
@@ -84,6 +87,16 @@ export interface TargetProfile {
   /** Tools it offers, by name (the conformance profile's `slow` and trigger tools, FORMAT.md). */
   readonly tools: ReadonlySet<string>;
   readonly adapter?: AdapterSupport;
+  /** Under --profiles: the pass's target profile, and whether the target announced it runs it. */
+  readonly pass?: PassProfile;
+}
+
+export interface PassProfile {
+  readonly name: string;
+  /** The target wrote `mcp-conform-profile: <name>` on stderr: it runs the profile, not its default. */
+  readonly announced: boolean;
+  /** The profile changes settings (not only capabilities): cases naming no profile are not judged under it. */
+  readonly settings: boolean;
 }
 
 export interface AdapterSupport {
@@ -125,7 +138,9 @@ export function declaresPath(capabilities: Record<string, unknown>, path: string
 export function notApplicable(header: FixtureHeader, version: string, target: TargetProfile): string | undefined {
   const requires = header.requires ?? {};
   const adapter = target.adapter;
-  if (requires.strict === true && adapter?.strict !== true) return "strict phase rules (engine option ENG-03)";
+  const profile = adapter === undefined ? profileProblem(requires.profile, target.pass) : adapterProfileProblem(header, adapter);
+  if (profile !== undefined) return profile;
+  if (requires.strict === true && adapter?.strict !== true && requires.profile === undefined) return "strict phase rules (engine option ENG-03)";
   if (requires.clock === true && adapter?.clock !== true) return "a virtual clock (time steps)";
   // Without an adapter, a fixture whose every command has a trigger runs through the trigger tools (checked with `tools` below).
   const viaTriggers = adapter === undefined && requires.triggers === true;
@@ -139,5 +154,29 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
   for (const key of requires.without ?? []) if (declaresPath(target.capabilities, key)) return `no ${key} capability`;
   for (const tool of requires.tools ?? []) if (!target.tools.has(tool)) return `tool ${tool} of the conformance profile`;
+  return undefined;
+}
+
+/** The need of a case that names no profile, in a pass whose profile changes settings (passes.ts leaves it out of a case's reasons). */
+export const DEFAULT_SETTINGS_NEED = "the target's default settings";
+
+/**
+ * Without an adapter: a case naming a target profile is judged only in that profile's pass, and
+ * only when the target announced it runs it (an implementation that does not know the name runs
+ * its default configuration); a case naming none is not judged where an announced profile
+ * changed the settings it assumes.
+ */
+function profileProblem(needed: string | undefined, pass: PassProfile | undefined): string | undefined {
+  if (needed === undefined) return pass !== undefined && pass.settings && pass.announced ? `${DEFAULT_SETTINGS_NEED} (profile ${pass.name} changes them)` : undefined;
+  if (pass?.name !== needed) return `target profile ${needed} (judged in its own pass: --profiles ${needed} or all)`;
+  if (!pass.announced) return `target profile ${needed} (the target did not announce it: no "mcp-conform-profile: ${needed}" line on stderr, so it runs its default configuration)`;
+  return undefined;
+}
+
+/** With an adapter the fixture's own configuration stands in for its profile: the adapter must apply every key of it. */
+function adapterProfileProblem(header: FixtureHeader, adapter: AdapterSupport): string | undefined {
+  if (header.requires?.profile === undefined) return undefined;
+  for (const key of Object.keys(header.config ?? {})) if (key !== "info" && key !== "capabilities" && !adapter.config.has(key)) return `engine configuration key ${key}`;
+  if (!(header.strict ?? [false]).includes(false) && !adapter.strict) return "strict phase rules (engine option ENG-03)";
   return undefined;
 }

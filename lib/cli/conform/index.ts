@@ -15,12 +15,13 @@ import { fileURLToPath } from "node:url";
 import { runHttpConformance } from "../conform-http/index.js";
 import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
 import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type Format } from "./report.js";
-import { caseVersions, parseProfileNames, profiledCommand, runPasses, type CaseFilter } from "./passes.js";
+import { caseVersions, parseProfileNames, profileEnvironment, runPasses, type CaseFilter } from "./passes.js";
+import { announcedProfiles, capabilityMismatch, hasSettings, PUBLISHED_PROFILES } from "./target-profiles.js";
 import { replayCase, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
 import type { CaseResult } from "./types.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../versions.js";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../../modern.js";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../modern.js";
 
 const MODERN = MODERN_VERSIONS[0];
 
@@ -31,9 +32,11 @@ options:
   --role server|client     the side under test (default server; only server is replayed over stdio)
   --profile P              the capability profile the target runs (fixtures/manifest.json "profiles");
                            default: learned from the target's initialize result
-  --profiles A,B           one pass per target profile (full, tools, ...): the target runs with
-                           MCP_CONFORM_PROFILE=<name>, is probed per pass, and each case is judged
-                           in the first pass where it applies
+  --profiles A,B|all       one pass per target profile (fixtures/manifest.json "targetProfiles";
+                           all: every one): the target runs with MCP_CONFORM_PROFILE=<name>, is
+                           probed per pass, and each case is judged in the first pass where it
+                           applies; a case needing a profile only in that pass, and only when the
+                           target announces it ("mcp-conform-profile: <name>" on stderr)
   --baseline FILE          expected failures: {"fixture-id[@version]": "reason"}
   --format text|json|tap|junit   (default text)
   --only PREFIX            only fixtures whose id starts with PREFIX
@@ -124,9 +127,22 @@ async function answerTo(target: StdioTarget, id: string, ms: number): Promise<Re
   return undefined;
 }
 
+/** How the probes start the target: its command, and the environment of a pass (with the stderr it writes collected). */
+export interface ProbeSpawn {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Told what the target writes on stderr (the profile announcement). */
+  readonly stderr?: (text: string) => void;
+}
+
+function spawnProbe(spawn: ProbeSpawn, adapter: boolean): StdioTarget {
+  return new StdioTarget({ command: spawn.command, args: spawn.args, adapter, ...(spawn.env !== undefined ? { env: spawn.env } : {}), ...(spawn.stderr !== undefined ? { stderr: spawn.stderr } : {}) });
+}
+
 /** One initialize at `version`: the result, when the target answers with one. */
-async function probeSession(command: string, args: readonly string[], version: string, ms: number): Promise<Record<string, unknown> | undefined> {
-  const target = new StdioTarget({ command, args, adapter: false });
+async function probeSession(spawn: ProbeSpawn, version: string, ms: number): Promise<Record<string, unknown> | undefined> {
+  const target = spawnProbe(spawn, false);
   try {
     target.write(JSON.stringify({ jsonrpc: "2.0", id: "probe", method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: CLIENT_INFO } }) + "\n");
     const answer = await answerTo(target, "probe", ms);
@@ -144,21 +160,22 @@ async function probeSession(command: string, args: readonly string[], version: s
   }
 }
 
-async function probeModern(command: string, args: readonly string[], ms: number): Promise<boolean> {
-  const target = new StdioTarget({ command, args, adapter: false });
+/** One server/discover at 2026-07-28: its result, when it lists that version. */
+async function probeModern(spawn: ProbeSpawn, ms: number): Promise<Record<string, unknown> | undefined> {
+  const target = spawnProbe(spawn, false);
   try {
     const meta = { [META_PROTOCOL_VERSION]: MODERN, [META_CLIENT_CAPABILITIES]: {}, [META_CLIENT_INFO]: CLIENT_INFO };
     target.write(JSON.stringify({ jsonrpc: "2.0", id: "probe", method: "server/discover", params: { _meta: meta } }) + "\n");
     const answer = await answerTo(target, "probe", ms);
-    return isRecord(answer?.result) && Array.isArray(answer.result.supportedVersions) && answer.result.supportedVersions.includes(MODERN);
+    return isRecord(answer?.result) && Array.isArray(answer.result.supportedVersions) && answer.result.supportedVersions.includes(MODERN) ? answer.result : undefined;
   } finally {
     await target.stop(300);
   }
 }
 
 /** The adapter's hello: what it can do, or undefined when the target does not speak the adapter protocol. */
-async function probeAdapter(command: string, args: readonly string[], ms: number): Promise<AdapterSupport | undefined> {
-  const target = new StdioTarget({ command, args, adapter: true });
+async function probeAdapter(spawn: ProbeSpawn, ms: number): Promise<AdapterSupport | undefined> {
+  const target = spawnProbe(spawn, true);
   try {
     const hello = await target.command({ seq: 0, op: "hello", protocol: "mcp-conform-adapter/1" }, ms);
     const supports = hello?.ok === true && isRecord(hello.supports) ? hello.supports : undefined;
@@ -173,30 +190,46 @@ async function probeAdapter(command: string, args: readonly string[], ms: number
 export interface ProbeResult {
   readonly profile: TargetProfile;
   readonly serverInfo: unknown;
+  /** The target profiles it announced on stderr while probed. */
+  readonly announced: ReadonlySet<string>;
 }
 
-export async function probeTarget(command: string, args: readonly string[], ms: number, profiles: Record<string, unknown>, profileName: string | undefined): Promise<ProbeResult | string> {
+export async function probeTarget(command: string, args: readonly string[], ms: number, profiles: Record<string, unknown>, profileName: string | undefined, env?: Readonly<Record<string, string>>): Promise<ProbeResult | string> {
+  let stderr = "";
+  // Kept short: only the announcement line matters, and a chatty target must not grow the runner.
+  const spawn: ProbeSpawn = { command, args, ...(env !== undefined ? { env } : {}), stderr: (text) => (stderr = (stderr + text).slice(-8192)) };
+  const announced = new Set<string>();
+  const collect = (): void => {
+    for (const name of announcedProfiles(stderr)) announced.add(name);
+    stderr = "";
+  };
   const versions = new Set<string>();
   let capabilities: Record<string, unknown> | undefined;
   let serverInfo: unknown;
   let tools = new Set<string>();
   for (const version of SESSION_VERSIONS) {
-    const result = await probeSession(command, args, version, ms);
+    const result = await probeSession(spawn, version, ms);
+    collect();
     if (result === undefined || result.protocolVersion !== version) continue;
     versions.add(version);
     if (isRecord(result.capabilities)) capabilities = result.capabilities;
     serverInfo = result.serverInfo;
     if (Array.isArray(result.tools)) tools = new Set(result.tools.filter(isRecord).map((t) => String(t.name)));
   }
-  if (await probeModern(command, args, ms)) versions.add(MODERN);
-  const adapter = await probeAdapter(command, args, Math.min(ms, 1500));
+  const discovered = await probeModern(spawn, ms);
+  collect();
+  if (discovered !== undefined) versions.add(MODERN);
+  // A target speaking only 2026-07-28 declares its capabilities in server/discover.
+  if (capabilities === undefined && isRecord(discovered?.capabilities)) capabilities = discovered.capabilities;
+  if (serverInfo === undefined && isRecord(discovered?._meta)) serverInfo = discovered._meta[META_SERVER_INFO];
+  const adapter = await probeAdapter(spawn, Math.min(ms, 1500));
   if (profileName !== undefined) {
     const named = profiles[profileName];
     if (!isRecord(named)) return `unknown profile ${JSON.stringify(profileName)}; fixtures/manifest.json names ${Object.keys(profiles).join(", ")}`;
     capabilities = named;
   }
   if (versions.size === 0 && adapter === undefined) return "the target answered no initialize and no server/discover";
-  return { profile: { versions, capabilities: capabilities ?? {}, tools, ...(adapter !== undefined ? { adapter } : {}) }, serverInfo };
+  return { profile: { versions, capabilities: capabilities ?? {}, tools, ...(adapter !== undefined ? { adapter } : {}) }, serverInfo, announced };
 }
 
 export interface RunOptions {
@@ -211,13 +244,15 @@ export interface RunOptions {
   readonly newestOnly?: boolean;
   /** Only the cases it admits (a later pass of --profiles: those no earlier pass could judge). */
   readonly select?: CaseFilter;
+  /** The target's environment besides MCP_CONFORM=1 (a pass's MCP_CONFORM_PROFILE). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Replays every applicable case of the corpus; N/A cases are reported with what they need. */
 export async function runStdioConformance(command: string, args: readonly string[], options: RunOptions): Promise<CaseResult[]> {
   const { fixtures } = loadFixtures(options.fixturesDir, options.role);
   const jobs: (() => Promise<CaseResult>)[] = [];
-  const replay: ReplayOptions = { command, args, adapter: options.profile.adapter !== undefined, timeoutMs: options.timeoutMs, graceMs: options.graceMs ?? 150 };
+  const replay: ReplayOptions = { command, args, adapter: options.profile.adapter !== undefined, timeoutMs: options.timeoutMs, graceMs: options.graceMs ?? 150, ...(options.env !== undefined ? { env: options.env } : {}) };
   for (const { header, steps } of fixtures) {
     if (options.only !== undefined && !header.fixture.startsWith(options.only)) continue;
     for (const version of caseVersions(header, options.profile, options.newestOnly === true)) {
@@ -240,7 +275,7 @@ export async function runStdioConformance(command: string, args: readonly string
   return results;
 }
 
-export interface PassesOptions extends Omit<RunOptions, "profile" | "select"> {
+export interface PassesOptions extends Omit<RunOptions, "profile" | "select" | "env"> {
   /** The target profiles, in pass order. */
   readonly profiles: readonly string[];
   /** The longest wait for one probe answer. */
@@ -257,12 +292,16 @@ export async function runStdioPasses(command: string, args: readonly string[], o
   const { profiles, probeMs, warn = () => undefined, ...run } = options;
   let answered = 0;
   const cases = await runPasses(profiles, options.newestOnly === true, async (name, select) => {
-    const target = profiledCommand(command, args, name);
-    const probed = await probeTarget(target.command, target.args, probeMs, {}, undefined);
+    const env = profileEnvironment(name);
+    const probed = await probeTarget(command, args, probeMs, {}, undefined, env);
     if (typeof probed === "string") return probed;
     answered++;
-    warn(`profile ${name}: ${describeTarget(probed)}`);
-    return runStdioConformance(target.command, target.args, { ...run, profile: probed.profile, select });
+    const published = PUBLISHED_PROFILES.get(name);
+    const pass = { name, announced: probed.announced.has(name), settings: published !== undefined && hasSettings(published) };
+    warn(`profile ${name}${pass.announced ? " (announced)" : " (not announced: the target runs its default configuration)"}: ${describeTarget(probed)}`);
+    const mismatch = pass.announced && published !== undefined ? capabilityMismatch(published, probed.profile.capabilities) : undefined;
+    if (mismatch !== undefined) warn(`profile ${name}: announced, but the target declares ${mismatch}; its cases are judged on what it declares\n`);
+    return runStdioConformance(command, args, { ...run, profile: { ...probed.profile, pass }, select, env });
   }, warn);
   return answered === 0 ? "the target answered no initialize and no server/discover under any profile" : cases;
 }

@@ -1,42 +1,46 @@
 // Target profiles run in passes (fixtures/FORMAT.md, "Target profiles"): the runner starts the
 // same command once per named configuration, with MCP_CONFORM_PROFILE=<name> in its
-// environment, probes it per pass (its capabilities differ), and judges each case in the first
-// pass where the case applies. Also here: the versions a case runs at against a target.
+// environment (StdioTarget's `env`), probes it per pass (its capabilities differ, and whether it
+// announces the profile), and judges each case in the first pass where the case applies. The
+// names and their values are published in target-profiles.ts. Also here: the versions a case
+// runs at against a target.
 //
 // Invariants: a case is reported once, by the pass that judged it (named on the case as
 // `profile`); a case that no pass could judge keeps every pass's reason; a pass whose target
 // answers no probe is skipped (reported through `warn`), never fatal to the others.
 
-import type { FixtureHeader, TargetProfile } from "./fixtures.js";
+import { DEFAULT_SETTINGS_NEED, type FixtureHeader, type TargetProfile } from "./fixtures.js";
+import { PROFILE_VARIABLE, PUBLISHED_PROFILES } from "./target-profiles.js";
 import type { CaseResult } from "./types.js";
 
-/** The environment variable naming the profile a pass runs the implementation under. */
-export const PROFILE_VARIABLE = "MCP_CONFORM_PROFILE";
+export { PROFILE_VARIABLE };
 
-/** The names FORMAT.md defines; an implementation may support any subset (an unknown name means its default). */
-export const TARGET_PROFILES: readonly string[] = ["full", "tools"];
+/** The names FORMAT.md publishes, in pass order; an implementation may support any subset (an unknown name means its default). */
+export const TARGET_PROFILES: readonly string[] = [...PUBLISHED_PROFILES.keys()];
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-/** `full,tools` → the names, in pass order; a string says what is wrong with the list. */
+/**
+ * `full,tools` → the names, in pass order (`all`: every published profile); a string says what
+ * is wrong with the list. Only published names: a case can need no other, so another name would
+ * only rerun the target's default configuration.
+ */
 export function parseProfileNames(text: string): readonly string[] | string {
+  if (text.trim() === "all") return TARGET_PROFILES;
   const names = text.split(",").map((n) => n.trim());
-  for (const name of names) if (!NAME.test(name)) return `--profiles takes comma-separated profile names (letters, digits, _ . -); got ${JSON.stringify(name)} in ${JSON.stringify(text)}`;
+  for (const name of names) if (!NAME.test(name)) return `--profiles takes comma-separated profile names (letters, digits, _ . -) or all; got ${JSON.stringify(name)} in ${JSON.stringify(text)}`;
   const seen = new Set<string>();
   for (const name of names) {
+    if (!PUBLISHED_PROFILES.has(name)) return `--profiles: ${JSON.stringify(name)} is no published target profile (fixtures/FORMAT.md, "Target profiles": ${TARGET_PROFILES.join(", ")}, or all)`;
     if (seen.has(name)) return `--profiles names ${JSON.stringify(name)} twice`;
     seen.add(name);
   }
   return names;
 }
 
-/**
- * The command that starts the target under profile `name`: env(1) sets the variable and execs the
- * command (the same process, so the runner's signals and pipes, fd 3 included, reach it unchanged).
- * The replay spawns (command, args) as given, so the variable travels in them.
- */
-export function profiledCommand(command: string, args: readonly string[], name: string): { command: string; args: string[] } {
-  return { command: "env", args: [`${PROFILE_VARIABLE}=${name}`, command, ...args] };
+/** What a pass's target is told: the profile in its environment. */
+export function profileEnvironment(name: string): Record<string, string> {
+  return { [PROFILE_VARIABLE]: name };
 }
 
 /**
@@ -79,7 +83,9 @@ export async function runPasses(profiles: readonly string[], newestOnly: boolean
       const earlier = cases.get(k);
       if (earlier !== undefined && earlier.outcome !== "not-applicable") continue;
       if (result.outcome === "not-applicable") {
-        reasons.set(k, [...(reasons.get(k) ?? []), `${result.reason ?? "?"} (${profile})`]);
+        // That a settings profile was not the case's default says nothing about what the case lacks: left out beside other reasons.
+        const known = reasons.get(k) ?? [];
+        if (!(known.length > 0 && (result.reason ?? "").startsWith(DEFAULT_SETTINGS_NEED))) reasons.set(k, [...known, `${result.reason ?? "?"} (${profile})`]);
         if (earlier === undefined) cases.set(k, result);
         continue;
       }

@@ -24,6 +24,8 @@ export interface ReplayOptions {
   readonly timeoutMs: number;
   readonly graceMs: number;
   readonly stderr?: (text: string) => void;
+  /** Passed to the target's environment (StdioTarget's `env`). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Notifications a server may send on its own at any time after the handshake (FORMAT.md, "Unsolicited"). */
@@ -484,7 +486,7 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
 
 /** Runs one case; the caller has decided it applies. */
 export async function replayCase(header: FixtureHeader, steps: readonly Step[], version: string, options: ReplayOptions): Promise<CaseResult> {
-  const target = new StdioTarget({ command: options.command, args: options.args, adapter: options.adapter, ...(options.stderr !== undefined ? { stderr: options.stderr } : {}) });
+  const target = new StdioTarget({ command: options.command, args: options.args, adapter: options.adapter, ...(options.stderr !== undefined ? { stderr: options.stderr } : {}), ...(options.env !== undefined ? { env: options.env } : {}) });
   const era = (MODERN_VERSIONS as readonly string[]).includes(version) ? "modern" : "session";
   const selfAnswered = new Set(options.adapter ? [] : steps.filter((s) => s.wire === "answer" && isRecord(s.call)).map((s) => idKey((s.call as Record<string, unknown>).id)));
   const state: CaseState = {

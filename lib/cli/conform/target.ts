@@ -38,6 +38,8 @@ export interface TargetOptions {
   /** Open the adapter channel on fd 3 (and tell the target with MCP_CONFORM_ADAPTER=3). */
   readonly adapter: boolean;
   readonly stderr?: (text: string) => void;
+  /** Variables set for the target besides MCP_CONFORM=1 (a pass's MCP_CONFORM_PROFILE): no env(1) wrapper needed. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export class StdioTarget {
@@ -52,7 +54,7 @@ export class StdioTarget {
 
   constructor(options: TargetOptions) {
     // MCP_CONFORM=1: the target runs under the conformance runner (it may offer the profile's tools only then).
-    const env: Record<string, string | undefined> = { ...process.env, MCP_CONFORM: "1" };
+    const env: Record<string, string | undefined> = { ...process.env, ...options.env, MCP_CONFORM: "1" };
     if (options.adapter) env.MCP_CONFORM_ADAPTER = "3";
     else delete env.MCP_CONFORM_ADAPTER;
     this.child = spawn(options.command, options.args, { stdio: options.adapter ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"], env });
