@@ -74,3 +74,12 @@ test("a capability path is declared when its capability is present and its flag 
   assert.equal(declaresPath({}, "resources.subscribe"), false);
   assert.equal(declaresPath({ resources: true }, "resources.subscribe"), false);
 });
+
+test("a flag a fixture needs true is met only by a target declaring it true, not by the flag declared false", () => {
+  const header = { fixture: "server/x/y", role: "server", versions: ["2025-11-25"], rules: ["C-02"], requires: { capabilities: { tools: { listChanged: true } } } } as unknown as FixtureHeader;
+  const declaring = (capabilities: Record<string, unknown>): TargetProfile => ({ ...target(["2025-11-25"]), capabilities });
+  assert.equal(notApplicable(header, "2025-11-25", declaring({ tools: { listChanged: true } })), undefined);
+  assert.match(notApplicable(header, "2025-11-25", declaring({ tools: { listChanged: false } })) ?? "", /^capabilities /);
+  assert.match(notApplicable(header, "2025-11-25", declaring({ tools: {} })) ?? "", /^capabilities /);
+  assert.match(notApplicable(header, "2025-11-25", declaring({ tools: { listChanged: "yes" } })) ?? "", /^capabilities /);
+});

@@ -110,8 +110,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** `declared` holds at least what `required` names (capability objects, recursively). */
+/** `declared` holds at least what `required` names (capability objects, recursively; a flag required true is declared true or as an object). */
 export function declares(declared: unknown, required: unknown): boolean {
+  // `listChanged: false` declares nothing: a fixture needing the flag needs it on.
+  if (required === true) return declared === true || isRecord(declared);
   if (!isRecord(required)) return true;
   if (!isRecord(declared)) return false;
   for (const key of Object.keys(required)) {
