@@ -51,7 +51,7 @@ const SDKS: readonly [string, string, readonly string[], string, number][] = [
   // v1 also ignores a cancellation of request id 0 (X-04) and refuses a task-augmented call instead of ignoring `task` (C-08).
   ["SDK v1 McpServer", "sdk-v1-server.mjs", [...COMMON, "C-08", "X-04"], "sdk-v1.json", 99],
   // v2 serves a request naming a version it does not serve once its connection speaks 2026-07-28 (MOD-06).
-  ["SDK v2 server", "sdk-v2-server.mjs", [...COMMON, "MOD-06"], "sdk-v2.json", 116],
+  ["SDK v2 server", "sdk-v2-server.mjs", [...COMMON, "MOD-06"], "sdk-v2.json", 117],
 ];
 
 for (const [name, script, expected, baselineFile, least] of SDKS) {
