@@ -160,3 +160,31 @@ function takeContext(dynamic: boolean): Ctx {
   ctx.seen = undefined;
   return ctx;
 }
+
+/** Keywords that never refuse an object: annotations, and `$schema` (its dialect is checked when the schema is compiled). */
+const OBJECT_NEUTRAL_KEYWORDS = new Set(["$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"]);
+
+/**
+ * True when `schema` accepts every JSON object, as `{ type: "object" }` or `{ type: "object",
+ * properties: {} }` (with annotations) do: a tool whose arguments are always an object (the
+ * engine refuses any other `arguments`) then needs no validation per call. Deliberately
+ * narrow: any other keyword, or a property listed, answers false. Never throws.
+ */
+export function acceptsEveryObject(schema: unknown): boolean {
+  try {
+    if (!isRecord(schema) || Object.getPrototypeOf(schema) !== Object.prototype) return false;
+    let typed = false;
+    for (const key of Object.keys(schema)) {
+      const value: unknown = (schema as Record<string, unknown>)[key];
+      if (key === "type") typed = value === "object";
+      else if (key === "properties") {
+        if (!isRecord(value) || Object.keys(value).length > 0) return false;
+      } else if (key === "additionalProperties") {
+        if (value !== true) return false;
+      } else if (!OBJECT_NEUTRAL_KEYWORDS.has(key)) return false;
+    }
+    return typed && checkSchema(schema) === undefined;
+  } catch {
+    return false;
+  }
+}

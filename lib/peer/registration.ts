@@ -6,7 +6,7 @@
 // a definition that passes is returned as a plain JSON copy (json-safe.ts), so a later list
 // answer cannot fail to encode and a later edit of the author's object does not change it.
 
-import { checkSchema } from "./json-schema.js";
+import { acceptsEveryObject, checkSchema } from "./json-schema.js";
 import { toJsonSafe } from "./json-safe.js";
 import { isStandardSchema, type ToolValidator } from "./standard-schema.js";
 
@@ -46,6 +46,16 @@ export function listable<T>(what: string, definition: T): T {
 /** The JSON Schema the built-in validator will apply for `validator` (none for a Standard Schema or a function). */
 export function appliedJsonSchema(validator: ToolValidator | undefined): object | undefined {
   return typeof validator === "object" && !isStandardSchema(validator) && "jsonSchema" in validator ? validator.jsonSchema : undefined;
+}
+
+/**
+ * The validator a tool's calls run: none when it is a JSON Schema every object passes (the
+ * engine already refuses `arguments` that is not an object, so such a schema could never
+ * refuse a call), else `validator` itself.
+ */
+export function argumentsValidator(validator: ToolValidator | undefined): ToolValidator | undefined {
+  const schema = appliedJsonSchema(validator);
+  return schema !== undefined && acceptsEveryObject(schema) ? undefined : validator;
 }
 
 /** J-02: a schema the built-in validator cannot apply in full is refused at registration, with the keyword's location. */

@@ -25,9 +25,10 @@ const MAX_COMPLETIONS = 100;
  * outputSchema; failures become isError results, an unknown tool -32602 (TL-02). Without a
  * promise where none is needed: a synchronous validator and handler answer in this turn.
  */
-export function callTool(server: Server, params: JsonObject, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+export function callTool(server: Server, params: JsonObject, context: HandlerContext, found?: ToolEntry): CallToolResult | Promise<CallToolResult> {
   const name = params.name as string;
-  const entry = server.tools.get(name);
+  // `found`: the entry the caller looked up for this call in this same turn (one Map lookup, not two).
+  const entry = found ?? server.tools.get(name);
   // TL-02: an unknown tool is a protocol error (-32602), not a tool result.
   if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
   const args = (params.arguments ?? {}) as Record<string, unknown>;

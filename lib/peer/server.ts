@@ -33,7 +33,7 @@ import { RequestContext, type ContextSession, type TransportRequestInfo } from "
 import { InputRequiredSignal, answerInputRequired, tooDeep } from "./input-rounds.js";
 import { checkInputRounds, openRounds, roundBinding, type RoundState } from "./round-state.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "./json-safe.js";
-import { checkToolName, listable } from "./registration.js";
+import { argumentsValidator, checkToolName, listable } from "./registration.js";
 import type { PromptArgs, ToolArgs, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
 import { resolvePromptArguments, resolveToolSchemas } from "./typed-schemas.js";
 import { complete, getPrompt, readResource, respondPage } from "./server-methods.js";
@@ -103,7 +103,7 @@ export class Server {
       tool.execution = { taskSupport: definition.taskSupport };
     }
     // The entry holds the handler untyped: the validator made its arguments what ToolArgs<I> says.
-    const entry: ToolEntry = { definition: listable(`tool ${name}`, tool), validator: schemas.validator, outputValidator: schemas.outputValidator, handler: handler as ToolHandler, taskSupport: definition.taskSupport, beforeTask: definition.beforeTask as ToolEntry["beforeTask"] };
+    const entry: ToolEntry = { definition: listable(`tool ${name}`, tool), validator: argumentsValidator(schemas.validator), outputValidator: schemas.outputValidator, handler: handler as ToolHandler, taskSupport: definition.taskSupport, beforeTask: definition.beforeTask as ToolEntry["beforeTask"] };
     return this.register("tool", this.tools, name, entry, "notifications/tools/list_changed");
   }
 

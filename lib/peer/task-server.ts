@@ -339,7 +339,7 @@ export function callToolOrTask(server: Server, session: ServerSession, params: J
   const modern = context.modern;
   const support = entry?.taskSupport;
   // The common case first: no tasks, no beforeTask step; the call may answer in this turn.
-  if (support === undefined && entry?.beforeTask === undefined) return callTool(server, params, context);
+  if (support === undefined && entry?.beforeTask === undefined) return callTool(server, params, context, entry);
   const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
   if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
   return callAsTask(server, session, params, context, clock, entry, asTask ? runner : undefined);

@@ -7,6 +7,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client, Server, validateJsonSchema, type PeerHost } from "../../lib/peer/index.js";
 import { lines } from "../peer-harness.js";
+import { acceptsEveryObject } from "../../lib/peer/json-schema.js";
+import { argumentsValidator } from "../../lib/peer/registration.js";
 
 const decoder = new TextDecoder();
 
@@ -112,4 +114,58 @@ test("M-03: callTool arguments nested past maxJsonDepth are refused at the call 
   assert.equal(writes.length, 1, "a call within the bound goes out");
   client.input.receiveBytes(lines({ jsonrpc: "2.0", id: (JSON.parse(writes[0]?.[0] ?? "null") as { id: number }).id, result: { content: [] } }));
   await within;
+});
+
+test("a tool whose JSON Schema accepts every object runs no validator per call; any other schema or validator still runs", () => {
+  for (const schema of [{ type: "object" }, { type: "object", properties: {} }, { type: "object", properties: {}, title: "t", description: "d", additionalProperties: true, $schema: "https://json-schema.org/draft/2020-12/schema" }]) {
+    assert.equal(argumentsValidator({ jsonSchema: schema }), undefined, JSON.stringify(schema));
+    assert.equal(acceptsEveryObject(schema), true, JSON.stringify(schema));
+  }
+  const refusing: object[] = [
+    { type: "object", required: ["a"] },
+    { type: "object", properties: { a: { type: "string" } } },
+    { type: "object", additionalProperties: false },
+    { type: "object", additionalProperties: { type: "string" } },
+    { type: "object", minProperties: 1 },
+    { type: "object", propertyNames: { maxLength: 1 } },
+    { type: ["object"] },
+    { type: "object", $schema: "http://example.com/unknown-dialect" },
+    { type: "object", not: {} },
+    {},
+  ];
+  for (const schema of refusing) {
+    const validator = { jsonSchema: schema };
+    assert.equal(argumentsValidator(validator), validator, JSON.stringify(schema));
+  }
+  const fn = (value: unknown): { ok: true; value: unknown } => ({ ok: true, value });
+  assert.equal(argumentsValidator(fn), fn, "a validator function always runs");
+  assert.equal(argumentsValidator(undefined), undefined);
+  assert.equal(acceptsEveryObject(Object.assign(Object.create(null) as object, { type: "object" })), false, "only plain objects qualify");
+  const hostile = Object.defineProperty({ type: "object" }, "properties", { enumerable: true, get: () => { throw new Error("no"); } });
+  assert.equal(acceptsEveryObject(hostile), false, "a throwing getter answers false");
+});
+
+test("tools/call: a schema that accepts every object takes any object's arguments; a narrower one still refuses", () => {
+  const server = new Server({ info: { name: "fast", version: "1.0.0" } });
+  server.tool("open", { inputSchema: { type: "object", properties: {} } }, (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] }));
+  server.tool("closed", { inputSchema: { type: "object", properties: {}, additionalProperties: false } }, () => ({ content: [{ type: "text", text: "ran" }] }));
+  const writes: string[] = [];
+  const host: PeerHost = { write: (bytes) => writes.push(...decoder.decode(bytes).split("\n").filter((l) => l !== "")), now: () => 0, armTimer: () => undefined };
+  const session = server.connect(host);
+  session.receiveBytes(lines({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } }, { jsonrpc: "2.0", method: "notifications/initialized" }));
+  writes.length = 0;
+  session.receiveBytes(lines(
+    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "open", arguments: { x: 1 } } },
+    { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "open" } },
+    { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "closed", arguments: { x: 1 } } },
+    { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "open", arguments: [1] } },
+  ));
+  // The engine refuses id 4 itself, before the tools' answers: compared in id order.
+  const answers = writes.map((line) => JSON.parse(line) as { id: number; result?: { content: { text: string }[]; isError?: boolean }; error?: { code: number } }).sort((a, b) => a.id - b.id);
+  assert.deepEqual(answers.map((a) => a.id), [1, 2, 3, 4]);
+  assert.equal(answers[0]?.result?.content[0]?.text, '{"x":1}');
+  assert.equal(answers[1]?.result?.content[0]?.text, "{}");
+  assert.equal(answers[2]?.result?.isError, true, "additionalProperties false still refuses");
+  assert.match(answers[2]?.result?.content[0]?.text ?? "", /Invalid arguments for tool closed/);
+  assert.equal(answers[3]?.error?.code, -32602, "arguments that are not an object never reach the tool");
 });
