@@ -181,8 +181,11 @@ function plainJson(value: unknown, depth: number, maxDepth: number): boolean {
     return true;
   }
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return false;
+  // Inherited enumerable members are walked too (no Object.hasOwn per key): JSON.stringify
+  // skips them, so walking them can only answer false where true was right, which costs a
+  // copy (toJsonSafe), never a wrong answer.
   for (const key in value) {
-    if (Object.hasOwn(value, key) && !plainJson((value as Record<string, unknown>)[key], depth + 1, maxDepth)) return false;
+    if (!plainJson((value as Record<string, unknown>)[key], depth + 1, maxDepth)) return false;
   }
   return true;
 }

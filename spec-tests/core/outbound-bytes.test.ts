@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Engine, LineEncoder, type JsonObject } from "../../lib/internal.js";
-import { EMPTY_RESULT, writeMessage } from "../../lib/outbound-bytes.js";
+import { EMPTY_RESULT, envelopeJson, writeMessage } from "../../lib/outbound-bytes.js";
 import type { JsonRpcMessage } from "../../lib/envelope.js";
 import type { Refusal } from "../../lib/outbound-json.js";
 
@@ -193,4 +193,60 @@ test("a message given up after its envelope grew the slab leaves the drain as it
     assert.ok(writeMessage(encoder, { jsonrpc: "2.0", id: 5, result: EMPTY_RESULT }, refused));
     assert.equal(utf8.decode(encoder.take()!), '"kept"\n{"jsonrpc":"2.0","id":5,"result":{}}\n', `slab filled to ${fill}`);
   }
+});
+
+test("STD-01: envelopeJson (a drain of several) gives JSON.stringify of the whole message for every message the bytes path writes", () => {
+  let count = 0;
+  for (const message of messages()) {
+    const refused: Refusal[] = [];
+    assert.equal(envelopeJson(message, refused), JSON.stringify(message), JSON.stringify(message).slice(0, 80));
+    assert.equal(refused.length, 0);
+    count++;
+  }
+  assert.ok(count > 300);
+});
+
+test("envelopeJson leaves errors, batch replies, odd ids and payloads without JSON text to the general path", () => {
+  const others: unknown[] = [
+    { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } },
+    { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
+    [{ jsonrpc: "2.0", id: 1, result: {} }],
+    { jsonrpc: "2.0", id: 1, result: () => 1 },
+    { jsonrpc: "2.0", id: 1, method: "x", params: { toJSON: () => undefined } },
+    { jsonrpc: "2.0", id: { no: "object ids" }, result: {} },
+    { jsonrpc: "2.0", id: { no: "object ids" }, method: "x" },
+    { jsonrpc: "2.0", id: 1, result: undefined },
+  ];
+  for (const message of others) assert.equal(envelopeJson(message as JsonRpcMessage, []), undefined, JSON.stringify(message));
+});
+
+test("ENG-09: envelopeJson refuses a payload whose encoding throws once: a -32603 answer for a result, nothing for a request", () => {
+  let calls = 0;
+  const hostile = { toJSON: () => { calls++; throw new Error("toJSON exploded"); } };
+  const refused: Refusal[] = [];
+  const answer = envelopeJson({ jsonrpc: "2.0", id: 3, result: { content: [], _meta: hostile } } as JsonRpcMessage, refused);
+  const dropped = envelopeJson({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { _meta: hostile } } as JsonRpcMessage, refused);
+  assert.equal(calls, 2, "each toJSON ran once");
+  assert.equal(dropped, "", "a request of ours that cannot be encoded is dropped");
+  const parsed = JSON.parse(answer ?? "null") as { id: number; error: { code: number; message: string } };
+  assert.equal(parsed.id, 3);
+  assert.equal(parsed.error.code, -32603);
+  assert.match(parsed.error.message, /toJSON exploded/);
+  assert.deepEqual(refused.map((r) => [r.id, r.method]), [[3, undefined], [4, "tools/call"]]);
+});
+
+test("ENG-09: in a drain of several, a message refused by envelopeJson is replaced or dropped and the others follow in order", () => {
+  const engine = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: { tools: {}, logging: {} } });
+  engine.receiveMessage({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+  engine.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
+  engine.takeBytes();
+  const lines = (...ids: number[]): string => ids.map((id) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "t" } }) + "\n").join("");
+  engine.receiveBytes(new TextEncoder().encode(lines(1, 2, 3)));
+  const hostile = { toJSON: () => { throw new Error("no JSON"); } };
+  engine.respond(1, { content: [{ type: "text", text: "one" }] });
+  engine.respond(2, { content: [], _meta: hostile as unknown as JsonObject });
+  engine.notify("notifications/message", { level: "info", data: hostile });
+  engine.respond(3, { content: [{ type: "text", text: "three" }] });
+  const out = utf8.decode(engine.takeBytes()!).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { id?: number; result?: unknown; error?: { code: number } });
+  assert.deepEqual(out.map((m) => [m.id, m.error?.code ?? "result"]), [[1, "result"], [2, -32603], [3, "result"]]);
 });
