@@ -9,11 +9,15 @@
 //
 // Figures: round trips per wall second (median of ROUNDS rounds, the two pairs alternating
 // round by round so drift on a shared machine hits both), the ratio ours ÷ bare (the median of
-// each round's ratio to the bare round just before it: a slow spell of the machine then
-// lowers both sides of one ratio instead of one side of the ratio of medians), and CPU
-// microseconds per round trip of both processes together (this one's from process.cpuUsage,
-// the child's from /proc/<pid>/stat where there is one), which waits do not inflate, and ours
-// split into client (this process) and server (the child). Prints figures; never asserts or fails.
+// each round's ratio to the bare round just before it, with the middle half of those ratios
+// beside it: a slow spell of the machine then lowers both sides of one ratio instead of one
+// side of the ratio of medians), and CPU microseconds per round trip of both processes
+// together over all rounds (this one's from process.cpuUsage, the child's from /proc/<pid>/stat
+// where there is one, in 10 ms ticks: summed, not read per round), which waits do not inflate,
+// and ours split into client (this process) and server (the child). Rounds are short and many
+// (ROUND_MS, ROUNDS): on a virtual machine the cost of waking a sleeping process swings by 2 ×
+// within a second, and rounds of 200 ms gave single ratios from 0.5 to 1.8 and medians of nine
+// from 0.71 to 1.34 for the same code. Prints figures; never asserts or fails.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -24,8 +28,8 @@ import { fmt, median, print } from "./run.js";
 
 const MAIN = fileURLToPath(new URL("../lib/cli/main.js", import.meta.url));
 const ECHO = fileURLToPath(new URL("./jsonl-echo-child.js", import.meta.url));
-const ROUNDS = 9;
-const ROUND_MS = 200;
+const ROUNDS = 61;
+const ROUND_MS = 20;
 const IN_FLIGHT = 100;
 
 type Method = "ping" | "tools/call";
@@ -118,13 +122,14 @@ function childCpuMs(pid: number | undefined): number | undefined {
 
 interface Sample {
   readonly rate: number;
-  /** CPU µs per round trip, both processes; NaN when the child's is unknown. */
-  readonly cpu: number;
-  /** CPU µs per round trip of this process alone (the client). */
-  readonly own: number;
+  readonly done: number;
+  /** CPU µs of this process (the client) during the round. */
+  readonly ownUs: number;
+  /** CPU µs of the child during the round (10 ms ticks); NaN when unknown. */
+  readonly childUs: number;
 }
 
-/** One round of about ROUND_MS: round trips per second and CPU per round trip. */
+/** One round of about ROUND_MS: round trips per second, and the CPU both processes used. */
 async function round(pair: Pair, batch: () => Promise<unknown>, size: number): Promise<Sample> {
   const cpuStart = process.cpuUsage();
   const childStart = childCpuMs(pair.pid);
@@ -137,14 +142,32 @@ async function round(pair: Pair, batch: () => Promise<unknown>, size: number): P
   const seconds = (performance.now() - start) / 1000;
   const own = process.cpuUsage(cpuStart);
   const childEnd = childCpuMs(pair.pid);
-  const childMs = childStart === undefined || childEnd === undefined ? NaN : childEnd - childStart;
-  const ownUs = (own.user + own.system) / done;
-  return { rate: done / seconds, cpu: ownUs + (childMs * 1000) / done, own: ownUs };
+  const childUs = childStart === undefined || childEnd === undefined ? NaN : (childEnd - childStart) * 1000;
+  return { rate: done / seconds, done, ownUs: own.user + own.system, childUs };
+}
+
+/** CPU µs per round trip over all of `samples`: both processes, and each. */
+function cpuPerRoundTrip(samples: readonly Sample[]): { both: number; client: number; server: number } {
+  let done = 0;
+  let own = 0;
+  let child = 0;
+  for (const s of samples) {
+    done += s.done;
+    own += s.ownUs;
+    child += s.childUs;
+  }
+  return { both: (own + child) / done, client: own / done, server: child / done };
+}
+
+/** The value a fraction `q` of the way through the sorted samples. */
+function quantile(samples: readonly number[], q: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 export async function run(): Promise<void> {
   print(`  round trips per second over stdio, two processes (median of ${ROUNDS} alternating rounds of ${ROUND_MS} ms), and CPU µs per round trip of both processes`);
-  print(`     ${"case".padEnd(26)} ${"bare".padStart(9)} ${"ours".padStart(9)} ${"ours/bare".padStart(9)}   ${"CPU µs: bare".padStart(12)} ${"ours".padStart(6)}   ${"ours: client".padStart(12)} ${"server".padStart(6)}`);
+  print(`     ${"case".padEnd(26)} ${"bare".padStart(9)} ${"ours".padStart(9)} ${"ours/bare".padStart(9)} ${"(middle half)".padStart(13)}   ${"CPU µs: bare".padStart(12)} ${"ours".padStart(6)}   ${"ours: client".padStart(12)} ${"server".padStart(6)}`);
   const bare = barePair();
   const ours = await ourPair();
   try {
@@ -157,11 +180,13 @@ export async function run(): Promise<void> {
         ];
         for (const c of contenders) for (let i = 0; i < 20; i++) await c.batch(); // warm up
         for (let r = 0; r < ROUNDS; r++) for (const c of contenders) c.samples.push(await round(c.pair, c.batch, size));
-        const [b, o] = contenders.map((c) => ({ rate: median(c.samples.map((s) => s.rate)), cpu: median(c.samples.map((s) => s.cpu)), own: median(c.samples.map((s) => s.own)) })) as [Sample, Sample];
-        const label = `${method}, ${size === 1 ? "one at a time" : `${size} in flight`}`;
         const [bareSamples, ourSamples] = contenders.map((c) => c.samples) as [Sample[], Sample[]];
-        const ratio = median(ourSamples.map((sample, r) => sample.rate / bareSamples[r]!.rate));
-        print(`     ${label.padEnd(26)} ${fmt(b.rate, 0)} ${fmt(o.rate, 0)} ${fmt(ratio, 2, 9)}   ${fmt(b.cpu, 1, 12)} ${fmt(o.cpu, 1, 6)}   ${fmt(o.own, 1, 12)} ${fmt(median(contenders[1]!.samples.map((s) => s.cpu - s.own)), 1, 6)}`);
+        const ratios = ourSamples.map((sample, r) => sample.rate / bareSamples[r]!.rate);
+        const bareCpu = cpuPerRoundTrip(bareSamples);
+        const ourCpu = cpuPerRoundTrip(ourSamples);
+        const label = `${method}, ${size === 1 ? "one at a time" : `${size} in flight`}`;
+        const spread = `${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}`;
+        print(`     ${label.padEnd(26)} ${fmt(median(bareSamples.map((s) => s.rate)), 0)} ${fmt(median(ourSamples.map((s) => s.rate)), 0)} ${fmt(median(ratios), 2, 9)} ${spread.padStart(13)}   ${fmt(bareCpu.both, 1, 12)} ${fmt(ourCpu.both, 1, 6)}   ${fmt(ourCpu.client, 1, 12)} ${fmt(ourCpu.server, 1, 6)}`);
       }
     }
   } finally {
