@@ -90,18 +90,21 @@ test("STD-01: the ping answer of a request with an id of each form carries that 
   }
 });
 
+/** Messages neither writeMessage nor envelopeJson writes: the general path's. */
+const GENERAL_PATH: readonly unknown[] = [
+  { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } },
+  { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
+  [{ jsonrpc: "2.0", id: 1, result: {} }],
+  { jsonrpc: "2.0", id: 1, result: () => 1 },
+  { jsonrpc: "2.0", id: 1, method: "x", params: { toJSON: () => undefined } },
+  { jsonrpc: "2.0", id: { no: "object ids" }, result: {} },
+  { jsonrpc: "2.0", id: { no: "object ids" }, method: "x" },
+  { jsonrpc: "2.0", id: 1, result: undefined },
+];
+
 test("what is not written as bytes leaves nothing in the drain, so the general path writes it", () => {
   const encoder = new LineEncoder();
-  const others: unknown[] = [
-    { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } },
-    { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
-    [{ jsonrpc: "2.0", id: 1, result: {} }],
-    { jsonrpc: "2.0", id: 1, result: () => 1 },
-    { jsonrpc: "2.0", id: 1, method: "x", params: { toJSON: () => undefined } },
-    { jsonrpc: "2.0", id: { no: "object ids" }, result: {} },
-    { jsonrpc: "2.0", id: 1, result: undefined },
-  ];
-  for (const message of others) {
+  for (const message of GENERAL_PATH) {
     const { written, text } = drainOne(encoder, message as JsonRpcMessage);
     assert.equal(written, false, JSON.stringify(message));
     assert.equal(text, "", "nothing of it left in the drain");
@@ -207,17 +210,7 @@ test("STD-01: envelopeJson (a drain of several) gives JSON.stringify of the whol
 });
 
 test("envelopeJson leaves errors, batch replies, odd ids and payloads without JSON text to the general path", () => {
-  const others: unknown[] = [
-    { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } },
-    { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
-    [{ jsonrpc: "2.0", id: 1, result: {} }],
-    { jsonrpc: "2.0", id: 1, result: () => 1 },
-    { jsonrpc: "2.0", id: 1, method: "x", params: { toJSON: () => undefined } },
-    { jsonrpc: "2.0", id: { no: "object ids" }, result: {} },
-    { jsonrpc: "2.0", id: { no: "object ids" }, method: "x" },
-    { jsonrpc: "2.0", id: 1, result: undefined },
-  ];
-  for (const message of others) assert.equal(envelopeJson(message as JsonRpcMessage, []), undefined, JSON.stringify(message));
+  for (const message of GENERAL_PATH) assert.equal(envelopeJson(message as JsonRpcMessage, []), undefined, JSON.stringify(message));
 });
 
 test("ENG-09: envelopeJson refuses a payload whose encoding throws once: a -32603 answer for a result, nothing for a request", () => {
