@@ -21,6 +21,7 @@ import { performance } from "node:perf_hooks";
 import { Engine } from "../lib/index.js";
 import { Client } from "../lib/peer/client.js";
 import { Server } from "../lib/peer/server.js";
+import { TOOL_RESULT, bareAnswers, bareServer } from "./bare-jsonl.js";
 import { fmt, median, print } from "./run.js";
 
 const REQUESTS = 300;
@@ -32,7 +33,7 @@ const utf8 = new TextEncoder();
 const INITIALIZE = utf8.encode(
   '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
 );
-const RESULT = { content: [{ type: "text", text: "fast" }] };
+const RESULT = TOOL_RESULT;
 
 type Method = "ping" | "tools/call";
 
@@ -40,19 +41,10 @@ type Method = "ping" | "tools/call";
 let wroteAt = 0;
 
 function bare(): (chunk: Uint8Array) => void {
-  const decoder = new TextDecoder();
-  let pending = "";
+  const answer = bareServer();
   let sink = 0;
   return (chunk) => {
-    pending += decoder.decode(chunk, { stream: true });
-    let out = "";
-    let start = 0;
-    for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n", start)) {
-      const request = JSON.parse(pending.slice(start, newline)) as { id: number; method: string };
-      out += JSON.stringify({ jsonrpc: "2.0", id: request.id, result: request.method === "ping" ? {} : RESULT }) + "\n";
-      start = newline + 1;
-    }
-    pending = pending.slice(start);
+    const out = answer(chunk);
     if (out.length === 0) return;
     sink += utf8.encode(out).length;
     wroteAt = performance.now();
@@ -127,8 +119,6 @@ interface ClientEnd {
 
 function bareClient(method: Method): ClientEnd {
   const waiting = new Map<number, (result: unknown) => void>();
-  const decoder = new TextDecoder();
-  let pending = "";
   let nextId = 1;
   let last: Uint8Array = new Uint8Array(0);
   return {
@@ -140,18 +130,7 @@ function bareClient(method: Method): ClientEnd {
       wroteAt = performance.now();
       return answer;
     },
-    feed(chunk) {
-      pending += decoder.decode(chunk, { stream: true });
-      let start = 0;
-      for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n", start)) {
-        const response = JSON.parse(pending.slice(start, newline)) as { id: number; result: unknown };
-        start = newline + 1;
-        const resolve = waiting.get(response.id);
-        waiting.delete(response.id);
-        resolve?.(response.result);
-      }
-      pending = pending.slice(start);
-    },
+    feed: bareAnswers(waiting),
     written: () => last,
   };
 }

@@ -24,6 +24,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { StdioClient } from "../lib/hosts/stdio.js";
+import { bareAnswers } from "./bare-jsonl.js";
 import { fmt, median, print } from "./run.js";
 
 const MAIN = fileURLToPath(new URL("../lib/cli/main.js", import.meta.url));
@@ -46,21 +47,8 @@ interface Pair {
 function barePair(): Pair {
   const child: ChildProcess = spawn(process.execPath, [ECHO], { stdio: ["pipe", "pipe", "inherit"] });
   const waiting = new Map<number, (value: unknown) => void>();
-  const decoder = new TextDecoder();
-  let pending = "";
   let nextId = 1;
-  child.stdout.on("data", (chunk) => {
-    pending += decoder.decode(chunk, { stream: true });
-    let start = 0;
-    for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n", start)) {
-      const response = JSON.parse(pending.slice(start, newline)) as { id: number; result: unknown };
-      start = newline + 1;
-      const resolve = waiting.get(response.id);
-      waiting.delete(response.id);
-      resolve?.(response.result);
-    }
-    pending = pending.slice(start);
-  });
+  child.stdout.on("data", bareAnswers(waiting));
   const line = (method: Method): { text: string; answer: Promise<unknown> } => {
     const id = nextId++;
     const request = method === "ping" ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params: { name: "test_tool_fast", arguments: {} } };
