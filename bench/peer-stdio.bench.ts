@@ -15,9 +15,9 @@
 // together over all rounds (this one's from process.cpuUsage, the child's from /proc/<pid>/stat
 // where there is one, in 10 ms ticks: summed, not read per round), which waits do not inflate,
 // and ours split into client (this process) and server (the child). Rounds are short and many
-// (ROUND_MS, ROUNDS): on a virtual machine the cost of waking a sleeping process swings by 2 ×
-// within a second, and rounds of 200 ms gave single ratios from 0.5 to 1.8 and medians of nine
-// from 0.71 to 1.34 for the same code. Prints figures; never asserts or fails.
+// (ROUND_MS, ROUNDS): on a virtual machine the cost of waking a sleeping process can double from
+// one round to the next, and rounds of 200 ms gave single ratios from 0.5 to 1.8 and medians of
+// nine from 0.71 to 1.34 for the same code. Prints figures; never asserts or fails.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
