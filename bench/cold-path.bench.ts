@@ -33,8 +33,6 @@ const utf8 = new TextEncoder();
 const INITIALIZE = utf8.encode(
   '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
 );
-const RESULT = TOOL_RESULT;
-
 type Method = "ping" | "tools/call";
 
 /** When the contender last wrote: set by its write, read after its call returns. */
@@ -59,14 +57,20 @@ function core(): (chunk: Uint8Array) => void {
   engine.takeBytes();
   return (chunk) => {
     engine.receiveBytes(chunk);
-    for (let event = engine.pollEvent(); event !== undefined; event = engine.pollEvent()) if (event.kind === "request") engine.respond(event.id, RESULT);
+    for (let event = engine.pollEvent(); event !== undefined; event = engine.pollEvent()) if (event.kind === "request") engine.respond(event.id, TOOL_RESULT);
     if (engine.takeBytes() !== undefined) wroteAt = performance.now();
   };
 }
 
-function peer(): (chunk: Uint8Array) => void {
+/** The peer Server both ends talk to: the one tool, answering at once. */
+function toolServer(): Server {
   const server = new Server({ info: { name: "bench", version: "1" } });
   server.tool("test_tool_fast", { inputSchema: { type: "object", properties: {} } }, () => ({ content: [{ type: "text", text: "fast" }] }));
+  return server;
+}
+
+function peer(): (chunk: Uint8Array) => void {
+  const server = toolServer();
   const session = server.connect({ write: () => void (wroteAt = performance.now()), now: () => performance.now(), armTimer: () => undefined });
   session.receiveBytes(INITIALIZE);
   return (chunk) => session.receiveBytes(chunk);
@@ -138,8 +142,7 @@ function bareClient(method: Method): ClientEnd {
 
 async function peerClient(method: Method): Promise<ClientEnd> {
   // Connected through a real Server, then cut loose: its writes are recorded, its answers made here.
-  const server = new Server({ info: { name: "bench", version: "1" } });
-  server.tool("test_tool_fast", { inputSchema: { type: "object", properties: {} } }, () => ({ content: [{ type: "text", text: "fast" }] }));
+  const server = toolServer();
   let connected = false;
   let last: Uint8Array = new Uint8Array(0);
   let client: Client | undefined;
@@ -166,7 +169,7 @@ const decoder = new TextDecoder();
 
 function answerTo(request: Uint8Array, method: Method): Uint8Array {
   const id = (JSON.parse(decoder.decode(request)) as { id: number }).id;
-  return utf8.encode(`{"jsonrpc":"2.0","id":${id},"result":${method === "ping" ? "{}" : JSON.stringify(RESULT)}}\n`);
+  return utf8.encode(`{"jsonrpc":"2.0","id":${id},"result":${method === "ping" ? "{}" : JSON.stringify(TOOL_RESULT)}}\n`);
 }
 
 async function measureClient(method: Method): Promise<void> {

@@ -109,14 +109,25 @@ function rewind(lines: LineEncoder, mark: number): false {
 }
 
 function writeId(lines: LineEncoder, id: unknown): boolean {
-  if (typeof id === "number" && Number.isSafeInteger(id) && id >= 0) {
+  if (isDigitsId(id)) {
     lines.integer(id);
     return true;
   }
-  if (typeof id !== "string" && typeof id !== "number") return false;
-  // Numbers written as JSON writes them (-1, 1.5, 1e+21; -0 as 0); strings escaped.
-  lines.text(JSON.stringify(id));
+  const text = idJson(id);
+  if (text === undefined) return false;
+  lines.text(text);
   return true;
+}
+
+/** An id JSON writes as its decimal digits alone. */
+function isDigitsId(id: unknown): id is number {
+  return typeof id === "number" && Number.isSafeInteger(id) && id >= 0;
+}
+
+/** The id as JSON.stringify writes it (-1, 1.5, 1e+21; -0 as 0; strings escaped); undefined for what no id may be. */
+function idJson(id: unknown): string | undefined {
+  if (isDigitsId(id)) return "" + id;
+  return typeof id === "string" || typeof id === "number" ? JSON.stringify(id) : undefined;
 }
 
 /** `,"params":` or `,"result":` and the value's JSON; false when JSON.stringify gives no text for it or throws. */
@@ -173,11 +184,6 @@ export function envelopeJson(message: JsonRpcMessage | readonly JsonRpcMessage[]
     return refuse(message as JsonRpcMessage, error, refused) ?? "";
   }
   return typeof text === "string" ? head + text + "}" : undefined;
-}
-
-function idJson(id: unknown): string | undefined {
-  if (typeof id === "number" && Number.isSafeInteger(id) && id >= 0) return "" + id;
-  return typeof id === "string" || typeof id === "number" ? JSON.stringify(id) : undefined;
 }
 
 /** `,"method":` and the method's JSON string, made once per method (up to METHODS_KEPT). */
