@@ -78,12 +78,21 @@ function isBlankText(text: string): boolean {
   return true;
 }
 
+const REPLACEMENT_CHARACTER = "\uFFFD";
+
 /** Incremental decoder: push chunks, then read the items appended to the caller's array. */
 export class LineDecoder {
   readonly maxLineBytes: number;
   // ignoreBOM: a BOM is kept (and then fails JSON.parse) wherever it appears, so decoding a
   // whole chunk and decoding line by line can never disagree.
   private readonly utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  /**
+   * The same decoding, replacing what is not UTF-8 with U+FFFD instead of throwing: about half
+   * the cost of the fatal one on a chunk read with cold caches (measured on Node 20). A text
+   * without U+FFFD proves its bytes valid; one with it (invalid bytes, or a U+FFFD the peer
+   * sent) is decoded again by the fatal decoder, which alone decides.
+   */
+  private readonly lenient = new TextDecoder("utf-8", { ignoreBOM: true });
   private pending: Uint8Array = EMPTY;
   private pendingLength = 0;
   /** Set while the rest of an over-long line is skipped; it scans the bytes for the line's id. */
@@ -138,7 +147,9 @@ export class LineDecoder {
       let text: string | undefined;
       try {
         // A chunk of whole lines (the usual case) is decoded without making a view of it.
-        text = this.utf8.decode(start === 0 && last + 1 === chunk.length ? chunk : chunk.subarray(start, last + 1));
+        const run = start === 0 && last + 1 === chunk.length ? chunk : chunk.subarray(start, last + 1);
+        text = this.lenient.decode(run);
+        if (text.indexOf(REPLACEMENT_CHARACTER) !== -1) text = this.utf8.decode(run);
       } catch {
         text = undefined;
       }

@@ -378,6 +378,16 @@ describe("LineDecoder: bad lines", () => {
     ["UTF-8 encoded surrogate", [0x22, 0xed, 0xa0, 0x80, 0x22]],
     ["beyond U+10FFFF", [0x22, 0xf4, 0x90, 0x80, 0x80, 0x22]],
   ];
+  it("STD-01: a U+FFFD the peer sent is data, in a chunk of whole lines beside invalid bytes or alone", () => {
+    // The chunk's run is decoded leniently first; a U+FFFD in its text sends it to the strict decoder, which alone decides.
+    const replacement = [0xef, 0xbf, 0xbd];
+    const mixed = bytes('"a', replacement, 'b"\n', [0x22, 0xff, 0x22], "\n", '{"k":"', replacement, '"}\n');
+    assert.deepEqual(summary(decode([mixed]).items), [ok("a\uFFFDb", 1), err("invalid-utf8", 2), ok({ k: "\uFFFD" }, 3)]);
+    assert.deepEqual(summary(decode([bytes('"', replacement, '"\n"x"\n')]).items), [ok("\uFFFD", 1), ok("x", 2)]);
+    // Invalid bytes that a lenient decoder would turn into U+FFFD are never taken for it.
+    assert.deepEqual(summary(decode([bytes('"', [0xed, 0xa0, 0x80], '"\n')]).items), [err("invalid-utf8", 1)]);
+  });
+
   for (const [name, line] of badUtf8) {
     it(`STD-01: reports invalid UTF-8 (${name}) once and goes on with the next line`, () => {
       const buffer = bytes('"before"\n', line, "\n", '"after"\n');
