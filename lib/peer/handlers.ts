@@ -81,6 +81,11 @@ export abstract class HandlerJob {
   }
 }
 
+/** The work run() starts: the job's own. */
+function workOf(_arg: undefined, job: HandlerJob): object | Promise<object> {
+  return job.work();
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
@@ -133,11 +138,22 @@ export class HandlerPool {
     for (const job of jobs) job.abortJob(reason);
   }
 
-  private start(id: RequestId, job: HandlerJob): void {
+  /** True when a request run now would start at once: a free slot, and none waiting before it. */
+  get hasRoom(): boolean {
+    return this.waiting.size === 0 && this.running.size < this.options.maxConcurrent;
+  }
+
+  /**
+   * Starts `job` at once with `work(arg, job)` as its handler run instead of job.work(), for a
+   * caller that checked hasRoom and knows what the job's work() would dispatch to (a plain
+   * tools/call, server.ts): each call on the way costs when the caches are cold, as they are
+   * when a server wakes for one request. Answered, aborted and counted as run() does.
+   */
+  runNow<T>(id: RequestId, job: HandlerJob, work: (arg: T, job: HandlerJob) => object | Promise<object>, arg: T): void {
     this.running.set(id, job);
     let outcome: object | Promise<object>;
     try {
-      outcome = job.work();
+      outcome = work(arg, job);
     } catch (error) {
       this.thrown(id, job, error);
       return;
@@ -152,6 +168,10 @@ export class HandlerPool {
       return;
     }
     this.later(id, job, outcome as PromiseLike<object>);
+  }
+
+  private start(id: RequestId, job: HandlerJob): void {
+    this.runNow(id, job, workOf, undefined);
   }
 
   /** A handler's promise, answered when it settles (a method of its own: its closures would make every start() allocate a context, synchronous answers included). */

@@ -31,6 +31,11 @@ export function callTool(server: Server, params: JsonObject, context: HandlerCon
   const entry = found ?? server.tools.get(name);
   // TL-02: an unknown tool is a protocol error (-32602), not a tool result.
   if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
+  return callFoundTool(entry, name, params, context);
+}
+
+/** callTool once its tool is found: the arguments validated, the handler run, its output checked. */
+export function callFoundTool(entry: ToolEntry, name: string, params: JsonObject, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   if (entry.validator === undefined) return runTool(entry, name, args, context);
   const checked = checkValue(entry.validator, args);

@@ -37,7 +37,7 @@ import { argumentsValidator, checkToolName, listable } from "./registration.js";
 import type { PromptArgs, ToolArgs, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
 import { resolvePromptArguments, resolveToolSchemas } from "./typed-schemas.js";
 import { complete, getPrompt, readResource, respondPage } from "./server-methods.js";
-import { TaskRunner, callToolOrTask, sessionTool } from "./task-server.js";
+import { TaskRunner, callToolOrTask, plainToolOf, runPlainTool, sessionTool } from "./task-server.js";
 import { TASKS_EXTENSION } from "../extensions.js";
 import { ExtensionHandlers, extensionMethodsOf, withExtensions, type ExtensionNotificationHandler, type ExtensionNotifications, type ExtensionRequestHandler, type ExtensionRequests, type NotIn, type ParamsOf, type ResultOf } from "./extensions.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
@@ -509,6 +509,9 @@ export class ServerSession implements ContextSession {
         this.run(id, method, p, modern);
         return;
       case "tools/call":
+        if (modern === undefined && this.startPlainTool(id, p)) return;
+        this.run(id, method, p, modern);
+        return;
       case "resources/read":
       case "prompts/get":
       case "completion/complete":
@@ -569,6 +572,14 @@ export class ServerSession implements ContextSession {
   private openRounds(method: string, params: JsonObject): ReturnType<typeof openRounds> {
     const binding = (): string => roundBinding(method, params, this.inbound?.auth?.subject ?? this.inbound?.auth?.clientId);
     return openRounds(params, this.maxJsonDepth, this.server.options.inputRounds, binding, this.host.now());
+  }
+
+  /** A session-era call of a plain tool (plainToolOf), started at once through callTool alone; false when run() must take it. */
+  private startPlainTool(id: RequestId, params: JsonObject): boolean {
+    const entry = plainToolOf(this.server, params);
+    if (entry === undefined || !this.handlers.hasRoom || jsonDepthExceeds(params.arguments, this.maxJsonDepth)) return false;
+    this.handlers.runNow(id, new RequestContext(this, id, "tools/call", params, undefined, undefined, this.inbound), runPlainTool, entry);
+    return true;
   }
 
   /** Runs a handler (now, or when a slot frees) and answers with its outcome. */

@@ -23,13 +23,13 @@ import { TASKS_EXTENSION, TERMINAL_TASK_STATUSES, declaresExtension, extensionCa
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import type { CallToolResult, ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult, Tool } from "../types.js";
 import { McpError, RequestAbortedError } from "./errors.js";
-import { errorMessage } from "./handlers.js";
+import { errorMessage, type HandlerJob } from "./handlers.js";
 import { RoundState } from "./round-state.js";
 import { PeerAbortController } from "./signal.js";
 import { MemoryTaskStore, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
 import type { Server, ServerSession } from "./server.js";
-import { withPrepared, type HandlerContext } from "./context.js";
-import { callTool } from "./server-methods.js";
+import { withPrepared, type HandlerContext, type RequestContext } from "./context.js";
+import { callFoundTool, callTool } from "./server-methods.js";
 import type { ToolEntry } from "./server-options.js";
 
 export interface TaskOptions {
@@ -343,6 +343,21 @@ export function callToolOrTask(server: Server, session: ServerSession, params: J
   const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
   if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
   return callAsTask(server, session, params, context, clock, entry, asTask ? runner : undefined);
+}
+
+/**
+ * The tool a session-era tools/call names when callTool alone runs it (no task support, no
+ * beforeTask step: callToolOrTask's common case, decided once); undefined otherwise.
+ */
+export function plainToolOf(server: Server, params: JsonObject): ToolEntry | undefined {
+  const entry = typeof params.name === "string" ? server.tools.get(params.name) : undefined;
+  return entry !== undefined && entry.taskSupport === undefined && entry.beforeTask === undefined ? entry : undefined;
+}
+
+/** The handler run of such a call (HandlerPool.runNow): what callToolOrTask would run, without its dispatch. */
+export function runPlainTool(entry: ToolEntry, context: HandlerJob): CallToolResult | Promise<CallToolResult> {
+  const request = context as RequestContext;
+  return callFoundTool(entry, request.params.name as string, request.params, request);
 }
 
 /** The task path of callToolOrTask (a function of its own: its closures would make every tools/call allocate a context). */
