@@ -149,7 +149,7 @@ export class HandlerPool {
    * tools/call, server.ts): each call on the way costs when the caches are cold, as they are
    * when a server wakes for one request. Answered, aborted and counted as run() does.
    */
-  runNow<T>(id: RequestId, job: HandlerJob, work: (arg: T, job: HandlerJob) => object | Promise<object>, arg: T): void {
+  runNow<T, J extends HandlerJob>(id: RequestId, job: J, work: (arg: T, job: J) => object | Promise<object>, arg: T): void {
     this.running.set(id, job);
     let outcome: object | Promise<object>;
     try {

@@ -23,7 +23,7 @@ import { TASKS_EXTENSION, TERMINAL_TASK_STATUSES, declaresExtension, extensionCa
 import { inputRequiredProblem, type ModernRequestInfo } from "../modern.js";
 import type { CallToolResult, ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult, Tool } from "../types.js";
 import { McpError, RequestAbortedError } from "./errors.js";
-import { errorMessage, type HandlerJob } from "./handlers.js";
+import { errorMessage } from "./handlers.js";
 import { RoundState } from "./round-state.js";
 import { PeerAbortController } from "./signal.js";
 import { MemoryTaskStore, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
@@ -355,9 +355,8 @@ export function plainToolOf(server: Server, params: JsonObject): ToolEntry | und
 }
 
 /** The handler run of such a call (HandlerPool.runNow): what callToolOrTask would run, without its dispatch. */
-export function runPlainTool(entry: ToolEntry, context: HandlerJob): CallToolResult | Promise<CallToolResult> {
-  const request = context as RequestContext;
-  return callFoundTool(entry, request.params.name as string, request.params, request);
+export function runPlainTool(entry: ToolEntry, context: RequestContext): CallToolResult | Promise<CallToolResult> {
+  return callFoundTool(entry, context.params.name as string, context.params, context);
 }
 
 /** The task path of callToolOrTask (a function of its own: its closures would make every tools/call allocate a context). */
