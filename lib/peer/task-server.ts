@@ -2,7 +2,8 @@
 // that may or must run as a task is answered with a CreateTaskResult once its task is in the
 // store, its handler runs on, detached from the request, and tasks/get, tasks/update and
 // tasks/cancel read and steer it. One TaskRunner per Server: a task outlives the session
-// (an HTTP request, under 2026-07-28) that created it.
+// (an HTTP request, under 2026-07-28) that created it. plainToolOf names the tools that need
+// none of this: server.ts starts a session-era call of one of them without callToolOrTask.
 //
 // Invariants:
 // - the CreateTaskResult is sent only after TaskStore.create() resolved (TX-08, strong consistency);
