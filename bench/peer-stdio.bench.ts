@@ -2,7 +2,10 @@
 // `mcp-engine serve` in a child: the peer layer, the engine and the stdio host on each side)
 // against a bare JSON-lines pair of two processes (bench/jsonl-echo-child.ts in a child, a
 // Map of pending ids here: JSON.stringify, one write, JSON.parse, nothing else), for ping and
-// tools/call, one call at a time and 100 in flight. Both pairs send the same request bytes
+// tools/call, one call at a time and 100 in flight. Both ends of ours read their pipe in place
+// (readInPlace, as `mcp-engine serve` and `mcp-engine client` do: one buffer kept for the
+// stream's life instead of one per read; the bare ends read through "data" events, as the least
+// a JSON-lines peer on Node does). Both pairs send the same request bytes
 // (tools/call with `"arguments":{}`: ours passes {} rather than leaving them out, which would
 // send fewer bytes than the floor) and get the same response bytes. The in-process rows (core
 // and peer with no pipes) are bench/inproc.bench.ts's.
@@ -81,7 +84,7 @@ function barePair(): Pair {
 }
 
 async function ourPair(): Promise<Pair> {
-  const remote = await StdioClient.spawn({ command: process.execPath, args: [MAIN, "serve"], info: { name: "bench-client", version: "1.0.0" } });
+  const remote = await StdioClient.spawn({ command: process.execPath, args: [MAIN, "serve"], info: { name: "bench-client", version: "1.0.0" }, readInPlace: true });
   const { client } = remote;
   const call = (method: Method): Promise<unknown> => (method === "ping" ? client.ping() : client.callTool("test_tool_fast", {}));
   return {

@@ -165,6 +165,8 @@ async function report(command: string, args: readonly string[], options: CliOpti
       capabilities: referenceClientCapabilities(rootsOf(options)),
       stderr: (text) => process.stderr.write(`[server] ${text}`),
       onDiagnostic,
+      // Nothing here reads the child's stdout itself.
+      readInPlace: true,
     });
   } catch (error) {
     process.stdout.write(`FAIL  initialize: ${error instanceof Error ? error.message : String(error)}\n`);

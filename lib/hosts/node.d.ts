@@ -334,9 +334,12 @@ interface NodeSocket extends NodeEventSource {
 declare module "node:net" {
   export type Socket = NodeSocket;
   export function connect(port: number, host: string): NodeSocket;
-  /** Used by lib/hosts/stdio.ts: a socket on an open descriptor, read into one kept buffer (onread). */
-  export const Socket: new (options: {
-    fd: number;
+  /**
+   * Used by lib/hosts/stdio.ts: a socket read into one kept buffer (onread), on an open
+   * descriptor (fd) or on the stream handle of another socket (handle: the option
+   * child_process wraps a child's pipes with).
+   */
+  export const Socket: new (options: ({ fd: number } | { handle: object }) & {
     readable: boolean;
     writable: boolean;
     onread: { buffer: Uint8Array; callback: (bytesRead: number, buffer: Uint8Array) => boolean | void };

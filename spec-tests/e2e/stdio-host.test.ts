@@ -10,7 +10,10 @@
 // called still reaches the server before its stdin ends. pacedSink pauses the input once per
 // refused run of writes, with one drain listener. serveStdio reads a pipe into one buffer it
 // reuses: a line split over two reads is still whole, and a file as stdin is read through
-// process.stdin instead.
+// process.stdin instead. StdioClient with readInPlace reads the server's stdout into one kept
+// buffer too (its pipe's handle taken over): answers many reads long arrive whole, the child's
+// "close" still follows its exit; without it, or on a stream without such a handle, stdout is
+// read through "data" events, so a tap on child.stdout sees every answer.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -20,7 +23,7 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { StdioClient, coalescedWriter, nodeHost } from "../../lib/hosts/stdio.js";
+import { StdioClient, coalescedWriter, nodeHost, readChildOutput } from "../../lib/hosts/stdio.js";
 import { pacedSink } from "../../lib/hosts/stdio-writer.js";
 import { sleep, withTimeout } from "../support.js";
 
@@ -340,4 +343,72 @@ test("StdioClient.close: what is gathered for the end of the tick (a request and
   assert.ok((await unanswered) instanceof Error);
   const lines = heard.split("\n").filter((l) => l.length > 0);
   assert.deepEqual(lines, ["initialize", "notifications/initialized", "ping", "notifications/cancelled", "eof"]);
+});
+
+/** A server whose one tool answers with a text of `chars` two-byte characters (many 64 KiB reads, characters split across them), and whose other tool exits. */
+const BIG_ANSWERS = `
+const { Server } = await import(${JSON.stringify(new URL("../../lib/peer/server.js", import.meta.url).href)});
+const { serveStdio } = await import(${JSON.stringify(new URL("../../lib/hosts/stdio.js", import.meta.url).href)});
+const server = new Server({ info: { name: "big", version: "1" } });
+server.tool("big", { inputSchema: { type: "object", properties: { chars: { type: "number" } } } }, ({ chars }) => ({ content: [{ type: "text", text: "\u00e9".repeat(chars) }] }));
+server.tool("exit", { inputSchema: { type: "object" } }, () => process.exit(3));
+serveStdio(server);
+`;
+
+test("StdioClient with readInPlace reads the server's stdout in place: the child's own stdout object sees none of it, answers of many reads arrive whole, and the child's close follows its exit", async () => {
+  const remote = await StdioClient.spawn({ command: process.execPath, args: ["--input-type=module", "-e", BIG_ANSWERS], info: { name: "t", version: "1" }, readInPlace: true });
+  let seenByChildStdout = 0;
+  remote.child.stdout.on("data", (chunk: Uint8Array) => (seenByChildStdout += chunk.length));
+  const closed = new Promise<void>((resolve) => remote.child.on("close", () => resolve()));
+  try {
+    const sizes = [1, 40_000, 150_001];
+    const answers = await Promise.all(sizes.map((chars) => remote.client.callTool("big", { chars })));
+    for (const [i, answer] of answers.entries()) {
+      const first = answer.content[0];
+      assert.equal(first?.type, "text");
+      assert.equal((first as { text: string }).text, "\u00e9".repeat(sizes[i]!));
+    }
+    assert.equal(seenByChildStdout, 0, "the answers went through the child's stdout stream, not the in-place reader");
+    const outcome = await remote.client.callTool("exit", {}).then(() => "answered", (error: unknown) => (error as Error).constructor.name);
+    assert.equal(outcome, "ConnectionClosedError");
+    await withTimeout(closed, 5_000, "the child's close event");
+  } finally {
+    await remote.close();
+  }
+});
+
+test("StdioClient without readInPlace reads the server's stdout through its data events: a tap on child.stdout sees every answer", async () => {
+  const remote = await StdioClient.spawn({ command: process.execPath, args: ["--input-type=module", "-e", BIG_ANSWERS], info: { name: "t", version: "1" } });
+  let tapped = "";
+  remote.child.stdout.on("data", (chunk: Uint8Array) => (tapped += text.decode(chunk, { stream: true })));
+  try {
+    const answer = await remote.client.callTool("big", { chars: 70_000 });
+    assert.equal((answer.content[0] as { text: string }).text.length, 70_000);
+    assert.ok(tapped.includes("\u00e9".repeat(70_000)), `the tap saw ${tapped.length} characters`);
+  } finally {
+    await remote.close();
+  }
+});
+
+test("readChildOutput: without inPlace, or on a stream without a libuv handle that can take a kept buffer, the stream is read through its data events and is itself the reader returned (what pacedSink pauses)", () => {
+  const cases: Array<[unknown, boolean]> = [[undefined, true], [null, true], [{ readStart() {}, readStop() {} }, true], ["handle", true], [{ readStart() {}, readStop() {}, useUserBuffer() {} }, false]];
+  for (const [handle, inPlace] of cases) {
+    const listeners: string[] = [];
+    const received: Uint8Array[] = [];
+    const stream = {
+      _handle: handle,
+      on(event: string, listener: (chunk: Uint8Array) => void) {
+        listeners.push(event);
+        if (event === "data") listener(bytes("{}\n"));
+      },
+      once() {},
+      pause() {},
+      resume() {},
+      destroy() {},
+    };
+    const reader = readChildOutput(stream as unknown as Parameters<typeof readChildOutput>[0], (chunk) => received.push(chunk), inPlace);
+    assert.equal(reader, stream, `handle ${JSON.stringify(handle)}, inPlace ${inPlace}`);
+    assert.deepEqual(listeners, ["data"]);
+    assert.deepEqual(received.map((c) => text.decode(c)), ["{}\n"]);
+  }
 });
