@@ -137,7 +137,7 @@ function streamHandleOf(stream: object): StreamHandle | undefined {
  * reads a pipe (readStdin): into one buffer kept for the stream's life, with no buffer made per read and no
  * pass through the Readable machinery (push, "data", a nextTick per read). Measured over stdio
  * one call at a time: reading the server's stdin this way is worth a fifth of the round trips,
- * the client's stdout 6 to 8 %. Node has no public way to give a child's pipe an `onread`, so
+ * the client's stdout 5 to 8 %. Node has no public way to give a child's pipe an `onread`, so
  * the pipe's handle is taken over by a Socket made with one, through net.Socket's `handle`
  * option (the one child_process wraps the same handle with). The child's own stdout object
  * then sees nothing (data or end); it is destroyed at the reader's end or error, so that the
