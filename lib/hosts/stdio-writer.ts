@@ -128,3 +128,47 @@ export function pacedSink(output: PacedOutput, input: () => PacedInput): (bytes:
     output.once("drain", resume);
   };
 }
+
+/** What answerPacedSink writes to: a Node writable stream, whose callback says when a chunk left. */
+export interface CallbackOutput {
+  write(bytes: Uint8Array, callback: (error?: Error | null) => void): boolean;
+}
+
+/**
+ * A client's sink for coalescedWriter (StdioClient): a write is never a reason to stop reading,
+ * except when the server leaves our answers to its own requests unread. A client that paused
+ * reading whenever its requests could not all be written at once, against a server that pauses
+ * reading while its answers cannot be written (serveStdio, pacedSink), would wait on the server
+ * while the server waits on it: 30,000 calls of 250 bytes made together never finished. The
+ * caller bounds its own requests; what the server makes us write (`caused`: written during a
+ * read of its bytes) is counted until the stream has taken it, and past `maxUnreadBytes` the
+ * input pauses until the count falls back under it.
+ */
+export function answerPacedSink(output: CallbackOutput, input: () => PacedInput, maxUnreadBytes: number): (bytes: Uint8Array, caused: boolean) => void {
+  let unread = 0;
+  let paused = false;
+  return (bytes, caused) => {
+    if (!caused) {
+      output.write(bytes, ignoreWriteOutcome);
+      return;
+    }
+    const length = bytes.length;
+    unread += length;
+    output.write(bytes, () => {
+      unread -= length;
+      if (paused && unread <= maxUnreadBytes) {
+        paused = false;
+        input().resume();
+      }
+    });
+    if (!paused && unread > maxUnreadBytes) {
+      paused = true;
+      input().pause();
+    }
+  };
+}
+
+/** A write's outcome is the stream's to report (its "error" event ends the session). */
+function ignoreWriteOutcome(): void {
+  // Nothing to count for the caller's own requests.
+}

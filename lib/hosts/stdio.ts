@@ -11,7 +11,10 @@
 //   copied: each chunk read goes to the engine as it is, and the engine decodes it in place;
 //   on a pipe, both ends read into one buffer kept for the stream's life (readStdin,
 //   readChildOutput), not a buffer per read through the Readable machinery;
-// - backpressure: when the pipe we write to is full, we stop reading until it drains (pacedSink);
+// - backpressure: a server whose stdout is full stops reading until it drains (pacedSink); a
+//   client stops reading only a server that leaves over MAX_UNREAD_ANSWER_BYTES of our answers
+//   to its requests unread (answerPacedSink): were both ends to pause on a full pipe, a burst of
+//   requests would leave each waiting on the other;
 // - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL;
 // - nothing a peer does brings this process down: the peer layer's inputs do not throw (the
 //   driver reports what it catches), a broken pipe ends the connection (an "error" event with
@@ -27,7 +30,7 @@ import { Client, type ClientOptions, type ConnectResult } from "../peer/client.j
 import type { PeerHost } from "../peer/driver.js";
 import { ConnectionClosedError } from "../peer/errors.js";
 import type { Server, ServerSession } from "../peer/server.js";
-import { coalescedWriter, pacedSink, type CoalescedWriter } from "./stdio-writer.js";
+import { answerPacedSink, coalescedWriter, pacedSink, type CoalescedWriter } from "./stdio-writer.js";
 export { coalescedWriter, type CoalescedWriter } from "./stdio-writer.js";
 
 /**
@@ -81,6 +84,8 @@ export function nodeHost(write: (bytes: Uint8Array) => void, onTimer: () => void
 }
 
 const READ_BUFFER_BYTES = 64 * 1024;
+/** A client stops reading a server that leaves more than this of our answers to its requests unread (answerPacedSink). */
+const MAX_UNREAD_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** What serveStdio needs of its input: events and flow control. */
 interface Input {
@@ -257,10 +262,12 @@ export class StdioClient {
       host.armTimer(undefined);
     };
     // The reader is made below, once the client can take its bytes; pausing looks it up when first needed.
-    const paced = pacedSink(child.stdin, () => reader);
+    const paced = answerPacedSink(child.stdin, () => reader, MAX_UNREAD_ANSWER_BYTES);
+    /** True while a read of the server's bytes is dispatched: what is written then is the server's doing. */
+    let reading = false;
     const out = coalescedWriter((bytes) => {
       if (child.stdin.destroyed || child.stdin.writableEnded) return;
-      paced(bytes);
+      paced(bytes, reading);
     });
     const host = nodeHost(out.write, () => client?.driver.onTimer());
     client = new Client(host, options);
@@ -270,7 +277,15 @@ export class StdioClient {
       child.once("error", () => resolve());
     });
     const receive = (chunk: Uint8Array): void => c.driver.receiveBytes(chunk);
-    const reader = readChildOutput(child.stdout, (chunk) => out.during(receive, chunk), options.readInPlace ?? false);
+    const onChunk = (chunk: Uint8Array): void => {
+      reading = true;
+      try {
+        out.during(receive, chunk);
+      } finally {
+        reading = false;
+      }
+    };
+    const reader = readChildOutput(child.stdout, onChunk, options.readInPlace ?? false);
     reader.on("end", end);
     reader.on("error", end);
     child.stderr.on("error", () => undefined);

@@ -13,7 +13,9 @@
 // process.stdin instead. StdioClient with readInPlace reads the server's stdout into one kept
 // buffer too (its pipe's handle taken over): answers many reads long arrive whole, the child's
 // "close" still follows its exit; without it, or on a stream without such a handle, stdout is
-// read through "data" events, so a tap on child.stdout sees every answer.
+// read through "data" events, so a tap on child.stdout sees every answer. A client pauses its
+// reading only for a server that leaves too much of our answers unread (answerPacedSink), so a
+// burst of requests megabytes larger than the pipes is answered in full.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -24,7 +26,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StdioClient, coalescedWriter, nodeHost, readChildOutput } from "../../lib/hosts/stdio.js";
-import { pacedSink } from "../../lib/hosts/stdio-writer.js";
+import { answerPacedSink, pacedSink } from "../../lib/hosts/stdio-writer.js";
 import { sleep, withTimeout } from "../support.js";
 
 const text = new TextDecoder();
@@ -352,7 +354,8 @@ const { serveStdio } = await import(${JSON.stringify(new URL("../../lib/hosts/st
 const server = new Server({ info: { name: "big", version: "1" } });
 server.tool("big", { inputSchema: { type: "object", properties: { chars: { type: "number" } } } }, ({ chars }) => ({ content: [{ type: "text", text: "\u00e9".repeat(chars) }] }));
 server.tool("exit", { inputSchema: { type: "object" } }, () => process.exit(3));
-serveStdio(server);
+server.tool("echo", { inputSchema: { type: "object", properties: { text: { type: "string" } } } }, ({ text }) => ({ content: [{ type: "text", text }] }));
+serveStdio(server, { readInPlace: true });
 `;
 
 test("StdioClient with readInPlace reads the server's stdout in place: the child's own stdout object sees none of it, answers of many reads arrive whole, and the child's close follows its exit", async () => {
@@ -411,4 +414,46 @@ test("readChildOutput: without inPlace, or on a stream without a libuv handle th
     assert.deepEqual(listeners, ["data"]);
     assert.deepEqual(received.map((c) => text.decode(c)), ["{}\n"]);
   }
+});
+
+for (const readInPlace of [false, true]) {
+  test(`StdioClient${readInPlace ? " with readInPlace" : ""}: 30,000 calls of 250 bytes made together (megabytes more than the pipes hold) are all answered, in order; neither end waits on the other`, async () => {
+    const remote = await StdioClient.spawn({ command: process.execPath, args: ["--input-type=module", "-e", BIG_ANSWERS], info: { name: "t", version: "1" }, readInPlace, defaultTimeoutMs: 60_000 });
+    try {
+      const pad = "y".repeat(240);
+      const calls = Array.from({ length: 30_000 }, (_, i) => remote.client.callTool("echo", { text: `${i}${pad}` }));
+      const answers = await withTimeout(Promise.all(calls), 45_000, "30,000 echo calls");
+      assert.ok(answers.every((answer, i) => (answer.content[0] as { text: string }).text === `${i}${pad}`));
+    } finally {
+      await remote.close();
+    }
+  });
+}
+
+test("answerPacedSink: the caller's own writes never pause the input, refused or not; the server's past the bound pause it once, until the stream has taken enough of them", () => {
+  const events: string[] = [];
+  const callbacks: Array<() => void> = [];
+  const output = {
+    write(_bytes: Uint8Array, callback: () => void) {
+      callbacks.push(callback);
+      return false; // the pipe is full from the first write on
+    },
+  };
+  const input = { pause: () => events.push("pause"), resume: () => events.push("resume") };
+  const sink = answerPacedSink(output, () => input, 10);
+  for (let i = 0; i < 5; i++) sink(new Uint8Array(100), false);
+  assert.deepEqual(events, [], "the caller's requests paused the reading of their answers");
+  sink(new Uint8Array(6), true);
+  sink(new Uint8Array(4), true);
+  assert.deepEqual(events, [], "10 bytes of answers owed is within the bound");
+  sink(new Uint8Array(3), true);
+  sink(new Uint8Array(3), true);
+  assert.deepEqual(events, ["pause"]);
+  // The five requests' callbacks leave the count as it is; then the 6-byte answer leaves: 10 owed, back within the bound.
+  for (const callback of callbacks.splice(0, 5)) callback();
+  assert.deepEqual(events, ["pause"]);
+  callbacks.shift()!();
+  assert.deepEqual(events, ["pause", "resume"]);
+  for (const callback of callbacks.splice(0)) callback();
+  assert.deepEqual(events, ["pause", "resume"]);
 });
