@@ -32,7 +32,8 @@ export interface CoalescedWriter {
 /** Settled once: `RESOLVED.then(task)` is a microtask without the async resource queueMicrotask creates per call. */
 const RESOLVED: Promise<void> = Promise.resolve();
 
-export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWriter {
+/** `ofRead`: the bytes are those a read's dispatch wrote (during()), the peer's doing; false for any other write. */
+export function coalescedWriter(sink: (bytes: Uint8Array, ofRead: boolean) => void): CoalescedWriter {
   let gathered: Uint8Array[] = [];
   /** Inside during(): writes are held until it returns. */
   let holding = false;
@@ -43,19 +44,20 @@ export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWri
    */
   let wrote = false;
   let scheduled = false;
-  const send = (bytes: Uint8Array): void => {
+  const send = (bytes: Uint8Array, ofRead: boolean): void => {
     try {
-      sink(bytes);
+      sink(bytes, ofRead);
     } catch {
       // See the file comment: the stream's "error" event ends the session.
     }
   };
-  const flush = (): void => {
+  const flushGathered = (ofRead: boolean): void => {
     if (gathered.length === 0) return;
     const parts = gathered;
     gathered = [];
-    send(parts.length === 1 ? parts[0]! : concatBytes(parts));
+    send(parts.length === 1 ? parts[0]! : concatBytes(parts), ofRead);
   };
+  const flush = (): void => flushGathered(false);
   const close = (): void => {
     scheduled = false;
     wrote = false;
@@ -73,7 +75,7 @@ export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWri
       if (!wrote) {
         // The common case (one write between two reads): out now, nothing scheduled.
         wrote = true;
-        send(bytes);
+        send(bytes, false);
         return;
       }
       gathered.push(bytes);
@@ -91,7 +93,7 @@ export function coalescedWriter(sink: (bytes: Uint8Array) => void): CoalescedWri
         holding = false;
         // A read that wrote counts as its tick's write: later ones of the tick gather.
         wrote = gathered.length > 0;
-        flush();
+        flushGathered(true);
       }
     },
   };
@@ -140,8 +142,8 @@ export interface CallbackOutput {
  * reading whenever its requests could not all be written at once, against a server that pauses
  * reading while its answers cannot be written (serveStdio, pacedSink), would wait on the server
  * while the server waits on it: 30,000 calls of 250 bytes made together never finished. The
- * caller bounds its own requests; what the server makes us write (`caused`: written during a
- * read of its bytes) is counted until the stream has taken it, and past `maxUnreadBytes` the
+ * caller bounds its own requests; what the server makes us write (`caused`: written by the
+ * dispatch of a read of its bytes, coalescedWriter's `ofRead`) is counted until the stream has taken it, and past `maxUnreadBytes` the
  * input pauses until the count falls back under it.
  */
 export function answerPacedSink(output: CallbackOutput, input: () => PacedInput, maxUnreadBytes: number): (bytes: Uint8Array, caused: boolean) => void {

@@ -112,14 +112,17 @@ function readStdin(receive: (chunk: Uint8Array) => void, inPlace: boolean): Inpu
     } catch {
       kind = undefined;
     }
-    if (kind !== undefined && (kind.isFIFO() || kind.isSocket())) {
-      const buffer = new Uint8Array(READ_BUFFER_BYTES);
-      return new Socket({ fd: 0, readable: true, writable: false, onread: { buffer, callback: (n) => receive(buffer.subarray(0, n)) } });
-    }
+    if (kind !== undefined && (kind.isFIFO() || kind.isSocket())) return inPlaceReader({ fd: 0 }, receive);
   }
   const stdin = process.stdin;
   stdin.on("data", receive);
   return stdin;
+}
+
+/** A socket on `source` (a descriptor, or another socket's handle) that reads into one buffer kept for its life, each read handed to `receive`. */
+function inPlaceReader(source: { fd: number } | { handle: object }, receive: (chunk: Uint8Array) => void): Socket {
+  const buffer = new Uint8Array(READ_BUFFER_BYTES);
+  return new Socket({ ...source, readable: true, writable: false, onread: { buffer, callback: (n) => receive(buffer.subarray(0, n)) } });
 }
 
 /** What readChildOutput needs of a libuv stream handle (a Pipe) to read it into a kept buffer. */
@@ -155,8 +158,7 @@ export function readChildOutput(stdout: NodeReadable, receive: (chunk: Uint8Arra
   if (handle !== undefined) {
     let reader: Socket | undefined;
     try {
-      const buffer = new Uint8Array(READ_BUFFER_BYTES);
-      reader = new Socket({ handle, readable: true, writable: false, onread: { buffer, callback: (n) => receive(buffer.subarray(0, n)) } });
+      reader = inPlaceReader({ handle }, receive);
     } catch {
       reader = undefined;
     }
@@ -263,11 +265,9 @@ export class StdioClient {
     };
     // The reader is made below, once the client can take its bytes; pausing looks it up when first needed.
     const paced = answerPacedSink(child.stdin, () => reader, MAX_UNREAD_ANSWER_BYTES);
-    /** True while a read of the server's bytes is dispatched: what is written then is the server's doing. */
-    let reading = false;
-    const out = coalescedWriter((bytes) => {
+    const out = coalescedWriter((bytes, ofRead) => {
       if (child.stdin.destroyed || child.stdin.writableEnded) return;
-      paced(bytes, reading);
+      paced(bytes, ofRead);
     });
     const host = nodeHost(out.write, () => client?.driver.onTimer());
     client = new Client(host, options);
@@ -277,15 +277,7 @@ export class StdioClient {
       child.once("error", () => resolve());
     });
     const receive = (chunk: Uint8Array): void => c.driver.receiveBytes(chunk);
-    const onChunk = (chunk: Uint8Array): void => {
-      reading = true;
-      try {
-        out.during(receive, chunk);
-      } finally {
-        reading = false;
-      }
-    };
-    const reader = readChildOutput(child.stdout, onChunk, options.readInPlace ?? false);
+    const reader = readChildOutput(child.stdout, (chunk) => out.during(receive, chunk), options.readInPlace ?? false);
     reader.on("end", end);
     reader.on("error", end);
     child.stderr.on("error", () => undefined);

@@ -340,7 +340,7 @@ export function callToolOrTask(server: Server, session: ServerSession, params: J
   const modern = context.modern;
   const support = entry?.taskSupport;
   // The common case first: no tasks, no beforeTask step; the call may answer in this turn.
-  if (support === undefined && entry?.beforeTask === undefined) return callTool(server, params, context, entry);
+  if (entry === undefined || isPlainTool(entry)) return callTool(server, params, context, entry);
   const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
   if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
   return callAsTask(server, session, params, context, clock, entry, asTask ? runner : undefined);
@@ -352,7 +352,12 @@ export function callToolOrTask(server: Server, session: ServerSession, params: J
  */
 export function plainToolOf(server: Server, params: JsonObject): ToolEntry | undefined {
   const entry = typeof params.name === "string" ? server.tools.get(params.name) : undefined;
-  return entry !== undefined && entry.taskSupport === undefined && entry.beforeTask === undefined ? entry : undefined;
+  return entry !== undefined && isPlainTool(entry) ? entry : undefined;
+}
+
+/** A tool callTool alone runs: no task support, no beforeTask step. */
+function isPlainTool(entry: ToolEntry): boolean {
+  return entry.taskSupport === undefined && entry.beforeTask === undefined;
 }
 
 /** The handler run of such a call (HandlerPool.runNow): what callToolOrTask would run, without its dispatch. */

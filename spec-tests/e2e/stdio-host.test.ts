@@ -73,6 +73,21 @@ test("coalescedWriter: the writes made during a read leave as one write when it 
   assert.deepEqual(writes, ["x\ny\nz\n", "w\n"]);
 });
 
+test("coalescedWriter: the sink is told which bytes a read's dispatch wrote (ofRead) and which it did not", async () => {
+  const writes: Array<[string, boolean]> = [];
+  const out = coalescedWriter((b, ofRead) => writes.push([text.decode(b), ofRead]));
+  out.write(bytes("request\n"));
+  out.during(() => {
+    out.write(bytes("answer\n"));
+    out.during(() => out.write(bytes("nested\n")), undefined);
+  }, undefined);
+  out.write(bytes("later\n"));
+  await sleep(0);
+  out.write(bytes("next tick\n"));
+  out.flush();
+  assert.deepEqual(writes, [["request\n", false], ["answer\nnested\n", true], ["later\n", false], ["next tick\n", false]]);
+});
+
 test("coalescedWriter: after a read that wrote nothing, the next write leaves at once, with nothing scheduled", async () => {
   const writes: string[] = [];
   const out = coalescedWriter((b) => writes.push(text.decode(b)));
