@@ -19,8 +19,8 @@
 
 import { performance } from "node:perf_hooks";
 import { Engine } from "../lib/index.js";
-import { Client } from "../lib/peer/client.js";
-import { Server } from "../lib/peer/server.js";
+import { Client } from "../lib/peer/client/client.js";
+import { Server } from "../lib/peer/server/server.js";
 import { TOOL_RESULT, bareAnswers, bareServer } from "./bare-jsonl.js";
 import { fmt, median, print } from "./run.js";
 

@@ -1,13 +1,13 @@
 // 10^5 tools/call requests in flight through the peer layer (Client → Server in process, a
 // synchronous byte link), with the default request timeout against no timeout at all: the
-// deadlines of pending requests live in a heap (lib/deadlines.ts), so answering one and
+// deadlines of pending requests live in a heap (lib/engine/deadlines.ts), so answering one and
 // re-arming the host's timer cost O(log n) and the ratio stays near 1. Prints; never fails.
 
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { Client } from "../lib/peer/client.js";
-import type { PeerHost } from "../lib/peer/driver.js";
-import { Server } from "../lib/peer/server.js";
+import { Client } from "../lib/peer/client/client.js";
+import type { PeerHost } from "../lib/peer/shared/driver.js";
+import { Server } from "../lib/peer/server/server.js";
 import { fmt, median, print } from "./run.js";
 
 const IN_FLIGHT = 100_000;

@@ -8,8 +8,8 @@
 import { createServer, type Server as NodeHttpServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { serveHttp } from "../lib/hosts/http-server.js";
-import { createHttpHandler, type HttpHandler } from "../lib/http-handler/index.js";
-import { Server } from "../lib/peer/server.js";
+import { createHttpHandler, type HttpHandler } from "../lib/http-server/index.js";
+import { Server } from "../lib/peer/server/server.js";
 import { fmt, median, print } from "./run.js";
 
 const REQUESTS = 1500;

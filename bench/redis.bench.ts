@@ -12,8 +12,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { RespClient } from "../lib/hosts/redis-resp.js";
-import { createHttpHandler, type HttpHandler } from "../lib/http-handler/index.js";
-import { Server } from "../lib/peer/server.js";
+import { createHttpHandler, type HttpHandler } from "../lib/http-server/index.js";
+import { Server } from "../lib/peer/server/server.js";
 import { redisHttpStores } from "../lib/stores/redis.js";
 import { fmt, median, print } from "./run.js";
 

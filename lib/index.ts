@@ -4,9 +4,9 @@
 // or Promise. The building blocks behind it (method table and gate, schema checks, feature
 // rules, queues, hashing) are in `mcp-engine/internal`, which may change between versions.
 
-export { ErrorCode, LocalProtocolError, describeValue } from "./errors.js";
-export type { ErrorCodeName, LocalProtocolErrorInit, RuleId, Violation } from "./errors.js";
-export { classify, isJsonObject, isRequestId } from "./envelope.js";
+export { ErrorCode, LocalProtocolError, describeValue } from "./wire/errors.js";
+export type { ErrorCodeName, LocalProtocolErrorInit, RuleId, Violation } from "./wire/errors.js";
+export { classify, isJsonObject, isRequestId } from "./wire/envelope.js";
 export type {
   BatchEnvelope,
   Envelope,
@@ -19,11 +19,11 @@ export type {
   RequestEnvelope,
   RequestId,
   ResultEnvelope,
-} from "./envelope.js";
-export { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "./framing.js";
-export type { DecodedItem, DecodedValue, FramingError, FramingErrorReason, LineDecoderOptions } from "./framing.js";
-export { Engine, DEFAULT_LIMITS } from "./engine.js";
-export type { ArgsFor, CapabilitiesOf, EngineLimits, EngineOptions, EngineSnapshot, NotifyOptions, OutgoingNotifications, OutgoingRequests, Outbound, ParamsFor, RequestOptions } from "./engine.js";
+} from "./wire/envelope.js";
+export { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "./wire/framing.js";
+export type { DecodedItem, DecodedValue, FramingError, FramingErrorReason, LineDecoderOptions } from "./wire/framing.js";
+export { Engine, DEFAULT_LIMITS } from "./engine/engine.js";
+export type { ArgsFor, CapabilitiesOf, EngineLimits, EngineOptions, EngineSnapshot, NotifyOptions, OutgoingNotifications, OutgoingRequests, Outbound, ParamsFor, RequestOptions } from "./engine/engine.js";
 export type {
   CancelledEvent,
   ClosedEvent,
@@ -38,25 +38,24 @@ export type {
   NegotiatedEvent,
   NotificationEvent,
   ProgressEvent,
-  ProgressToken,
   ReadyEvent,
   RequestEndedEvent,
   RequestEvent,
   ResponseEvent,
   TimeoutEvent,
   ViolationEvent,
-} from "./events.js";
-export type { JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, JsonRpcResultResponse } from "./envelope.js";
-export { MODERN_VERSIONS, SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion, isSessionVersion, newestVersion } from "./versions.js";
-export type { ModernVersion, ProtocolVersion, SessionVersion, VersionProfile } from "./versions.js";
-export type * from "./types.js";
-export { LOGGING_LEVELS } from "./params.js";
-export { DEFAULT_FEATURE_LIMITS, RELATED_TASK_KEY } from "./features.js";
-export type { FeatureLimits, TaskStatus } from "./features.js";
-export type { PhaseName, Role } from "./methods.js";
-export type { LineFacts } from "./line-scan.js";
+} from "./engine/events.js";
+export type { JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, JsonRpcResultResponse } from "./wire/envelope.js";
+export { MODERN_VERSIONS, SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion, isSessionVersion, newestVersion } from "./rules/versions.js";
+export type { ModernVersion, ProtocolVersion, SessionVersion, VersionProfile } from "./rules/versions.js";
+export type * from "./types/index.js";
+export { LOGGING_LEVELS } from "./rules/params.js";
+export { DEFAULT_FEATURE_LIMITS, RELATED_TASK_KEY } from "./rules/features.js";
+export type { FeatureLimits, TaskStatus } from "./rules/features.js";
+export type { PhaseName, Role } from "./rules/methods.js";
+export type { LineFacts } from "./wire/line-scan.js";
 // The 2026-07-28 tasks extension's identifier (its rules are in mcp-engine/internal).
-export { TASKS_EXTENSION } from "./extensions.js";
+export { TASKS_EXTENSION } from "./rules/negotiated-extensions.js";
 // Methods beyond the spec under a declared extension (RULES.md MT-03…MT-06).
-export { declaredExtensions, isExtensionId } from "./extension-methods.js";
-export type { ExtensionMethod } from "./extension-methods.js";
+export { declaredExtensions, isExtensionId } from "./rules/custom-methods.js";
+export type { ExtensionMethod } from "./rules/custom-methods.js";

@@ -8,9 +8,9 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createReferenceServer } from "../lib/cli/reference-server.js";
-import { runHttpConformance } from "../lib/cli/conform-http/index.js";
+import { runHttpConformance } from "../lib/cli/conform/http.js";
 import type { CaseResult } from "../lib/cli/conform/types.js";
-import { createHttpHandler } from "../lib/http-handler/index.js";
+import { createHttpHandler } from "../lib/http-server/index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const FIXTURES = join(ROOT, "fixtures");

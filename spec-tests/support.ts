@@ -3,8 +3,8 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { McpError } from "../lib/peer/errors.js";
-import type { CallToolResult } from "../lib/types.js";
+import { McpError } from "../lib/peer/shared/errors.js";
+import type { CallToolResult } from "../lib/types/index.js";
 
 /** `promise`, or a rejection naming `label` after `ms`: no e2e wait is unbounded. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {

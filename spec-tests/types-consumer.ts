@@ -1,4 +1,4 @@
-// Type-level checks of lib/types.ts, compiled with the normal build and never run as a
+// Type-level checks of lib/types/index.ts, compiled with the normal build and never run as a
 // test (the file name has no `.test`). It declares one typed value for the params and the
 // result of every method in the four method maps, checks that the maps list exactly the
 // methods of RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, and proves with `@ts-expect-error` that wrong shapes are
@@ -35,7 +35,7 @@ import type {
   Task,
   TaskStatus,
   Tool,
-} from "../lib/types.js";
+} from "../lib/types/index.js";
 
 // ---- Supporting values --------------------------------------------------------------
 

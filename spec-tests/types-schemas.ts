@@ -1,4 +1,4 @@
-// Type-level checks of typed schemas (lib/peer/schema-types.ts), compiled with the normal
+// Type-level checks of typed schemas (lib/peer/server/schema-types.ts), compiled with the normal
 // build and never run as a test (no `.test` in the name): tools whose inputSchema is a zod v4
 // or valibot schema, or a JSON Schema literal, get typed `args`; an outputSchema types the
 // handler's structuredContent; prompt arguments type the prompt handler. `@ts-expect-error`

@@ -8,7 +8,7 @@
 // - `ath` is base64url(SHA-256(ASCII access token)) (RFC 9449 4.2), with the core's SHA-256;
 // - the embedded jwk is public only: a `d` member is stripped, whatever the caller passed.
 
-import { sha256 } from "../sha256.js";
+import { sha256 } from "../codec/sha256.js";
 import { base64urlEncode, utf8 } from "./encoding.js";
 
 /** The JWS algorithm of the DPoP key the drivers generate (P-256). */

@@ -7,7 +7,7 @@
 //   broken pair (decodeURIComponent's URIError is caught);
 // - parsed query pairs go into a Map, never a plain object (names come from a peer).
 
-import { base64urlDecode, base64urlEncode } from "../pagination.js";
+import { base64urlDecode, base64urlEncode } from "../codec/pagination.js";
 
 export { base64urlDecode, base64urlEncode };
 

@@ -24,7 +24,7 @@
 // - credentials of one issuer are never sent to another: the lookup is by issuer, and a
 //   pre-registered client bound to an issuer is used only there.
 
-import { sha256 } from "../sha256.js";
+import { sha256 } from "../codec/sha256.js";
 import { bearerChallenge, unionScopes } from "./challenge.js";
 import { base64Encode, base64urlEncode, formEncode, parseHttpUrl, queryOf, utf8, withQuery } from "./encoding.js";
 import { OAuthFlowError } from "./errors.js";

@@ -11,7 +11,7 @@
 // - verification never throws: a malformed token, an unusable key, a runtime without the
 //   algorithm all answer { ok: false, reason }.
 
-import { isJsonObject, type JsonObject } from "../envelope.js";
+import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { base64Decode, base64urlDecode, base64urlEncode, utf8 } from "./encoding.js";
 import type { AuthInfo, WebCryptoLike } from "./types.js";
 

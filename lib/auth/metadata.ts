@@ -13,7 +13,7 @@
 //   absolute http(s) (https, except on loopback hosts, for endpoints and issuers);
 // - issuer comparison is exact string equality (RFC 8414 3.3, RFC 9207 2.4): no normalization.
 
-import { isJsonObject, type JsonObject } from "../envelope.js";
+import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { formatUrl, originOf, parseHttpUrl, type HttpUrl } from "./encoding.js";
 
 /** Where the protected resource metadata of `serverUrl` may be, in the order to try them. */

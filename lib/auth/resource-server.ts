@@ -13,7 +13,7 @@
 // - a verifier that throws is an invalid token, never a crash; what the client sent is never
 //   echoed into the challenge.
 
-import type { JsonObject } from "../envelope.js";
+import type { JsonObject } from "../wire/envelope.js";
 import { formatBearerChallenge } from "./challenge.js";
 import { originOf, parseHttpUrl, parseQuery } from "./encoding.js";
 import { protectedResourceDocument, protectedResourceMetadataPath } from "./metadata.js";

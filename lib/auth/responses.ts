@@ -7,7 +7,7 @@
 // - a token type other than Bearer is refused (a DPoP-bound token cannot be used as a bearer),
 //   except DPoP when the request carried a DPoP proof.
 
-import { isJsonObject } from "../envelope.js";
+import { isJsonObject } from "../wire/envelope.js";
 import { splitScope } from "./challenge.js";
 import type { ClientInformation } from "./types.js";
 

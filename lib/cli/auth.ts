@@ -1,5 +1,5 @@
 // OAuth for `mcp-engine client <url>`: the redirect handling and client identity the CLI gives
-// the HTTP transport's OAuth client (lib/peer/oauth.ts, lib/auth/).
+// the HTTP transport's OAuth client (lib/http-client/oauth.ts, lib/auth/).
 //
 //   interactive: a loopback listener on 127.0.0.1 (a port the system picks) is the redirect
 //     URI; the authorization URL is printed on stderr and the flow waits (5 minutes at most)

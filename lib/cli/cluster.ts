@@ -8,8 +8,8 @@
 // Invariants: a Redis that cannot be reached at start is an error (exit 2), one lost later
 // makes requests fail with an internal error until it returns (the client reconnects).
 
-import type { HttpServerOptions } from "../http-handler/options.js";
-import type { TaskStore } from "../peer/task-store.js";
+import type { HttpServerOptions } from "../http-server/options.js";
+import type { TaskStore } from "../peer/server/task-store.js";
 import { RespClient } from "../hosts/redis-resp.js";
 import { RedisTaskStore, redisHttpStores, sharedSecret } from "../stores/redis.js";
 

@@ -10,9 +10,9 @@
 // specification it comes from, linked for the negotiated version. Only FAIL makes the
 // command exit non-zero.
 
-import { ErrorCode } from "../errors.js";
-import { SCHEMA_RELEASES } from "../versions.js";
-import { ConnectionClosedError, InvalidResultError, McpError, RequestTimeoutError } from "../peer/errors.js";
+import { ErrorCode } from "../wire/errors.js";
+import { SCHEMA_RELEASES } from "../rules/versions.js";
+import { ConnectionClosedError, InvalidResultError, McpError, RequestTimeoutError } from "../peer/shared/errors.js";
 
 export type Grade = "PASS" | "WARN" | "SKIP" | "FAIL";
 

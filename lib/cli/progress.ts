@@ -1,3 +1,4 @@
+import type { ProgressInfo } from "../peer/shared/call-options.js";
 // What the command shows on stderr while a request is pending: the elapsed time and the
 // server's latest progress notification.
 //
@@ -8,7 +9,6 @@
 //
 // Clock, timers and output are injected, so the display is tested without real time.
 
-import type { ProgressInfo } from "../peer/client.js";
 
 export interface DisplayHost {
   write(text: string): void;

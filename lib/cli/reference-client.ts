@@ -5,10 +5,10 @@
 // server directories it does not own (a server may adopt them and write there). Sampling and
 // elicitation are answered with fixed texts, so tools that use them can complete.
 
-import type { JsonObject } from "../envelope.js";
-import { TASKS_EXTENSION } from "../extensions.js";
-import type { Client } from "../peer/client.js";
-import type { ClientCapabilities, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, Root, Tool } from "../types.js";
+import type { JsonObject } from "../wire/envelope.js";
+import { TASKS_EXTENSION } from "../rules/negotiated-extensions.js";
+import type { Client } from "../peer/client/client.js";
+import type { ClientCapabilities, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, Root, Tool } from "../types/index.js";
 import { synthesize } from "./synthesize.js";
 
 export { runReport, type ReportOptions } from "./report.js";

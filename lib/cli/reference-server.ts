@@ -15,17 +15,17 @@
 // uses setTimeout and Date.now; tests may pass faster or fixed ones).
 
 import { randomUUID } from "node:crypto";
-import { ErrorCode } from "../errors.js";
+import { ErrorCode } from "../wire/errors.js";
 import { registerTaskTools } from "./reference-tasks.js";
 import { registerProfileTools } from "./conform/profile-tools.js";
 import { profiledServer, toolsOnlyServer, type ProfileServerOptions } from "./conform/target-profiles.js";
-import { MODERN_VERSIONS, SESSION_VERSIONS } from "../versions.js";
-import { isJsonObject, type JsonObject } from "../envelope.js";
-import { McpError } from "../peer/errors.js";
-import { RequestStateSealer } from "../peer/request-state.js";
-import { Server, type HandlerContext, type InputRequest } from "../peer/server.js";
-import type { TaskOptions } from "../peer/task-server.js";
-import type { CallToolResult, ElicitRequestParams, Implementation } from "../types.js";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../rules/versions.js";
+import { isJsonObject, type JsonObject } from "../wire/envelope.js";
+import { McpError } from "../peer/shared/errors.js";
+import { RequestStateSealer } from "../peer/server/request-state.js";
+import { Server, type HandlerContext, type InputRequest } from "../peer/server/server.js";
+import type { TaskOptions } from "../peer/server/task-server.js";
+import type { CallToolResult, ElicitRequestParams, Implementation } from "../types/index.js";
 
 /** A 1×1 red PNG (RGBA). */
 export const TEST_IMAGE_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";

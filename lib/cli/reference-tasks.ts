@@ -7,10 +7,10 @@
 //
 // Time goes through the `sleep` the caller gives (aborted by the task's signal).
 
-import { ErrorCode } from "../errors.js";
-import { McpError } from "../peer/errors.js";
-import type { HandlerContext, Server } from "../peer/server.js";
-import type { CallToolResult, ElicitRequestParams, ElicitResult } from "../types.js";
+import { ErrorCode } from "../wire/errors.js";
+import { McpError } from "../peer/shared/errors.js";
+import type { HandlerContext, Server } from "../peer/server/server.js";
+import type { CallToolResult, ElicitRequestParams, ElicitResult } from "../types/index.js";
 
 type Sleep = (ms: number, signal: HandlerContext["signal"]) => Promise<void>;
 

@@ -10,18 +10,19 @@
 // Rules the engine checks message by message (progress increasing per token, ids, phases)
 // are not checked again here: the engine's violations are graded in one check at the end.
 
-import type { CallOptions, Client } from "../peer/client.js";
-import { McpError, RequestAbortedError, TaskFailedError } from "../peer/errors.js";
-import { PeerAbortController } from "../peer/signal.js";
-import { parseTemplate } from "../peer/uri-template.js";
-import type { TaskInfo } from "../peer/task-client.js";
-import type { CallToolResult, Tool } from "../types.js";
+import type { Client } from "../peer/client/client.js";
+import { McpError, RequestAbortedError, TaskFailedError } from "../peer/shared/errors.js";
+import { PeerAbortController } from "../peer/shared/signal.js";
+import { parseTemplate } from "../uri-template/template.js";
+import type { TaskInfo } from "../peer/client/task-client.js";
+import type { CallToolResult, Tool } from "../types/index.js";
 import { RULES, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult,
   type Diagnostic, type Tally } from "./grading.js";
 import type { PendingDisplay } from "./progress.js";
 import { destructiveReason } from "./safety.js";
 import { synthesize } from "./synthesize.js";
-import { SCHEMA_RELEASES } from "../versions.js";
+import { SCHEMA_RELEASES } from "../rules/versions.js";
+import type { CallOptions } from "../peer/shared/call-options.js";
 
 export interface ReportOptions {
   /** Called with each finished check, in order. */

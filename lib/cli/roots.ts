@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Root } from "../types.js";
+import type { Root } from "../types/index.js";
 
 /** Each directory, made absolute against `cwd`, as a root named after its last segment. */
 export function rootsFor(dirs: readonly string[], cwd: string): Root[] {

@@ -5,8 +5,8 @@
 // Invariants: detection reads only the runtimes' own globals; a served address is reported
 // back as the URL of the MCP endpoint; close() stops accepting and ends every session.
 
-import { createHttpHandler, type HttpHandlerOptions } from "../http-handler/index.js";
-import type { Server } from "../peer/server.js";
+import { createHttpHandler, type HttpHandlerOptions } from "../http-server/index.js";
+import type { Server } from "../peer/server/server.js";
 
 export type Runtime = "bun" | "deno" | "node";
 

@@ -11,7 +11,7 @@
 // and at acronym ends (HTTPPost -> http, post); each word is compared whole and case-blind, so
 // "settings" or "address" do not match "set" or "add".
 
-import type { Tool } from "../types.js";
+import type { Tool } from "../types/index.js";
 
 /**
  * Words that, as a whole word of a tool's name, suggest the tool writes, deletes or runs

@@ -1,6 +1,6 @@
 // Values that satisfy a JSON Schema, for calling a tool we know only by its inputSchema.
 //
-// The generator is a guesser; the validator (lib/peer/json-schema.ts) is the judge. Each
+// The generator is a guesser; the validator (lib/json-schema/validator.ts) is the judge. Each
 // attempt is checked against the whole schema, and the first one that validates is used:
 //   1. required properties only, preferring const, enum, default and examples;
 //   2. every property, the same way;
@@ -22,8 +22,8 @@
 //   when uniqueItems says so; objects get their required (or all) properties, recursively.
 // Recursion is capped (MAX_DEPTH) so a recursive $ref ends.
 
-import type { JsonObject } from "../envelope.js";
-import { checkSchema as checkOwnSchema, validateJsonSchema as validateOwn, type JsonSchemaOptions } from "../peer/json-schema.js";
+import type { JsonObject } from "../wire/envelope.js";
+import { checkSchema as checkOwnSchema, validateJsonSchema as validateOwn, type JsonSchemaOptions } from "../json-schema/validator.js";
 
 // Someone else's schema: a keyword this validator does not know is skipped, not a reason to skip the tool.
 const FOREIGN: JsonSchemaOptions = { unknownKeywords: "ignore" };

@@ -1,6 +1,6 @@
 // A node:http request as the portable endpoint reads it (HttpIncoming) and a node:http
 // response as it writes to it (HttpReply). Carries bytes only: what to answer is the
-// endpoint's (lib/http-handler/), what to do with a body left unread is lib/http/rules.ts's.
+// endpoint's (lib/http-server/), what to do with a body left unread is lib/http/server-rules.ts's.
 //
 // Invariants: a body is read only up to the limit; beyond it (declared or counted) reading
 // stops and the connection is closed after the answer, unread (closeAfterAnswer); a body the
@@ -8,9 +8,9 @@
 // front already consumed (Express's req.body) is taken as it is, never read again.
 
 import type { NodeIncomingMessage as IncomingMessage, NodeServerResponse as ServerResponse } from "./node-shapes.js";
-import type { BodyRead, HttpIncoming, HttpReply } from "../http-handler/channel.js";
-import { decodeBody } from "../http-handler/fetch.js";
-import { unreadBodyDisposal } from "../http/rules.js";
+import type { BodyRead, HttpIncoming, HttpReply } from "../http-server/channel.js";
+import { decodeBody } from "../http-server/fetch.js";
+import { unreadBodyDisposal } from "../http/server-rules.js";
 import { closeAfterAnswer, header } from "./http-wire.js";
 
 /** What Express and Connect add to a request: the mount path and a parsed body. */

@@ -1,4 +1,4 @@
-// The Streamable HTTP client on Node: lib/peer/http-client.ts with Node's own fetch,
+// The Streamable HTTP client on Node: lib/http-client/transport.ts with Node's own fetch,
 // AbortController, performance.now and setTimeout plugged in. Nothing else lives here;
 // every protocol rule stays in the portable transport.
 //
@@ -8,9 +8,10 @@
 
 import { webcrypto } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import type { HttpAuthOptions } from "../peer/oauth.js";
+import type { HttpAuthOptions } from "../http-client/oauth.js";
 import type { NodeAbortSignal } from "./node-shapes.js";
-import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type FetchLike, type HttpClientTransportOptions, type HttpConnection, type HttpTimers } from "../peer/http-client.js";
+import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type FetchLike, type HttpClientTransportOptions, type HttpConnection } from "../http-client/transport.js";
+import type { HttpTimers } from "../peer/shared/timers.js";
 
 /** Node's monotonic clock and timers. */
 export const nodeTimers: HttpTimers = {

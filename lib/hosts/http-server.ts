@@ -1,28 +1,28 @@
 // The Streamable HTTP endpoint on node:http: a thin adapter between node:http and the portable
-// endpoint of lib/http-handler/ (which makes every decision), plus toNodeHandler for Express,
+// endpoint of lib/http-server/ (which makes every decision), plus toNodeHandler for Express,
 // Connect or Fastify-style middleware. Node-only concerns stay here: Node's clock and timers,
 // socket limits (maxConnections, headers/request/keep-alive timeouts), one request per
 // connection per event-loop turn, and closing a connection whose body will not be read.
 //
 // Invariants: bound to 127.0.0.1 unless told otherwise; no rule of the protocol is decided
-// here (see lib/http/ and lib/http-handler/); an exception in the endpoint is answered as
+// here (see lib/http/ and lib/http-server/); an exception in the endpoint is answered as
 // the endpoint's internal error, never thrown into node:http.
 
 import { randomUUID } from "node:crypto";
 import { createServer, type Server as NodeHttpServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { NodeHttpServerLimits, NodeIncomingMessage as IncomingMessage, NodeServerResponse as ServerResponse } from "./node-shapes.js";
-import { refuse } from "../http-handler/channel.js";
-import { HttpEndpoint } from "../http-handler/endpoint.js";
-import { LegacySseEndpoint as PortableLegacySseEndpoint, type LegacySseOptions } from "../http-handler/legacy.js";
-import type { HttpReply } from "../http-handler/channel.js";
-import type { HttpHandler } from "../http-handler/fetch.js";
-import { MemorySessionStore, type HttpServerOptions, type ResolvedHttpOptions, type SessionStore } from "../http-handler/options.js";
-import { hostnameOf, socketTimeouts } from "../http/rules.js";
-import type { HttpTimers } from "../peer/http-client.js";
-import type { Server } from "../peer/server.js";
+import { refuse } from "../http-server/channel.js";
+import { HttpEndpoint } from "../http-server/endpoint.js";
+import { LegacySseEndpoint as PortableLegacySseEndpoint, type LegacySseOptions } from "../http-server/legacy-sse.js";
+import type { HttpReply } from "../http-server/channel.js";
+import type { HttpHandler } from "../http-server/fetch.js";
+import { MemorySessionStore, type HttpServerOptions, type ResolvedHttpOptions, type SessionStore } from "../http-server/options.js";
+import { hostnameOf, socketTimeouts } from "../http/server-rules.js";
+import type { Server } from "../peer/server/server.js";
 import { nodeIncoming, nodeReply } from "./http-body.js";
 import { TurnTaking } from "./http-wire.js";
+import type { HttpTimers } from "../peer/shared/timers.js";
 
 export { MemorySessionStore, hostnameOf };
 export type { HttpServerOptions, SessionStore };

@@ -1,12 +1,12 @@
 // The Streamable HTTP hosts for Node (export "./hosts/http"): the server on node:http (and
 // toNodeHandler for Express-style middleware) and the client wired to Node's fetch, timers
-// and clock. The endpoint itself is portable (lib/http-handler/, export "./http"), and so is
-// the client (lib/peer/http-client.ts).
+// and clock. The endpoint itself is portable (lib/http-server/, export "./http"), and so is
+// the client (lib/http-client/transport.ts).
 
 export { HttpHost, LegacySseEndpoint, MemorySessionStore, hostnameOf, serveHttp, toNodeHandler } from "./http-server.js";
 export type { HttpServerOptions, RunningHttpServer, SessionStore } from "./http-server.js";
 export { connectHttpNode, nodeFetch, nodeHttpTransport, nodeTimers } from "./http-client-node.js";
 export type { NodeConnectHttpOptions, NodeHttpAuthOptions, NodeHttpTransportOptions } from "./http-client-node.js";
-export type { HttpAuthHook } from "../http-handler/options.js";
-export type { LegacySseOptions } from "../http-handler/legacy.js";
+export type { HttpAuthHook } from "../http-server/options.js";
+export type { LegacySseOptions } from "../http-server/legacy-sse.js";
 export type { NodeAbortSignal, NodeHttpServerLimits, NodeIncomingMessage, NodeServerResponse } from "./node-shapes.js";

@@ -213,7 +213,7 @@ declare module "node:http" {
 }
 
 // Used by lib/hosts/http-client-node.ts: the Web fetch and AbortController globals of Node
-// (>= 18), declared only by the shape lib/peer/http-client.ts uses (NodeAbortSignal above).
+// (>= 18), declared only by the shape lib/http-client/transport.ts uses (NodeAbortSignal above).
 interface NodeFetchResponse {
   readonly status: number;
   readonly statusText: string;
@@ -255,7 +255,7 @@ declare module "node:vm" {
   export function runInNewContext(code: string): unknown;
 }
 
-// Web Crypto as Node 20 provides it globally (used by tests of lib/peer/request-state.ts).
+// Web Crypto as Node 20 provides it globally (used by tests of lib/peer/server/request-state.ts).
 declare var crypto: {
   subtle: {
     importKey(format: "raw", keyData: Uint8Array, algorithm: { name: "HMAC"; hash: "SHA-256" }, extractable: boolean, usages: string[]): Promise<unknown>;

@@ -26,10 +26,10 @@ import { Socket } from "node:net";
 import type { NodeChildProcess as ChildProcess, NodeReadable } from "./node-shapes.js";
 export type { NodeChildProcess } from "./node-shapes.js";
 import { performance } from "node:perf_hooks";
-import { Client, type ClientOptions, type ConnectResult } from "../peer/client.js";
-import type { PeerHost } from "../peer/driver.js";
-import { ConnectionClosedError } from "../peer/errors.js";
-import type { Server, ServerSession } from "../peer/server.js";
+import { Client, type ClientOptions, type ConnectResult } from "../peer/client/client.js";
+import type { PeerHost } from "../peer/shared/driver.js";
+import { ConnectionClosedError } from "../peer/shared/errors.js";
+import type { Server, ServerSession } from "../peer/server/server.js";
 import { answerPacedSink, coalescedWriter, pacedSink, type CoalescedWriter } from "./stdio-writer.js";
 export { coalescedWriter, type CoalescedWriter } from "./stdio-writer.js";
 
@@ -99,7 +99,7 @@ interface Input {
  * This process's stdin, each chunk handed to `receive`. With `inPlace`, on a pipe or a socket
  * (how MCP clients run a server), Node reads into one buffer kept for the stream's life
  * (net.Socket's onread) instead of a new buffer per read: the engine decodes a chunk before
- * receiveBytes returns and copies only the part of a line it must keep (lib/framing.ts), so the
+ * receiveBytes returns and copies only the part of a line it must keep (lib/wire/framing.ts), so the
  * buffer is free again when `receive` returns. That socket takes fd 0 over, and process.stdin
  * would then see nothing: hence opt-in. Otherwise, and on a file, a terminal or Windows, stdin
  * is read through process.stdin.

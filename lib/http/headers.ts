@@ -6,10 +6,10 @@
 // Invariants: a refusal carries the wire code (-32020), the `data` the schema defines, the
 // HTTP status, and the rule with what was expected versus what arrived.
 
-import { isJsonObject, type JsonObject } from "../envelope.js";
-import { ErrorCode } from "../errors.js";
-import { methodTraits } from "../methods.js";
-import { META_PROTOCOL_VERSION, type ModernRefusal } from "../modern.js";
+import { isJsonObject, type JsonObject } from "../wire/envelope.js";
+import { ErrorCode } from "../wire/errors.js";
+import { methodTraits } from "../rules/methods.js";
+import { META_PROTOCOL_VERSION, type ModernRefusal } from "../rules/modern.js";
 
 function refusal(code: number, message: string, data: unknown, httpStatus: number, rule: string, expected: string, got: string): ModernRefusal {
   return { code, message, data, httpStatus, rule, expected, got };

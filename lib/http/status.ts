@@ -5,8 +5,8 @@
 // Invariants: one row per refusal kind; an error body is a JSON-RPC error object, with the
 // request id when the refused request had a readable one, without it otherwise.
 
-import type { JsonObject, RequestId } from "../envelope.js";
-import { ErrorCode } from "../errors.js";
+import type { JsonObject, RequestId } from "../wire/envelope.js";
+import { ErrorCode } from "../wire/errors.js";
 
 export const HttpStatus = {
   ok: 200,

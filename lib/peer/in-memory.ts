@@ -19,10 +19,10 @@
 // order, each at its exact time, and lets everything in flight run before and after each one;
 // the clock never goes back. This file reads no clock and starts no timer.
 
-import type { EngineSnapshot } from "../engine.js";
-import { Client, type ClientOptions } from "./client.js";
-import type { PeerHost } from "./driver.js";
-import type { Server, ServerSession } from "./server.js";
+import type { EngineSnapshot } from "../engine/engine.js";
+import { Client, type ClientOptions } from "./client/client.js";
+import type { PeerHost } from "./shared/driver.js";
+import type { Server, ServerSession } from "./server/server.js";
 
 /** One side's host timer on a ManualClock: armed for an absolute time, or disarmed. */
 export interface ManualTimer {

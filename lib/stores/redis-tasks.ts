@@ -13,9 +13,9 @@
 //   without TTL after untimedTaskTtlMs, so nothing stays for good;
 // - a task id from a peer that is not keyPartOk is unknown (never sent to Redis).
 
-import type { JsonObject } from "../envelope.js";
-import { isJsonObject } from "../envelope.js";
-import type { StoredTask, TaskChange, TaskLookup, TaskStatus, TaskStore } from "../peer/task-store.js";
+import type { JsonObject } from "../wire/envelope.js";
+import { isJsonObject } from "../wire/envelope.js";
+import type { StoredTask, TaskChange, TaskLookup, TaskStatus, TaskStore } from "../peer/server/task-store.js";
 import { bound, keyPartOk, replyPairs, type RedisCommander, type RedisKeys } from "./redis-client.js";
 
 export interface RedisTaskStoreOptions extends RedisKeys {

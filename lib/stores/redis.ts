@@ -34,16 +34,16 @@
 // - ids from peers (session, task) reach Redis only if keyPartOk, else they are unknown;
 //   nothing a peer sends becomes a key of a plain object.
 
-import type { EngineSnapshot } from "../engine.js";
-import { isJsonObject } from "../envelope.js";
-import { parseBusMessage, type BusMessage, type MessageBus } from "../http-handler/bus.js";
-import type { EventStore, SessionStore, StoredEvent } from "../http-handler/options.js";
-import type { HttpTimers } from "../peer/http-client.js";
-import { wallClock } from "../hosts/web.js";
+import type { EngineSnapshot } from "../engine/engine.js";
+import { isJsonObject } from "../wire/envelope.js";
+import { parseBusMessage, type BusMessage, type MessageBus } from "../http-server/bus.js";
+import type { EventStore, SessionStore, StoredEvent } from "../http-server/options.js";
+import { wallClock } from "../hosts/web/runtime.js";
 import { bound, keyPartOk, randomId, replyText, type RedisClientLike, type RedisCommander, type RedisKeys, type RedisSubscriber } from "./redis-client.js";
 
 export type { RedisClientLike, RedisCommander, RedisKeys, RedisSubscriber } from "./redis-client.js";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "./redis-tasks.js";
+import type { HttpTimers } from "../peer/shared/timers.js";
 
 const prefixOf = (options: RedisKeys | undefined): string => options?.prefix ?? "mcp:";
 
@@ -224,7 +224,7 @@ export class RedisBus implements MessageBus {
 
 export interface RedisStoresOptions extends RedisSessionStoreOptions, RedisEventStoreOptions, RedisBusOptions {}
 
-/** The wall clock with the runtime's timers (lib/hosts/web.ts: the clock lives with the hosts). */
+/** The wall clock with the runtime's timers (lib/hosts/web/runtime.ts: the clock lives with the hosts). */
 export { wallClock };
 
 /** The options of createHttpHandler / serveHttp that make processes share sessions, on one client (and the wall clock). */

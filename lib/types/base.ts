@@ -7,10 +7,12 @@
 // (RULES.md MT-01, SCH-01…SCH-05); where schema.ts says `number` but the generated JSON says `integer`
 // (RULES.md SCH-05) the TypeScript `number` is used.
 
-import type { JsonObject, RequestId } from "../envelope.js";
-import type { ProgressToken } from "../events.js";
+import type { JsonObject, RequestId } from "../wire/envelope.js";
 
-export type { JsonObject, ProgressToken, RequestId };
+export type { JsonObject, RequestId };
+
+/** A progress token (`params._meta.progressToken`): a string or a number. */
+export type ProgressToken = string | number;
 
 /** A `_meta` object: reserved by MCP for protocol-level metadata; keys follow RULES.md (K-03). */
 export interface Meta {
@@ -80,7 +82,7 @@ export interface PaginatedResult extends Result {
 
 /**
  * The sender of a prompt or sampling message. The schema calls it `Role`; it is renamed
- * here because the package already exports `Role = "client" | "server"` (lib/methods.ts).
+ * here because the package already exports `Role = "client" | "server"` (lib/rules/methods.ts).
  */
 export type MessageRole = "user" | "assistant";
 

@@ -3,7 +3,7 @@
 // `tasks/*` appear in both request maps (either side can be the task receiver);
 // `notifications/cancelled`, `notifications/progress` and `notifications/tasks/status` in
 // both notification maps. A method's availability by version is in RULES.md MT-01 (and
-// lib/methods.ts); the maps cover the union of 2024-11-05 … 2025-11-25.
+// lib/rules/methods.ts); the maps cover the union of 2024-11-05 … 2025-11-25.
 
 import type { EmptyResult } from "./base.js";
 import type {

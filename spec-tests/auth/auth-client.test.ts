@@ -1,4 +1,4 @@
-// The transport's OAuth client (lib/peer/oauth.ts) against a scripted authorization server
+// The transport's OAuth client (lib/http-client/oauth.ts) against a scripted authorization server
 // behind a fake fetch: one flow at a time, a bounded number of flows without success, and
 // every failure of its collaborators (fetch, store, redirect handler, signing key) ending
 // the flow with an OAuthFlowError, never a crash.
@@ -8,7 +8,7 @@ import { createHash, webcrypto } from "node:crypto";
 import { test } from "node:test";
 import type { OAuthFlowError } from "../../lib/auth/errors.js";
 import type { CredentialStore, StoredCredentials } from "../../lib/auth/types.js";
-import { OAuthClient, type AuthFetch, type HttpAuthOptions } from "../../lib/peer/oauth.js";
+import { OAuthClient, type AuthFetch, type HttpAuthOptions } from "../../lib/http-client/oauth.js";
 
 const MCP = "https://mcp.example.com/mcp";
 const AS = "https://auth.example.com";

@@ -9,7 +9,7 @@ import { jwtAccessTokenVerifier } from "../../lib/auth/jwt.js";
 import { protectedResource, type ProtectedResource } from "../../lib/auth/resource-server.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { HttpHost } from "../../lib/hosts/http-server.js";
-import { Server } from "../../lib/peer/server.js";
+import { Server } from "../../lib/peer/server/server.js";
 import { sleep } from "../support.js";
 import type { TestAuthServer } from "./test-as.js";
 

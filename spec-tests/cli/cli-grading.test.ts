@@ -9,8 +9,8 @@ import { test } from "node:test";
 import { exitCode, formatCheck, formatTally, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult } from "../../lib/cli/grading.js";
 import { REFERENCE_CLIENT_CAPABILITIES, installReferenceHandlers, referenceClientCapabilities, runReport } from "../../lib/cli/reference-client.js";
 import { destructiveReason, nameWords } from "../../lib/cli/safety.js";
-import { ConnectionClosedError, InvalidResultError, McpError, RequestTimeoutError } from "../../lib/peer/errors.js";
-import type { Tool } from "../../lib/types.js";
+import { ConnectionClosedError, InvalidResultError, McpError, RequestTimeoutError } from "../../lib/peer/shared/errors.js";
+import type { Tool } from "../../lib/types/index.js";
 import { ScriptedServer, initializeResult } from "../peer-harness.js";
 
 const unreachable = (): CheckResult => {

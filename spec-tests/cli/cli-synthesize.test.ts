@@ -1,5 +1,5 @@
 // Argument synthesis for the CLI report (lib/cli/synthesize.ts): for each schema, the value
-// built must validate against it (checked here again with lib/peer/json-schema.ts), and the
+// built must validate against it (checked here again with lib/json-schema/validator.ts), and the
 // documented choices hold (first type of a list, first satisfiable anyOf option, required
 // properties only when they suffice, ...). Unsatisfiable schemas are reported, not guessed.
 
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fromPattern, synthesize } from "../../lib/cli/synthesize.js";
 import { toolArguments } from "../../lib/cli/reference-client.js";
-import { validateJsonSchema } from "../../lib/peer/json-schema.js";
+import { validateJsonSchema } from "../../lib/json-schema/validator.js";
 
 /** Synthesizes for `schema`, asserts the value validates, and returns it. */
 function valid(schema: unknown, options: { object?: boolean } = {}): unknown {

@@ -19,8 +19,8 @@
 //   unchecked-progress     conform_progress sends every value it is asked for, increasing or not (P-05)
 
 import { nodeHost } from "../../lib/hosts/stdio.js";
-import { ProtocolMisuseError } from "../../lib/peer/errors.js";
-import { Server } from "../../lib/peer/server.js";
+import { ProtocolMisuseError } from "../../lib/peer/shared/errors.js";
+import { Server } from "../../lib/peer/server/server.js";
 import { registerProfileTools } from "../../lib/cli/conform/profile-tools.js";
 
 const argv = process.argv.slice(2);

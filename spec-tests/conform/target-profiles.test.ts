@@ -15,7 +15,7 @@ import { notApplicable, type FixtureHeader, type TargetProfile } from "../../lib
 import { profileEnvironment } from "../../lib/cli/conform/passes.js";
 import { announcedProfiles, capabilityMismatch, manifestProfiles, profileFor, PUBLISHED_PROFILES, requestedProfile, type ProfileSettings } from "../../lib/cli/conform/target-profiles.js";
 import { StdioTarget } from "../../lib/cli/conform/target.js";
-import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/versions.js";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const main = join(root, "dist", "lib", "cli", "main.js");

@@ -3,7 +3,7 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { DeadlineHeap, type DeadlineEntry } from "../../lib/deadlines.js";
+import { DeadlineHeap, type DeadlineEntry } from "../../lib/engine/deadlines.js";
 import { Engine } from "../../lib/index.js";
 import { Rng } from "../fuzz/prng.js";
 

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Engine, LocalProtocolError, type EngineEvent, type JsonObject, type JsonRpcMessage } from "../../lib/internal.js";
-import { declaredExtensions, extensionMethodTable, isExtensionId, type ExtensionMethod } from "../../lib/extension-methods.js";
+import { declaredExtensions, extensionMethodTable, isExtensionId, type ExtensionMethod } from "../../lib/rules/custom-methods.js";
 
 const EXT = "com.example/search";
 const METHODS: readonly ExtensionMethod[] = [

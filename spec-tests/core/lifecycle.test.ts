@@ -1,10 +1,10 @@
-// The lifecycle table (lib/lifecycle.ts) against an expectation written out independently
+// The lifecycle table (lib/rules/lifecycle.ts) against an expectation written out independently
 // here, for every role × state × event, and the engine's phases through a handshake of
 // each role following it.
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { LIFECYCLE_EVENTS, LIFECYCLE_STATES, nextState, phaseOf, type LifecycleEvent, type LifecycleState } from "../../lib/lifecycle.js";
+import { LIFECYCLE_EVENTS, LIFECYCLE_STATES, nextState, phaseOf, type LifecycleEvent, type LifecycleState } from "../../lib/rules/lifecycle.js";
 import { Engine } from "../../lib/index.js";
 
 type Expectation = Partial<Record<LifecycleEvent, LifecycleState>>;

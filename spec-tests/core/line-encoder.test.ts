@@ -1,4 +1,4 @@
-// LineEncoder (lib/line-encoder.ts), the buffer behind Engine.takeBytes: bytes handed out are
+// LineEncoder (lib/wire/line-encoder.ts), the buffer behind Engine.takeBytes: bytes handed out are
 // never written again, whatever later drains do (fill the slab, replace it, grow it); text that
 // is not ASCII and does not fit is encoded in pieces without splitting a character; a drain that
 // needed a slab over the retained bound comes out as an exact copy and the slab is let go; a
@@ -128,7 +128,7 @@ test("ENG-09: Engine.takeBytes: held output survives later drains, and a value w
   }
   assert.deepEqual(init, copy);
   client.request("tools/call", { name: "t", arguments: { n: 1n } } as never);
-  assert.equal(client.takeBytes(), undefined, "the one message of the drain is refused (lib/outbound-json.ts)");
+  assert.equal(client.takeBytes(), undefined, "the one message of the drain is refused (lib/wire/outbound-json.ts)");
   client.request("ping", undefined);
   const after = utf8.decode(client.takeBytes()!);
   assert.match(after, /^\{"jsonrpc":"2.0","id":\d+,"method":"ping"\}\n$/, "nothing of the refused drain leaks into the next");

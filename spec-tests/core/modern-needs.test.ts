@@ -4,9 +4,9 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { capabilityMask } from "../../lib/capabilities.js";
-import type { JsonObject } from "../../lib/envelope.js";
-import { inputRequiredProblem, type ModernRequestInfo } from "../../lib/modern.js";
+import { capabilityMask } from "../../lib/rules/capabilities.js";
+import type { JsonObject } from "../../lib/wire/envelope.js";
+import { inputRequiredProblem, type ModernRequestInfo } from "../../lib/rules/modern.js";
 
 function info(clientCapabilities: JsonObject): ModernRequestInfo {
   return { version: "2026-07-28", clientCapabilities, clientInfo: undefined, logLevel: undefined, capabilityMask: capabilityMask(clientCapabilities) };

@@ -1,4 +1,4 @@
-// The envelope written as bytes (lib/outbound-bytes.ts): for every message it writes, the bytes
+// The envelope written as bytes (lib/wire/outbound-bytes.ts): for every message it writes, the bytes
 // are exactly JSON.stringify of the whole message plus "\n" (ids of every form a peer may send,
 // strings with escapes and characters outside ASCII, payloads long enough to grow the slab);
 // what it does not write (errors, batch replies, payloads JSON gives no text for) leaves
@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Engine, LineEncoder, type JsonObject } from "../../lib/internal.js";
-import { EMPTY_RESULT, envelopeJson, writeMessage } from "../../lib/outbound-bytes.js";
-import type { JsonRpcMessage } from "../../lib/envelope.js";
-import type { Refusal } from "../../lib/outbound-json.js";
+import { EMPTY_RESULT, envelopeJson, writeMessage } from "../../lib/wire/outbound-bytes.js";
+import type { JsonRpcMessage } from "../../lib/wire/envelope.js";
+import type { Refusal } from "../../lib/wire/outbound-json.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

@@ -11,8 +11,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Engine, type EngineEvent, type JsonObject, type Role } from "../../lib/index.js";
-import { methodTable } from "../../lib/methods.js";
-import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion } from "../../lib/versions.js";
+import { methodTable } from "../../lib/rules/methods.js";
+import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion } from "../../lib/rules/versions.js";
 
 const SERVER_CAPS = {
   logging: {},

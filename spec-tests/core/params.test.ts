@@ -1,5 +1,5 @@
-// Params and result validators (lib/params.ts; RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, N-01…N-05, O-01…O-05, K-03…K-05, J-01, J-04, TK-02…TK-08, K-04, SCH-05, TK-08)
-// and the combinators of lib/schema.ts.
+// Params and result validators (lib/rules/params.ts; RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, N-01…N-05, O-01…O-05, K-03…K-05, J-01, J-04, TK-02…TK-08, K-04, SCH-05, TK-08)
+// and the combinators of lib/rules/schema.ts.
 //
 // One table of rows {versions, kind, method, valid[], invalid[{value, path, expected}]}: every
 // method of every session-era version has at least one realistic valid example (optional
@@ -10,7 +10,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { LOGGING_LEVELS, paramsCheck, resultCheck } from "../../lib/params.js";
+import { LOGGING_LEVELS, paramsCheck, resultCheck } from "../../lib/rules/params.js";
 import {
   anyObject,
   anyOf,
@@ -29,10 +29,10 @@ import {
   tagged,
   validate,
   type Check,
-} from "../../lib/schema.js";
-import { isJsonObject, type JsonObject } from "../../lib/envelope.js";
-import { methodTable } from "../../lib/methods.js";
-import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion } from "../../lib/versions.js";
+} from "../../lib/rules/schema.js";
+import { isJsonObject, type JsonObject } from "../../lib/wire/envelope.js";
+import { methodTable } from "../../lib/rules/methods.js";
+import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion } from "../../lib/rules/versions.js";
 
 // ---------------------------------------------------------------------------------------
 // Version ranges and expectations.
@@ -1203,7 +1203,7 @@ test("M-03: absent params validate as {}", () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// The combinators of lib/schema.ts, one by one.
+// The combinators of lib/rules/schema.ts, one by one.
 
 function issueOf(check: Check, value: unknown, root = "v") {
   return validate(check, value as JsonObject, root);

@@ -1,17 +1,17 @@
 // Wire round trip (RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, STD-01, STD-02): every message type of every session-era
 // version — a request, a notification and a response of each method — goes through
 // encodeMessage → LineDecoder → classify and comes out member for member equal to what went
-// in. Examples are valid for their version (checked against lib/params.ts) and carry unicode
+// in. Examples are valid for their version (checked against lib/rules/params.ts) and carry unicode
 // strings (astral, combining, U+2028, NUL, a lone surrogate), unknown members nested at
 // several depths, numbers like 1e-7 and -0.5, and the largest safe integers.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LineDecoder, classify, encodeMessage, encodeMessages, type DecodedItem, type JsonObject } from "../../lib/index.js";
-import { methodTable } from "../../lib/methods.js";
-import { paramsCheck, resultCheck } from "../../lib/params.js";
-import { validate } from "../../lib/schema.js";
-import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion } from "../../lib/versions.js";
+import { methodTable } from "../../lib/rules/methods.js";
+import { paramsCheck, resultCheck } from "../../lib/rules/params.js";
+import { validate } from "../../lib/rules/schema.js";
+import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion } from "../../lib/rules/versions.js";
 
 const UNICODE = "héllo wörld — 日本語 Ελληνικά עברית 🎉👩‍💻 e\u0301 \u2028\u2029 tab\tnl\n quote\" back\\ nul\u0000 lone\ud800 end";
 const SPICE: JsonObject = {

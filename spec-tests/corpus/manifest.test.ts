@@ -56,7 +56,7 @@ test("FORMAT.md names every config key, step key, requirement and event kind in 
       if (typeof event?.kind === "string") eventKinds.add(event.kind);
     }
   }
-  const events = readFileSync(join(root, "lib", "events.ts"), "utf8");
+  const events = readFileSync(join(root, "lib", "engine", "events.ts"), "utf8");
   for (const match of events.matchAll(/readonly kind: "([a-z-]+)"/g)) eventKinds.add(match[1] as string);
   const missing = [...configKeys, ...stepKeys, ...requireKeys, ...eventKinds].filter((k) => !format.includes(`\`${k}\``));
   assert.deepEqual(missing, []);

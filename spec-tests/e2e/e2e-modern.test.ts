@@ -11,8 +11,8 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { StdioClient, type StdioClientOptions } from "../../lib/hosts/stdio.js";
-import { McpError } from "../../lib/peer/errors.js";
-import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/versions.js";
+import { McpError } from "../../lib/peer/shared/errors.js";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 import { type Run, firstText, runNode, withTimeout } from "../support.js";
 
 const here = dirname(dirname(fileURLToPath(import.meta.url))); // the spec-tests folder

@@ -12,16 +12,16 @@ import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
-import { TASKS_EXTENSION } from "../../lib/extensions.js";
+import { TASKS_EXTENSION } from "../../lib/rules/negotiated-extensions.js";
 import { connectHttpNode } from "../../lib/hosts/http-client-node.js";
 import { serveHttp } from "../../lib/hosts/http-server.js";
 import { StdioClient } from "../../lib/hosts/stdio.js";
-import type { Client } from "../../lib/peer/client.js";
-import { McpError, RequestAbortedError, TaskFailedError } from "../../lib/peer/errors.js";
-import type { HandlerContext } from "../../lib/peer/server.js";
-import { PeerAbortController } from "../../lib/peer/signal.js";
-import type { TaskInfo } from "../../lib/peer/task-client.js";
-import type { ClientCapabilities, ElicitResult } from "../../lib/types.js";
+import type { Client } from "../../lib/peer/client/client.js";
+import { McpError, RequestAbortedError, TaskFailedError } from "../../lib/peer/shared/errors.js";
+import type { HandlerContext } from "../../lib/peer/server/server.js";
+import { PeerAbortController } from "../../lib/peer/shared/signal.js";
+import type { TaskInfo } from "../../lib/peer/client/task-client.js";
+import type { ClientCapabilities, ElicitResult } from "../../lib/types/index.js";
 import { firstText, rejection, sleep, withTimeout } from "../support.js";
 
 const here = dirname(dirname(fileURLToPath(import.meta.url))); // the spec-tests folder

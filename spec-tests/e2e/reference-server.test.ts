@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { serveHttp } from "../../lib/hosts/http-server.js";
-import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from "../../lib/modern.js";
+import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from "../../lib/rules/modern.js";
 import { withTimeout, type FetchResponse } from "../support.js";
 
 const platformFetch = (globalThis as unknown as { fetch: (url: string, init: { method: string; headers: Record<string, string>; body: string }) => Promise<FetchResponse> }).fetch;

@@ -364,7 +364,7 @@ test("StdioClient.close: what is gathered for the end of the tick (a request and
 
 /** A server whose one tool answers with a text of `chars` two-byte characters (many 64 KiB reads, characters split across them), and whose other tool exits. */
 const BIG_ANSWERS = `
-const { Server } = await import(${JSON.stringify(new URL("../../lib/peer/server.js", import.meta.url).href)});
+const { Server } = await import(${JSON.stringify(new URL("../../lib/peer/server/server.js", import.meta.url).href)});
 const { serveStdio } = await import(${JSON.stringify(new URL("../../lib/hosts/stdio.js", import.meta.url).href)});
 const server = new Server({ info: { name: "big", version: "1" } });
 server.tool("big", { inputSchema: { type: "object", properties: { chars: { type: "number" } } } }, ({ chars }) => ({ content: [{ type: "text", text: "\u00e9".repeat(chars) }] }));

@@ -15,7 +15,7 @@
 // Flags: --serve is required (`node --test dist/spec-tests/` runs every .js file below it).
 
 import { serveStdio } from "../../lib/hosts/stdio.js";
-import { Server } from "../../lib/peer/server.js";
+import { Server } from "../../lib/peer/server/server.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult } from "../../lib/index.js";
 
 const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });

@@ -13,7 +13,7 @@
 
 import { randomBytes } from "node:crypto";
 import { serveStdio } from "../../lib/hosts/stdio.js";
-import { Server } from "../../lib/peer/server.js";
+import { Server } from "../../lib/peer/server/server.js";
 
 const flags = new Set(process.argv.slice(2));
 

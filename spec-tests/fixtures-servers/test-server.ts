@@ -23,8 +23,8 @@
 
 import { randomBytes } from "node:crypto";
 import { serveStdio } from "../../lib/hosts/stdio.js";
-import { Server } from "../../lib/peer/server.js";
-import type { CallToolResult } from "../../lib/types.js";
+import { Server } from "../../lib/peer/server/server.js";
+import type { CallToolResult } from "../../lib/types/index.js";
 
 const flags = new Set(process.argv.slice(2));
 const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });

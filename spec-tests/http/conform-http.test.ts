@@ -1,4 +1,4 @@
-// The HTTP replay of the conformance corpus (fixtures/http/, lib/cli/conform-http/): its
+// The HTTP replay of the conformance corpus (fixtures/http/, lib/cli/conform/ (http*.ts)): its
 // fixtures parse and cite rules RULES.md has; its matching language does what FORMAT.md says;
 // every case passes against our fetch handler in process and against `mcp-engine serve
 // --http` over a socket; each known-bad server (our handler with one rule broken) is flagged
@@ -12,12 +12,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadHttpFixtures, parseHttpFixture, replayCase, runHttpConformance, type HttpFixture } from "../../lib/cli/conform-http/index.js";
-import type { FetchLike } from "../../lib/cli/conform-http/replay.js";
-import { matchValue, MissingCapture, substitute, type Captures } from "../../lib/cli/conform-http/match.js";
+import { loadHttpFixtures, parseHttpFixture, replayCase, runHttpConformance, type HttpFixture } from "../../lib/cli/conform/http.js";
+import type { FetchLike } from "../../lib/cli/conform/http-replay.js";
+import { matchValue, MissingCapture, substitute, type Captures } from "../../lib/cli/conform/http-match.js";
 import type { CaseResult } from "../../lib/cli/conform/types.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
-import { createHttpHandler } from "../../lib/http-handler/index.js";
+import { createHttpHandler } from "../../lib/http-server/index.js";
 import { FIXTURES, inProcessFetch, tally } from "../http-conform-run.js";
 import { parseRules } from "../rules-inventory.js";
 

@@ -15,9 +15,9 @@ import { randomBytes } from "node:crypto";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { connectHttpNode, nodeFetch } from "../../lib/hosts/http-client-node.js";
 import { serveHttp, type HttpServerOptions } from "../../lib/hosts/http-server.js";
-import type { FetchLike, ResponseLike } from "../../lib/peer/http-client.js";
+import type { FetchLike, ResponseLike } from "../../lib/http-client/transport.js";
 import { HttpAuthError, HttpTransportError, McpError } from "../../lib/peer/index.js";
-import { Server } from "../../lib/peer/server.js";
+import { Server } from "../../lib/peer/server/server.js";
 import { rejection, sleep, withTimeout } from "../support.js";
 
 const CHALLENGE = 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource", scope="mcp"';

@@ -1,4 +1,4 @@
-// The Streamable HTTP client (lib/peer/http-client.ts) against a FAKE fetch and a FAKE clock.
+// The Streamable HTTP client (lib/http-client/transport.ts) against a FAKE fetch and a FAKE clock.
 // The fake server is a script in this file that answers ResponseLike objects whose bodies
 // are streams of Uint8Array chunks cut at awkward places (inside CRLF pairs, inside UTF-8
 // sequences, inside field names). Time never passes unless a test advances it, so every
@@ -17,29 +17,13 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Engine } from "../../lib/engine.js";
-import type { EngineEvent } from "../../lib/events.js";
-import { decodeHeaderValue } from "../../lib/modern.js";
-import { Driver } from "../../lib/peer/driver.js";
+import { Engine } from "../../lib/engine/engine.js";
+import type { EngineEvent } from "../../lib/engine/events.js";
+import { Driver } from "../../lib/peer/shared/driver.js";
 import { ConnectionClosedError, McpError, PeerAbortController, type AbortSignalLike } from "../../lib/peer/index.js";
-import {
-  HTTP_TRANSPORT_ERROR,
-  HttpClientTransport,
-  HttpTransportError,
-  SseParser,
-  connectHttp,
-  encodeHeaderValue,
-  isModernErrorResponse,
-  resolveReference,
-  type ConnectHttpOptions,
-  type FetchInit,
-  type HttpConnection,
-  type HttpTimers,
-  type ReaderLike,
-  type ReadableStreamLike,
-  type ResponseLike,
-  type SseEvent,
-} from "../../lib/peer/http-client.js";
+import { decodeHeaderValue } from "../../lib/http/headers.js";
+import { HTTP_TRANSPORT_ERROR, HttpClientTransport, HttpTransportError, SseParser, connectHttp, encodeHeaderValue, isModernErrorResponse, resolveReference, type ConnectHttpOptions, type FetchInit, type HttpConnection, type ReaderLike, type ReadableStreamLike, type ResponseLike, type SseEvent } from "../../lib/http-client/transport.js";
+import type { HttpTimers } from "../../lib/peer/shared/timers.js";
 
 const encoder = new TextEncoder();
 const URL_ = "http://mcp.test/mcp";
@@ -804,7 +788,7 @@ test("HTTP-04: legacy fallback rules: 2025-11-25 falls back on 400/404/405 only;
 });
 
 test("a transport used without connectHttp: attach a Client's driver; the engine's timer runs on the injected clock", async () => {
-  const { Client } = await import("../../lib/peer/client.js");
+  const { Client } = await import("../../lib/peer/client/client.js");
   const server = new FakeServer();
   const timers = new FakeTimers();
   server.routes.push((req) => (req.body?.method === "tools/call" ? new Promise<FakeResponse>(() => undefined) : undefined));

@@ -1,5 +1,5 @@
 // Several fetch handlers as several processes (HttpServerOptions.bus with MemoryBusHub, the
-// stores shared): the bus hook of lib/http-handler/cluster.ts without Redis. An answer to a
+// stores shared): the bus hook of lib/http-server/cluster.ts without Redis. An answer to a
 // server request POSTed to the wrong node, a cancellation POSTed to the wrong node, a
 // message for a GET stream held elsewhere, changes heard once per client, sessions ended
 // everywhere or only here, a task cancelled on another node, the bus's own bad input; and
@@ -7,13 +7,13 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHttpHandler, MemoryBusHub, MemoryEventStore, MemorySessionStore, parseBusMessage, type HttpHandler, type MessageBus } from "../../lib/http-handler/index.js";
-import { TASKS_EXTENSION } from "../../lib/extensions.js";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../../lib/modern.js";
-import type { HttpTimers } from "../../lib/peer/http-client.js";
-import { Server, type HandlerContext } from "../../lib/peer/server.js";
-import { MemoryTaskStore } from "../../lib/peer/task-store.js";
+import { createHttpHandler, MemoryBusHub, MemoryEventStore, MemorySessionStore, parseBusMessage, type HttpHandler, type MessageBus } from "../../lib/http-server/index.js";
+import { TASKS_EXTENSION } from "../../lib/rules/negotiated-extensions.js";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../../lib/rules/modern.js";
+import { Server, type HandlerContext } from "../../lib/peer/server/server.js";
+import { MemoryTaskStore } from "../../lib/peer/server/task-store.js";
 import { sleep } from "../support.js";
+import type { HttpTimers } from "../../lib/peer/shared/timers.js";
 
 const LATEST = "2025-11-25";
 const MODERN = "2026-07-28";

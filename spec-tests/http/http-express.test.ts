@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { connectHttpNode } from "../../lib/hosts/http-client-node.js";
 import { toNodeHandler } from "../../lib/hosts/http-server.js";
-import { createHttpHandler } from "../../lib/http-handler/index.js";
+import { createHttpHandler } from "../../lib/http-server/index.js";
 import type { NodeIncomingMessage, NodeServerResponse } from "../../lib/hosts/node-shapes.js";
 
 type Middleware = (req: NodeIncomingMessage, res: NodeServerResponse, next: () => void) => void;

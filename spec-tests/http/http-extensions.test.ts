@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { connectHttpNode } from "../../lib/hosts/http-client-node.js";
 import { serveHttp } from "../../lib/hosts/http-server.js";
 import { ProtocolMisuseError, Server, type Extensions } from "../../lib/peer/index.js";
-import type { ProtocolVersion } from "../../lib/versions.js";
+import type { ProtocolVersion } from "../../lib/rules/versions.js";
 
 const INFO = { name: "ext", version: "1" };
 const EXTENSIONS: Extensions = { "com.example/jobs": { requests: ["com.example/jobs/run"], serverNotifications: ["com.example/jobs/step"] } };

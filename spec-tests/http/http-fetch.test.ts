@@ -5,8 +5,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHttpHandler, MemoryEventStore, MemorySessionStore, type HttpHandler, type HttpHandlerOptions } from "../../lib/http-handler/index.js";
-import { Server } from "../../lib/peer/server.js";
+import { createHttpHandler, MemoryEventStore, MemorySessionStore, type HttpHandler, type HttpHandlerOptions } from "../../lib/http-server/index.js";
+import { Server } from "../../lib/peer/server/server.js";
 
 const LATEST = "2025-11-25";
 const MODERN = "2026-07-28";

@@ -17,7 +17,7 @@ import { createServer } from "node:http";
 import { connect, type Socket } from "node:net";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { HttpHost, MemorySessionStore, serveHttp, type HttpServerOptions, type RunningHttpServer } from "../../lib/hosts/http-server.js";
-import { Server } from "../../lib/peer/server.js";
+import { Server } from "../../lib/peer/server/server.js";
 import { sleep, withTimeout } from "../support.js";
 
 interface FetchResponse {

@@ -13,7 +13,7 @@
 // with its result); a modern-only endpoint (405 for GET/DELETE, initialize refused with
 // -32022, Mcp-Session-Id ignored); a session-only endpoint answers 2026-07-28 traffic as
 // before; no per-request session outlives its request. And the portable client transport
-// (lib/peer/http-client.ts, on Node's fetch) against this host: a modern Engine's calls,
+// (lib/http-client/transport.ts, on Node's fetch) against this host: a modern Engine's calls,
 // discover, a listen stream, cancellation reaching the handler, and errors by HTTP status;
 // a dual-era Client (connectHttpNode) that stays modern on dual and modern-only endpoints
 // and falls back to initialize on a session-only one; a Client's Mcp-Param-* headers.
@@ -23,15 +23,15 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { Engine } from "../../lib/engine.js";
-import type { EngineEvent } from "../../lib/events.js";
+import { Engine } from "../../lib/engine/engine.js";
+import type { EngineEvent } from "../../lib/engine/events.js";
 import { connectHttpNode, nodeHttpTransport } from "../../lib/hosts/http-client-node.js";
 import { HttpHost, serveHttp, type HttpServerOptions, type RunningHttpServer } from "../../lib/hosts/http-server.js";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID } from "../../lib/modern.js";
-import { Driver } from "../../lib/peer/driver.js";
-import { HTTP_TRANSPORT_ERROR } from "../../lib/peer/http-client.js";
-import { Server, type HandlerContext } from "../../lib/peer/server.js";
-import type { ProtocolVersion } from "../../lib/versions.js";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID } from "../../lib/rules/modern.js";
+import { Driver } from "../../lib/peer/shared/driver.js";
+import { HTTP_TRANSPORT_ERROR } from "../../lib/http-client/transport.js";
+import { Server, type HandlerContext } from "../../lib/peer/server/server.js";
+import type { ProtocolVersion } from "../../lib/rules/versions.js";
 import { withTimeout, type FetchResponse, type StreamReader } from "../support.js";
 
 // ── the platform's fetch, typed locally (the project has no DOM or Node type packages) ──

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { connectHttpNode, serveHttp } from "../../lib/hosts/http.js";
 import { Server } from "../../lib/peer/index.js";
-import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/versions.js";
-import type { ElicitResult } from "../../lib/types.js";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
+import type { ElicitResult } from "../../lib/types/index.js";
 import { withTimeout } from "../support.js";
 
 const versions = [...SESSION_VERSIONS, ...MODERN_VERSIONS];

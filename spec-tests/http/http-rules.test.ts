@@ -3,13 +3,14 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { encodeHeaderValue, isModernErrorResponse, legacyFallbackStatus, mediaType, modernRequestHeaders } from "../../lib/http/client.js";
+import { encodeHeaderValue, isModernErrorResponse, legacyFallbackStatus, mediaType, modernRequestHeaders } from "../../lib/http/client-rules.js";
 import { EXPOSED_HEADERS, corsOriginAllowed, corsResponseHeaders, isPreflight, preflightHeaders } from "../../lib/http/cors.js";
 import { decodeHeaderValue } from "../../lib/http/headers.js";
-import { acceptsPost, acceptsSse, batchesAllowed, cancelledTarget, eventId, hostAllowed, isJsonContentType, parseEventId, postEra, primesStreams, requestIdsOf, sessionVersionHeaderOk, splitUrl, streamName, unreadBodyDisposal } from "../../lib/http/rules.js";
-import { SSE_KEEP_ALIVE, SseParser, sseEndpoint, sseMessage, ssePriming } from "../../lib/http/sse.js";
+import { acceptsPost, acceptsSse, batchesAllowed, cancelledTarget, eventId, hostAllowed, isJsonContentType, parseEventId, postEra, primesStreams, requestIdsOf, sessionVersionHeaderOk, splitUrl, streamName, unreadBodyDisposal } from "../../lib/http/server-rules.js";
+import { SSE_KEEP_ALIVE, sseEndpoint, sseMessage, ssePriming } from "../../lib/http/sse-encoder.js";
+import { SseParser } from "../../lib/http/sse-parser.js";
 import { REFUSALS, refusalBody } from "../../lib/http/status.js";
-import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/versions.js";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 
 const MODERN = MODERN_VERSIONS[0];
 const LATEST = SESSION_VERSIONS[SESSION_VERSIONS.length - 1] as string;

@@ -112,7 +112,7 @@ function workerdProject(port: number): string {
   writeFileSync(
     join(dir, "worker.js"),
     `import { createReferenceServer } from "./lib/cli/reference-server.js";
-import { createHttpHandler } from "./lib/http-handler/index.js";
+import { createHttpHandler } from "./lib/http-server/index.js";
 // Made on the first request: a Worker may not draw random numbers at module scope.
 let handler;
 export default {
@@ -130,7 +130,7 @@ export default {
 `,
   );
   const seen = new Set<string>();
-  const queue = ["lib/cli/reference-server.js", "lib/http-handler/index.js"];
+  const queue = ["lib/cli/reference-server.js", "lib/http-server/index.js"];
   for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
     if (seen.has(name)) continue;
     seen.add(name);
@@ -144,7 +144,7 @@ export default {
       queue.push(resolved.join("/"));
     }
   }
-  assert.ok(![...seen].some((name) => name.startsWith("lib/hosts/") && name !== "lib/hosts/web.js"), "the Worker pulls in no Node host");
+  assert.ok(![...seen].some((name) => name.startsWith("lib/hosts/") && name !== "lib/hosts/web/runtime.js"), "the Worker pulls in no Node host");
   const modules = ["worker.js", ...seen].map((name) => `(name = "${name}", esModule = embed "${name}")`);
   writeFileSync(
     join(dir, "config.capnp"),

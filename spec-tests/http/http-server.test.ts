@@ -21,9 +21,9 @@ import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
-import type { EngineSnapshot } from "../../lib/engine.js";
+import type { EngineSnapshot } from "../../lib/engine/engine.js";
 import { HttpHost, MemorySessionStore, serveHttp, type HttpServerOptions, type RunningHttpServer, type SessionStore } from "../../lib/hosts/http-server.js";
-import type { HandlerContext, Server } from "../../lib/peer/server.js";
+import type { HandlerContext, Server } from "../../lib/peer/server/server.js";
 import { sleep, withTimeout } from "../support.js";
 
 // ── the platform's fetch, typed locally (the project has no DOM or Node type packages) ──

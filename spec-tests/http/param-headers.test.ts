@@ -1,4 +1,4 @@
-// Mcp-Param-{Name} headers of 2026-07-28 (RULES.md MOD-19) as pure functions (lib/modern.ts):
+// Mcp-Param-{Name} headers of 2026-07-28 (RULES.md MOD-19) as pure functions (lib/rules/modern.ts):
 // which inputSchema properties an `x-mcp-header` annotation validly marks (headerParamsOf),
 // how a server checks the headers of a tools/call against its arguments (paramHeaderProblem),
 // and the strict `=?base64?…?=` decoding both rely on (decodeHeaderValue). The HTTP host's use
@@ -6,7 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decodeHeaderValue, headerParamsOf, paramHeaderProblem, valueAtPath, type HeaderSource } from "../../lib/modern.js";
+import { decodeHeaderValue, headerParamsOf, paramHeaderProblem, valueAtPath, type HeaderSource } from "../../lib/http/headers.js";
 
 /** Header access as the HTTP host gives it: lower-cased names. */
 function headers(record: Record<string, string>): HeaderSource {

@@ -1,13 +1,13 @@
 // The in-memory link (lib/peer/in-memory.ts: linkInMemory and ManualClock), the way to test a
 // server: both eras, timeouts on the manual clock, end of the pipe, synchronous delivery,
-// several links on one clock; and the fields of ctx (lib/peer/context.ts) over the link and
+// several links on one clock; and the fields of ctx (lib/peer/server/context.ts) over the link and
 // over the HTTP handler: request id, method, session id, headers, auth, and a signal made lazily.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ConnectionClosedError, ManualClock, RequestTimeoutError, Server, linkInMemory, type HandlerContext } from "../../lib/peer/index.js";
-import { createHttpHandler } from "../../lib/http-handler/index.js";
-import type { CallToolResult } from "../../lib/types.js";
+import { createHttpHandler } from "../../lib/http-server/index.js";
+import type { CallToolResult } from "../../lib/types/index.js";
 import { track } from "../peer-harness.js";
 
 const CLIENT = { name: "in-memory-test", version: "1.0.0" };

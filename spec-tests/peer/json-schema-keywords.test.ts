@@ -1,4 +1,4 @@
-// The JSON Schema validator fails closed (lib/peer/json-schema-compile.ts): a keyword that
+// The JSON Schema validator fails closed (lib/json-schema/compile.ts): a keyword that
 // is neither implemented nor an annotation makes the schema unusable, naming the keyword's
 // location; x-* keywords and the annotation keywords are accepted anywhere; what sits
 // inside non-schema values (enum, const, default, examples, x-*) is never read as keywords.
@@ -9,8 +9,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { checkSchema, validateJsonSchema } from "../../lib/peer/json-schema.js";
-import { Server } from "../../lib/peer/server.js";
+import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator.js";
+import { Server } from "../../lib/peer/server/server.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import type { CallToolResult } from "../../lib/index.js";
 import { Pair, SECRET, SERVER_INFO } from "../peer-harness.js";

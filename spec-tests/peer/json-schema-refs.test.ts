@@ -1,4 +1,4 @@
-// References in the JSON Schema validator (lib/peer/json-schema-index.ts): $anchor, $id
+// References in the JSON Schema validator (lib/json-schema/identifiers.ts): $anchor, $id
 // (embedded resources, relative $id resolved against the enclosing base, pointers read from
 // the resource that holds the $ref), percent-encoded pointers, draft-07's "$id": "#name",
 // $dynamicRef with $dynamicAnchor (the dynamic scope's outermost anchor wins; without the
@@ -6,7 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkSchema, validateJsonSchema } from "../../lib/peer/json-schema.js";
+import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator.js";
 import { testRows, type Row } from "../json-schema-rows.js";
 
 const ROWS: Row[] = [

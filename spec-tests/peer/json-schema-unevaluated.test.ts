@@ -1,4 +1,4 @@
-// unevaluatedProperties and unevaluatedItems (lib/peer/json-schema-compile.ts): what counts
+// unevaluatedProperties and unevaluatedItems (lib/json-schema/compile.ts): what counts
 // as evaluated follows JSON Schema 2020-12's annotations. properties, patternProperties,
 // additionalProperties, prefixItems, items and contains evaluate; allOf, $ref,
 // dependentSchemas and the taken then/else branch pass theirs on; anyOf and oneOf only from
@@ -7,7 +7,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { validateJsonSchema } from "../../lib/peer/json-schema.js";
+import { validateJsonSchema } from "../../lib/json-schema/validator.js";
 import { testRows, type Row } from "../json-schema-rows.js";
 
 const EXTRA = /unexpected property "(\w+)" \(unevaluatedProperties is false/;

@@ -1,4 +1,4 @@
-// JSON Schema validator (lib/peer/json-schema.ts): one table row per keyword with valid and
+// JSON Schema validator (lib/json-schema/validator.ts): one table row per keyword with valid and
 // invalid values (each invalid one refused at an exact path with a recognizable message),
 // then $ref (local pointers, recursion, cycles), dialects (2020-12, draft-07, refusal of
 // others), unusable schemas reported and never thrown, the error cap and paths, and a
@@ -7,7 +7,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkSchema, validateJsonSchema } from "../../lib/peer/json-schema.js";
+import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator.js";
 import { testRows, type Row } from "../json-schema-rows.js";
 import { mulberry32 } from "../support.js";
 

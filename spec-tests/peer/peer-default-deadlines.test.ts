@@ -1,5 +1,5 @@
 // The deadlines of calls made with the client's default timeout, which the client keeps in a
-// FIFO of its own (lib/peer/default-deadlines.ts) and hands to the engine only when they pass:
+// FIFO of its own (lib/peer/client/default-deadlines.ts) and hands to the engine only when they pass:
 // such a call times out exactly as one whose deadline the engine held from the start (error,
 // notifications/cancelled, late answer dropped, timer arming), in id order with custom-timeout
 // calls, after a clock jump backwards too; a settled call leaves nothing behind; the ring
@@ -8,8 +8,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { PeerAbortController, ConnectionClosedError, RequestAbortedError, RequestTimeoutError, type HandlerContext } from "../../lib/peer/index.js";
-import { DeadlineRing } from "../../lib/peer/default-deadlines.js";
-import type { CallToolResult } from "../../lib/types.js";
+import { DeadlineRing } from "../../lib/peer/client/default-deadlines.js";
+import type { CallToolResult } from "../../lib/types/index.js";
 import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
 
 const DONE: CallToolResult = { content: [{ type: "text", text: "done" }] };

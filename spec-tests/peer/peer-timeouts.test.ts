@@ -1,4 +1,4 @@
-// Timeout policies of the peer layer (lib/peer/client.ts, server.ts, driver.ts) on a fake
+// Timeout policies of the peer layer (lib/peer/client/client.ts, server.ts, driver.ts) on a fake
 // clock: the inactivity timeout (timeoutMs), pushed back by progress only with
 // resetTimeoutOnProgress; the total cap (maxTotalMs) that never moves; progress tokens;
 // the host's single timer re-armed exactly when the next deadline changes; cancellation by
@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ConnectionClosedError, PeerAbortController, RequestAbortedError, RequestTimeoutError, type AbortSignalLike, type HandlerContext } from "../../lib/peer/index.js";
-import type { CallToolResult } from "../../lib/types.js";
+import type { CallToolResult } from "../../lib/types/index.js";
 import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
 
 interface SlowCall {

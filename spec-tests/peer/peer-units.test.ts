@@ -4,11 +4,11 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { jsonDepthExceeds, toJsonSafe } from "../../lib/peer/json-safe.js";
-import { DeadlineQueue } from "../../lib/peer/request-queue.js";
-import { NO_CALL_OPTIONS, PendingCall } from "../../lib/peer/client-calls.js";
-import type { CallOptions } from "../../lib/peer/client.js";
-import type { JsonObject } from "../../lib/envelope.js";
+import { jsonDepthExceeds, toJsonSafe } from "../../lib/peer/shared/json-safe.js";
+import { DeadlineQueue } from "../../lib/peer/client/request-queue.js";
+import { NO_CALL_OPTIONS, PendingCall } from "../../lib/peer/client/client-calls.js";
+import type { JsonObject } from "../../lib/wire/envelope.js";
+import type { CallOptions } from "../../lib/peer/shared/call-options.js";
 
 test("toJsonSafe copies what JSON.stringify would encode, and nothing else", () => {
   const date = new Date(0);

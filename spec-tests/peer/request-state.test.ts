@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RequestStateSealer } from "../../lib/peer/request-state.js";
+import { RequestStateSealer } from "../../lib/peer/server/request-state.js";
 import { base64urlDecode, base64urlEncode } from "../../lib/internal.js";
 
 const secret = new Uint8Array(32).fill(3);

@@ -1,4 +1,4 @@
-// Work kept across 2026-07-28 input rounds (lib/peer/round-state.ts): a handler that calls
+// Work kept across 2026-07-28 input rounds (lib/peer/server/round-state.ts): a handler that calls
 // ctx.elicit runs again from the top on each round (shown here, as documented), and ctx.once
 // keeps what it did before, in a sealed requestState, so a side effect before ctx.elicit()
 // runs once, in either era. A state altered, expired, or replayed on other arguments is
@@ -8,11 +8,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ErrorCode, MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
 import { Client, Server, type HandlerContext, type PeerHost, type ServerSession } from "../../lib/peer/index.js";
-import { RoundState, SEALED_ROUNDS, checkInputRounds, openRounds, roundBinding } from "../../lib/peer/round-state.js";
-import { InputRequiredSignal } from "../../lib/peer/input-rounds.js";
-import { stateBody } from "../../lib/peer/request-state.js";
-import { base64urlEncode } from "../../lib/pagination.js";
-import { hmacSha256 } from "../../lib/sha256.js";
+import { RoundState, SEALED_ROUNDS, checkInputRounds, openRounds, roundBinding } from "../../lib/peer/server/round-state.js";
+import { InputRequiredSignal } from "../../lib/peer/server/input-rounds.js";
+import { stateBody } from "../../lib/peer/server/request-state.js";
+import { base64urlEncode } from "../../lib/codec/pagination.js";
+import { hmacSha256 } from "../../lib/codec/sha256.js";
 import { Pair, SERVER_INFO, type PairOptions } from "../peer-harness.js";
 import { mcpError, rejection } from "../support.js";
 

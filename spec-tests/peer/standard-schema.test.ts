@@ -1,11 +1,11 @@
-// Tool validators (lib/peer/standard-schema.ts): a fake Standard Schema v1 object (sync and
+// Tool validators (lib/peer/server/standard-schema.ts): a fake Standard Schema v1 object (sync and
 // async, plain and callable like ArkType's), issues with paths turned into one readable
 // message, plain validator functions (with and without a replacement value), `{ jsonSchema }`,
 // and the promise never rejecting, whatever the validator does.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isStandardSchema, runValidator, type StandardSchemaV1, type StandardSchemaV1Issue, type ToolValidator } from "../../lib/peer/standard-schema.js";
+import { isStandardSchema, runValidator, type StandardSchemaV1, type StandardSchemaV1Issue, type ToolValidator } from "../../lib/peer/server/standard-schema.js";
 
 /** A minimal Standard Schema for { name: string; age?: number }, coercing a numeric string age. */
 function fakeSchema(mode: "sync" | "async"): StandardSchemaV1<unknown, { name: string; age?: number }> {

@@ -8,11 +8,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, TASKS_EXTENSION, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
-import { httpHeaderProblem } from "../../lib/modern.js";
-import { isoTimestamp } from "../../lib/peer/task-server.js";
+import { isoTimestamp } from "../../lib/peer/server/task-server.js";
 import { MemoryTaskStore, McpError, PeerAbortController, RequestAbortedError, TaskCancelledError, TaskFailedError, type HandlerContext, type TaskInfo } from "../../lib/peer/index.js";
 import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../peer-harness.js";
 import { rejection } from "../support.js";
+import { httpHeaderProblem } from "../../lib/http/headers.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 const EXT = { extensions: { [TASKS_EXTENSION]: {} } };

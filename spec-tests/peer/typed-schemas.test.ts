@@ -1,4 +1,4 @@
-// Typed schemas at run time (lib/peer/typed-schemas.ts): a tool or prompt registered with a
+// Typed schemas at run time (lib/peer/server/typed-schemas.ts): a tool or prompt registered with a
 // zod v4 or valibot schema lists the JSON Schema its library produced (or the one given in
 // jsonSchema), with defaulted fields not required; the schema validates each call, applies its
 // defaults, and reports problems with their paths; an outputSchema checks structuredContent.

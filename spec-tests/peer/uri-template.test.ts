@@ -1,4 +1,4 @@
-// URI templates (lib/peer/uri-template.ts): RFC 6570 section 3.2 expansion examples for
+// URI templates (lib/uri-template/template.ts): RFC 6570 section 3.2 expansion examples for
 // every operator and level, match round trips for MCP-style templates, the documented
 // rules for ambiguous splits, non-matching URIs, malformed templates (each naming its
 // position), and adversarial URIs of 100 KB and 1 MB that would make a backtracking regex
@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { performance } from "node:perf_hooks";
-import { parseTemplate, UriTemplateError, type UriTemplateVariables } from "../../lib/peer/uri-template.js";
+import { parseTemplate, UriTemplateError, type UriTemplateVariables } from "../../lib/uri-template/template.js";
 
 // The variables of RFC 6570 section 3.2 (associative arrays are not supported: `keys` is left out).
 const RFC_VARS: UriTemplateVariables = {

@@ -1,4 +1,4 @@
-// Issue 13's size bounds, kept: lib/engine.ts stays an orchestration of at most 600 lines, and
+// Issue 13's size bounds, kept: lib/engine/engine.ts stays an orchestration of at most 600 lines, and
 // no file under lib/ grows past 700 (the working aim is 600: split into modules rather than
 // grow a file). A file that crosses a bound fails here with its name and its count.
 
@@ -25,9 +25,9 @@ function lineCount(path: string): number {
   return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }
 
-test("lib/engine.ts holds at most 600 lines (issue 13)", () => {
-  const count = lineCount(join(root, "lib", "engine.ts"));
-  assert.ok(count <= 600, `lib/engine.ts: expected at most 600 lines, got ${count}`);
+test("lib/engine/engine.ts holds at most 600 lines (issue 13)", () => {
+  const count = lineCount(join(root, "lib", "engine", "engine.ts"));
+  assert.ok(count <= 600, `lib/engine/engine.ts: expected at most 600 lines, got ${count}`);
 });
 
 test("no file under lib/ holds more than 700 lines (issue 13)", () => {

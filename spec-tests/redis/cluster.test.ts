@@ -7,8 +7,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TASKS_EXTENSION } from "../../lib/extensions.js";
-import { META_SUBSCRIPTION_ID } from "../../lib/modern.js";
+import { TASKS_EXTENSION } from "../../lib/rules/negotiated-extensions.js";
+import { META_SUBSCRIPTION_ID } from "../../lib/rules/modern.js";
 import type { FetchResponse } from "../support.js";
 import { NODE_SCRIPT, SseReader, initialize, keysUnder, redisCommand, messagesOf, modernHeaders, modernRequest, platform, post, sessionCall, sessionHeaders, startNode, testRedis, until, type Json, type NodeProcess } from "./harness.js";
 

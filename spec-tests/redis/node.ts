@@ -5,7 +5,7 @@
 // `everyMs` apart before answering, so that a test can kill the node mid-stream.
 
 import { serveHttp } from "../../lib/hosts/http-server.js";
-import { Server } from "../../lib/peer/server.js";
+import { Server } from "../../lib/peer/server/server.js";
 import { redisHttpStores, type RedisClientLike } from "../../lib/stores/redis.js";
 
 interface NodeRedis extends RedisClientLike {

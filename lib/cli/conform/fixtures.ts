@@ -8,7 +8,7 @@
 
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { MODERN_VERSIONS } from "../../versions.js";
+import { MODERN_VERSIONS } from "../../rules/versions.js";
 
 export interface Requires {
   readonly host?: readonly string[];

@@ -5,7 +5,7 @@
 // Invariant: an unknown op is refused with an Error naming it; the arguments are passed to the
 // Engine as they come, whose own checks refuse bad ones (LocalProtocolError, with its rule).
 
-import type { Engine } from "../../engine.js";
+import type { Engine } from "../../engine/engine.js";
 
 export interface HostCall {
   readonly op: string;

@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runHttpConformance } from "../conform-http/index.js";
+import { runHttpConformance } from "./http.js";
 import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
 import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type Format } from "./report.js";
 import { caseVersions, parseProfileNames, profileEnvironment, runPasses, type CaseFilter } from "./passes.js";
@@ -20,8 +20,8 @@ import { announcedProfiles, capabilityMismatch, hasSettings, PUBLISHED_PROFILES 
 import { replayCase, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
 import type { CaseResult } from "./types.js";
-import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../versions.js";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../modern.js";
+import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../rules/versions.js";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../rules/modern.js";
 
 const MODERN = MODERN_VERSIONS[0];
 
@@ -348,7 +348,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
   if (target === undefined) return 2;
   let results: readonly CaseResult[];
   if (target.kind === "url") {
-    // The Streamable HTTP replay (fixtures/http/, lib/cli/conform-http/) reports in the same shapes.
+    // The Streamable HTTP replay (fixtures/http/, lib/cli/conform/ (http*.ts)) reports in the same shapes.
     try {
       results = await runHttpConformance(target.url, { fixturesDir });
     } catch (error) {

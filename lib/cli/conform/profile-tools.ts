@@ -10,10 +10,10 @@
 // notify, HandlerContext.log), so the engine's own checks apply and a refused send answers the
 // tools/call with isError; pending requests are held only while their tools/call runs.
 
-import { McpError } from "../../peer/errors.js";
+import { McpError } from "../../peer/shared/errors.js";
 import { PeerAbortController } from "../../peer/index.js";
-import type { HandlerContext, Server } from "../../peer/server.js";
-import type { CallToolResult, LoggingLevel } from "../../types.js";
+import type { HandlerContext, Server } from "../../peer/server/server.js";
+import type { CallToolResult, LoggingLevel } from "../../types/index.js";
 
 const OBJECT_ARGS = { type: "object" } as const;
 

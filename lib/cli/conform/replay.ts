@@ -11,7 +11,7 @@
 // EOF, or in the 2026-07-28 era, the barrier is a silence of `graceMs`.
 
 import type { CaseResult, RuleLevel } from "./types.js";
-import { MODERN_VERSIONS } from "../../versions.js";
+import { MODERN_VERSIONS } from "../../rules/versions.js";
 import { compare, type Bindings } from "./match.js";
 import type { FixtureHeader, Step } from "./fixtures.js";
 import { StdioTarget, type Received } from "./target.js";

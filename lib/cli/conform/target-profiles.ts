@@ -10,12 +10,12 @@
 // capability and changes only the settings it names (each other setting stays the
 // implementation's default). Names are plain words; no setting is a function of the host.
 
-import { Server } from "../../peer/server.js";
-import type { ServerOptions } from "../../peer/server-options.js";
-import type { ServerCapabilities } from "../../types.js";
-import { isProtocolVersion, MODERN_VERSIONS, SESSION_VERSIONS } from "../../versions.js";
+import { Server } from "../../peer/server/server.js";
+import type { ServerOptions } from "../../peer/server/server-options.js";
+import type { ServerCapabilities } from "../../types/index.js";
+import { isProtocolVersion, MODERN_VERSIONS, SESSION_VERSIONS } from "../../rules/versions.js";
 
-// The versions the profiles name, from the one table of versions (lib/versions.ts).
+// The versions the profiles name, from the one table of versions (lib/rules/versions.ts).
 const [V2024_11_05, , V2025_06_18] = SESSION_VERSIONS;
 const MODERN_ONLY: readonly string[] = [...MODERN_VERSIONS];
 import { registerProfileTools } from "./profile-tools.js";

@@ -1,0 +1,440 @@
+// The connection state every era of the HTTP client transport shares, and the machinery they
+// all use: fetching (with OAuth), abort controllers, the ordered send queue, sleeps between
+// retries, settling a request with a synthesized error, and reading bodies (JSON or SSE) into
+// messages for the Client. The eras (http-client-session.ts, http-client-modern.ts,
+// http-client-legacy.ts) hold their own state and call in here; http-client.ts wires them.
+//
+// Invariants:
+// - everything in flight is tracked (controllers, readers, sleeps) so teardown() stops it all;
+// - nothing is delivered or synthesized once the connection is no longer open (`active`), and
+//   nothing for a request the engine cancelled (`abandoned`);
+// - a request settles through fail()/settleAuth() at most with one synthesized error: callers
+//   return right after calling them;
+// - this file reads no clock: time and timers come from the injected HttpTimers.
+
+import { isJsonObject, type JsonObject, type RequestId } from "../wire/envelope.js";
+import { isOk, mediaType } from "../http/client-rules.js";
+import { bearerChallenge } from "../auth/challenge.js";
+import { HttpAuthError, HttpTransportError, attachPeerError } from "../peer/shared/errors.js";
+import { OAuthClient } from "./oauth.js";
+import type { SseEvent } from "../http/sse-parser.js";
+import { HttpSseParser } from "./sse.js";
+import { HTTP_TRANSPORT_ERROR, authErrorOf, authReport, cancelQuietly, clip, defaultAbortControllerFactory, describe, discard, isResponseTo, readError, type AbortControllerLike, type FetchInit, type FetchLike, type HttpClientTransportOptions, type HttpErrorData, type MessageReceiver, type ReadableStreamLike, type ReaderLike, type ResponseLike } from "./types.js";
+import type { HttpTimers } from "../peer/shared/timers.js";
+
+/** Where an SSE stream stands: what a reconnection resumes from and how long it waits. */
+export interface Cursor {
+  lastEventId: string | undefined;
+  retry: number | undefined;
+}
+
+/** The standalone GET stream of one session generation. */
+export interface StandaloneStream<S> {
+  readonly gen: number;
+  readonly cursor: Cursor;
+  ctl: AbortControllerLike<S> | undefined;
+  reader: ReaderLike | undefined;
+}
+
+/** Learns the reader of a stream so a cancellation can close it. */
+export interface ReaderHolder {
+  reader: ReaderLike | undefined;
+}
+
+interface Sleep {
+  handle: unknown;
+  readonly resolve: () => void;
+}
+
+/** Consumes a message before it is delivered (true: the transport keeps it). */
+export type Intercept = (message: JsonObject) => boolean;
+
+/** Reads a 2xx SSE body; returns why the expected answer is missing, or undefined. */
+export type StreamReader = (body: ReadableStreamLike) => Promise<string | undefined>;
+
+export type Failure = { message: string; data: HttpErrorData } | undefined;
+
+export const ACCEPT_BOTH = "application/json, text/event-stream";
+export const ACCEPT_SSE = "text/event-stream";
+
+export class HttpCore<S> {
+  readonly url: string;
+  readonly timers: HttpTimers;
+  readonly extraHeaders: Record<string, string>;
+  readonly maxAttempts: number;
+  readonly defaultRetryMs: number;
+  private readonly fetchFn: FetchLike<S>;
+  private readonly makeController: (() => AbortControllerLike<S> | undefined) | undefined;
+  private readonly maxEventLength: number;
+  private readonly onError: ((error: HttpTransportError) => void) | undefined;
+  private readonly oauth: OAuthClient | undefined;
+
+  receiver: MessageReceiver | undefined;
+  state: "open" | "closing" | "closed" = "open";
+  mode: "streamable" | "legacy" = "streamable";
+  session: string | undefined;
+  version: string | undefined;
+  initMessage: JsonObject | undefined;
+  initId: RequestId | undefined;
+  /** Bumped when a re-initialization starts; a 404 on a POST of an older generation just retries. */
+  generation = 0;
+  standalone: StandaloneStream<S> | undefined;
+  /** Requests whose POST is still being handled; those the engine cancelled are abandoned (no error, no resumption). */
+  readonly inflight = new Set<RequestId>();
+  readonly abandoned = new Set<RequestId>();
+  /** Sees each delivered message object first and may replace it (the 2026-07-28 era learns tool headers there). */
+  inspect: (message: JsonObject) => JsonObject = (message) => message;
+
+  private blockers = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly controllers = new Set<AbortControllerLike<S>>();
+  private readonly readers = new Set<ReaderLike>();
+  private readonly sleeps = new Set<Sleep>();
+  private timer: unknown;
+  private timerArmed = false;
+
+  constructor(options: HttpClientTransportOptions<S>) {
+    this.url = options.url;
+    this.fetchFn = options.fetch;
+    this.timers = options.timers;
+    this.makeController = options.createAbortController ?? defaultAbortControllerFactory<S>();
+    this.extraHeaders = { ...options.headers };
+    this.maxAttempts = options.maxReconnectAttempts ?? 5;
+    this.defaultRetryMs = options.defaultRetryMs ?? 1000;
+    this.maxEventLength = options.maxEventLength ?? 8 * 1024 * 1024;
+    this.onError = options.onError;
+    this.oauth = options.auth === undefined ? undefined : new OAuthClient(options.auth, (url, init) => this.fetchFn(url, init));
+  }
+
+  get active(): boolean {
+    return this.state === "open";
+  }
+
+  armTimer(at: number | undefined): void {
+    if (this.timerArmed) this.timers.clearTimeout(this.timer);
+    this.timerArmed = false;
+    this.timer = undefined;
+    if (at === undefined || this.state === "closed") return;
+    this.timerArmed = true;
+    this.timer = this.timers.setTimeout(
+      () => {
+        this.timerArmed = false;
+        this.timer = undefined;
+        this.receiver?.onTimer();
+      },
+      Math.max(0, at - this.timers.now()),
+    );
+  }
+
+  /** Stops everything in flight: fetches, streams, waits, queued sends. */
+  teardown(): void {
+    this.standalone = undefined;
+    for (const ctl of this.controllers) ctl.abort("closed");
+    this.controllers.clear();
+    for (const reader of this.readers) cancelQuietly(reader);
+    this.readers.clear();
+    for (const sleep of this.sleeps) {
+      this.timers.clearTimeout(sleep.handle);
+      sleep.resolve();
+    }
+    this.sleeps.clear();
+    this.waiting.length = 0;
+  }
+
+  /** The connection is lost for good: EOF to the client (pending requests reject with ConnectionClosedError). */
+  fatal(detail: string): void {
+    if (this.state !== "open") return;
+    this.state = "closed";
+    this.report(new HttpTransportError(detail));
+    this.teardown();
+    this.armTimer(undefined);
+    this.receiver?.receiveEof();
+  }
+
+  // ── reading answers ────────────────────────────────────────────
+
+  /**
+   * Reads a 2xx answer: JSON (one message or an array) or SSE, read by the era's `readStream`
+   * (the session era resumes it with GET and Last-Event-ID when it ends early; a 2026-07-28
+   * stream is read once). Returns why the answer to `expect` is missing, or undefined when it
+   * came (or none was expected, or the engine abandoned the request).
+   */
+  async consume(res: ResponseLike, expect: RequestId | undefined, intercept: Intercept | undefined, readStream: StreamReader): Promise<Failure> {
+    const type = mediaType(res.headers.get("content-type"));
+    if (type === "text/event-stream" && res.body !== null) {
+      const failure = await readStream(res.body);
+      return failure === undefined ? undefined : { message: failure, data: { status: res.status, cause: failure } };
+    }
+    if (type === "application/json") {
+      let text: string;
+      try {
+        text = await res.text();
+      } catch (error) {
+        return this.active ? { message: `reading the response failed: ${describe(error)}`, data: { status: res.status, cause: describe(error) } } : undefined;
+      }
+      if (!this.active) return undefined;
+      if (text.trim() !== "") {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          return { message: `HTTP ${res.status}: the body is not JSON`, data: { status: res.status, body: clip(text) } };
+        }
+        if (this.deliver(value, expect, intercept)) return undefined;
+      }
+    } else await discard(res);
+    if (expect === undefined || !this.active || this.abandoned.has(expect)) return undefined;
+    return { message: `HTTP ${res.status}${type !== "" ? ` (${type})` : ""}: the response carries no answer to the request`, data: { status: res.status } };
+  }
+
+  /** A message event's data, parsed and delivered. True when it held the answer to `expect`. */
+  handleEvent(event: SseEvent, expect: RequestId | undefined, intercept: Intercept | undefined): boolean {
+    if (event.type !== "message" || event.data === "") return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(event.data);
+    } catch {
+      this.report(new HttpTransportError(`an SSE message event is not JSON: ${clip(event.data, 200)}`));
+      return false;
+    }
+    return this.deliver(value, expect, intercept);
+  }
+
+  /** Delivers one message or each of an array to the client. True when one answered `expect`. */
+  deliver(value: unknown, expect: RequestId | undefined, intercept: Intercept | undefined): boolean {
+    let answered = false;
+    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) {
+      if (!this.active) return answered;
+      const message = isJsonObject(item) ? this.inspect(item) : item;
+      if (isJsonObject(message)) {
+        if (expect !== undefined && isResponseTo(message, expect)) answered = true;
+        if (intercept?.(message) === true) continue;
+        if (this.version === undefined && this.initId !== undefined && isResponseTo(message, this.initId) && isJsonObject(message.result)) {
+          const version = message.result.protocolVersion;
+          if (typeof version === "string") this.version = version;
+        }
+      }
+      this.receiver?.receiveMessage(message);
+    }
+    return answered;
+  }
+
+  /**
+   * Reads an SSE body to its end, handing each event to onEvent (true: stop after this
+   * chunk's events). The cursor carries the last event id and retry across reconnections.
+   */
+  async readSse(body: ReadableStreamLike, cursor: Cursor, onEvent: (event: SseEvent) => boolean,
+    holder: ReaderHolder | undefined): Promise<"end" | "stopped" | "error"> {
+    let reader: ReaderLike;
+    try {
+      reader = body.getReader();
+    } catch {
+      return "error";
+    }
+    this.readers.add(reader);
+    if (holder !== undefined) holder.reader = reader;
+    const parser = new HttpSseParser({ lastEventId: cursor.lastEventId, retry: cursor.retry, maxLength: this.maxEventLength });
+    const events: SseEvent[] = [];
+    try {
+      for (;;) {
+        let chunk: { done: boolean; value?: Uint8Array };
+        try {
+          chunk = await reader.read();
+        } catch {
+          return "error";
+        }
+        if (!this.active) return "stopped";
+        if (chunk.done) return "end";
+        if (chunk.value === undefined) continue;
+        events.length = 0;
+        let broken = false;
+        try {
+          parser.push(chunk.value, events);
+        } catch (error) {
+          this.report(new HttpTransportError(describe(error)));
+          broken = true;
+        }
+        let stop = false;
+        for (const event of events) {
+          if (!this.active) return "stopped";
+          if (onEvent(event)) stop = true;
+        }
+        cursor.lastEventId = parser.lastEventId === "" ? undefined : parser.lastEventId;
+        cursor.retry = parser.retry;
+        if (broken || stop) {
+          cancelQuietly(reader);
+          return broken ? "error" : "stopped";
+        }
+      }
+    } finally {
+      this.readers.delete(reader);
+      if (holder !== undefined && holder.reader === reader) holder.reader = undefined;
+    }
+  }
+
+  // ── helpers ──────────────────────────────────────────────
+
+  headers(accept: string, afterInit: boolean, json = false): Record<string, string> {
+    const headers: Record<string, string> = { ...this.extraHeaders };
+    if (json) headers["Content-Type"] = "application/json";
+    headers.Accept = accept;
+    if (this.session !== undefined) headers["Mcp-Session-Id"] = this.session;
+    if (afterInit && this.version !== undefined) headers["MCP-Protocol-Version"] = this.version;
+    return headers;
+  }
+
+  /** Every request goes out here: with the OAuth token if any, and once more after a flow a 401/403 started. */
+  async fetchRaw(url: string, method: string, headers: Record<string, string>, body: string | undefined,
+    ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+    const auth = this.oauth;
+    if (auth === undefined) return this.fetchOnce(url, method, headers, body, ctl);
+    // With the current token (and DPoP proof); a DPoP nonce demanded by the server gets one resend.
+    const send = async (): Promise<{ res: ResponseLike; sent: string | undefined }> => {
+      let extra = await auth.headersFor(method, url);
+      let res = await this.fetchOnce(url, method, { ...headers, ...extra }, body, ctl);
+      if (auth.nonceChallenge(res.status, res.headers.get("www-authenticate"), res.headers.get("dpop-nonce"))) {
+        await discard(res);
+        extra = await auth.headersFor(method, url);
+        res = await this.fetchOnce(url, method, { ...headers, ...extra }, body, ctl);
+      }
+      return { res, sent: extra.Authorization };
+    };
+    const { res, sent } = await send();
+    const www = res.headers.get("www-authenticate");
+    const refused = res.status === 401 || (res.status === 403 && bearerChallenge(www)?.error === "insufficient_scope");
+    if (!refused) {
+      if (sent !== undefined && isOk(res.status)) auth.accepted();
+      return res;
+    }
+    if (!this.active || !(await auth.refused(this.url, res.status, www, sent))) return res;
+    await discard(res);
+    return (await send()).res;
+  }
+
+  private fetchOnce(url: string, method: string, headers: Record<string, string>, body: string | undefined,
+    ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+    const init: FetchInit<S> = { method, headers };
+    if (body !== undefined) init.body = body;
+    if (ctl !== undefined) init.signal = ctl.signal;
+    try {
+      return Promise.resolve(this.fetchFn(url, init));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  controller(): AbortControllerLike<S> | undefined {
+    const ctl = this.makeController?.();
+    if (ctl !== undefined) this.controllers.add(ctl);
+    return ctl;
+  }
+
+  /** A controller teardown() does not abort: the DELETE of close() runs after the teardown. */
+  untrackedController(): AbortControllerLike<S> | undefined {
+    return this.makeController?.();
+  }
+
+  release(ctl: AbortControllerLike<S> | undefined): void {
+    if (ctl !== undefined) this.controllers.delete(ctl);
+  }
+
+  /** Runs an async task whose failures are reported, never thrown into the engine. */
+  run(task: () => Promise<void>): void {
+    let promise: Promise<void>;
+    try {
+      promise = task();
+    } catch (error) {
+      promise = Promise.reject(error);
+    }
+    promise.catch((error: unknown) => this.report(new HttpTransportError(`internal failure: ${describe(error)}`)));
+  }
+
+  /** Runs now, or after the running initialize/re-initialization, in send order. */
+  schedule(task: () => void): void {
+    if (this.blockers > 0) this.waiting.push(task);
+    else task();
+  }
+
+  block(): () => void {
+    this.blockers++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--this.blockers > 0) return;
+      for (let task = this.waiting.shift(); task !== undefined && this.blockers === 0; task = this.waiting.shift()) task();
+    };
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (!this.active) {
+        resolve();
+        return;
+      }
+      const sleep: Sleep = { handle: undefined, resolve };
+      sleep.handle = this.timers.setTimeout(() => {
+        this.sleeps.delete(sleep);
+        resolve();
+      }, ms);
+      this.sleeps.add(sleep);
+    });
+  }
+
+  report(error: HttpTransportError): void {
+    try {
+      this.onError?.(error);
+    } catch {
+      // The callback's failure is its own.
+    }
+  }
+
+  /** Settles a request the HTTP layer failed (a synthesized error response), or reports a notification's failure. */
+  fail(requestId: RequestId | undefined, message: string, data: HttpErrorData, error?: JsonObject): void {
+    if (!this.active) return;
+    if (requestId === undefined) {
+      this.report(new HttpTransportError(message, data.status));
+      return;
+    }
+    if (this.abandoned.has(requestId)) return;
+    if (error !== undefined) {
+      // The server's own JSON-RPC error body (on a non-2xx answer): the peer answered, an McpError.
+      this.receiver?.receiveMessage({ jsonrpc: "2.0", id: requestId, error });
+      return;
+    }
+    // No answer from the peer: the synthesized error object stands for an HttpTransportError (the Client rejects with it, never with an McpError).
+    const errorObject: JsonObject = { code: HTTP_TRANSPORT_ERROR, message, data: data as unknown as JsonObject };
+    attachPeerError(errorObject, new HttpTransportError(message, data.status, undefined, data));
+    this.receiver?.receiveMessage({ jsonrpc: "2.0", id: requestId, error: errorObject });
+  }
+
+  async failHttp(requestId: RequestId | undefined, res: ResponseLike): Promise<void> {
+    const { status, text, error } = await readError(res);
+    this.failFromBody(requestId, status, text, error);
+  }
+
+  /**
+   * Issue 11.9: a 401/403 settles the request with an HttpAuthError (through a JSON-RPC error
+   * object it is attached to, so the Client rejects with the typed error), or reports it.
+   */
+  async failAuth(requestId: RequestId | undefined, res: ResponseLike, url: string): Promise<void> {
+    this.settleAuth(requestId, await authErrorOf(res, url));
+  }
+
+  settleAuth(requestId: RequestId | undefined, error: HttpAuthError): void {
+    if (!this.active) return;
+    if (requestId === undefined) {
+      this.report(authReport(error));
+      return;
+    }
+    if (this.abandoned.has(requestId)) return;
+    const errorObject: JsonObject = { code: HTTP_TRANSPORT_ERROR, message: error.detail, data: error.data as JsonObject };
+    attachPeerError(errorObject, error);
+    this.receiver?.receiveMessage({ jsonrpc: "2.0", id: requestId, error: errorObject });
+  }
+
+  failFromBody(requestId: RequestId | undefined, status: number, text: string, error: JsonObject | undefined): void {
+    const message = error !== undefined ? `HTTP ${status}: ${String(error.message)}` : `HTTP ${status}${text !== "" ? `: ${clip(text, 200)}` : ""}`;
+    this.fail(requestId, message, text === "" ? { status } : { status, body: clip(text) }, error);
+  }
+}

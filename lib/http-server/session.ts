@@ -1,0 +1,341 @@
+// The session era's streams on the Streamable HTTP endpoint (RULES.md HTTP-01…HTTP-04): one HttpSession
+// per Mcp-Session-Id with its ServerSession, and the Streams (a POST's answer, the GET stream)
+// its messages are routed to. Portable: replies are HttpReply (channel.ts), timers come from
+// the endpoint's host, events are kept in the EventStore for resumption.
+//
+// Invariants:
+// - every message goes to exactly one stream: a response to the POST that carried its
+//   request; a message related to an inbound request to that request's stream while it is
+//   open; anything else to the GET stream (or a bounded backlog until one opens);
+// - event ids are "<stream>:<seq>" (lib/http/server-rules.ts), unique per session; a resumed stream
+//   replays only its own, from the EventStore;
+// - X-09: a client that disconnects mid-request does not cancel it: its events are kept
+//   (the EventStore's bounds; the default keeps maxEventsPerStream per stream, 100 streams
+//   per session) for resumption;
+// - a session with a response attached (an open GET stream, a pending POST) is not idle.
+
+import type { Outbound } from "../engine/engine.js";
+import type { JsonObject, JsonRpcMessage, RequestId } from "../wire/envelope.js";
+import { eventId, primesStreams, streamName } from "../http/server-rules.js";
+import { SSE_HEADERS, sseMessage, ssePriming } from "../http/sse-encoder.js";
+import { HttpStatus } from "../http/status.js";
+import type { PeerHost } from "../peer/shared/driver.js";
+import type { ServerSession } from "../peer/server/server.js";
+import { byteLength, type HttpReply } from "./channel.js";
+import type { EventStore, StoredEvent } from "./options.js";
+import type { HttpTimers } from "../peer/shared/timers.js";
+
+/** What a session needs of its endpoint. */
+export interface SessionHost {
+  readonly options: { readonly responseMode: "auto" | "sse"; readonly sseRetryMs: number; readonly sessionIdleMs: number; readonly eventStore: EventStore; readonly onError: (error: unknown) => void };
+  readonly timers: HttpTimers;
+  /** Prefixes stream ids ("" for one process). */
+  readonly streamPrefix: string;
+  readonly cluster: { deliverElsewhere(session: HttpSession, message: JsonObject): boolean };
+  endSession(session: HttpSession, why?: "idle"): void;
+  keepAlive(session: HttpSession): void;
+}
+
+/** One SSE-capable reply channel: a POST's answer, or the session's GET stream. */
+export class Stream {
+  res: HttpReply | undefined;
+  /** "pending": nothing written yet (a POST may still answer as JSON). */
+  mode: "pending" | "sse" | "done" = "pending";
+  /** Events sent on this stream so far (the last event id's sequence number). */
+  seq = 0;
+  /** While a resumption waits for an asynchronous EventStore: live events held back, written after the replay. */
+  private held: StoredEvent[] | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly owner: HttpSession,
+    res: HttpReply,
+    /** Request ids this POST still owes an answer to (empty for the GET stream). */
+    readonly awaiting: Set<RequestId>,
+    /** Whether this POST carried a batch (its answer is one array). */
+    readonly batch: boolean,
+    /** The status of a JSON answer: 200 for a POST with requests; 400 for a POST of notifications the engine refused. */
+    private readonly jsonStatus: number,
+  ) {
+    this.res = res;
+    res.onClose(() => {
+      // X-09: a disconnect is not a cancellation; events keep accumulating for resumption.
+      if (this.res === res) this.res = undefined;
+    });
+  }
+
+  get open(): boolean {
+    return this.mode !== "done";
+  }
+
+  deliver(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+    if (this.mode === "done") return;
+    const settles = this.settles(message);
+    if (this.mode === "pending" && settles && this.awaiting.size === 0 && this.owner.http.options.responseMode === "auto" && this.res !== undefined) {
+      const body = JSON.stringify(message);
+      this.res.head(this.jsonStatus, { "Content-Type": "application/json", "Content-Length": String(byteLength(body)) });
+      this.res.end(body);
+      this.mode = "done";
+      this.owner.forget(this);
+      return;
+    }
+    if (this.mode === "pending") this.startSse();
+    const seq = ++this.seq;
+    const event: StoredEvent = { seq, text: sseMessage(message, eventId(this.id, seq)) };
+    this.keep(event);
+    if (this.held !== undefined) this.held.push(event);
+    else this.res?.write(event.text);
+    if (settles && this.awaiting.size === 0) this.finish();
+  }
+
+  /** Replays events after `after` to a resuming client (from the EventStore) and continues on its response. */
+  resume(res: HttpReply, after: number): void {
+    // One reader per stream: a previous connection still attached is ended, not fed twice.
+    if (this.res !== undefined && this.res !== res) this.res.end();
+    this.res = res;
+    res.onClose(() => {
+      if (this.res === res) this.res = undefined;
+    });
+    res.head(HttpStatus.ok, SSE_HEADERS);
+    // Send the headers now: with nothing to replay the client would otherwise wait for them until the next event.
+    res.flush();
+    if (this.mode === "pending") this.mode = "sse";
+    const replayed = after >= this.seq ? [] : this.owner.replay(this.id, after);
+    if (!isThenable(replayed)) {
+      this.replayTo(res, replayed ?? [], after);
+      return;
+    }
+    this.held = [];
+    replayed.then(
+      (events) => this.replayTo(res, events ?? [], after),
+      (error: unknown) => {
+        this.owner.http.options.onError(error);
+        this.replayTo(res, [], after);
+      },
+    );
+  }
+
+  private replayTo(res: HttpReply, events: readonly StoredEvent[], after: number): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    let last = after;
+    for (const event of [...events, ...held]) {
+      if (event.seq <= last) continue;
+      last = event.seq;
+      if (this.res === res) res.write(event.text);
+    }
+    if (this.mode === "done" && this.res === res) res.end();
+  }
+
+  private keep(event: StoredEvent): void {
+    try {
+      const kept = this.owner.http.options.eventStore.append(this.owner.id, this.id, event);
+      if (isThenable(kept)) kept.then(undefined, this.owner.http.options.onError);
+    } catch (error) {
+      this.owner.http.options.onError(error);
+    }
+  }
+
+  startSse(): void {
+    this.mode = "sse";
+    const res = this.res;
+    if (res === undefined) return;
+    res.head(HttpStatus.ok, SSE_HEADERS);
+    // HTTP-01…HTTP-04 (2025-11-25): prime the stream with an event id (empty data) and the retry advice, so a client can resume it.
+    if (primesStreams(this.owner.session.engine.negotiatedVersion)) {
+      res.write(ssePriming(eventId(this.id, 0), this.owner.http.options.sseRetryMs));
+    } else {
+      // No priming event: send the headers now, not with the first event (which may be long in coming).
+      res.flush();
+    }
+  }
+
+  finish(): void {
+    this.mode = "done";
+    if (this.held === undefined) this.res?.end();
+    this.owner.forget(this);
+  }
+
+  /** Whether `message` is (the last part of) this stream's answer; the request ids it answers stop routing here. */
+  private settles(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
+    if (Array.isArray(message)) {
+      // The engine answers a batch with one array, once every member is answered or cancelled.
+      if (!this.batch) return false;
+      this.owner.forget(this);
+      this.awaiting.clear();
+      return true;
+    }
+    const m = message as unknown as JsonObject;
+    if (m.method !== undefined || (m.result === undefined && m.error === undefined)) return false;
+    const id = m.id as RequestId | null | undefined;
+    if (id !== undefined && id !== null && this.awaiting.delete(id)) {
+      // Forget the owner entry too: the id may be reused by a later request on another stream.
+      if (this.owner.owners.get(id) === this) this.owner.owners.delete(id);
+      return true;
+    }
+    return this.awaiting.size === 0;
+  }
+}
+
+
+/** One MCP session: its ServerSession, its streams and how messages are routed to them. */
+export class HttpSession {
+  session!: ServerSession;
+  standalone: Stream | undefined;
+  /** Streams kept for resumption, oldest first. */
+  readonly streams = new Map<string, Stream>();
+  /** The POST stream that owes the answer to each inbound request id. */
+  readonly owners = new Map<RequestId, Stream>();
+  /** The POST being processed right now: synchronous answers go to it. */
+  current: Stream | undefined;
+  /** Unrelated messages waiting for a GET stream. */
+  readonly backlog: string[] = [];
+  /** While initialize is handled: what the engine sends is held here until the host knows whether a session is minted. */
+  captured: Outbound[] | undefined;
+  private nextStream = 0;
+  /** The snapshot (JSON) the shared store is known to hold, so that an unchanged one is not written again. */
+  stored: string | undefined;
+  private timer: unknown;
+  private idleTimer: unknown;
+  closed = false;
+
+  constructor(
+    readonly id: string,
+    readonly http: SessionHost,
+  ) {}
+
+  get host(): PeerHost {
+    const timers = this.http.timers;
+    return {
+      send: (outbound) => this.route(outbound),
+      now: () => timers.now(),
+      armTimer: (at) => {
+        if (this.timer !== undefined) timers.clearTimeout(this.timer);
+        this.timer = at === undefined ? undefined : timers.setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - timers.now())));
+      },
+    };
+  }
+
+  /** The kept events of one of this session's streams after `after` (the EventStore's answer). */
+  replay(streamId: string, after: number): ReturnType<EventStore["replay"]> {
+    try {
+      return this.http.options.eventStore.replay(this.id, streamId, after);
+    } catch (error) {
+      this.http.options.onError(error);
+      return undefined;
+    }
+  }
+
+  newStream(res: HttpReply, awaiting: Set<RequestId>, batch: boolean, jsonStatus: number = HttpStatus.ok): Stream {
+    const stream = new Stream(`${this.http.streamPrefix}${streamName(this.nextStream++)}`, this, res, awaiting, batch, jsonStatus);
+    this.streams.set(stream.id, stream);
+    // Keep a bounded number of finished streams around for late resumption.
+    if (this.streams.size > 100) {
+      for (const [id, s] of this.streams) {
+        if (this.streams.size <= 100) break;
+        if (!s.open) this.streams.delete(id);
+      }
+    }
+    return stream;
+  }
+
+  forget(stream: Stream): void {
+    for (const id of stream.awaiting) if (this.owners.get(id) === stream) this.owners.delete(id);
+  }
+
+  touch(): void {
+    const timers = this.http.timers;
+    if (this.idleTimer !== undefined) timers.clearTimeout(this.idleTimer);
+    this.idleTimer = timers.setTimeout(() => {
+      // A session with a response attached (its GET stream, a POST still answering) is in use, however quiet.
+      if (this.attached) {
+        this.touch();
+        this.http.keepAlive(this);
+      } else this.http.endSession(this, "idle");
+    }, this.http.options.sessionIdleMs);
+  }
+
+  /** Whether some client connection is still attached to one of this session's streams. */
+  get attached(): boolean {
+    for (const stream of this.streams.values()) if (stream.open && stream.res !== undefined) return true;
+    return false;
+  }
+
+  route(outbound: Outbound): void {
+    if (this.captured !== undefined) {
+      this.captured.push(outbound);
+      return;
+    }
+    const message = outbound.message;
+    if (Array.isArray(message)) {
+      // A batch answer goes to the POST that owes one of its ids (not any open batch: several may be pending).
+      let target: Stream | undefined;
+      for (const item of message) {
+        const id = (item as unknown as JsonObject).id as RequestId | null | undefined;
+        const owner = id === undefined || id === null ? undefined : this.owners.get(id);
+        if (owner?.batch === true) {
+          target = owner;
+          break;
+        }
+      }
+      // Only refusals without ids (e.g. every member invalid): the batch being processed.
+      target ??= this.current?.batch === true ? this.current : undefined;
+      target?.deliver(message);
+      return;
+    }
+    const m = message as unknown as JsonObject;
+    if (m.method === undefined) {
+      const id = m.id as RequestId | null | undefined;
+      const current = this.current;
+      // To the POST being processed: an answer to one of its requests, or (when it carried no request) an answer no other stream is owed.
+      if (current !== undefined && (id === undefined || id === null || current.awaiting.has(id) || (current.awaiting.size === 0 && !this.owners.has(id)))) {
+        current.deliver(message);
+        return;
+      }
+      const owner = id === undefined || id === null ? undefined : this.owners.get(id);
+      if (owner !== undefined) {
+        this.owners.delete(id as RequestId);
+        owner.deliver(message);
+      }
+      return;
+    }
+    const related = outbound.relatedRequestId === undefined ? undefined : this.owners.get(outbound.relatedRequestId);
+    if (related !== undefined && related.open) {
+      related.deliver(message);
+      return;
+    }
+    if (this.standalone !== undefined && this.standalone.open) {
+      this.standalone.deliver(message);
+      return;
+    }
+    // Several processes: the node holding the GET stream (if any) gets it.
+    if (this.http.cluster.deliverElsewhere(this, m)) return;
+    this.backlog.push(JSON.stringify(message));
+    if (this.backlog.length > 1000) this.backlog.shift();
+  }
+
+  /** `forgetEvents` false: only this process lets the session go (its events stay in the store for another). */
+  end(forgetEvents = true): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== undefined) this.http.timers.clearTimeout(this.timer);
+    if (this.idleTimer !== undefined) this.http.timers.clearTimeout(this.idleTimer);
+    for (const stream of this.streams.values()) if (stream.open) stream.finish();
+    this.streams.clear();
+    if (forgetEvents) {
+      try {
+        const forgotten = this.http.options.eventStore.forget(this.id);
+        if (isThenable(forgotten)) forgotten.then(undefined, this.http.options.onError);
+      } catch (error) {
+        this.http.options.onError(error);
+      }
+    }
+    this.owners.clear();
+    if (!this.session.engine.isClosed) this.session.close();
+  }
+}
+
+
+export function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}

@@ -1,0 +1,157 @@
+// The request methods a Server answers through its registries (tools/call, resources/read,
+// prompts/get, completion/complete), run by ServerSession inside its handler pool.
+//
+// Invariants: a tool's failure (invalid arguments, a throw, structuredContent that does not
+// match its outputSchema) is an isError result without a stack trace; unknown names and bad
+// references are protocol errors; a name the peer sent is looked up in Maps or own keys only.
+
+import type { Engine } from "../../engine/engine.js";
+import type { JsonObject, RequestId } from "../../wire/envelope.js";
+import type { Paginator } from "../../codec/pagination.js";
+import { ErrorCode } from "../../wire/errors.js";
+import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult } from "../../types/index.js";
+import { McpError } from "../shared/errors.js";
+import { errorMessage } from "../shared/handlers.js";
+import { InputRequiredSignal } from "./input-rounds.js";
+import type { Completer, Server } from "./server.js";
+import type { HandlerContext } from "./context.js";
+import { checkValue, type ValidationOutcome } from "./standard-schema.js";
+import { checkPromptArguments, checkToolOutput } from "./typed-schemas.js";
+
+const MAX_COMPLETIONS = 100;
+
+/**
+ * tools/call: arguments validated, the handler run, structuredContent checked against the
+ * outputSchema; failures become isError results, an unknown tool -32602 (TL-02). Without a
+ * promise where none is needed: a synchronous validator and handler answer in this turn.
+ */
+export function callTool(server: Server, params: JsonObject, context: HandlerContext, found?: ToolEntry): CallToolResult | Promise<CallToolResult> {
+  const name = params.name as string;
+  // `found`: the entry the caller looked up for this call in this same turn (one Map lookup, not two).
+  const entry = found ?? server.tools.get(name);
+  // TL-02: an unknown tool is a protocol error (-32602), not a tool result.
+  if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
+  return callFoundTool(entry, name, params, context);
+}
+
+/** callTool once its tool is found: the arguments validated, the handler run, its output checked. */
+export function callFoundTool(entry: ToolEntry, name: string, params: JsonObject, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  const args = (params.arguments ?? {}) as Record<string, unknown>;
+  if (entry.validator === undefined) return runTool(entry, name, args, context);
+  const checked = checkValue(entry.validator, args);
+  if (isPromise(checked)) return validatedLater(entry, name, args, checked, context);
+  return afterValidation(entry, name, args, checked, context);
+}
+
+// The promise paths are functions of their own: a closure in callTool or runTool would make
+// every call allocate the function's context, synchronous ones included.
+
+function validatedLater(entry: ToolEntry, name: string, args: Record<string, unknown>, checked: Promise<ValidationOutcome>, context: HandlerContext): Promise<CallToolResult> {
+  return checked.then((outcome) => afterValidation(entry, name, args, outcome, context));
+}
+
+function checkedLater(entry: ToolEntry, name: string, result: Promise<CallToolResult>): Promise<CallToolResult> {
+  return result.then((value) => checkToolOutput(name, entry.outputValidator, value), handlerFailure);
+}
+
+type ToolEntry = Server["tools"] extends Map<string, infer E> ? E : never;
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+function afterValidation(entry: ToolEntry, name: string, args: Record<string, unknown>, checked: ValidationOutcome, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`);
+  return runTool(entry, name, checked.value !== undefined ? (checked.value as Record<string, unknown>) : args, context);
+}
+
+function runTool(entry: ToolEntry, name: string, args: Record<string, unknown>, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  let result: CallToolResult | Promise<CallToolResult>;
+  try {
+    result = entry.handler(args, context);
+  } catch (error) {
+    return handlerFailure(error);
+  }
+  if (isPromise(result)) return checkedLater(entry, name, result);
+  return checkToolOutput(name, entry.outputValidator, result);
+}
+
+/** What a handler threw: an McpError or an input round goes up as itself, anything else is an isError result. */
+function handlerFailure(error: unknown): CallToolResult {
+  if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
+  return toolError(errorMessage(error));
+}
+
+/** resources/read: an exact resource, else the first template that matches; -32002 (-32602 under 2026-07-28) for none. */
+export async function readResource(server: Server, notFoundCode: number, uri: string, context: HandlerContext): Promise<ReadResourceResult> {
+  const exact = server.resources.get(uri);
+  if (exact !== undefined) return exact.read(uri, context);
+  for (const entry of server.templates.values()) {
+    const variables = entry.template.match(uri);
+    if (variables !== undefined) return entry.read(uri, variables, context);
+  }
+  throw new McpError(notFoundCode, `Resource not found: ${uri}`, { uri });
+}
+
+export async function getPrompt(server: Server, params: JsonObject, context: HandlerContext): Promise<GetPromptResult> {
+  const name = params.name as string;
+  const entry = server.prompts.get(name);
+  if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
+  const args = (params.arguments ?? {}) as Record<string, string>;
+  for (const arg of entry.definition.arguments ?? []) {
+    if (arg.required === true && typeof args[arg.name] !== "string") throw new McpError(ErrorCode.InvalidParams, `Missing required argument ${arg.name} for prompt ${name}`, { argument: arg.name });
+  }
+  // An argsSchema validates (and may transform) the arguments: -32602 with the path of each problem.
+  return entry.handler((await checkPromptArguments(name, entry.validator, args)) as Record<string, string>, context);
+}
+
+/** completion/complete: at most MAX_COMPLETIONS values, with the total the completer found. */
+export async function complete(server: Server, params: JsonObject): Promise<CompleteResult> {
+  const ref = params.ref as JsonObject;
+  const argument = params.argument as { name: string; value: string };
+  const context = { arguments: ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<string, string> };
+  let completer: Completer | undefined;
+  if (ref.type === "ref/prompt") {
+    const entry = server.prompts.get(String(ref.name));
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
+    completer = completerFor(entry.complete, argument.name);
+  } else if (ref.type === "ref/resource") {
+    const entry = server.templates.get(String(ref.uri));
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${String(ref.uri)}`);
+    completer = completerFor(entry.complete, argument.name);
+  } else {
+    throw new McpError(ErrorCode.InvalidParams, `Unknown reference type: ${String(ref.type)}`);
+  }
+  const all = completer === undefined ? [] : await completer(argument.value, context);
+  const values = all.slice(0, MAX_COMPLETIONS);
+  return { completion: { values, total: all.length, hasMore: all.length > values.length } };
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/** The completer registered for a name the peer sent: own keys only ("constructor" is no completer). */
+function completerFor(table: { [name: string]: Completer } | undefined, name: unknown): Completer | undefined {
+  if (table === undefined || typeof name !== "string" || !Object.hasOwn(table, name)) return undefined;
+  const completer = table[name];
+  return typeof completer === "function" ? completer : undefined;
+}
+
+/** A list answer: every item in one page without a paginator (and any cursor refused: N-05), else the page the cursor names. */
+export function respondPage(engine: Engine<"server">, paginator: Paginator | undefined, id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
+  if (paginator === undefined) {
+    // One page, and so no cursor was ever issued: any cursor is one we did not make (N-05).
+    if (typeof cursor === "string") engine.respondError(id, ErrorCode.InvalidParams, "Invalid cursor", { cursor, reason: "this server lists everything in one page and issues no cursors" });
+    else engine.respond(id, { [key]: items });
+    return;
+  }
+  const page = paginator.page(key, items, typeof cursor === "string" ? cursor : undefined);
+  if (!page.ok) {
+    engine.respondError(id, page.code, page.message, page.data);
+    return;
+  }
+  const result: JsonObject = { [key]: page.items };
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+  engine.respond(id, result);
+}
