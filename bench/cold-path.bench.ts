@@ -57,7 +57,8 @@ function core(): (chunk: Uint8Array) => void {
   engine.takeBytes();
   return (chunk) => {
     engine.receiveBytes(chunk);
-    for (let event = engine.pollEvent(); event !== undefined; event = engine.pollEvent()) if (event.kind === "request") engine.respond(event.id, TOOL_RESULT);
+    for (let event = engine.pollEvent(); event !== undefined; event = engine.pollEvent())
+      if (event.kind === "request") engine.respond(event.id, TOOL_RESULT);
     if (engine.takeBytes() !== undefined) wroteAt = performance.now();
   };
 }
@@ -71,7 +72,11 @@ function toolServer(): Server {
 
 function peer(): (chunk: Uint8Array) => void {
   const server = toolServer();
-  const session = server.connect({ write: () => void (wroteAt = performance.now()), now: () => performance.now(), armTimer: () => undefined });
+  const session = server.connect({
+    write: () => void (wroteAt = performance.now()),
+    now: () => performance.now(),
+    armTimer: () => undefined,
+  });
   session.receiveBytes(INITIALIZE);
   return (chunk) => session.receiveBytes(chunk);
 }
@@ -83,7 +88,11 @@ function evictCaches(): void {
 }
 
 function requestLine(method: Method, id: number): Uint8Array {
-  return utf8.encode(method === "ping" ? `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n` : `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"test_tool_fast","arguments":{}}}\n`);
+  return utf8.encode(
+    method === "ping"
+      ? `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`
+      : `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"test_tool_fast","arguments":{}}}\n`,
+  );
 }
 
 function measure(method: Method): void {
@@ -112,7 +121,9 @@ function measure(method: Method): void {
 
 function report(label: string, times: readonly number[], bareMedian: number): void {
   const sorted = [...times].sort((a, b) => a - b);
-  print(`     ${label.padEnd(20)} ${fmt(median(times), 1, 9)} ${fmt(sorted[Math.floor(0.9 * sorted.length)]!, 1, 9)} ${fmt(median(times) / bareMedian, 2, 9)}`);
+  print(
+    `     ${label.padEnd(20)} ${fmt(median(times), 1, 9)} ${fmt(sorted[Math.floor(0.9 * sorted.length)]!, 1, 9)} ${fmt(median(times) / bareMedian, 2, 9)}`,
+  );
 }
 
 /** A caller that awaits each call and then makes the next: `next()` makes one, `feed` takes the bytes of an answer, `written()` is the request last written. */
@@ -129,7 +140,10 @@ function bareClient(method: Method): ClientEnd {
   return {
     next() {
       const id = nextId++;
-      const request = method === "ping" ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params: { name: "test_tool_fast", arguments: {} } };
+      const request =
+        method === "ping"
+          ? { jsonrpc: "2.0", id, method }
+          : { jsonrpc: "2.0", id, method, params: { name: "test_tool_fast", arguments: {} } };
       const answer = new Promise((resolve) => waiting.set(id, resolve));
       last = utf8.encode(JSON.stringify(request) + "\n");
       wroteAt = performance.now();
@@ -146,7 +160,11 @@ async function peerClient(method: Method): Promise<ClientEnd> {
   let connected = false;
   let last: Uint8Array = new Uint8Array(0);
   let client: Client | undefined;
-  const session = server.connect({ write: (bytes) => client?.input.receiveBytes(bytes), now: () => performance.now(), armTimer: () => undefined });
+  const session = server.connect({
+    write: (bytes) => client?.input.receiveBytes(bytes),
+    now: () => performance.now(),
+    armTimer: () => undefined,
+  });
   client = new Client(
     {
       write: (bytes) => {
@@ -162,7 +180,11 @@ async function peerClient(method: Method): Promise<ClientEnd> {
   await client.connect();
   connected = true;
   const c = client;
-  return { next: () => (method === "ping" ? c.ping() : c.callTool("test_tool_fast", {})), feed: (chunk) => c.input.receiveBytes(chunk), written: () => last };
+  return {
+    next: () => (method === "ping" ? c.ping() : c.callTool("test_tool_fast", {})),
+    feed: (chunk) => c.input.receiveBytes(chunk),
+    written: () => last,
+  };
 }
 
 const decoder = new TextDecoder();

@@ -14,10 +14,21 @@ const IN_FLIGHT = 100_000;
 const LIMITS = { maxPendingOutbound: IN_FLIGHT + 16, maxPendingInbound: IN_FLIGHT + 16 };
 
 async function pair(defaultTimeoutMs: number): Promise<Client> {
-  const server = new Server({ info: { name: "bench-server", version: "1.0.0" }, paginationSecret: randomBytes(32), limits: LIMITS, maxConcurrentHandlers: IN_FLIGHT + 16 });
-  server.tool("fast", { description: "answers at once", inputSchema: { type: "object" } }, () => ({ content: [{ type: "text", text: "ok" }] }));
+  const server = new Server({
+    info: { name: "bench-server", version: "1.0.0" },
+    paginationSecret: randomBytes(32),
+    limits: LIMITS,
+    maxConcurrentHandlers: IN_FLIGHT + 16,
+  });
+  server.tool("fast", { description: "answers at once", inputSchema: { type: "object" } }, () => ({
+    content: [{ type: "text", text: "ok" }],
+  }));
   let client: Client | undefined;
-  const serverHost: PeerHost = { write: (bytes) => client?.driver.receiveBytes(bytes), now: () => performance.now(), armTimer: () => undefined };
+  const serverHost: PeerHost = {
+    write: (bytes) => client?.driver.receiveBytes(bytes),
+    now: () => performance.now(),
+    armTimer: () => undefined,
+  };
   const session = server.connect(serverHost);
   const clientHost: PeerHost = { write: (bytes) => session.receiveBytes(bytes), now: () => performance.now(), armTimer: () => undefined };
   client = new Client(clientHost, { info: { name: "bench-client", version: "1.0.0" }, defaultTimeoutMs, limits: LIMITS });

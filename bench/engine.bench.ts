@@ -108,7 +108,9 @@ function requestOf(c: Case, id: number): JsonObject {
 function floorPerMessage(c: Case, n: number): number {
   for (let i = 0; i < n; i++) {
     const request = JSON.parse(decoder.decode(encoder.encode(JSON.stringify(requestOf(c, floorId++)) + "\n"))) as JsonObject;
-    const response = JSON.parse(decoder.decode(encoder.encode(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: c.result }) + "\n"))) as JsonObject;
+    const response = JSON.parse(
+      decoder.decode(encoder.encode(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: c.result }) + "\n")),
+    ) as JsonObject;
     floorSink += response.id as number;
   }
   return floorSink;
@@ -192,7 +194,9 @@ function throughput(): void {
       const floor = n / (times.get("floor")! / 1e3);
       const batched = n / (times.get("batched floor")! / 1e3);
       print(`     ${`${c.label}, ${WINDOW} in flight`.padEnd(30)} ${fmt(ours, 0, 11)} ${fmt(floor, 0, 11)} ${fmt(ours / floor, 2, 6)}`);
-      print(`     ${`${c.label}, ${WINDOW} in flight`.padEnd(30)} ${"".padStart(11)} ${fmt(batched, 0, 11)} ${fmt(ours / batched, 2, 6)}  (batched floor)`);
+      print(
+        `     ${`${c.label}, ${WINDOW} in flight`.padEnd(30)} ${"".padStart(11)} ${fmt(batched, 0, 11)} ${fmt(ours / batched, 2, 6)}  (batched floor)`,
+      );
     }
   }
 }
@@ -269,7 +273,9 @@ async function allocationPerRoundTrip(run: (n: number) => unknown, step: number,
 
 async function allocation(): Promise<void> {
   const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
-  print(`  2. heap bytes allocated per round trip (median of collection-free samples; target < 2048)${hasGc ? "" : " — needs --expose-gc; figures unreliable"}`);
+  print(
+    `  2. heap bytes allocated per round trip (median of collection-free samples; target < 2048)${hasGc ? "" : " — needs --expose-gc; figures unreliable"}`,
+  );
   for (const c of [PING, TOOLS_CALL]) {
     const pair = connectedPair();
     oneAtATime(pair, c, 20000); // warm up
@@ -308,8 +314,12 @@ function million(): void {
   const seconds = (performance.now() - start) / 1e3;
   const after = heapAfterFullGc();
   if (responses !== total) unexpected++;
-  print(`  3. ${total} tools/call round trips in windows of ${window}: ${seconds.toFixed(1)} s (${fmt(total / seconds, 0, 0)} round trips/s)`);
-  print(`     heap before ${fmt(before / 1024, 0, 0)} KiB, after ${fmt(after / 1024, 0, 0)} KiB, after/before ${fmt(after / before, 3, 0)} (target within 10%)`);
+  print(
+    `  3. ${total} tools/call round trips in windows of ${window}: ${seconds.toFixed(1)} s (${fmt(total / seconds, 0, 0)} round trips/s)`,
+  );
+  print(
+    `     heap before ${fmt(before / 1024, 0, 0)} KiB, after ${fmt(after / 1024, 0, 0)} KiB, after/before ${fmt(after / before, 3, 0)} (target within 10%)`,
+  );
   print(`     pending: client ${pair.client.pendingOutboundCount}, server ${pair.server.pendingInboundCount}`);
 }
 

@@ -7,7 +7,14 @@
 // hardening test (which asserts the counts; this only measures).
 
 import { performance } from "node:perf_hooks";
-import { bogusInitializeBodies, endlessChunkedBody, pinger, pipelinedPosts, startChild, validInitializeBody } from "../spec-tests/http-attack.js";
+import {
+  bogusInitializeBodies,
+  endlessChunkedBody,
+  pinger,
+  pipelinedPosts,
+  startChild,
+  validInitializeBody,
+} from "../spec-tests/http-attack.js";
 import { fmt, median, print } from "./run.js";
 
 function sleep(ms: number): Promise<void> {
@@ -40,10 +47,14 @@ export async function run(): Promise<void> {
     const idleMedian = median(idleLatencies);
     const busyMedian = median(busyLatencies);
     print(`  ping median, idle server           ${fmt(idleMedian, 2)} ms  (${idleLatencies.length} pings)`);
-    print(`  ping median, under attack          ${fmt(busyMedian, 2)} ms  (${busyLatencies.length} pings; ${fmt(busyMedian / idleMedian, 1, 5)}× idle; target < 20 ms)`);
+    print(
+      `  ping median, under attack          ${fmt(busyMedian, 2)} ms  (${busyLatencies.length} pings; ${fmt(busyMedian / idleMedian, 1, 5)}× idle; target < 20 ms)`,
+    );
     print(`  bogus initializes answered         ${fmt(20_000 / (bogusMs / 1000), 0)} /s`);
     print(`  endless bodies cut                 ${fmt(cut, 0)} of 4`);
-    print(`  server heap after GC               ${fmt(before.heapUsed / 2 ** 20)} → ${fmt(after.heapUsed / 2 ** 20, 1, 5)} MiB with ${after.sessions} sessions (cap 100)`);
+    print(
+      `  server heap after GC               ${fmt(before.heapUsed / 2 ** 20)} → ${fmt(after.heapUsed / 2 ** 20, 1, 5)} MiB with ${after.sessions} sessions (cap 100)`,
+    );
   } finally {
     await child.close();
   }

@@ -24,7 +24,12 @@ function fixture(): Server {
 }
 
 const call = (id: number): string => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: {} } });
-const initialize = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: "b", version: "1" } } });
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: "b", version: "1" } },
+});
 
 interface Poster {
   (body: string, session: string | undefined): Promise<{ session: string | null; text: string }>;
@@ -41,7 +46,12 @@ function fetchPoster(url: string): Poster {
 
 function handlerPoster(handler: HttpHandler): Poster {
   return async (body, session) => {
-    const headers: Record<string, string> = { host: "localhost", accept: ACCEPT, "content-type": "application/json", "mcp-protocol-version": VERSION };
+    const headers: Record<string, string> = {
+      host: "localhost",
+      accept: ACCEPT,
+      "content-type": "application/json",
+      "mcp-protocol-version": VERSION,
+    };
     if (session !== undefined) headers["mcp-session-id"] = session;
     const res = await handler.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body }));
     return { session: res.headers.get("mcp-session-id"), text: await res.text() };
@@ -81,15 +91,23 @@ function fetchOnNode(handler: HttpHandler): NodeHttpServer {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers[name] = value;
       const body = new TextDecoder().decode(chunks.length === 1 ? chunks[0] : new Uint8Array(chunks.flatMap((c) => [...c])));
-      handler.fetch(new Request(`http://${headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method ?? "GET", headers, body: req.method === "POST" ? body : null })).then(async (answer) => {
-        const out: Record<string, string> = {};
-        answer.headers.forEach((value, name) => {
-          out[name] = value;
+      handler
+        .fetch(
+          new Request(`http://${headers.host ?? "localhost"}${req.url ?? "/"}`, {
+            method: req.method ?? "GET",
+            headers,
+            body: req.method === "POST" ? body : null,
+          }),
+        )
+        .then(async (answer) => {
+          const out: Record<string, string> = {};
+          answer.headers.forEach((value, name) => {
+            out[name] = value;
+          });
+          const text = await answer.text();
+          res.writeHead(answer.status, out);
+          res.end(text);
         });
-        const text = await answer.text();
-        res.writeHead(answer.status, out);
-        res.end(text);
-      });
     });
   });
 }
@@ -129,7 +147,11 @@ export async function run(): Promise<void> {
   const floor = median(samples.bare);
   print(`http-json: ${REQUESTS} sequential tools/call, one session, JSON answers, Node fetch keep-alive (median of ${ROUNDS})`);
   print(`  bare node:http (fixed answer)      ${fmt(floor, 0)} req/s`);
-  print(`  serveHttp (node:http adapter)      ${fmt(median(samples.adapter), 0)} req/s  (${fmt(median(samples.adapter) / floor, 2, 4)} of bare)`);
-  print(`  fetch handler on node:http         ${fmt(median(samples.web), 0)} req/s  (${fmt(median(samples.web) / floor, 2, 4)} of bare; Request/Response objects)`);
+  print(
+    `  serveHttp (node:http adapter)      ${fmt(median(samples.adapter), 0)} req/s  (${fmt(median(samples.adapter) / floor, 2, 4)} of bare)`,
+  );
+  print(
+    `  fetch handler on node:http         ${fmt(median(samples.web), 0)} req/s  (${fmt(median(samples.web) / floor, 2, 4)} of bare; Request/Response objects)`,
+  );
   print(`  fetch handler in-process           ${fmt(median(samples.inProcess), 0)} req/s  (no socket)`);
 }

@@ -41,7 +41,11 @@ let sink = 0;
 function floor(c: Case, n: number): number {
   for (let i = 0; i < n; i++) {
     const id = floorId++;
-    const request = JSON.parse(JSON.stringify(c.params === undefined ? { jsonrpc: "2.0", id, method: c.method } : { jsonrpc: "2.0", id, method: c.method, params: c.params })) as JsonObject;
+    const request = JSON.parse(
+      JSON.stringify(
+        c.params === undefined ? { jsonrpc: "2.0", id, method: c.method } : { jsonrpc: "2.0", id, method: c.method, params: c.params },
+      ),
+    ) as JsonObject;
     const response = JSON.parse(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: c.result })) as JsonObject;
     sink += response.id as number;
   }
@@ -231,7 +235,8 @@ const HERE = fileURLToPath(import.meta.url);
 function child(stack: Stack, c: Case): Row[] {
   const result = spawnSync(process.execPath, [...process.execArgv, HERE, stack, c.label], { encoding: "utf8", timeout: 120_000 });
   const last = result.stdout.trim().split("\n").pop() ?? "";
-  if (result.status !== 0 || !last.startsWith("[")) throw new Error(`${stack} ${c.label} child failed (status ${String(result.status)}): ${result.stderr.slice(0, 2000)}`);
+  if (result.status !== 0 || !last.startsWith("["))
+    throw new Error(`${stack} ${c.label} child failed (status ${String(result.status)}): ${result.stderr.slice(0, 2000)}`);
   return JSON.parse(last) as Row[];
 }
 
@@ -245,8 +250,12 @@ function child(stack: Stack, c: Case): Row[] {
  */
 export async function run(): Promise<void> {
   const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
-  print(`  round trips per CPU second (median of ${REPETITIONS} alternating runs of ~${TARGET_MS} ms), one process per stack and case, each with its floor; heap bytes per round trip${hasGc ? "" : " (needs --expose-gc)"}`);
-  print(`     ${"case".padEnd(26)} ${"floor".padStart(9)} ${"core".padStart(9)} ${"peer".padStart(9)}  ${"core/floor".padStart(10)} ${"peer/floor".padStart(10)} ${"peer/core".padStart(9)}  ${"heap B: core".padStart(12)} ${"peer".padStart(6)}`);
+  print(
+    `  round trips per CPU second (median of ${REPETITIONS} alternating runs of ~${TARGET_MS} ms), one process per stack and case, each with its floor; heap bytes per round trip${hasGc ? "" : " (needs --expose-gc)"}`,
+  );
+  print(
+    `     ${"case".padEnd(26)} ${"floor".padStart(9)} ${"core".padStart(9)} ${"peer".padStart(9)}  ${"core/floor".padStart(10)} ${"peer/floor".padStart(10)} ${"peer/core".padStart(9)}  ${"heap B: core".padStart(12)} ${"peer".padStart(6)}`,
+  );
   for (const c of [PING, TOOLS_CALL]) {
     const core = child("core", c);
     const peer = child("peer", c);
@@ -256,7 +265,9 @@ export async function run(): Promise<void> {
       const coreRatio = k.ratio;
       const peerRatio = p.ratio;
       const label = `${c.label}, ${window === 1 ? "one at a time" : `${window} in flight`}`;
-      print(`     ${label.padEnd(26)} ${fmt(k.floor, 0)} ${fmt(k.rate, 0)} ${fmt(p.rate, 0)}  ${fmt(coreRatio, 2, 10)} ${fmt(peerRatio, 2, 10)} ${fmt(peerRatio / coreRatio, 2, 9)}  ${fmt(k.heap, 0, 12)} ${fmt(p.heap, 0, 6)}`);
+      print(
+        `     ${label.padEnd(26)} ${fmt(k.floor, 0)} ${fmt(k.rate, 0)} ${fmt(p.rate, 0)}  ${fmt(coreRatio, 2, 10)} ${fmt(peerRatio, 2, 10)} ${fmt(peerRatio / coreRatio, 2, 9)}  ${fmt(k.heap, 0, 12)} ${fmt(p.heap, 0, 6)}`,
+      );
     }
   }
   if (sink === -1) print(""); // keeps the floor's results observable

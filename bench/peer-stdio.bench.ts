@@ -65,7 +65,10 @@ function barePair(): Pair {
   child.stdout.on("data", bareAnswers(waiting));
   const line = (method: Method): { text: string; answer: Promise<unknown> } => {
     const id = nextId++;
-    const request = method === "ping" ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params: { name: "test_tool_fast", arguments: {} } };
+    const request =
+      method === "ping"
+        ? { jsonrpc: "2.0", id, method }
+        : { jsonrpc: "2.0", id, method, params: { name: "test_tool_fast", arguments: {} } };
     return { text: JSON.stringify(request) + "\n", answer: new Promise((resolve) => waiting.set(id, resolve)) };
   };
   return {
@@ -95,7 +98,12 @@ function barePair(): Pair {
 }
 
 async function ourPair(): Promise<Pair> {
-  const remote = await StdioClient.spawn({ command: process.execPath, args: [MAIN, "serve"], info: { name: "bench-client", version: "1.0.0" }, readInPlace: true });
+  const remote = await StdioClient.spawn({
+    command: process.execPath,
+    args: [MAIN, "serve"],
+    info: { name: "bench-client", version: "1.0.0" },
+    readInPlace: true,
+  });
   const { client } = remote;
   const call = (method: Method): Promise<unknown> => (method === "ping" ? client.ping() : client.callTool("test_tool_fast", {}));
   return {
@@ -168,8 +176,12 @@ function quantile(samples: readonly number[], q: number): number {
 }
 
 export async function run(): Promise<void> {
-  print(`  round trips per second over stdio, two processes (median of ${ROUNDS_ONE_AT_A_TIME} alternating rounds of ${ROUND_MS} ms one at a time, ${ROUNDS} in flight), and CPU µs per round trip of both processes`);
-  print(`     ${"case".padEnd(26)} ${"bare".padStart(9)} ${"ours".padStart(9)} ${"ours/bare".padStart(9)} ${"(middle half)".padStart(13)}   ${"CPU µs: bare".padStart(12)} ${"ours".padStart(6)}   ${"ours: client".padStart(12)} ${"server".padStart(6)}`);
+  print(
+    `  round trips per second over stdio, two processes (median of ${ROUNDS_ONE_AT_A_TIME} alternating rounds of ${ROUND_MS} ms one at a time, ${ROUNDS} in flight), and CPU µs per round trip of both processes`,
+  );
+  print(
+    `     ${"case".padEnd(26)} ${"bare".padStart(9)} ${"ours".padStart(9)} ${"ours/bare".padStart(9)} ${"(middle half)".padStart(13)}   ${"CPU µs: bare".padStart(12)} ${"ours".padStart(6)}   ${"ours: client".padStart(12)} ${"server".padStart(6)}`,
+  );
   const bare = barePair();
   const ours = await ourPair();
   try {
@@ -190,7 +202,9 @@ export async function run(): Promise<void> {
         const ourCpu = cpuPerRoundTrip(ourSamples);
         const label = `${method}, ${size === 1 ? "one at a time" : `${size} in flight`}`;
         const spread = `${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}`;
-        print(`     ${label.padEnd(26)} ${fmt(median(bareSamples.map((s) => s.rate)), 0)} ${fmt(median(ourSamples.map((s) => s.rate)), 0)} ${fmt(median(ratios), 2, 9)} ${spread.padStart(13)}   ${fmt(bareCpu.both, 1, 12)} ${fmt(ourCpu.both, 1, 6)}   ${fmt(ourCpu.client, 1, 12)} ${fmt(ourCpu.server, 1, 6)}`);
+        print(
+          `     ${label.padEnd(26)} ${fmt(median(bareSamples.map((s) => s.rate)), 0)} ${fmt(median(ourSamples.map((s) => s.rate)), 0)} ${fmt(median(ratios), 2, 9)} ${spread.padStart(13)}   ${fmt(bareCpu.both, 1, 12)} ${fmt(ourCpu.both, 1, 6)}   ${fmt(ourCpu.client, 1, 12)} ${fmt(ourCpu.server, 1, 6)}`,
+        );
       }
     }
   } finally {

@@ -62,7 +62,9 @@ async function redis(): Promise<{ url: string; stop(): void } | undefined> {
   const binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((path) => existsSync(path));
   if (binary === undefined) return undefined;
   const port = await freePort();
-  const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "ignore", "ignore"] });
+  const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: ["ignore", "ignore", "ignore"],
+  });
   const url = `redis://127.0.0.1:${port}`;
   await waitFor(() => ping(url));
   return { url, stop: () => void child.kill("SIGKILL") };
@@ -77,7 +79,12 @@ function request(session: string | undefined, body: string): Request {
   return new Request("http://localhost/mcp", { method: "POST", headers, body });
 }
 
-const initialize = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+});
 const call = (id: number): string => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: {} } });
 
 function fixture(): Server {
@@ -104,7 +111,9 @@ interface Node {
 
 async function startNode(redisUrl: string): Promise<Node> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [CLI, "serve", "--http", `127.0.0.1:${port}`, "--redis", redisUrl], { stdio: ["ignore", "ignore", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, [CLI, "serve", "--http", `127.0.0.1:${port}`, "--redis", redisUrl], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let log = "";
   const decoder = new TextDecoder();
   await new Promise<void>((resolve, reject) => {
@@ -148,13 +157,21 @@ async function throughput(urls: readonly string[]): Promise<number> {
       for (;;) {
         const i = next++;
         if (i >= OVER_HTTP) return;
-        const res = await fetch(urls[i % urls.length] as string, { method: "POST", headers: headers(session), body: JSON.stringify({ jsonrpc: "2.0", id: i + 1, method: "ping" }) });
+        const res = await fetch(urls[i % urls.length] as string, {
+          method: "POST",
+          headers: headers(session),
+          body: JSON.stringify({ jsonrpc: "2.0", id: i + 1, method: "ping" }),
+        });
         await res.text();
       }
     }),
   );
   const seconds = (performance.now() - start) / 1000;
-  await Promise.all(sessions.map((session, w) => fetch(urls[w % urls.length] as string, { method: "DELETE", headers: headers(session) }).then((res) => res.text())));
+  await Promise.all(
+    sessions.map((session, w) =>
+      fetch(urls[w % urls.length] as string, { method: "DELETE", headers: headers(session) }).then((res) => res.text()),
+    ),
+  );
   return OVER_HTTP / seconds;
 }
 
@@ -183,7 +200,9 @@ export async function run(): Promise<void> {
     const perRedis = (median(times.redis) * 1000) / IN_PROCESS;
     print(`  in-process, one session, ${IN_PROCESS} sequential tools/call × ${ROUNDS} rounds (median):`);
     print(`    in-memory stores  ${fmt(perMemory)} µs/request`);
-    print(`    Redis stores      ${fmt(perRedis)} µs/request   ${fmt(perRedis / perMemory, 2, 6)}× the in-memory cost (${fmt(perRedis - perMemory, 0, 5)} µs more: GETEX + SET per request)`);
+    print(
+      `    Redis stores      ${fmt(perRedis)} µs/request   ${fmt(perRedis / perMemory, 2, 6)}× the in-memory cost (${fmt(perRedis - perMemory, 0, 5)} µs more: GETEX + SET per request)`,
+    );
 
     const one = [await startNode(shared.url)];
     const rps1 = await throughput(one.map((n) => n.url));
@@ -192,7 +211,9 @@ export async function run(): Promise<void> {
     await Promise.all(three.map((n) => n.stop()));
     print(`  over HTTP, ${WORKERS} sessions, ${OVER_HTTP} pings spread round robin (CLI nodes, one Redis):`);
     print(`    1 node   ${fmt(rps1, 0)} requests/s`);
-    print(`    3 nodes  ${fmt(rps3, 0)} requests/s   ${fmt(rps3 / rps1, 2, 6)}× one node (the client, Redis and the nodes share this machine's cores)`);
+    print(
+      `    3 nodes  ${fmt(rps3, 0)} requests/s   ${fmt(rps3 / rps1, 2, 6)}× one node (the client, Redis and the nodes share this machine's cores)`,
+    );
   } finally {
     shared.stop();
   }

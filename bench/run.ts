@@ -86,9 +86,7 @@ async function main(filters: readonly string[]): Promise<void> {
   const all = readdirSync(here)
     .filter((file) => file.endsWith(suffix))
     .sort();
-  const selected = all.filter(
-    (file) => filters.length === 0 || filters.some((filter) => file.slice(0, -suffix.length).includes(filter)),
-  );
+  const selected = all.filter((file) => filters.length === 0 || filters.some((filter) => file.slice(0, -suffix.length).includes(filter)));
   if (selected.length === 0) {
     print(`no bench matches ${filters.join(", ")}; available: ${all.map((f) => f.slice(0, -suffix.length)).join(", ")}`);
     process.exitCode = 1;

@@ -23,7 +23,19 @@ export type {
 export { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "./wire/framing.js";
 export type { DecodedItem, DecodedValue, FramingError, FramingErrorReason, LineDecoderOptions } from "./wire/framing.js";
 export { Engine, DEFAULT_LIMITS } from "./engine/engine.js";
-export type { ArgsFor, CapabilitiesOf, EngineLimits, EngineOptions, EngineSnapshot, NotifyOptions, OutgoingNotifications, OutgoingRequests, Outbound, ParamsFor, RequestOptions } from "./engine/engine.js";
+export type {
+  ArgsFor,
+  CapabilitiesOf,
+  EngineLimits,
+  EngineOptions,
+  EngineSnapshot,
+  NotifyOptions,
+  OutgoingNotifications,
+  OutgoingRequests,
+  Outbound,
+  ParamsFor,
+  RequestOptions,
+} from "./engine/engine.js";
 export type {
   CancelledEvent,
   ClosedEvent,
@@ -45,8 +57,22 @@ export type {
   TimeoutEvent,
   ViolationEvent,
 } from "./engine/events.js";
-export type { JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, JsonRpcResultResponse } from "./wire/envelope.js";
-export { MODERN_VERSIONS, SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion, isSessionVersion, newestVersion } from "./rules/versions.js";
+export type {
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+} from "./wire/envelope.js";
+export {
+  MODERN_VERSIONS,
+  SESSION_VERSIONS,
+  VERSION_PROFILES,
+  isProtocolVersion,
+  isSessionVersion,
+  newestVersion,
+} from "./rules/versions.js";
 export type { ModernVersion, ProtocolVersion, SessionVersion, VersionProfile } from "./rules/versions.js";
 export type * from "./types/index.js";
 export { LOGGING_LEVELS } from "./rules/params.js";

@@ -109,7 +109,10 @@ class Renamer {
     for (const span of wordIdSpans(text).reverse()) {
       out = out.slice(0, span.index) + this.resolve(span.word, orig, before, where, false) + out.slice(span.index + span.word.length);
     }
-    out = out.replace(/\/\^([a-g])\\\.(\d{1,2})\$\//g, (_m, l: string, n: string) => `/^${this.resolve(`${l}.${n}`, orig, before, where, false)}$/`);
+    out = out.replace(
+      /\/\^([a-g])\\\.(\d{1,2})\$\//g,
+      (_m, l: string, n: string) => `/^${this.resolve(`${l}.${n}`, orig, before, where, false)}$/`,
+    );
     out = out.replace(SECTION_TOKEN, (tok) => this.resolve(tok, orig, before, where, false));
     out = out.replace(ID_SHAPED, (tok) => this.resolve(tok, orig, before, where, false));
     return out;
@@ -182,24 +185,36 @@ class Renamer {
       else if (!links.includes(entry.link)) links.push(entry.link);
     }
     let head = header.replace(/"rules":\[[^\]]*\]/, `"rules":${JSON.stringify(renamed)}`);
-    head = /"spec":"(?:[^"\\]|\\.)*"/.test(head) ? head.replace(/"spec":"(?:[^"\\]|\\.)*"/, `"spec":${JSON.stringify(links.join(" "))}`) : head;
+    head = /"spec":"(?:[^"\\]|\\.)*"/.test(head)
+      ? head.replace(/"spec":"(?:[^"\\]|\\.)*"/, `"spec":${JSON.stringify(links.join(" "))}`)
+      : head;
     out[0] = head;
     return out.join("\n");
   }
 }
 
 /** The tree with every rule id and citation rewritten; the input is left as it was. */
-export function renameTree(tree: ReadonlyMap<string, string>, map: RenameMap, rules: ReadonlyMap<string, RuleEntry>): { tree: Map<string, string>; report: RenameReport } {
+export function renameTree(
+  tree: ReadonlyMap<string, string>,
+  map: RenameMap,
+  rules: ReadonlyMap<string, RuleEntry>,
+): { tree: Map<string, string>; report: RenameReport } {
   const renamer = new Renamer(map, rules);
   const next = new Map<string, string>();
   const changed: string[] = [];
   for (const [file, text] of tree) {
-    const out = file.endsWith(".ts") ? renamer.ts(file, text) : file.endsWith(".jsonl") ? renamer.fixture(file, text) : renamer.markdown(text);
+    const out = file.endsWith(".ts")
+      ? renamer.ts(file, text)
+      : file.endsWith(".jsonl")
+        ? renamer.fixture(file, text)
+        : renamer.markdown(text);
     next.set(file, out);
     if (out !== text) changed.push(file);
   }
   const unused = [
-    ...map.citations.map((c, i) => (renamer.used.has(`citation ${i}`) ? undefined : `citation ${JSON.stringify(c.find)} (${c.where ?? ""})`)),
+    ...map.citations.map((c, i) =>
+      renamer.used.has(`citation ${i}`) ? undefined : `citation ${JSON.stringify(c.find)} (${c.where ?? ""})`,
+    ),
     ...map.code.map((c, i) => (renamer.used.has(`code ${i}`) ? undefined : `code ${JSON.stringify(c.find)} (${c.where ?? ""})`)),
   ].filter((u): u is string => u !== undefined);
   return { tree: next, report: { changed, unresolved: renamer.unresolved, unused } };

@@ -28,7 +28,16 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 export const CORPUS_VERSION = "2.2.0";
 
 /** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
-const ENGINE_CONFIG = ["autoInitialize", "limits", "serverInfoInResults", "discoverAnyVersion", "validateResults", "instructions", "versions", "logLevel"];
+const ENGINE_CONFIG = [
+  "autoInitialize",
+  "limits",
+  "serverInfoInResults",
+  "discoverAnyVersion",
+  "validateResults",
+  "instructions",
+  "versions",
+  "logLevel",
+];
 
 /** Which capability an inbound method belongs to (for `requires.without`). */
 const METHOD_CAPABILITY: readonly [string, string][] = [
@@ -59,7 +68,15 @@ const SELF_ANSWERED = new Map<string, boolean>([
  * resource read): the implementation's own answer stands in for the host's even with triggered
  * commands after it.
  */
-const INERT_ANSWER = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "completion/complete", "prompts/get", "resources/read"]);
+const INERT_ANSWER = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "completion/complete",
+  "prompts/get",
+  "resources/read",
+]);
 
 /**
  * Requests whose successful answer and its effect the specification fixes: `{}`, after which the
@@ -95,7 +112,9 @@ function undeclaredSubCapabilities(steps: readonly Obj[], capabilities: Obj): st
     if (!(isObj(declared) && declared[flag] === true)) out.add(`${capability}.${flag}`);
   };
   for (const step of steps) {
-    for (const m of messagesOf(step.in)) if (Object.hasOwn(m, "id") && (m.method === "resources/subscribe" || m.method === "resources/unsubscribe")) need("resources", "subscribe");
+    for (const m of messagesOf(step.in))
+      if (Object.hasOwn(m, "id") && (m.method === "resources/subscribe" || m.method === "resources/unsubscribe"))
+        need("resources", "subscribe");
     const method = isObj(step.call) && step.call.op === "notify" ? step.call.method : undefined;
     if (method === "notifications/resources/updated") need("resources", "subscribe");
     if (method === "notifications/message" && !Object.hasOwn(capabilities, "logging")) out.add("logging");
@@ -123,21 +142,30 @@ function placeholders(message: Obj, config: Obj): void {
   if (!isObj(result)) return;
   // A server/discover result: its capabilities and the serverInfo of its _meta are the implementation's own too.
   if (Array.isArray(result.supportedVersions)) {
-    if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {})) result.capabilities = "$capabilities";
+    if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {}))
+      result.capabilities = "$capabilities";
     const meta = result._meta;
-    if (isObj(meta) && JSON.stringify(meta[SERVER_INFO_META]) === JSON.stringify(config.info)) result._meta = { ...meta, [SERVER_INFO_META]: "$serverInfo" };
+    if (isObj(meta) && JSON.stringify(meta[SERVER_INFO_META]) === JSON.stringify(config.info))
+      result._meta = { ...meta, [SERVER_INFO_META]: "$serverInfo" };
     return;
   }
   if (typeof result.protocolVersion !== "string") return;
   if (isObj(result.serverInfo) && JSON.stringify(result.serverInfo) === JSON.stringify(config.info)) result.serverInfo = "$serverInfo";
-  if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {})) result.capabilities = "$capabilities";
+  if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {}))
+    result.capabilities = "$capabilities";
 }
 
 /** The wire form of one expected message: id forms, our error.data, self-answered results. */
-function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>, counterOffer: ReadonlySet<string> = new Set(), ownVersions = false): Json {
+function wireMessage(
+  message: Json,
+  selfAnswered: Map<string, readonly number[]>,
+  counterOffer: ReadonlySet<string> = new Set(),
+  ownVersions = false,
+): Json {
   if (!isObj(message)) return message;
   const out: Obj = { ...message };
-  if (counterOffer.has(idKey(out.id as Json)) && isObj(out.result) && out.result.protocolVersion === "$version") out.result = { ...out.result, protocolVersion: "$type:string" };
+  if (counterOffer.has(idKey(out.id as Json)) && isObj(out.result) && out.result.protocolVersion === "$version")
+    out.result = { ...out.result, protocolVersion: "$type:string" };
   const error = out.error;
   if (isObj(error)) {
     // M-10 (policy): the id of a reply to an unreadable message may be null or absent.
@@ -151,30 +179,59 @@ function wireMessage(message: Json, selfAnswered: Map<string, readonly number[]>
   // The implementation's own initialize result may carry instructions and _meta the fixture does not name.
   const result = out.result;
   if (isObj(result) && result.serverInfo === "$serverInfo" && typeof result.protocolVersion === "string") {
-    out.result = { ...result, instructions: { "$if-present": "$type:string" }, _meta: { "$if-present": "$type:object" }, ...(Object.hasOwn(result, "instructions") ? { instructions: result.instructions as Json } : {}) };
+    out.result = {
+      ...result,
+      instructions: { "$if-present": "$type:string" },
+      _meta: { "$if-present": "$type:object" },
+      ...(Object.hasOwn(result, "instructions") ? { instructions: result.instructions as Json } : {}),
+    };
   }
   // A discover result of the implementation's own identity may carry instructions the fixture does not name.
-  if (isObj(out.result) && Array.isArray(out.result.supportedVersions) && out.result.capabilities === "$capabilities" && !Object.hasOwn(out.result, "instructions")) out.result = { ...out.result, instructions: { "$if-present": "$type:string" } };
+  if (
+    isObj(out.result) &&
+    Array.isArray(out.result.supportedVersions) &&
+    out.result.capabilities === "$capabilities" &&
+    !Object.hasOwn(out.result, "instructions")
+  )
+    out.result = { ...out.result, instructions: { "$if-present": "$type:string" } };
   // Its cache hints are its own too: either scope, any ttlMs (CacheableResult; "public" and our ttlMs are our choices).
   if (isObj(out.result) && Array.isArray(out.result.supportedVersions) && out.result.capabilities === "$capabilities") {
     const r = out.result;
-    out.result = { ...r, ...(typeof r.cacheScope === "string" ? { cacheScope: { $oneOf: ["public", "private"] } } : {}), ...(typeof r.ttlMs === "number" ? { ttlMs: "$type:number" } : {}) };
+    out.result = {
+      ...r,
+      ...(typeof r.cacheScope === "string" ? { cacheScope: { $oneOf: ["public", "private"] } } : {}),
+      ...(typeof r.ttlMs === "number" ? { ttlMs: "$type:number" } : {}),
+    };
   }
   // The versions a server lists (-32022 data, server/discover) are its own, unless the fixture configures them.
   if (ownVersions) {
-    if (isObj(out.error) && isObj(out.error.data) && Array.isArray(out.error.data.supported)) out.error = { ...out.error, data: { ...out.error.data, supported: "$type:array" } };
+    if (isObj(out.error) && isObj(out.error.data) && Array.isArray(out.error.data.supported))
+      out.error = { ...out.error, data: { ...out.error.data, supported: "$type:array" } };
     if (isObj(out.result) && Array.isArray(out.result.supportedVersions)) out.result = { ...out.result, supportedVersions: "$type:array" };
   }
   // A form elicitation may name its mode (optional since 2025-11-25, and the default).
-  if (out.method === "elicitation/create" && isObj(out.params) && !Object.hasOwn(out.params, "mode")) out.params = { ...out.params, mode: { "$if-present": "form" } };
+  if (out.method === "elicitation/create" && isObj(out.params) && !Object.hasOwn(out.params, "mode"))
+    out.params = { ...out.params, mode: { "$if-present": "form" } };
   // A cancellation may give a reason (optional in every revision), even where the fixture's host gave none.
-  if (out.method === "notifications/cancelled" && isObj(out.params) && !Object.hasOwn(out.params, "reason")) out.params = { ...out.params, reason: { "$if-present": "$type:string" } };
+  if (out.method === "notifications/cancelled" && isObj(out.params) && !Object.hasOwn(out.params, "reason"))
+    out.params = { ...out.params, reason: { "$if-present": "$type:string" } };
   const answered = selfAnswered.get(idKey(out.id as Json));
   if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
     const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: "$type:object" };
     // Tolerated refusals: of a name the implementation does not know (invalid params, resource not
     // found), and the code the fixture's own host answered with.
-    return answered.length > 0 ? { $oneOf: [ok, { jsonrpc: "2.0", id: out.id as Json, error: { code: answered.length === 1 ? (answered[0] as number) : { $oneOf: [...answered] }, message: "$type:string" } }] } : ok;
+    return answered.length > 0
+      ? {
+          $oneOf: [
+            ok,
+            {
+              jsonrpc: "2.0",
+              id: out.id as Json,
+              error: { code: answered.length === 1 ? (answered[0] as number) : { $oneOf: [...answered] }, message: "$type:string" },
+            },
+          ],
+        }
+      : ok;
   }
   return out;
 }
@@ -221,11 +278,19 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   let clock = false;
   let raw = false;
   const hostRequests = steps.some((s) => isObj(s.call) && s.call.op !== "respond" && s.call.op !== "respondError");
-  const era = versions.every((v) => SESSION.has(v)) ? (Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string)) ? "dual" : "session") : versions.every((v) => !SESSION.has(v)) ? "modern" : "dual";
+  const era = versions.every((v) => SESSION.has(v))
+    ? Array.isArray(config.versions) && config.versions.some((v) => !SESSION.has(v as string))
+      ? "dual"
+      : "session"
+    : versions.every((v) => !SESSION.has(v))
+      ? "modern"
+      : "dual";
   const triggers = triggersOf(steps, era);
   const performed = performedByCalls(steps);
   // With every other command triggered, the implementation's own answers can be told apart from them.
-  const othersTriggered = steps.every((s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i) || performed.has(i));
+  const othersTriggered = steps.every(
+    (s, i) => !isObj(s.call) || s.call.op === "respond" || s.call.op === "respondError" || triggers.has(i) || performed.has(i),
+  );
   // A command after a host answer may depend on what the host answered (an elicitation it named, a level it accepted):
   // the implementation's own answer stands in for the host's only when no triggered command follows it.
   const triggeredAfter = (at: number): boolean => [...triggers.keys()].some((j) => j > at);
@@ -236,11 +301,22 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     for (const m of messagesOf(step.in)) {
       if (typeof m.method === "string") {
         if (Object.hasOwn(m, "id")) requests.set(idKey(m.id), m.method);
-        for (const [prefix, cap] of METHOD_CAPABILITY) if (m.method.startsWith(prefix) && !Object.hasOwn(capabilities, cap)) without.add(cap);
+        for (const [prefix, cap] of METHOD_CAPABILITY)
+          if (m.method.startsWith(prefix) && !Object.hasOwn(capabilities, cap)) without.add(cap);
         // Under 2026-07-28 the tasks methods belong to the tasks extension.
-        if (m.method.startsWith("tasks/") && versions.every((v) => !SESSION.has(v)) && !(isObj(capabilities.extensions) && Object.hasOwn(capabilities.extensions, TASKS_EXTENSION))) without.add(`extensions.${TASKS_EXTENSION}`);
+        if (
+          m.method.startsWith("tasks/") &&
+          versions.every((v) => !SESSION.has(v)) &&
+          !(isObj(capabilities.extensions) && Object.hasOwn(capabilities.extensions, TASKS_EXTENSION))
+        )
+          without.add(`extensions.${TASKS_EXTENSION}`);
         // Subscriptions are gated on a sub-capability: a fixture testing the gate needs it undeclared.
-        if ((m.method === "resources/subscribe" || m.method === "resources/unsubscribe") && isObj(capabilities.resources) && capabilities.resources.subscribe !== true) without.add("resources.subscribe");
+        if (
+          (m.method === "resources/subscribe" || m.method === "resources/unsubscribe") &&
+          isObj(capabilities.resources) &&
+          capabilities.resources.subscribe !== true
+        )
+          without.add("resources.subscribe");
         if (m.method === "notifications/cancelled" && isObj(m.params)) cancelled.add(idKey(m.params.requestId));
       }
     }
@@ -258,11 +334,28 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       const key = idKey(call.id);
       // A refused answer to a request the implementation answers on its own has no black-box counterpart: skipped, when a real answer follows.
       // (Only beside triggered commands, which carry the fixture's black-box checks.)
-      const refusedBeforeAnswer = "throws" in step && hostRequests && othersTriggered && !triggeredAfter(i) && steps.slice(i + 1).some((s) => isObj(s.call) && (s.call.op === "respond" || s.call.op === "respondError") && idKey(s.call.id) === key && !("throws" in s));
-      const canSelfAnswer = (call.op === "respond" || call.op === "respondError") && (!("throws" in step) || refusedBeforeAnswer) && tolerant !== undefined && (!hostRequests || (othersTriggered && (!triggeredAfter(i) || independentAnswer(call, method))));
+      const refusedBeforeAnswer =
+        "throws" in step &&
+        hostRequests &&
+        othersTriggered &&
+        !triggeredAfter(i) &&
+        steps
+          .slice(i + 1)
+          .some(
+            (s) =>
+              isObj(s.call) && (s.call.op === "respond" || s.call.op === "respondError") && idKey(s.call.id) === key && !("throws" in s),
+          );
+      const canSelfAnswer =
+        (call.op === "respond" || call.op === "respondError") &&
+        (!("throws" in step) || refusedBeforeAnswer) &&
+        tolerant !== undefined &&
+        (!hostRequests || (othersTriggered && (!triggeredAfter(i) || independentAnswer(call, method))));
       // A request the peer cancels must still be running when the cancel arrives: only the profile's `slow` tool is.
       const needsHold = cancelled.has(key);
-      const slow = needsHold && method === "tools/call" && steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && isObj(m.params) && m.params.name === "slow"));
+      const slow =
+        needsHold &&
+        method === "tools/call" &&
+        steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && isObj(m.params) && m.params.name === "slow"));
       const trigger = triggers.get(i);
       if (canSelfAnswer && "throws" in step) step.wire = "answer";
       else if (canSelfAnswer && (!needsHold || slow)) {
@@ -284,7 +377,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
 
   // An initialize offering a version other than the one run: the server may counter-offer any version it speaks (V-03).
   const counterOffer = new Set<string>();
-  for (const step of steps) for (const m of messagesOf(step.in)) if (m.method === "initialize" && isObj(m.params) && m.params.protocolVersion !== "$version") counterOffer.add(idKey(m.id));
+  for (const step of steps)
+    for (const m of messagesOf(step.in))
+      if (m.method === "initialize" && isObj(m.params) && m.params.protocolVersion !== "$version") counterOffer.add(idKey(m.id));
 
   // Per-step rule and level: the violation an out or quiet step goes with, else the fixture's first rule.
   const stepLevels = new Map<string, RuleLevel>();
@@ -293,7 +388,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if (!("out" in step) && !("quiet" in step)) continue;
     let rule: string | undefined;
     const near: Obj[] = [];
-    if ("out" in step) for (let j = i + 1; j < steps.length && ("event" in (steps[j] as Obj) || "phase" in (steps[j] as Obj)); j++) near.push(steps[j] as Obj);
+    if ("out" in step)
+      for (let j = i + 1; j < steps.length && ("event" in (steps[j] as Obj) || "phase" in (steps[j] as Obj)); j++)
+        near.push(steps[j] as Obj);
     else for (let j = i - 1; j >= 0 && !("in" in (steps[j] as Obj)) && !("call" in (steps[j] as Obj)); j--) near.push(steps[j] as Obj);
     // A batch reply checks batching (M-09) first, whatever violation its entries also raise.
     if ("out" in step && Array.isArray(step.out) && rules.includes("M-09")) rule = "M-09";
@@ -305,7 +402,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       }
     }
     // An initialize result checks the server's half of the handshake (L-03) unless a rule of the fixture is nearer.
-    if (rule === undefined && "out" in step && isObj(step.out) && isObj(step.out.result) && step.out.result.serverInfo === "$serverInfo") rule = rules.find((r) => r.startsWith("V-")) ?? "L-03";
+    if (rule === undefined && "out" in step && isObj(step.out) && isObj(step.out.result) && step.out.result.serverInfo === "$serverInfo")
+      rule = rules.find((r) => r.startsWith("V-")) ?? "L-03";
     rule ??= quietRule(steps, i, rules) ?? (rules[0] as string);
     const level = receiverLevel(rule, levels);
     step.rule = rule;
@@ -313,7 +411,14 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     stepLevels.set(rule, level);
     if ("quiet" in step) {
       // Requests handed to the host and not yet answered: a black-box implementation may answer them now.
-      const open = [...delivered].filter(([id, at]) => at < i && !cancelled.has(id) && !steps.slice(0, i).some((s) => messagesOf(s.out).some((m) => idKey(m.id) === id && at < steps.indexOf(s)))).map(([id]) => JSON.parse(id) as Json);
+      const open = [...delivered]
+        .filter(
+          ([id, at]) =>
+            at < i &&
+            !cancelled.has(id) &&
+            !steps.slice(0, i).some((s) => messagesOf(s.out).some((m) => idKey(m.id) === id && at < steps.indexOf(s))),
+        )
+        .map(([id]) => JSON.parse(id) as Json);
       if (open.length > 0) step.allow = open;
     }
     if ("out" in step) {
@@ -321,7 +426,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       const answeredHere = new Map([...selfAnswered].filter(([id]) => (answerAt.get(id) ?? Infinity) < i));
       // A dual-era server's versions are a need of at least these (requires.versions): the ones it lists are its own too.
       const ownVersions = !Object.hasOwn(config, "versions") || dualVersions(config).length > 0;
-      let wire: Json = Array.isArray(expected) ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) } : wireMessage(expected, answeredHere, counterOffer, ownVersions);
+      let wire: Json = Array.isArray(expected)
+        ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) }
+        : wireMessage(expected, answeredHere, counterOffer, ownVersions);
       if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions));
       wire = ownServerInfo(wire, config.info);
       if (JSON.stringify(wire) !== JSON.stringify(expected)) step.wire = wire;
@@ -372,7 +479,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   // revision: a dual-era one would take the opening for the session era.
   const first = steps.map((s) => messagesOf(s.in)[0]).find((m) => m !== undefined);
   const meta = first !== undefined && isObj(first.params) && isObj(first.params._meta) ? first.params._meta : undefined;
-  if (era === "modern" && (meta === undefined || typeof meta["io.modelcontextprotocol/protocolVersion"] !== "string")) requires.modernOnly = true;
+  if (era === "modern" && (meta === undefined || typeof meta["io.modelcontextprotocol/protocolVersion"] !== "string"))
+    requires.modernOnly = true;
   // So does one that opens with a batch: a dual-era server reads an array as a session-era batch.
   if (era === "modern" && Array.isArray(steps.find((s) => "in" in s)?.in)) requires.modernOnly = true;
 
@@ -429,7 +537,10 @@ export function buildCorpus(root: string): CorpusFiles {
   const entries: Json[] = [];
   const profiles = new Map<string, Json>();
   for (const path of listFixtureFiles(join(root, "fixtures"))) {
-    const lines = readFileSync(path, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Obj);
+    const lines = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as Obj);
     const { header, steps } = annotate(lines[0] as Obj, lines.slice(1), levels);
     const text = [header, ...steps].map((v) => JSON.stringify(v)).join("\n") + "\n";
     const rel = relative(root, path);
@@ -481,7 +592,11 @@ function main(): number {
     stale.push("fixtures/manifest.json");
     if (write) writeFileSync(manifestPath, manifest);
   }
-  process.stdout.write(stale.length === 0 ? "corpus annotations and manifest are up to date\n" : `${write ? "rewrote" : "stale"}: ${stale.length} files\n${stale.slice(0, 20).join("\n")}\n`);
+  process.stdout.write(
+    stale.length === 0
+      ? "corpus annotations and manifest are up to date\n"
+      : `${write ? "rewrote" : "stale"}: ${stale.length} files\n${stale.slice(0, 20).join("\n")}\n`,
+  );
   return stale.length > 0 && !write ? 1 : 0;
 }
 

@@ -73,7 +73,13 @@ export function triggerOf(step: Obj, triggered: Set<string>): Obj | undefined {
 }
 
 /** Notifications a 2026-07-28 server sends on the subscriptions/listen streams, related to no request. */
-const LISTEN_NOTIFICATIONS = new Set(["notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated", "notifications/tasks"]);
+const LISTEN_NOTIFICATIONS = new Set([
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/resources/list_changed",
+  "notifications/resources/updated",
+  "notifications/tasks",
+]);
 
 /**
  * The trigger of one host command in the 2026-07-28 era, or undefined. The trigger's tools/call
@@ -87,7 +93,8 @@ const LISTEN_NOTIFICATIONS = new Set(["notifications/tools/list_changed", "notif
 export function modernTriggerOf(step: Obj, envelope: Obj): Obj | undefined {
   const call = step.call;
   // Ending every open listen is one act of the server, whatever request asks for it.
-  if (isObj(call) && call.op === "endSubscriptions" && Object.keys(call).length === 1) return { tool: "conform_end_subscriptions", arguments: {}, envelope };
+  if (isObj(call) && call.op === "endSubscriptions" && Object.keys(call).length === 1)
+    return { tool: "conform_end_subscriptions", arguments: {}, envelope };
   if (!isObj(call) || call.options !== undefined || typeof call.method !== "string") return undefined;
   if (call.params !== undefined && !isObj(call.params)) return undefined;
   const args: Obj = { method: call.method, ...(call.params !== undefined ? { params: call.params } : {}) };
@@ -105,7 +112,14 @@ export function refusalLevel(step: Obj, level: string): string {
   const call = isObj(step.call) ? step.call : {};
   const params = isObj(call.params) ? call.params : {};
   const rule = isObj(step.throws) ? step.throws.rule : undefined;
-  if (rule === "C-06" && level === "MUST" && !Object.hasOwn(params, "tools") && !Object.hasOwn(params, "toolChoice") && Object.hasOwn(params, "includeContext")) return "SHOULD";
+  if (
+    rule === "C-06" &&
+    level === "MUST" &&
+    !Object.hasOwn(params, "tools") &&
+    !Object.hasOwn(params, "toolChoice") &&
+    Object.hasOwn(params, "includeContext")
+  )
+    return "SHOULD";
   return level;
 }
 
@@ -122,7 +136,14 @@ export function performedByCalls(steps: readonly Obj[]): Set<number> {
   const asked = new Map<string, { tool: string; args: Obj }>();
   for (const step of steps) {
     for (const m of messagesOf(step.in)) {
-      if (m.method === "tools/call" && Object.hasOwn(m, "id") && isObj(m.params) && typeof m.params.name === "string" && isObj(m.params.arguments)) asked.set(idKey(m.id), { tool: m.params.name, args: m.params.arguments });
+      if (
+        m.method === "tools/call" &&
+        Object.hasOwn(m, "id") &&
+        isObj(m.params) &&
+        typeof m.params.name === "string" &&
+        isObj(m.params.arguments)
+      )
+        asked.set(idKey(m.id), { tool: m.params.name, args: m.params.arguments });
     }
   }
   const progress = new Map<string, number[]>();
@@ -132,7 +153,8 @@ export function performedByCalls(steps: readonly Obj[]): Set<number> {
     if (!isObj(call)) continue;
     if (call.op === "sendProgress") progress.set(idKey(call.id), [...(progress.get(idKey(call.id)) ?? []), i]);
     const options = isObj(call.options) ? call.options : undefined;
-    if (options !== undefined && Object.hasOwn(options, "relatedRequestId")) related.set(idKey(options.relatedRequestId), [...(related.get(idKey(options.relatedRequestId)) ?? []), i]);
+    if (options !== undefined && Object.hasOwn(options, "relatedRequestId"))
+      related.set(idKey(options.relatedRequestId), [...(related.get(idKey(options.relatedRequestId)) ?? []), i]);
   }
   const out = new Set<number>();
   for (const [id, at] of progress) {
@@ -149,18 +171,34 @@ export function performedByCalls(steps: readonly Obj[]): Set<number> {
     const call = asked.get(id);
     const step = steps[at[0] as number] as Obj;
     const command = step.call as Obj;
-    if (call?.tool !== "conform_request" || at.length !== 1 || command.op !== "request" || !("throws" in step) || Object.keys(command.options as Obj).length !== 1) continue;
-    if (JSON.stringify({ method: command.method, ...(command.params !== undefined ? { params: command.params } : {}) }) === JSON.stringify(call.args)) out.add(at[0] as number);
+    if (
+      call?.tool !== "conform_request" ||
+      at.length !== 1 ||
+      command.op !== "request" ||
+      !("throws" in step) ||
+      Object.keys(command.options as Obj).length !== 1
+    )
+      continue;
+    if (
+      JSON.stringify({ method: command.method, ...(command.params !== undefined ? { params: command.params } : {}) }) ===
+      JSON.stringify(call.args)
+    )
+      out.add(at[0] as number);
   }
   return out;
 }
 
 /** The envelope keys a trigger's tools/call carries in the 2026-07-28 era (the client it speaks for). */
-const ENVELOPE_KEYS = ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo"];
+const ENVELOPE_KEYS = [
+  "io.modelcontextprotocol/protocolVersion",
+  "io.modelcontextprotocol/clientCapabilities",
+  "io.modelcontextprotocol/clientInfo",
+];
 
 /** The envelope of a 2026-07-28 request (its three client keys), or undefined. */
 function envelopeOf(message: Obj): Obj | undefined {
-  if (!Object.hasOwn(message, "id") || typeof message.method !== "string" || !isObj(message.params) || !isObj(message.params._meta)) return undefined;
+  if (!Object.hasOwn(message, "id") || typeof message.method !== "string" || !isObj(message.params) || !isObj(message.params._meta))
+    return undefined;
   const meta = message.params._meta;
   if (!ENVELOPE_KEYS.every((k) => Object.hasOwn(meta, k))) return undefined;
   return Object.fromEntries(ENVELOPE_KEYS.map((k) => [k, meta[k] as Json]));
@@ -178,7 +216,13 @@ export function triggersOf(steps: readonly Obj[], era: string): Map<number, Obj>
   const out = new Map<number, Obj>();
   const triggered = new Set<string>();
   const first = steps.map((s) => messagesOf(s.in)[0]).find((m) => m !== undefined);
-  const envelope = era === "session" ? undefined : steps.flatMap((s) => messagesOf(s.in)).map(envelopeOf).find((e) => e !== undefined);
+  const envelope =
+    era === "session"
+      ? undefined
+      : steps
+          .flatMap((s) => messagesOf(s.in))
+          .map(envelopeOf)
+          .find((e) => e !== undefined);
   // A dual-era fixture speaks 2026-07-28 when its client opens with an envelope, else the session era.
   const modern = envelope !== undefined && (era === "modern" || (first !== undefined && envelopeOf(first) !== undefined));
   let ready = false;
@@ -196,8 +240,21 @@ export function triggersOf(steps: readonly Obj[], era: string): Map<number, Obj>
     if (!isObj(step.call)) continue;
     const call = step.call;
     // The host's plain `{}` to the only open listen ends it as ending every open listen would.
-    const endsOnlyListen = modern && call.op === "respond" && listens.size === 1 && listens.has(idKey(call.id)) && isObj(call.result) && Object.keys(call.result).length === 0 && !("throws" in step);
-    const trigger = endsOnlyListen ? modernTriggerOf({ call: { op: "endSubscriptions" } }, envelope as Obj) : modern ? modernTriggerOf(step, envelope as Obj) : ready ? triggerOf(step, triggered) : undefined;
+    const endsOnlyListen =
+      modern &&
+      call.op === "respond" &&
+      listens.size === 1 &&
+      listens.has(idKey(call.id)) &&
+      isObj(call.result) &&
+      Object.keys(call.result).length === 0 &&
+      !("throws" in step);
+    const trigger = endsOnlyListen
+      ? modernTriggerOf({ call: { op: "endSubscriptions" } }, envelope as Obj)
+      : modern
+        ? modernTriggerOf(step, envelope as Obj)
+        : ready
+          ? triggerOf(step, triggered)
+          : undefined;
     if (call.op === "respond" || call.op === "respondError") listens.delete(idKey(call.id));
     if (call.op === "endSubscriptions") listens.clear();
     if (trigger !== undefined) out.set(i, trigger);

@@ -35,7 +35,9 @@ export interface ServerChild {
 
 /** Starts the reference server in a child process (node --expose-gc) and waits until it listens. */
 export async function startChild(maxSessions: number, maxBodyBytes = 1024 * 1024): Promise<ServerChild> {
-  const child: ChildProcess = spawn(process.execPath, ["--expose-gc", CHILD, String(maxSessions), String(maxBodyBytes)], { stdio: ["pipe", "pipe", "inherit"] });
+  const child: ChildProcess = spawn(process.execPath, ["--expose-gc", CHILD, String(maxSessions), String(maxBodyBytes)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const lines: string[] = [];
   const waiters: Array<(line: string) => void> = [];
   let pending = "";
@@ -83,7 +85,11 @@ export function postRequest(port: number, body: string, headers = ""): string {
 
 /** The bogus initializes of defect 10.4, in turn: a bare {method}, one refused -32602, one without id. */
 export function bogusInitializeBodies(): string[] {
-  return [JSON.stringify({ method: "initialize" }), JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }), JSON.stringify({ jsonrpc: "2.0", method: "initialize", params: INIT_PARAMS })];
+  return [
+    JSON.stringify({ method: "initialize" }),
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+    JSON.stringify({ jsonrpc: "2.0", method: "initialize", params: INIT_PARAMS }),
+  ];
 }
 
 export function validInitializeBody(id = 1): string {
@@ -195,7 +201,9 @@ export async function endlessChunkedBody(port: number, cap: number): Promise<{ s
   const decoder = new TextDecoder("latin1");
   socket.on("data", (chunk) => (received += decoder.decode(chunk, { stream: true })));
   const closing = new Promise<void>((resolve) => socket.on("close", () => ((closed = true), resolve())));
-  socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${ACCEPT}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  socket.write(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${ACCEPT}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+  );
   const chunk = `10000\r\n${"[".repeat(0x10000)}\r\n`;
   let sent = 0;
   while (!closed && sent < cap) {
@@ -209,22 +217,38 @@ export async function endlessChunkedBody(port: number, cap: number): Promise<{ s
 
 /** A well-behaved client: one session, pinging one request at a time until stopped. Latencies in ms. */
 export async function pinger(url: string): Promise<{ stop(): Promise<number[]> }> {
-  const platform = globalThis as unknown as { fetch: (url: string, init: { method: string; headers: Record<string, string>; body: string }) => Promise<{ status: number; headers: { get(name: string): string | null }; text(): Promise<string> }> };
+  const platform = globalThis as unknown as {
+    fetch: (
+      url: string,
+      init: { method: string; headers: Record<string, string>; body: string },
+    ) => Promise<{ status: number; headers: { get(name: string): string | null }; text(): Promise<string> }>;
+  };
   const headers: Record<string, string> = { accept: ACCEPT, "content-type": "application/json" };
   const init = await platform.fetch(url, { method: "POST", headers, body: validInitializeBody(0) });
   const session = init.headers.get("mcp-session-id");
   await init.text();
   if (init.status !== 200 || session === null) throw new Error(`the pinger could not open a session: HTTP ${init.status}`);
   const sessionHeaders = { ...headers, "mcp-session-id": session, "mcp-protocol-version": LATEST };
-  await (await platform.fetch(url, { method: "POST", headers: sessionHeaders, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+  await (
+    await platform.fetch(url, {
+      method: "POST",
+      headers: sessionHeaders,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    })
+  ).text();
   const latencies: number[] = [];
   let running = true;
   const loop = (async () => {
     for (let id = 1; running; id++) {
       const start = performance.now();
-      const response = await platform.fetch(url, { method: "POST", headers: sessionHeaders, body: JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }) });
+      const response = await platform.fetch(url, {
+        method: "POST",
+        headers: sessionHeaders,
+        body: JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }),
+      });
       const text = await response.text();
-      if (response.status !== 200 || !text.includes('"result":{}')) throw new Error(`ping ${id}: HTTP ${response.status} ${text.slice(0, 200)}`);
+      if (response.status !== 200 || !text.includes('"result":{}'))
+        throw new Error(`ping ${id}: HTTP ${response.status} ${text.slice(0, 200)}`);
       latencies.push(performance.now() - start);
     }
   })();

@@ -19,7 +19,13 @@ export const FIXTURES = join(ROOT, "fixtures");
 export function inProcessFetch(handle: (request: Request) => Promise<Response>): typeof fetch {
   return ((url: string, init: { method: string; headers: Record<string, string>; body?: string }) =>
     // Over a socket fetch sends Host itself; a Request made here has none.
-    handle(new Request(url, { method: init.method, headers: { host: /^[a-z]+:\/\/([^/]+)/i.exec(url)?.[1] ?? "localhost", ...init.headers }, ...(init.body !== undefined ? { body: init.body } : {}) }))) as unknown as typeof fetch;
+    handle(
+      new Request(url, {
+        method: init.method,
+        headers: { host: /^[a-z]+:\/\/([^/]+)/i.exec(url)?.[1] ?? "localhost", ...init.headers },
+        ...(init.body !== undefined ? { body: init.body } : {}),
+      }),
+    )) as unknown as typeof fetch;
 }
 
 /** Per rule: how many cases passed, failed and were not applicable. */
@@ -53,8 +59,12 @@ async function main(argv: readonly string[]): Promise<number> {
   close();
   if (json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   else {
-    for (const r of results) process.stdout.write(`${r.outcome.padEnd(14)} ${r.level.padEnd(6)} ${r.version} ${r.fixture} [${r.rules.join(", ")}]${r.reason === undefined ? "" : ` ${r.reason}`}\n`);
-    for (const [rule, row] of tally(results)) process.stdout.write(`${rule.padEnd(8)} passed ${row.passed} failed ${row.failed} n/a ${row.na}\n`);
+    for (const r of results)
+      process.stdout.write(
+        `${r.outcome.padEnd(14)} ${r.level.padEnd(6)} ${r.version} ${r.fixture} [${r.rules.join(", ")}]${r.reason === undefined ? "" : ` ${r.reason}`}\n`,
+      );
+    for (const [rule, row] of tally(results))
+      process.stdout.write(`${rule.padEnd(8)} passed ${row.passed} failed ${row.failed} n/a ${row.na}\n`);
   }
   return results.some((r) => r.outcome === "failed" && r.level !== "policy") ? 1 : 0;
 }

@@ -36,7 +36,13 @@ async function main(): Promise<void> {
       gc?.();
       await sleep(20);
     }
-    const line = { heapUsed: process.memoryUsage().heapUsed, sessions: running.host.sessions.size, stored: store.size, serverSessions: server.sessions.size, exchanges: running.host.exchanges.size };
+    const line = {
+      heapUsed: process.memoryUsage().heapUsed,
+      sessions: running.host.sessions.size,
+      stored: store.size,
+      serverSessions: server.sessions.size,
+      exchanges: running.host.exchanges.size,
+    };
     process.stdout.write(`${JSON.stringify(line)}\n`);
   }
 }

@@ -59,7 +59,10 @@ export function packIntoConsumer(): Packed {
   const base = mkdtempSync(join(tmpdir(), "mcp-engine-pack-"));
   const packed = npm(["pack", "--json", "--ignore-scripts", "--offline", "--pack-destination", base], ROOT);
   assert.equal(packed.status, 0, `npm pack failed:\n${packed.output}`);
-  const report = JSON.parse(packed.output.slice(packed.output.indexOf("["), packed.output.lastIndexOf("]") + 1)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const report = JSON.parse(packed.output.slice(packed.output.indexOf("["), packed.output.lastIndexOf("]") + 1)) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   const entry = report[0];
   assert.ok(entry !== undefined, `npm pack printed no report:\n${packed.output}`);
   const consumer = join(base, "consumer");
@@ -69,7 +72,13 @@ export function packIntoConsumer(): Packed {
   assert.equal(untar.status, 0, `tar failed:\n${untar.output}`);
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as PackageManifest;
-  return { consumer, packageDir, files: entry.files.map((f) => f.path), manifest, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+  return {
+    consumer,
+    packageDir,
+    files: entry.files.map((f) => f.path),
+    manifest,
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+  };
 }
 
 /** Links @types/node and the packages it depends on from this project into `consumer`. */
@@ -93,10 +102,22 @@ export function linkPackages(consumer: string, names: readonly string[]): void {
 }
 
 /** The compiler options every consumer check uses on top of its own: strict, and library files checked too. */
-export const STRICT_CONSUMER = { strict: true, skipLibCheck: false, noEmit: true, target: "es2022", module: "nodenext", moduleResolution: "nodenext" } as const;
+export const STRICT_CONSUMER = {
+  strict: true,
+  skipLibCheck: false,
+  noEmit: true,
+  target: "es2022",
+  module: "nodenext",
+  moduleResolution: "nodenext",
+} as const;
 
 /** Writes `sources` and a tsconfig with `options` into `dir`, runs the project's tsc on them. */
-export function typeCheck(dir: string, name: string, options: { readonly [option: string]: unknown }, sources: { readonly [file: string]: string }): Run {
+export function typeCheck(
+  dir: string,
+  name: string,
+  options: { readonly [option: string]: unknown },
+  sources: { readonly [file: string]: string },
+): Run {
   for (const [file, text] of Object.entries(sources)) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     writeFileSync(join(dir, file), text);

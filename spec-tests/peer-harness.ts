@@ -3,7 +3,18 @@
 // each side wrote and every arming of its timer; ScriptedServer, a Client against a
 // hand-written server on a fake host. Nothing here reads real time or starts a real timer.
 
-import { Client, ManualClock, Server, linkInMemory, type ClientOptions, type InMemoryLink, type ManualTimer, type PeerHost, type ServerOptions, type ServerSession } from "../lib/peer/index.js";
+import {
+  Client,
+  ManualClock,
+  Server,
+  linkInMemory,
+  type ClientOptions,
+  type InMemoryLink,
+  type ManualTimer,
+  type PeerHost,
+  type ServerOptions,
+  type ServerSession,
+} from "../lib/peer/index.js";
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
@@ -129,11 +140,15 @@ export class Pair {
     this.clock = new ManualClock({ onArm: (label, at) => (label === "client" ? this.clientHost : this.serverHost).armCalls.push(at) });
     this.server = options.serverInstance ?? new Server({ info: SERVER_INFO, paginationSecret: SECRET, ...options.server });
     options.setup?.(this.server);
-    this.link = linkInMemory(this.server, { info: CLIENT_INFO, ...options.client }, {
-      clock: this.clock,
-      delivery: options.sync === true ? "sync" : "microtask",
-      tap: (from, bytes) => (from === "client" ? this.clientHost : this.serverHost).record(bytes),
-    });
+    this.link = linkInMemory(
+      this.server,
+      { info: CLIENT_INFO, ...options.client },
+      {
+        clock: this.clock,
+        delivery: options.sync === true ? "sync" : "microtask",
+        tap: (from, bytes) => (from === "client" ? this.clientHost : this.serverHost).record(bytes),
+      },
+    );
     this.session = this.link.session;
     this.client = this.link.client;
     this.clientHost.timer = this.link.clientTimer;
@@ -163,8 +178,16 @@ export class Pair {
 }
 
 /** Observes a promise's state without awaiting it. */
-export function track<T>(promise: Promise<T>): { readonly state: "pending" | "resolved" | "rejected"; readonly value: T | undefined; readonly error: unknown } {
-  const box: { state: "pending" | "resolved" | "rejected"; value: T | undefined; error: unknown } = { state: "pending", value: undefined, error: undefined };
+export function track<T>(promise: Promise<T>): {
+  readonly state: "pending" | "resolved" | "rejected";
+  readonly value: T | undefined;
+  readonly error: unknown;
+} {
+  const box: { state: "pending" | "resolved" | "rejected"; value: T | undefined; error: unknown } = {
+    state: "pending",
+    value: undefined,
+    error: undefined,
+  };
   promise.then(
     (v) => {
       box.state = "resolved";
@@ -194,10 +217,7 @@ export class ScriptedServer {
   readonly client: Client;
   readonly received: Array<Record<string, unknown>> = [];
 
-  constructor(
-    answer: (message: Record<string, unknown>) => Record<string, unknown> | undefined,
-    options: Partial<ClientOptions> = {},
-  ) {
+  constructor(answer: (message: Record<string, unknown>) => Record<string, unknown> | undefined, options: Partial<ClientOptions> = {}) {
     this.client = new Client(this.host, { info: CLIENT_INFO, ...options });
     this.host.deliver = (bytes) => {
       for (const line of decoder.decode(bytes).split("\n")) {

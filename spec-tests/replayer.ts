@@ -34,7 +34,13 @@ export function parseFixture(text: string, file: string): Fixture {
     }
   });
   const header = parsed[0] as unknown as FixtureHeader;
-  if (header === undefined || typeof header.fixture !== "string" || !Array.isArray(header.versions) || !Array.isArray(header.rules) || header.rules.length === 0) {
+  if (
+    header === undefined ||
+    typeof header.fixture !== "string" ||
+    !Array.isArray(header.versions) ||
+    !Array.isArray(header.rules) ||
+    header.rules.length === 0
+  ) {
     throw new Error(`${file}:1: header needs fixture, role, versions and at least one rule`);
   }
   return { header, steps: parsed.slice(1), file };
@@ -53,7 +59,14 @@ export function substitute(value: unknown, version: string): unknown {
 }
 
 /** Compares with the corpus' matching language (lib/cli/conform/match.ts); `subset` ignores keys the expectation does not list. */
-export function compare(expected: unknown, actual: unknown, subset: boolean, path = "", present = true, bindings: Bindings = new Map()): string | undefined {
+export function compare(
+  expected: unknown,
+  actual: unknown,
+  subset: boolean,
+  path = "",
+  present = true,
+  bindings: Bindings = new Map(),
+): string | undefined {
   return compareValues(expected, actual, { subset, bindings }, path, present);
 }
 
@@ -83,16 +96,30 @@ export function replay(fixture: Fixture, version: ProtocolVersion, strict: boole
     const step = substitute(fixture.steps[i], version) as JsonObject;
     const where = `${fixture.file}:${i + 2}`;
     try {
-      const problem = runStep(engine, step, mode, () => now, (t) => (now = t), bindings);
+      const problem = runStep(
+        engine,
+        step,
+        mode,
+        () => now,
+        (t) => (now = t),
+        bindings,
+      );
       if (problem !== undefined) return `${where}: ${problem}`;
     } catch (error) {
-      return `${where}: threw ${error instanceof Error ? error.stack ?? error.message : String(error)}`;
+      return `${where}: threw ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
     }
   }
   return undefined;
 }
 
-function runStep(engine: Engine, step: JsonObject, mode: InputMode, getNow: () => number, setNow: (t: number) => void, bindings: Bindings): string | undefined {
+function runStep(
+  engine: Engine,
+  step: JsonObject,
+  mode: InputMode,
+  getNow: () => number,
+  setNow: (t: number) => void,
+  bindings: Bindings,
+): string | undefined {
   if ("note" in step) return undefined;
   if ("in" in step) {
     if (mode === "value") engine.receiveMessage(step.in, getNow());

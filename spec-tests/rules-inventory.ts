@@ -46,7 +46,12 @@ export const WORD_IDS: readonly string[] = ["limit", "internal", "engine"];
 
 const SKIP_DIRS = new Set(["node_modules", "dist", ".git", "coverage"]);
 /** The rule-list tooling itself names old and new ids as examples; it is not a use. */
-export const TOOLING = ["spec-tests/rules-inventory.ts", "spec-tests/rules.test.ts", "spec-tests/apply-rule-renames.ts", "spec-tests/rule-renames.json"];
+export const TOOLING = [
+  "spec-tests/rules-inventory.ts",
+  "spec-tests/rules.test.ts",
+  "spec-tests/apply-rule-renames.ts",
+  "spec-tests/rule-renames.json",
+];
 
 /** Files under root/dir with one of the extensions, in a stable order. */
 export function listFiles(root: string, dir: string, exts: readonly string[]): string[] {
@@ -93,7 +98,8 @@ export function commentStart(line: string): number {
 }
 
 /** A literal is in a rule position when the code just before it gives or compares a rule. */
-export const RULE_POSITION = /(?:\brule\s*(?::|===|!==|==|=)\s*|\bisRule\(\s*|\b(?:violation|local|full)\(\s*|\bshutdown\(\s*"[^"]*",\s*|\brefusal\(\s*[^,()]*,\s*(?:"[^"]*",\s*(?:\{[^}]*\},\s*\d+,\s*)?)?|throws:\s*\{\s*rule:\s*)$/;
+export const RULE_POSITION =
+  /(?:\brule\s*(?::|===|!==|==|=)\s*|\bisRule\(\s*|\b(?:violation|local|full)\(\s*|\bshutdown\(\s*"[^"]*",\s*|\brefusal\(\s*[^,()]*,\s*(?:"[^"]*",\s*(?:\{[^}]*\},\s*\d+,\s*)?)?|throws:\s*\{\s*rule:\s*)$/;
 
 /** For each line of a TypeScript file, where its comment starts (-1: none; 0: all comment). */
 export function commentStarts(lines: readonly string[]): number[] {
@@ -125,14 +131,18 @@ const ID_ARRAY = new RegExp(`\\[\\s*(?:(["'])${ANY_ID}\\1\\s*,\\s*)*(["'])${ANY_
 export function wordIdSpans(code: string): WordSpan[] {
   const spans: WordSpan[] = [];
   const arrays: [number, number][] = [];
-  for (const m of code.matchAll(ID_ARRAY)) if (/(["'])(?:[A-Z]{1,4}-\d{2}|[a-g]\.\d{1,2})\1/.test(m[0])) arrays.push([m.index ?? 0, (m.index ?? 0) + m[0].length]);
+  for (const m of code.matchAll(ID_ARRAY))
+    if (/(["'])(?:[A-Z]{1,4}-\d{2}|[a-g]\.\d{1,2})\1/.test(m[0])) arrays.push([m.index ?? 0, (m.index ?? 0) + m[0].length]);
   for (const lit of stringLiterals(code)) {
     const inArray = arrays.some(([a, b]) => lit.start > a && lit.start < b);
-    if (WORD_IDS.includes(lit.value) && (RULE_POSITION.test(code.slice(0, lit.start)) || inArray)) spans.push({ word: lit.value, index: lit.start + 1 });
+    if (WORD_IDS.includes(lit.value) && (RULE_POSITION.test(code.slice(0, lit.start)) || inArray))
+      spans.push({ word: lit.value, index: lit.start + 1 });
     const composite = /^([a-z-]+):([a-z]+)$/.exec(lit.value);
-    if (composite !== null && WORD_IDS.includes(composite[2] ?? "")) spans.push({ word: composite[2] ?? "", index: lit.start + 1 + (composite[1] ?? "").length + 1 });
+    if (composite !== null && WORD_IDS.includes(composite[2] ?? ""))
+      spans.push({ word: composite[2] ?? "", index: lit.start + 1 + (composite[1] ?? "").length + 1 });
   }
-  for (const m of code.matchAll(/\/\^([a-z]+)\$\//g)) if (WORD_IDS.includes(m[1] ?? "")) spans.push({ word: m[1] ?? "", index: (m.index ?? 0) + 2 });
+  for (const m of code.matchAll(/\/\^([a-z]+)\$\//g))
+    if (WORD_IDS.includes(m[1] ?? "")) spans.push({ word: m[1] ?? "", index: (m.index ?? 0) + 2 });
   return spans.sort((a, b) => a.index - b.index);
 }
 
@@ -152,7 +162,8 @@ export function tsUses(file: string, text: string): RuleUse[] {
     }
     for (const span of wordIdSpans(codePart)) uses.push({ id: span.word, file, line: lineNo, kind: "code", text: line });
     // Regex literals that spell section ids with escapes (/^a\.4$/).
-    for (const m of codePart.matchAll(/\/\^([a-g])\\\.(\d{1,2})\$\//g)) uses.push({ id: `${m[1]}.${m[2]}`, file, line: lineNo, kind: "code", text: line });
+    for (const m of codePart.matchAll(/\/\^([a-g])\\\.(\d{1,2})\$\//g))
+      uses.push({ id: `${m[1]}.${m[2]}`, file, line: lineNo, kind: "code", text: line });
   });
   return uses;
 }
@@ -180,7 +191,8 @@ export function fixtureUses(file: string, text: string): RuleUse[] {
     }
     if (i === 0) {
       const rules = (value as { rules?: unknown }).rules;
-      if (Array.isArray(rules)) for (const r of rules) if (typeof r === "string") uses.push({ id: r, file, line: 1, kind: "fixture-header", text: line });
+      if (Array.isArray(rules))
+        for (const r of rules) if (typeof r === "string") uses.push({ id: r, file, line: 1, kind: "fixture-header", text: line });
       return;
     }
     const found: string[] = [];
@@ -200,12 +212,16 @@ export function httpFixtureUses(file: string, text: string): RuleUse[] {
   }
   const rules = (value as { rules?: unknown } | null)?.rules;
   if (!Array.isArray(rules)) return [];
-  return rules.filter((r): r is string => typeof r === "string").map((id) => ({ id, file, line: 1, kind: "fixture-header" as const, text: id }));
+  return rules
+    .filter((r): r is string => typeof r === "string")
+    .map((id) => ({ id, file, line: 1, kind: "fixture-header" as const, text: id }));
 }
 
 /** The files that may cite rules: TypeScript under lib/, spec-tests/ and bench/, fixtures, fixtures/FORMAT.md. */
 export function ruleFiles(root: string): string[] {
-  const ts = ["lib", "spec-tests", "bench"].flatMap((dir) => listFiles(root, dir, [".ts"])).filter((f) => !f.endsWith(".d.ts") && !TOOLING.includes(f));
+  const ts = ["lib", "spec-tests", "bench"]
+    .flatMap((dir) => listFiles(root, dir, [".ts"]))
+    .filter((f) => !f.endsWith(".d.ts") && !TOOLING.includes(f));
   return [...ts, ...listFiles(root, "fixtures", [".jsonl", ".json", ".md"])];
 }
 
@@ -309,7 +325,13 @@ export interface RenameMap {
 
 export function loadRenames(root: string): RenameMap {
   const raw = JSON.parse(readFileSync(join(root, "spec-tests/rule-renames.json"), "utf8")) as Partial<RenameMap>;
-  return { outside: raw.outside ?? "(?!)", ids: raw.ids ?? {}, sections: raw.sections ?? {}, citations: raw.citations ?? [], code: raw.code ?? [] };
+  return {
+    outside: raw.outside ?? "(?!)",
+    ids: raw.ids ?? {},
+    sections: raw.sections ?? {},
+    citations: raw.citations ?? [],
+    code: raw.code ?? [],
+  };
 }
 
 export function outsidePattern(map: RenameMap): RegExp {
@@ -330,7 +352,8 @@ export function resolveOld(map: RenameMap, old: string, line: string, before: re
   if (typeof v === "string") return v;
   if (v === undefined) return undefined;
   for (const e of v) if (e.match !== undefined && new RegExp(e.match).test(line)) return e.id;
-  for (const ctx of before.slice(0, CONTEXT_LINES)) for (const e of v) if (e.match !== undefined && e.lineOnly !== true && new RegExp(e.match).test(ctx)) return e.id;
+  for (const ctx of before.slice(0, CONTEXT_LINES))
+    for (const e of v) if (e.match !== undefined && e.lineOnly !== true && new RegExp(e.match).test(ctx)) return e.id;
   return v.find((e) => e.match === undefined)?.id ?? "unresolved";
 }
 
@@ -386,7 +409,9 @@ function main(): void {
     const kinds = [...new Set(list.map((u) => u.kind))].join(",");
     const shown = [...files].map(([f, n]) => `${f}(${n})`);
     const more = shown.length > 4 && !process.argv.includes("--all") ? ` +${shown.length - 4} more` : "";
-    process.stdout.write(`${id.padEnd(9)} ${String(list.length).padStart(4)}  [${kinds}]  ${(more === "" ? shown : shown.slice(0, 4)).join(" ")}${more}\n`);
+    process.stdout.write(
+      `${id.padEnd(9)} ${String(list.length).padStart(4)}  [${kinds}]  ${(more === "" ? shown : shown.slice(0, 4)).join(" ")}${more}\n`,
+    );
   }
   const refs = collectOutsideRefs(root);
   process.stdout.write(`\n${refs.length} lines cite a document outside the repository\n`);

@@ -79,8 +79,12 @@ export function fixtureTestName(header: { readonly fixture: string; readonly rul
 }
 
 /** The id-shaped tokens of the names that `known` lacks, each with where it stands. */
-export function unknownIds(names: readonly { readonly where: string; readonly name: string }[], known: ReadonlySet<string> | ReadonlyMap<string, unknown>): string[] {
+export function unknownIds(
+  names: readonly { readonly where: string; readonly name: string }[],
+  known: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+): string[] {
   const problems: string[] = [];
-  for (const { where, name } of names) for (const m of name.matchAll(NAME_ID)) if (!known.has(m[0])) problems.push(`${where}: ${m[0]} in ${JSON.stringify(name)}`);
+  for (const { where, name } of names)
+    for (const m of name.matchAll(NAME_ID)) if (!known.has(m[0])) problems.push(`${where}: ${m[0]} in ${JSON.stringify(name)}`);
   return problems;
 }

@@ -104,7 +104,10 @@ const callResult: CallToolResult = { content: blocks, structuredContent: { temp:
 const samplingMessages: SamplingMessage[] = [
   { role: "user", content: { type: "text", text: "Weather in Paris?" } },
   { role: "assistant", content: [{ type: "tool_use", id: "u1", name: "get_weather", input: { city: "Paris" } }] },
-  { role: "user", content: [{ type: "tool_result", toolUseId: "u1", content: [{ type: "text", text: "21C" }], structuredContent: { temp: 21 } }] },
+  {
+    role: "user",
+    content: [{ type: "tool_result", toolUseId: "u1", content: [{ type: "text", text: "21C" }], structuredContent: { temp: 21 } }],
+  },
 ];
 
 const sampling: CreateMessageRequestParams = {
@@ -162,7 +165,12 @@ const clientRequests: ClientRequests = {
   },
   "resources/read": {
     params: { uri: "file:///a" },
-    result: { contents: [{ uri: "file:///a", text: "hi" }, { uri: "file:///b", blob: "AAAA", _meta: {} }] },
+    result: {
+      contents: [
+        { uri: "file:///a", text: "hi" },
+        { uri: "file:///b", blob: "AAAA", _meta: {} },
+      ],
+    },
   },
   "resources/subscribe": { params: { uri: "file:///a" }, result: {} },
   "resources/unsubscribe": { params: { uri: "file:///a" }, result: { _meta: {} } },
@@ -172,7 +180,13 @@ const clientRequests: ClientRequests = {
   },
   "prompts/get": {
     params: { name: "p", arguments: { x: "1" } },
-    result: { description: "d", messages: [{ role: "user", content: blocks[0]! }, { role: "assistant", content: blocks[3]! }] },
+    result: {
+      description: "d",
+      messages: [
+        { role: "user", content: blocks[0]! },
+        { role: "assistant", content: blocks[3]! },
+      ],
+    },
   },
   "tools/list": { params: undefined, result: { tools: [tool] } },
   "tools/call": { params: { name: "get_weather", arguments: { city: "Paris" }, task: { ttl: 1000 } }, result: callResult },
@@ -226,24 +240,51 @@ const serverNotifications: ServerNotifications = {
 
 // The maps hold exactly the methods of RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03 (a missing or extra key fails here).
 const clientRequestMethods: { [M in ClientRequestMethod]: true } = {
-  initialize: true, ping: true, "resources/list": true, "resources/templates/list": true, "resources/read": true,
-  "resources/subscribe": true, "resources/unsubscribe": true, "prompts/list": true, "prompts/get": true,
-  "tools/list": true, "tools/call": true, "logging/setLevel": true, "completion/complete": true,
-  "tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true,
+  initialize: true,
+  ping: true,
+  "resources/list": true,
+  "resources/templates/list": true,
+  "resources/read": true,
+  "resources/subscribe": true,
+  "resources/unsubscribe": true,
+  "prompts/list": true,
+  "prompts/get": true,
+  "tools/list": true,
+  "tools/call": true,
+  "logging/setLevel": true,
+  "completion/complete": true,
+  "tasks/get": true,
+  "tasks/result": true,
+  "tasks/list": true,
+  "tasks/cancel": true,
 };
 const serverRequestMethods: { [M in ServerRequestMethod]: true } = {
-  ping: true, "sampling/createMessage": true, "roots/list": true, "elicitation/create": true,
-  "tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true,
+  ping: true,
+  "sampling/createMessage": true,
+  "roots/list": true,
+  "elicitation/create": true,
+  "tasks/get": true,
+  "tasks/result": true,
+  "tasks/list": true,
+  "tasks/cancel": true,
 };
 const clientNotificationMethods: { [M in ClientNotificationMethod]: true } = {
-  "notifications/initialized": true, "notifications/cancelled": true, "notifications/progress": true,
-  "notifications/roots/list_changed": true, "notifications/tasks/status": true,
+  "notifications/initialized": true,
+  "notifications/cancelled": true,
+  "notifications/progress": true,
+  "notifications/roots/list_changed": true,
+  "notifications/tasks/status": true,
 };
 const serverNotificationMethods: { [M in ServerNotificationMethod]: true } = {
-  "notifications/cancelled": true, "notifications/progress": true, "notifications/message": true,
-  "notifications/resources/list_changed": true, "notifications/resources/updated": true,
-  "notifications/prompts/list_changed": true, "notifications/tools/list_changed": true,
-  "notifications/elicitation/complete": true, "notifications/tasks/status": true,
+  "notifications/cancelled": true,
+  "notifications/progress": true,
+  "notifications/message": true,
+  "notifications/resources/list_changed": true,
+  "notifications/resources/updated": true,
+  "notifications/prompts/list_changed": true,
+  "notifications/tools/list_changed": true,
+  "notifications/elicitation/complete": true,
+  "notifications/tasks/status": true,
 };
 
 // ---- Helper types -------------------------------------------------------------------
@@ -330,12 +371,46 @@ const badFlag: ServerCapabilities = { tools: { listChanged: "yes" } };
 
 export function typesConsumer(): unknown[] {
   return [
-    clientRequests, serverRequests, clientNotifications, serverNotifications,
-    clientRequestMethods, serverRequestMethods, clientNotificationMethods, serverNotificationMethods,
-    callParams, callOutcome, listParams, elicitParams, progress, payload, clientResult, serverResult,
-    statuses, levels, blocks.map(blockKind), elicitTarget(formElicit), elicitTarget(urlElicit),
+    clientRequests,
+    serverRequests,
+    clientNotifications,
+    serverNotifications,
+    clientRequestMethods,
+    serverRequestMethods,
+    clientNotificationMethods,
+    serverNotificationMethods,
+    callParams,
+    callOutcome,
+    listParams,
+    elicitParams,
+    progress,
+    payload,
+    clientResult,
+    serverResult,
+    statuses,
+    levels,
+    blocks.map(blockKind),
+    elicitTarget(formElicit),
+    elicitTarget(urlElicit),
     fields,
-    noName, noText, badLevel, badType, toolUseInResult, noInitParams, badUri, noMaxTokens, noUrl, badAction,
-    noTtl, badStatus, badSchema, noToken, extraMember, nestedField, notAMethod, wrongMap, badFlag,
+    noName,
+    noText,
+    badLevel,
+    badType,
+    toolUseInResult,
+    noInitParams,
+    badUri,
+    noMaxTokens,
+    noUrl,
+    badAction,
+    noTtl,
+    badStatus,
+    badSchema,
+    noToken,
+    extraMember,
+    nestedField,
+    notAMethod,
+    wrongMap,
+    badFlag,
   ];
 }

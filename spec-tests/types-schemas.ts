@@ -25,23 +25,26 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 
 // ---- zod v4 -------------------------------------------------------------------------
 
-server.tool("weather", { inputSchema: z.object({ city: z.string(), days: z.number().int().default(3), unit: z.enum(["c", "f"]).optional() }) }, (args) => {
-  const city: string = args.city.toUpperCase();
-  // After validation the default is there: days is a number, not number | undefined.
-  const days: number = args.days + 1;
-  const unit: "c" | "f" | undefined = args.unit;
-  // @ts-expect-error a property the schema does not have
-  void args.country;
-  // @ts-expect-error unit may be undefined
-  void args.unit.length;
-  return text(`${city} ${days} ${String(unit)}`);
-});
-
 server.tool(
-  "sum",
-  { inputSchema: z.object({ values: z.array(z.number()) }), outputSchema: z.object({ total: z.number() }) },
-  (args) => ({ content: [], structuredContent: { total: args.values.reduce((a, b) => a + b, 0) } }),
+  "weather",
+  { inputSchema: z.object({ city: z.string(), days: z.number().int().default(3), unit: z.enum(["c", "f"]).optional() }) },
+  (args) => {
+    const city: string = args.city.toUpperCase();
+    // After validation the default is there: days is a number, not number | undefined.
+    const days: number = args.days + 1;
+    const unit: "c" | "f" | undefined = args.unit;
+    // @ts-expect-error a property the schema does not have
+    void args.country;
+    // @ts-expect-error unit may be undefined
+    void args.unit.length;
+    return text(`${city} ${days} ${String(unit)}`);
+  },
 );
+
+server.tool("sum", { inputSchema: z.object({ values: z.array(z.number()) }), outputSchema: z.object({ total: z.number() }) }, (args) => ({
+  content: [],
+  structuredContent: { total: args.values.reduce((a, b) => a + b, 0) },
+}));
 
 // @ts-expect-error structuredContent must match the outputSchema (total is a number)
 server.tool("sum-bad", { outputSchema: z.object({ total: z.number() }) }, () => ({ content: [], structuredContent: { total: "3" } }));
@@ -55,7 +58,20 @@ server.tool("sum-failed", { outputSchema: z.object({ total: z.number() }) }, () 
 const valibotCity = v.object({ city: v.string(), limit: v.optional(v.number(), 10), tags: v.array(v.string()) });
 server.tool(
   "search",
-  { inputSchema: valibotCity, jsonSchema: { input: { type: "object", properties: { city: { type: "string" }, limit: { type: "number", default: 10 }, tags: { type: "array", items: { type: "string" } } }, required: ["city", "tags"] } } },
+  {
+    inputSchema: valibotCity,
+    jsonSchema: {
+      input: {
+        type: "object",
+        properties: {
+          city: { type: "string" },
+          limit: { type: "number", default: 10 },
+          tags: { type: "array", items: { type: "string" } },
+        },
+        required: ["city", "tags"],
+      },
+    },
+  },
   (args) => {
     const first: string | undefined = args.tags[0];
     const limit: number = args.limit;
@@ -111,9 +127,15 @@ server.tool("inline", { inputSchema: { type: "object", properties: { n: { type: 
 });
 
 // A JSON outputSchema types structuredContent too.
-server.tool("json-out", { outputSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }, () => ({ content: [], structuredContent: { ok: true } }));
-// @ts-expect-error ok must be a boolean
-server.tool("json-out-bad", { outputSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }, () => ({ content: [], structuredContent: { ok: "yes" } }));
+server.tool("json-out", { outputSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }, () => ({
+  content: [],
+  structuredContent: { ok: true },
+}));
+server.tool("json-out-bad", { outputSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }, () => ({
+  content: [],
+  // @ts-expect-error ok must be a boolean
+  structuredContent: { ok: "yes" },
+}));
 
 // No schema, or a wide one: the untyped arguments of before.
 server.tool("from-zod-json", { inputSchema: z.toJSONSchema(z.object({ a: z.string() })) }, (args) => text(String(args.a)));
@@ -122,14 +144,22 @@ const wide: { type: "object"; [keyword: string]: unknown } = { type: "object" };
 server.tool("wide", { inputSchema: wide }, (args) => text(String(args.anything)));
 
 // A Standard Schema given as `validator` (the older form) types args too; the listed schema is the JSON one.
-server.tool("legacy", { inputSchema: { type: "object", properties: { q: { type: "string" } } }, validator: z.object({ q: z.string().default("") }) }, (args) => {
-  const q: string = args.q;
-  // @ts-expect-error not in the validator's schema
-  void args.other;
-  return text(q);
-});
+server.tool(
+  "legacy",
+  { inputSchema: { type: "object", properties: { q: { type: "string" } } }, validator: z.object({ q: z.string().default("") }) },
+  (args) => {
+    const q: string = args.q;
+    // @ts-expect-error not in the validator's schema
+    void args.other;
+    return text(q);
+  },
+);
 // A function validator leaves args to the inputSchema.
-server.tool("fn-validator", { inputSchema: { type: "object", properties: { n: { type: "number" } } }, validator: () => ({ ok: true }) }, (args) => text(String(args.n)));
+server.tool(
+  "fn-validator",
+  { inputSchema: { type: "object", properties: { n: { type: "number" } } }, validator: () => ({ ok: true }) },
+  (args) => text(String(args.n)),
+);
 
 // A definition typed as the wide ToolDefinition (built elsewhere): untyped args, any result, as before.
 const built: ToolDefinition = { description: "built elsewhere", inputSchema: { type: "object" } };
@@ -139,14 +169,23 @@ server.tool("shared-handler", { inputSchema: { type: "object", properties: { x: 
 
 // An ArkType-style schema: a function carrying "~standard" is a Standard Schema too.
 const callable = Object.assign((value: unknown) => value, {
-  "~standard": { version: 1 as const, vendor: "callable", validate: (value: unknown) => ({ value: value as { id: number } }), types: { input: { id: 0 }, output: { id: 0 } } },
+  "~standard": {
+    version: 1 as const,
+    vendor: "callable",
+    validate: (value: unknown) => ({ value: value as { id: number } }),
+    types: { input: { id: 0 }, output: { id: 0 } },
+  },
 });
-server.tool("callable", { inputSchema: callable, jsonSchema: { input: { type: "object", properties: { id: { type: "number" } } } } }, (args) => {
-  const id: number = args.id;
-  // @ts-expect-error not in the schema's output type
-  void args.name;
-  return text(String(id));
-});
+server.tool(
+  "callable",
+  { inputSchema: callable, jsonSchema: { input: { type: "object", properties: { id: { type: "number" } } } } },
+  (args) => {
+    const id: number = args.id;
+    // @ts-expect-error not in the schema's output type
+    void args.name;
+    return text(String(id));
+  },
+);
 
 // ---- prompts ------------------------------------------------------------------------
 
@@ -167,12 +206,16 @@ server.prompt("translate", { argsSchema: z.object({ text: z.string(), to: z.enum
   return { messages: [{ role: "user", content: { type: "text", text: `${args.text} → ${to}` } }] };
 });
 
-server.prompt("summarize", { argsSchema: { type: "object", properties: { text: { type: "string" }, length: { enum: ["short", "long"] } }, required: ["text"] } }, (args) => {
-  const length: "short" | "long" | undefined = args.length;
-  // @ts-expect-error not an argument of this prompt
-  void args.style;
-  return { messages: [{ role: "user", content: { type: "text", text: `${args.text} ${String(length)}` } }] };
-});
+server.prompt(
+  "summarize",
+  { argsSchema: { type: "object", properties: { text: { type: "string" }, length: { enum: ["short", "long"] } }, required: ["text"] } },
+  (args) => {
+    const length: "short" | "long" | undefined = args.length;
+    // @ts-expect-error not an argument of this prompt
+    void args.style;
+    return { messages: [{ role: "user", content: { type: "text", text: `${args.text} ${String(length)}` } }] };
+  },
+);
 
 // ---- The helper types on their own --------------------------------------------------
 
@@ -180,9 +223,20 @@ const checks: Array<true> = [
   true satisfies Equal<InferJsonSchema<{ type: "string" }>, string>,
   true satisfies Equal<InferJsonSchema<{ type: "array"; items: { type: "integer" } }>, number[]>,
   true satisfies Equal<InferJsonSchema<{ enum: readonly ["a", 1, null] }>, "a" | 1 | null>,
-  true satisfies Equal<InferJsonSchema<{ type: "object"; properties: { a: { type: "boolean" } }; required: readonly ["a"] }>, { a: boolean }>,
+  true satisfies Equal<
+    InferJsonSchema<{ type: "object"; properties: { a: { type: "boolean" } }; required: readonly ["a"] }>,
+    { a: boolean }
+  >,
   true satisfies Equal<InferJsonSchema<{ type: "object"; additionalProperties: { type: "number" } }>, Record<string, number>>,
-  true satisfies Equal<InferJsonSchema<{ allOf: readonly [{ type: "object"; properties: { a: { type: "string" } }; required: readonly ["a"] }, { type: "object"; properties: { b: { type: "number" } } }] }>, { a: string; b?: number }>,
+  true satisfies Equal<
+    InferJsonSchema<{
+      allOf: readonly [
+        { type: "object"; properties: { a: { type: "string" } }; required: readonly ["a"] },
+        { type: "object"; properties: { b: { type: "number" } } },
+      ];
+    }>,
+    { a: string; b?: number }
+  >,
   true satisfies Equal<InferJsonSchema<{ $ref: "#/$defs/x" }>, unknown>,
   true satisfies Equal<InferJsonSchema<true>, unknown>,
   true satisfies Equal<ToolArgs<undefined>, Record<string, unknown>>,

@@ -158,8 +158,13 @@ export function quote(value: string): string {
 }
 
 /** A Bearer challenge for a 401 or 403 answer; parameters in a fixed order, each a quoted string. */
-export function formatBearerChallenge(params: { realm?: string; resourceMetadata?: string; scope?: readonly string[]; error?: string;
-  errorDescription?: string }): string {
+export function formatBearerChallenge(params: {
+  realm?: string;
+  resourceMetadata?: string;
+  scope?: readonly string[];
+  error?: string;
+  errorDescription?: string;
+}): string {
   const parts: string[] = [];
   if (params.realm !== undefined) parts.push(`realm=${quote(params.realm)}`);
   if (params.resourceMetadata !== undefined) parts.push(`resource_metadata=${quote(params.resourceMetadata)}`);

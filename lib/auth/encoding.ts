@@ -63,7 +63,9 @@ export function formEncode(params: ReadonlyArray<readonly [string, string]>): st
 }
 
 function formComponent(value: string): string {
-  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, "+");
+  return encodeURIComponent(value)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, "+");
 }
 
 /** Parses a query or form body; the first value of a repeated name wins. Broken percent-escapes skip the pair. */

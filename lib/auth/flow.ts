@@ -29,8 +29,13 @@ import { bearerChallenge, unionScopes } from "./challenge.js";
 import { base64Encode, base64urlEncode, formEncode, parseHttpUrl, queryOf, utf8, withQuery } from "./encoding.js";
 import { OAuthFlowError } from "./errors.js";
 import {
-  authorizationServerMetadataUrls, canonicalResource, defaultEndpoints, protectedResourceMetadataUrls, readAuthorizationServerMetadata,
-  readProtectedResourceMetadata, resourceCovers,
+  authorizationServerMetadataUrls,
+  canonicalResource,
+  defaultEndpoints,
+  protectedResourceMetadataUrls,
+  readAuthorizationServerMetadata,
+  readProtectedResourceMetadata,
+  resourceCovers,
   type AuthorizationServerMetadata,
 } from "./metadata.js";
 import { readTokenResponse, readRegistrationResponse, oauthErrorOf } from "./responses.js";
@@ -55,7 +60,13 @@ export interface AuthHttpResponse {
 export type AuthStep =
   | {
       readonly kind: "fetch";
-      readonly purpose: "protected-resource-metadata" | "authorization-server-metadata" | "registration" | "token-exchange" | "token" | "refresh";
+      readonly purpose:
+        | "protected-resource-metadata"
+        | "authorization-server-metadata"
+        | "registration"
+        | "token-exchange"
+        | "token"
+        | "refresh";
       readonly request: AuthHttpRequest;
       /** Send a DPoP proof (RFC 9449 5) for this request: the token will be bound to the host's DPoP key. */
       readonly dpop?: true;
@@ -106,7 +117,12 @@ export interface AuthFlowOptions {
    * enterprise IdP is exchanged there (RFC 8693) for an identity assertion grant (ID-JAG) for
    * this authorization server and resource, which the client presents (RFC 7523 jwt-bearer).
    */
-  readonly enterprise?: { readonly idpTokenEndpoint: string; readonly idpClientId: string; readonly idToken: string; readonly idpClientSecret?: string };
+  readonly enterprise?: {
+    readonly idpTokenEndpoint: string;
+    readonly idpClientId: string;
+    readonly idToken: string;
+    readonly idpClientSecret?: string;
+  };
 }
 
 /** What started the flow: the MCP server's refusal, and the scopes the last token was asked for. */
@@ -168,10 +184,14 @@ export class AuthFlow {
   /** Begins with the MCP server's 401 (or 403 insufficient_scope) answer. */
   start(trigger: AuthTrigger): AuthStep {
     if (this.waiting !== "nothing" || this.requests > 0) return this.fail("flow-misuse", "a new flow", "start() on a flow already started");
-    if (parseHttpUrl(this.options.serverUrl) === undefined) return this.fail("server-url", "an absolute http(s) URL", this.options.serverUrl);
-    if (this.grant === "authorization_code" && this.options.enterprise === undefined
-      && (this.options.redirectUri === undefined || parseHttpUrl(this.options.redirectUri) === undefined
-      && !/^[a-z][a-z0-9+.-]*:/i.test(this.options.redirectUri))) {
+    if (parseHttpUrl(this.options.serverUrl) === undefined)
+      return this.fail("server-url", "an absolute http(s) URL", this.options.serverUrl);
+    if (
+      this.grant === "authorization_code" &&
+      this.options.enterprise === undefined &&
+      (this.options.redirectUri === undefined ||
+        (parseHttpUrl(this.options.redirectUri) === undefined && !/^[a-z][a-z0-9+.-]*:/i.test(this.options.redirectUri)))
+    ) {
       return this.fail("redirect-uri", "a redirect URI for the authorization code grant", String(this.options.redirectUri));
     }
     const challenge = bearerChallenge(trigger.wwwAuthenticate);
@@ -210,14 +230,24 @@ export class AuthFlow {
     const tokens = this.stored?.tokens;
     this.client = this.chooseClient(metadata);
     // Stored tokens for this resource that the server has not just refused, and not expired: use them.
-    if (!this.stepUp && tokens !== undefined && tokens.resource === this.resource && tokens.accessToken !== this.rejectedToken
-      && (tokens.expiresAt === undefined || tokens.expiresAt > this.options.now) && this.stored !== undefined) {
+    if (
+      !this.stepUp &&
+      tokens !== undefined &&
+      tokens.resource === this.resource &&
+      tokens.accessToken !== this.rejectedToken &&
+      (tokens.expiresAt === undefined || tokens.expiresAt > this.options.now) &&
+      this.stored !== undefined
+    ) {
       this.waiting = "nothing";
       return { kind: "done", tokens, credentials: this.stored };
     }
     if (!this.stepUp && tokens?.refreshToken !== undefined && tokens.resource === this.resource && this.client !== undefined) {
       this.lastRefreshToken = tokens.refreshToken;
-      return this.tokenRequest("refresh", [["grant_type", "refresh_token"], ["refresh_token", tokens.refreshToken], ["resource", this.resource]]);
+      return this.tokenRequest("refresh", [
+        ["grant_type", "refresh_token"],
+        ["refresh_token", tokens.refreshToken],
+        ["resource", this.resource],
+      ]);
     }
     return this.identify();
   }
@@ -228,17 +258,26 @@ export class AuthFlow {
     const query = queryOf(callbackUrl);
     if (query === undefined) return this.fail("redirect", "an absolute http(s) callback URL", callbackUrl.slice(0, 200));
     // The state binds the answer to this flow (RFC 9700 4.7); it is checked before anything else is trusted.
-    if (query.get("state") !== this.state) return this.fail("state-mismatch", "the state this flow sent", query.has("state") ? "another state" : "no state");
+    if (query.get("state") !== this.state)
+      return this.fail("state-mismatch", "the state this flow sent", query.has("state") ? "another state" : "no state");
     const metadata = this.metadata as AuthorizationServerMetadata;
     const iss = query.get("iss");
     // RFC 9207 2.4: a present iss is compared to the issuer, exactly; an advertised one must be present.
     if (iss !== undefined && iss !== metadata.issuer) return this.fail("iss-mismatch", metadata.issuer, iss.slice(0, 200));
     if (iss === undefined && metadata.issParameterSupported)
-      return this.fail("iss-missing", `iss=${metadata.issuer} (the server advertises authorization_response_iss_parameter_supported)`, "no iss");
+      return this.fail(
+        "iss-missing",
+        `iss=${metadata.issuer} (the server advertises authorization_response_iss_parameter_supported)`,
+        "no iss",
+      );
     const error = query.get("error");
     if (error !== undefined)
-      return this.fail("authorization-denied", "an authorization code",
-      `error=${error}${query.has("error_description") ? `: ${query.get("error_description")}` : ""}`, error);
+      return this.fail(
+        "authorization-denied",
+        "an authorization code",
+        `error=${error}${query.has("error_description") ? `: ${query.get("error_description")}` : ""}`,
+        error,
+      );
     const code = query.get("code");
     if (code === undefined || code === "") return this.fail("authorization-code", "a code in the redirect", "none");
     return this.tokenRequest("token", [
@@ -256,9 +295,12 @@ export class AuthFlow {
     if (!/^[A-Za-z0-9_-]+$/.test(signature)) return this.fail("signature", "a base64url signature", "other characters");
     const form = this.pendingForm;
     form.push(["client_assertion_type", JWT_BEARER], ["client_assertion", `${this.assertionInput}.${signature}`]);
-    return this.emit("token",
-      { method: "POST", url: (this.metadata as AuthorizationServerMetadata).tokenEndpoint, headers: { "Content-Type": FORM, Accept: "application/json" },
-      body: formEncode(form) });
+    return this.emit("token", {
+      method: "POST",
+      url: (this.metadata as AuthorizationServerMetadata).tokenEndpoint,
+      headers: { "Content-Type": FORM, Accept: "application/json" },
+      body: formEncode(form),
+    });
   }
 
   // ── discovery ──────────────────────────────────────────────
@@ -313,11 +355,17 @@ export class AuthFlow {
   private useMetadata(metadata: AuthorizationServerMetadata): AuthStep {
     this.metadata = metadata;
     if (this.grant === "authorization_code" && this.options.enterprise === undefined) {
-      if (metadata.authorizationEndpoint === undefined) return this.fail("authorization-server-metadata", "an authorization_endpoint", "none");
+      if (metadata.authorizationEndpoint === undefined)
+        return this.fail("authorization-server-metadata", "an authorization_endpoint", "none");
       // MCP: PKCE is required, and an authorization server that does not list S256 is refused.
       if (!metadata.fallback && !(metadata.codeChallengeMethods ?? []).includes("S256")) {
-        return this.fail("pkce-unsupported", "S256 in code_challenge_methods_supported",
-          metadata.codeChallengeMethods === undefined ? "no code_challenge_methods_supported" : JSON.stringify(metadata.codeChallengeMethods));
+        return this.fail(
+          "pkce-unsupported",
+          "S256 in code_challenge_methods_supported",
+          metadata.codeChallengeMethods === undefined
+            ? "no code_challenge_methods_supported"
+            : JSON.stringify(metadata.codeChallengeMethods),
+        );
       }
     }
     this.scopes = this.chooseScopes(metadata);
@@ -329,7 +377,8 @@ export class AuthFlow {
   private chooseScopes(metadata: AuthorizationServerMetadata): readonly string[] | undefined {
     const base = this.challengeScope ?? this.prmScopes;
     if (base === undefined || base.length === 0) return undefined;
-    if (this.grant === "authorization_code" && (metadata.scopesSupported ?? []).includes("offline_access")) return unionScopes(base, ["offline_access"]);
+    if (this.grant === "authorization_code" && (metadata.scopesSupported ?? []).includes("offline_access"))
+      return unionScopes(base, ["offline_access"]);
     return base;
   }
 
@@ -352,22 +401,35 @@ export class AuthFlow {
     if (this.client !== undefined) return this.authorizeOrGrant();
     const metadata = this.metadata as AuthorizationServerMetadata;
     if (metadata.registrationEndpoint === undefined) {
-      return this.fail("client-identity", "a pre-registered client, a client ID metadata document the server accepts, or a registration_endpoint",
-        "none of them");
+      return this.fail(
+        "client-identity",
+        "a pre-registered client, a client ID metadata document the server accepts, or a registration_endpoint",
+        "none of them",
+      );
     }
-    return this.emit("registration",
-      { method: "POST", url: metadata.registrationEndpoint, headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(this.registrationBody(metadata)) }, "register");
+    return this.emit(
+      "registration",
+      {
+        method: "POST",
+        url: metadata.registrationEndpoint,
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify(this.registrationBody(metadata)),
+      },
+      "register",
+    );
   }
 
   private registrationBody(metadata: AuthorizationServerMetadata): { [key: string]: unknown } {
     const methods = metadata.tokenEndpointAuthMethods;
     // A public client asks for "none" unless the server does not offer it.
     const method =
-      methods === undefined || methods.includes("none") ? "none"
-      : methods.includes("client_secret_basic") ? "client_secret_basic"
-      : methods.includes("client_secret_post") ? "client_secret_post"
-      : "none";
+      methods === undefined || methods.includes("none")
+        ? "none"
+        : methods.includes("client_secret_basic")
+          ? "client_secret_basic"
+          : methods.includes("client_secret_post")
+            ? "client_secret_post"
+            : "none";
     const body: { [key: string]: unknown } = { ...this.options.clientMetadata, token_endpoint_auth_method: method };
     if (this.grant !== "authorization_code") body.grant_types = [this.grant === "jwt_bearer" ? JWT_BEARER_GRANT : "client_credentials"];
     else {
@@ -408,14 +470,24 @@ export class AuthFlow {
       ];
       if (enterprise.idpClientSecret !== undefined) form.push(["client_secret", enterprise.idpClientSecret]);
       if (this.scopes !== undefined) form.push(["scope", this.scopes.join(" ")]);
-      return this.emit("token-exchange",
-        { method: "POST", url: enterprise.idpTokenEndpoint, headers: { "Content-Type": FORM, Accept: "application/json" }, body: formEncode(form) },
-        "exchange");
+      return this.emit(
+        "token-exchange",
+        {
+          method: "POST",
+          url: enterprise.idpTokenEndpoint,
+          headers: { "Content-Type": FORM, Accept: "application/json" },
+          body: formEncode(form),
+        },
+        "exchange",
+      );
     }
     if (this.grant === "jwt_bearer") {
       if (this.options.assertion === undefined || this.options.assertion === "")
         return this.fail("assertion", "a JWT for the jwt-bearer grant", "none configured");
-      const form: Array<[string, string]> = [["grant_type", JWT_BEARER_GRANT], ["assertion", this.options.assertion]];
+      const form: Array<[string, string]> = [
+        ["grant_type", JWT_BEARER_GRANT],
+        ["assertion", this.options.assertion],
+      ];
       if (this.scopes !== undefined) form.push(["scope", this.scopes.join(" ")]);
       form.push(["resource", this.resource]);
       return this.tokenRequest("token", form);
@@ -443,7 +515,11 @@ export class AuthFlow {
     if (this.scopes !== undefined) params.push(["scope", this.scopes.join(" ")]);
     params.push(["resource", this.resource]);
     this.waiting = "redirect";
-    return { kind: "authorize", url: withQuery(metadata.authorizationEndpoint as string, params), redirectUri: this.options.redirectUri as string };
+    return {
+      kind: "authorize",
+      url: withQuery(metadata.authorizationEndpoint as string, params),
+      redirectUri: this.options.redirectUri as string,
+    };
   }
 
   private assertionInput = "";
@@ -451,10 +527,14 @@ export class AuthFlow {
   /** The IdP's answer: an ID-JAG in access_token (RFC 8693 2.2.1), presented to the authorization server. */
   private onExchange(response: AuthHttpResponse): AuthStep {
     const body = response.body;
-    const jag = response.status === 200 && typeof body === "object" && body !== null ? (body as { access_token?: unknown }).access_token : undefined;
+    const jag =
+      response.status === 200 && typeof body === "object" && body !== null ? (body as { access_token?: unknown }).access_token : undefined;
     if (typeof jag !== "string" || jag === "")
       return this.fail("token-exchange", "an ID-JAG from the IdP (RFC 8693 2.2.1)", `HTTP ${response.status}`, oauthErrorOf(body)?.error);
-    const form: Array<[string, string]> = [["grant_type", JWT_BEARER_GRANT], ["assertion", jag]];
+    const form: Array<[string, string]> = [
+      ["grant_type", JWT_BEARER_GRANT],
+      ["assertion", jag],
+    ];
     if (this.scopes !== undefined) form.push(["scope", this.scopes.join(" ")]);
     return this.tokenRequest("token", form);
   }
@@ -469,8 +549,14 @@ export class AuthFlow {
       const alg = this.options.signingAlgorithm ?? "ES256";
       const now = Math.floor(this.options.now / 1000);
       const header = { alg, typ: "JWT" };
-      const claims = { iss: client.clientId, sub: client.clientId, aud: metadata.issuer, iat: now, exp: now + 300,
-        jti: base64urlEncode(this.options.randomBytes(16)) };
+      const claims = {
+        iss: client.clientId,
+        sub: client.clientId,
+        aud: metadata.issuer,
+        iat: now,
+        exp: now + 300,
+        jti: base64urlEncode(this.options.randomBytes(16)),
+      };
       this.assertionInput = `${base64urlEncode(utf8(JSON.stringify(header)))}.${base64urlEncode(utf8(JSON.stringify(claims)))}`;
       this.pendingForm = form;
       // The refresh of a private_key_jwt client is rare enough to share the token step.
@@ -508,8 +594,10 @@ export class AuthFlow {
     if (!read.ok) {
       // A refused refresh is not the end: the user authorizes again (the stored tokens are dropped).
       if (refreshing) {
-        this.stored = this.stored === undefined ? undefined : { issuer: this.stored.issuer,
-          ...(this.stored.client !== undefined ? { client: this.stored.client } : {}) };
+        this.stored =
+          this.stored === undefined
+            ? undefined
+            : { issuer: this.stored.issuer, ...(this.stored.client !== undefined ? { client: this.stored.client } : {}) };
         return this.identify();
       }
       return this.fail("token", "an access token (RFC 6749 5.1)", read.reason, read.oauthError);
@@ -518,8 +606,11 @@ export class AuthFlow {
     const tokens: TokenSet = {
       accessToken: granted.accessToken,
       tokenType: granted.tokenType,
-      ...(granted.refreshToken !== undefined ? { refreshToken: granted.refreshToken } : refreshing
-        && this.lastRefreshToken !== undefined ? { refreshToken: this.lastRefreshToken } : {}),
+      ...(granted.refreshToken !== undefined
+        ? { refreshToken: granted.refreshToken }
+        : refreshing && this.lastRefreshToken !== undefined
+          ? { refreshToken: this.lastRefreshToken }
+          : {}),
       ...(granted.expiresAt !== undefined ? { expiresAt: granted.expiresAt } : {}),
       ...(granted.scope !== undefined ? { scope: granted.scope } : this.scopes !== undefined ? { scope: this.scopes } : {}),
       resource: this.resource,
@@ -531,8 +622,11 @@ export class AuthFlow {
 
   // ── plumbing ──────────────────────────────────────────────
 
-  private emit(purpose: Extract<AuthStep, { kind: "fetch" }>["purpose"], request: AuthHttpRequest,
-    waiting: Waiting = purpose === "refresh" ? "refresh" : "token"): AuthStep {
+  private emit(
+    purpose: Extract<AuthStep, { kind: "fetch" }>["purpose"],
+    request: AuthHttpRequest,
+    waiting: Waiting = purpose === "refresh" ? "refresh" : "token",
+  ): AuthStep {
     const max = this.options.maxRequests ?? 16;
     if (this.requests >= max) return this.fail("request-limit", `at most ${max} requests in one flow`, `request ${this.requests + 1}`);
     this.requests++;

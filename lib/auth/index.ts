@@ -3,17 +3,61 @@
 // and signatures; the resource server half builds metadata and answers credentials
 // (protectedResource). JWTs are signed and verified through an injected Web Crypto.
 
-export { AuthFlow, type AuthFlowOptions, type AuthStep, type AuthTrigger, type AuthHttpRequest, type AuthHttpResponse, type ClientMetadata } from "./flow.js";
-export { OAuthFlowError } from "./errors.js";
-export { bearerChallenge, formatBearerChallenge, parseChallenges, splitScope, unionScopes, type BearerChallenge, type Challenge } from "./challenge.js";
 export {
-  authorizationServerMetadataUrls, canonicalResource, protectedResourceMetadataUrls, protectedResourceMetadataPath, readAuthorizationServerMetadata,
-  readProtectedResourceMetadata, resourceCovers,
-  type AuthorizationServerMetadata, type ProtectedResourceMetadata,
+  AuthFlow,
+  type AuthFlowOptions,
+  type AuthStep,
+  type AuthTrigger,
+  type AuthHttpRequest,
+  type AuthHttpResponse,
+  type ClientMetadata,
+} from "./flow.js";
+export { OAuthFlowError } from "./errors.js";
+export {
+  bearerChallenge,
+  formatBearerChallenge,
+  parseChallenges,
+  splitScope,
+  unionScopes,
+  type BearerChallenge,
+  type Challenge,
+} from "./challenge.js";
+export {
+  authorizationServerMetadataUrls,
+  canonicalResource,
+  protectedResourceMetadataUrls,
+  protectedResourceMetadataPath,
+  readAuthorizationServerMetadata,
+  readProtectedResourceMetadata,
+  resourceCovers,
+  type AuthorizationServerMetadata,
+  type ProtectedResourceMetadata,
 } from "./metadata.js";
-export { protectedResource, type AuthRequest, type AuthenticateResult, type HttpAnswer, type ProtectedResource,
-  type ProtectedResourceOptions } from "./resource-server.js";
-export { importPrivateKeyPem, jwtAccessTokenVerifier, signJws, signJwt, verifyJwt, type JwtVerifyOptions, type JwtVerifyResult } from "./jwt.js";
+export {
+  protectedResource,
+  type AuthRequest,
+  type AuthenticateResult,
+  type HttpAnswer,
+  type ProtectedResource,
+  type ProtectedResourceOptions,
+} from "./resource-server.js";
+export {
+  importPrivateKeyPem,
+  jwtAccessTokenVerifier,
+  signJws,
+  signJwt,
+  verifyJwt,
+  type JwtVerifyOptions,
+  type JwtVerifyResult,
+} from "./jwt.js";
 export { DPOP_ALG, accessTokenHash, dpopSigningInput, type DpopProofClaims } from "./dpop.js";
-export { MemoryCredentialStore, type AuthInfo, type ClientInformation, type CredentialStore, type StoredCredentials, type TokenSet, type WebCryptoLike,
-  type SubtleLike } from "./types.js";
+export {
+  MemoryCredentialStore,
+  type AuthInfo,
+  type ClientInformation,
+  type CredentialStore,
+  type StoredCredentials,
+  type TokenSet,
+  type WebCryptoLike,
+  type SubtleLike,
+} from "./types.js";

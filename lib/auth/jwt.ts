@@ -28,12 +28,15 @@ function algParams(alg: string): AlgParams | undefined {
   if (m !== null) {
     const [, family, bits] = m as unknown as [string, string, string];
     const hash = hashOf(bits);
-    if (family === "RS") return { kty: "RSA", importParams: { name: "RSASSA-PKCS1-v1_5", hash }, signParams: { name: "RSASSA-PKCS1-v1_5" } };
-    if (family === "PS") return { kty: "RSA", importParams: { name: "RSA-PSS", hash }, signParams: { name: "RSA-PSS", saltLength: Number(bits) / 8 } };
+    if (family === "RS")
+      return { kty: "RSA", importParams: { name: "RSASSA-PKCS1-v1_5", hash }, signParams: { name: "RSASSA-PKCS1-v1_5" } };
+    if (family === "PS")
+      return { kty: "RSA", importParams: { name: "RSA-PSS", hash }, signParams: { name: "RSA-PSS", saltLength: Number(bits) / 8 } };
     const crv = bits === "512" ? "P-521" : `P-${bits}`;
     return { kty: "EC", crv, importParams: { name: "ECDSA", namedCurve: crv }, signParams: { name: "ECDSA", hash } };
   }
-  if (alg === "EdDSA" || alg === "Ed25519") return { kty: "OKP", crv: "Ed25519", importParams: { name: "Ed25519" }, signParams: { name: "Ed25519" } };
+  if (alg === "EdDSA" || alg === "Ed25519")
+    return { kty: "OKP", crv: "Ed25519", importParams: { name: "Ed25519" }, signParams: { name: "Ed25519" } };
   return undefined;
 }
 
@@ -43,7 +46,8 @@ export async function importPrivateKeyPem(crypto: WebCryptoLike, pem: string, al
   if (params === undefined) throw new Error(`private_key_jwt: unsupported algorithm ${alg}`);
   const body = pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, "").replace(/\s+/g, "");
   const der = base64Decode(body);
-  if (der === undefined || der.length === 0) throw new Error("private_key_jwt: the key is not PEM (base64 between BEGIN/END PRIVATE KEY lines)");
+  if (der === undefined || der.length === 0)
+    throw new Error("private_key_jwt: the key is not PEM (base64 between BEGIN/END PRIVATE KEY lines)");
   return crypto.subtle.importKey("pkcs8", der, params.importParams, false, ["sign"]);
 }
 
@@ -56,7 +60,13 @@ export async function signJws(crypto: WebCryptoLike, key: unknown, alg: string, 
 }
 
 /** A whole compact JWS over `claims` (tests and hosts that mint tokens). */
-export async function signJwt(crypto: WebCryptoLike, key: unknown, alg: string, claims: JsonObject, header: JsonObject = {}): Promise<string> {
+export async function signJwt(
+  crypto: WebCryptoLike,
+  key: unknown,
+  alg: string,
+  claims: JsonObject,
+  header: JsonObject = {},
+): Promise<string> {
   const input = `${base64urlEncode(utf8(JSON.stringify({ ...header, alg })))}.${base64urlEncode(utf8(JSON.stringify(claims)))}`;
   return `${input}.${await signJws(crypto, key, alg, input)}`;
 }
@@ -103,7 +113,8 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
   const signature = base64urlDecode(s);
   if (header === undefined || claims === undefined || signature === undefined) return { ok: false, reason: "a part is not base64url JSON" };
   const alg = header.alg;
-  if (typeof alg !== "string" || (options.algorithms !== undefined && !options.algorithms.includes(alg))) return { ok: false, reason: "alg not accepted" };
+  if (typeof alg !== "string" || (options.algorithms !== undefined && !options.algorithms.includes(alg)))
+    return { ok: false, reason: "alg not accepted" };
   const params = algParams(alg);
   if (params === undefined) return { ok: false, reason: `alg ${alg.slice(0, 20)} not supported` };
   const keys = isJsonObject(options.jwks) && Array.isArray(options.jwks.keys) ? options.jwks.keys.filter(isJsonObject) : [];
@@ -116,7 +127,8 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
       (k.use === undefined || k.use === "sig") &&
       (kid === undefined || k.kid === kid),
   );
-  if (candidates.length === 0) return { ok: false, reason: kid === undefined ? "no key of the JWKS fits the algorithm" : "no key of the JWKS has that kid" };
+  if (candidates.length === 0)
+    return { ok: false, reason: kid === undefined ? "no key of the JWKS fits the algorithm" : "no key of the JWKS has that kid" };
   let verified = false;
   for (const jwk of candidates.slice(0, 8)) {
     try {
@@ -133,12 +145,18 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
   if (!verified) return { ok: false, reason: "signature does not verify" };
   const tolerance = Math.min(Math.max(options.clockToleranceSeconds ?? 30, 0), 300);
   const nowSec = options.now / 1000;
-  if (typeof claims.exp !== "number" || claims.exp + tolerance <= nowSec) return { ok: false, reason: typeof claims.exp !== "number" ? "no exp" : "expired" };
+  if (typeof claims.exp !== "number" || claims.exp + tolerance <= nowSec)
+    return { ok: false, reason: typeof claims.exp !== "number" ? "no exp" : "expired" };
   if (typeof claims.nbf === "number" && claims.nbf - tolerance > nowSec) return { ok: false, reason: "not yet valid (nbf)" };
   if (options.issuer !== undefined && claims.iss !== options.issuer) return { ok: false, reason: "iss is not the expected issuer" };
   if (options.audience !== undefined) {
     const wanted = typeof options.audience === "string" ? [options.audience] : options.audience;
-    const aud = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === "string") : [];
+    const aud =
+      typeof claims.aud === "string"
+        ? [claims.aud]
+        : Array.isArray(claims.aud)
+          ? claims.aud.filter((a): a is string => typeof a === "string")
+          : [];
     if (!aud.some((a) => wanted.includes(a))) return { ok: false, reason: "aud does not name this resource" };
   }
   return { ok: true, header, claims };
@@ -149,18 +167,22 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
  * AuthInfo (scope from `scope` or `scp`), or undefined for an invalid token. `now` is called
  * once per token (the host's clock); the JWKS is a value or a function returning the current one.
  */
-export function jwtAccessTokenVerifier(options: Omit<JwtVerifyOptions,
-  "now" | "jwks"> & { now: () => number; jwks: unknown | (() => unknown) }): (token: string) => Promise<AuthInfo | undefined> {
+export function jwtAccessTokenVerifier(
+  options: Omit<JwtVerifyOptions, "now" | "jwks"> & { now: () => number; jwks: unknown | (() => unknown) },
+): (token: string) => Promise<AuthInfo | undefined> {
   return async (token) => {
     const jwks = typeof options.jwks === "function" ? (options.jwks as () => unknown)() : options.jwks;
     const result = await verifyJwt(token, { ...options, jwks, now: options.now() });
     if (!result.ok) return undefined;
     const c = result.claims;
     const scopes =
-      typeof c.scope === "string" ? c.scope.split(" ").filter((x) => x !== "")
-      : Array.isArray(c.scp) ? c.scp.filter((x): x is string => typeof x === "string")
-      : [];
-    const audience = typeof c.aud === "string" ? [c.aud] : Array.isArray(c.aud) ? c.aud.filter((a): a is string => typeof a === "string") : undefined;
+      typeof c.scope === "string"
+        ? c.scope.split(" ").filter((x) => x !== "")
+        : Array.isArray(c.scp)
+          ? c.scp.filter((x): x is string => typeof x === "string")
+          : [];
+    const audience =
+      typeof c.aud === "string" ? [c.aud] : Array.isArray(c.aud) ? c.aud.filter((a): a is string => typeof a === "string") : undefined;
     return {
       token,
       scopes,

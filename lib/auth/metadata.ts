@@ -35,8 +35,11 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
   const origin = originOf(url);
   const path = trimSlash(url.path);
   if (path === "") return [`${origin}/.well-known/oauth-authorization-server`, `${origin}/.well-known/openid-configuration`];
-  return [`${origin}/.well-known/oauth-authorization-server${path}`, `${origin}/.well-known/openid-configuration${path}`,
-    `${origin}${path}/.well-known/openid-configuration`];
+  return [
+    `${origin}/.well-known/oauth-authorization-server${path}`,
+    `${origin}/.well-known/openid-configuration${path}`,
+    `${origin}${path}/.well-known/openid-configuration`,
+  ];
 }
 
 /** The 2025-03-26 endpoints assumed when an authorization server publishes no metadata. */
@@ -109,9 +112,12 @@ export interface ProtectedResourceMetadata {
 }
 
 /** A protected resource metadata document, or why it is unusable. */
-export function readProtectedResourceMetadata(body: unknown): { ok: true; value: ProtectedResourceMetadata } | { ok: false; reason: string } {
+export function readProtectedResourceMetadata(
+  body: unknown,
+): { ok: true; value: ProtectedResourceMetadata } | { ok: false; reason: string } {
   if (!isJsonObject(body)) return { ok: false, reason: "the body is not a JSON object" };
-  if (typeof body.resource !== "string" || parseHttpUrl(body.resource) === undefined) return { ok: false, reason: "`resource` is not an absolute http(s) URL" };
+  if (typeof body.resource !== "string" || parseHttpUrl(body.resource) === undefined)
+    return { ok: false, reason: "`resource` is not an absolute http(s) URL" };
   const servers = strings(body.authorization_servers)?.filter((s) => parseHttpUrl(s) !== undefined);
   if (servers === undefined || servers.length === 0) return { ok: false, reason: "`authorization_servers` names no http(s) URL" };
   return { ok: true, value: { resource: body.resource, authorizationServers: servers, scopesSupported: strings(body.scopes_supported) } };
@@ -142,11 +148,14 @@ export interface AuthorizationServerMetadata {
  * Without an expected issuer (2025-03-26: the MCP server's origin stands in for an issuer it
  * never named), the document's own http(s) `issuer` is taken.
  */
-export function readAuthorizationServerMetadata(body: unknown, expectedIssuer: string | undefined): { ok: true;
-  value: AuthorizationServerMetadata } | { ok: false; reason: string } {
+export function readAuthorizationServerMetadata(
+  body: unknown,
+  expectedIssuer: string | undefined,
+): { ok: true; value: AuthorizationServerMetadata } | { ok: false; reason: string } {
   if (!isJsonObject(body)) return { ok: false, reason: "the body is not a JSON object" };
   if (expectedIssuer === undefined) {
-    if (typeof body.issuer !== "string" || parseHttpUrl(body.issuer) === undefined) return { ok: false, reason: "`issuer` is not an http(s) URL" };
+    if (typeof body.issuer !== "string" || parseHttpUrl(body.issuer) === undefined)
+      return { ok: false, reason: "`issuer` is not an http(s) URL" };
     expectedIssuer = body.issuer;
   }
   if (body.issuer !== expectedIssuer)
@@ -178,7 +187,9 @@ export function readAuthorizationServerMetadata(body: unknown, expectedIssuer: s
       cimdSupported: body.client_id_metadata_document_supported === true,
       issParameterSupported: body.authorization_response_iss_parameter_supported === true,
       fallback: false,
-      ...(strings(body.dpop_signing_alg_values_supported) !== undefined ? { dpopAlgorithms: strings(body.dpop_signing_alg_values_supported) } : {}),
+      ...(strings(body.dpop_signing_alg_values_supported) !== undefined
+        ? { dpopAlgorithms: strings(body.dpop_signing_alg_values_supported) }
+        : {}),
     },
   };
 }
@@ -193,10 +204,19 @@ function describe(value: unknown): string {
 }
 
 /** The protected resource metadata document a resource server publishes (RFC 9728 2). */
-export function protectedResourceDocument(options: { resource: string; authorizationServers: readonly string[]; scopesSupported?: readonly string[];
-  resourceName?: string; extra?: JsonObject }): JsonObject {
-  const doc: JsonObject = { ...options.extra, resource: options.resource, authorization_servers: [...options.authorizationServers],
-    bearer_methods_supported: ["header"] };
+export function protectedResourceDocument(options: {
+  resource: string;
+  authorizationServers: readonly string[];
+  scopesSupported?: readonly string[];
+  resourceName?: string;
+  extra?: JsonObject;
+}): JsonObject {
+  const doc: JsonObject = {
+    ...options.extra,
+    resource: options.resource,
+    authorization_servers: [...options.authorizationServers],
+    bearer_methods_supported: ["header"],
+  };
   if (options.scopesSupported !== undefined) doc.scopes_supported = [...options.scopesSupported];
   if (options.resourceName !== undefined) doc.resource_name = options.resourceName;
   return doc;

@@ -88,7 +88,8 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
     ...(options.scopesSupported !== undefined ? { scopesSupported: options.scopesSupported } : {}),
     ...(options.resourceName !== undefined ? { resourceName: options.resourceName } : {}),
   });
-  const challengeScopes = (needed: readonly string[]): readonly string[] | undefined => (needed.length > 0 ? needed : options.scopesSupported);
+  const challengeScopes = (needed: readonly string[]): readonly string[] | undefined =>
+    needed.length > 0 ? needed : options.scopesSupported;
   const refuse = (status: number, needed: readonly string[], error: string | undefined, description: string): AuthenticateResult => ({
     ok: false,
     response: {
@@ -101,17 +102,22 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
           ...(error !== undefined ? { error, errorDescription: description } : {}),
         }),
       },
-      body: JSON.stringify(error !== undefined ? { error, error_description: description } : { error: "unauthorized", error_description: description }),
+      body: JSON.stringify(
+        error !== undefined ? { error, error_description: description } : { error: "unauthorized", error_description: description },
+      ),
     },
   });
   return {
     metadata,
     metadataPath: path,
     metadataUrl,
-    metadataResponse: () => ({ status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "max-age=3600" }, body: JSON.stringify(metadata) }),
-    insufficientScope: (scopes,
-      description = "the token lacks a required scope") => (refuse(403, scopes, "insufficient_scope", description) as { ok: false;
-      response: HttpAnswer }).response,
+    metadataResponse: () => ({
+      status: 200,
+      headers: { "Content-Type": "application/json", "Cache-Control": "max-age=3600" },
+      body: JSON.stringify(metadata),
+    }),
+    insufficientScope: (scopes, description = "the token lacks a required scope") =>
+      (refuse(403, scopes, "insufficient_scope", description) as { ok: false; response: HttpAnswer }).response,
     async authenticate(request, requiredScopes) {
       const needed = requiredScopes ?? options.requiredScopes ?? [];
       const target = request.url ?? "";

@@ -24,26 +24,39 @@ export interface GrantedTokens {
 /** An OAuth error body's code and description, when the body is one (RFC 6749 5.2). */
 export function oauthErrorOf(body: unknown): { error: string; description: string | undefined } | undefined {
   if (!isJsonObject(body) || typeof body.error !== "string") return undefined;
-  return { error: body.error.slice(0, 100), description: typeof body.error_description === "string" ? body.error_description.slice(0, 300) : undefined };
+  return {
+    error: body.error.slice(0, 100),
+    description: typeof body.error_description === "string" ? body.error_description.slice(0, 300) : undefined,
+  };
 }
 
 function failure(status: number, body: unknown): { ok: false; reason: string; oauthError: string | undefined } {
   const error = oauthErrorOf(body);
   const description = error?.description !== undefined ? `: ${error.description}` : "";
-  return { ok: false, reason: error === undefined ? `HTTP ${status}` : `HTTP ${status} ${error.error}${description}`, oauthError: error?.error };
+  return {
+    ok: false,
+    reason: error === undefined ? `HTTP ${status}` : `HTTP ${status} ${error.error}${description}`,
+    oauthError: error?.error,
+  };
 }
 
 /** A token endpoint answer; `now` (ms) turns expires_in into an expiry. */
 export function readTokenResponse(status: number, body: unknown, now: number, dpop = false): Read<GrantedTokens> {
   if (status !== 200) return failure(status, body);
   if (!isJsonObject(body)) return { ok: false, reason: "HTTP 200 without a JSON object body", oauthError: undefined };
-  if (typeof body.access_token !== "string" || body.access_token === "") return { ok: false, reason: "no access_token", oauthError: undefined };
+  if (typeof body.access_token !== "string" || body.access_token === "")
+    return { ok: false, reason: "no access_token", oauthError: undefined };
   // RFC 6749 requires token_type; some servers omit it, and a missing one is read as Bearer.
   const tokenType = typeof body.token_type === "string" ? body.token_type : "Bearer";
   const type = tokenType.toLowerCase();
   if (type !== "bearer" && !(dpop && type === "dpop"))
-    return { ok: false, reason: `token_type ${JSON.stringify(tokenType.slice(0, 40))}, not Bearer${dpop ? " or DPoP" : ""}`, oauthError: undefined };
-  const expiresIn = typeof body.expires_in === "number" && Number.isFinite(body.expires_in) && body.expires_in >= 0 ? body.expires_in : undefined;
+    return {
+      ok: false,
+      reason: `token_type ${JSON.stringify(tokenType.slice(0, 40))}, not Bearer${dpop ? " or DPoP" : ""}`,
+      oauthError: undefined,
+    };
+  const expiresIn =
+    typeof body.expires_in === "number" && Number.isFinite(body.expires_in) && body.expires_in >= 0 ? body.expires_in : undefined;
   return {
     ok: true,
     value: {
@@ -57,8 +70,10 @@ export function readTokenResponse(status: number, body: unknown, now: number, dp
 }
 
 /** A dynamic registration answer: 201 (or 200 from lenient servers) with a client_id. */
-export function readRegistrationResponse(status: number, body: unknown): { ok: true; client: ClientInformation } | { ok: false; reason: string;
-  oauthError: string | undefined } {
+export function readRegistrationResponse(
+  status: number,
+  body: unknown,
+): { ok: true; client: ClientInformation } | { ok: false; reason: string; oauthError: string | undefined } {
   if (status !== 201 && status !== 200) return failure(status, body);
   if (!isJsonObject(body) || typeof body.client_id !== "string" || body.client_id === "")
     return { ok: false, reason: "no client_id in the registration answer", oauthError: undefined };

@@ -67,7 +67,17 @@ const TAKES_VALUE = new Set(["--era", "--timeout", "--root", "--http", "--redis"
 const isUrl = (word: string): boolean => /^https?:\/\//i.test(word);
 
 export function parseArgs(argv: readonly string[]): Parsed {
-  const options: CliOptions = { command: "help", era: "auto", timeoutMs: DEFAULT_TIMEOUT_MS, roots: [], callDestructive: false, http: undefined, legacySse: false, redis: undefined, target: undefined };
+  const options: CliOptions = {
+    command: "help",
+    era: "auto",
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    roots: [],
+    callDestructive: false,
+    http: undefined,
+    legacySse: false,
+    redis: undefined,
+    target: undefined,
+  };
   const [first, ...rest] = argv;
   if (first === undefined) return { ok: false, problem: "a subcommand is missing" };
   if (first === "--help" || first === "-h" || first === "help") return { ok: true, options };
@@ -110,19 +120,22 @@ export function parseArgs(argv: readonly string[]): Parsed {
     if (!dashdash && command.length === 1 && isUrl(command[0] as string)) options.target = { kind: "url", url: command[0] as string };
     else options.target = { kind: "stdio", command: command[0] as string, args: command.slice(1) };
   } else if (command.length > 0) return { ok: false, problem: `${first} takes no arguments; got ${JSON.stringify(command.join(" "))}` };
-  if (options.redis !== undefined && options.http === undefined) return { ok: false, problem: "--redis needs --http (stdio serves one client, nothing to share)" };
+  if (options.redis !== undefined && options.http === undefined)
+    return { ok: false, problem: "--redis needs --http (stdio serves one client, nothing to share)" };
   return { ok: true, options };
 }
 
 function apply(options: CliOptions, flag: string, value: string | undefined): string | undefined {
   switch (flag) {
     case "--era":
-      if (value !== "auto" && value !== "session" && value !== "modern") return `--era takes auto, session or modern; got ${JSON.stringify(value)}`;
+      if (value !== "auto" && value !== "session" && value !== "modern")
+        return `--era takes auto, session or modern; got ${JSON.stringify(value)}`;
       options.era = value;
       return undefined;
     case "--timeout": {
       const ms = Number(value);
-      if (!/^\d+$/.test(value ?? "") || !Number.isSafeInteger(ms) || ms <= 0) return `--timeout takes a positive whole number of milliseconds; got ${JSON.stringify(value)}`;
+      if (!/^\d+$/.test(value ?? "") || !Number.isSafeInteger(ms) || ms <= 0)
+        return `--timeout takes a positive whole number of milliseconds; got ${JSON.stringify(value)}`;
       options.timeoutMs = ms;
       return undefined;
     }

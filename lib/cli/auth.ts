@@ -68,9 +68,15 @@ export function conformanceAuth(scenario: string, contextText: string | undefine
           clientId,
           ...(ctx.has("client_secret") ? { clientSecret: ctx.get("client_secret") as string } : {}),
           ...(ctx.has("idp_id_token") && ctx.has("idp_token_endpoint") && ctx.has("idp_client_id")
-      ? { enterprise: { idpTokenEndpoint: ctx.get("idp_token_endpoint") as string, idpClientId: ctx.get("idp_client_id") as string, idToken: ctx.get("idp_id_token") as string } }
-      : {}),
-    ...(ctx.has("private_key_pem") ? { tokenEndpointAuthMethod: "private_key_jwt" } : {}),
+            ? {
+                enterprise: {
+                  idpTokenEndpoint: ctx.get("idp_token_endpoint") as string,
+                  idpClientId: ctx.get("idp_client_id") as string,
+                  idToken: ctx.get("idp_id_token") as string,
+                },
+              }
+            : {}),
+          ...(ctx.has("private_key_pem") ? { tokenEndpointAuthMethod: "private_key_jwt" } : {}),
           ...(ctx.has("issuer") ? { issuer: ctx.get("issuer") as string } : {}),
         };
   const auth: NodeHttpAuthOptions = {
@@ -83,9 +89,17 @@ export function conformanceAuth(scenario: string, contextText: string | undefine
     dpop: true,
     ...(client !== undefined ? { client } : {}),
     ...(ctx.has("idp_id_token") && ctx.has("idp_token_endpoint") && ctx.has("idp_client_id")
-      ? { enterprise: { idpTokenEndpoint: ctx.get("idp_token_endpoint") as string, idpClientId: ctx.get("idp_client_id") as string, idToken: ctx.get("idp_id_token") as string } }
+      ? {
+          enterprise: {
+            idpTokenEndpoint: ctx.get("idp_token_endpoint") as string,
+            idpClientId: ctx.get("idp_client_id") as string,
+            idToken: ctx.get("idp_id_token") as string,
+          },
+        }
       : {}),
-    ...(ctx.has("private_key_pem") ? { privateKeyPem: ctx.get("private_key_pem") as string, signingAlgorithm: ctx.get("signing_algorithm") ?? "ES256" } : {}),
+    ...(ctx.has("private_key_pem")
+      ? { privateKeyPem: ctx.get("private_key_pem") as string, signingAlgorithm: ctx.get("signing_algorithm") ?? "ES256" }
+      : {}),
     onError: (error) => process.stderr.write(`[auth] ${error.message}\n`),
   };
   return { auth, close: async () => undefined };

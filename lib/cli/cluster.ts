@@ -33,7 +33,10 @@ export async function joinCluster(url: string, report: (text: string) => void): 
   };
   const client = new RespClient({ url, onError });
   await client.connect();
-  const [paginationSecret, requestStateSecret] = await Promise.all([sharedSecret(client, "pagination"), sharedSecret(client, "requestState")]);
+  const [paginationSecret, requestStateSecret] = await Promise.all([
+    sharedSecret(client, "pagination"),
+    sharedSecret(client, "requestState"),
+  ]);
   const stores = redisHttpStores(client);
   return {
     paginationSecret,

@@ -37,11 +37,32 @@ export interface CheckResult {
 export const RULES = {
   respond: { id: "JR-01", says: "every request MUST get a response (JSON-RPC 2.0: the server MUST reply)", page: "basic#responses" },
   resultShape: { id: "M-04", says: "a result response MUST carry a result of the request's result type", page: "basic#responses" },
-  ping: { id: "G-02", says: "the receiver of a ping MUST answer it promptly with an empty result", page: "basic/utilities/ping#behavior-requirements" },
-  capability: { id: "C-02", says: "a declared capability says the server supports the feature, and its list method is how a client uses it", page: "basic/lifecycle#capability-negotiation" },
-  progress: { id: "P-05", says: "the progress value MUST increase with each notification", page: "basic/utilities/progress#behavior-requirements" },
-  cancel: { id: "X-04", says: "the receiver of a cancellation SHOULD stop the work and send no response", page: "basic/utilities/cancellation#behavior-requirements" },
-  toolTasks: { id: "TK-08", says: 'a tool with execution.taskSupport "required" MUST be called as a task (task-augmented tools/call)', page: "basic/utilities/tasks#tool-level-negotiation", version: SCHEMA_RELEASES.tasks },
+  ping: {
+    id: "G-02",
+    says: "the receiver of a ping MUST answer it promptly with an empty result",
+    page: "basic/utilities/ping#behavior-requirements",
+  },
+  capability: {
+    id: "C-02",
+    says: "a declared capability says the server supports the feature, and its list method is how a client uses it",
+    page: "basic/lifecycle#capability-negotiation",
+  },
+  progress: {
+    id: "P-05",
+    says: "the progress value MUST increase with each notification",
+    page: "basic/utilities/progress#behavior-requirements",
+  },
+  cancel: {
+    id: "X-04",
+    says: "the receiver of a cancellation SHOULD stop the work and send no response",
+    page: "basic/utilities/cancellation#behavior-requirements",
+  },
+  toolTasks: {
+    id: "TK-08",
+    says: 'a tool with execution.taskSupport "required" MUST be called as a task (task-augmented tools/call)',
+    page: "basic/utilities/tasks#tool-level-negotiation",
+    version: SCHEMA_RELEASES.tasks,
+  },
   toolErrors: {
     id: "TL-01",
     says: "a failure of the tool itself is reported in a result with isError: true, so the model sees it; protocol errors are for unknown tools, malformed requests and server errors",
@@ -52,10 +73,26 @@ export const RULES = {
     says: "an unknown tool is a protocol error (the spec's example answers -32602); an isError result is not forbidden, but tells the model a tool ran",
     page: "server/tools#error-handling",
   },
-  templates: { id: "RS-01", says: "resources/templates/list is one of the methods of the resources capability (an empty list when there are no templates)", page: "server/resources#resource-templates" },
-  readListed: { id: "RS-03", says: "resources/list announces resources that a client reads with resources/read", page: "server/resources#reading-resources" },
-  getListed: { id: "PR-01", says: "prompts/list announces prompts that a client gets with prompts/get, given their required arguments", page: "server/prompts#getting-a-prompt" },
-  resourceNotFound: { id: "RS-02", says: "an unknown resource SHOULD be refused with -32002 (2026-07-28: -32602)", page: "server/resources#error-handling" },
+  templates: {
+    id: "RS-01",
+    says: "resources/templates/list is one of the methods of the resources capability (an empty list when there are no templates)",
+    page: "server/resources#resource-templates",
+  },
+  readListed: {
+    id: "RS-03",
+    says: "resources/list announces resources that a client reads with resources/read",
+    page: "server/resources#reading-resources",
+  },
+  getListed: {
+    id: "PR-01",
+    says: "prompts/list announces prompts that a client gets with prompts/get, given their required arguments",
+    page: "server/prompts#getting-a-prompt",
+  },
+  resourceNotFound: {
+    id: "RS-02",
+    says: "an unknown resource SHOULD be refused with -32002 (2026-07-28: -32602)",
+    page: "server/resources#error-handling",
+  },
   inputSchema: { id: "J-02", says: 'a tool\'s inputSchema MUST be a JSON Schema object with type "object"', page: "server/tools#tool" },
 } as const satisfies { [key: string]: Rule };
 
@@ -100,8 +137,10 @@ const text = (error: unknown): string => (error instanceof Error ? error.message
  */
 export function gradeError(name: string, error: unknown, onRefused: (error: McpError) => CheckResult): CheckResult {
   if (error instanceof McpError) return onRefused(error);
-  if (error instanceof RequestTimeoutError) return { name, grade: "FAIL", detail: `${text(error)} (raise the limit with --timeout MS)`, rule: RULES.respond };
-  if (error instanceof ConnectionClosedError) return { name, grade: "FAIL", detail: `the connection closed before the response: ${text(error)}`, rule: RULES.respond };
+  if (error instanceof RequestTimeoutError)
+    return { name, grade: "FAIL", detail: `${text(error)} (raise the limit with --timeout MS)`, rule: RULES.respond };
+  if (error instanceof ConnectionClosedError)
+    return { name, grade: "FAIL", detail: `the connection closed before the response: ${text(error)}`, rule: RULES.respond };
   if (error instanceof InvalidResultError) return { name, grade: "FAIL", detail: text(error), rule: RULES.resultShape };
   return { name, grade: "FAIL", detail: text(error), rule: RULES.respond };
 }
@@ -115,10 +154,18 @@ export function gradeError(name: string, error: unknown, onRefused: (error: McpE
 export function gradeToolRefusal(name: string, error: McpError): CheckResult {
   if (error.code === ErrorCode.MissingRequiredClientCapability) {
     const data = error.data as { requiredCapabilities?: unknown } | undefined;
-    const needs = typeof data === "object" && data !== null && data.requiredCapabilities !== undefined ? ` ${JSON.stringify(data.requiredCapabilities)}` : "";
+    const needs =
+      typeof data === "object" && data !== null && data.requiredCapabilities !== undefined
+        ? ` ${JSON.stringify(data.requiredCapabilities)}`
+        : "";
     return { name, grade: "SKIP", detail: `the tool needs a client capability this run does not declare${needs} (roots: pass --root DIR)` };
   }
-  return { name, grade: "WARN", detail: `refused with a protocol error for arguments valid against its inputSchema: ${error.message}`, rule: RULES.toolErrors };
+  return {
+    name,
+    grade: "WARN",
+    detail: `refused with a protocol error for arguments valid against its inputSchema: ${error.message}`,
+    rule: RULES.toolErrors,
+  };
 }
 
 /** tools/call of a tool that does not exist. */
@@ -129,17 +176,25 @@ export function gradeUnknownTool(name: string, outcome: { error: unknown } | { i
       : { name, grade: "WARN", detail: "answered with a plain result, as if the tool existed", rule: RULES.unknownTool };
   }
   return gradeError(name, outcome.error, (error) =>
-    error.code === ErrorCode.InvalidParams ? { name, grade: "PASS", detail: "refused with -32602" } : { name, grade: "WARN", detail: `refused with ${error.code} (the spec's example uses -32602)`, rule: RULES.unknownTool },
+    error.code === ErrorCode.InvalidParams
+      ? { name, grade: "PASS", detail: "refused with -32602" }
+      : { name, grade: "WARN", detail: `refused with ${error.code} (the spec's example uses -32602)`, rule: RULES.unknownTool },
   );
 }
 
 /** resources/read of a URI nothing lists. `modern`: 2026-07-28, where -32602 replaced -32002. */
 export function gradeUnknownResource(name: string, outcome: { error: unknown } | { contents: number }, modern: boolean): CheckResult {
-  if ("contents" in outcome) return { name, grade: "SKIP", detail: `answered with ${outcome.contents} content(s): a template of the server's may match the made-up URI` };
+  if ("contents" in outcome)
+    return {
+      name,
+      grade: "SKIP",
+      detail: `answered with ${outcome.contents} content(s): a template of the server's may match the made-up URI`,
+    };
   return gradeError(name, outcome.error, (error) => {
     const preferred = modern ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
     // 2026-07-28 tells clients to keep accepting the old code.
-    if (error.code === preferred || (modern && error.code === ErrorCode.ResourceNotFound)) return { name, grade: "PASS", detail: `refused with ${error.code}` };
+    if (error.code === preferred || (modern && error.code === ErrorCode.ResourceNotFound))
+      return { name, grade: "PASS", detail: `refused with ${error.code}` };
     return { name, grade: "WARN", detail: `refused with ${error.code}, not ${preferred}`, rule: RULES.resourceNotFound };
   });
 }
@@ -150,7 +205,13 @@ export function gradeUnknownResource(name: string, outcome: { error: unknown } |
  * optional part of resources, and SDKs without any answer -32601: a WARN, read as no templates.
  */
 export function gradeListRefusal(name: string, error: McpError): CheckResult {
-  if (name === "resources/templates/list") return { name, grade: "WARN", detail: `refused with ${error.code} although the server declares resources (read as: no templates)`, rule: RULES.templates };
+  if (name === "resources/templates/list")
+    return {
+      name,
+      grade: "WARN",
+      detail: `refused with ${error.code} although the server declares resources (read as: no templates)`,
+      rule: RULES.templates,
+    };
   return { name, grade: "FAIL", detail: error.message, rule: RULES.capability };
 }
 
@@ -179,7 +240,19 @@ export function gradeDiagnostics(events: readonly Diagnostic[]): CheckResult {
   const worst = events.find((e) => e.kind === "violation") ?? events[0];
   if (worst === undefined) return { name, grade: "PASS", detail: "no violation seen in any message" };
   const violations = events.filter((e) => e.kind === "violation").length;
-  const shown = events.slice(0, 3).map((e) => `${e.rule}: expected ${e.expected}; got ${e.got}`).join(" | ");
-  const rule: Rule = { id: worst.rule, says: `expected ${worst.expected}`, page: SECTIONS.find(([prefix]) => prefix.test(worst.rule))?.[1] ?? "basic" };
-  return { name, grade: violations > 0 ? "FAIL" : "WARN", detail: `${violations} violation(s), ${events.length - violations} diagnostic(s): ${shown}${events.length > 3 ? " | ..." : ""}`, rule };
+  const shown = events
+    .slice(0, 3)
+    .map((e) => `${e.rule}: expected ${e.expected}; got ${e.got}`)
+    .join(" | ");
+  const rule: Rule = {
+    id: worst.rule,
+    says: `expected ${worst.expected}`,
+    page: SECTIONS.find(([prefix]) => prefix.test(worst.rule))?.[1] ?? "basic",
+  };
+  return {
+    name,
+    grade: violations > 0 ? "FAIL" : "WARN",
+    detail: `${violations} violation(s), ${events.length - violations} diagnostic(s): ${shown}${events.length > 3 ? " | ..." : ""}`,
+    rule,
+  };
 }

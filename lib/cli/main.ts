@@ -30,7 +30,13 @@ import { ANNOUNCEMENT_PREFIX, requestedProfile, serverOptionsFor } from "./confo
 import { conformanceAuth, interactiveAuth, type CliAuth } from "./auth.js";
 import { exitCode, formatCheck, formatTally, type CheckResult, type Diagnostic } from "./grading.js";
 import { pendingDisplay } from "./progress.js";
-import { REFERENCE_CLIENT_INFO, installReferenceHandlers, referenceClientCapabilities, runReport, toolArguments } from "./reference-client.js";
+import {
+  REFERENCE_CLIENT_INFO,
+  installReferenceHandlers,
+  referenceClientCapabilities,
+  runReport,
+  toolArguments,
+} from "./reference-client.js";
 import { createReferenceServer } from "./reference-server.js";
 import { rootProblem, rootsFor } from "./roots.js";
 import { detectRuntime, serveOnRuntime } from "./runtime.js";
@@ -54,14 +60,25 @@ function sleep(ms: number, signal?: HandlerContext["signal"]): Promise<void> {
   });
 }
 
-
 async function serve(options: CliOptions): Promise<number> {
   // --redis: one node of several (lib/cli/cluster.ts): shared stores and keys.
-  const node = options.redis === undefined ? undefined : await joinCluster(options.redis, (text) => process.stderr.write(`mcp-engine serve --redis: ${text}`)).catch((error: Error) => error);
+  const node =
+    options.redis === undefined
+      ? undefined
+      : await joinCluster(options.redis, (text) => process.stderr.write(`mcp-engine serve --redis: ${text}`)).catch(
+          (error: Error) => error,
+        );
   if (node instanceof Error) return (process.stderr.write(`mcp-engine serve --redis: ${node.message}\n`), 2);
   // MCP_CONFORM=1 with MCP_CONFORM_PROFILE=<name>: a published target profile (conform/target-profiles.ts).
   const profile = requestedProfile(process.env);
-  const server = createReferenceServer({ paginationSecret: node?.paginationSecret ?? randomBytes(32), requestStateSecret: node?.requestStateSecret ?? randomBytes(32), sleep, tasks: node === undefined ? undefined : { store: node.taskStore }, profileTools: process.env.MCP_CONFORM === "1", ...(profile !== undefined ? { profile: serverOptionsFor(profile.profile) } : {}) });
+  const server = createReferenceServer({
+    paginationSecret: node?.paginationSecret ?? randomBytes(32),
+    requestStateSecret: node?.requestStateSecret ?? randomBytes(32),
+    sleep,
+    tasks: node === undefined ? undefined : { store: node.taskStore },
+    profileTools: process.env.MCP_CONFORM === "1",
+    ...(profile !== undefined ? { profile: serverOptionsFor(profile.profile) } : {}),
+  });
   if (options.http === undefined) {
     // Asked for by `mcp-engine conform`: a bare engine driven over the host-adapter channel instead.
     const fd = adapterFd(process.env);
@@ -85,8 +102,11 @@ async function serve(options: CliOptions): Promise<number> {
   // Under Bun or Deno the fetch handler is served on the runtime's own server, not its node:http emulation.
   const runtime = detectRuntime();
   const served = { legacySse: options.legacySse, ...node?.http };
-  const running = runtime === "node" ? await serveHttp(server, { host, port, ...served }) : await serveOnRuntime(runtime, server, host, port, served);
-  process.stderr.write(`mcp-engine reference server listening on ${running.url}${runtime === "node" ? "" : ` (${runtime}, fetch handler)`}\n`);
+  const running =
+    runtime === "node" ? await serveHttp(server, { host, port, ...served }) : await serveOnRuntime(runtime, server, host, port, served);
+  process.stderr.write(
+    `mcp-engine reference server listening on ${running.url}${runtime === "node" ? "" : ` (${runtime}, fetch handler)`}\n`,
+  );
   const stop = (): void => {
     // A runtime that waits for idle keep-alive connections to close on shutdown does not hold the exit for long.
     setTimeout(() => process.exit(0), 1000).unref();
@@ -102,8 +122,19 @@ async function serve(options: CliOptions): Promise<number> {
  * (server/discover) and falls back to initialize; "session" only initializes; "modern" only
  * speaks 2026-07-28. The report's first line says which one was used.
  */
-function clientOptions(options: CliOptions): { versions: ProtocolVersion[]; era: CliOptions["era"]; logLevel: "debug"; defaultTimeoutMs: number; connectTimeoutMs: number } {
-  const versions = options.era === "session" ? [...SESSION_VERSIONS] : options.era === "modern" ? [...MODERN_VERSIONS] : [...SESSION_VERSIONS, ...MODERN_VERSIONS];
+function clientOptions(options: CliOptions): {
+  versions: ProtocolVersion[];
+  era: CliOptions["era"];
+  logLevel: "debug";
+  defaultTimeoutMs: number;
+  connectTimeoutMs: number;
+} {
+  const versions =
+    options.era === "session"
+      ? [...SESSION_VERSIONS]
+      : options.era === "modern"
+        ? [...MODERN_VERSIONS]
+        : [...SESSION_VERSIONS, ...MODERN_VERSIONS];
   return { versions, era: options.era, logLevel: "debug", defaultTimeoutMs: options.timeoutMs, connectTimeoutMs: options.timeoutMs };
 }
 
@@ -133,7 +164,12 @@ const display = pendingDisplay({
 });
 
 /** Runs the report on a connected client, prints it, closes, and returns the exit code. */
-async function printReport(connection: { client: Client; close(): Promise<void> }, title: string, options: CliOptions, seen: () => readonly Diagnostic[]): Promise<number> {
+async function printReport(
+  connection: { client: Client; close(): Promise<void> },
+  title: string,
+  options: CliOptions,
+  seen: () => readonly Diagnostic[],
+): Promise<number> {
   const write = (text: string): void => {
     process.stdout.write(text + "\n");
   };
@@ -189,7 +225,13 @@ async function reportHttp(url: string, options: CliOptions): Promise<number> {
   }
 }
 
-async function connectHttpOrReport(url: string, options: CliOptions, write: (text: string) => void, onDiagnostic = diagnostics().onDiagnostic, auth?: CliAuth): Promise<{ client: Client; close(): Promise<void> } | undefined> {
+async function connectHttpOrReport(
+  url: string,
+  options: CliOptions,
+  write: (text: string) => void,
+  onDiagnostic = diagnostics().onDiagnostic,
+  auth?: CliAuth,
+): Promise<{ client: Client; close(): Promise<void> } | undefined> {
   try {
     return await connectHttpNode({
       ...clientOptions(options),
@@ -220,7 +262,11 @@ function packageVersion(): string {
 async function demo(options: CliOptions): Promise<number> {
   const own = options.roots.length === 0 ? mkdtempSync(join(tmpdir(), "mcp-engine-demo-")) : undefined;
   try {
-    return await report(process.execPath, [fileURLToPath(import.meta.url), "serve"], own === undefined ? options : { ...options, roots: [own] });
+    return await report(
+      process.execPath,
+      [fileURLToPath(import.meta.url), "serve"],
+      own === undefined ? options : { ...options, roots: [own] },
+    );
   } finally {
     if (own !== undefined) rmSync(own, { recursive: true, force: true });
   }
@@ -241,7 +287,10 @@ function contextToolCalls(text: string | undefined): { name: string; arguments: 
     if (typeof call !== "object" || call === null) continue;
     const { name, arguments: args } = call as { name?: unknown; arguments?: unknown };
     if (typeof name !== "string") continue;
-    out.push({ name, arguments: typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {} });
+    out.push({
+      name,
+      arguments: typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+    });
   }
   return out;
 }
@@ -334,10 +383,14 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
   }
 }
 
-
 async function main(argv: readonly string[]): Promise<number> {
   // conform has its own options (lib/cli/conform/index.ts).
-  if (argv[0] === "conform") return conformMain(argv.slice(1), (text) => process.stdout.write(text), (text) => process.stderr.write(text));
+  if (argv[0] === "conform")
+    return conformMain(
+      argv.slice(1),
+      (text) => process.stdout.write(text),
+      (text) => process.stderr.write(text),
+    );
   const parsed = parseArgs(argv);
   if (!parsed.ok) {
     process.stderr.write(`${USAGE}\nmcp-engine: ${parsed.problem}\n`);

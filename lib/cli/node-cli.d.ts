@@ -17,4 +17,3 @@ declare module "node:path" {
 declare module "node:url" {
   export function pathToFileURL(path: string): URL;
 }
-

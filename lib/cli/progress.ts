@@ -9,7 +9,6 @@ import type { ProgressInfo } from "../peer/shared/call-options.js";
 //
 // Clock, timers and output are injected, so the display is tested without real time.
 
-
 export interface DisplayHost {
   write(text: string): void;
   isTTY: boolean;
@@ -46,7 +45,8 @@ export function pendingDisplay(host: DisplayHost): PendingDisplay {
     const started = host.now();
     let last: ProgressInfo | undefined;
     let ended = false;
-    const status = (): string => printable(`... ${label} ${seconds(host.now() - started)}${last !== undefined ? ` ${describeProgress(last)}` : ""}`);
+    const status = (): string =>
+      printable(`... ${label} ${seconds(host.now() - started)}${last !== undefined ? ` ${describeProgress(last)}` : ""}`);
     if (!host.isTTY) {
       return {
         progress(info) {

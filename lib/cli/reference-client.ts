@@ -8,7 +8,15 @@
 import type { JsonObject } from "../wire/envelope.js";
 import { TASKS_EXTENSION } from "../rules/negotiated-extensions.js";
 import type { Client } from "../peer/client/client.js";
-import type { ClientCapabilities, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, Root, Tool } from "../types/index.js";
+import type {
+  ClientCapabilities,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  Implementation,
+  Root,
+  Tool,
+} from "../types/index.js";
 import { synthesize } from "./synthesize.js";
 
 export { runReport, type ReportOptions } from "./report.js";
@@ -17,7 +25,11 @@ export type { CheckResult, Grade, Tally } from "./grading.js";
 export const REFERENCE_CLIENT_INFO: Implementation = { name: "mcp-engine-reference-client", version: "0.1.0" };
 
 /** Without roots: what the client declares when no --root was given (with the 2026-07-28 tasks extension: its task calls are polled to the end). */
-export const REFERENCE_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;
+export const REFERENCE_CLIENT_CAPABILITIES: ClientCapabilities = {
+  sampling: {},
+  elicitation: {},
+  extensions: { [TASKS_EXTENSION]: {} },
+} as ClientCapabilities;
 
 /** The capabilities for a run: roots only when there are some (RT-01), never listChanged (they never change). */
 export function referenceClientCapabilities(roots: readonly Root[]): ClientCapabilities {
@@ -30,13 +42,19 @@ export function referenceClientCapabilities(roots: readonly Root[]): ClientCapab
  * client then answers -32601, as for any capability it did not declare).
  */
 export function installReferenceHandlers(client: Client, roots: readonly Root[] = []): void {
-  client.setRequestHandler("sampling/createMessage", (): CreateMessageResult => ({
-    role: "assistant",
-    content: { type: "text", text: "This is a test response from the mcp-engine reference client" },
-    model: "mcp-engine-reference-client",
-    stopReason: "endTurn",
-  }));
-  client.setRequestHandler("elicitation/create", (params: ElicitRequestParams): ElicitResult => ({ action: "accept", content: elicitationAnswer(params) }));
+  client.setRequestHandler(
+    "sampling/createMessage",
+    (): CreateMessageResult => ({
+      role: "assistant",
+      content: { type: "text", text: "This is a test response from the mcp-engine reference client" },
+      model: "mcp-engine-reference-client",
+      stopReason: "endTurn",
+    }),
+  );
+  client.setRequestHandler(
+    "elicitation/create",
+    (params: ElicitRequestParams): ElicitResult => ({ action: "accept", content: elicitationAnswer(params) }),
+  );
   if (roots.length > 0) client.setRequestHandler("roots/list", () => ({ roots: roots.map((root) => ({ ...root })) }));
 }
 

@@ -67,21 +67,25 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
   };
   // The `tools` target profile: the conformance profile's tools and no other capability.
   if (options.profile?.toolsOnly === true) return toolsOnlyServer({ ...base, logging: false, ...options.profile.server });
-  const server = profiledServer({
-    ...base,
-    paginationSecret: options.paginationSecret,
-    pageSize: options.pageSize ?? 100,
-    // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts).
-    tasks: { newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks },
-    // A target profile's settings (limits, versions, discover, instructions, strict) over the defaults above.
-    ...options.profile?.server,
-  }, options.profile);
+  const server = profiledServer(
+    {
+      ...base,
+      paginationSecret: options.paginationSecret,
+      pageSize: options.pageSize ?? 100,
+      // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts).
+      tasks: { newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks },
+      // A target profile's settings (limits, versions, discover, instructions, strict) over the defaults above.
+      ...options.profile?.server,
+    },
+    options.profile,
+  );
   registerTaskTools(server, sleep);
   // The conformance profile's tools, so `mcp-engine conform` can judge this server without its adapter too.
   if (options.profileTools === true) registerProfileTools(server);
 
-  server.tool("test_simple_text", { description: "Tests simple text content response", inputSchema: NO_ARGS },
-    () => text("This is a simple text response for testing."));
+  server.tool("test_simple_text", { description: "Tests simple text content response", inputSchema: NO_ARGS }, () =>
+    text("This is a simple text response for testing."),
+  );
 
   server.tool("test_image_content", { description: "Tests image content response", inputSchema: NO_ARGS }, () => ({
     content: [{ type: "image", data: TEST_IMAGE_BASE64, mimeType: "image/png" }],
@@ -92,53 +96,82 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
   }));
 
   server.tool("test_embedded_resource", { description: "Tests embedded resource content response", inputSchema: NO_ARGS }, () => ({
-    content: [{ type: "resource", resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." } }],
-  }));
-
-  server.tool("test_multiple_content_types", { description: "Tests response with multiple content types (text, image, resource)", inputSchema: NO_ARGS },
-    () => ({
     content: [
-      { type: "text", text: "Multiple content types test:" },
-      { type: "image", data: TEST_IMAGE_BASE64, mimeType: "image/png" },
-      { type: "resource", resource: { uri: "test://mixed-content-resource", mimeType: "application/json",
-        text: JSON.stringify({ test: "data", value: 123 }) } },
+      {
+        type: "resource",
+        resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." },
+      },
     ],
   }));
 
-  server.tool("test_tool_with_logging", { description: "Tests tool that emits log messages during execution", inputSchema: NO_ARGS }, async (_args, ctx) => {
-    ctx.log("info", "Tool execution started");
-    ctx.log("debug", "Tool debug detail");
-    await sleep(50, ctx.signal);
-    ctx.log("info", "Tool processing data");
-    await sleep(50, ctx.signal);
-    ctx.log("error", "Tool error-level test message");
-    ctx.log("info", "Tool execution completed");
-    return text("Tool with logging executed successfully");
-  });
+  server.tool(
+    "test_multiple_content_types",
+    { description: "Tests response with multiple content types (text, image, resource)", inputSchema: NO_ARGS },
+    () => ({
+      content: [
+        { type: "text", text: "Multiple content types test:" },
+        { type: "image", data: TEST_IMAGE_BASE64, mimeType: "image/png" },
+        {
+          type: "resource",
+          resource: {
+            uri: "test://mixed-content-resource",
+            mimeType: "application/json",
+            text: JSON.stringify({ test: "data", value: 123 }),
+          },
+        },
+      ],
+    }),
+  );
+
+  server.tool(
+    "test_tool_with_logging",
+    { description: "Tests tool that emits log messages during execution", inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      ctx.log("info", "Tool execution started");
+      ctx.log("debug", "Tool debug detail");
+      await sleep(50, ctx.signal);
+      ctx.log("info", "Tool processing data");
+      await sleep(50, ctx.signal);
+      ctx.log("error", "Tool error-level test message");
+      ctx.log("info", "Tool execution completed");
+      return text("Tool with logging executed successfully");
+    },
+  );
 
   server.tool("test_error_handling", { description: "Tests error response handling", inputSchema: NO_ARGS }, () => ({
     content: [{ type: "text", text: "This tool intentionally returns an error for testing" }],
     isError: true,
   }));
 
-  server.tool("test_tool_with_progress", { description: "Tests tool that reports progress notifications", inputSchema: NO_ARGS }, async (_args, ctx) => {
-    for (const step of [0, 50, 100]) {
-      ctx.progress(step, 100, `Completed step ${step} of 100`);
-      if (step < 100) await sleep(50, ctx.signal);
-    }
-    return text("Tool with progress executed successfully");
-  });
+  server.tool(
+    "test_tool_with_progress",
+    { description: "Tests tool that reports progress notifications", inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      for (const step of [0, 50, 100]) {
+        ctx.progress(step, 100, `Completed step ${step} of 100`);
+        if (step < 100) await sleep(50, ctx.signal);
+      }
+      return text("Tool with progress executed successfully");
+    },
+  );
 
   server.tool(
     "test_sampling",
     {
       description: "Tests server-initiated sampling (LLM completion request)",
-      inputSchema: { type: "object", properties: { prompt: { type: "string", description: "The prompt to send to the LLM" } }, required: ["prompt"] },
+      inputSchema: {
+        type: "object",
+        properties: { prompt: { type: "string", description: "The prompt to send to the LLM" } },
+        required: ["prompt"],
+      },
     },
     async (args, ctx) => {
       if (ctx.clientCapabilities?.sampling === undefined)
         return { ...text("Sampling not supported: the client did not declare the sampling capability"), isError: true };
-      const result = await ctx.createMessage({ messages: [{ role: "user", content: { type: "text", text: String(args.prompt) } }], maxTokens: 100 });
+      const result = await ctx.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: String(args.prompt) } }],
+        maxTokens: 100,
+      });
       const content = Array.isArray(result.content) ? result.content[0] : result.content;
       return text(`LLM response: ${content !== undefined && content.type === "text" ? content.text : JSON.stringify(content)}`);
     },
@@ -148,77 +181,97 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     "test_elicitation",
     {
       description: "Tests server-initiated elicitation (user input request)",
-      inputSchema: { type: "object", properties: { message: { type: "string", description: "The message to show the user" } }, required: ["message"] },
+      inputSchema: {
+        type: "object",
+        properties: { message: { type: "string", description: "The message to show the user" } },
+        required: ["message"],
+      },
     },
     (args, ctx) =>
       elicit(ctx, "User response", {
         message: String(args.message),
         requestedSchema: {
           type: "object",
-          properties: { username: { type: "string", description: "User's response" }, email: { type: "string", description: "User's email address" } },
+          properties: {
+            username: { type: "string", description: "User's response" },
+            email: { type: "string", description: "User's email address" },
+          },
           required: ["username", "email"],
         },
       }),
   );
 
-  server.tool("test_elicitation_sep1034_defaults",
-    { description: "Tests elicitation with default values for every primitive type (SEP-1034)", inputSchema: NO_ARGS }, (_args, ctx) =>
-    elicit(ctx, "Elicitation completed", {
-      mode: "form",
-      message: "Please review and update the form fields with defaults",
-      requestedSchema: {
-        type: "object",
-        properties: {
-          name: { type: "string", description: "User name", default: "John Doe" },
-          age: { type: "integer", description: "User age", default: 30 },
-          score: { type: "number", description: "User score", default: 95.5 },
-          status: { type: "string", description: "User status", enum: ["active", "inactive", "pending"], default: "active" },
-          verified: { type: "boolean", description: "Verification status", default: true },
+  server.tool(
+    "test_elicitation_sep1034_defaults",
+    { description: "Tests elicitation with default values for every primitive type (SEP-1034)", inputSchema: NO_ARGS },
+    (_args, ctx) =>
+      elicit(ctx, "Elicitation completed", {
+        mode: "form",
+        message: "Please review and update the form fields with defaults",
+        requestedSchema: {
+          type: "object",
+          properties: {
+            name: { type: "string", description: "User name", default: "John Doe" },
+            age: { type: "integer", description: "User age", default: 30 },
+            score: { type: "number", description: "User score", default: 95.5 },
+            status: { type: "string", description: "User status", enum: ["active", "inactive", "pending"], default: "active" },
+            verified: { type: "boolean", description: "Verification status", default: true },
+          },
+          required: [],
         },
-        required: [],
-      },
-    }),
+      }),
   );
 
-  server.tool("test_elicitation_sep1330_enums",
-    { description: "Tests elicitation with titled, untitled, legacy and multi-select enums (SEP-1330)", inputSchema: NO_ARGS }, (_args, ctx) =>
-    elicit(ctx, "Elicitation completed", {
-      mode: "form",
-      message: "Please select options from the enum fields",
-      requestedSchema: {
-        type: "object",
-        properties: {
-          untitledSingle: { type: "string", description: "Select one option", enum: ["option1", "option2", "option3"] },
-          titledSingle: {
-            type: "string",
-            description: "Select one option with titles",
-            oneOf: [
-              { const: "value1", title: "First Option" },
-              { const: "value2", title: "Second Option" },
-              { const: "value3", title: "Third Option" },
-            ],
-          },
-          legacyEnum: { type: "string", description: "Select one option (legacy)", enum: ["opt1", "opt2", "opt3"],
-            enumNames: ["Option One", "Option Two", "Option Three"] },
-          untitledMulti: { type: "array", description: "Select multiple options", minItems: 1, maxItems: 3,
-            items: { type: "string", enum: ["option1", "option2", "option3"] } },
-          titledMulti: {
-            type: "array",
-            description: "Select multiple options with titles",
-            minItems: 1,
-            maxItems: 3,
-            items: {
-              anyOf: [
-                { const: "value1", title: "First Choice" },
-                { const: "value2", title: "Second Choice" },
-                { const: "value3", title: "Third Choice" },
+  server.tool(
+    "test_elicitation_sep1330_enums",
+    { description: "Tests elicitation with titled, untitled, legacy and multi-select enums (SEP-1330)", inputSchema: NO_ARGS },
+    (_args, ctx) =>
+      elicit(ctx, "Elicitation completed", {
+        mode: "form",
+        message: "Please select options from the enum fields",
+        requestedSchema: {
+          type: "object",
+          properties: {
+            untitledSingle: { type: "string", description: "Select one option", enum: ["option1", "option2", "option3"] },
+            titledSingle: {
+              type: "string",
+              description: "Select one option with titles",
+              oneOf: [
+                { const: "value1", title: "First Option" },
+                { const: "value2", title: "Second Option" },
+                { const: "value3", title: "Third Option" },
               ],
             },
+            legacyEnum: {
+              type: "string",
+              description: "Select one option (legacy)",
+              enum: ["opt1", "opt2", "opt3"],
+              enumNames: ["Option One", "Option Two", "Option Three"],
+            },
+            untitledMulti: {
+              type: "array",
+              description: "Select multiple options",
+              minItems: 1,
+              maxItems: 3,
+              items: { type: "string", enum: ["option1", "option2", "option3"] },
+            },
+            titledMulti: {
+              type: "array",
+              description: "Select multiple options with titles",
+              minItems: 1,
+              maxItems: 3,
+              items: {
+                anyOf: [
+                  { const: "value1", title: "First Choice" },
+                  { const: "value2", title: "Second Choice" },
+                  { const: "value3", title: "Third Choice" },
+                ],
+              },
+            },
           },
+          required: [],
         },
-        required: [],
-      },
-    } as ElicitRequestParams),
+      } as ElicitRequestParams),
   );
 
   server.tool(
@@ -248,8 +301,10 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
 
   server.tool(
     "test_reconnection",
-    { description: "Tests SSE stream disconnection and client reconnection (SEP-1699); over stdio it simply answers after a short pause",
-      inputSchema: NO_ARGS },
+    {
+      description: "Tests SSE stream disconnection and client reconnection (SEP-1699); over stdio it simply answers after a short pause",
+      inputSchema: NO_ARGS,
+    },
     async (_args, ctx) => {
       await sleep(100, ctx.signal);
       return text("Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.");
@@ -275,20 +330,34 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
 
   server.tool("test_tool_fast", { description: "Answers at once", inputSchema: NO_ARGS }, () => text("fast"));
 
-  server.resource("test://static-text",
-    { name: "static-text", title: "Static Text Resource", description: "A static text resource for testing", mimeType: "text/plain" }, (uri) => ({
-    contents: [{ uri, mimeType: "text/plain", text: "This is the content of the static text resource." }],
-  }));
+  server.resource(
+    "test://static-text",
+    { name: "static-text", title: "Static Text Resource", description: "A static text resource for testing", mimeType: "text/plain" },
+    (uri) => ({
+      contents: [{ uri, mimeType: "text/plain", text: "This is the content of the static text resource." }],
+    }),
+  );
 
-  server.resource("test://static-binary",
-    { name: "static-binary", title: "Static Binary Resource", description: "A static binary resource (image) for testing", mimeType: "image/png" }, (uri) => ({
-    contents: [{ uri, mimeType: "image/png", blob: TEST_IMAGE_BASE64 }],
-  }));
+  server.resource(
+    "test://static-binary",
+    {
+      name: "static-binary",
+      title: "Static Binary Resource",
+      description: "A static binary resource (image) for testing",
+      mimeType: "image/png",
+    },
+    (uri) => ({
+      contents: [{ uri, mimeType: "image/png", blob: TEST_IMAGE_BASE64 }],
+    }),
+  );
 
-  server.resource("test://watched-resource",
-    { name: "watched-resource", title: "Watched Resource", description: "A resource clients can subscribe to", mimeType: "text/plain" }, (uri) => ({
-    contents: [{ uri, mimeType: "text/plain", text: "Watched resource content" }],
-  }));
+  server.resource(
+    "test://watched-resource",
+    { name: "watched-resource", title: "Watched Resource", description: "A resource clients can subscribe to", mimeType: "text/plain" },
+    (uri) => ({
+      contents: [{ uri, mimeType: "text/plain", text: "Watched resource content" }],
+    }),
+  );
 
   server.resourceTemplate(
     "test://template/{id}/data",
@@ -301,7 +370,9 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     },
     (uri, variables) => {
       const id = String(variables.id);
-      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
+      return {
+        contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }],
+      };
     },
   );
 
@@ -309,7 +380,8 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     messages: [{ role: "user", content: { type: "text", text: "This is a simple prompt for testing." } }],
   }));
 
-  const argumentValues = (value: string): string[] => ["test", "testValue1", "testValue2", "hello", "world"].filter((v) => v.startsWith(value));
+  const argumentValues = (value: string): string[] =>
+    ["test", "testValue1", "testValue2", "hello", "world"].filter((v) => v.startsWith(value));
   server.prompt(
     "test_prompt_with_arguments",
     {
@@ -321,7 +393,9 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
       ],
       complete: { arg1: argumentValues, arg2: argumentValues },
     },
-    (args) => ({ messages: [{ role: "user", content: { type: "text", text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` } }] }),
+    (args) => ({
+      messages: [{ role: "user", content: { type: "text", text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` } }],
+    }),
   );
 
   server.prompt(
@@ -334,8 +408,13 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     },
     (args) => ({
       messages: [
-        { role: "user", content: { type: "resource",
-          resource: { uri: String(args.resourceUri), mimeType: "text/plain", text: "Embedded resource content for testing." } } },
+        {
+          role: "user",
+          content: {
+            type: "resource",
+            resource: { uri: String(args.resourceUri), mimeType: "text/plain", text: "Embedded resource content for testing." },
+          },
+        },
         { role: "user", content: { type: "text", text: "Please process the embedded resource above." } },
       ],
     }),
@@ -348,18 +427,27 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     ],
   }));
 
-  registerDiagnostics(server, new RequestStateSealer({ secret: options.requestStateSecret ?? options.paginationSecret }), options.now ?? Date.now);
+  registerDiagnostics(
+    server,
+    new RequestStateSealer({ secret: options.requestStateSecret ?? options.paginationSecret }),
+    options.now ?? Date.now,
+  );
   return server;
 }
 
-const ASK_NAME: ElicitRequestParams = { message: "What is your name?",
-  requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } };
-const ASK_CONFIRM: ElicitRequestParams = { message: "Please confirm",
-  requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } };
+const ASK_NAME: ElicitRequestParams = {
+  message: "What is your name?",
+  requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+};
+const ASK_CONFIRM: ElicitRequestParams = {
+  message: "Please confirm",
+  requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+};
 const ROOTS: InputRequest = { method: "roots/list", params: {} };
-const sampling = (prompt: string,
-  maxTokens: number): InputRequest => ({ method: "sampling/createMessage",
-  params: { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens } });
+const sampling = (prompt: string, maxTokens: number): InputRequest => ({
+  method: "sampling/createMessage",
+  params: { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens },
+});
 
 /** An ElicitResult as a retry carries it (anything else is not an answer, and is asked again). */
 function elicitAnswer(value: unknown): { action: string; content: JsonObject } | undefined {
@@ -417,15 +505,21 @@ interface InputOptions {
  * input_required result asking for those (MRTR: ask again rather than refuse). In the session
  * era the client is asked directly, so each diagnostic works in both eras.
  */
-async function inputs(ctx: HandlerContext, requests: { readonly [key: string]: InputRequest },
-  options: InputOptions = {}): Promise<{ [key: string]: unknown }> {
+async function inputs(
+  ctx: HandlerContext,
+  requests: { readonly [key: string]: InputRequest },
+  options: InputOptions = {},
+): Promise<{ [key: string]: unknown }> {
   const got: { [key: string]: unknown } = {};
   if (ctx.modern === undefined) {
     for (const [key, request] of Object.entries(requests)) got[key] = await askDirectly(ctx, request);
     return got;
   }
-  const missing = Object.entries(requests).filter(([key, request]) => options.askAgain === true || !answers(request, ctx.inputResponses?.[key]));
-  if (missing.length > 0) return ctx.inputRequired(Object.fromEntries(missing), options.state === undefined ? undefined : await options.state());
+  const missing = Object.entries(requests).filter(
+    ([key, request]) => options.askAgain === true || !answers(request, ctx.inputResponses?.[key]),
+  );
+  if (missing.length > 0)
+    return ctx.inputRequired(Object.fromEntries(missing), options.state === undefined ? undefined : await options.state());
   for (const key of Object.keys(requests)) got[key] = ctx.inputResponses?.[key];
   return got;
 }
@@ -446,136 +540,217 @@ function registerDiagnostics(server: Server, sealer: RequestStateSealer, now: ()
   };
   const sealing = (payload: unknown, binding: string) => (): Promise<string> => sealer.seal(payload, binding, now());
 
-  server.tool("test_input_required_result_elicitation",
-    { description: "Asks for a name (2026-07-28: an input_required result, key user_name), then greets", inputSchema: NO_ARGS }, async (_args, ctx) => {
-    const { user_name } = await inputs(ctx, { user_name: { method: "elicitation/create", params: ASK_NAME } });
-    const answer = elicitAnswer(user_name);
-    return text(answer?.action === "accept" ? `Hello, ${String(answer.content.name)}!` : `No name given (${String(answer?.action)})`);
-  });
+  server.tool(
+    "test_input_required_result_elicitation",
+    { description: "Asks for a name (2026-07-28: an input_required result, key user_name), then greets", inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      const { user_name } = await inputs(ctx, { user_name: { method: "elicitation/create", params: ASK_NAME } });
+      const answer = elicitAnswer(user_name);
+      return text(answer?.action === "accept" ? `Hello, ${String(answer.content.name)}!` : `No name given (${String(answer?.action)})`);
+    },
+  );
 
-  server.tool("test_input_required_result_sampling",
-    { description: "Asks the client's model a question (2026-07-28: an input_required result)", inputSchema: NO_ARGS }, async (_args, ctx) => {
-    const { capital_question } = await inputs(ctx, { capital_question: sampling("What is the capital of France?", 100) });
-    return text(`The model answered: ${String(sampledText(capital_question))}`);
-  });
+  server.tool(
+    "test_input_required_result_sampling",
+    { description: "Asks the client's model a question (2026-07-28: an input_required result)", inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      const { capital_question } = await inputs(ctx, { capital_question: sampling("What is the capital of France?", 100) });
+      return text(`The model answered: ${String(sampledText(capital_question))}`);
+    },
+  );
 
-  server.tool("test_input_required_result_list_roots",
-    { description: "Asks for the client's roots (2026-07-28: an input_required result)", inputSchema: NO_ARGS }, async (_args, ctx) => {
-    const roots = rootUris((await inputs(ctx, { client_roots: ROOTS })).client_roots) ?? [];
-    return text(`The client has ${roots.length} root(s): ${roots.join(", ")}`);
-  });
+  server.tool(
+    "test_input_required_result_list_roots",
+    { description: "Asks for the client's roots (2026-07-28: an input_required result)", inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      const roots = rootUris((await inputs(ctx, { client_roots: ROOTS })).client_roots) ?? [];
+      return text(`The client has ${roots.length} root(s): ${roots.join(", ")}`);
+    },
+  );
 
   // A confirmation round whose requestState is sealed: the retry must echo it untouched.
   for (const name of ["test_input_required_result_request_state", "test_input_required_result_tampered_state"]) {
     const binding = `tools/call:${name}`;
-    const description = "Asks for a confirmation with a sealed requestState (2026-07-28); a retry whose state fails verification is refused (-32602)";
+    const description =
+      "Asks for a confirmation with a sealed requestState (2026-07-28); a retry whose state fails verification is refused (-32602)";
     server.tool(name, { description, inputSchema: NO_ARGS }, async (_args, ctx) => {
       const state = await openState<{ round: number }>(ctx, binding);
-      const { confirm } = await inputs(ctx, { confirm: { method: "elicitation/create", params: ASK_CONFIRM } },
-        { state: sealing({ round: 1 }, binding), askAgain: ctx.modern !== undefined && state === undefined });
+      const { confirm } = await inputs(
+        ctx,
+        { confirm: { method: "elicitation/create", params: ASK_CONFIRM } },
+        { state: sealing({ round: 1 }, binding), askAgain: ctx.modern !== undefined && state === undefined },
+      );
       const answer = elicitAnswer(confirm);
       const verified = ctx.modern !== undefined ? "state-ok: the sealed requestState verified" : "session era: no requestState";
-      return text(`${verified}; confirmation ${String(answer?.action)}${answer?.action === "accept" ? ` (ok=${String(answer.content.ok)})` : ""}`);
+      return text(
+        `${verified}; confirmation ${String(answer?.action)}${answer?.action === "accept" ? ` (ok=${String(answer.content.ok)})` : ""}`,
+      );
     });
   }
 
   const multiRound = "tools/call:test_input_required_result_multi_round";
-  server.tool("test_input_required_result_multi_round",
-    { description: "Two rounds of input (a name, then a colour); under 2026-07-28 the requestState is sealed anew each round", inputSchema: NO_ARGS },
+  server.tool(
+    "test_input_required_result_multi_round",
+    {
+      description: "Two rounds of input (a name, then a colour); under 2026-07-28 the requestState is sealed anew each round",
+      inputSchema: NO_ARGS,
+    },
     async (_args, ctx) => {
-    const state = await openState<{ step: number; name?: string }>(ctx, multiRound);
-    let name = state?.name;
-    if (state === undefined || state.step === 1) {
-      const { step1 } = await inputs(ctx, { step1: { method: "elicitation/create", params: { ...ASK_NAME, message: "Step 1: What is your name?" } } },
-        { state: sealing({ step: 1 }, multiRound), askAgain: ctx.modern !== undefined && state === undefined });
-      name = String(elicitAnswer(step1)?.content.name ?? "(no name)");
-    }
-    const colour: InputRequest = { method: "elicitation/create",
-      params: { message: "Step 2: What is your favorite color?",
-      requestedSchema: { type: "object", properties: { color: { type: "string" } }, required: ["color"] } } };
-    // Round 2's answers hold step1 but not step2, so this asks again with a state that remembers the name.
-    const { step2 } = await inputs(ctx, { step2: colour }, { state: sealing({ step: 2, name }, multiRound) });
-    return text(`${String(name)}'s favorite color is ${String(elicitAnswer(step2)?.content.color ?? "(none given)")}`);
-  });
+      const state = await openState<{ step: number; name?: string }>(ctx, multiRound);
+      let name = state?.name;
+      if (state === undefined || state.step === 1) {
+        const { step1 } = await inputs(
+          ctx,
+          { step1: { method: "elicitation/create", params: { ...ASK_NAME, message: "Step 1: What is your name?" } } },
+          { state: sealing({ step: 1 }, multiRound), askAgain: ctx.modern !== undefined && state === undefined },
+        );
+        name = String(elicitAnswer(step1)?.content.name ?? "(no name)");
+      }
+      const colour: InputRequest = {
+        method: "elicitation/create",
+        params: {
+          message: "Step 2: What is your favorite color?",
+          requestedSchema: { type: "object", properties: { color: { type: "string" } }, required: ["color"] },
+        },
+      };
+      // Round 2's answers hold step1 but not step2, so this asks again with a state that remembers the name.
+      const { step2 } = await inputs(ctx, { step2: colour }, { state: sealing({ step: 2, name }, multiRound) });
+      return text(`${String(name)}'s favorite color is ${String(elicitAnswer(step2)?.content.color ?? "(none given)")}`);
+    },
+  );
 
   const multiple = "tools/call:test_input_required_result_multiple_inputs";
-  server.tool("test_input_required_result_multiple_inputs",
-    { description: "One round asking for an elicitation, a sampling and the roots at once (2026-07-28: with a sealed requestState)", inputSchema: NO_ARGS },
+  server.tool(
+    "test_input_required_result_multiple_inputs",
+    {
+      description: "One round asking for an elicitation, a sampling and the roots at once (2026-07-28: with a sealed requestState)",
+      inputSchema: NO_ARGS,
+    },
     async (_args, ctx) => {
-    const state = await openState<{ round: number }>(ctx, multiple);
-    const requests: { [key: string]: InputRequest } = { user_name: { method: "elicitation/create", params: ASK_NAME },
-      greeting: sampling("Generate a greeting", 50), client_roots: ROOTS };
-    const got = await inputs(ctx, requests, { state: sealing({ round: 1 }, multiple), askAgain: ctx.modern !== undefined && state === undefined });
-    const name = String(elicitAnswer(got.user_name)?.content.name);
-    const roots = (rootUris(got.client_roots) ?? []).join(", ");
-    return text(`All inputs received: name=${name}, greeting=${String(sampledText(got.greeting))}, roots=${roots}`);
-  });
+      const state = await openState<{ round: number }>(ctx, multiple);
+      const requests: { [key: string]: InputRequest } = {
+        user_name: { method: "elicitation/create", params: ASK_NAME },
+        greeting: sampling("Generate a greeting", 50),
+        client_roots: ROOTS,
+      };
+      const got = await inputs(ctx, requests, {
+        state: sealing({ round: 1 }, multiple),
+        askAgain: ctx.modern !== undefined && state === undefined,
+      });
+      const name = String(elicitAnswer(got.user_name)?.content.name);
+      const roots = (rootUris(got.client_roots) ?? []).join(", ");
+      return text(`All inputs received: name=${name}, greeting=${String(sampledText(got.greeting))}, roots=${roots}`);
+    },
+  );
 
-  server.tool("test_input_required_result_capabilities",
-    { description: "Asks only for the kinds of input the client declared (sampling, elicitation, roots)", inputSchema: NO_ARGS }, async (_args, ctx) => {
-    const caps = ctx.clientCapabilities;
-    const wanted: { [key: string]: InputRequest } = {};
-    if (caps?.sampling !== undefined) wanted.sampling = sampling("Say hello", 20);
-    if (caps?.elicitation !== undefined) wanted.elicitation = { method: "elicitation/create", params: ASK_NAME };
-    if (caps?.roots !== undefined) wanted.roots = ROOTS;
-    if (Object.keys(wanted).length === 0) return text("The client declared none of sampling, elicitation and roots: nothing to ask");
-    await inputs(ctx, wanted);
-    return text(`Received answers for: ${Object.keys(wanted).join(", ")}`);
-  });
+  server.tool(
+    "test_input_required_result_capabilities",
+    { description: "Asks only for the kinds of input the client declared (sampling, elicitation, roots)", inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      const caps = ctx.clientCapabilities;
+      const wanted: { [key: string]: InputRequest } = {};
+      if (caps?.sampling !== undefined) wanted.sampling = sampling("Say hello", 20);
+      if (caps?.elicitation !== undefined) wanted.elicitation = { method: "elicitation/create", params: ASK_NAME };
+      if (caps?.roots !== undefined) wanted.roots = ROOTS;
+      if (Object.keys(wanted).length === 0) return text("The client declared none of sampling, elicitation and roots: nothing to ask");
+      await inputs(ctx, wanted);
+      return text(`Received answers for: ${Object.keys(wanted).join(", ")}`);
+    },
+  );
 
-  server.prompt("test_input_required_result_prompt",
-    { title: "Prompt Needing Input",
-    description: "Asks for context before giving its messages (2026-07-28: prompts/get answers input_required, key user_context)" }, async (_args, ctx) => {
-    const ask: InputRequest = { method: "elicitation/create",
-      params: { message: "What context should the prompt use?",
-      requestedSchema: { type: "object", properties: { context: { type: "string" } }, required: ["context"] } } };
-    const answer = elicitAnswer((await inputs(ctx, { user_context: ask })).user_context);
-    return { messages: [{ role: "user", content: { type: "text", text: `Answer using this context: ${String(answer?.content.context ?? "(none)")}` } }] };
-  });
+  server.prompt(
+    "test_input_required_result_prompt",
+    {
+      title: "Prompt Needing Input",
+      description: "Asks for context before giving its messages (2026-07-28: prompts/get answers input_required, key user_context)",
+    },
+    async (_args, ctx) => {
+      const ask: InputRequest = {
+        method: "elicitation/create",
+        params: {
+          message: "What context should the prompt use?",
+          requestedSchema: { type: "object", properties: { context: { type: "string" } }, required: ["context"] },
+        },
+      };
+      const answer = elicitAnswer((await inputs(ctx, { user_context: ask })).user_context);
+      return {
+        messages: [
+          { role: "user", content: { type: "text", text: `Answer using this context: ${String(answer?.content.context ?? "(none)")}` } },
+        ],
+      };
+    },
+  );
 
-  server.tool("test_missing_capability",
+  server.tool(
+    "test_missing_capability",
     { description: "Needs the client's sampling capability: without it a 2026-07-28 request is refused with -32021", inputSchema: NO_ARGS },
     async (_args, ctx) => {
-    const result = await ctx.createMessage({ messages: [{ role: "user", content: { type: "text", text: "Reply with one word." } }], maxTokens: 10 });
-    const content = Array.isArray(result.content) ? result.content[0] : result.content;
-    return text(`Sampled: ${content !== undefined && content.type === "text" ? content.text : JSON.stringify(content)}`);
-  });
+      const result = await ctx.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: "Reply with one word." } }],
+        maxTokens: 10,
+      });
+      const content = Array.isArray(result.content) ? result.content[0] : result.content;
+      return text(`Sampled: ${content !== undefined && content.type === "text" ? content.text : JSON.stringify(content)}`);
+    },
+  );
 
   server.tool(
     "test_streaming_elicitation",
-    { description: "Reports progress, then elicits: a session-era request on the response stream, an input_required result under 2026-07-28",
-      inputSchema: NO_ARGS },
+    {
+      description:
+        "Reports progress, then elicits: a session-era request on the response stream, an input_required result under 2026-07-28",
+      inputSchema: NO_ARGS,
+    },
     async (_args, ctx) => {
       ctx.progress(0, 1, "asking the user");
-      const result = await ctx.elicit({ message: "Continue?",
-        requestedSchema: { type: "object", properties: { proceed: { type: "boolean" } }, required: ["proceed"] } });
+      const result = await ctx.elicit({
+        message: "Continue?",
+        requestedSchema: { type: "object", properties: { proceed: { type: "boolean" } }, required: ["proceed"] },
+      });
       ctx.progress(1, 1, "answered");
       return text(`Elicitation answered: action=${result.action}`);
     },
   );
 
-  server.tool("test_logging_tool",
-    { description: "Logs at four levels; under 2026-07-28 they are sent only when the request set io.modelcontextprotocol/logLevel", inputSchema: NO_ARGS },
+  server.tool(
+    "test_logging_tool",
+    {
+      description: "Logs at four levels; under 2026-07-28 they are sent only when the request set io.modelcontextprotocol/logLevel",
+      inputSchema: NO_ARGS,
+    },
     (_args, ctx) => {
-    ctx.log("debug", "logging tool: debug");
-    ctx.log("info", "logging tool: info");
-    ctx.log("warning", "logging tool: warning");
-    ctx.log("error", "logging tool: error");
-    return text("Logged four messages (debug, info, warning, error)");
-  });
+      ctx.log("debug", "logging tool: debug");
+      ctx.log("info", "logging tool: info");
+      ctx.log("warning", "logging tool: warning");
+      ctx.log("error", "logging tool: error");
+      return text("Logged four messages (debug, info, warning, error)");
+    },
+  );
 
   // The list-change hooks add an entry and remove it again: each step is a change the listening clients are told of.
-  server.tool("test_trigger_tool_change", { description: "Adds a tool and removes it again: two tools/list_changed notifications", inputSchema: NO_ARGS },
+  server.tool(
+    "test_trigger_tool_change",
+    { description: "Adds a tool and removes it again: two tools/list_changed notifications", inputSchema: NO_ARGS },
     () => {
-    server.tool("test_transient_tool", { description: "Exists only inside test_trigger_tool_change", inputSchema: NO_ARGS }, () => text("transient")).remove();
-    return text("The tool list changed (a tool was added, then removed)");
-  });
+      server
+        .tool("test_transient_tool", { description: "Exists only inside test_trigger_tool_change", inputSchema: NO_ARGS }, () =>
+          text("transient"),
+        )
+        .remove();
+      return text("The tool list changed (a tool was added, then removed)");
+    },
+  );
 
-  server.tool("test_trigger_prompt_change", { description: "Adds a prompt and removes it again: two prompts/list_changed notifications", inputSchema: NO_ARGS },
+  server.tool(
+    "test_trigger_prompt_change",
+    { description: "Adds a prompt and removes it again: two prompts/list_changed notifications", inputSchema: NO_ARGS },
     () => {
-    server.prompt("test_transient_prompt", { description: "Exists only inside test_trigger_prompt_change" }, () => ({ messages: [] })).remove();
-    return text("The prompt list changed (a prompt was added, then removed)");
-  });
+      server
+        .prompt("test_transient_prompt", { description: "Exists only inside test_trigger_prompt_change" }, () => ({ messages: [] }))
+        .remove();
+      return text("The prompt list changed (a prompt was added, then removed)");
+    },
+  );
 
   server.tool(
     "test_custom_headers",
@@ -605,7 +780,8 @@ async function elicit(ctx: HandlerContext, label: string, params: ElicitRequestP
     const result = await ctx.elicit(params);
     return text(`${label}: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
   } catch (error) {
-    if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return { ...text(`Elicitation not supported: ${error.message}`), isError: true };
+    if (error instanceof McpError && error.code === ErrorCode.MethodNotFound)
+      return { ...text(`Elicitation not supported: ${error.message}`), isError: true };
     throw error;
   }
 }

@@ -52,14 +52,27 @@ export function registerTaskTools(server: Server, sleep: Sleep): void {
     },
   );
 
-  server.tool("failing_job", { description: "Task only: reports a tool execution error after about a second", inputSchema: { type: "object", properties: {} }, taskSupport: "required" }, async (_args, ctx) => {
-    await sleep(1000, ctx.signal);
-    return { ...text("The job failed: the input could not be processed"), isError: true };
-  });
+  server.tool(
+    "failing_job",
+    {
+      description: "Task only: reports a tool execution error after about a second",
+      inputSchema: { type: "object", properties: {} },
+      taskSupport: "required",
+    },
+    async (_args, ctx) => {
+      await sleep(1000, ctx.signal);
+      return { ...text("The job failed: the input could not be processed"), isError: true };
+    },
+  );
 
   server.tool(
     "protocol_error_job",
-    { description: "As a task, fails with a JSON-RPC error (-32603: status failed); called plainly, reports the failure as an isError result", inputSchema: { type: "object", properties: {} }, taskSupport: "optional" },
+    {
+      description:
+        "As a task, fails with a JSON-RPC error (-32603: status failed); called plainly, reports the failure as an isError result",
+      inputSchema: { type: "object", properties: {} },
+      taskSupport: "optional",
+    },
     async (_args, ctx) => {
       // A failed task is how the tasks extension carries a protocol-level failure; a plain call reports it to the model instead (TL-01).
       if (ctx.taskId !== undefined) throw new McpError(ErrorCode.InternalError, "The job crashed: internal failure");
@@ -69,17 +82,34 @@ export function registerTaskTools(server: Server, sleep: Sleep): void {
 
   server.tool(
     "confirm_delete",
-    { description: "Asks for a confirmation mid-task (elicitation), then deletes or keeps the file", inputSchema: { type: "object", properties: { filename: { type: "string" } } }, taskSupport: "optional" },
+    {
+      description: "Asks for a confirmation mid-task (elicitation), then deletes or keeps the file",
+      inputSchema: { type: "object", properties: { filename: { type: "string" } } },
+      taskSupport: "optional",
+    },
     async (args, ctx) => {
       const answer = await ctx.elicit({ ...CONFIRM, message: `Delete ${String(args.filename ?? "the file")}?` });
-      return text(accepted(answer, "confirm") === true ? `Deleted ${String(args.filename)}` : `Kept ${String(args.filename)} (${answer.action})`);
+      return text(
+        accepted(answer, "confirm") === true ? `Deleted ${String(args.filename)}` : `Kept ${String(args.filename)} (${answer.action})`,
+      );
     },
   );
 
-  server.tool("multi_input", { description: "Asks two questions at once mid-task (two elicitations pending together)", inputSchema: { type: "object", properties: {} }, taskSupport: "optional" }, async (_args, ctx) => {
-    const [first, second] = await Promise.all([ctx.elicit({ ...NAME, message: "First name?" }), ctx.elicit({ ...NAME, message: "Second name?" })]);
-    return text(`Got ${String(accepted(first, "name"))} and ${String(accepted(second, "name"))}`);
-  });
+  server.tool(
+    "multi_input",
+    {
+      description: "Asks two questions at once mid-task (two elicitations pending together)",
+      inputSchema: { type: "object", properties: {} },
+      taskSupport: "optional",
+    },
+    async (_args, ctx) => {
+      const [first, second] = await Promise.all([
+        ctx.elicit({ ...NAME, message: "First name?" }),
+        ctx.elicit({ ...NAME, message: "Second name?" }),
+      ]);
+      return text(`Got ${String(accepted(first, "name"))} and ${String(accepted(second, "name"))}`);
+    },
+  );
 
   server.tool(
     "test_tool_with_task",

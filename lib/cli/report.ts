@@ -16,8 +16,19 @@ import { PeerAbortController } from "../peer/shared/signal.js";
 import { parseTemplate } from "../uri-template/template.js";
 import type { TaskInfo } from "../peer/client/task-client.js";
 import type { CallToolResult, Tool } from "../types/index.js";
-import { RULES, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult,
-  type Diagnostic, type Tally } from "./grading.js";
+import {
+  RULES,
+  gradeDiagnostics,
+  gradeError,
+  gradeListRefusal,
+  gradeToolRefusal,
+  gradeUnknownResource,
+  gradeUnknownTool,
+  tally,
+  type CheckResult,
+  type Diagnostic,
+  type Tally,
+} from "./grading.js";
 import type { PendingDisplay } from "./progress.js";
 import { destructiveReason } from "./safety.js";
 import { synthesize } from "./synthesize.js";
@@ -49,13 +60,23 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     options.print(check);
   };
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const refusedFails = (name: string) => (error: McpError): CheckResult => ({ name, grade: "FAIL", detail: error.message, rule: RULES.capability });
+  const refusedFails =
+    (name: string) =>
+    (error: McpError): CheckResult => ({ name, grade: "FAIL", detail: error.message, rule: RULES.capability });
 
   /** One request under the report's timeout, shown while pending: its value, or the grade of its failure. */
-  const request = async <T>(name: string, run: (call: CallOptions) => Promise<T>,
-    onRefused: (error: McpError) => CheckResult): Promise<{ value: T } | { failed: CheckResult }> => {
+  const request = async <T>(
+    name: string,
+    run: (call: CallOptions) => Promise<T>,
+    onRefused: (error: McpError) => CheckResult,
+  ): Promise<{ value: T } | { failed: CheckResult }> => {
     const shown = options.pending?.(name);
-    const call: CallOptions = { timeoutMs, resetTimeoutOnProgress: true, maxTotalMs: timeoutMs * 10, onProgress: (p) => shown?.progress(p) };
+    const call: CallOptions = {
+      timeoutMs,
+      resetTimeoutOnProgress: true,
+      maxTotalMs: timeoutMs * 10,
+      onProgress: (p) => shown?.progress(p),
+    };
     try {
       return { value: await run(call) };
     } catch (error) {
@@ -65,8 +86,12 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     }
   };
   /** A request whose success PASSes with `describe(value)`. */
-  const check = async <T>(name: string, run: (call: CallOptions) => Promise<T>, describe: (value: T) => string,
-    onRefused = refusedFails(name)): Promise<T | undefined> => {
+  const check = async <T>(
+    name: string,
+    run: (call: CallOptions) => Promise<T>,
+    describe: (value: T) => string,
+    onRefused = refusedFails(name),
+  ): Promise<T | undefined> => {
     const outcome = await request(name, run, onRefused);
     if ("failed" in outcome) {
       record(outcome.failed);
@@ -81,32 +106,56 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     record({ name: "initialize", grade: "FAIL", detail: "the client is not connected", rule: RULES.respond });
     return tally(checks);
   }
-  record({ name: "initialize", grade: "PASS",
-    detail: `${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.version} `
-      + `(${server.era === "modern" ? "modern era: server/discover, stateless" : "session era: initialize"})` });
+  record({
+    name: "initialize",
+    grade: "PASS",
+    detail:
+      `${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.version} ` +
+      `(${server.era === "modern" ? "modern era: server/discover, stateless" : "session era: initialize"})`,
+  });
   const caps = server.capabilities;
   let logMessages = 0;
   client.onNotification("notifications/message", () => logMessages++);
 
   const modern = server.era === "modern";
   // 2026-07-28 has no ping; any cheap request shows the server still answers.
-  const alive = (): Promise<unknown> => (modern ? client.request("server/discover", undefined, { timeoutMs: 5000 }) : client.ping({ timeoutMs: 5000 }));
+  const alive = (): Promise<unknown> =>
+    modern ? client.request("server/discover", undefined, { timeoutMs: 5000 }) : client.ping({ timeoutMs: 5000 });
   const aliveName = modern ? "server/discover" : "ping";
-  await check(aliveName, () => alive(), () => "answered", (error) => ({ name: aliveName, grade: "FAIL", detail: error.message, rule: RULES.ping }));
+  await check(
+    aliveName,
+    () => alive(),
+    () => "answered",
+    (error) => ({ name: aliveName, grade: "FAIL", detail: error.message, rule: RULES.ping }),
+  );
 
   // 2026-07-28 has no logging/setLevel: the level travels in every request's _meta (ClientOptions.logLevel).
-  if (caps.logging !== undefined && !modern) await check("logging/setLevel", (call) => client.setLoggingLevel("debug", call), () => "level debug");
+  if (caps.logging !== undefined && !modern)
+    await check(
+      "logging/setLevel",
+      (call) => client.setLoggingLevel("debug", call),
+      () => "level debug",
+    );
 
   /** The last task state seen per tool called through a task. */
   const tasks = new Map<string, TaskInfo>();
 
   let tools: Tool[] = [];
   if (caps.tools !== undefined) {
-    tools = (await check("tools/list", (call) => client.listTools(call), (list) => `${list.length} tools`,
-      (error) => gradeListRefusal("tools/list", error))) ?? [];
+    tools =
+      (await check(
+        "tools/list",
+        (call) => client.listTools(call),
+        (list) => `${list.length} tools`,
+        (error) => gradeListRefusal("tools/list", error),
+      )) ?? [];
     for (const tool of tools) await callTool(tool);
     const unknown = "tools/call unknown tool";
-    const outcome = await request(unknown, (call) => client.callTool("no_such_tool_mcp_engine", {}, call), (error) => gradeUnknownTool(unknown, { error }));
+    const outcome = await request(
+      unknown,
+      (call) => client.callTool("no_such_tool_mcp_engine", {}, call),
+      (error) => gradeUnknownTool(unknown, { error }),
+    );
     record("failed" in outcome ? outcome.failed : gradeUnknownTool(unknown, { isError: outcome.value.isError === true }));
     await referenceChecks();
   }
@@ -121,9 +170,13 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     // 2025-11-25: a task needs the server's tasks.requests.tools.call; without it no task call may be made (and none is tried).
     const sessionTasks = (caps as { tasks?: { requests?: { tools?: { call?: unknown } } } }).tasks?.requests?.tools?.call !== undefined;
     if (tool.execution?.taskSupport === "required" && !modern && !sessionTasks) {
-      record({ name, grade: "SKIP",
-        detail: 'not called: its execution.taskSupport is "required" (TK-08: only as a task), '
-          + "and the server declares no tasks.requests.tools.call to run it as one" });
+      record({
+        name,
+        grade: "SKIP",
+        detail:
+          'not called: its execution.taskSupport is "required" (TK-08: only as a task), ' +
+          "and the server declares no tasks.requests.tools.call to run it as one",
+      });
       return;
     }
     const args = synthesize(tool.inputSchema, { object: true });
@@ -136,12 +189,17 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       name,
       // A tool that may or must run as a task is called through one (TK-08; the tasks extension under 2026-07-28).
       (call) =>
-        client.callTool(tool.name, args.value as Record<string, unknown>,
-          { ...call, onTask: (task) => (tasks.set(tool.name, task), undefined) }).catch((error: unknown): CallToolResult => {
-          // A task that ended failed is a well-formed outcome of the tasks extension: the failed status carries the JSON-RPC error.
-          if (error instanceof TaskFailedError) return { content: [{ type: "text", text: `task failed with ${error.code}` }], isError: true };
-          throw error;
-        }),
+        client
+          .callTool(tool.name, args.value as Record<string, unknown>, {
+            ...call,
+            onTask: (task) => (tasks.set(tool.name, task), undefined),
+          })
+          .catch((error: unknown): CallToolResult => {
+            // A task that ended failed is a well-formed outcome of the tasks extension: the failed status carries the JSON-RPC error.
+            if (error instanceof TaskFailedError)
+              return { content: [{ type: "text", text: `task failed with ${error.code}` }], isError: true };
+            throw error;
+          }),
       (result) => {
         const first = result.content[0];
         const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
@@ -160,11 +218,14 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     const progressTool = tools.find((t) => t.name === "test_tool_with_progress");
     if (progressTool !== undefined) {
       const seen: number[] = [];
-      const result = await request("progress",
+      const result = await request(
+        "progress",
         (call) => client.callTool(progressTool.name, {}, { ...call, onProgress: (p) => (call.onProgress?.(p), seen.push(p.progress)) }),
-        (error) => ({ name: "progress", grade: "WARN", detail: error.message, rule: RULES.toolErrors }));
+        (error) => ({ name: "progress", grade: "WARN", detail: error.message, rule: RULES.toolErrors }),
+      );
       if ("failed" in result) record(result.failed);
-      else if (seen.length === 0) record({ name: "progress", grade: "SKIP", detail: "no progress notifications were sent (they are optional, P-03)" });
+      else if (seen.length === 0)
+        record({ name: "progress", grade: "SKIP", detail: "no progress notifications were sent (they are optional, P-03)" });
       else record({ name: "progress", grade: "PASS", detail: `${seen.length} notifications: ${seen.join(", ")}` });
     }
     const slowTool = tools.find((t) => t.name === "test_tool_slow");
@@ -181,42 +242,62 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         record(gradeError("cancellation", error, (e) => ({ name: "cancellation", grade: "WARN", detail: e.message, rule: RULES.cancel })));
         return;
       }
-      await check("cancellation", () => alive(), () => "slow call cancelled; the server still answers");
+      await check(
+        "cancellation",
+        () => alive(),
+        () => "slow call cancelled; the server still answers",
+      );
     }
   }
 
   if (caps.resources !== undefined) await resourceChecks();
 
   async function resourceChecks(): Promise<void> {
-    const resources = (await check("resources/list", (call) => client.listResources(call), (list) => `${list.length} resources`,
-      (error) => gradeListRefusal("resources/list", error))) ?? [];
+    const resources =
+      (await check(
+        "resources/list",
+        (call) => client.listResources(call),
+        (list) => `${list.length} resources`,
+        (error) => gradeListRefusal("resources/list", error),
+      )) ?? [];
     for (const resource of resources) {
       const name = `resources/read ${resource.uri}`;
       await check(
         name,
         (call) => client.readResource(resource.uri, call),
-        (result) => `${result.contents.length} content(s)${result.contents[0]?.mimeType !== undefined ? `, ${result.contents[0].mimeType}` : ""}`,
+        (result) =>
+          `${result.contents.length} content(s)${result.contents[0]?.mimeType !== undefined ? `, ${result.contents[0].mimeType}` : ""}`,
         (error) => ({ name, grade: "WARN", detail: `a listed resource was refused: ${error.message}`, rule: RULES.readListed }),
       );
     }
-    const templates = (await check("resources/templates/list", (call) => client.listResourceTemplates(call), (list) => `${list.length} templates`,
-      (error) => gradeListRefusal("resources/templates/list", error))) ?? [];
+    const templates =
+      (await check(
+        "resources/templates/list",
+        (call) => client.listResourceTemplates(call),
+        (list) => `${list.length} templates`,
+        (error) => gradeListRefusal("resources/templates/list", error),
+      )) ?? [];
     for (const template of templates) {
       const name = `resources/read ${template.uriTemplate}`;
       let uri: string;
       try {
         const parsed = parseTemplate(template.uriTemplate);
         const vars = Object.create(null) as Record<string, string>; // names come from the server
-        for (const variable of parsed.variableNames) vars[variable] = await completeOr({ type: "ref/resource", uri: template.uriTemplate }, variable, "1");
+        for (const variable of parsed.variableNames)
+          vars[variable] = await completeOr({ type: "ref/resource", uri: template.uriTemplate }, variable, "1");
         uri = parsed.expand(vars);
       } catch (error) {
         record({ name, grade: "FAIL", detail: `not an RFC 6570 URI template: ${errorText(error)}`, rule: RULES.templates });
         continue;
       }
-      const outcome = await request(name, (call) => client.readResource(uri, call), (error) => {
-        const graded = gradeUnknownResource(name, { error }, modern);
-        return graded.grade === "PASS" ? { ...graded, detail: `${uri}: ${graded.detail} (the variables were guessed)` } : graded;
-      });
+      const outcome = await request(
+        name,
+        (call) => client.readResource(uri, call),
+        (error) => {
+          const graded = gradeUnknownResource(name, { error }, modern);
+          return graded.grade === "PASS" ? { ...graded, detail: `${uri}: ${graded.detail} (the variables were guessed)` } : graded;
+        },
+      );
       record("failed" in outcome ? outcome.failed : { name, grade: "PASS", detail: `${uri}: ${outcome.value.contents.length} content(s)` });
     }
     const first = resources[0];
@@ -239,24 +320,37 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       }
     }
     const unknown = "resources/read unknown";
-    const outcome = await request(unknown, (call) => client.readResource("test://no-such-resource-mcp-engine", call),
-      (error) => gradeUnknownResource(unknown, { error }, modern));
+    const outcome = await request(
+      unknown,
+      (call) => client.readResource("test://no-such-resource-mcp-engine", call),
+      (error) => gradeUnknownResource(unknown, { error }, modern),
+    );
     record("failed" in outcome ? outcome.failed : gradeUnknownResource(unknown, { contents: outcome.value.contents.length }, modern));
   }
 
   if (caps.prompts !== undefined) {
-    const prompts = (await check("prompts/list", (call) => client.listPrompts(call), (list) => `${list.length} prompts`,
-      (error) => gradeListRefusal("prompts/list", error))) ?? [];
+    const prompts =
+      (await check(
+        "prompts/list",
+        (call) => client.listPrompts(call),
+        (list) => `${list.length} prompts`,
+        (error) => gradeListRefusal("prompts/list", error),
+      )) ?? [];
     for (const prompt of prompts) {
       const name = `prompts/get ${prompt.name}`;
       const args = Object.create(null) as Record<string, string>; // names come from the server
-      for (const arg of prompt.arguments ?? []) if (arg.required === true) args[arg.name] = await completeOr({ type: "ref/prompt", name: prompt.name },
-        arg.name, "test");
+      for (const arg of prompt.arguments ?? [])
+        if (arg.required === true) args[arg.name] = await completeOr({ type: "ref/prompt", name: prompt.name }, arg.name, "test");
       await check(
         name,
         (call) => client.getPrompt(prompt.name, args, call),
         (result) => `${result.messages.length} message(s)`,
-        (error) => ({ name, grade: "WARN", detail: `a listed prompt was refused with its required arguments filled: ${error.message}`, rule: RULES.getListed }),
+        (error) => ({
+          name,
+          grade: "WARN",
+          detail: `a listed prompt was refused with its required arguments filled: ${error.message}`,
+          rule: RULES.getListed,
+        }),
       );
     }
     const withArgs = prompts.find((p) => (p.arguments ?? []).length > 0);
@@ -277,14 +371,20 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   if (options.diagnostics !== undefined) record(gradeDiagnostics(options.diagnostics()));
 
   if (caps.logging !== undefined) {
-    record(logMessages > 0 ? { name: "logging", grade: "PASS", detail: `${logMessages} log message(s) received` } : { name: "logging", grade: "SKIP",
-      detail: "no log messages were sent (sending them is the server's choice)" });
+    record(
+      logMessages > 0
+        ? { name: "logging", grade: "PASS", detail: `${logMessages} log message(s) received` }
+        : { name: "logging", grade: "SKIP", detail: "no log messages were sent (sending them is the server's choice)" },
+    );
   }
   return tally(checks);
 
   /** The first completion the server offers for an argument, or a fallback. */
-  async function completeOr(ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string }, name: string,
-    fallback: string): Promise<string> {
+  async function completeOr(
+    ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
+    name: string,
+    fallback: string,
+  ): Promise<string> {
     if (caps.completions === undefined) return fallback;
     try {
       const result = await client.complete({ ref, argument: { name, value: "" } }, { timeoutMs });
@@ -302,13 +402,22 @@ async function listenOnce(client: Client, uri: string, options: ReportOptions): 
   const stop = client.onNotification("notifications/subscriptions/acknowledged", (params) => {
     acknowledged = params?.notifications;
   });
-  const listen = client.request("subscriptions/listen", { notifications: { resourceSubscriptions: [uri] } },
-    { signal: controller.signal, timeoutMs: Infinity });
+  const listen = client.request(
+    "subscriptions/listen",
+    { notifications: { resourceSubscriptions: [uri] } },
+    { signal: controller.signal, timeoutMs: Infinity },
+  );
   // Settled below; until then a refusal must not be an unhandled rejection.
   listen.catch(() => undefined);
   try {
     for (let waited = 0; acknowledged === undefined && waited < 5000; waited += 20) {
-      const refused = await Promise.race([listen.then(() => undefined, (error: unknown) => error), options.sleep(20).then(() => "waiting")]);
+      const refused = await Promise.race([
+        listen.then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+        options.sleep(20).then(() => "waiting"),
+      ]);
       if (refused !== "waiting") throw refused ?? new Error("subscriptions/listen ended before its acknowledgement");
     }
     if (acknowledged === undefined) throw new Error("no notifications/subscriptions/acknowledged within 5 s");

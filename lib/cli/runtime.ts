@@ -11,11 +11,17 @@ import type { Server } from "../peer/server/server.js";
 export type Runtime = "bun" | "deno" | "node";
 
 interface BunGlobal {
-  serve(options: { hostname: string; port: number; idleTimeout?: number; fetch(request: Request): Promise<Response> }): { readonly port: number; stop(closeActiveConnections?: boolean): void };
+  serve(options: { hostname: string; port: number; idleTimeout?: number; fetch(request: Request): Promise<Response> }): {
+    readonly port: number;
+    stop(closeActiveConnections?: boolean): void;
+  };
 }
 
 interface DenoGlobal {
-  serve(options: { hostname: string; port: number; onListen?(address: { port: number }): void }, handler: (request: Request) => Promise<Response>): { shutdown(): Promise<void> };
+  serve(
+    options: { hostname: string; port: number; onListen?(address: { port: number }): void },
+    handler: (request: Request) => Promise<Response>,
+  ): { shutdown(): Promise<void> };
 }
 
 const runtimeGlobals = globalThis as unknown as { Bun?: BunGlobal; Deno?: DenoGlobal };
@@ -32,7 +38,13 @@ export interface ServedFetch {
 }
 
 /** Serves `server` through the fetch handler on Bun's or Deno's own server; resolves once listening. */
-export async function serveOnRuntime(runtime: "bun" | "deno", server: Server, host: string, port: number, options: HttpHandlerOptions): Promise<ServedFetch> {
+export async function serveOnRuntime(
+  runtime: "bun" | "deno",
+  server: Server,
+  host: string,
+  port: number,
+  options: HttpHandlerOptions,
+): Promise<ServedFetch> {
   const handler = createHttpHandler(server, options);
   const path = options.path ?? "/mcp";
   const shown = host.includes(":") ? `[${host}]` : host;

@@ -44,9 +44,7 @@ const ATTEMPTS: readonly Mode[] = [
 /** Thrown inside the generator when a schema admits no value we can build. */
 class Unsatisfiable extends Error {}
 
-export type Synthesis =
-  | { ok: true; value: unknown; checked: boolean; note?: string }
-  | { ok: false; why: string };
+export type Synthesis = { ok: true; value: unknown; checked: boolean; note?: string } | { ok: false; why: string };
 
 /**
  * A value valid against `schema`, or why none could be built. Never throws. With `object`
@@ -56,7 +54,11 @@ export type Synthesis =
 export function synthesize(schema: unknown, options: { object?: boolean } = {}): Synthesis {
   const seed = options.object === true && isObject(schema) && schema.type === undefined ? { ...schema, type: "object" } : schema;
   const result = synthesizeValue(schema, seed);
-  if (result.ok && options.object === true && !isObject(result.value)) return { ok: false, why: `the schema's values are not objects (J-02: inputSchema has type "object"), got ${JSON.stringify(result.value)}` };
+  if (result.ok && options.object === true && !isObject(result.value))
+    return {
+      ok: false,
+      why: `the schema's values are not objects (J-02: inputSchema has type "object"), got ${JSON.stringify(result.value)}`,
+    };
   return result;
 }
 
@@ -65,7 +67,12 @@ function synthesizeValue(schema: unknown, seed: unknown): Synthesis {
   if (problem !== undefined) {
     // Best effort: the server's schema is beyond our validator, which is no fault of the server's.
     try {
-      return { ok: true, value: new Generator(schema, ATTEMPTS[0] as Mode).value(seed, 0, 0), checked: false, note: `arguments not checked: ${problem}` };
+      return {
+        ok: true,
+        value: new Generator(schema, ATTEMPTS[0] as Mode).value(seed, 0, 0),
+        checked: false,
+        note: `arguments not checked: ${problem}`,
+      };
     } catch (error) {
       return { ok: false, why: `${problem}; ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -131,7 +138,8 @@ class Generator {
       return schema.enum[variant % schema.enum.length];
     }
     if (this.mode.hints && has(schema, "default") && variant === 0) return schema.default;
-    if (this.mode.hints && Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[variant % schema.examples.length];
+    if (this.mode.hints && Array.isArray(schema.examples) && schema.examples.length > 0)
+      return schema.examples[variant % schema.examples.length];
     if (Array.isArray(schema.allOf)) return this.value(this.mergeAll(schema), depth + 1, variant);
     const options = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
     if (options !== undefined) return this.firstOption(schema, options, depth, variant);
@@ -198,9 +206,17 @@ class Generator {
     const type = schema.type;
     if (typeof type === "string") return type;
     if (Array.isArray(type)) return (type.find((t) => t !== "null") as string | undefined) ?? (type.length > 0 ? "null" : "string");
-    if (has(schema, "properties") || has(schema, "required") || has(schema, "additionalProperties") || has(schema, "minProperties")) return "object";
+    if (has(schema, "properties") || has(schema, "required") || has(schema, "additionalProperties") || has(schema, "minProperties"))
+      return "object";
     if (has(schema, "items") || has(schema, "prefixItems") || has(schema, "minItems")) return "array";
-    if (has(schema, "minimum") || has(schema, "maximum") || has(schema, "exclusiveMinimum") || has(schema, "exclusiveMaximum") || has(schema, "multipleOf")) return "number";
+    if (
+      has(schema, "minimum") ||
+      has(schema, "maximum") ||
+      has(schema, "exclusiveMinimum") ||
+      has(schema, "exclusiveMaximum") ||
+      has(schema, "multipleOf")
+    )
+      return "number";
     return "string";
   }
 
@@ -243,7 +259,11 @@ class Generator {
     for (let i = 0; keys.length < min; i++) keys.push(`key${i}`);
     const out: JsonObject = {};
     for (const key of keys) {
-      const sub = Object.hasOwn(properties, key) ? properties[key] : isObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
+      const sub = Object.hasOwn(properties, key)
+        ? properties[key]
+        : isObject(schema.additionalProperties)
+          ? schema.additionalProperties
+          : undefined;
       // Defined, not assigned: property names come from the server ("__proto__" stays a key).
       Object.defineProperty(out, key, { value: this.value(sub, depth + 1, variant), enumerable: true, writable: true, configurable: true });
     }
@@ -262,9 +282,11 @@ function numberFor(schema: JsonObject, integer: boolean, variant: number): numbe
   let low = typeof schema.minimum === "number" ? schema.minimum : -Infinity;
   let high = typeof schema.maximum === "number" ? schema.maximum : Infinity;
   // exclusiveMinimum is a number in 2020-12 and draft-06+, a boolean modifier in draft-04.
-  if (typeof schema.exclusiveMinimum === "number") low = Math.max(low, schema.exclusiveMinimum + (step ?? Math.max(Math.abs(schema.exclusiveMinimum) * 1e-9, 1e-9)));
+  if (typeof schema.exclusiveMinimum === "number")
+    low = Math.max(low, schema.exclusiveMinimum + (step ?? Math.max(Math.abs(schema.exclusiveMinimum) * 1e-9, 1e-9)));
   else if (schema.exclusiveMinimum === true && Number.isFinite(low)) low += step ?? 1e-9;
-  if (typeof schema.exclusiveMaximum === "number") high = Math.min(high, schema.exclusiveMaximum - (step ?? Math.max(Math.abs(schema.exclusiveMaximum) * 1e-9, 1e-9)));
+  if (typeof schema.exclusiveMaximum === "number")
+    high = Math.min(high, schema.exclusiveMaximum - (step ?? Math.max(Math.abs(schema.exclusiveMaximum) * 1e-9, 1e-9)));
   else if (schema.exclusiveMaximum === true && Number.isFinite(high)) high -= step ?? 1e-9;
   let n = 1 + variant;
   if (n < low) n = low + variant;
@@ -274,7 +296,10 @@ function numberFor(schema: JsonObject, integer: boolean, variant: number): numbe
     if (n > high) n = Math.floor(high / step) * step;
     if (integer && !Number.isInteger(n)) n = Math.ceil(n);
   }
-  if (n < low || n > high) throw new Unsatisfiable(`no ${integer ? "integer" : "number"} lies in [${low}, ${high}]${step !== undefined ? ` as a multiple of ${step}` : ""}`);
+  if (n < low || n > high)
+    throw new Unsatisfiable(
+      `no ${integer ? "integer" : "number"} lies in [${low}, ${high}]${step !== undefined ? ` as a multiple of ${step}` : ""}`,
+    );
   return n;
 }
 
@@ -292,7 +317,8 @@ function stringFor(schema: JsonObject, variant: number): string {
   while (chars.length < min) chars.push(chars[chars.length - 1] ?? "x");
   if (chars.length > max) chars.length = Math.max(0, Math.floor(max));
   text = chars.join("");
-  if (typeof schema.pattern === "string" && !matches(schema.pattern, text)) throw new Unsatisfiable(`no string of length [${min}, ${max}] matching ${JSON.stringify(schema.pattern)} was found`);
+  if (typeof schema.pattern === "string" && !matches(schema.pattern, text))
+    throw new Unsatisfiable(`no string of length [${min}, ${max}] matching ${JSON.stringify(schema.pattern)} was found`);
   return text;
 }
 

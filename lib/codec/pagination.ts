@@ -75,7 +75,8 @@ export class Paginator {
   private readonly secret: Uint8Array;
 
   constructor(options: PaginatorOptions) {
-    if (!(options.secret instanceof Uint8Array) || options.secret.length < 16) throw new RangeError("secret must be a Uint8Array of at least 16 bytes");
+    if (!(options.secret instanceof Uint8Array) || options.secret.length < 16)
+      throw new RangeError("secret must be a Uint8Array of at least 16 bytes");
     const size = options.pageSize ?? 50;
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`pageSize must be a positive integer; got ${String(size)}`);
     this.secret = options.secret;
@@ -87,7 +88,8 @@ export class Paginator {
     let offset = 0;
     if (cursor !== undefined) {
       const opened = this.open(list, cursor);
-      if (typeof opened === "string") return { ok: false, code: ErrorCode.InvalidParams, message: "Invalid cursor", data: { cursor, reason: opened } };
+      if (typeof opened === "string")
+        return { ok: false, code: ErrorCode.InvalidParams, message: "Invalid cursor", data: { cursor, reason: opened } };
       offset = opened;
     }
     const end = Math.min(offset + this.pageSize, items.length);

@@ -7,7 +7,15 @@ import { DEFAULT_FEATURE_LIMITS, type FeatureLimits } from "../rules/features.js
 import { DEFAULT_CLIENT_MAX_LINE_BYTES, DEFAULT_MAX_LINE_BYTES } from "../wire/framing.js";
 import type { Role } from "../rules/methods.js";
 import type { ExtensionMethod } from "../rules/custom-methods.js";
-import type { ClientCapabilities, ClientNotifications, ClientRequests, Implementation, ServerCapabilities, ServerNotifications, ServerRequests } from "../types/index.js";
+import type {
+  ClientCapabilities,
+  ClientNotifications,
+  ClientRequests,
+  Implementation,
+  ServerCapabilities,
+  ServerNotifications,
+  ServerRequests,
+} from "../types/index.js";
 import type { ProtocolVersion, SessionVersion } from "../rules/versions.js";
 import type { ProgressToken } from "../types/base.js";
 
@@ -24,7 +32,8 @@ export type OutgoingNotifications<R extends Role> = ByRole<R, ClientNotification
 export type ParamsFor<Map, M extends string> = M extends keyof Map ? (Map[M] extends { params: infer P } ? P : never) : object | undefined;
 
 /** Arguments after the method name: params required when the method requires them. */
-export type ArgsFor<Map, M extends string, O> = undefined extends ParamsFor<Map, M> ? [params?: ParamsFor<Map, M>, options?: O] : [params: ParamsFor<Map, M>, options?: O];
+export type ArgsFor<Map, M extends string, O> =
+  undefined extends ParamsFor<Map, M> ? [params?: ParamsFor<Map, M>, options?: O] : [params: ParamsFor<Map, M>, options?: O];
 
 export interface EngineLimits extends FeatureLimits {
   /** Longest accepted input line, in bytes. Default 8 MiB for a server, 32 MiB for a client (results such as resources/read of a large blob are big). */
@@ -47,7 +56,11 @@ export const DEFAULT_LIMITS: Readonly<EngineLimits> = {
 
 /** The limits an engine of `role` runs with: the defaults (a client reads longer lines) under the given ones, each a positive integer, else a RangeError. */
 export function resolveLimits(role: Role, given: Partial<EngineLimits> | undefined): EngineLimits {
-  const limits: EngineLimits = { ...DEFAULT_LIMITS, maxLineBytes: role === "client" ? DEFAULT_CLIENT_MAX_LINE_BYTES : DEFAULT_MAX_LINE_BYTES, ...given };
+  const limits: EngineLimits = {
+    ...DEFAULT_LIMITS,
+    maxLineBytes: role === "client" ? DEFAULT_CLIENT_MAX_LINE_BYTES : DEFAULT_MAX_LINE_BYTES,
+    ...given,
+  };
   for (const name of Object.keys(DEFAULT_LIMITS) as Array<keyof EngineLimits>) {
     const value = limits[name];
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`limits.${name} must be a positive integer; got ${String(value)}`);
@@ -141,4 +154,3 @@ export interface Outbound {
   /** The inbound request this message answers or serves, when there is one. */
   readonly relatedRequestId: RequestId | undefined;
 }
-

@@ -36,7 +36,17 @@
 //   output still drains.
 
 import { classify, type JsonObject, type RequestEnvelope, type RequestId } from "../wire/envelope.js";
-import type { EngineLimits, EngineOptions, EngineSnapshot, ArgsFor, NotifyOptions, Outbound, OutgoingNotifications, OutgoingRequests, RequestOptions } from "./engine-types.js";
+import type {
+  EngineLimits,
+  EngineOptions,
+  EngineSnapshot,
+  ArgsFor,
+  NotifyOptions,
+  Outbound,
+  OutgoingNotifications,
+  OutgoingRequests,
+  RequestOptions,
+} from "./engine-types.js";
 import { resolveLimits } from "./engine-types.js";
 import { Answers } from "./inbound-answers.js";
 import { ErrorCode, LocalProtocolError, describeValue } from "../wire/errors.js";
@@ -92,7 +102,8 @@ export class Engine<R extends Role = Role> {
     this.modernVersions = s.modernVersions;
     this.strict = s.strict;
     const firstId = options.firstRequestId ?? 0;
-    if (!Number.isSafeInteger(firstId) || firstId < 0) throw new RangeError(`firstRequestId must be a non-negative safe integer; got ${String(firstId)}`);
+    if (!Number.isSafeInteger(firstId) || firstId < 0)
+      throw new RangeError(`firstRequestId must be a non-negative safe integer; got ${String(firstId)}`);
     this.outRequests = new OutboundRequests(firstId);
     const limits = resolveLimits(this.role, options.limits);
     this.limits = limits;
@@ -208,7 +219,9 @@ export class Engine<R extends Role = Role> {
   /** An engine that carries on the session a snapshot describes, with the same options it was created with. */
   static restore<R extends Role>(options: EngineOptions<R>, snapshot: EngineSnapshot): Engine<R> {
     if (snapshot.format !== 1 || snapshot.role !== options.role || !isSessionVersion(snapshot.version)) {
-      throw new RangeError(`snapshot does not fit: format ${String(snapshot.format)}, role ${String(snapshot.role)}, version ${String(snapshot.version)}`);
+      throw new RangeError(
+        `snapshot does not fit: format ${String(snapshot.format)}, role ${String(snapshot.role)}, version ${String(snapshot.version)}`,
+      );
     }
     const engine = new Engine(options);
     engine.s.restore(snapshot);
@@ -300,7 +313,11 @@ export class Engine<R extends Role = Role> {
     this.s.assertOpen("startModern");
     const chosen = version ?? this.modernVersions[0];
     if (this.role !== "client" || this.s.era !== "undecided" || chosen === undefined || !this.modernVersions.includes(chosen)) {
-      throw new LocalProtocolError({ rule: "MOD-04", expected: "a client configured with a modern version, before any other command", got: `role ${this.role}, era ${this.s.era}` });
+      throw new LocalProtocolError({
+        rule: "MOD-04",
+        expected: "a client configured with a modern version, before any other command",
+        got: `role ${this.role}, era ${this.s.era}`,
+      });
     }
     this.s.enterModern(chosen);
   }
@@ -324,12 +341,22 @@ export class Engine<R extends Role = Role> {
     const options = (requestOptions ?? NO_OPTIONS) as RequestOptions;
     this.s.assertOpen(method);
     if (this.s.era === "modern" && this.role === "server") {
-      throw new LocalProtocolError({ rule: "MOD-09", expected: "no server-initiated requests in 2026-07-28 (ask through an input_required result)", got: method, method });
+      throw new LocalProtocolError({
+        rule: "MOD-09",
+        expected: "no server-initiated requests in 2026-07-28 (ask through an input_required result)",
+        got: method,
+        method,
+      });
     }
     this.s.assertAllowed(method, "request", params);
     if (this.s.modernEnvelope !== undefined) params = withEnvelope(params, this.s.modernEnvelope);
     if (this.outRequests.size >= this.limits.maxPendingOutbound) {
-      throw new LocalProtocolError({ rule: "LIM-03", expected: `at most ${this.limits.maxPendingOutbound} requests in flight`, got: `${this.outRequests.size}`, method });
+      throw new LocalProtocolError({
+        rule: "LIM-03",
+        expected: `at most ${this.limits.maxPendingOutbound} requests in flight`,
+        got: `${this.outRequests.size}`,
+        method,
+      });
     }
     return this.sendRequest(method, params, options, options.relatedRequestId);
   }
@@ -345,7 +372,8 @@ export class Engine<R extends Role = Role> {
     const options = (notifyOptions ?? NO_OPTIONS) as NotifyOptions;
     this.s.assertOpen(method);
     this.s.assertAllowed(method, "notification", params);
-    if (this.s.era === "modern" && this.modernServer !== undefined) return this.modernServer.notify(method, params, options.relatedRequestId);
+    if (this.s.era === "modern" && this.modernServer !== undefined)
+      return this.modernServer.notify(method, params, options.relatedRequestId);
     if (!this.features.outboundNotification(method, params, this.s.sessionVersion)) return false;
     this.output.queue(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, options.relatedRequestId);
     return true;
@@ -391,7 +419,10 @@ export class Engine<R extends Role = Role> {
       return false;
     }
     this.outRequests.abandon(pending);
-    this.output.queue({ jsonrpc: "2.0", method: "notifications/cancelled", params: reason === undefined ? { requestId: id } : { requestId: id, reason } }, undefined);
+    this.output.queue(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: reason === undefined ? { requestId: id } : { requestId: id, reason } },
+      undefined,
+    );
     return true;
   }
 
@@ -399,7 +430,8 @@ export class Engine<R extends Role = Role> {
   setDeadline(id: number, deadline: number | undefined): void {
     this.s.assertOpen("setDeadline");
     const pending = this.outRequests.get(id);
-    if (pending === undefined) throw new LocalProtocolError({ rule: "ID-04", expected: "a request of ours in flight", got: describeValue(id) });
+    if (pending === undefined)
+      throw new LocalProtocolError({ rule: "ID-04", expected: "a request of ours in flight", got: describeValue(id) });
     this.outRequests.setDeadline(pending, deadline);
   }
 
@@ -444,14 +476,23 @@ export class Engine<R extends Role = Role> {
       const item = items[i] as DecodedItem;
       if (this.s.closed) break;
       if (item.ok) this.receiveValue(item.value, undefined, now);
-      else if (item.reason === "truncated") output.violation("M-01", "a newline after the last message", item.detail, undefined, undefined, undefined);
+      else if (item.reason === "truncated")
+        output.violation("M-01", "a newline after the last message", item.detail, undefined, undefined, undefined);
       else if (item.reason === "line-too-long") this.onLineTooLong(item);
       else {
         output.replyError(null, ErrorCode.ParseError, "Parse error", undefined, undefined);
-        output.violation("M-01", "a UTF-8 JSON message per line", `line ${item.line}: ${item.detail}`, ErrorCode.ParseError, undefined, undefined);
+        output.violation(
+          "M-01",
+          "a UTF-8 JSON message per line",
+          `line ${item.line}: ${item.detail}`,
+          ErrorCode.ParseError,
+          undefined,
+          undefined,
+        );
       }
     }
-    if (items.length === 1) items.pop(); // the usual one item: setting length is several times slower
+    if (items.length === 1)
+      items.pop(); // the usual one item: setting length is several times slower
     else items.length = 0;
   }
 
@@ -489,7 +530,15 @@ export class Engine<R extends Role = Role> {
         }
         // A malformed notification is never answered and only reported as a diagnostic.
         if (env.shape === "notification") this.output.diagnostic(env.rule, env.expected, env.got, undefined);
-        else this.output.violation(env.rule, env.expected, env.got, owesReply ? ErrorCode.InvalidRequest : undefined, env.id ?? undefined, undefined);
+        else
+          this.output.violation(
+            env.rule,
+            env.expected,
+            env.got,
+            owesReply ? ErrorCode.InvalidRequest : undefined,
+            env.id ?? undefined,
+            undefined,
+          );
       }
     }
   }
@@ -513,7 +562,12 @@ export class Engine<R extends Role = Role> {
     const { s, output } = this;
     if (group !== undefined) group.remaining++;
     if (this.inRequests.has(id)) {
-      output.refuse(id, method, group, { code: ErrorCode.InvalidRequest, rule: "ID-03", expected: "an id not already in flight", got: `duplicate id ${describeValue(id)}` });
+      output.refuse(id, method, group, {
+        code: ErrorCode.InvalidRequest,
+        rule: "ID-03",
+        expected: "an id not already in flight",
+        got: `duplicate id ${describeValue(id)}`,
+      });
       return;
     }
     if (s.era === "modern" && this.role === "client") {
@@ -538,7 +592,12 @@ export class Engine<R extends Role = Role> {
       }
     }
     if (method === "initialize" && group !== undefined && this.role === "server") {
-      output.refuse(id, method, group, { code: ErrorCode.InvalidRequest, rule: "L-05", expected: "initialize outside any batch", got: "initialize in a batch" });
+      output.refuse(id, method, group, {
+        code: ErrorCode.InvalidRequest,
+        rule: "L-05",
+        expected: "initialize outside any batch",
+        got: "initialize in a batch",
+      });
       return;
     }
     const refusal = gate(s.inboundGate, false, method, "request", params);
@@ -556,8 +615,19 @@ export class Engine<R extends Role = Role> {
     }
     const invalid = s.paramsProblem(method, params);
     if (invalid !== undefined) {
-      output.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, { path: invalid.path, expected: invalid.expected, got: invalid.got });
-      output.violation(method === "initialize" ? "L-02" : "SCH-01", `${invalid.path}: ${invalid.expected}`, invalid.got, ErrorCode.InvalidParams, id, method);
+      output.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, {
+        path: invalid.path,
+        expected: invalid.expected,
+        got: invalid.got,
+      });
+      output.violation(
+        method === "initialize" ? "L-02" : "SCH-01",
+        `${invalid.path}: ${invalid.expected}`,
+        invalid.got,
+        ErrorCode.InvalidParams,
+        id,
+        method,
+      );
       return;
     }
     if (method === "initialize") {
@@ -565,13 +635,23 @@ export class Engine<R extends Role = Role> {
       return;
     }
     if (this.inRequests.size >= this.limits.maxPendingInbound) {
-      output.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "LIM-02", expected: `at most ${this.limits.maxPendingInbound} requests in flight`, got: "one more" });
+      output.refuse(id, method, group, {
+        code: ErrorCode.InternalError,
+        rule: "LIM-02",
+        expected: `at most ${this.limits.maxPendingInbound} requests in flight`,
+        got: "one more",
+      });
       return;
     }
     // After the limit: what the feature rules record (URL elicitation ids, subscriptions) belongs to accepted requests only.
     const featureRefusal = this.features.inboundRequest(method, params, s.ownCaps, s.sessionVersion);
     if (featureRefusal !== undefined && featureRefusal.code !== undefined) {
-      output.refuse(id, method, group, { code: featureRefusal.code, rule: featureRefusal.rule, expected: featureRefusal.expected, got: featureRefusal.got });
+      output.refuse(id, method, group, {
+        code: featureRefusal.code,
+        rule: featureRefusal.rule,
+        expected: featureRefusal.expected,
+        got: featureRefusal.got,
+      });
       return;
     }
     const token = progressTokenOf(params);
@@ -586,7 +666,10 @@ export class Engine<R extends Role = Role> {
     const sent = pending.params;
     this.features.outboundRequest(method, sent, this.s.peerCaps, this.s.sessionVersion);
     this.outRequests.register(pending);
-    this.output.queue(sent === undefined ? { jsonrpc: "2.0", id: pending.id, method } : { jsonrpc: "2.0", id: pending.id, method, params: sent }, related);
+    this.output.queue(
+      sent === undefined ? { jsonrpc: "2.0", id: pending.id, method } : { jsonrpc: "2.0", id: pending.id, method, params: sent },
+      related,
+    );
     return pending.id;
   }
 

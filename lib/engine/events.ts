@@ -10,7 +10,6 @@ import type { ModernRequestInfo } from "../rules/modern.js";
 import type { ProtocolVersion } from "../rules/versions.js";
 import type { ProgressToken } from "../types/base.js";
 
-
 /** A request from the peer; answer it with respond() or respondError(). */
 export interface RequestEvent {
   readonly kind: "request";

@@ -35,7 +35,12 @@ export class Handshake {
     const { s } = this;
     const refusal = s.lifecycleRefusal("initialize-received");
     if (refusal !== undefined) {
-      s.output.refuse(id, "initialize", undefined, { code: ErrorCode.InvalidRequest, rule: refusal.rule, expected: "a single initialize", got: `initialize in phase ${s.phase}` });
+      s.output.refuse(id, "initialize", undefined, {
+        code: ErrorCode.InvalidRequest,
+        rule: refusal.rule,
+        expected: "a single initialize",
+        got: `initialize in phase ${s.phase}`,
+      });
       return;
     }
     const requested = params.protocolVersion;
@@ -54,7 +59,13 @@ export class Handshake {
   /** The host accepts the initialize it was asked about. */
   accept(): void {
     const pending = this.awaitingHost;
-    if (pending === undefined) throw new LocalProtocolError({ rule: "L-01", expected: "an initialize request awaiting acceptance", got: "none", method: "initialize" });
+    if (pending === undefined)
+      throw new LocalProtocolError({
+        rule: "L-01",
+        expected: "an initialize request awaiting acceptance",
+        got: "none",
+        method: "initialize",
+      });
     this.awaitingHost = undefined;
     this.inRequests.delete(pending.id);
     this.answer(pending.id, pending.params, pending.version);
@@ -62,7 +73,13 @@ export class Handshake {
 
   /** respond() may not answer an initialize that awaits acceptInitialize() (L-03). */
   refuseRespond(id: RequestId): void {
-    if (this.awaitingHost?.id === id) throw new LocalProtocolError({ rule: "L-03", expected: "acceptInitialize() or respondError() for initialize", got: "respond()", method: "initialize" });
+    if (this.awaitingHost?.id === id)
+      throw new LocalProtocolError({
+        rule: "L-03",
+        expected: "acceptInitialize() or respondError() for initialize",
+        got: "respond()",
+        method: "initialize",
+      });
   }
 
   /** respondError() on the initialize awaiting acceptance refuses it: the client may try again. */
@@ -79,7 +96,13 @@ export class Handshake {
     s.output.reply({ jsonrpc: "2.0", id, result }, undefined, id);
     s.negotiate(version, params.capabilities as JsonObject, params.clientInfo as JsonObject, undefined);
     s.move("initialize-result-sent");
-    s.output.events.push({ kind: "negotiated", version, peerInfo: params.clientInfo as JsonObject, peerCapabilities: params.capabilities as JsonObject, instructions: undefined });
+    s.output.events.push({
+      kind: "negotiated",
+      version,
+      peerInfo: params.clientInfo as JsonObject,
+      peerCapabilities: params.capabilities as JsonObject,
+      instructions: undefined,
+    });
   }
 
   // ── client ────────────────────────────────────────────────────────────────────
@@ -87,9 +110,21 @@ export class Handshake {
   /** The params of our initialize: our newest session-era version, capabilities and info. Throws when initialize is not ours to send now. */
   initializeParams(): JsonObject {
     const { s } = this;
-    if (s.role !== "client") throw new LocalProtocolError({ rule: "L-02", expected: "initialize sent by the client", got: "the server role", method: "initialize" });
+    if (s.role !== "client")
+      throw new LocalProtocolError({
+        rule: "L-02",
+        expected: "initialize sent by the client",
+        got: "the server role",
+        method: "initialize",
+      });
     if (s.era === "modern" || s.versions.length === 0) {
-      throw new LocalProtocolError({ rule: "L-01", expected: "initialize with a session-era version configured, before any modern request", got: `era ${s.era}`, method: "initialize", phase: s.phase });
+      throw new LocalProtocolError({
+        rule: "L-01",
+        expected: "initialize with a session-era version configured, before any modern request",
+        got: `era ${s.era}`,
+        method: "initialize",
+        phase: s.phase,
+      });
     }
     s.refuseUnless("initialize-sent", "initialize");
     return { protocolVersion: newestVersion(s.versions), capabilities: s.capabilities, clientInfo: s.info as unknown as JsonObject };
@@ -119,7 +154,13 @@ export class Handshake {
     }
     const instructions = typeof r.instructions === "string" ? r.instructions : undefined;
     s.negotiate(version as SessionVersion, r.capabilities as JsonObject, r.serverInfo as JsonObject, instructions);
-    s.output.events.push({ kind: "negotiated", version: version as SessionVersion, peerInfo: r.serverInfo as JsonObject, peerCapabilities: r.capabilities as JsonObject, instructions });
+    s.output.events.push({
+      kind: "negotiated",
+      version: version as SessionVersion,
+      peerInfo: r.serverInfo as JsonObject,
+      peerCapabilities: r.capabilities as JsonObject,
+      instructions,
+    });
     s.output.queue({ jsonrpc: "2.0", method: "notifications/initialized" }, undefined);
     s.move("initialize-result-received");
     s.output.events.push({ kind: "ready" });

@@ -33,11 +33,19 @@ export class Answers {
     if (pending === undefined) {
       // X-06: an answer to a request we cancelled (or timed out) is dropped silently.
       if (typeof id === "number" && this.out.wasAbandoned(id)) return;
-      this.s.output.violation("ID-04", "a response to a request in flight", `id ${describeValue(id)} unknown or already settled`, undefined, id, undefined);
+      this.s.output.violation(
+        "ID-04",
+        "a response to a request in flight",
+        `id ${describeValue(id)} unknown or already settled`,
+        undefined,
+        id,
+        undefined,
+      );
       return;
     }
     // P-08: the token of a task-augmented request lives on until the task ends.
-    const createsTask = result !== undefined && pending.params !== undefined && pending.params.task !== undefined && isJsonObject(result.task);
+    const createsTask =
+      result !== undefined && pending.params !== undefined && pending.params.task !== undefined && isJsonObject(result.task);
     this.out.settle(pending, createsTask);
     if (pending.id === this.handshake.initializeId) this.handshake.onResult(pending.id, result, error);
     else if (this.s.era === "modern" && result !== undefined) this.onModernResult(pending, result);
@@ -52,8 +60,16 @@ export class Answers {
       this.out.settle(pending);
       this.s.output.events.push({ kind: "response-too-large", id: pending.id, method: pending.method, bytes: facts.bytes, limit });
     }
-    this.s.output.violation("LIM-01", `lines of at most ${limit} bytes`, `line ${line} of ${facts.bytes} bytes`, undefined, id, pending?.method);
-    if (pending !== undefined && pending.id === this.handshake.initializeId) this.shutdown("fatal", "LIM-01", `the initialize result is over ${limit} bytes`);
+    this.s.output.violation(
+      "LIM-01",
+      `lines of at most ${limit} bytes`,
+      `line ${line} of ${facts.bytes} bytes`,
+      undefined,
+      id,
+      pending?.method,
+    );
+    if (pending !== undefined && pending.id === this.handshake.initializeId)
+      this.shutdown("fatal", "LIM-01", `the initialize result is over ${limit} bytes`);
   }
 
   onProgress(params: JsonObject | undefined, now: number | undefined): void {
@@ -61,12 +77,22 @@ export class Answers {
     const token = params?.progressToken;
     const progress = params?.progress;
     if (!isProgressToken(token) || typeof progress !== "number" || !Number.isFinite(progress)) {
-      output.diagnostic("P-01", "progressToken (string or integer) and a numeric progress", `token ${describeValue(token)}, progress ${describeValue(progress)}`, "notifications/progress");
+      output.diagnostic(
+        "P-01",
+        "progressToken (string or integer) and a numeric progress",
+        `token ${describeValue(token)}, progress ${describeValue(progress)}`,
+        "notifications/progress",
+      );
       return;
     }
     const outcome = this.out.progress(token, progress, now);
     if (outcome.kind === "unknown-token") {
-      output.diagnostic("P-04", "progress for a request in flight", `unknown or finished token ${describeValue(token)}`, "notifications/progress");
+      output.diagnostic(
+        "P-04",
+        "progress for a request in flight",
+        `unknown or finished token ${describeValue(token)}`,
+        "notifications/progress",
+      );
       return;
     }
     const { pending } = outcome;
@@ -74,7 +100,13 @@ export class Answers {
       output.violation("P-05", outcome.expected, outcome.got, undefined, pending.id, pending.method);
       return;
     }
-    if (outcome.stale) output.diagnostic("ENG-05", "`now` with the input, so that progress pushes the inactivity deadline back", "no now: the deadline did not move", pending.method);
+    if (outcome.stale)
+      output.diagnostic(
+        "ENG-05",
+        "`now` with the input, so that progress pushes the inactivity deadline back",
+        "no now: the deadline did not move",
+        pending.method,
+      );
     const total = typeof params?.total === "number" ? params.total : undefined;
     const message = typeof params?.message === "string" ? params.message : undefined;
     output.events.push({ kind: "progress", id: pending.id, method: pending.method, token, progress, total, message });
@@ -87,7 +119,14 @@ export class Answers {
       const id = meta?.[META_SUBSCRIPTION_ID];
       const listen = typeof id === "number" ? this.out.get(id) : undefined;
       if (listen === undefined || listen.method !== "subscriptions/listen") {
-        this.s.output.violation("MOD-14", `${method} on an open subscriptions/listen stream of ours (_meta subscriptionId)`, describeValue(id), undefined, undefined, method);
+        this.s.output.violation(
+          "MOD-14",
+          `${method} on an open subscriptions/listen stream of ours (_meta subscriptionId)`,
+          describeValue(id),
+          undefined,
+          undefined,
+          method,
+        );
         return;
       }
     }
@@ -106,7 +145,10 @@ export class Answers {
         this.shutdown("fatal", "L-01", "initialize timed out");
         return;
       }
-      output.queue({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: pending.id, reason: `timeout (${which} deadline)` } }, undefined);
+      output.queue(
+        { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: pending.id, reason: `timeout (${which} deadline)` } },
+        undefined,
+      );
     }
   }
 
@@ -125,18 +167,34 @@ export class Answers {
     this.out.releaseTokens(tokens);
   }
 
-  private onSessionResponse(pending: PendingOut, result: JsonObject | undefined, error: ErrorObject | undefined, createsTask: boolean): void {
+  private onSessionResponse(
+    pending: PendingOut,
+    result: JsonObject | undefined,
+    error: ErrorObject | undefined,
+    createsTask: boolean,
+  ): void {
     const { s } = this;
     if (result !== undefined && (this.validateResults || pending.method.startsWith("tasks/"))) {
       const check = resultCheck(s.sessionVersion ?? newestVersion(s.versions), pending.method);
       const invalid = check === undefined ? undefined : validate(check, result, "result");
       if (invalid !== undefined) {
         s.output.violation("SCH-02", `${invalid.path}: ${invalid.expected}`, invalid.got, undefined, pending.id, pending.method);
-        s.output.events.push({ kind: "invalid-response", id: pending.id, method: pending.method, result, path: invalid.path, expected: invalid.expected, got: invalid.got });
+        s.output.events.push({
+          kind: "invalid-response",
+          id: pending.id,
+          method: pending.method,
+          result,
+          path: invalid.path,
+          expected: invalid.expected,
+          got: invalid.got,
+        });
         return;
       }
     }
-    const problem = error !== undefined ? this.features.inboundError(error, s.sessionVersion) : this.features.inboundResult(pending.method, pending.params, result as JsonObject, createsTask ? pending.token : undefined);
+    const problem =
+      error !== undefined
+        ? this.features.inboundError(error, s.sessionVersion)
+        : this.features.inboundResult(pending.method, pending.params, result as JsonObject, createsTask ? pending.token : undefined);
     if (problem !== undefined) s.output.violation(problem.rule, problem.expected, problem.got, undefined, pending.id, pending.method);
     if (pending.method.startsWith("tasks/")) this.releaseEndedTaskTokens();
     if (error !== undefined) s.output.events.push({ kind: "error-response", id: pending.id, method: pending.method, error });
@@ -151,7 +209,15 @@ export class Answers {
     if (resultTypeOf(result, known) === undefined) {
       const expected = `resultType ${[...known].map((t) => JSON.stringify(t)).join(" or ")}`;
       s.output.violation("MOD-11", expected, describeValue(result.resultType), undefined, pending.id, pending.method);
-      s.output.events.push({ kind: "invalid-response", id: pending.id, method: pending.method, result, path: "result.resultType", expected, got: describeValue(result.resultType) });
+      s.output.events.push({
+        kind: "invalid-response",
+        id: pending.id,
+        method: pending.method,
+        result,
+        path: "result.resultType",
+        expected,
+        got: describeValue(result.resultType),
+      });
       return;
     }
     if (pending.method === "server/discover" && isJsonObject(result.capabilities)) {
@@ -159,7 +225,13 @@ export class Answers {
       const serverInfo = isJsonObject(meta?.[META_SERVER_INFO]) ? (meta?.[META_SERVER_INFO] as JsonObject) : {};
       const instructions = typeof result.instructions === "string" ? result.instructions : undefined;
       s.learnServer(result.capabilities, serverInfo, instructions);
-      s.output.events.push({ kind: "negotiated", version: s.version as ProtocolVersion, peerInfo: serverInfo, peerCapabilities: result.capabilities, instructions });
+      s.output.events.push({
+        kind: "negotiated",
+        version: s.version as ProtocolVersion,
+        peerInfo: serverInfo,
+        peerCapabilities: result.capabilities,
+        instructions,
+      });
     }
     s.output.events.push({ kind: "response", id: pending.id, method: pending.method, result });
   }

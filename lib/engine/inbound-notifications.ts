@@ -29,7 +29,8 @@ export class InboundNotifications {
     const { s, output } = this;
     const refusal = gate(s.inboundGate, false, method, "notification", params);
     if (refusal !== undefined) {
-      if (refusal.reason === "capability" || refusal.reason === "wrong-direction") output.violation(refusal.rule, refusal.expected, refusal.got, undefined, undefined, method);
+      if (refusal.reason === "capability" || refusal.reason === "wrong-direction")
+        output.violation(refusal.rule, refusal.expected, refusal.got, undefined, undefined, method);
       else output.diagnostic(refusal.rule, refusal.expected, refusal.got, method);
       return;
     }
@@ -52,7 +53,10 @@ export class InboundNotifications {
         }
     }
     const invalid = s.paramsProblem(method, params);
-    const problem = invalid === undefined ? this.features.inboundNotification(method, params) : { rule: "SCH-03", expected: `${invalid.path}: ${invalid.expected}`, got: invalid.got };
+    const problem =
+      invalid === undefined
+        ? this.features.inboundNotification(method, params)
+        : { rule: "SCH-03", expected: `${invalid.path}: ${invalid.expected}`, got: invalid.got };
     if (problem !== undefined) {
       output.violation(problem.rule, problem.expected, problem.got, undefined, undefined, method);
       return;

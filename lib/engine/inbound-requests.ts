@@ -38,7 +38,14 @@ export class InboundRequests {
     return this.pending.get(id);
   }
 
-  add(id: RequestId, method: string, params: JsonObject | undefined, modern: ModernRequestInfo | undefined, token: ProgressToken | undefined, group: BatchGroup | undefined): PendingIn {
+  add(
+    id: RequestId,
+    method: string,
+    params: JsonObject | undefined,
+    modern: ModernRequestInfo | undefined,
+    token: ProgressToken | undefined,
+    group: BatchGroup | undefined,
+  ): PendingIn {
     const entry: PendingIn = { id, method, params, modern, token, group, lastProgressSent: undefined };
     this.pending.set(id, entry);
     return entry;

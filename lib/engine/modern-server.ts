@@ -64,8 +64,18 @@ export class ModernServer {
       // MOD-22: a session-era initialize where only 2026-07-28 is on offer: name the versions spoken, so a legacy client can tell why.
       // (An initialize carrying the 2026-07-28 envelope is just a removed method: -32601 through the gate below.)
       const requested = params?.protocolVersion;
-      output.replyError(id, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", group, { supported: [...this.config.modernVersions], requested: typeof requested === "string" ? requested : null });
-      output.violation("MOD-22", "a request with the 2026-07-28 envelope (no session era on this connection)", "initialize", ErrorCode.UnsupportedProtocolVersion, id, method);
+      output.replyError(id, ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", group, {
+        supported: [...this.config.modernVersions],
+        requested: typeof requested === "string" ? requested : null,
+      });
+      output.violation(
+        "MOD-22",
+        "a request with the 2026-07-28 envelope (no session era on this connection)",
+        "initialize",
+        ErrorCode.UnsupportedProtocolVersion,
+        id,
+        method,
+      );
       return;
     }
     if (method === "server/discover") {
@@ -80,7 +90,9 @@ export class ModernServer {
       return;
     }
     // Methods of an extension (the table's extension column): offered by us and declared by this very request, before the host sees it.
-    const missing = extensionRefusal(info.version as ModernVersion, method, info.clientCapabilities, this.config.capabilities) ?? requestExtensionRefusal(this.config.extensionMethods, method, info.clientCapabilities);
+    const missing =
+      extensionRefusal(info.version as ModernVersion, method, info.clientCapabilities, this.config.capabilities) ??
+      requestExtensionRefusal(this.config.extensionMethods, method, info.clientCapabilities);
     if (missing !== undefined) {
       output.replyError(id, missing.code, missing.message, group, missing.data);
       output.violation(missing.rule, missing.expected, missing.got, missing.code, id, method);
@@ -90,8 +102,18 @@ export class ModernServer {
     if (method === "subscriptions/listen") {
       filter = acceptedFilter(params?.notifications, this.config.ownCaps);
       if (filter === undefined) {
-        output.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, { path: "params.notifications", expected: "a SubscriptionFilter" });
-        output.violation("MOD-12", "params.notifications: a SubscriptionFilter", describeValue(params?.notifications), ErrorCode.InvalidParams, id, method);
+        output.replyError(id, ErrorCode.InvalidParams, "Invalid params", group, {
+          path: "params.notifications",
+          expected: "a SubscriptionFilter",
+        });
+        output.violation(
+          "MOD-12",
+          "params.notifications: a SubscriptionFilter",
+          describeValue(params?.notifications),
+          ErrorCode.InvalidParams,
+          id,
+          method,
+        );
         return;
       }
       const tasks = listenTaskIds(params?.notifications, this.config.capabilities, info.clientCapabilities);
@@ -103,7 +125,12 @@ export class ModernServer {
       if (tasks.taskIds !== undefined) filter.taskIds = tasks.taskIds;
     }
     if (inbound.size >= this.config.maxPendingInbound) {
-      output.refuse(id, method, group, { code: ErrorCode.InternalError, rule: "LIM-02", expected: `at most ${this.config.maxPendingInbound} requests in flight`, got: "one more" });
+      output.refuse(id, method, group, {
+        code: ErrorCode.InternalError,
+        rule: "LIM-02",
+        expected: `at most ${this.config.maxPendingInbound} requests in flight`,
+        got: "one more",
+      });
       return;
     }
     const token = progressTokenOf(params);
@@ -111,7 +138,14 @@ export class ModernServer {
     if (filter !== undefined) {
       // MOD-14: the acknowledgement is the first message of the subscription, with the subset we honour.
       this.listens.set(id, filter);
-      output.queue({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: filter as JsonObject, _meta: { [META_SUBSCRIPTION_ID]: id } } }, id);
+      output.queue(
+        {
+          jsonrpc: "2.0",
+          method: "notifications/subscriptions/acknowledged",
+          params: { notifications: filter as JsonObject, _meta: { [META_SUBSCRIPTION_ID]: id } },
+        },
+        id,
+      );
       return;
     }
     output.events.push({ kind: "request", id, method, params, progressToken: token, modern: info });
@@ -131,17 +165,25 @@ export class ModernServer {
     if (result.resultType === "input_required") {
       const problem = inputRequiredProblem(pending.method, result, info);
       if (problem !== undefined) {
-        throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, code: problem.missing !== undefined ? ErrorCode.MissingRequiredClientCapability : undefined, method: pending.method });
+        throw new LocalProtocolError({
+          rule: problem.rule,
+          expected: problem.expected,
+          got: problem.got,
+          code: problem.missing !== undefined ? ErrorCode.MissingRequiredClientCapability : undefined,
+          method: pending.method,
+        });
       }
     } else if (result.resultType === "task") {
       // The tasks extension: a flat CreateTaskResult, only where tasks are allowed and only to a request that declared the extension.
       const problem = createTaskResultProblem(pending.method, result, info.clientCapabilities);
-      if (problem !== undefined) throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, method: pending.method });
+      if (problem !== undefined)
+        throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, method: pending.method });
     } else if (traits?.cacheable === true) {
       result = withCacheFields(result);
     } else if (pending.method === "tasks/get") {
       const problem = detailedTaskProblem(result);
-      if (problem !== undefined) throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, method: pending.method });
+      if (problem !== undefined)
+        throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, method: pending.method });
     }
     if (pending.method === "subscriptions/listen") {
       // MOD-15: the result that ends a listen names its subscription.
@@ -161,8 +203,20 @@ export class ModernServer {
     const { output, inbound } = this.config;
     if (method === "notifications/message") {
       const pending = related === undefined ? undefined : inbound.get(related);
-      if (pending === undefined) throw new LocalProtocolError({ rule: "MOD-03", expected: "a log message related to a request in flight (its _meta logLevel decides)", got: related === undefined ? "no relatedRequestId" : `request ${describeValue(related)} not in flight`, method });
-      if (pending.method === "subscriptions/listen") throw new LocalProtocolError({ rule: "MOD-13", expected: "log messages only for requests other than subscriptions/listen", got: "a listen stream", method });
+      if (pending === undefined)
+        throw new LocalProtocolError({
+          rule: "MOD-03",
+          expected: "a log message related to a request in flight (its _meta logLevel decides)",
+          got: related === undefined ? "no relatedRequestId" : `request ${describeValue(related)} not in flight`,
+          method,
+        });
+      if (pending.method === "subscriptions/listen")
+        throw new LocalProtocolError({
+          rule: "MOD-13",
+          expected: "log messages only for requests other than subscriptions/listen",
+          got: "a listen stream",
+          method,
+        });
       if (!logAllowed(params?.level, pending.modern?.logLevel, "modern")) return false;
       output.queue({ jsonrpc: "2.0", method, params }, related);
       return true;
@@ -171,8 +225,21 @@ export class ModernServer {
     if (custom !== undefined) {
       // MT-05: an extension's notification goes with a request in flight whose own clientCapabilities declared the extension.
       const pending = related === undefined ? undefined : inbound.get(related);
-      if (pending === undefined || requestExtensionRefusal(this.config.extensionMethods, method, pending.modern?.clientCapabilities) !== undefined) {
-        throw new LocalProtocolError({ rule: "MT-05", expected: `${method} related to a request in flight that declared ${custom.extension}`, got: pending === undefined ? (related === undefined ? "no relatedRequestId" : `request ${describeValue(related)} not in flight`) : "a request that did not declare it", method });
+      if (
+        pending === undefined ||
+        requestExtensionRefusal(this.config.extensionMethods, method, pending.modern?.clientCapabilities) !== undefined
+      ) {
+        throw new LocalProtocolError({
+          rule: "MT-05",
+          expected: `${method} related to a request in flight that declared ${custom.extension}`,
+          got:
+            pending === undefined
+              ? related === undefined
+                ? "no relatedRequestId"
+                : `request ${describeValue(related)} not in flight`
+              : "a request that did not declare it",
+          method,
+        });
       }
       output.queue({ jsonrpc: "2.0", method, params }, related);
       return true;
@@ -192,12 +259,23 @@ export class ModernServer {
     for (const id of [...this.listens.keys()]) {
       this.listens.delete(id);
       const pending = this.config.inbound.take(id);
-      if (pending !== undefined) this.config.output.reply({ jsonrpc: "2.0", id, result: { resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: id } } }, undefined, id);
+      if (pending !== undefined)
+        this.config.output.reply(
+          { jsonrpc: "2.0", id, result: { resultType: "complete", _meta: { [META_SUBSCRIPTION_ID]: id } } },
+          undefined,
+          id,
+        );
     }
   }
 
   /** The request's envelope (MOD-01, MOD-07), or undefined once its refusal is queued. */
-  private envelopeOf(id: RequestId, method: string, params: JsonObject | undefined, group: BatchGroup | undefined, anyVersion: boolean): ModernRequestInfo | undefined {
+  private envelopeOf(
+    id: RequestId,
+    method: string,
+    params: JsonObject | undefined,
+    group: BatchGroup | undefined,
+    anyVersion: boolean,
+  ): ModernRequestInfo | undefined {
     const info = readRequestEnvelope(params, this.config.modernVersions, anyVersion, this.config.supportedVersions());
     if (!("code" in info)) return info;
     this.config.output.replyError(id, info.code, info.message, group, info.data);
@@ -207,7 +285,12 @@ export class ModernServer {
 }
 
 /** The 2026-07-28 side of a server engine, or undefined when it speaks no modern version. */
-export function modernServerFor(s: Session, inbound: InboundRequests, maxPendingInbound: number, options: Pick<EngineOptions, "discoverAnyVersion" | "serverInfoInResults">): ModernServer | undefined {
+export function modernServerFor(
+  s: Session,
+  inbound: InboundRequests,
+  maxPendingInbound: number,
+  options: Pick<EngineOptions, "discoverAnyVersion" | "serverInfoInResults">,
+): ModernServer | undefined {
   if (s.modernVersions.length === 0) return undefined;
   return new ModernServer({
     output: s.output,

@@ -27,8 +27,10 @@ export class Replies {
     this.handshake.refuseRespond(id);
     const inFlight = this.inRequests.get(id);
     let answer = result;
-    if (inFlight?.modern !== undefined && this.modernServer !== undefined) answer = this.modernServer.result(inFlight, inFlight.modern, result);
-    else if (inFlight !== undefined) this.features.outboundResult(inFlight.method, inFlight.params, result, this.s.sessionVersion, inFlight.token);
+    if (inFlight?.modern !== undefined && this.modernServer !== undefined)
+      answer = this.modernServer.result(inFlight, inFlight.modern, result);
+    else if (inFlight !== undefined)
+      this.features.outboundResult(inFlight.method, inFlight.params, result, this.s.sessionVersion, inFlight.token);
     const pending = this.inRequests.take(id);
     if (pending === undefined) return;
     this.modernServer?.forget(id);
@@ -36,12 +38,20 @@ export class Replies {
   }
 
   respondError(id: RequestId, code: number, message: string, data: unknown): void {
-    if (!Number.isInteger(code)) throw new LocalProtocolError({ rule: "M-05", expected: "an integer error code", got: describeValue(code) });
-    if (typeof message !== "string") throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
+    if (!Number.isInteger(code))
+      throw new LocalProtocolError({ rule: "M-05", expected: "an integer error code", got: describeValue(code) });
+    if (typeof message !== "string")
+      throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
     const inFlight = this.inRequests.get(id);
     if (inFlight?.modern !== undefined && (code === ErrorCode.ResourceNotFound || code === ErrorCode.UrlElicitationRequired)) {
       // 2026-07-28 retired -32002 (a missing resource is -32602) and -32042.
-      throw new LocalProtocolError({ rule: "E-02", expected: "a code 2026-07-28 still defines (-32602 for a missing resource)", got: String(code), code, method: inFlight.method });
+      throw new LocalProtocolError({
+        rule: "E-02",
+        expected: "a code 2026-07-28 still defines (-32602 for a missing resource)",
+        got: String(code),
+        code,
+        method: inFlight.method,
+      });
     }
     if (inFlight !== undefined) this.features.outboundError(code, data, this.s.sessionVersion);
     this.handshake.refused(id);
@@ -54,16 +64,32 @@ export class Replies {
   sendProgress(id: RequestId, progress: number, total: number | undefined, message: string | undefined): void {
     const pending = this.inRequests.get(id);
     if (pending === undefined) {
-      throw new LocalProtocolError({ rule: "P-04", expected: "progress for a request still in flight", got: `id ${describeValue(id)} not in flight`, method: "notifications/progress" });
+      throw new LocalProtocolError({
+        rule: "P-04",
+        expected: "progress for a request still in flight",
+        got: `id ${describeValue(id)} not in flight`,
+        method: "notifications/progress",
+      });
     }
     if (pending.token === undefined) {
-      throw new LocalProtocolError({ rule: "P-01", expected: "a request that carried _meta.progressToken", got: "no token", method: "notifications/progress" });
+      throw new LocalProtocolError({
+        rule: "P-01",
+        expected: "a request that carried _meta.progressToken",
+        got: "no token",
+        method: "notifications/progress",
+      });
     }
     if (pending.modern !== undefined && pending.method === "subscriptions/listen") {
-      throw new LocalProtocolError({ rule: "MOD-13", expected: "progress only for requests other than subscriptions/listen", got: "a listen stream", method: "notifications/progress" });
+      throw new LocalProtocolError({
+        rule: "MOD-13",
+        expected: "progress only for requests other than subscriptions/listen",
+        got: "a listen stream",
+        method: "notifications/progress",
+      });
     }
     const problem = progressProblem(pending.lastProgressSent, progress);
-    if (problem !== undefined) throw new LocalProtocolError({ rule: "P-05", expected: problem[0], got: problem[1], method: "notifications/progress" });
+    if (problem !== undefined)
+      throw new LocalProtocolError({ rule: "P-05", expected: problem[0], got: problem[1], method: "notifications/progress" });
     pending.lastProgressSent = progress;
     this.queueProgress(pending.token, progress, total, message, id);
   }
@@ -87,7 +113,13 @@ export class Replies {
     this.s.output.events.push({ kind: "cancelled", id, method: pending.method, reason });
   }
 
-  private queueProgress(token: string | number, progress: number, total: number | undefined, message: string | undefined, related: RequestId | undefined): void {
+  private queueProgress(
+    token: string | number,
+    progress: number,
+    total: number | undefined,
+    message: string | undefined,
+    related: RequestId | undefined,
+  ): void {
     const params: JsonObject = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;

@@ -99,17 +99,31 @@ export class OutboundRequests {
     let token = progressTokenOf(params);
     if (options.progressToken !== undefined) {
       token = options.progressToken === true ? id : options.progressToken;
-      if (!isProgressToken(token)) throw new LocalProtocolError({ rule: "P-01", expected: "a string or integer progress token", got: describeValue(token), method });
+      if (!isProgressToken(token))
+        throw new LocalProtocolError({ rule: "P-01", expected: "a string or integer progress token", got: describeValue(token), method });
       const meta = params !== undefined && isJsonObject(params._meta) ? params._meta : undefined;
       params = { ...params, _meta: { ...meta, progressToken: token } };
     }
     if (token !== undefined && this.tokens.has(token)) {
-      throw new LocalProtocolError({ rule: "P-02", expected: "a progress token unique among active requests", got: `token ${describeValue(token)} in use`, method });
+      throw new LocalProtocolError({
+        rule: "P-02",
+        expected: "a progress token unique among active requests",
+        got: `token ${describeValue(token)} in use`,
+        method,
+      });
     }
     const pending: PendingOut = { id, method, params, token, timing: undefined, lastProgress: undefined };
     const resetMs = options.resetOnProgressMs ?? 0;
     if (options.deadline !== undefined || options.totalDeadline !== undefined || resetMs !== 0) {
-      pending.timing = { id, owner: pending, deadline: options.deadline ?? Infinity, totalDeadline: options.totalDeadline ?? Infinity, resetMs, due: Infinity, heapIndex: -1 };
+      pending.timing = {
+        id,
+        owner: pending,
+        deadline: options.deadline ?? Infinity,
+        totalDeadline: options.totalDeadline ?? Infinity,
+        resetMs,
+        due: Infinity,
+        heapIndex: -1,
+      };
     }
     return pending;
   }
@@ -143,18 +157,26 @@ export class OutboundRequests {
   /** X-01: throws unless `id` is one we issued (a settled one is the race of X-07, not an error). */
   assertIssued(id: number): void {
     if (Number.isInteger(id) && id >= 0 && id < this.nextId) return;
-    throw new LocalProtocolError({ rule: "X-01", expected: "the id of a request we sent", got: describeValue(id), method: "notifications/cancelled" });
+    throw new LocalProtocolError({
+      rule: "X-01",
+      expected: "the id of a request we sent",
+      got: describeValue(id),
+      method: "notifications/cancelled",
+    });
   }
 
   /** Every request whose deadline passed at `now`, in id order, each with the deadline that passed; removed from the heap, not yet settled. */
   takeExpired(now: number): Array<{ readonly pending: PendingOut; readonly which: "inactivity" | "total" }> {
     const first = this.deadlines.peek();
     if (first === undefined || first.due > now) return [];
-    return this.deadlines.takeDue(now, []).map((timing) => ({ pending: timing.owner, which: timing.totalDeadline <= now ? "total" : "inactivity" }));
+    return this.deadlines
+      .takeDue(now, [])
+      .map((timing) => ({ pending: timing.owner, which: timing.totalDeadline <= now ? "total" : "inactivity" }));
   }
 
   setDeadline(p: PendingOut, deadline: number | undefined): void {
-    if (p.timing === undefined) p.timing = { id: p.id, owner: p, deadline: Infinity, totalDeadline: Infinity, resetMs: 0, due: Infinity, heapIndex: -1 };
+    if (p.timing === undefined)
+      p.timing = { id: p.id, owner: p, deadline: Infinity, totalDeadline: Infinity, resetMs: 0, due: Infinity, heapIndex: -1 };
     p.timing.deadline = deadline ?? Infinity;
     this.deadlines.update(p.timing, dueOf(p.timing));
   }

@@ -100,7 +100,14 @@ export class Output {
     this.violation(refusal.rule, refusal.expected, refusal.got, refusal.code, id, method);
   }
 
-  violation(rule: string, expected: string, got: string, code: number | undefined, id: RequestId | undefined, method: string | undefined): void {
+  violation(
+    rule: string,
+    expected: string,
+    got: string,
+    code: number | undefined,
+    id: RequestId | undefined,
+    method: string | undefined,
+  ): void {
     this.events.push({ kind: "violation", rule, expected, got, code: this.writesResponses ? code : undefined, id, method });
   }
 
@@ -200,7 +207,10 @@ export class Output {
 
   private reportRefused(): void {
     for (const r of this.refused) {
-      const what = r.method === undefined ? `the answer to request ${describeId(r.id)}, sent as -32603 instead` : `${r.method}${r.id === undefined ? "" : ` (id ${describeId(r.id)})`}, dropped`;
+      const what =
+        r.method === undefined
+          ? `the answer to request ${describeId(r.id)}, sent as -32603 instead`
+          : `${r.method}${r.id === undefined ? "" : ` (id ${describeId(r.id)})`}, dropped`;
       this.diagnostic("ENG-09", "outbound messages JSON can encode", `${what}: ${r.reason}`, r.method);
     }
     this.refused.length = 0;

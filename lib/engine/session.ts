@@ -14,14 +14,34 @@ import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 import type { EngineOptions, EngineSnapshot } from "./engine-types.js";
 import { describeValue, LocalProtocolError } from "../wire/errors.js";
 import { nextState, phaseOf, type LifecycleEvent, type LifecycleRefusal, type LifecycleState } from "../rules/lifecycle.js";
-import { PHASE_NAMES, Phase, gate, methodTable, type GateContext, type MethodTable, type PhaseBit, type PhaseName, type Role } from "../rules/methods.js";
+import {
+  PHASE_NAMES,
+  Phase,
+  gate,
+  methodTable,
+  type GateContext,
+  type MethodTable,
+  type PhaseBit,
+  type PhaseName,
+  type Role,
+} from "../rules/methods.js";
 import { requestEnvelope } from "../rules/modern.js";
 import { Output } from "./output.js";
 import { declaredExtensions, extensionMethodTable, type ExtensionGate, type ExtensionMethodTable } from "../rules/custom-methods.js";
 import { paramsCheck } from "../rules/params.js";
 import { validate, type Issue } from "../rules/schema.js";
 import type { Implementation } from "../types/index.js";
-import { SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion, isSessionVersion, newestVersion, type ModernVersion, type ProtocolVersion, type SessionVersion, type VersionProfile } from "../rules/versions.js";
+import {
+  SESSION_VERSIONS,
+  VERSION_PROFILES,
+  isProtocolVersion,
+  isSessionVersion,
+  newestVersion,
+  type ModernVersion,
+  type ProtocolVersion,
+  type SessionVersion,
+  type VersionProfile,
+} from "../rules/versions.js";
 
 export type Era = "undecided" | "session" | "modern";
 
@@ -72,7 +92,11 @@ export class Session {
     this.role = options.role;
     const versions = options.versions ?? SESSION_VERSIONS;
     if (versions.length === 0) throw new RangeError("versions must name at least one protocol version");
-    for (const v of versions) if (!isProtocolVersion(v)) throw new RangeError(`unsupported protocol version ${describeValue(v)}; expected one of ${Object.keys(VERSION_PROFILES).join(", ")}`);
+    for (const v of versions)
+      if (!isProtocolVersion(v))
+        throw new RangeError(
+          `unsupported protocol version ${describeValue(v)}; expected one of ${Object.keys(VERSION_PROFILES).join(", ")}`,
+        );
     this.versions = versions.filter(isSessionVersion);
     this.modernVersions = versions.filter((v): v is ModernVersion => VERSION_PROFILES[v].era === "modern");
     this.defaultVersion = this.versions.length > 0 ? newestVersion(this.versions) : newestVersion(this.modernVersions);
@@ -95,7 +119,6 @@ export class Session {
   get closed(): boolean {
     return this.phaseBit === Phase.Closed;
   }
-
 
   /** Every version we speak, modern first, then session-era newest first (as discover and -32022 list them). */
   get supportedVersions(): string[] {
@@ -139,7 +162,8 @@ export class Session {
 
   /** Carries on the session a snapshot describes (its format and role already checked). */
   restore(snapshot: EngineSnapshot): void {
-    if (!this.versions.includes(snapshot.version)) throw new RangeError(`snapshot version ${snapshot.version} is not among ${this.versions.join(", ")}`);
+    if (!this.versions.includes(snapshot.version))
+      throw new RangeError(`snapshot version ${snapshot.version} is not among ${this.versions.join(", ")}`);
     this.negotiate(snapshot.version, snapshot.peerCapabilities, snapshot.peerInfo, snapshot.peerInstructions);
     this.enter(snapshot.phase === "operating" ? "operating" : "initializing");
   }
@@ -194,14 +218,24 @@ export class Session {
   }
 
   assertOpen(method: string): void {
-    if (this.phaseBit === Phase.Closed) throw new LocalProtocolError({ rule: "S-01", expected: "an open session", got: "closed", method, phase: "closed" });
+    if (this.phaseBit === Phase.Closed)
+      throw new LocalProtocolError({ rule: "S-01", expected: "an open session", got: "closed", method, phase: "closed" });
   }
 
   /** Our host may send `method` now (M-03, and the one gate); throws otherwise. */
   assertAllowed(method: string, kind: "request" | "notification", params: JsonObject | undefined): void {
-    if (params !== undefined && !isJsonObject(params)) throw new LocalProtocolError({ rule: "M-03", expected: "params absent or an object", got: describeValue(params), method });
+    if (params !== undefined && !isJsonObject(params))
+      throw new LocalProtocolError({ rule: "M-03", expected: "params absent or an object", got: describeValue(params), method });
     const refusal = gate(this.outboundGate, true, method, kind, params);
-    if (refusal !== undefined) throw new LocalProtocolError({ rule: refusal.rule, expected: refusal.expected, got: refusal.got, code: refusal.code, method, phase: this.phase });
+    if (refusal !== undefined)
+      throw new LocalProtocolError({
+        rule: refusal.rule,
+        expected: refusal.expected,
+        got: refusal.got,
+        code: refusal.code,
+        method,
+        phase: this.phase,
+      });
   }
 
   /** The first problem of a message's params against its method's schema in the session's version (before it: our newest). */
@@ -215,8 +249,26 @@ export class Session {
     const peer: Role = this.role === "client" ? "server" : "client";
     const version: ProtocolVersion = this.version ?? this.defaultVersion;
     const extensions = this.extensionGate();
-    this.outboundGate = { table: this.table, version, sender: this.role, phase: this.phaseBit, senderCaps: this.ownCaps, receiverCaps: this.peerCaps, strict: true, extensions };
-    this.inboundGate = { table: this.table, version, sender: peer, phase: this.phaseBit, senderCaps: this.peerCaps, receiverCaps: this.ownCaps, strict: this.strict, extensions };
+    this.outboundGate = {
+      table: this.table,
+      version,
+      sender: this.role,
+      phase: this.phaseBit,
+      senderCaps: this.ownCaps,
+      receiverCaps: this.peerCaps,
+      strict: true,
+      extensions,
+    };
+    this.inboundGate = {
+      table: this.table,
+      version,
+      sender: peer,
+      phase: this.phaseBit,
+      senderCaps: this.peerCaps,
+      receiverCaps: this.ownCaps,
+      strict: this.strict,
+      extensions,
+    };
   }
 
   /** Who declared which extension, read the way the era reads it (lib/rules/custom-methods.ts); undefined without extension methods. */

@@ -10,7 +10,14 @@ import { webcrypto } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { HttpAuthOptions } from "../http-client/oauth.js";
 import type { NodeAbortSignal } from "./node-shapes.js";
-import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type FetchLike, type HttpClientTransportOptions, type HttpConnection } from "../http-client/transport.js";
+import {
+  HttpClientTransport,
+  connectHttp,
+  type ConnectHttpOptions,
+  type FetchLike,
+  type HttpClientTransportOptions,
+  type HttpConnection,
+} from "../http-client/transport.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 
 /** Node's monotonic clock and timers. */
@@ -30,9 +37,11 @@ type NodeDefaults = "fetch" | "timers" | "createAbortController";
 /** OAuth options on Node: Web Crypto and the wall clock default to Node's. */
 export type NodeHttpAuthOptions = Omit<HttpAuthOptions, "crypto" | "now"> & Partial<Pick<HttpAuthOptions, "crypto" | "now">>;
 
-export type NodeHttpTransportOptions = Omit<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults | "auth"> & Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions };
+export type NodeHttpTransportOptions = Omit<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults | "auth"> &
+  Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions };
 
-export type NodeConnectHttpOptions = Omit<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults | "auth"> & Partial<Pick<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions };
+export type NodeConnectHttpOptions = Omit<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults | "auth"> &
+  Partial<Pick<ConnectHttpOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions };
 
 /** A transport on Node's globals (attach it to a Client's driver yourself). */
 export function nodeHttpTransport(options: NodeHttpTransportOptions): HttpClientTransport<NodeAbortSignal> {
@@ -44,7 +53,9 @@ export function connectHttpNode(options: NodeConnectHttpOptions): Promise<HttpCo
   return connectHttp<NodeAbortSignal>(withNodeDefaults(options));
 }
 
-function withNodeDefaults<O extends Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions }>(options: O): O & Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults> & { auth?: HttpAuthOptions } {
+function withNodeDefaults<
+  O extends Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions },
+>(options: O): O & Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults> & { auth?: HttpAuthOptions } {
   const { auth } = options;
   return {
     ...options,

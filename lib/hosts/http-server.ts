@@ -70,11 +70,13 @@ export class HttpHost extends HttpEndpoint {
 function serveNode(endpoint: HttpEndpoint, req: IncomingMessage, res: ServerResponse): void {
   const reply = nodeReply(res);
   const incoming = nodeIncoming(req, res, endpoint.options.maxBodyBytes);
-  endpoint.serve(incoming, reply, () => webRequestOf(req)).catch((error: unknown) => {
-    endpoint.options.onError(error);
-    if (!res.headersSent) refuse(reply, "internal", "Internal error");
-    else res.end();
-  });
+  endpoint
+    .serve(incoming, reply, () => webRequestOf(req))
+    .catch((error: unknown) => {
+      endpoint.options.onError(error);
+      if (!res.headersSent) refuse(reply, "internal", "Internal error");
+      else res.end();
+    });
 }
 
 /** What the authenticate hook sees of a node:http request: a Request with its method, URL and headers (no body). */
@@ -86,7 +88,10 @@ function webRequestOf(req: IncomingMessage): Request {
   }
   const host = typeof req.headers.host === "string" ? req.headers.host : "localhost";
   const original = (req as IncomingMessage & { originalUrl?: unknown }).originalUrl;
-  return new Request(`http://${host}${typeof original === "string" ? original : (req.url ?? "/")}`, { method: req.method ?? "GET", headers });
+  return new Request(`http://${host}${typeof original === "string" ? original : (req.url ?? "/")}`, {
+    method: req.method ?? "GET",
+    headers,
+  });
 }
 
 /**

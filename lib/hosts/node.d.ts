@@ -84,7 +84,9 @@ declare class URLSearchParams {
   [Symbol.iterator](): IterableIterator<[string, string]>;
 }
 
-declare var Buffer: { from(data: string, encoding?: "base64url" | "base64" | "utf8"): { toString(encoding?: "base64url" | "base64" | "utf8"): string } };
+declare var Buffer: {
+  from(data: string, encoding?: "base64url" | "base64" | "utf8"): { toString(encoding?: "base64url" | "base64" | "utf8"): string };
+};
 
 // The process takes listeners for any event name (signals, unhandledRejection). The stream,
 // request, response and child-process shapes are those of node-shapes.ts, which the published
@@ -151,7 +153,9 @@ declare module "node:child_process" {
 declare module "node:crypto" {
   export function randomBytes(size: number): Uint8Array;
   export function randomUUID(): string;
-  export function createHash(algorithm: "sha256"): { update(data: string | Uint8Array): { digest(encoding: "base64url" | "base64" | "hex"): string } };
+  export function createHash(algorithm: "sha256"): {
+    update(data: string | Uint8Array): { digest(encoding: "base64url" | "base64" | "hex"): string };
+  };
   /** Node's Web Crypto (globalThis.crypto from Node 19 on), for lib/auth. */
   export const webcrypto: import("../auth/types.js").WebCryptoLike;
 }
@@ -219,11 +223,22 @@ interface NodeFetchResponse {
   readonly statusText: string;
   readonly url: string;
   readonly headers: { get(name: string): string | null };
-  readonly body: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> } } | null;
+  readonly body: {
+    getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> };
+  } | null;
   text(): Promise<string>;
 }
 
-declare function fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: NodeAbortSignal; redirect?: "follow" | "manual" | "error" }): Promise<NodeFetchResponse>;
+declare function fetch(
+  url: string,
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body?: string;
+    signal?: NodeAbortSignal;
+    redirect?: "follow" | "manual" | "error";
+  },
+): Promise<NodeFetchResponse>;
 
 declare var AbortController: { new (): { readonly signal: NodeAbortSignal; abort(reason?: unknown): void } };
 
@@ -235,7 +250,11 @@ declare module "node:http" {
     readonly statusCode?: number;
   }
   export type ClientRequest = NodeWritable;
-  export function request(url: string, options: { method?: string; headers?: { [name: string]: string } }, callback?: (response: IncomingMessage) => void): ClientRequest;
+  export function request(
+    url: string,
+    options: { method?: string; headers?: { [name: string]: string } },
+    callback?: (response: IncomingMessage) => void,
+  ): ClientRequest;
 }
 
 declare module "node:v8" {
@@ -247,7 +266,9 @@ declare module "node:v8" {
   export function getHeapStatistics(): { used_heap_size: number };
   export class GCProfiler {
     start(): void;
-    stop(): { statistics: { beforeGC: { heapStatistics: { usedHeapSize: number } }; afterGC: { heapStatistics: { usedHeapSize: number } } }[] };
+    stop(): {
+      statistics: { beforeGC: { heapStatistics: { usedHeapSize: number } }; afterGC: { heapStatistics: { usedHeapSize: number } } }[];
+    };
   }
 }
 
@@ -258,7 +279,13 @@ declare module "node:vm" {
 // Web Crypto as Node 20 provides it globally (used by tests of lib/peer/server/request-state.ts).
 declare var crypto: {
   subtle: {
-    importKey(format: "raw", keyData: Uint8Array, algorithm: { name: "HMAC"; hash: "SHA-256" }, extractable: boolean, usages: string[]): Promise<unknown>;
+    importKey(
+      format: "raw",
+      keyData: Uint8Array,
+      algorithm: { name: "HMAC"; hash: "SHA-256" },
+      extractable: boolean,
+      usages: string[],
+    ): Promise<unknown>;
     sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
     verify(algorithm: "HMAC", key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
   };
@@ -339,11 +366,13 @@ declare module "node:net" {
    * descriptor (fd) or on the stream handle of another socket (handle: the option
    * child_process wraps a child's pipes with).
    */
-  export const Socket: new (options: ({ fd: number } | { handle: object }) & {
-    readable: boolean;
-    writable: boolean;
-    onread: { buffer: Uint8Array; callback: (bytesRead: number, buffer: Uint8Array) => boolean | void };
-  }) => NodeSocket;
+  export const Socket: new (
+    options: ({ fd: number } | { handle: object }) & {
+      readable: boolean;
+      writable: boolean;
+      onread: { buffer: Uint8Array; callback: (bytesRead: number, buffer: Uint8Array) => boolean | void };
+    },
+  ) => NodeSocket;
 }
 
 // Used by lib/hosts/stdio.ts: what kind of file descriptor 0 is.

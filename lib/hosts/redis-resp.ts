@@ -96,13 +96,21 @@ function encode(args: readonly string[]): Uint8Array {
 const CRLF = new Uint8Array([13, 10]);
 
 /** redis://[user:password@]host[:port][/db] split; undefined when it is not one. */
-function parseRedisUrl(url: string): { host: string; port: number; user: string | undefined; password: string | undefined; db: string | undefined } | undefined {
+function parseRedisUrl(
+  url: string,
+): { host: string; port: number; user: string | undefined; password: string | undefined; db: string | undefined } | undefined {
   const m = /^redis:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?(\[[^\]]+\]|[^:/@]+)(?::(\d{1,5}))?(?:\/(\d+))?\/?$/i.exec(url);
   if (m === null) return undefined;
   const port = m[4] === undefined ? 6379 : Number(m[4]);
   if (port > 65535) return undefined;
   const user = m[1] === undefined || m[1] === "" ? undefined : decodeURIComponent(m[1]);
-  return { host: (m[3] as string).replace(/^\[(.*)\]$/, "$1"), port, user, password: m[2] === undefined ? undefined : decodeURIComponent(m[2]), db: m[5] };
+  return {
+    host: (m[3] as string).replace(/^\[(.*)\]$/, "$1"),
+    port,
+    user,
+    password: m[2] === undefined ? undefined : decodeURIComponent(m[2]),
+    db: m[5],
+  };
 }
 
 export class RespClient implements RedisClientLike, RedisSubscriber {
@@ -124,7 +132,8 @@ export class RespClient implements RedisClientLike, RedisSubscriber {
 
   constructor(private readonly options: RespClientOptions) {
     const url = parseRedisUrl(options.url);
-    if (url === undefined) throw new RangeError(`redis: expected redis://[user:password@]host[:port][/db]; got ${JSON.stringify(options.url)}`);
+    if (url === undefined)
+      throw new RangeError(`redis: expected redis://[user:password@]host[:port][/db]; got ${JSON.stringify(options.url)}`);
     this.host = url.host;
     this.port = url.port;
     if (url.password !== undefined) this.setup.push(url.user === undefined ? ["AUTH", url.password] : ["AUTH", url.user, url.password]);
@@ -149,7 +158,8 @@ export class RespClient implements RedisClientLike, RedisSubscriber {
   }
 
   sendCommand(args: string[]): Promise<unknown> {
-    if (!this.ready || this.socket === undefined) return Promise.reject(new Error(`redis ${this.host}:${this.port}: not connected; ${args[0] ?? ""} refused`));
+    if (!this.ready || this.socket === undefined)
+      return Promise.reject(new Error(`redis ${this.host}:${this.port}: not connected; ${args[0] ?? ""} refused`));
     return this.send(this.socket, args);
   }
 
@@ -172,7 +182,10 @@ export class RespClient implements RedisClientLike, RedisSubscriber {
   }
 
   private send(socket: Socket, args: readonly string[]): Promise<unknown> {
-    if (this.pending.length >= this.maxPending) return Promise.reject(new Error(`redis ${this.host}:${this.port}: ${this.maxPending} commands in flight (maxPending); ${args[0] ?? ""} refused`));
+    if (this.pending.length >= this.maxPending)
+      return Promise.reject(
+        new Error(`redis ${this.host}:${this.port}: ${this.maxPending} commands in flight (maxPending); ${args[0] ?? ""} refused`),
+      );
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         // The connection is out of step now (a late reply would answer the wrong command): start over.

@@ -146,7 +146,11 @@ export interface CallbackOutput {
  * dispatch of a read of its bytes, coalescedWriter's `ofRead`) is counted until the stream has taken it, and past `maxUnreadBytes` the
  * input pauses until the count falls back under it.
  */
-export function answerPacedSink(output: CallbackOutput, input: () => PacedInput, maxUnreadBytes: number): (bytes: Uint8Array, caused: boolean) => void {
+export function answerPacedSink(
+  output: CallbackOutput,
+  input: () => PacedInput,
+  maxUnreadBytes: number,
+): (bytes: Uint8Array, caused: boolean) => void {
   let unread = 0;
   let paused = false;
   return (bytes, caused) => {

@@ -57,7 +57,8 @@ export function nodeHost(write: (bytes: Uint8Array) => void, onTimer: () => void
     timer = undefined;
     timerAt = Infinity;
     if (wanted === undefined) return;
-    if (performance.now() < wanted) set(wanted); // the deadline moved later meanwhile
+    if (performance.now() < wanted)
+      set(wanted); // the deadline moved later meanwhile
     else onTimer();
   };
   return {
@@ -137,7 +138,9 @@ function streamHandleOf(stream: object): StreamHandle | undefined {
   const handle: unknown = (stream as { _handle?: unknown })._handle;
   if (typeof handle !== "object" || handle === null) return undefined;
   const h = handle as { readStart?: unknown; readStop?: unknown; useUserBuffer?: unknown };
-  return typeof h.readStart === "function" && typeof h.readStop === "function" && typeof h.useUserBuffer === "function" ? (handle as StreamHandle) : undefined;
+  return typeof h.readStart === "function" && typeof h.readStop === "function" && typeof h.useUserBuffer === "function"
+    ? (handle as StreamHandle)
+    : undefined;
 }
 
 /**

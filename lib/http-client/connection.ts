@@ -19,7 +19,27 @@ import { HttpAuthError, HttpTransportError, attachPeerError } from "../peer/shar
 import { OAuthClient } from "./oauth.js";
 import type { SseEvent } from "../http/sse-parser.js";
 import { HttpSseParser } from "./sse.js";
-import { HTTP_TRANSPORT_ERROR, authErrorOf, authReport, cancelQuietly, clip, defaultAbortControllerFactory, describe, discard, isResponseTo, readError, type AbortControllerLike, type FetchInit, type FetchLike, type HttpClientTransportOptions, type HttpErrorData, type MessageReceiver, type ReadableStreamLike, type ReaderLike, type ResponseLike } from "./types.js";
+import {
+  HTTP_TRANSPORT_ERROR,
+  authErrorOf,
+  authReport,
+  cancelQuietly,
+  clip,
+  defaultAbortControllerFactory,
+  describe,
+  discard,
+  isResponseTo,
+  readError,
+  type AbortControllerLike,
+  type FetchInit,
+  type FetchLike,
+  type HttpClientTransportOptions,
+  type HttpErrorData,
+  type MessageReceiver,
+  type ReadableStreamLike,
+  type ReaderLike,
+  type ResponseLike,
+} from "./types.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 
 /** Where an SSE stream stands: what a reconnection resumes from and how long it waits. */
@@ -159,7 +179,12 @@ export class HttpCore<S> {
    * stream is read once). Returns why the answer to `expect` is missing, or undefined when it
    * came (or none was expected, or the engine abandoned the request).
    */
-  async consume(res: ResponseLike, expect: RequestId | undefined, intercept: Intercept | undefined, readStream: StreamReader): Promise<Failure> {
+  async consume(
+    res: ResponseLike,
+    expect: RequestId | undefined,
+    intercept: Intercept | undefined,
+    readStream: StreamReader,
+  ): Promise<Failure> {
     const type = mediaType(res.headers.get("content-type"));
     if (type === "text/event-stream" && res.body !== null) {
       const failure = await readStream(res.body);
@@ -170,7 +195,9 @@ export class HttpCore<S> {
       try {
         text = await res.text();
       } catch (error) {
-        return this.active ? { message: `reading the response failed: ${describe(error)}`, data: { status: res.status, cause: describe(error) } } : undefined;
+        return this.active
+          ? { message: `reading the response failed: ${describe(error)}`, data: { status: res.status, cause: describe(error) } }
+          : undefined;
       }
       if (!this.active) return undefined;
       if (text.trim() !== "") {
@@ -184,7 +211,10 @@ export class HttpCore<S> {
       }
     } else await discard(res);
     if (expect === undefined || !this.active || this.abandoned.has(expect)) return undefined;
-    return { message: `HTTP ${res.status}${type !== "" ? ` (${type})` : ""}: the response carries no answer to the request`, data: { status: res.status } };
+    return {
+      message: `HTTP ${res.status}${type !== "" ? ` (${type})` : ""}: the response carries no answer to the request`,
+      data: { status: res.status },
+    };
   }
 
   /** A message event's data, parsed and delivered. True when it held the answer to `expect`. */
@@ -223,8 +253,12 @@ export class HttpCore<S> {
    * Reads an SSE body to its end, handing each event to onEvent (true: stop after this
    * chunk's events). The cursor carries the last event id and retry across reconnections.
    */
-  async readSse(body: ReadableStreamLike, cursor: Cursor, onEvent: (event: SseEvent) => boolean,
-    holder: ReaderHolder | undefined): Promise<"end" | "stopped" | "error"> {
+  async readSse(
+    body: ReadableStreamLike,
+    cursor: Cursor,
+    onEvent: (event: SseEvent) => boolean,
+    holder: ReaderHolder | undefined,
+  ): Promise<"end" | "stopped" | "error"> {
     let reader: ReaderLike;
     try {
       reader = body.getReader();
@@ -284,8 +318,13 @@ export class HttpCore<S> {
   }
 
   /** Every request goes out here: with the OAuth token if any, and once more after a flow a 401/403 started. */
-  async fetchRaw(url: string, method: string, headers: Record<string, string>, body: string | undefined,
-    ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+  async fetchRaw(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    ctl: AbortControllerLike<S> | undefined,
+  ): Promise<ResponseLike> {
     const auth = this.oauth;
     if (auth === undefined) return this.fetchOnce(url, method, headers, body, ctl);
     // With the current token (and DPoP proof); a DPoP nonce demanded by the server gets one resend.
@@ -311,8 +350,13 @@ export class HttpCore<S> {
     return (await send()).res;
   }
 
-  private fetchOnce(url: string, method: string, headers: Record<string, string>, body: string | undefined,
-    ctl: AbortControllerLike<S> | undefined): Promise<ResponseLike> {
+  private fetchOnce(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    ctl: AbortControllerLike<S> | undefined,
+  ): Promise<ResponseLike> {
     const init: FetchInit<S> = { method, headers };
     if (body !== undefined) init.body = body;
     if (ctl !== undefined) init.signal = ctl.signal;
@@ -434,7 +478,8 @@ export class HttpCore<S> {
   }
 
   failFromBody(requestId: RequestId | undefined, status: number, text: string, error: JsonObject | undefined): void {
-    const message = error !== undefined ? `HTTP ${status}: ${String(error.message)}` : `HTTP ${status}${text !== "" ? `: ${clip(text, 200)}` : ""}`;
+    const message =
+      error !== undefined ? `HTTP ${status}: ${String(error.message)}` : `HTTP ${status}${text !== "" ? `: ${clip(text, 200)}` : ""}`;
     this.fail(requestId, message, text === "" ? { status } : { status, body: clip(text) }, error);
   }
 }

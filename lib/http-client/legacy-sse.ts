@@ -36,10 +36,15 @@ export class LegacyEra<S> {
   }
 
   /** Tries HTTP+SSE after the initialize POST failed with `original`; when it works, POSTs the initialize there. */
-  async fallback(message: JsonObject, requestId: RequestId,
-    original: { status: number; text: string; error: JsonObject | undefined; auth?: HttpAuthError }): Promise<void> {
-    const failOriginal = (): void => (original.auth !== undefined ? this.core.settleAuth(requestId, original.auth) : this.core.failFromBody(requestId,
-      original.status, original.text, original.error));
+  async fallback(
+    message: JsonObject,
+    requestId: RequestId,
+    original: { status: number; text: string; error: JsonObject | undefined; auth?: HttpAuthError },
+  ): Promise<void> {
+    const failOriginal = (): void =>
+      original.auth !== undefined
+        ? this.core.settleAuth(requestId, original.auth)
+        : this.core.failFromBody(requestId, original.status, original.text, original.error);
     const ctl = this.core.controller();
     let res: ResponseLike;
     try {

@@ -21,8 +21,16 @@ import { MODERN_VERSIONS } from "../rules/versions.js";
 import { HttpTransportError } from "../peer/shared/errors.js";
 import { ACCEPT_BOTH, type HttpCore, type ReaderHolder } from "./connection.js";
 import { headerParamsOf, type HeaderParam } from "../http/headers.js";
-import { cancelQuietly, clip, describe, discard, readError, type AbortControllerLike, type ReadableStreamLike,
-  type ResponseLike } from "./types.js";
+import {
+  cancelQuietly,
+  clip,
+  describe,
+  discard,
+  readError,
+  type AbortControllerLike,
+  type ReadableStreamLike,
+  type ResponseLike,
+} from "./types.js";
 
 export class ModernEra<S> {
   /** The version of the last 2026-07-28 request (the MCP-Protocol-Version of later notifications). */
@@ -83,9 +91,13 @@ export class ModernEra<S> {
           this.core.failFromBody(requestId, status, text, error);
           return;
         }
-        const message = error !== undefined ? `HTTP ${status}: ${String(error.message)}` : `HTTP ${status}${text !== "" ? `: ${clip(text, 200)}` : ""}`;
-        this.core.fail(requestId, `${message} (not a 2026-07-28 answer)`,
-          text === "" ? { status, fallback: true } : { status, body: clip(text), fallback: true });
+        const message =
+          error !== undefined ? `HTTP ${status}: ${String(error.message)}` : `HTTP ${status}${text !== "" ? `: ${clip(text, 200)}` : ""}`;
+        this.core.fail(
+          requestId,
+          `${message} (not a 2026-07-28 answer)`,
+          text === "" ? { status, fallback: true } : { status, body: clip(text), fallback: true },
+        );
         return;
       }
       const failure = await this.core.consume(res, requestId, undefined, (body) => this.readStream(body, requestId, holder));
@@ -137,8 +149,12 @@ export class ModernEra<S> {
   /** A POST's SSE stream: read once (it cannot be resumed). Returns a failure reason or undefined. */
   private async readStream(body: ReadableStreamLike, expect: RequestId | undefined, holder: ReaderHolder): Promise<string | undefined> {
     let answered = false;
-    const outcome = await this.core.readSse(body, { lastEventId: undefined, retry: undefined },
-      (event) => (answered = this.core.handleEvent(event, expect, undefined) || answered), holder);
+    const outcome = await this.core.readSse(
+      body,
+      { lastEventId: undefined, retry: undefined },
+      (event) => (answered = this.core.handleEvent(event, expect, undefined) || answered),
+      holder,
+    );
     if (expect === undefined || answered || !this.core.active || this.core.abandoned.has(expect)) return undefined;
     const how = outcome === "error" ? "failed" : "ended";
     return `the response stream ${how} before the answer (a 2026-07-28 stream cannot be resumed: send the request again with a new id)`;

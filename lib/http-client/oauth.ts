@@ -25,7 +25,10 @@ import { MemoryCredentialStore, type ClientInformation, type CredentialStore, ty
 const MAX_BODY = 1024 * 1024;
 
 /** The fetch the flow uses: the transport's own (FetchLike) fits. */
-export type AuthFetch = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{ readonly status: number; readonly headers: { get(name: string): string | null }; text(): Promise<string> }>;
+export type AuthFetch = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+) => Promise<{ readonly status: number; readonly headers: { get(name: string): string | null }; text(): Promise<string> }>;
 
 export interface HttpAuthOptions {
   /** authorization_code (default), client_credentials, or jwt_bearer with `assertion` (workload identity). */
@@ -111,7 +114,10 @@ export class OAuthClient {
   private async proof(method: string, url: string, nonce: string | undefined, accessToken?: string): Promise<string> {
     const o = this.options;
     this.dpopKey ??= (async () => {
-      const pair = (await o.crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"])) as { privateKey: unknown; publicKey: unknown };
+      const pair = (await o.crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"])) as {
+        privateKey: unknown;
+        publicKey: unknown;
+      };
       const jwk = (await o.crypto.subtle.exportKey("jwk", pair.publicKey)) as { [key: string]: unknown };
       return { privateKey: pair.privateKey, jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } };
     })();
@@ -141,7 +147,12 @@ export class OAuthClient {
    * Handles a refusal of `sentAuthorization` (the header the refused request carried): runs a
    * flow unless another already replaced that token. Resolves true when a retry may succeed.
    */
-  async refused(serverUrl: string, status: number, wwwAuthenticate: string | null, sentAuthorization: string | undefined): Promise<boolean> {
+  async refused(
+    serverUrl: string,
+    status: number,
+    wwwAuthenticate: string | null,
+    sentAuthorization: string | undefined,
+  ): Promise<boolean> {
     if (this.running !== undefined) return this.running;
     // Another flow already got a newer token than the one this request carried: just retry.
     if (this.authorization() !== undefined && this.authorization() !== sentAuthorization) return true;
@@ -187,12 +198,25 @@ export class OAuthClient {
           step = flow.loaded(await this.guard(() => this.store.get(step.kind === "load" ? step.issuer : "")));
           break;
         case "authorize": {
-          if (o.onRedirect === undefined) return this.failed(new OAuthFlowError("redirect-handler", "an onRedirect handler to send the user to the authorization server", "none configured"));
+          if (o.onRedirect === undefined)
+            return this.failed(
+              new OAuthFlowError(
+                "redirect-handler",
+                "an onRedirect handler to send the user to the authorization server",
+                "none configured",
+              ),
+            );
           let callback: string;
           try {
             callback = await o.onRedirect(step.url);
           } catch (error) {
-            return this.failed(new OAuthFlowError("authorization-abandoned", "the browser's return to the redirect URI", error instanceof Error ? error.message : String(error)));
+            return this.failed(
+              new OAuthFlowError(
+                "authorization-abandoned",
+                "the browser's return to the redirect URI",
+                error instanceof Error ? error.message : String(error),
+              ),
+            );
           }
           step = flow.redirected(callback);
           break;
@@ -204,7 +228,13 @@ export class OAuthClient {
             signature = await signJws(o.crypto, await this.signingKey, step.alg, step.signingInput);
           } catch (error) {
             this.signingKey = undefined;
-            return this.failed(new OAuthFlowError("private-key-jwt", `a ${step.alg} signature with the configured private key`, error instanceof Error ? error.message : String(error)));
+            return this.failed(
+              new OAuthFlowError(
+                "private-key-jwt",
+                `a ${step.alg} signature with the configured private key`,
+                error instanceof Error ? error.message : String(error),
+              ),
+            );
           }
           step = flow.signed(signature);
           break;
@@ -220,12 +250,19 @@ export class OAuthClient {
   }
 
   /** One request of a flow; with DPoP, a proof, and one resend with the server's nonce when it asks (RFC 9449 8). */
-  private async send(request: { method: string; url: string; headers: { readonly [name: string]: string }; body?: string }, dpop: boolean): Promise<{ status: number; body: unknown }> {
+  private async send(
+    request: { method: string; url: string; headers: { readonly [name: string]: string }; body?: string },
+    dpop: boolean,
+  ): Promise<{ status: number; body: unknown }> {
     for (let attempt = 0; ; attempt++) {
       try {
         const headers: Record<string, string> = { ...request.headers };
         if (dpop) headers.DPoP = await this.proof(request.method, request.url, this.asNonce);
-        const res = await this.fetchFn(request.url, { method: request.method, headers, ...(request.body !== undefined ? { body: request.body } : {}) });
+        const res = await this.fetchFn(request.url, {
+          method: request.method,
+          headers,
+          ...(request.body !== undefined ? { body: request.body } : {}),
+        });
         const body = parseBody(await res.text());
         const nonce = res.headers.get("dpop-nonce");
         if (dpop && nonce !== null) this.asNonce = nonce;

@@ -19,8 +19,18 @@ import { isAuthChallenge, isOk, mediaType } from "../http/client-rules.js";
 import { HttpTransportError } from "../peer/shared/errors.js";
 import { ACCEPT_BOTH, ACCEPT_SSE, type Cursor, type Failure, type HttpCore, type Intercept, type StandaloneStream } from "./connection.js";
 import type { LegacyEra } from "./legacy-sse.js";
-import { authErrorOf, authReport, cancelQuietly, clip, describe, discard, isResponseTo, readError, type ReadableStreamLike,
-  type ResponseLike } from "./types.js";
+import {
+  authErrorOf,
+  authReport,
+  cancelQuietly,
+  clip,
+  describe,
+  discard,
+  isResponseTo,
+  readError,
+  type ReadableStreamLike,
+  type ResponseLike,
+} from "./types.js";
 import type { SseEvent } from "../http/sse-parser.js";
 
 const SESSION_ID = /^[\x21-\x7e]+$/;
@@ -55,8 +65,9 @@ export class SessionEra<S> {
       if (!this.legacy.tried && this.legacy.eligible(res.status)) {
         this.legacy.tried = true;
         // HTTP-04: an older offer tries HTTP+SSE on any 4xx; a 401/403 that stays one is reported as the challenge it is.
-        const original = isAuthChallenge(res.status) ? { status: res.status, text: "", error: undefined,
-          auth: await authErrorOf(res, this.core.url) } : await readError(res);
+        const original = isAuthChallenge(res.status)
+          ? { status: res.status, text: "", error: undefined, auth: await authErrorOf(res, this.core.url) }
+          : await readError(res);
         await this.legacy.fallback(message, requestId, original);
         unblock();
         return;
@@ -148,7 +159,11 @@ export class SessionEra<S> {
   }
 
   /** A POST's SSE stream, resumed while it ends before the answer. Returns a failure reason or undefined. */
-  private async readResponseStream(body: ReadableStreamLike, expect: RequestId | undefined, intercept: Intercept | undefined): Promise<string | undefined> {
+  private async readResponseStream(
+    body: ReadableStreamLike,
+    expect: RequestId | undefined,
+    intercept: Intercept | undefined,
+  ): Promise<string | undefined> {
     const cursor: Cursor = { lastEventId: undefined, retry: undefined };
     let answered = false;
     const onEvent = (event: SseEvent): boolean => {
@@ -195,7 +210,8 @@ export class SessionEra<S> {
           continue;
         }
         await discard(res);
-        if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) return `resuming the response stream failed: HTTP ${res.status}`;
+        if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429)
+          return `resuming the response stream failed: HTTP ${res.status}`;
       } finally {
         this.core.release(ctl);
       }
@@ -208,7 +224,8 @@ export class SessionEra<S> {
     const id = res.headers.get("mcp-session-id");
     if (id === null) return;
     if (SESSION_ID.test(id)) this.core.session = id;
-    else this.core.report(new HttpTransportError(`ignored a session id with characters outside 0x21-0x7E: ${JSON.stringify(clip(id, 100))}`));
+    else
+      this.core.report(new HttpTransportError(`ignored a session id with characters outside 0x21-0x7E: ${JSON.stringify(clip(id, 100))}`));
   }
 
   /**
@@ -221,16 +238,18 @@ export class SessionEra<S> {
     this.core.generation++;
     const unblock = this.core.block();
     this.reinitializing = true;
-    this.recovering = this.reinitialize().then(
-      (ok) => ok,
-      () => false,
-    ).then((ok) => {
-      this.reinitializing = false;
-      this.recovering = undefined;
-      if (!ok) this.core.fatal("the session expired (HTTP 404) and re-initialization failed");
-      unblock();
-      return ok && this.core.active;
-    });
+    this.recovering = this.reinitialize()
+      .then(
+        (ok) => ok,
+        () => false,
+      )
+      .then((ok) => {
+        this.reinitializing = false;
+        this.recovering = undefined;
+        if (!ok) this.core.fatal("the session expired (HTTP 404) and re-initialization failed");
+        unblock();
+        return ok && this.core.active;
+      });
     return this.recovering;
   }
 
@@ -249,7 +268,13 @@ export class SessionEra<S> {
     };
     const ctl = this.core.controller();
     try {
-      const res = await this.core.fetchRaw(this.core.url, "POST", this.core.headers(ACCEPT_BOTH, false, true), JSON.stringify({ ...init, id }), ctl);
+      const res = await this.core.fetchRaw(
+        this.core.url,
+        "POST",
+        this.core.headers(ACCEPT_BOTH, false, true),
+        JSON.stringify({ ...init, id }),
+        ctl,
+      );
       if (!this.core.active) return false;
       if (isAuthChallenge(res.status)) {
         this.core.report(authReport(await authErrorOf(res, this.core.url)));
@@ -270,8 +295,13 @@ export class SessionEra<S> {
     if (!this.core.active || !isJsonObject(result) || result.protocolVersion !== this.core.version) return false;
     const ctl2 = this.core.controller();
     try {
-      const res = await this.core.fetchRaw(this.core.url, "POST", this.core.headers(ACCEPT_BOTH, true, true),
-        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), ctl2);
+      const res = await this.core.fetchRaw(
+        this.core.url,
+        "POST",
+        this.core.headers(ACCEPT_BOTH, true, true),
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        ctl2,
+      );
       await discard(res);
       if (!isOk(res.status) || !this.core.active) return false;
     } catch {
@@ -288,7 +318,12 @@ export class SessionEra<S> {
   openStandalone(): void {
     if (!this.standaloneEnabled || this.getUnsupported || this.core.mode !== "streamable" || !this.core.active) return;
     if (this.core.standalone !== undefined && this.core.standalone.gen === this.core.generation) return;
-    const stream: StandaloneStream<S> = { gen: this.core.generation, cursor: { lastEventId: undefined, retry: undefined }, ctl: undefined, reader: undefined };
+    const stream: StandaloneStream<S> = {
+      gen: this.core.generation,
+      cursor: { lastEventId: undefined, retry: undefined },
+      ctl: undefined,
+      reader: undefined,
+    };
     this.core.standalone = stream;
     this.core.run(() => this.runStandalone(stream));
   }
@@ -388,5 +423,4 @@ export class SessionEra<S> {
       this.core.timers.clearTimeout(handle);
     }
   }
-
 }

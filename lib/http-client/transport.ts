@@ -48,7 +48,17 @@ import { HttpSseParser } from "./sse.js";
 import { resolveReference } from "../uri-template/uri-reference.js";
 
 export { HTTP_TRANSPORT_ERROR } from "./types.js";
-export type { AbortControllerLike, FetchInit, FetchLike, HttpClientTransportOptions, HttpErrorData, MessageReceiver, ReadableStreamLike, ReaderLike, ResponseLike } from "./types.js";
+export type {
+  AbortControllerLike,
+  FetchInit,
+  FetchLike,
+  HttpClientTransportOptions,
+  HttpErrorData,
+  MessageReceiver,
+  ReadableStreamLike,
+  ReaderLike,
+  ResponseLike,
+} from "./types.js";
 
 /**
  * A PeerHost for a Client over Streamable HTTP. Wire it with attach(client.input) right after
@@ -194,8 +204,10 @@ export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<Ht
   const transport = new HttpClientTransport<S>(options);
   // With OAuth, the probe's answer may wait for an authorization (a user at a browser): the probe
   // timeout that tells a silent older server apart must not run out during it.
-  const client = new Client(transport, options.auth !== undefined
-    && options.probeTimeoutMs === undefined ? { ...options, probeTimeoutMs: AUTH_PROBE_TIMEOUT_MS } : options);
+  const client = new Client(
+    transport,
+    options.auth !== undefined && options.probeTimeoutMs === undefined ? { ...options, probeTimeoutMs: AUTH_PROBE_TIMEOUT_MS } : options,
+  );
   // client.input follows the Client to a new engine when its modern probe falls back to initialize.
   transport.attach(client.input);
   let server: ConnectResult;

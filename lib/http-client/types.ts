@@ -182,8 +182,13 @@ export async function readError(res: ResponseLike): Promise<{ status: number; te
   let error: JsonObject | undefined;
   try {
     const value: unknown = text === "" ? undefined : JSON.parse(text);
-    if (isJsonObject(value) && isJsonObject(value.error) && typeof value.error.code === "number" && Number.isInteger(value.error.code)
-      && typeof value.error.message === "string") {
+    if (
+      isJsonObject(value) &&
+      isJsonObject(value.error) &&
+      typeof value.error.code === "number" &&
+      Number.isInteger(value.error.code) &&
+      typeof value.error.message === "string"
+    ) {
       error = value.error;
     }
   } catch {

@@ -96,16 +96,23 @@ export function parseBusMessage(text: string): BusMessage | undefined {
   switch (value.kind) {
     case "input":
     case "deliver":
-      return typeof value.session === "string" && isJsonObject(value.message) ? { kind: value.kind, session: value.session, message: value.message } : undefined;
+      return typeof value.session === "string" && isJsonObject(value.message)
+        ? { kind: value.kind, session: value.session, message: value.message }
+        : undefined;
     case "ended":
     case "stream":
       return typeof value.session === "string" ? { kind: value.kind, session: value.session } : undefined;
     case "change": {
       const change = value.change;
       if (!isJsonObject(change) || typeof change.kind !== "string" || !CHANGE_KINDS.has(change.kind)) return undefined;
-      if (change.kind === "listChanged") return typeof change.method === "string" ? { kind: "change", change: { kind: "listChanged", method: change.method } } : undefined;
-      if (change.kind === "resourceUpdated") return typeof change.uri === "string" ? { kind: "change", change: { kind: "resourceUpdated", uri: change.uri } } : undefined;
-      if (change.kind === "taskInput") return typeof change.taskId === "string" && isJsonObject(change.inputResponses) ? { kind: "change", change: { kind: "taskInput", taskId: change.taskId, inputResponses: change.inputResponses } } : undefined;
+      if (change.kind === "listChanged")
+        return typeof change.method === "string" ? { kind: "change", change: { kind: "listChanged", method: change.method } } : undefined;
+      if (change.kind === "resourceUpdated")
+        return typeof change.uri === "string" ? { kind: "change", change: { kind: "resourceUpdated", uri: change.uri } } : undefined;
+      if (change.kind === "taskInput")
+        return typeof change.taskId === "string" && isJsonObject(change.inputResponses)
+          ? { kind: "change", change: { kind: "taskInput", taskId: change.taskId, inputResponses: change.inputResponses } }
+          : undefined;
       return isJsonObject(change.task) ? { kind: "change", change: { kind: "task", task: change.task } } : undefined;
     }
     default:

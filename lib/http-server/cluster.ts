@@ -50,11 +50,18 @@ export class Cluster {
     const kept: unknown[] = [];
     const engine = session.session.engine;
     for (const item of items) {
-      if (isJsonObject(item) && item.method === undefined && isRequestId(item.id) && (item.result !== undefined || item.error !== undefined) && !engine.awaitsResponse(item.id)) {
+      if (
+        isJsonObject(item) &&
+        item.method === undefined &&
+        isRequestId(item.id) &&
+        (item.result !== undefined || item.error !== undefined) &&
+        !engine.awaitsResponse(item.id)
+      ) {
         this.publish({ kind: "input", session: session.id, message: item });
         continue;
       }
-      if (isJsonObject(item) && item.method === "notifications/cancelled") this.publish({ kind: "input", session: session.id, message: item });
+      if (isJsonObject(item) && item.method === "notifications/cancelled")
+        this.publish({ kind: "input", session: session.id, message: item });
       kept.push(item);
     }
     return kept;

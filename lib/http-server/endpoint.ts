@@ -85,7 +85,10 @@ export class HttpEndpoint {
       }
       this.options = { ...this.options, allowedHosts: names };
     }
-    this.legacy = options.legacySse === undefined || options.legacySse === false ? undefined : new LegacySseEndpoint(server, options.legacySse === true ? {} : options.legacySse, timers, this.options.sessionId);
+    this.legacy =
+      options.legacySse === undefined || options.legacySse === false
+        ? undefined
+        : new LegacySseEndpoint(server, options.legacySse === true ? {} : options.legacySse, timers, this.options.sessionId);
     this.authenticate = options.authenticate;
     this.authHook = options.auth;
     this.posts = new PostHandling(this);
@@ -125,7 +128,12 @@ export class HttpEndpoint {
     const cors = this.options.cors;
     if (cors !== undefined && isPreflight(incoming.method, origin, incoming.header("access-control-request-method"))) {
       incoming.skipBody();
-      const headers = preflightHeaders(cors, origin as string, incoming.header("access-control-request-method") as string, incoming.header("access-control-request-headers"));
+      const headers = preflightHeaders(
+        cors,
+        origin as string,
+        incoming.header("access-control-request-method") as string,
+        incoming.header("access-control-request-headers"),
+      );
       if (headers === undefined) refuse(reply, "forbidden", "Forbidden: cross-origin request not allowed");
       else {
         reply.head(HttpStatus.noContent, headers);
@@ -190,12 +198,19 @@ export class HttpEndpoint {
   }
 
   /** The authenticate hook's verdict (either form of it); a pass without one. */
-  private async verify(incoming: HttpIncoming, toRequest: () => Request): Promise<{ ok: true; auth: AuthInfo | undefined } | { ok: false; answer: { status: number; headers: Record<string, string>; body: string } }> {
+  private async verify(
+    incoming: HttpIncoming,
+    toRequest: () => Request,
+  ): Promise<
+    { ok: true; auth: AuthInfo | undefined } | { ok: false; answer: { status: number; headers: Record<string, string>; body: string } }
+  > {
     const hook = this.authHook;
     if (hook !== undefined) {
       const target = `${incoming.base}${incoming.path}${incoming.query === "" ? "" : `?${incoming.query}`}`;
       const result = await hook.authenticate({ url: target, headers: { get: (name) => incoming.header(name) } });
-      return result.ok ? { ok: true, auth: result.auth } : { ok: false, answer: { status: result.response.status, headers: { ...result.response.headers }, body: result.response.body } };
+      return result.ok
+        ? { ok: true, auth: result.auth }
+        : { ok: false, answer: { status: result.response.status, headers: { ...result.response.headers }, body: result.response.body } };
     }
     if (this.authenticate === undefined) return { ok: true, auth: undefined };
     const verdict: unknown = await this.authenticate(toRequest());
@@ -213,7 +228,12 @@ export class HttpEndpoint {
   }
 
   /** SSE-01: GET on the SSE path opens a session; POST on the message path feeds it (202). */
-  private async legacyRequest(legacy: LegacySseEndpoint, incoming: HttpIncoming, reply: HttpReply, auth: AuthInfo | undefined): Promise<void> {
+  private async legacyRequest(
+    legacy: LegacySseEndpoint,
+    incoming: HttpIncoming,
+    reply: HttpReply,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
     const path = incoming.path;
     if (path === legacy.ssePath && incoming.method === "GET") {
       incoming.skipBody();
@@ -243,7 +263,12 @@ export class HttpEndpoint {
     const open = this.sessions.size + (this.legacy?.sessions.size ?? 0);
     if (open < this.options.maxSessions) return false;
     reply.setHeader("Retry-After", String(BUSY_RETRY_AFTER_SECONDS));
-    refuse(reply, "busy", `Server busy: ${open} sessions open, the most this server keeps (maxSessions ${this.options.maxSessions}); retry later`, id);
+    refuse(
+      reply,
+      "busy",
+      `Server busy: ${open} sessions open, the most this server keeps (maxSessions ${this.options.maxSessions}); retry later`,
+      id,
+    );
     return true;
   }
 

@@ -53,7 +53,8 @@ export class ModernExchange {
       now: () => timers.now(),
       armTimer: (at) => {
         if (this.timer !== undefined) timers.clearTimeout(this.timer);
-        this.timer = at === undefined ? undefined : timers.setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - timers.now())));
+        this.timer =
+          at === undefined ? undefined : timers.setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - timers.now())));
       },
     };
   }
@@ -63,7 +64,8 @@ export class ModernExchange {
     const m = message as unknown as JsonObject;
     // One request per session: any response is its answer.
     const settles = !Array.isArray(message) && m.method === undefined;
-    const error = settles && isJsonObject(m.error) && typeof m.error.code === "number" ? { code: m.error.code, data: m.error.data } : undefined;
+    const error =
+      settles && isJsonObject(m.error) && typeof m.error.code === "number" ? { code: m.error.code, data: m.error.data } : undefined;
     const status = error === undefined ? HttpStatus.ok : httpStatusFor(error);
     // An error with its own HTTP status (400, 404) goes as JSON even in "sse" mode, while nothing is written yet.
     if (this.mode === "pending" && settles && (this.http.options.responseMode === "auto" || status !== HttpStatus.ok)) {
@@ -99,7 +101,12 @@ export class ModernExchange {
   private cancel(): void {
     const engine = this.session.engine;
     this.mode = "done";
-    if (!engine.isClosed) this.session.receiveMessage({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: this.id, reason: "the client closed the response stream" } });
+    if (!engine.isClosed)
+      this.session.receiveMessage({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: this.id, reason: "the client closed the response stream" },
+      });
     this.end();
   }
 

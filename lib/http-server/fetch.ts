@@ -20,7 +20,10 @@ import type { HttpTimers } from "../peer/shared/timers.js";
 import "./web-types.js";
 
 /** The options of createHttpHandler: those of the endpoint (timers default to the runtime's). */
-export type HttpHandlerOptions = Omit<HttpServerOptions, "host" | "port" | "maxConnections" | "headersTimeoutMs" | "requestTimeoutMs" | "keepAliveTimeoutMs">;
+export type HttpHandlerOptions = Omit<
+  HttpServerOptions,
+  "host" | "port" | "maxConnections" | "headersTimeoutMs" | "requestTimeoutMs" | "keepAliveTimeoutMs"
+>;
 
 export interface HttpHandler {
   /** Answers one request (never rejects). */
@@ -36,7 +39,12 @@ const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304
 const encoder = new TextEncoder();
 
 /** The endpoint behind a fetch handler, with the timers and error report of its runtime given. */
-export function createFetchHandler(server: Server, options: HttpHandlerOptions, timers: HttpTimers, defaultOnError: (error: unknown) => void): HttpHandler {
+export function createFetchHandler(
+  server: Server,
+  options: HttpHandlerOptions,
+  timers: HttpTimers,
+  defaultOnError: (error: unknown) => void,
+): HttpHandler {
   const endpoint = new HttpEndpoint(server, options, timers, defaultOnError);
   return {
     endpoint,
@@ -47,14 +55,16 @@ export function createFetchHandler(server: Server, options: HttpHandlerOptions, 
       // Runtimes abort a request's signal when its client goes away before the answer (a 2026-07-28 cancellation).
       request.signal?.addEventListener("abort", () => reply.abandon());
       // serve() settles once the request is taken in; the answer may come later (a handler still running).
-      endpoint.serve(incoming, reply, () => request).then(
-        () => undefined,
-        (error: unknown) => {
-          endpoint.options.onError(error);
-          if (!reply.headSent) refuse(reply, "internal", "Internal error");
-          else reply.end();
-        },
-      );
+      endpoint
+        .serve(incoming, reply, () => request)
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            endpoint.options.onError(error);
+            if (!reply.headSent) refuse(reply, "internal", "Internal error");
+            else reply.end();
+          },
+        );
       return reply.response;
     },
   };

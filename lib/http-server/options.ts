@@ -59,7 +59,11 @@ export interface EventStore {
   /** Keeps one event for replay. */
   append(sessionId: string, streamId: string, event: StoredEvent): void | Promise<void>;
   /** The kept events of a stream after sequence number `after`, oldest first; undefined when the store knows no such stream. */
-  replay(sessionId: string, streamId: string, after: number): readonly StoredEvent[] | undefined | Promise<readonly StoredEvent[] | undefined>;
+  replay(
+    sessionId: string,
+    streamId: string,
+    after: number,
+  ): readonly StoredEvent[] | undefined | Promise<readonly StoredEvent[] | undefined>;
   /** Forgets every stream of a session (it ended). */
   forget(sessionId: string): void | Promise<void>;
 }
@@ -252,7 +256,12 @@ export interface ResolvedHttpOptions extends HttpLimits {
 }
 
 /** Every option with its default; `defaultOnError` reports what no peer can be told. */
-export function resolveOptions(options: HttpServerOptions, eras: "both" | "session" | "modern", timers: HttpTimers, defaultOnError: (error: unknown) => void): ResolvedHttpOptions {
+export function resolveOptions(
+  options: HttpServerOptions,
+  eras: "both" | "session" | "modern",
+  timers: HttpTimers,
+  defaultOnError: (error: unknown) => void,
+): ResolvedHttpOptions {
   const maxEventsPerStream = options.maxEventsPerStream ?? 1000;
   return {
     ...resolveLimits(options),

@@ -15,7 +15,19 @@
 import type { Outbound } from "../engine/engine.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../wire/envelope.js";
 import { httpHeaderProblem, paramHeaderProblem } from "../http/headers.js";
-import { acceptsPost, batchesAllowed, cancelledTarget, firstMalformed, initializeOutcome, initializeShapeProblem, isJsonContentType, malformedItem, postEra, requestIdsOf, sessionVersionHeaderOk } from "../http/server-rules.js";
+import {
+  acceptsPost,
+  batchesAllowed,
+  cancelledTarget,
+  firstMalformed,
+  initializeOutcome,
+  initializeShapeProblem,
+  isJsonContentType,
+  malformedItem,
+  postEra,
+  requestIdsOf,
+  sessionVersionHeaderOk,
+} from "../http/server-rules.js";
 import { HttpStatus, REFUSALS } from "../http/status.js";
 import { hasModernEnvelope, readRequestEnvelope, type ModernRefusal } from "../rules/modern.js";
 import { SESSION_VERSIONS } from "../rules/versions.js";
@@ -71,11 +83,13 @@ export class PostHandling {
     const endpoint = this.endpoint;
     const sessionId = incoming.header("mcp-session-id");
     // Session-era traffic (a session id, or a Server without 2026-07-28) goes the way it always went.
-    if (endpoint.modernVersions.length === 0 || (sessionId !== undefined && this.options.eras !== "modern")) return this.postSession(incoming, reply, undefined, auth);
+    if (endpoint.modernVersions.length === 0 || (sessionId !== undefined && this.options.eras !== "modern"))
+      return this.postSession(incoming, reply, undefined, auth);
     // No session id: the body says which era this is (MOD-23), so read it first.
     const body = await this.readJson(incoming, reply);
     if (body === undefined) return;
-    if (postEra(body.value, incoming.header("mcp-protocol-version"), endpoint.modernVersions, this.options.eras === "modern") === "modern") return this.postModern(incoming, reply, body.value as JsonObject, auth);
+    if (postEra(body.value, incoming.header("mcp-protocol-version"), endpoint.modernVersions, this.options.eras === "modern") === "modern")
+      return this.postModern(incoming, reply, body.value as JsonObject, auth);
     if (this.options.eras === "modern") return this.refuseSessionEra(reply, body.value);
     return this.postSession(incoming, reply, body, auth);
   }
@@ -88,7 +102,11 @@ export class PostHandling {
       refuse(reply, "unsupportedVersion", "Unsupported protocol version", isRequestId(body.id) ? body.id : undefined, data);
       return;
     }
-    const what = Array.isArray(body) ? "a batch" : isJsonObject(body) && body.method === undefined ? "a response" : "not a JSON-RPC request or notification";
+    const what = Array.isArray(body)
+      ? "a batch"
+      : isJsonObject(body) && body.method === undefined
+        ? "a response"
+        : "not a JSON-RPC request or notification";
     refuse(reply, "invalidRequest", `Invalid request: ${what} (2026-07-28 takes one request or notification per POST)`);
   }
 
@@ -130,7 +148,14 @@ export class PostHandling {
       if (tool !== undefined) refusal = paramHeaderProblem(headers, tool.definition.inputSchema, params.arguments);
     }
     if (refusal !== undefined) {
-      answerJson(reply, refusal.httpStatus, { jsonrpc: "2.0", id, error: refusal.data === undefined ? { code: refusal.code, message: refusal.message } : { code: refusal.code, message: refusal.message, data: refusal.data as JsonObject } });
+      answerJson(reply, refusal.httpStatus, {
+        jsonrpc: "2.0",
+        id,
+        error:
+          refusal.data === undefined
+            ? { code: refusal.code, message: refusal.message }
+            : { code: refusal.code, message: refusal.message, data: refusal.data as JsonObject },
+      });
       return;
     }
     const exchange = new ModernExchange(this.endpoint, reply, id);
@@ -141,7 +166,12 @@ export class PostHandling {
   }
 
   /** Session-era POST: `parsed` is the body when it was already read (a dual-era endpoint reads it to pick the era). */
-  private async postSession(incoming: HttpIncoming, reply: HttpReply, parsed: { value: unknown } | undefined, auth: AuthInfo | undefined): Promise<void> {
+  private async postSession(
+    incoming: HttpIncoming,
+    reply: HttpReply,
+    parsed: { value: unknown } | undefined,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
     if (!sessionVersionHeaderOk(incoming.header("mcp-protocol-version"))) {
       if (parsed === undefined) incoming.skipBody();
       refuse(reply, "invalidRequest", `Unsupported MCP-Protocol-Version; supported: ${SESSION_VERSIONS.join(", ")}`);
@@ -179,7 +209,12 @@ export class PostHandling {
       return;
     }
     const fed = Array.isArray(body) ? local : local[0];
-    const stream = session.newStream(reply, requestIds, Array.isArray(body) && requestIds.size > 0, requestIds.size === 0 ? REFUSALS.invalidRequest.status : HttpStatus.ok);
+    const stream = session.newStream(
+      reply,
+      requestIds,
+      Array.isArray(body) && requestIds.size > 0,
+      requestIds.size === 0 ? REFUSALS.invalidRequest.status : HttpStatus.ok,
+    );
     for (const id of requestIds) {
       // An id still owned by an open stream is a duplicate in flight: the engine refuses it on this stream.
       const prior = session.owners.get(id);

@@ -27,7 +27,13 @@ import type { HttpTimers } from "../peer/shared/timers.js";
 
 /** What a session needs of its endpoint. */
 export interface SessionHost {
-  readonly options: { readonly responseMode: "auto" | "sse"; readonly sseRetryMs: number; readonly sessionIdleMs: number; readonly eventStore: EventStore; readonly onError: (error: unknown) => void };
+  readonly options: {
+    readonly responseMode: "auto" | "sse";
+    readonly sseRetryMs: number;
+    readonly sessionIdleMs: number;
+    readonly eventStore: EventStore;
+    readonly onError: (error: unknown) => void;
+  };
   readonly timers: HttpTimers;
   /** Prefixes stream ids ("" for one process). */
   readonly streamPrefix: string;
@@ -71,7 +77,13 @@ export class Stream {
   deliver(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
     if (this.mode === "done") return;
     const settles = this.settles(message);
-    if (this.mode === "pending" && settles && this.awaiting.size === 0 && this.owner.http.options.responseMode === "auto" && this.res !== undefined) {
+    if (
+      this.mode === "pending" &&
+      settles &&
+      this.awaiting.size === 0 &&
+      this.owner.http.options.responseMode === "auto" &&
+      this.res !== undefined
+    ) {
       const body = JSON.stringify(message);
       this.res.head(this.jsonStatus, { "Content-Type": "application/json", "Content-Length": String(byteLength(body)) });
       this.res.end(body);
@@ -177,7 +189,6 @@ export class Stream {
   }
 }
 
-
 /** One MCP session: its ServerSession, its streams and how messages are routed to them. */
 export class HttpSession {
   session!: ServerSession;
@@ -211,7 +222,8 @@ export class HttpSession {
       now: () => timers.now(),
       armTimer: (at) => {
         if (this.timer !== undefined) timers.clearTimeout(this.timer);
-        this.timer = at === undefined ? undefined : timers.setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - timers.now())));
+        this.timer =
+          at === undefined ? undefined : timers.setTimeout(() => this.session.onTimer(), Math.max(0, Math.ceil(at - timers.now())));
       },
     };
   }
@@ -288,7 +300,10 @@ export class HttpSession {
       const id = m.id as RequestId | null | undefined;
       const current = this.current;
       // To the POST being processed: an answer to one of its requests, or (when it carried no request) an answer no other stream is owed.
-      if (current !== undefined && (id === undefined || id === null || current.awaiting.has(id) || (current.awaiting.size === 0 && !this.owners.has(id)))) {
+      if (
+        current !== undefined &&
+        (id === undefined || id === null || current.awaiting.has(id) || (current.awaiting.size === 0 && !this.owners.has(id)))
+      ) {
         current.deliver(message);
         return;
       }
@@ -334,7 +349,6 @@ export class HttpSession {
     if (!this.session.engine.isClosed) this.session.close();
   }
 }
-
 
 export function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";

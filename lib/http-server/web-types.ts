@@ -14,4 +14,3 @@ declare global {
 export type WebRequest = Request;
 /** The answer a fetch handler gives (the runtime's own Response). */
 export type WebResponse = Response;
-

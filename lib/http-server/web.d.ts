@@ -33,7 +33,11 @@ interface ReadableStreamController {
 }
 
 declare var ReadableStream: {
-  new (source: { start?(controller: ReadableStreamController): void; pull?(controller: ReadableStreamController): void | Promise<void>; cancel?(reason?: unknown): void }): ReadableStream;
+  new (source: {
+    start?(controller: ReadableStreamController): void;
+    pull?(controller: ReadableStreamController): void | Promise<void>;
+    cancel?(reason?: unknown): void;
+  }): ReadableStream;
 };
 
 interface Request {
@@ -45,7 +49,16 @@ interface Request {
 }
 
 declare var Request: {
-  new (url: string, init?: { method?: string; headers?: Record<string, string> | [string, string][]; body?: string | Uint8Array | ReadableStream | null; duplex?: "half"; signal?: unknown }): Request;
+  new (
+    url: string,
+    init?: {
+      method?: string;
+      headers?: Record<string, string> | [string, string][];
+      body?: string | Uint8Array | ReadableStream | null;
+      duplex?: "half";
+      signal?: unknown;
+    },
+  ): Request;
 };
 
 interface Response {

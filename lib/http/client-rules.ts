@@ -13,7 +13,11 @@ import { META_PROTOCOL_VERSION } from "../rules/modern.js";
 import { VERSION_PROFILES, isProtocolVersion } from "../rules/versions.js";
 import { valueAtPath, type HeaderParam } from "./headers.js";
 
-const MODERN_400_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
+const MODERN_400_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+]);
 
 /**
  * Whether an HTTP error answer is a recognized 2026-07-28 JSON-RPC error (MOD-20, MOD-23): 400 with
@@ -101,7 +105,11 @@ export function legacyFallbackStatus(offered: unknown, status: number): boolean 
  * target (the method table's nameParam), and for tools/call an Mcp-Param-{Name} for each
  * argument the tool declares with x-mcp-header (`paramsOf`); null or absent ones get none.
  */
-export function modernRequestHeaders(message: unknown, fallbackVersion: string, paramsOf: (tool: string) => readonly HeaderParam[] | undefined): { headers: Record<string, string>; version: string } {
+export function modernRequestHeaders(
+  message: unknown,
+  fallbackVersion: string,
+  paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
+): { headers: Record<string, string>; version: string } {
   const headers: Record<string, string> = {};
   if (!isJsonObject(message)) return { headers, version: fallbackVersion };
   const params = isJsonObject(message.params) ? message.params : undefined;

@@ -14,7 +14,16 @@ export interface CorsOptions {
 }
 
 /** What a browser may send cross-origin: the MCP request headers of both eras, credentials, and any Mcp-Param-*. */
-const ALLOWED_REQUEST_HEADERS: ReadonlySet<string> = new Set(["content-type", "accept", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id", "mcp-method", "mcp-name"]);
+const ALLOWED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
+  "content-type",
+  "accept",
+  "authorization",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+  "mcp-method",
+  "mcp-name",
+]);
 
 /** What a browser script may read of an answer: the session id, the version, the 2026-07-28 headers, and the auth challenge. */
 export const EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, WWW-Authenticate, Retry-After";
@@ -37,7 +46,12 @@ export function isPreflight(method: string, origin: string | undefined, requestM
  * The answer to a preflight: undefined when the origin, the method or a requested header is
  * not allowed (refuse it), else the headers of a 204.
  */
-export function preflightHeaders(cors: CorsOptions | undefined, origin: string, requestMethod: string, requestHeaders: string | undefined): Record<string, string> | undefined {
+export function preflightHeaders(
+  cors: CorsOptions | undefined,
+  origin: string,
+  requestMethod: string,
+  requestHeaders: string | undefined,
+): Record<string, string> | undefined {
   if (!corsOriginAllowed(cors, origin) || !METHODS.split(", ").includes(requestMethod.trim().toUpperCase())) return undefined;
   const asked = (requestHeaders ?? "")
     .split(",")

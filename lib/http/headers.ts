@@ -11,7 +11,15 @@ import { ErrorCode } from "../wire/errors.js";
 import { methodTraits } from "../rules/methods.js";
 import { META_PROTOCOL_VERSION, type ModernRefusal } from "../rules/modern.js";
 
-function refusal(code: number, message: string, data: unknown, httpStatus: number, rule: string, expected: string, got: string): ModernRefusal {
+function refusal(
+  code: number,
+  message: string,
+  data: unknown,
+  httpStatus: number,
+  rule: string,
+  expected: string,
+  got: string,
+): ModernRefusal {
   return { code, message, data, httpStatus, rule, expected, got };
 }
 
@@ -62,18 +70,28 @@ export function decodeHeaderValue(value: string): string | undefined {
  */
 export function httpHeaderProblem(headers: HeaderSource, method: string, params: JsonObject | undefined): ModernRefusal | undefined {
   const mismatch = (what: string, expected: string, got: string | null | undefined): ModernRefusal =>
-    refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${what}`, { header: what, expected, got: got ?? null }, 400, "MOD-18", `${what}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
+    refusal(
+      ErrorCode.HeaderMismatch,
+      `Header mismatch: ${what}`,
+      { header: what, expected, got: got ?? null },
+      400,
+      "MOD-18",
+      `${what}: ${expected}`,
+      got === undefined || got === null ? "absent" : JSON.stringify(got),
+    );
   const meta = params?._meta;
   const bodyVersion = isJsonObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined;
   const headerVersion = headers.get("mcp-protocol-version");
   if (typeof bodyVersion === "string" && headerVersion !== bodyVersion) return mismatch("MCP-Protocol-Version", bodyVersion, headerVersion);
   const headerMethod = headers.get("mcp-method");
-  if (headerMethod === null || headerMethod === undefined || decodeHeaderValue(headerMethod) !== method) return mismatch("Mcp-Method", method, headerMethod);
+  if (headerMethod === null || headerMethod === undefined || decodeHeaderValue(headerMethod) !== method)
+    return mismatch("Mcp-Method", method, headerMethod);
   const nameKey = methodTraits(method)?.nameParam;
   if (nameKey !== undefined) {
     const bodyName = params?.[nameKey];
     const headerName = headers.get("mcp-name");
-    if (typeof bodyName === "string" && (headerName === null || headerName === undefined || decodeHeaderValue(headerName) !== bodyName)) return mismatch("Mcp-Name", bodyName, headerName);
+    if (typeof bodyName === "string" && (headerName === null || headerName === undefined || decodeHeaderValue(headerName) !== bodyName))
+      return mismatch("Mcp-Name", bodyName, headerName);
   }
   return undefined;
 }
@@ -112,11 +130,18 @@ export function headerParamsOf(inputSchema: unknown): { ok: true; params: readon
     if (!isJsonObject(node)) return;
     const declared = node["x-mcp-header"];
     if (declared !== undefined) {
-      const where = path === undefined ? "a place not reachable through properties alone" : path.length === 0 ? "the schema root" : `properties.${path.join(".properties.")}`;
+      const where =
+        path === undefined
+          ? "a place not reachable through properties alone"
+          : path.length === 0
+            ? "the schema root"
+            : `properties.${path.join(".properties.")}`;
       if (path === undefined || path.length === 0) reason = `x-mcp-header at ${where}`;
-      else if (typeof declared !== "string" || !TOKEN.test(declared)) reason = `x-mcp-header ${JSON.stringify(declared)} at ${where} is not an HTTP token`;
+      else if (typeof declared !== "string" || !TOKEN.test(declared))
+        reason = `x-mcp-header ${JSON.stringify(declared)} at ${where} is not an HTTP token`;
       else if (seen.has(declared.toLowerCase())) reason = `x-mcp-header ${JSON.stringify(declared)} is declared twice (case-insensitively)`;
-      else if (node.type !== "string" && node.type !== "integer" && node.type !== "boolean") reason = `x-mcp-header ${JSON.stringify(declared)} at ${where} is on a property of type ${JSON.stringify(node.type)}, not string, integer or boolean`;
+      else if (node.type !== "string" && node.type !== "integer" && node.type !== "boolean")
+        reason = `x-mcp-header ${JSON.stringify(declared)} at ${where} is on a property of type ${JSON.stringify(node.type)}, not string, integer or boolean`;
       else {
         seen.add(declared.toLowerCase());
         params.push({ header: declared, path, type: node.type });
@@ -162,7 +187,15 @@ export function paramHeaderProblem(headers: HeaderSource, inputSchema: unknown, 
   for (const param of declared.params) {
     const name = `Mcp-Param-${param.header}`;
     const problem = (what: string, expected: string, got: string | null | undefined): ModernRefusal =>
-      refusal(ErrorCode.HeaderMismatch, `Header mismatch: ${name} ${what}`, { header: name, expected, got: got ?? null }, 400, "MOD-18", `${name}: ${expected}`, got === undefined || got === null ? "absent" : JSON.stringify(got));
+      refusal(
+        ErrorCode.HeaderMismatch,
+        `Header mismatch: ${name} ${what}`,
+        { header: name, expected, got: got ?? null },
+        400,
+        "MOD-18",
+        `${name}: ${expected}`,
+        got === undefined || got === null ? "absent" : JSON.stringify(got),
+      );
     const raw = headers.get(`mcp-param-${param.header.toLowerCase()}`);
     let decoded: string | undefined;
     if (raw !== null && raw !== undefined) {
@@ -172,10 +205,15 @@ export function paramHeaderProblem(headers: HeaderSource, inputSchema: unknown, 
     }
     const value = valueAtPath(args, param.path);
     if (value === undefined || value === null) continue;
-    const expected = typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? String(value) : JSON.stringify(value);
+    const expected =
+      typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? String(value) : JSON.stringify(value);
     if (decoded === undefined) return problem("is missing while the body carries the argument", expected, raw);
     const equal =
-      typeof value === "number" ? DECIMAL.test(decoded) && Number(decoded) === value : typeof value === "string" || typeof value === "boolean" ? decoded === String(value) : false;
+      typeof value === "number"
+        ? DECIMAL.test(decoded) && Number(decoded) === value
+        : typeof value === "string" || typeof value === "boolean"
+          ? decoded === String(value)
+          : false;
     if (!equal) return problem("does not match the body", expected, raw);
   }
   return undefined;
@@ -204,4 +242,3 @@ export function httpStatusFor(error: { code: number; data?: unknown }): number {
       return 200;
   }
 }
-

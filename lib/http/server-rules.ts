@@ -50,7 +50,12 @@ export function resolveLimits(options: Partial<Record<keyof HttpLimits, unknown>
 }
 
 /** node:http's timeouts for these limits: the headers deadline cannot exceed the request deadline, and expiry is checked often enough to matter. */
-export function socketTimeouts(limits: HttpLimits): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
+export function socketTimeouts(limits: HttpLimits): {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   return {
     headersTimeout,
@@ -70,8 +75,10 @@ export function malformedItem(item: unknown): string | undefined {
   if (item.jsonrpc !== "2.0") return `expected "jsonrpc": "2.0", got ${"jsonrpc" in item ? kindOf(item.jsonrpc) : "none"}`;
   if ("method" in item) {
     if (typeof item.method !== "string") return `expected a string method, got ${kindOf(item.method)}`;
-    if ("id" in item && !isRequestId(item.id)) return `expected a string or integer id (or none, for a notification), got ${kindOf(item.id)}`;
-    if ("params" in item && !isJsonObject(item.params) && !Array.isArray(item.params)) return `expected params to be an object or an array, got ${kindOf(item.params)}`;
+    if ("id" in item && !isRequestId(item.id))
+      return `expected a string or integer id (or none, for a notification), got ${kindOf(item.id)}`;
+    if ("params" in item && !isJsonObject(item.params) && !Array.isArray(item.params))
+      return `expected params to be an object or an array, got ${kindOf(item.params)}`;
     return undefined;
   }
   const hasResult = "result" in item;
@@ -79,8 +86,10 @@ export function malformedItem(item: unknown): string | undefined {
   if (hasResult === hasError) return `expected a method, or exactly one of result and error, got ${hasResult ? "both" : "neither"}`;
   if (hasError) {
     const error = item.error;
-    if (!isJsonObject(error) || typeof error.code !== "number" || !Number.isInteger(error.code) || typeof error.message !== "string") return `expected an error object with an integer code and a string message, got ${kindOf(error)}`;
-    if (item.id !== null && !isRequestId(item.id)) return `expected a string, integer or null id, got ${"id" in item ? kindOf(item.id) : "none"}`;
+    if (!isJsonObject(error) || typeof error.code !== "number" || !Number.isInteger(error.code) || typeof error.message !== "string")
+      return `expected an error object with an integer code and a string message, got ${kindOf(error)}`;
+    if (item.id !== null && !isRequestId(item.id))
+      return `expected a string, integer or null id, got ${"id" in item ? kindOf(item.id) : "none"}`;
     return undefined;
   }
   if (!isRequestId(item.id)) return `expected a string or integer id, got ${"id" in item ? kindOf(item.id) : "none"}`;
@@ -108,7 +117,10 @@ export function initializeShapeProblem(body: unknown): string | undefined {
  * Defect 10.4: a session is minted only for an initialize the engine answered with a result.
  * `answers` are the messages the engine sent while handling it (in order).
  */
-export function initializeOutcome(answers: readonly (JsonRpcMessage | readonly JsonRpcMessage[])[], id: RequestId): { kind: "accepted" } | { kind: "refused"; answer: JsonObject } | { kind: "unanswered" } {
+export function initializeOutcome(
+  answers: readonly (JsonRpcMessage | readonly JsonRpcMessage[])[],
+  id: RequestId,
+): { kind: "accepted" } | { kind: "refused"; answer: JsonObject } | { kind: "unanswered" } {
   for (const message of answers) {
     if (Array.isArray(message) || !isJsonObject(message) || "method" in message || message.id !== id) continue;
     if ("result" in message) return { kind: "accepted" };
@@ -123,7 +135,11 @@ export function initializeOutcome(answers: readonly (JsonRpcMessage | readonly J
  * answer when it is declared over the limit or of unknown length (chunked), so a peer cannot
  * make the host read without end.
  */
-export function unreadBodyDisposal(contentLength: string | undefined, transferEncoding: string | undefined, limit: number): "none" | "drain" | "close" {
+export function unreadBodyDisposal(
+  contentLength: string | undefined,
+  transferEncoding: string | undefined,
+  limit: number,
+): "none" | "drain" | "close" {
   if (transferEncoding !== undefined && transferEncoding.trim() !== "") return "close";
   if (contentLength === undefined) return "none";
   const declared = Number(contentLength);
@@ -197,7 +213,12 @@ export function isJsonContentType(contentType: string | undefined): boolean {
  * it is not initialize. On a modern-only endpoint every single request but a session-era
  * initialize is.
  */
-export function postEra(body: unknown, versionHeader: string | undefined, modernVersions: readonly string[], modernOnly: boolean): "modern" | "session" {
+export function postEra(
+  body: unknown,
+  versionHeader: string | undefined,
+  modernVersions: readonly string[],
+  modernOnly: boolean,
+): "modern" | "session" {
   if (!isJsonObject(body) || typeof body.method !== "string") return "session";
   if (hasModernEnvelope(isJsonObject(body.params) ? body.params : undefined)) return modernVersions.length > 0 ? "modern" : "session";
   if (body.method === "initialize") return "session";

@@ -6,7 +6,11 @@
 // with the blank line that dispatches it; an id or retry field is written only when given.
 
 /** The response headers of an SSE stream. */
-export const SSE_HEADERS: Readonly<Record<string, string>> = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive" };
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Type": "text/event-stream",
+  "Cache-Control": "no-cache, no-transform",
+  Connection: "keep-alive",
+};
 
 /** 2026-07-28 streams also ask proxies not to buffer (they carry progress of a live request). */
 export const MODERN_SSE_HEADERS: Readonly<Record<string, string>> = { ...SSE_HEADERS, "X-Accel-Buffering": "no" };

@@ -68,7 +68,8 @@ export function combinatorChecks(compiler: SubschemaSource, schema: JsonRecord, 
         if (kept?.seen !== undefined) ctx.seen?.merge(kept.seen);
         return true;
       }
-      if (matched.length === 0) return ctx.report(`expected a value matching exactly one schema of oneOf, it matches none: ${summarize(reasons, ctx)}`);
+      if (matched.length === 0)
+        return ctx.report(`expected a value matching exactly one schema of oneOf, it matches none: ${summarize(reasons, ctx)}`);
       return ctx.report(`expected a value matching exactly one schema of oneOf, it matches #${matched[0]} and #${matched[1]}`);
     });
   }

@@ -17,20 +17,70 @@ import { describeValue } from "../wire/errors.js";
 import { codePointLength } from "../codec/code-points.js";
 import { FALSE_NODE, Seen, TRUE_NODE, run, runAt, shellNode, type Check, type Node } from "./eval.js";
 import { SchemaIndex, SchemaProblem, plainNameFragment, problem, type Dialect } from "./identifiers.js";
-import { canonical, definedKeys, escapePointer, hasOwn, hasType, isMultiple, isRecord, jsonEqual, member, show, TYPE_NAMES, type JsonRecord } from "./values.js";
+import {
+  canonical,
+  definedKeys,
+  escapePointer,
+  hasOwn,
+  hasType,
+  isMultiple,
+  isRecord,
+  jsonEqual,
+  member,
+  show,
+  TYPE_NAMES,
+  type JsonRecord,
+} from "./values.js";
 import { combinatorChecks } from "./combinators.js";
 
 /** Keywords that assert or apply subschemas, all implemented below. */
 const APPLIED = new Set([
-  "type", "enum", "const",
-  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-  "minLength", "maxLength", "pattern",
-  "properties", "patternProperties", "additionalProperties", "required", "propertyNames", "minProperties", "maxProperties",
-  "dependentRequired", "dependentSchemas", "dependencies",
-  "items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains", "minItems", "maxItems", "uniqueItems",
-  "unevaluatedProperties", "unevaluatedItems",
-  "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
-  "$ref", "$dynamicRef", "$defs", "definitions", "$id", "$anchor", "$dynamicAnchor",
+  "type",
+  "enum",
+  "const",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "required",
+  "propertyNames",
+  "minProperties",
+  "maxProperties",
+  "dependentRequired",
+  "dependentSchemas",
+  "dependencies",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "contains",
+  "minContains",
+  "maxContains",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$ref",
+  "$dynamicRef",
+  "$defs",
+  "definitions",
+  "$id",
+  "$anchor",
+  "$dynamicAnchor",
 ]);
 
 /**
@@ -38,8 +88,21 @@ const APPLIED = new Set([
  * format-annotation vocabulary; `enumNames` is MCP's legacy elicitation enum titles.
  */
 export const ANNOTATIONS = new Set([
-  "$schema", "$vocabulary", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
-  "format", "contentMediaType", "contentEncoding", "contentSchema", "enumNames",
+  "$schema",
+  "$vocabulary",
+  "$comment",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "format",
+  "contentMediaType",
+  "contentEncoding",
+  "contentSchema",
+  "enumNames",
 ]);
 
 export interface CompileOptions {
@@ -99,7 +162,8 @@ export class Compiler {
   private count(schema: JsonRecord, key: string, location: string): number | undefined {
     const n = member(schema, key);
     if (n === undefined) return undefined;
-    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) return problem(location, `"${key}" must be a non-negative integer, got ${describeValue(n)}`);
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 0)
+      return problem(location, `"${key}" must be a non-negative integer, got ${describeValue(n)}`);
     return n;
   }
 
@@ -117,7 +181,10 @@ export class Compiler {
     try {
       return new RegExp(source, "u");
     } catch (error) {
-      return problem(location, `invalid regular expression ${show(source)} (ECMA-262, "u" flag): ${error instanceof Error ? error.message : String(error)}`);
+      return problem(
+        location,
+        `invalid regular expression ${show(source)} (ECMA-262, "u" flag): ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -243,16 +310,31 @@ export class Compiler {
     const maxLength = this.count(schema, "maxLength", location);
     if (minLength !== undefined) {
       // s.length (UTF-16 units) bounds the code point count from above, so a long enough string needs no count.
-      node.checks.push((v, ctx) => typeof v !== "string" || v.length >= minLength * 2 || codePointLength(v) >= minLength || ctx.report(`expected a string of at least ${minLength} characters, got length ${codePointLength(v)}`));
+      node.checks.push(
+        (v, ctx) =>
+          typeof v !== "string" ||
+          v.length >= minLength * 2 ||
+          codePointLength(v) >= minLength ||
+          ctx.report(`expected a string of at least ${minLength} characters, got length ${codePointLength(v)}`),
+      );
     }
     if (maxLength !== undefined) {
-      node.checks.push((v, ctx) => typeof v !== "string" || v.length <= maxLength || codePointLength(v) <= maxLength || ctx.report(`expected a string of at most ${maxLength} characters, got length ${codePointLength(v)}`));
+      node.checks.push(
+        (v, ctx) =>
+          typeof v !== "string" ||
+          v.length <= maxLength ||
+          codePointLength(v) <= maxLength ||
+          ctx.report(`expected a string of at most ${maxLength} characters, got length ${codePointLength(v)}`),
+      );
     }
     const pattern = member(schema, "pattern");
     if (pattern !== undefined) {
       const re = this.regex(pattern, `${location}/pattern`);
       const text = show(pattern);
-      node.checks.push((v, ctx) => typeof v !== "string" || re.test(v) || ctx.report(`expected a string matching the pattern ${text}, got ${describeValue(v)}`));
+      node.checks.push(
+        (v, ctx) =>
+          typeof v !== "string" || re.test(v) || ctx.report(`expected a string matching the pattern ${text}, got ${describeValue(v)}`),
+      );
     }
   }
 
@@ -273,7 +355,8 @@ export class Compiler {
       const others = rest;
       node.checks.push((v, ctx) => {
         if (!Array.isArray(v)) return true;
-        if (ctx.seen !== undefined) ctx.seen.items = Math.max(ctx.seen.items, others !== undefined ? Number.POSITIVE_INFINITY : Math.min(v.length, tuple.length));
+        if (ctx.seen !== undefined)
+          ctx.seen.items = Math.max(ctx.seen.items, others !== undefined ? Number.POSITIVE_INFINITY : Math.min(v.length, tuple.length));
         let ok = true;
         for (let i = 0; i < v.length && !ctx.full; i++) {
           const itemNode = i < tuple.length ? tuple[i] : others;
@@ -290,10 +373,14 @@ export class Compiler {
     const minItems = this.count(schema, "minItems", location);
     const maxItems = this.count(schema, "maxItems", location);
     if (minItems !== undefined) {
-      node.checks.push((v, ctx) => !Array.isArray(v) || v.length >= minItems || ctx.report(`expected at least ${minItems} items, got ${v.length}`));
+      node.checks.push(
+        (v, ctx) => !Array.isArray(v) || v.length >= minItems || ctx.report(`expected at least ${minItems} items, got ${v.length}`),
+      );
     }
     if (maxItems !== undefined) {
-      node.checks.push((v, ctx) => !Array.isArray(v) || v.length <= maxItems || ctx.report(`expected at most ${maxItems} items, got ${v.length}`));
+      node.checks.push(
+        (v, ctx) => !Array.isArray(v) || v.length <= maxItems || ctx.report(`expected at most ${maxItems} items, got ${v.length}`),
+      );
     }
     const unique = member(schema, "uniqueItems");
     if (unique !== undefined && typeof unique !== "boolean") problem(location, `"uniqueItems" must be a boolean`);
@@ -309,7 +396,8 @@ export class Compiler {
     const declared = member(schema, "properties");
     if (declared !== undefined) {
       if (!isRecord(declared)) problem(location, `"properties" must be an object`);
-      for (const key of Object.keys(declared)) properties.set(key, this.node(declared[key], `${location}/properties/${escapePointer(key)}`));
+      for (const key of Object.keys(declared))
+        properties.set(key, this.node(declared[key], `${location}/properties/${escapePointer(key)}`));
     }
     const patterns: Array<{ re: RegExp; node: Node }> = [];
     const patternTable = member(schema, "patternProperties");
@@ -321,10 +409,12 @@ export class Compiler {
       }
     }
     const additional = this.sub(schema, "additionalProperties", location);
-    if (properties.size > 0 || patterns.length > 0 || additional !== undefined) node.checks.push(propertiesCheck(properties, patterns, additional));
+    if (properties.size > 0 || patterns.length > 0 || additional !== undefined)
+      node.checks.push(propertiesCheck(properties, patterns, additional));
     const required = member(schema, "required");
     if (required !== undefined) {
-      if (!Array.isArray(required) || !required.every((r) => typeof r === "string")) problem(location, `"required" must be an array of strings`);
+      if (!Array.isArray(required) || !required.every((r) => typeof r === "string"))
+        problem(location, `"required" must be an array of strings`);
       const names = required as string[];
       node.checks.push((v, ctx) => {
         if (!isRecord(v)) return true;
@@ -407,7 +497,8 @@ export class Compiler {
         let ok = true;
         for (const key of definedKeys(v)) {
           if (seen.props?.has(key) === true) continue;
-          if (props === FALSE_NODE) ok = ctx.report(`unexpected property ${show(key)} (unevaluatedProperties is false: no keyword evaluated it)`, key);
+          if (props === FALSE_NODE)
+            ok = ctx.report(`unexpected property ${show(key)} (unevaluatedProperties is false: no keyword evaluated it)`, key);
           else if (!runAt(props, v[key], key, ctx)) ok = false;
           if (ctx.full) return false;
         }
@@ -462,7 +553,8 @@ function containsCheck(contains: Node, atLeast: number, atMost: number | undefin
         ctx.seen.matched.add(i);
       }
     }
-    if (found < atLeast) return ctx.report(`expected at least ${atLeast} item${atLeast === 1 ? "" : "s"} matching "contains", got ${found}`);
+    if (found < atLeast)
+      return ctx.report(`expected at least ${atLeast} item${atLeast === 1 ? "" : "s"} matching "contains", got ${found}`);
     if (atMost !== undefined && found > atMost) return ctx.report(`expected at most ${atMost} items matching "contains", got ${found}`);
     return true;
   };
@@ -533,7 +625,10 @@ function checkCycles(start: Node, all: Node[]): void {
       }
       if (done.has(child)) continue;
       if (onPath.has(child)) {
-        const cycle = trail.slice(trail.indexOf(child)).concat(child).map((n) => n.location || "#");
+        const cycle = trail
+          .slice(trail.indexOf(child))
+          .concat(child)
+          .map((n) => n.location || "#");
         throw new SchemaProblem(`$ref cycle that never reaches a value: ${cycle.join(" -> ")}`);
       }
       enter(child);

@@ -26,7 +26,18 @@ export const ROOT_BASE = "mcp-engine:/schema-root.json";
 export type Dialect = "2020-12" | "draft-07";
 
 /** Keywords holding one subschema, a list of them, or a name-to-subschema table. */
-export const SINGLE_SCHEMA = ["additionalProperties", "additionalItems", "unevaluatedProperties", "unevaluatedItems", "contains", "propertyNames", "not", "if", "then", "else"];
+export const SINGLE_SCHEMA = [
+  "additionalProperties",
+  "additionalItems",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "contains",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+];
 export const SCHEMA_LISTS = ["prefixItems", "allOf", "anyOf", "oneOf"];
 export const SCHEMA_TABLES = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"];
 
@@ -96,7 +107,8 @@ export class SchemaIndex {
       }
       if (fragment !== "") {
         // Draft-07 names plain-name anchors with "$id": "#name"; 2020-12 moved that to $anchor.
-        if (this.dialect !== "draft-07") problem(`${where}/$id`, `"$id" must not carry a fragment in 2020-12 (use "$anchor" for ${show(fragment)})`);
+        if (this.dialect !== "draft-07")
+          problem(`${where}/$id`, `"$id" must not carry a fragment in 2020-12 (use "$anchor" for ${show(fragment)})`);
         this.anchor(base, fragment, s, `${where}/$id`);
       }
     } else if (this.resources.size === 0) {
@@ -116,7 +128,8 @@ export class SchemaIndex {
   }
 
   private anchor(base: string, name: unknown, s: JsonRecord, where: string): void {
-    if (typeof name !== "string" || !ANCHOR_NAME.test(name)) problem(where, `an anchor must be a name of letters, digits, "-", "_", "." (starting with a letter or "_"), got ${show(name)}`);
+    if (typeof name !== "string" || !ANCHOR_NAME.test(name))
+      problem(where, `an anchor must be a name of letters, digits, "-", "_", "." (starting with a letter or "_"), got ${show(name)}`);
     const key = `${base}#${name}`;
     const known = this.anchors.get(key);
     if (known !== undefined && known !== s) problem(where, `duplicate anchor ${show(name)} in one schema resource`);
@@ -132,7 +145,10 @@ export class SchemaIndex {
     const fragment = hash < 0 ? "" : full.slice(hash + 1);
     const resource = this.resources.get(uri);
     if (resource === undefined) {
-      return problem(where, `${show(ref)} is not in this schema document: only local references ("#/$defs/name", "#anchor", or an $id of the document) are supported, nothing is fetched`);
+      return problem(
+        where,
+        `${show(ref)} is not in this schema document: only local references ("#/$defs/name", "#anchor", or an $id of the document) are supported, nothing is fetched`,
+      );
     }
     let decoded: string;
     try {

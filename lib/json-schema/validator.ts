@@ -162,7 +162,18 @@ function takeContext(dynamic: boolean): Ctx {
 }
 
 /** Keywords that never refuse an object: annotations, and `$schema` (its dialect is checked when the schema is compiled). */
-const OBJECT_NEUTRAL_KEYWORDS = new Set(["$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"]);
+const OBJECT_NEUTRAL_KEYWORDS = new Set([
+  "$schema",
+  "$id",
+  "$comment",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+]);
 
 /**
  * True when `schema` accepts every JSON object, as `{ type: "object" }` or `{ type: "object",

@@ -203,8 +203,16 @@ export function linkInMemory(server: Server, clientOptions: ClientOptions, optio
   const toClient = new Direction(sync, "server", options.tap);
   let client: Client | undefined;
   let session: ServerSession | undefined;
-  const serverSide = clock.host("server", () => session?.onTimer(), (bytes) => toClient.write(bytes));
-  const clientSide = clock.host("client", () => client?.input.onTimer(), (bytes) => toServer.write(bytes));
+  const serverSide = clock.host(
+    "server",
+    () => session?.onTimer(),
+    (bytes) => toClient.write(bytes),
+  );
+  const clientSide = clock.host(
+    "client",
+    () => client?.input.onTimer(),
+    (bytes) => toServer.write(bytes),
+  );
   session = server.connect(serverSide.host, options.snapshot);
   client = new Client(clientSide.host, clientOptions);
   const connectedClient = client;

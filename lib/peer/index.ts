@@ -6,10 +6,36 @@ export { Client, errorMessage } from "./client/client.js";
 export type { ClientOptions, ConnectResult, ServerRequestContext, ServerRequestHandler, UntypedMethod } from "./client/client.js";
 export { Driver } from "./shared/driver.js";
 export type { PeerHost } from "./shared/driver.js";
-export { ConnectionClosedError, InputRoundsExceededError, InvalidResultError, McpError, PeerError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, HttpAuthError, TaskCancelledError, TaskFailedError } from "./shared/errors.js";
+export {
+  ConnectionClosedError,
+  InputRoundsExceededError,
+  InvalidResultError,
+  McpError,
+  PeerError,
+  ProtocolMisuseError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  HttpAuthError,
+  TaskCancelledError,
+  TaskFailedError,
+} from "./shared/errors.js";
 export type { RequestFailure } from "./shared/errors.js";
-export type { ExtensionDeclaration, ExtensionNotifications, ExtensionRequests, Extensions, ParamsOf, ResultOf } from "./shared/custom-methods.js";
-export { checkSchema, validateJsonSchema, type JsonSchemaError, type JsonSchemaOptions, type JsonSchemaResult } from "../json-schema/validator.js";
+export type {
+  ExtensionDeclaration,
+  ExtensionNotifications,
+  ExtensionRequests,
+  Extensions,
+  ParamsOf,
+  ResultOf,
+} from "./shared/custom-methods.js";
+export {
+  checkSchema,
+  validateJsonSchema,
+  type JsonSchemaError,
+  type JsonSchemaOptions,
+  type JsonSchemaResult,
+} from "../json-schema/validator.js";
 export { Server, ServerSession } from "./server/server.js";
 export type {
   Completer,
@@ -30,14 +56,46 @@ export { PeerAbortController } from "./shared/signal.js";
 export type { AbortSignalLike } from "./shared/signal.js";
 export { runValidator } from "./server/standard-schema.js";
 export type { StandardSchemaV1, ToolValidator } from "./server/standard-schema.js";
-export type { InferJsonSchema, JsonSchemaLiteral, PromptArgs, PromptArgumentLiteral, StandardInput, StandardOutput, ToolArgs, ToolResultFor, ToolSchemaInput, ToolStructured } from "./server/schema-types.js";
+export type {
+  InferJsonSchema,
+  JsonSchemaLiteral,
+  PromptArgs,
+  PromptArgumentLiteral,
+  StandardInput,
+  StandardOutput,
+  ToolArgs,
+  ToolResultFor,
+  ToolSchemaInput,
+  ToolStructured,
+} from "./server/schema-types.js";
 export { standardJsonSchema, withoutDefaultsRequired } from "./server/typed-schemas.js";
 export type { ExplicitJsonSchemas } from "./server/typed-schemas.js";
 export type { InputRoundsOptions } from "./server/round-state.js";
 export { parseTemplate } from "../uri-template/template.js";
 export type { UriTemplate } from "../uri-template/template.js";
-export { HTTP_TRANSPORT_ERROR, HttpClientTransport, HttpTransportError, SseParser, connectHttp, encodeHeaderValue, isModernErrorResponse, resolveReference } from "../http-client/transport.js";
-export type { AbortControllerLike, ConnectHttpOptions, FetchInit, FetchLike, HttpClientTransportOptions, HttpConnection, HttpErrorData, ReadableStreamLike, ResponseLike, SseEvent, SseParserOptions } from "../http-client/transport.js";
+export {
+  HTTP_TRANSPORT_ERROR,
+  HttpClientTransport,
+  HttpTransportError,
+  SseParser,
+  connectHttp,
+  encodeHeaderValue,
+  isModernErrorResponse,
+  resolveReference,
+} from "../http-client/transport.js";
+export type {
+  AbortControllerLike,
+  ConnectHttpOptions,
+  FetchInit,
+  FetchLike,
+  HttpClientTransportOptions,
+  HttpConnection,
+  HttpErrorData,
+  ReadableStreamLike,
+  ResponseLike,
+  SseEvent,
+  SseParserOptions,
+} from "../http-client/transport.js";
 export { RequestStateSealer } from "./server/request-state.js";
 export type { OpenedState, RequestStateOptions, SubtleCryptoLike } from "./server/request-state.js";
 export { OAuthClient } from "../http-client/oauth.js";

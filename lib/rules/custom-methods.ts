@@ -31,7 +31,8 @@ export interface ExtensionMethod {
 export type ExtensionMethodTable = ReadonlyMap<string, ExtensionMethod>;
 
 /** An extension identifier: a `_meta`-style key with its mandatory prefix (dot-separated labels, a slash, a name). */
-const EXTENSION_ID = /^(?:[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\/[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+const EXTENSION_ID =
+  /^(?:[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\/[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 
 /** Whether `id` is a well-formed extension identifier (MT-06). */
 export function isExtensionId(id: unknown): id is string {
@@ -50,11 +51,20 @@ export function extensionMethodTable(list: readonly ExtensionMethod[] | undefine
   const table = new Map<string, ExtensionMethod>();
   for (const entry of list) {
     const { method, extension, kind, from } = entry;
-    if (typeof method !== "string" || method.length === 0) throw new RangeError(`[MT-04] expected an extension method name as a non-empty string; got ${describeValue(method)}`);
-    if (methodTraits(method) !== undefined) throw new RangeError(`[MT-04] expected an extension method outside the spec; got ${JSON.stringify(method)}, a method of the spec (its gating cannot be changed)`);
-    if (!isExtensionId(extension)) throw new RangeError(`[MT-06] expected the extension of ${JSON.stringify(method)} as an identifier prefix/name (e.g. "com.example/search"); got ${describeValue(extension)}`);
-    if (kind !== "request" && kind !== "notification") throw new RangeError(`expected the kind of ${JSON.stringify(method)} as "request" or "notification"; got ${describeValue(kind)}`);
-    if (from !== "client" && from !== "server") throw new RangeError(`expected the sender of ${JSON.stringify(method)} as "client" or "server"; got ${describeValue(from)}`);
+    if (typeof method !== "string" || method.length === 0)
+      throw new RangeError(`[MT-04] expected an extension method name as a non-empty string; got ${describeValue(method)}`);
+    if (methodTraits(method) !== undefined)
+      throw new RangeError(
+        `[MT-04] expected an extension method outside the spec; got ${JSON.stringify(method)}, a method of the spec (its gating cannot be changed)`,
+      );
+    if (!isExtensionId(extension))
+      throw new RangeError(
+        `[MT-06] expected the extension of ${JSON.stringify(method)} as an identifier prefix/name (e.g. "com.example/search"); got ${describeValue(extension)}`,
+      );
+    if (kind !== "request" && kind !== "notification")
+      throw new RangeError(`expected the kind of ${JSON.stringify(method)} as "request" or "notification"; got ${describeValue(kind)}`);
+    if (from !== "client" && from !== "server")
+      throw new RangeError(`expected the sender of ${JSON.stringify(method)} as "client" or "server"; got ${describeValue(from)}`);
     if (table.has(method)) throw new RangeError(`expected each extension method once; got ${JSON.stringify(method)} twice`);
     table.set(method, { method, extension, kind, from });
   }
@@ -83,7 +93,11 @@ export interface ExtensionGate {
 }
 
 /** 2026-07-28 server: a request of an extension method whose own clientCapabilities do not declare its extension is refused -32021 (MT-05). */
-export function requestExtensionRefusal(methods: ExtensionMethodTable, method: string, requestCapabilities: unknown): { code: number; message: string; data: unknown; rule: string; expected: string; got: string } | undefined {
+export function requestExtensionRefusal(
+  methods: ExtensionMethodTable,
+  method: string,
+  requestCapabilities: unknown,
+): { code: number; message: string; data: unknown; rule: string; expected: string; got: string } | undefined {
   const entry = methods.get(method);
   if (entry === undefined || declaredExtensions(requestCapabilities, "modern").has(entry.extension)) return undefined;
   return {

@@ -138,7 +138,13 @@ function urlElicitationIds(data: unknown): string[] | undefined {
   if (!isJsonObject(data) || !Array.isArray(data.elicitations) || data.elicitations.length === 0) return undefined;
   const ids: string[] = [];
   for (const e of data.elicitations) {
-    if (!isJsonObject(e) || e.mode !== "url" || typeof e.elicitationId !== "string" || typeof e.url !== "string" || typeof e.message !== "string")
+    if (
+      !isJsonObject(e) ||
+      e.mode !== "url" ||
+      typeof e.elicitationId !== "string" ||
+      typeof e.url !== "string" ||
+      typeof e.message !== "string"
+    )
       return undefined;
     ids.push(e.elicitationId);
   }
@@ -182,7 +188,10 @@ class TaskTable {
   private readonly ended = new Set<string>();
   private readonly endedWithToken: TaskRecord[] = [];
 
-  constructor(private readonly max: number, private readonly evictLive: boolean) {}
+  constructor(
+    private readonly max: number,
+    private readonly evictLive: boolean,
+  ) {}
 
   get size(): number {
     return this.records.size;
@@ -245,7 +254,10 @@ export class Features {
   /** Tasks the peer created for our requests. */
   private readonly tasksThere: TaskTable;
 
-  constructor(private readonly role: Role, limits: Partial<FeatureLimits> = {}) {
+  constructor(
+    private readonly role: Role,
+    limits: Partial<FeatureLimits> = {},
+  ) {
     this.limits = { ...DEFAULT_FEATURE_LIMITS, ...limits };
     this.tasksHere = new TaskTable(this.limits.maxTasks, true);
     this.tasksThere = new TaskTable(this.limits.maxTasks, false);
@@ -260,8 +272,13 @@ export class Features {
 
   /** Sizes of the peer-fed tables, for hosts and tests that watch memory. */
   get tableSizes(): { tasksHere: number; tasksThere: number; urlElicitations: number; toolNames: number; subscriptions: number } {
-    return { tasksHere: this.tasksHere.size, tasksThere: this.tasksThere.size, urlElicitations: this.urlElicitations.size, toolNames: this.toolTaskSupport.size,
-      subscriptions: this.subscriptions.size };
+    return {
+      tasksHere: this.tasksHere.size,
+      tasksThere: this.tasksThere.size,
+      urlElicitations: this.urlElicitations.size,
+      toolNames: this.toolTaskSupport.size,
+      subscriptions: this.subscriptions.size,
+    };
   }
 
   /** Whether the client subscribed to `uri` (or a resource containing it). */
@@ -278,7 +295,8 @@ export class Features {
   importState(state: { loggingLevel: string | undefined; subscriptions: readonly string[] }, replace = false): void {
     this.logLevel = severityOf(state.loggingLevel);
     if (replace) this.subscriptions.clear();
-    for (const uri of state.subscriptions) if (boundedAdd(this.subscriptions, uri, this.limits.maxSubscriptions, false)) this.subscriptions.add(uri);
+    for (const uri of state.subscriptions)
+      if (boundedAdd(this.subscriptions, uri, this.limits.maxSubscriptions, false)) this.subscriptions.add(uri);
   }
 
   // ── outbound ──────────────────────────────────────────────
@@ -292,18 +310,27 @@ export class Features {
   /** Our request; throws if a feature rule forbids it. Records what later messages depend on. */
   outboundRequest(method: string, params: JsonObject | undefined, peerCaps: number, version: SessionVersion | undefined): void {
     this.checkMeta(params, version, method);
-    if (method === "tools/call" && hasTasks(version) && (peerCaps & Cap.tasksRequestsToolsCall) !== 0 && params !== undefined
-      && typeof params.name === "string") {
+    if (
+      method === "tools/call" &&
+      hasTasks(version) &&
+      (peerCaps & Cap.tasksRequestsToolsCall) !== 0 &&
+      params !== undefined &&
+      typeof params.name === "string"
+    ) {
       const support = this.toolTaskSupport.get(params.name);
       if (support !== undefined) {
         const withTask = params.task !== undefined;
         if (withTask && support !== "optional" && support !== "required")
           throw local("TK-08", `no task for tool ${params.name} (taskSupport ${support})`, "a task-augmented call", method);
-        if (!withTask && support === "required") throw local("TK-08", `a task for tool ${params.name} (taskSupport required)`, "a plain call", method);
+        if (!withTask && support === "required")
+          throw local("TK-08", `a task for tool ${params.name} (taskSupport required)`, "a plain call", method);
       }
     }
-    if (method === "resources/subscribe" && typeof params?.uri === "string"
-      && !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)) {
+    if (
+      method === "resources/subscribe" &&
+      typeof params?.uri === "string" &&
+      !boundedAdd(this.subscriptions, params.uri, this.limits.maxSubscriptions, false)
+    ) {
       throw local("LIM-07", `at most ${this.limits.maxSubscriptions} resource subscriptions`, "one more", method);
     }
     if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId === "string")
@@ -315,7 +342,8 @@ export class Features {
     this.checkMeta(params, version, method);
     switch (method) {
       case "notifications/message": {
-        if (severityOf(params?.level) === undefined) throw local("O-02", "a logging level (debug … emergency)", describeValue(params?.level), method);
+        if (severityOf(params?.level) === undefined)
+          throw local("O-02", "a logging level (debug … emergency)", describeValue(params?.level), method);
         return logAllowed(params?.level, this.loggingLevel, "session");
       }
       case "notifications/resources/updated": {
@@ -342,8 +370,13 @@ export class Features {
   }
 
   /** Our result for a peer request; throws if a feature rule forbids it, otherwise records its effect. */
-  outboundResult(method: string, request: JsonObject | undefined, result: JsonObject, version: SessionVersion | undefined,
-    token: string | number | undefined): void {
+  outboundResult(
+    method: string,
+    request: JsonObject | undefined,
+    result: JsonObject,
+    version: SessionVersion | undefined,
+    token: string | number | undefined,
+  ): void {
     this.checkMeta(result, version, method);
     switch (method) {
       case "completion/complete": {
@@ -396,14 +429,24 @@ export class Features {
     if (code !== ErrorCode.UrlElicitationRequired || version === undefined || !VERSION_PROFILES[version].urlElicitationError) return;
     const ids = urlElicitationIds(data);
     if (ids === undefined)
-      throw local("E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(data), undefined);
+      throw local(
+        "E-01",
+        "data.elicitations: URL-mode elicitations each with elicitationId, url and message",
+        describeValue(data),
+        undefined,
+      );
     for (const id of ids) this.addUrlElicitation(id, true);
   }
 
   // ── inbound ──────────────────────────────────────────────
 
   /** A peer request that passed gating and params; called only once the engine has room for it, so what it records belongs to an accepted request. */
-  inboundRequest(method: string, params: JsonObject | undefined, ownCaps: number, version: SessionVersion | undefined): Refusal | undefined {
+  inboundRequest(
+    method: string,
+    params: JsonObject | undefined,
+    ownCaps: number,
+    version: SessionVersion | undefined,
+  ): Refusal | undefined {
     switch (method) {
       case "elicitation/create":
         if (params?.mode === "url" && typeof params.elicitationId === "string" && !this.addUrlElicitation(params.elicitationId, false)) {
@@ -424,7 +467,8 @@ export class Features {
         const withTask = params?.task !== undefined;
         if (withTask && support !== "optional" && support !== "required")
           return refusal(ErrorCode.MethodNotFound, "TK-08", `no task for tool ${String(name)}`, "a task-augmented call");
-        if (!withTask && support === "required") return refusal(ErrorCode.MethodNotFound, "TK-08", `a task for tool ${String(name)}`, "a plain call");
+        if (!withTask && support === "required")
+          return refusal(ErrorCode.MethodNotFound, "TK-08", `a task for tool ${String(name)}`, "a plain call");
         return undefined;
       }
       case "tasks/cancel": {
@@ -461,7 +505,12 @@ export class Features {
   }
 
   /** The peer's result for our request; a Refusal is reported as a violation. */
-  inboundResult(method: string, request: JsonObject | undefined, result: JsonObject, token: string | number | undefined): Refusal | undefined {
+  inboundResult(
+    method: string,
+    request: JsonObject | undefined,
+    result: JsonObject,
+    token: string | number | undefined,
+  ): Refusal | undefined {
     switch (method) {
       case "resources/subscribe":
         // The limit was checked when we sent the request (outboundRequest).
@@ -474,7 +523,9 @@ export class Features {
         return this.recordToolTaskSupport(request, result, false);
       case "completion/complete": {
         const values = isJsonObject(result.completion) ? result.completion.values : undefined;
-        return Array.isArray(values) && values.length > 100 ? refusal(undefined, "CM-01", "at most 100 completion values", `${values.length}`) : undefined;
+        return Array.isArray(values) && values.length > 100
+          ? refusal(undefined, "CM-01", "at most 100 completion values", `${values.length}`)
+          : undefined;
       }
       case "roots/list": {
         const bad = firstNonFileRoot(result);
@@ -496,8 +547,12 @@ export class Features {
         if (request?.task === undefined) return undefined;
         const task = taskOf(result);
         if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) {
-          return refusal(undefined, "TK-03", "CreateTaskResult {task} with a taskId and a task status for a task-augmented request",
-            describeValue(result.task));
+          return refusal(
+            undefined,
+            "TK-03",
+            "CreateTaskResult {task} with a taskId and a task status for a task-augmented request",
+            describeValue(result.task),
+          );
         }
         if (!this.tasksThere.put(task.taskId, task.status, token))
           return full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(task.taskId)}`);
@@ -508,12 +563,19 @@ export class Features {
 
   /** The peer's error for our request. */
   inboundError(error: ErrorObject, version: SessionVersion | undefined): Refusal | undefined {
-    if (error.code !== ErrorCode.UrlElicitationRequired || version === undefined || !VERSION_PROFILES[version].urlElicitationError) return undefined;
+    if (error.code !== ErrorCode.UrlElicitationRequired || version === undefined || !VERSION_PROFILES[version].urlElicitationError)
+      return undefined;
     const ids = urlElicitationIds(error.data);
     if (ids === undefined)
-      return refusal(undefined, "E-01", "data.elicitations: URL-mode elicitations each with elicitationId, url and message", describeValue(error.data));
-    for (const id of ids) if (!this.addUrlElicitation(id, false)) return full("LIM-05", "URL elicitations awaiting completion", this.limits.maxUrlElicitations,
-      `elicitation ${describeValue(id)}`);
+      return refusal(
+        undefined,
+        "E-01",
+        "data.elicitations: URL-mode elicitations each with elicitationId, url and message",
+        describeValue(error.data),
+      );
+    for (const id of ids)
+      if (!this.addUrlElicitation(id, false))
+        return full("LIM-05", "URL elicitations awaiting completion", this.limits.maxUrlElicitations, `elicitation ${describeValue(id)}`);
     return undefined;
   }
 
@@ -528,9 +590,14 @@ export class Features {
   taskForProgress(taskId: string, progress: number): TaskRecord & { token: string | number } {
     const record = this.tasksHere.get(taskId);
     if (record === undefined || TERMINAL.has(record.status))
-      throw local("P-08", "progress for a task that has not ended", record === undefined ? `unknown task ${describeValue(taskId)}` : `task ${record.status}`,
-      "notifications/progress");
-    if (record.token === undefined) throw local("P-01", "a task whose request carried _meta.progressToken", "no token", "notifications/progress");
+      throw local(
+        "P-08",
+        "progress for a task that has not ended",
+        record === undefined ? `unknown task ${describeValue(taskId)}` : `task ${record.status}`,
+        "notifications/progress",
+      );
+    if (record.token === undefined)
+      throw local("P-01", "a task whose request carried _meta.progressToken", "no token", "notifications/progress");
     const problem = progressProblem(record.lastProgress, progress);
     if (problem !== undefined) throw local("P-05", problem[0], problem[1], "notifications/progress");
     return record as TaskRecord & { token: string | number };
@@ -541,14 +608,19 @@ export class Features {
     const problem = this.taskUpdateProblem(this.tasksThere, task);
     if (problem !== undefined) return problem;
     const { taskId, status } = task as { taskId: string; status: string };
-    return this.tasksThere.put(taskId, status, undefined) ? undefined : full("LIM-04", "tasks that have not ended", this.limits.maxTasks,
-      `task ${describeValue(taskId)}`);
+    return this.tasksThere.put(taskId, status, undefined)
+      ? undefined
+      : full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(taskId)}`);
   }
 
   private taskUpdateProblem(tasks: TaskTable, task: JsonObject | undefined): Refusal | undefined {
     if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) {
-      return refusal(ErrorCode.InvalidParams, "TK-02", "a Task with taskId and a status (working, input_required, completed, failed, cancelled)",
-        describeValue(task));
+      return refusal(
+        ErrorCode.InvalidParams,
+        "TK-02",
+        "a Task with taskId and a status (working, input_required, completed, failed, cancelled)",
+        describeValue(task),
+      );
     }
     const known = tasks.get(task.taskId);
     if (known === undefined) return undefined;

@@ -30,7 +30,16 @@ export type LifecycleEvent =
   | "closed";
 
 export const LIFECYCLE_STATES: readonly LifecycleState[] = ["awaiting-init", "answering-init", "initializing", "operating", "closed"];
-export const LIFECYCLE_EVENTS: readonly LifecycleEvent[] = ["initialize-sent", "initialize-result-received", "initialize-received", "initialize-result-sent", "initialize-refused", "initialized-received", "modern-chosen", "closed"];
+export const LIFECYCLE_EVENTS: readonly LifecycleEvent[] = [
+  "initialize-sent",
+  "initialize-result-received",
+  "initialize-received",
+  "initialize-result-sent",
+  "initialize-refused",
+  "initialized-received",
+  "modern-chosen",
+  "closed",
+];
 
 /** The rule an event breaks when the table has no move for it. */
 const EVENT_RULE: Readonly<Record<LifecycleEvent, string>> = {

@@ -154,49 +154,127 @@ function row(method: string, kind: MessageKind, from: Sender, o: RowOptions = {}
   };
 }
 
-const hasParam = (name: string) => (params: JsonObject | undefined): boolean => params !== undefined && params[name] !== undefined;
+const hasParam =
+  (name: string) =>
+  (params: JsonObject | undefined): boolean =>
+    params !== undefined && params[name] !== undefined;
 
 const samplingWithTools = (params: JsonObject | undefined): boolean =>
   params !== undefined && (params.tools !== undefined || params.toolChoice !== undefined);
 const samplingWithContext = (params: JsonObject | undefined): boolean =>
   params !== undefined && params.includeContext !== undefined && params.includeContext !== "none";
 const elicitationUrlMode = (params: JsonObject | undefined): boolean => params !== undefined && params.mode === "url";
-const elicitationFormMode = (params: JsonObject | undefined): boolean => params === undefined || params.mode === undefined || params.mode === "form";
+const elicitationFormMode = (params: JsonObject | undefined): boolean =>
+  params === undefined || params.mode === undefined || params.mode === "form";
 const hasTask = hasParam("task");
 
 // sampling.tools/context, elicitation.form/url and tasks.* appear in 2025-11-25; before it
 // the params they gate did not exist, and a receiver ignores unknown params. URL mode is
 // gated from 2025-06-18 on, since an older client cannot have declared it.
 const SAMPLING_GATES: readonly ParamGate[] = [
-  { cap: Cap.samplingTools, when: samplingWithTools, code: ErrorCode.InvalidParams, rule: "C-06", what: "tools or toolChoice in sampling",
-    since: "2025-11-25" },
-  { cap: Cap.samplingContext, when: samplingWithContext, code: ErrorCode.InvalidParams, rule: "C-06", what: 'includeContext other than "none"',
-    since: "2025-11-25" },
-  { cap: Cap.tasksRequestsSamplingCreateMessage, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented sampling request", since: "2025-11-25" },
+  {
+    cap: Cap.samplingTools,
+    when: samplingWithTools,
+    code: ErrorCode.InvalidParams,
+    rule: "C-06",
+    what: "tools or toolChoice in sampling",
+    since: "2025-11-25",
+  },
+  {
+    cap: Cap.samplingContext,
+    when: samplingWithContext,
+    code: ErrorCode.InvalidParams,
+    rule: "C-06",
+    what: 'includeContext other than "none"',
+    since: "2025-11-25",
+  },
+  {
+    cap: Cap.tasksRequestsSamplingCreateMessage,
+    when: hasTask,
+    code: undefined,
+    rule: "C-08",
+    what: "a task-augmented sampling request",
+    since: "2025-11-25",
+  },
 ];
 const ELICITATION_GATES: readonly ParamGate[] = [
-  { cap: Cap.elicitationUrl, when: elicitationUrlMode, code: ErrorCode.InvalidParams, rule: "C-07", what: "URL-mode elicitation", since: "2025-06-18" },
-  { cap: Cap.elicitationForm, when: elicitationFormMode, code: ErrorCode.InvalidParams, rule: "C-07", what: "form-mode elicitation", since: "2025-11-25" },
-  { cap: Cap.tasksRequestsElicitationCreate, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented elicitation", since: "2025-11-25" },
+  {
+    cap: Cap.elicitationUrl,
+    when: elicitationUrlMode,
+    code: ErrorCode.InvalidParams,
+    rule: "C-07",
+    what: "URL-mode elicitation",
+    since: "2025-06-18",
+  },
+  {
+    cap: Cap.elicitationForm,
+    when: elicitationFormMode,
+    code: ErrorCode.InvalidParams,
+    rule: "C-07",
+    what: "form-mode elicitation",
+    since: "2025-11-25",
+  },
+  {
+    cap: Cap.tasksRequestsElicitationCreate,
+    when: hasTask,
+    code: undefined,
+    rule: "C-08",
+    what: "a task-augmented elicitation",
+    since: "2025-11-25",
+  },
 ];
 const TOOLS_CALL_GATES: readonly ParamGate[] = [
-  { cap: Cap.tasksRequestsToolsCall, when: hasTask, code: undefined, rule: "C-08", what: "a task-augmented tool call", since: "2025-11-25" },
+  {
+    cap: Cap.tasksRequestsToolsCall,
+    when: hasTask,
+    code: undefined,
+    rule: "C-08",
+    what: "a task-augmented tool call",
+    since: "2025-11-25",
+  },
 ];
 
 /** All rows; a method may have several rows for different version ranges. */
 export const METHOD_ROWS: readonly MethodRow[] = [
   // Lifecycle and utilities.
-  row("initialize", "request", "client",
-    { sendPhases: Phase.AwaitingInit, receivePhases: Phase.AwaitingInit, receivePhasesStrict: Phase.AwaitingInit, engineOwned: true, phaseRule: "L-01",
-      until: "2026-07-28", cancellable: false }),
-  row("notifications/initialized", "notification", "client",
-    { sendPhases: Phase.Initializing, receivePhases: Phase.Initializing, receivePhasesStrict: Phase.Initializing, engineOwned: true, phaseRule: "L-06",
-      until: "2026-07-28" }),
-  row("ping", "request", "both", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, phaseRule: "L-13", until: "2026-07-28" }),
-  row("notifications/cancelled", "notification", "both",
-    { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "X-01" }),
-  row("notifications/progress", "notification", "both",
-    { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, engineOwned: true, phaseRule: "P-04" }),
+  row("initialize", "request", "client", {
+    sendPhases: Phase.AwaitingInit,
+    receivePhases: Phase.AwaitingInit,
+    receivePhasesStrict: Phase.AwaitingInit,
+    engineOwned: true,
+    phaseRule: "L-01",
+    until: "2026-07-28",
+    cancellable: false,
+  }),
+  row("notifications/initialized", "notification", "client", {
+    sendPhases: Phase.Initializing,
+    receivePhases: Phase.Initializing,
+    receivePhasesStrict: Phase.Initializing,
+    engineOwned: true,
+    phaseRule: "L-06",
+    until: "2026-07-28",
+  }),
+  row("ping", "request", "both", {
+    sendPhases: OPEN,
+    receivePhases: OPEN,
+    receivePhasesStrict: OPEN,
+    phaseRule: "L-13",
+    until: "2026-07-28",
+  }),
+  row("notifications/cancelled", "notification", "both", {
+    sendPhases: OPEN,
+    receivePhases: OPEN,
+    receivePhasesStrict: OPEN,
+    engineOwned: true,
+    phaseRule: "X-01",
+  }),
+  row("notifications/progress", "notification", "both", {
+    sendPhases: OPEN,
+    receivePhases: OPEN,
+    receivePhasesStrict: OPEN,
+    engineOwned: true,
+    phaseRule: "P-04",
+  }),
   // Server features, requested by the client.
   row("resources/list", "request", "client", { cap: Cap.resources, cacheable: true }),
   row("resources/templates/list", "request", "client", { cap: Cap.resources, cacheable: true }),
@@ -206,27 +284,59 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("prompts/list", "request", "client", { cap: Cap.prompts, cacheable: true }),
   row("prompts/get", "request", "client", { cap: Cap.prompts, inputRequired: true, nameParam: "name" }),
   row("tools/list", "request", "client", { cap: Cap.tools, cacheable: true }),
-  row("tools/call", "request", "client", { cap: Cap.tools, paramGates: TOOLS_CALL_GATES, inputRequired: true, nameParam: "name", taskAugmentable: true }),
+  row("tools/call", "request", "client", {
+    cap: Cap.tools,
+    paramGates: TOOLS_CALL_GATES,
+    inputRequired: true,
+    nameParam: "name",
+    taskAugmentable: true,
+  }),
   row("logging/setLevel", "request", "client", { cap: Cap.logging, until: "2026-07-28" }),
   row("completion/complete", "request", "client", { until: "2025-03-26" }),
   row("completion/complete", "request", "client", { cap: Cap.completions, since: "2025-03-26" }),
   // Client features, requested by the server.
   // 2026-07-28: these travel only inside input_required results, never as requests (MOD-09).
-  row("sampling/createMessage", "request", "server",
-    { cap: Cap.sampling, paramGates: SAMPLING_GATES, receivePhases: OPERATING, until: "2026-07-28", inputRequest: true }),
+  row("sampling/createMessage", "request", "server", {
+    cap: Cap.sampling,
+    paramGates: SAMPLING_GATES,
+    receivePhases: OPERATING,
+    until: "2026-07-28",
+    inputRequest: true,
+  }),
   row("roots/list", "request", "server", { cap: Cap.roots, receivePhases: OPERATING, until: "2026-07-28", inputRequest: true }),
-  row("elicitation/create", "request", "server",
-    { cap: Cap.elicitation, paramGates: ELICITATION_GATES, receivePhases: OPERATING, since: "2025-06-18", until: "2026-07-28",
-      inputRequest: true }),
+  row("elicitation/create", "request", "server", {
+    cap: Cap.elicitation,
+    paramGates: ELICITATION_GATES,
+    receivePhases: OPERATING,
+    since: "2025-06-18",
+    until: "2026-07-28",
+    inputRequest: true,
+  }),
   // Tasks (2025-11-25): either side may be the receiver that created the task.
   // nameParam: over 2026-07-28 HTTP the tasks/* requests carry Mcp-Name: <taskId> (TX-09; the session era has no such header).
-  row("tasks/get", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
+  row("tasks/get", "request", "both", {
+    cap: Cap.tasks,
+    clientReceivePhases: OPERATING,
+    since: "2025-11-25",
+    until: "2026-07-28",
+    nameParam: "taskId",
+  }),
   row("tasks/result", "request", "both", { cap: Cap.tasks, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
   row("tasks/list", "request", "both", { cap: Cap.tasksList, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
-  row("tasks/cancel", "request", "both",
-    { cap: Cap.tasksCancel, clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28", nameParam: "taskId" }),
-  row("notifications/tasks/status", "notification", "both",
-    { cap: Cap.tasks, capOf: "sender", clientReceivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("tasks/cancel", "request", "both", {
+    cap: Cap.tasksCancel,
+    clientReceivePhases: OPERATING,
+    since: "2025-11-25",
+    until: "2026-07-28",
+    nameParam: "taskId",
+  }),
+  row("notifications/tasks/status", "notification", "both", {
+    cap: Cap.tasks,
+    capOf: "sender",
+    clientReceivePhases: OPERATING,
+    since: "2025-11-25",
+    until: "2026-07-28",
+  }),
   // Tasks (2026-07-28, the io.modelcontextprotocol/tasks extension): the client asks, the server holds the tasks.
   // tasks/result and tasks/list have no row here: removed, they are unknown methods (-32601).
   row("tasks/get", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
@@ -235,29 +345,68 @@ export const METHOD_ROWS: readonly MethodRow[] = [
   row("notifications/tasks", "notification", "server", { since: "2026-07-28", extension: TASKS_EXTENSION, receivePhases: OPERATING }),
   // Announcements, gated on the sender's own declaration: list changes only from a server that declared the matching
   // listChanged, resources/updated only with resources.subscribe (C-04; a refusal cites the capability rule, C-01).
-  row("notifications/message", "notification", "server",
-    { cap: Cap.logging, capOf: "sender", sendPhases: AFTER_INIT, receivePhases: AFTER_INIT, receivePhasesStrict: AFTER_INIT, phaseRule: "L-11" }),
-  row("notifications/resources/list_changed", "notification", "server",
-    { cap: Cap.resourcesListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
-  row("notifications/resources/updated", "notification", "server",
-    { cap: Cap.resourcesSubscribe, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
-  row("notifications/prompts/list_changed", "notification", "server",
-    { cap: Cap.promptsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
-  row("notifications/tools/list_changed", "notification", "server",
-    { cap: Cap.toolsListChanged, capOf: "sender", receivePhases: OPERATING, phaseRule: "L-12" }),
+  row("notifications/message", "notification", "server", {
+    cap: Cap.logging,
+    capOf: "sender",
+    sendPhases: AFTER_INIT,
+    receivePhases: AFTER_INIT,
+    receivePhasesStrict: AFTER_INIT,
+    phaseRule: "L-11",
+  }),
+  row("notifications/resources/list_changed", "notification", "server", {
+    cap: Cap.resourcesListChanged,
+    capOf: "sender",
+    receivePhases: OPERATING,
+    phaseRule: "L-12",
+  }),
+  row("notifications/resources/updated", "notification", "server", {
+    cap: Cap.resourcesSubscribe,
+    capOf: "sender",
+    receivePhases: OPERATING,
+    phaseRule: "L-12",
+  }),
+  row("notifications/prompts/list_changed", "notification", "server", {
+    cap: Cap.promptsListChanged,
+    capOf: "sender",
+    receivePhases: OPERATING,
+    phaseRule: "L-12",
+  }),
+  row("notifications/tools/list_changed", "notification", "server", {
+    cap: Cap.toolsListChanged,
+    capOf: "sender",
+    receivePhases: OPERATING,
+    phaseRule: "L-12",
+  }),
   row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender", until: "2026-07-28" }),
-  row("notifications/elicitation/complete", "notification", "server",
-    { cap: Cap.elicitationUrl, receivePhases: OPERATING, since: "2025-11-25", until: "2026-07-28" }),
+  row("notifications/elicitation/complete", "notification", "server", {
+    cap: Cap.elicitationUrl,
+    receivePhases: OPERATING,
+    since: "2025-11-25",
+    until: "2026-07-28",
+  }),
   // 2026-07-28 (MOD-07, MOD-14): discovery and subscription streams. The engine answers discover and acknowledges listen itself.
-  row("server/discover", "request", "client", { sendPhases: OPEN, receivePhases: OPEN, receivePhasesStrict: OPEN, since: "2026-07-28", cacheable: true }),
+  row("server/discover", "request", "client", {
+    sendPhases: OPEN,
+    receivePhases: OPEN,
+    receivePhasesStrict: OPEN,
+    since: "2026-07-28",
+    cacheable: true,
+  }),
   row("subscriptions/listen", "request", "client", { since: "2026-07-28" }),
-  row("notifications/subscriptions/acknowledged", "notification", "server", { engineOwned: true, receivePhases: OPERATING, since: "2026-07-28" }),
+  row("notifications/subscriptions/acknowledged", "notification", "server", {
+    engineOwned: true,
+    receivePhases: OPERATING,
+    since: "2026-07-28",
+  }),
 ];
 
 export type MethodTable = ReadonlyMap<string, MethodRow>;
 
 /** Properties of a method that hold in every version that has it (the first row of each method). */
-export type MethodTraits = Pick<MethodRow, "method" | "kind" | "cancellable" | "inputRequired" | "cacheable" | "nameParam" | "taskAugmentable">;
+export type MethodTraits = Pick<
+  MethodRow,
+  "method" | "kind" | "cancellable" | "inputRequired" | "cacheable" | "nameParam" | "taskAugmentable"
+>;
 
 const TRAITS: ReadonlyMap<string, MethodTraits> = (() => {
   const traits = new Map<string, MethodTraits>();
@@ -353,41 +502,87 @@ export interface GateContext {
  * the sender's), false when it arrived (the phase is the receiver's). Returns undefined
  * when the message may pass.
  */
-export function gate(ctx: GateContext, outbound: boolean, method: string, kind: MessageKind, params: JsonObject | undefined): GateRefusal | undefined {
+export function gate(
+  ctx: GateContext,
+  outbound: boolean,
+  method: string,
+  kind: MessageKind,
+  params: JsonObject | undefined,
+): GateRefusal | undefined {
   const r = ctx.table.get(method);
   if (r === undefined) {
     const custom = ctx.extensions?.methods.get(method);
-    if (custom !== undefined && ctx.extensions !== undefined && methodTraits(method) === undefined) return gateExtensionMethod(ctx, ctx.extensions, outbound, custom, kind);
-    return { code: ErrorCode.MethodNotFound, rule: "MT-01", expected: `a ${kind} method of ${ctx.version}`, got: method, reason: "unknown-method" };
+    if (custom !== undefined && ctx.extensions !== undefined && methodTraits(method) === undefined)
+      return gateExtensionMethod(ctx, ctx.extensions, outbound, custom, kind);
+    return {
+      code: ErrorCode.MethodNotFound,
+      rule: "MT-01",
+      expected: `a ${kind} method of ${ctx.version}`,
+      got: method,
+      reason: "unknown-method",
+    };
   }
   if (r.kind !== kind) {
     return { code: ErrorCode.InvalidRequest, rule: "M-02", expected: `${method} as a ${r.kind}`, got: `a ${kind}`, reason: "wrong-kind" };
   }
   if (r.from !== "both" && r.from !== ctx.sender) {
-    return { code: ErrorCode.MethodNotFound, rule: "MT-02", expected: `${method} sent by the ${r.from}`, got: `sent by the ${ctx.sender}`,
-      reason: "wrong-direction" };
+    return {
+      code: ErrorCode.MethodNotFound,
+      rule: "MT-02",
+      expected: `${method} sent by the ${r.from}`,
+      got: `sent by the ${ctx.sender}`,
+      reason: "wrong-direction",
+    };
   }
   if (outbound && r.engineOwned) {
-    return { code: undefined, rule: "ENG-02", expected: `${method} sent by the engine itself`, got: "sent by the host", reason: "engine-owned" };
+    return {
+      code: undefined,
+      rule: "ENG-02",
+      expected: `${method} sent by the engine itself`,
+      got: "sent by the host",
+      reason: "engine-owned",
+    };
   }
   const clientReceives = !outbound && ctx.sender === "server" && r.clientReceivePhases !== undefined;
-  const phases = outbound ? r.sendPhases : clientReceives ? (r.clientReceivePhases as number) : ctx.strict ? r.receivePhasesStrict : r.receivePhases;
+  const phases = outbound
+    ? r.sendPhases
+    : clientReceives
+      ? (r.clientReceivePhases as number)
+      : ctx.strict
+        ? r.receivePhasesStrict
+        : r.receivePhases;
   if ((phases & ctx.phase) === 0) {
     const rule = r.phaseRule ?? (ctx.sender === "client" ? "L-10" : kind === "request" ? "L-11" : "L-12");
-    return { code: ErrorCode.InvalidRequest, rule, expected: `${method} in phase ${phaseList(phases)}`, got: `phase ${PHASE_NAMES[ctx.phase]}`,
-      reason: "phase" };
+    return {
+      code: ErrorCode.InvalidRequest,
+      rule,
+      expected: `${method} in phase ${phaseList(phases)}`,
+      got: `phase ${PHASE_NAMES[ctx.phase]}`,
+      reason: "phase",
+    };
   }
   if (r.cap !== 0) {
     const caps = r.capOf === "receiver" ? ctx.receiverCaps : ctx.senderCaps;
     if ((caps & r.cap) !== r.cap) {
       const owner = r.capOf === "receiver" ? (ctx.sender === "client" ? "server" : "client") : ctx.sender;
-      return { code: ErrorCode.MethodNotFound, rule: "C-01", expected: `${owner} capability ${capabilityName(r.cap)} declared for ${method}`,
-        got: "not declared", reason: "capability" };
+      return {
+        code: ErrorCode.MethodNotFound,
+        rule: "C-01",
+        expected: `${owner} capability ${capabilityName(r.cap)} declared for ${method}`,
+        got: "not declared",
+        reason: "capability",
+      };
     }
   }
   for (const g of r.paramGates) {
     if (g.when(params) && (ctx.receiverCaps & g.cap) !== g.cap && VERSION_PROFILES[g.since].index <= VERSION_PROFILES[ctx.version].index) {
-      return { code: g.code, rule: g.rule, expected: `capability ${capabilityName(g.cap)} for ${g.what}`, got: "not declared", reason: "param-capability" };
+      return {
+        code: g.code,
+        rule: g.rule,
+        expected: `capability ${capabilityName(g.cap)} for ${g.what}`,
+        got: "not declared",
+        reason: "param-capability",
+      };
     }
   }
   return undefined;
@@ -395,26 +590,74 @@ export function gate(ctx: GateContext, outbound: boolean, method: string, kind: 
 
 function phaseList(mask: number): string {
   const names: string[] = [];
-  for (const bit of [Phase.AwaitingInit, Phase.Initializing, Phase.Operating, Phase.Closed] as const) if (mask & bit) names.push(PHASE_NAMES[bit]);
+  for (const bit of [Phase.AwaitingInit, Phase.Initializing, Phase.Operating, Phase.Closed] as const)
+    if (mask & bit) names.push(PHASE_NAMES[bit]);
   return names.join(" | ") || "none";
 }
 
 /** The gate for a method of the extension table (MT-03, MT-05); `outbound` as in gate(). */
-export function gateExtensionMethod(ctx: GateContext, gateInfo: ExtensionGate, outbound: boolean, entry: ExtensionMethod, kind: MessageKind): GateRefusal | undefined {
+export function gateExtensionMethod(
+  ctx: GateContext,
+  gateInfo: ExtensionGate,
+  outbound: boolean,
+  entry: ExtensionMethod,
+  kind: MessageKind,
+): GateRefusal | undefined {
   const { method, extension } = entry;
-  if (entry.kind !== kind) return { code: ErrorCode.InvalidRequest, rule: "M-02", expected: `${method} as a ${entry.kind}`, got: `a ${kind}`, reason: "wrong-kind" };
-  if (entry.from !== ctx.sender) return { code: ErrorCode.MethodNotFound, rule: "MT-02", expected: `${method} sent by the ${entry.from}`, got: `sent by the ${ctx.sender}`, reason: "wrong-direction" };
-  if (ctx.phase !== Phase.Operating) return { code: ErrorCode.InvalidRequest, rule: ctx.sender === "client" ? "L-10" : kind === "request" ? "L-11" : "L-12", expected: `${method} in phase operating`, got: "another phase", reason: "phase" };
+  if (entry.kind !== kind)
+    return {
+      code: ErrorCode.InvalidRequest,
+      rule: "M-02",
+      expected: `${method} as a ${entry.kind}`,
+      got: `a ${kind}`,
+      reason: "wrong-kind",
+    };
+  if (entry.from !== ctx.sender)
+    return {
+      code: ErrorCode.MethodNotFound,
+      rule: "MT-02",
+      expected: `${method} sent by the ${entry.from}`,
+      got: `sent by the ${ctx.sender}`,
+      reason: "wrong-direction",
+    };
+  if (ctx.phase !== Phase.Operating)
+    return {
+      code: ErrorCode.InvalidRequest,
+      rule: ctx.sender === "client" ? "L-10" : kind === "request" ? "L-11" : "L-12",
+      expected: `${method} in phase operating`,
+      got: "another phase",
+      reason: "phase",
+    };
   const ours = outbound ? "our" : "the receiver's";
-  if (!gateInfo.own.has(extension)) return { code: ErrorCode.MethodNotFound, rule: "MT-03", expected: `extension ${extension} declared in ${ours} capabilities for ${method}`, got: "not declared", reason: "unknown-method" };
+  if (!gateInfo.own.has(extension))
+    return {
+      code: ErrorCode.MethodNotFound,
+      rule: "MT-03",
+      expected: `extension ${extension} declared in ${ours} capabilities for ${method}`,
+      got: "not declared",
+      reason: "unknown-method",
+    };
   if (gateInfo.peer === undefined) {
     // A 2026-07-28 server: a request declares its extensions in its own envelope (checked next); a notification carries none.
-    if (kind === "notification" && !outbound) return { code: undefined, rule: "MT-05", expected: `${method} only where a declaration comes with it (2026-07-28 notifications carry none)`, got: "a client notification", reason: "unknown-method" };
+    if (kind === "notification" && !outbound)
+      return {
+        code: undefined,
+        rule: "MT-05",
+        expected: `${method} only where a declaration comes with it (2026-07-28 notifications carry none)`,
+        got: "a client notification",
+        reason: "unknown-method",
+      };
     return undefined;
   }
   if (!gateInfo.peer.has(extension)) {
     const whose = outbound ? "the peer's" : "the sender's";
-    return { code: ErrorCode.MethodNotFound, rule: "MT-03", expected: `extension ${extension} declared in ${whose} capabilities for ${method}`, got: "not declared", reason: "unknown-method" };
+    return {
+      code: ErrorCode.MethodNotFound,
+      rule: "MT-03",
+      expected: `extension ${extension} declared in ${whose} capabilities for ${method}`,
+      got: "not declared",
+      reason: "unknown-method",
+    };
   }
   return undefined;
 }

@@ -45,7 +45,15 @@ export interface ModernRefusal {
   readonly got: string;
 }
 
-function refusal(code: number, message: string, data: unknown, httpStatus: number, rule: string, expected: string, got: string): ModernRefusal {
+function refusal(
+  code: number,
+  message: string,
+  data: unknown,
+  httpStatus: number,
+  rule: string,
+  expected: string,
+  got: string,
+): ModernRefusal {
   return { code, message, data, httpStatus, rule, expected, got };
 }
 
@@ -63,24 +71,46 @@ export function hasModernEnvelope(params: JsonObject | undefined): boolean {
  * Reads the per-request envelope (MOD-01): protocolVersion and clientCapabilities are required
  * (-32602), the version must be one we speak (-32022 with supported and requested).
  */
-export function readRequestEnvelope(params: JsonObject | undefined, supported: readonly string[], anyVersion = false, advertised: readonly string[] = supported): ModernRequestInfo | ModernRefusal {
+export function readRequestEnvelope(
+  params: JsonObject | undefined,
+  supported: readonly string[],
+  anyVersion = false,
+  advertised: readonly string[] = supported,
+): ModernRequestInfo | ModernRefusal {
   const meta = params?._meta;
   const missing = (path: string, expected: string, got: unknown): ModernRefusal =>
-    refusal(ErrorCode.InvalidParams, "Invalid params: missing or malformed request metadata", { path, expected }, 400, "MOD-01", `${path}: ${expected}`, describeValue(got));
+    refusal(
+      ErrorCode.InvalidParams,
+      "Invalid params: missing or malformed request metadata",
+      { path, expected },
+      400,
+      "MOD-01",
+      `${path}: ${expected}`,
+      describeValue(got),
+    );
   if (!isJsonObject(meta)) return missing("params._meta", "an object with the per-request protocol fields", meta);
   const version = meta[META_PROTOCOL_VERSION];
   if (typeof version !== "string") return missing(`params._meta["${META_PROTOCOL_VERSION}"]`, "a protocol version string", version);
   const caps = meta[META_CLIENT_CAPABILITIES];
   if (!isJsonObject(caps)) return missing(`params._meta["${META_CLIENT_CAPABILITIES}"]`, "a ClientCapabilities object", caps);
   const info = meta[META_CLIENT_INFO];
-  if (info !== undefined && !isImplementation(info)) return missing(`params._meta["${META_CLIENT_INFO}"]`, "an Implementation {name, version}", info);
+  if (info !== undefined && !isImplementation(info))
+    return missing(`params._meta["${META_CLIENT_INFO}"]`, "an Implementation {name, version}", info);
   const level = meta[META_LOG_LEVEL];
   if (level !== undefined && severityOf(level) === undefined) {
     return missing(`params._meta["${META_LOG_LEVEL}"]`, "a logging level (debug … emergency)", level);
   }
   // server/discover is answered whatever version it names, so a client can learn ours (issue 7/6 item 3).
   if (!anyVersion && !supported.includes(version)) {
-    return refusal(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", { supported: [...advertised], requested: version }, 400, "MOD-06", `a version among ${supported.join(", ")}`, JSON.stringify(version));
+    return refusal(
+      ErrorCode.UnsupportedProtocolVersion,
+      "Unsupported protocol version",
+      { supported: [...advertised], requested: version },
+      400,
+      "MOD-06",
+      `a version among ${supported.join(", ")}`,
+      JSON.stringify(version),
+    );
   }
   return {
     version,
@@ -92,7 +122,12 @@ export function readRequestEnvelope(params: JsonObject | undefined, supported: r
 }
 
 /** The envelope a modern client puts in every request's params._meta. */
-export function requestEnvelope(version: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined, logLevel: string | undefined): JsonObject {
+export function requestEnvelope(
+  version: string,
+  clientCapabilities: JsonObject,
+  clientInfo: JsonObject | undefined,
+  logLevel: string | undefined,
+): JsonObject {
   const meta: JsonObject = { [META_PROTOCOL_VERSION]: version, [META_CLIENT_CAPABILITIES]: clientCapabilities };
   if (clientInfo !== undefined) meta[META_CLIENT_INFO] = clientInfo;
   if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;
@@ -130,28 +165,57 @@ function mergeCaps(into: JsonObject, add: JsonObject): void {
  * input request of a kind this request's client declared. Returns the problem, with the
  * capabilities missing (for a -32021 answer) when that is the problem.
  */
-export function inputRequiredProblem(method: string, result: JsonObject, info: ModernRequestInfo): { rule: string; expected: string; got: string; missing: JsonObject | undefined } | undefined {
-  if (!INPUT_REQUIRED_METHODS.has(method)) return { rule: "MOD-10", expected: "input_required only for tools/call, prompts/get and resources/read", got: method, missing: undefined };
+export function inputRequiredProblem(
+  method: string,
+  result: JsonObject,
+  info: ModernRequestInfo,
+): { rule: string; expected: string; got: string; missing: JsonObject | undefined } | undefined {
+  if (!INPUT_REQUIRED_METHODS.has(method))
+    return {
+      rule: "MOD-10",
+      expected: "input_required only for tools/call, prompts/get and resources/read",
+      got: method,
+      missing: undefined,
+    };
   const requests = result.inputRequests;
-  if (requests === undefined && typeof result.requestState !== "string") return { rule: "MOD-10", expected: "inputRequests or requestState", got: "neither", missing: undefined };
-  if (requests !== undefined && !isJsonObject(requests)) return { rule: "MOD-10", expected: "inputRequests as an object", got: describeValue(requests), missing: undefined };
-  if (result.requestState !== undefined && typeof result.requestState !== "string") return { rule: "MOD-10", expected: "requestState as a string", got: describeValue(result.requestState), missing: undefined };
+  if (requests === undefined && typeof result.requestState !== "string")
+    return { rule: "MOD-10", expected: "inputRequests or requestState", got: "neither", missing: undefined };
+  if (requests !== undefined && !isJsonObject(requests))
+    return { rule: "MOD-10", expected: "inputRequests as an object", got: describeValue(requests), missing: undefined };
+  if (result.requestState !== undefined && typeof result.requestState !== "string")
+    return { rule: "MOD-10", expected: "requestState as a string", got: describeValue(result.requestState), missing: undefined };
   const missing: JsonObject = {};
   let lacking = false;
   for (const [key, request] of Object.entries(requests ?? {})) {
     const needs = inputRequestNeeds(request);
-    if (typeof needs === "string") return { rule: "MOD-10", expected: `inputRequests.${key}: ${needs}`, got: describeValue(request), missing: undefined };
+    if (typeof needs === "string")
+      return { rule: "MOD-10", expected: `inputRequests.${key}: ${needs}`, got: describeValue(request), missing: undefined };
     if ((info.capabilityMask & needs.bits) !== needs.bits) {
       mergeCaps(missing, needs.caps);
       lacking = true;
     }
   }
-  return lacking ? { rule: "MOD-02", expected: "input requests of kinds the request's clientCapabilities declare", got: `missing ${JSON.stringify(missing)}`, missing } : undefined;
+  return lacking
+    ? {
+        rule: "MOD-02",
+        expected: "input requests of kinds the request's clientCapabilities declare",
+        got: `missing ${JSON.stringify(missing)}`,
+        missing,
+      }
+    : undefined;
 }
 
 /** The -32021 refusal for capabilities a request lacks. */
 export function missingCapabilityRefusal(missing: JsonObject): ModernRefusal {
-  return refusal(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: missing }, 400, "MOD-02", "a client capability declared in the request", JSON.stringify(missing));
+  return refusal(
+    ErrorCode.MissingRequiredClientCapability,
+    "Missing required client capability",
+    { requiredCapabilities: missing },
+    400,
+    "MOD-02",
+    "a client capability declared in the request",
+    JSON.stringify(missing),
+  );
 }
 
 /** A result as a modern server sends it: resultType present ("complete" unless set), serverInfo in _meta when given. */
@@ -175,7 +239,11 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = methodsWhere((t) => t.cach
  */
 export function withCacheFields(result: JsonObject): JsonObject {
   if (typeof result.ttlMs === "number" && (result.cacheScope === "public" || result.cacheScope === "private")) return result;
-  return { ...result, ttlMs: typeof result.ttlMs === "number" && result.ttlMs >= 0 ? result.ttlMs : 0, cacheScope: result.cacheScope === "public" ? "public" : "private" };
+  return {
+    ...result,
+    ttlMs: typeof result.ttlMs === "number" && result.ttlMs >= 0 ? result.ttlMs : 0,
+    cacheScope: result.cacheScope === "public" ? "public" : "private",
+  };
 }
 
 /** The result types a client understands: missing means "complete" (MOD-11); anything else unknown is invalid. */
@@ -230,7 +298,12 @@ export function acceptedFilter(requested: unknown, serverCaps: number): Subscrip
     if (value && (serverCaps & bit) !== 0) out[name] = true;
     return true;
   };
-  if (!flag("toolsListChanged", Cap.toolsListChanged) || !flag("promptsListChanged", Cap.promptsListChanged) || !flag("resourcesListChanged", Cap.resourcesListChanged)) return undefined;
+  if (
+    !flag("toolsListChanged", Cap.toolsListChanged) ||
+    !flag("promptsListChanged", Cap.promptsListChanged) ||
+    !flag("resourcesListChanged", Cap.resourcesListChanged)
+  )
+    return undefined;
   const uris = requested.resourceSubscriptions;
   if (uris !== undefined) {
     if (!Array.isArray(uris) || !uris.every((u) => typeof u === "string")) return undefined;

@@ -25,7 +25,9 @@ export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(["completed",
 export function declaresExtension(capabilities: unknown, extension: string): boolean {
   if (!isJsonObject(capabilities)) return false;
   const extensions = capabilities.extensions;
-  return isJsonObject(extensions) && Object.hasOwn(extensions, extension) && extensions[extension] !== null && extensions[extension] !== false;
+  return (
+    isJsonObject(extensions) && Object.hasOwn(extensions, extension) && extensions[extension] !== null && extensions[extension] !== false
+  );
 }
 
 /** The capabilities object naming one extension, as -32021's requiredCapabilities carries it. */
@@ -48,11 +50,23 @@ export interface ExtensionRefusal {
  * when the request's own clientCapabilities do not declare it. Checked before the host sees
  * the request, hence before any task lookup.
  */
-export function extensionRefusal(version: ProtocolVersion, method: string, requestCapabilities: JsonObject, serverCapabilities: JsonObject): ExtensionRefusal | undefined {
+export function extensionRefusal(
+  version: ProtocolVersion,
+  method: string,
+  requestCapabilities: JsonObject,
+  serverCapabilities: JsonObject,
+): ExtensionRefusal | undefined {
   const extension = methodTable(version).get(method)?.extension;
   if (extension === undefined) return undefined;
   if (!declaresExtension(serverCapabilities, extension)) {
-    return { code: ErrorCode.MethodNotFound, message: `Method not found: ${method} (extension ${extension} not offered)`, data: undefined, rule: "MT-01", expected: `a method of this server (${method} exists only where ${extension} is offered)`, got: method };
+    return {
+      code: ErrorCode.MethodNotFound,
+      message: `Method not found: ${method} (extension ${extension} not offered)`,
+      data: undefined,
+      rule: "MT-01",
+      expected: `a method of this server (${method} exists only where ${extension} is offered)`,
+      got: method,
+    };
   }
   if (!declaresExtension(requestCapabilities, extension)) {
     return {
@@ -85,26 +99,38 @@ const FOREIGN_TASK_KEYS = ["task", "ttl", "pollInterval", "requestState"] as con
 
 /** The fields every Task carries (taskId, status, timestamps, ttlMs, pollIntervalMs), or the first problem. */
 function taskProblem(task: JsonObject, rule: string): ShapeProblem | undefined {
-  if (typeof task.taskId !== "string" || task.taskId.length === 0) return { rule, expected: "taskId as a non-empty string", got: describeValue(task.taskId) };
-  if (typeof task.status !== "string" || !TASK_STATUSES.has(task.status)) return { rule, expected: "status among working, input_required, completed, failed, cancelled", got: describeValue(task.status) };
+  if (typeof task.taskId !== "string" || task.taskId.length === 0)
+    return { rule, expected: "taskId as a non-empty string", got: describeValue(task.taskId) };
+  if (typeof task.status !== "string" || !TASK_STATUSES.has(task.status))
+    return { rule, expected: "status among working, input_required, completed, failed, cancelled", got: describeValue(task.status) };
   for (const key of ["createdAt", "lastUpdatedAt"] as const) {
     const value = task[key];
-    if (typeof value !== "string" || !ISO_8601.test(value)) return { rule, expected: `${key} as an ISO 8601 timestamp`, got: describeValue(value) };
+    if (typeof value !== "string" || !ISO_8601.test(value))
+      return { rule, expected: `${key} as an ISO 8601 timestamp`, got: describeValue(value) };
   }
-  if (task.ttlMs !== null && !(Number.isSafeInteger(task.ttlMs) && (task.ttlMs as number) > 0)) return { rule: "TX-04", expected: "ttlMs as null or a positive integer of milliseconds", got: describeValue(task.ttlMs) };
+  if (task.ttlMs !== null && !(Number.isSafeInteger(task.ttlMs) && (task.ttlMs as number) > 0))
+    return { rule: "TX-04", expected: "ttlMs as null or a positive integer of milliseconds", got: describeValue(task.ttlMs) };
   if (task.pollIntervalMs !== undefined && !(Number.isSafeInteger(task.pollIntervalMs) && (task.pollIntervalMs as number) > 0)) {
-    return { rule: "TX-04", expected: "pollIntervalMs absent or a positive integer of milliseconds", got: describeValue(task.pollIntervalMs) };
+    return {
+      rule: "TX-04",
+      expected: "pollIntervalMs absent or a positive integer of milliseconds",
+      got: describeValue(task.pollIntervalMs),
+    };
   }
-  for (const key of FOREIGN_TASK_KEYS) if (task[key] !== undefined) return { rule: "TX-04", expected: `no ${key} on a task`, got: describeValue(task[key]) };
+  for (const key of FOREIGN_TASK_KEYS)
+    if (task[key] !== undefined) return { rule: "TX-04", expected: `no ${key} on a task`, got: describeValue(task[key]) };
   return undefined;
 }
 
 /** A CreateTaskResult a server is about to send (resultType "task"): flat, no result, error or inputRequests. */
 export function createTaskResultProblem(method: string, result: JsonObject, requestCapabilities: JsonObject): ShapeProblem | undefined {
-  if (methodTraits(method)?.taskAugmentable !== true) return { rule: "TX-03", expected: 'resultType "task" only for tools/call', got: method };
-  if (!declaresExtension(requestCapabilities, TASKS_EXTENSION)) return { rule: "TX-03", expected: `a request declaring ${TASKS_EXTENSION} before answering with a task`, got: "not declared" };
+  if (methodTraits(method)?.taskAugmentable !== true)
+    return { rule: "TX-03", expected: 'resultType "task" only for tools/call', got: method };
+  if (!declaresExtension(requestCapabilities, TASKS_EXTENSION))
+    return { rule: "TX-03", expected: `a request declaring ${TASKS_EXTENSION} before answering with a task`, got: "not declared" };
   for (const key of ["result", "error", "inputRequests"] as const) {
-    if (result[key] !== undefined) return { rule: "TX-04", expected: `no ${key} on a CreateTaskResult (it lives on tasks/get)`, got: describeValue(result[key]) };
+    if (result[key] !== undefined)
+      return { rule: "TX-04", expected: `no ${key} on a CreateTaskResult (it lives on tasks/get)`, got: describeValue(result[key]) };
   }
   return taskProblem(result, "TX-04");
 }
@@ -114,10 +140,12 @@ export function detailedTaskProblem(task: JsonObject): ShapeProblem | undefined 
   const base = taskProblem(task, "TX-05");
   if (base !== undefined) return base;
   const status = task.status as string;
-  const wants = status === "completed" ? "result" : status === "failed" ? "error" : status === "input_required" ? "inputRequests" : undefined;
+  const wants =
+    status === "completed" ? "result" : status === "failed" ? "error" : status === "input_required" ? "inputRequests" : undefined;
   for (const key of ["result", "error", "inputRequests"] as const) {
     const present = task[key] !== undefined;
-    if (key === wants && (!present || !isJsonObject(task[key]))) return { rule: "TX-05", expected: `${key} as an object on a ${status} task`, got: describeValue(task[key]) };
+    if (key === wants && (!present || !isJsonObject(task[key])))
+      return { rule: "TX-05", expected: `${key} as an object on a ${status} task`, got: describeValue(task[key]) };
     if (key !== wants && present) return { rule: "TX-05", expected: `no ${key} on a ${status} task`, got: describeValue(task[key]) };
   }
   return undefined;
@@ -128,16 +156,37 @@ export function detailedTaskProblem(task: JsonObject): ShapeProblem | undefined 
  * the list when the server offers tasks and the request declared the extension (empty
  * when the server does not offer it), -32021 when asked without declaring, malformed otherwise.
  */
-export function listenTaskIds(requested: unknown, serverCapabilities: JsonObject, requestCapabilities: JsonObject): { ok: true; taskIds: string[] | undefined } | { ok: false; refusal: ExtensionRefusal } {
+export function listenTaskIds(
+  requested: unknown,
+  serverCapabilities: JsonObject,
+  requestCapabilities: JsonObject,
+): { ok: true; taskIds: string[] | undefined } | { ok: false; refusal: ExtensionRefusal } {
   if (!isJsonObject(requested) || requested.taskIds === undefined) return { ok: true, taskIds: undefined };
   const ids = requested.taskIds;
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) {
-    return { ok: false, refusal: { code: ErrorCode.InvalidParams, message: "Invalid params", data: { path: "params.notifications.taskIds", expected: "an array of task ids" }, rule: "MOD-12", expected: "taskIds as an array of strings", got: describeValue(ids) } };
+    return {
+      ok: false,
+      refusal: {
+        code: ErrorCode.InvalidParams,
+        message: "Invalid params",
+        data: { path: "params.notifications.taskIds", expected: "an array of task ids" },
+        rule: "MOD-12",
+        expected: "taskIds as an array of strings",
+        got: describeValue(ids),
+      },
+    };
   }
   if (!declaresExtension(requestCapabilities, TASKS_EXTENSION)) {
     return {
       ok: false,
-      refusal: { code: ErrorCode.MissingRequiredClientCapability, message: "Missing required client capability", data: { requiredCapabilities: extensionCapabilities(TASKS_EXTENSION) }, rule: "TX-02", expected: `${TASKS_EXTENSION} declared to listen for task notifications`, got: "not declared" },
+      refusal: {
+        code: ErrorCode.MissingRequiredClientCapability,
+        message: "Missing required client capability",
+        data: { requiredCapabilities: extensionCapabilities(TASKS_EXTENSION) },
+        rule: "TX-02",
+        expected: `${TASKS_EXTENSION} declared to listen for task notifications`,
+        got: "not declared",
+      },
     };
   }
   return { ok: true, taskIds: declaresExtension(serverCapabilities, TASKS_EXTENSION) ? [...(ids as string[])] : [] };

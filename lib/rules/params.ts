@@ -95,7 +95,10 @@ function build(version: SessionVersion): VersionTables {
     { name: str, ...title, version: str, ...when(v1125, { description: str, websiteUrl: str, icons: arrayOf(icon) }) },
     ["name", "version"],
   );
-  const objectSchema = object({ ...when(v1125, { $schema: str }), type: literal("object"), properties: recordOf(anyObject), required: strings }, ["type"]);
+  const objectSchema = object(
+    { ...when(v1125, { $schema: str }), type: literal("object"), properties: recordOf(anyObject), required: strings },
+    ["type"],
+  );
   const tool = object(
     {
       name: str,
@@ -114,7 +117,17 @@ function build(version: SessionVersion): VersionTables {
 
   // Resources.
   const resourceContents = both(object({ uri: str, mimeType: str, text: str, blob: str, ...meta }, ["uri"]), someOf(["text", "blob"]));
-  const resourceShape: Shape = { uri: str, name: str, ...title, description: str, mimeType: str, size: num, annotations, ...icons, ...meta };
+  const resourceShape: Shape = {
+    uri: str,
+    name: str,
+    ...title,
+    description: str,
+    mimeType: str,
+    size: num,
+    annotations,
+    ...icons,
+    ...meta,
+  };
   const resource = object(resourceShape, ["uri", "name"]);
   const resourceTemplate = object(
     { uriTemplate: str, name: str, ...title, description: str, mimeType: str, annotations, ...icons, ...meta },
@@ -294,7 +307,9 @@ function build(version: SessionVersion): VersionTables {
   const promptArgument = object({ name: str, ...title, description: str, required: bool }, ["name"]);
   const prompt = object({ name: str, ...title, description: str, arguments: arrayOf(promptArgument), ...icons, ...meta }, ["name"]);
   const promptMessage = object({ role: str, content: contentBlock }, ["role", "content"]); // role open here; closed in sampling
-  const callToolResult = res({ content: arrayOf(contentBlock), ...when(v0618, { structuredContent: anyObject }), isError: bool }, ["content"]);
+  const callToolResult = res({ content: arrayOf(contentBlock), ...when(v0618, { structuredContent: anyObject }), isError: bool }, [
+    "content",
+  ]);
 
   const level = closedEnum(LOGGING_LEVELS);
   const uriParams = req({ uri: str }, ["uri"]);
@@ -310,8 +325,16 @@ function build(version: SessionVersion): VersionTables {
 
   request(
     "initialize",
-    req({ protocolVersion: str, capabilities: clientCapabilities, clientInfo: implementation }, ["protocolVersion", "capabilities", "clientInfo"]),
-    res({ protocolVersion: str, capabilities: serverCapabilities, serverInfo: implementation, instructions: str }, ["protocolVersion", "capabilities", "serverInfo"]),
+    req({ protocolVersion: str, capabilities: clientCapabilities, clientInfo: implementation }, [
+      "protocolVersion",
+      "capabilities",
+      "clientInfo",
+    ]),
+    res({ protocolVersion: str, capabilities: serverCapabilities, serverInfo: implementation, instructions: str }, [
+      "protocolVersion",
+      "capabilities",
+      "serverInfo",
+    ]),
   );
   request("ping", req({}), empty);
   request("resources/list", paginated, page("resources", resource));
@@ -320,7 +343,11 @@ function build(version: SessionVersion): VersionTables {
   request("resources/subscribe", uriParams, empty);
   request("resources/unsubscribe", uriParams, empty);
   request("prompts/list", paginated, page("prompts", prompt));
-  request("prompts/get", req({ name: str, arguments: recordOf(str) }, ["name"]), res({ description: str, messages: arrayOf(promptMessage) }, ["messages"]));
+  request(
+    "prompts/get",
+    req({ name: str, arguments: recordOf(str) }, ["name"]),
+    res({ description: str, messages: arrayOf(promptMessage) }, ["messages"]),
+  );
   request("tools/list", paginated, page("tools", tool));
   request("tools/call", req({ name: str, arguments: anyObject, ...taskParam }, ["name"]), orTask(callToolResult, "content"));
   request("logging/setLevel", req({ level }, ["level"]), empty);
@@ -338,7 +365,10 @@ function build(version: SessionVersion): VersionTables {
   const bare = note({});
   params.set("notifications/initialized", bare);
   params.set("notifications/cancelled", note({ requestId: idLike, reason: str }, v1125 ? [] : ["requestId"]));
-  params.set("notifications/progress", note({ progressToken: idLike, progress: num, total: num, ...when(v0326, { message: str }) }, ["progressToken", "progress"]));
+  params.set(
+    "notifications/progress",
+    note({ progressToken: idLike, progress: num, total: num, ...when(v0326, { message: str }) }, ["progressToken", "progress"]),
+  );
   params.set("notifications/message", note({ level, logger: str, data: anyValue }, ["level", "data"]));
   params.set("notifications/resources/list_changed", bare);
   params.set("notifications/resources/updated", note({ uri: str }, ["uri"]));

@@ -61,7 +61,8 @@ export function closedEnum(values: readonly string[]): Check {
 
 export function range(check: Check, min: number | undefined, max: number | undefined): Check {
   const expected = `a number${min !== undefined ? ` >= ${min}` : ""}${max !== undefined ? ` <= ${max}` : ""}`;
-  return (v) => check(v) ?? ((min !== undefined && (v as number) < min) || (max !== undefined && (v as number) > max) ? issue(expected, v) : undefined);
+  return (v) =>
+    check(v) ?? ((min !== undefined && (v as number) < min) || (max !== undefined && (v as number) > max) ? issue(expected, v) : undefined);
 }
 
 export function arrayOf(item: Check, maxItems?: number): Check {

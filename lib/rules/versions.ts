@@ -35,18 +35,83 @@ export interface VersionProfile {
 }
 
 export const VERSION_PROFILES: Readonly<Record<ProtocolVersion, VersionProfile>> = {
-  "2024-11-05": { version: "2024-11-05", strictLegacyFallback: false, primedStreams: false, index: 0, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002, metaKeyRules: "none", coreTasks: false, urlElicitationError: false },
-  "2025-03-26": { version: "2025-03-26", strictLegacyFallback: false, primedStreams: false, index: 1, era: "session", batching: true, unreadableErrorId: "null", resourceNotFoundCode: -32002, metaKeyRules: "none", coreTasks: false, urlElicitationError: false },
-  "2025-06-18": { version: "2025-06-18", strictLegacyFallback: false, primedStreams: false, index: 2, era: "session", batching: false, unreadableErrorId: "null", resourceNotFoundCode: -32002, metaKeyRules: "any-label", coreTasks: false, urlElicitationError: false },
-  "2025-11-25": { version: "2025-11-25", strictLegacyFallback: true, primedStreams: true, index: 3, era: "session", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32002, metaKeyRules: "second-label", coreTasks: true, urlElicitationError: true },
-  "2026-07-28": { version: "2026-07-28", strictLegacyFallback: true, primedStreams: false, index: 4, era: "modern", batching: false, unreadableErrorId: "omit", resourceNotFoundCode: -32602, metaKeyRules: "second-label", coreTasks: false, urlElicitationError: false },
+  "2024-11-05": {
+    version: "2024-11-05",
+    strictLegacyFallback: false,
+    primedStreams: false,
+    index: 0,
+    era: "session",
+    batching: false,
+    unreadableErrorId: "null",
+    resourceNotFoundCode: -32002,
+    metaKeyRules: "none",
+    coreTasks: false,
+    urlElicitationError: false,
+  },
+  "2025-03-26": {
+    version: "2025-03-26",
+    strictLegacyFallback: false,
+    primedStreams: false,
+    index: 1,
+    era: "session",
+    batching: true,
+    unreadableErrorId: "null",
+    resourceNotFoundCode: -32002,
+    metaKeyRules: "none",
+    coreTasks: false,
+    urlElicitationError: false,
+  },
+  "2025-06-18": {
+    version: "2025-06-18",
+    strictLegacyFallback: false,
+    primedStreams: false,
+    index: 2,
+    era: "session",
+    batching: false,
+    unreadableErrorId: "null",
+    resourceNotFoundCode: -32002,
+    metaKeyRules: "any-label",
+    coreTasks: false,
+    urlElicitationError: false,
+  },
+  "2025-11-25": {
+    version: "2025-11-25",
+    strictLegacyFallback: true,
+    primedStreams: true,
+    index: 3,
+    era: "session",
+    batching: false,
+    unreadableErrorId: "omit",
+    resourceNotFoundCode: -32002,
+    metaKeyRules: "second-label",
+    coreTasks: true,
+    urlElicitationError: true,
+  },
+  "2026-07-28": {
+    version: "2026-07-28",
+    strictLegacyFallback: true,
+    primedStreams: false,
+    index: 4,
+    era: "modern",
+    batching: false,
+    unreadableErrorId: "omit",
+    resourceNotFoundCode: -32602,
+    metaKeyRules: "second-label",
+    coreTasks: false,
+    urlElicitationError: false,
+  },
 };
 
 /**
  * Releases the schema tables (lib/rules/params.ts) name when members appear: the one place besides
  * the profiles that spells a version.
  */
-export const SCHEMA_RELEASES = { streamableHttp: "2025-03-26", completions: "2025-03-26", nestedMeta: "2025-06-18", tasks: "2025-11-25" } as const satisfies Record<string, SessionVersion>;
+export const SCHEMA_RELEASES = {
+  streamableHttp: "2025-03-26",
+  completions: "2025-03-26",
+  nestedMeta: "2025-06-18",
+  tasks: "2025-11-25",
+} as const satisfies Record<string, SessionVersion>;
 
 export function isSessionVersion(value: unknown): value is SessionVersion {
   return typeof value === "string" && (SESSION_VERSIONS as readonly string[]).includes(value);

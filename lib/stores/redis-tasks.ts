@@ -58,7 +58,10 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async create(task: StoredTask): Promise<void> {
-    if (!keyPartOk(task.taskId)) throw new RangeError(`redis task store: expected a task id of 1 to 256 visible ASCII characters; got ${JSON.stringify(task.taskId).slice(0, 80)}`);
+    if (!keyPartOk(task.taskId))
+      throw new RangeError(
+        `redis task store: expected a task id of 1 to 256 visible ASCII characters; got ${JSON.stringify(task.taskId).slice(0, 80)}`,
+      );
     const keepMs = task.ttlMs === null ? this.untimed : Math.max(1, Math.ceil(task.ttlMs)) + this.grace;
     const args = ["EVAL", CREATE, "1", this.prefix + task.taskId, String(keepMs)];
     for (const [field, value] of Object.entries(task)) if (value !== undefined) args.push(field, JSON.stringify(value));
@@ -113,7 +116,14 @@ function taskOf(taskId: string, fields: Map<string, string>): StoredTask | undef
   const createdAt = read("createdAt");
   const lastUpdatedAt = read("lastUpdatedAt");
   const ttlMs = read("ttlMs");
-  if (typeof status !== "string" || !STATUSES.has(status) || typeof createdAt !== "number" || typeof lastUpdatedAt !== "number" || (ttlMs !== null && typeof ttlMs !== "number")) return undefined;
+  if (
+    typeof status !== "string" ||
+    !STATUSES.has(status) ||
+    typeof createdAt !== "number" ||
+    typeof lastUpdatedAt !== "number" ||
+    (ttlMs !== null && typeof ttlMs !== "number")
+  )
+    return undefined;
   const task: StoredTask = { taskId, status: status as TaskStatus, createdAt, lastUpdatedAt, ttlMs };
   const statusMessage = read("statusMessage");
   if (typeof statusMessage === "string") task.statusMessage = statusMessage;

@@ -39,7 +39,16 @@ import { isJsonObject } from "../wire/envelope.js";
 import { parseBusMessage, type BusMessage, type MessageBus } from "../http-server/bus.js";
 import type { EventStore, SessionStore, StoredEvent } from "../http-server/options.js";
 import { wallClock } from "../hosts/web/runtime.js";
-import { bound, keyPartOk, randomId, replyText, type RedisClientLike, type RedisCommander, type RedisKeys, type RedisSubscriber } from "./redis-client.js";
+import {
+  bound,
+  keyPartOk,
+  randomId,
+  replyText,
+  type RedisClientLike,
+  type RedisCommander,
+  type RedisKeys,
+  type RedisSubscriber,
+} from "./redis-client.js";
 
 export type { RedisClientLike, RedisCommander, RedisKeys, RedisSubscriber } from "./redis-client.js";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "./redis-tasks.js";
@@ -82,7 +91,10 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async put(id: string, snapshot: EngineSnapshot): Promise<void> {
-    if (!keyPartOk(id)) throw new RangeError(`redis session store: expected a session id of 1 to 256 visible ASCII characters; got ${JSON.stringify(id).slice(0, 80)}`);
+    if (!keyPartOk(id))
+      throw new RangeError(
+        `redis session store: expected a session id of 1 to 256 visible ASCII characters; got ${JSON.stringify(id).slice(0, 80)}`,
+      );
     await this.client.sendCommand(["SET", this.prefix + id, JSON.stringify(snapshot), "PX", this.ttl]);
   }
 
@@ -184,7 +196,8 @@ export class RedisBus implements MessageBus {
     options: RedisBusOptions = {},
   ) {
     const id = options.nodeId ?? randomId();
-    if (!keyPartOk(id) || /[: ]/.test(id)) throw new RangeError(`redis bus: expected a node id of visible ASCII without ":" or spaces; got ${JSON.stringify(id)}`);
+    if (!keyPartOk(id) || /[: ]/.test(id))
+      throw new RangeError(`redis bus: expected a node id of visible ASCII without ":" or spaces; got ${JSON.stringify(id)}`);
     this.nodeId = id;
     this.channel = `${prefixOf(options)}bus`;
     this.maxBytes = bound(options.maxMessageBytes, 1 << 20);
@@ -192,7 +205,8 @@ export class RedisBus implements MessageBus {
 
   async publish(message: BusMessage): Promise<void> {
     const text = JSON.stringify(message);
-    if (text.length > this.maxBytes) throw new RangeError(`redis bus: a message of at most ${this.maxBytes} bytes (maxMessageBytes); got ${text.length}`);
+    if (text.length > this.maxBytes)
+      throw new RangeError(`redis bus: a message of at most ${this.maxBytes} bytes (maxMessageBytes); got ${text.length}`);
     await this.client.sendCommand(["PUBLISH", this.channel, `${this.nodeId} ${text}`]);
   }
 
@@ -228,15 +242,27 @@ export interface RedisStoresOptions extends RedisSessionStoreOptions, RedisEvent
 export { wallClock };
 
 /** The options of createHttpHandler / serveHttp that make processes share sessions, on one client (and the wall clock). */
-export function redisHttpStores(client: RedisClientLike, options: RedisStoresOptions = {}): { store: RedisSessionStore; eventStore: RedisEventStore; bus: RedisBus; timers: HttpTimers } {
-  return { store: new RedisSessionStore(client, options), eventStore: new RedisEventStore(client, options), bus: new RedisBus(client, options), timers: wallClock };
+export function redisHttpStores(
+  client: RedisClientLike,
+  options: RedisStoresOptions = {},
+): { store: RedisSessionStore; eventStore: RedisEventStore; bus: RedisBus; timers: HttpTimers } {
+  return {
+    store: new RedisSessionStore(client, options),
+    eventStore: new RedisEventStore(client, options),
+    bus: new RedisBus(client, options),
+    timers: wallClock,
+  };
 }
 
 /**
  * A secret every node shares (the requestState sealing key, the pagination key), kept under
  * P keys:<name>: the first node to ask makes it (`bytes` random bytes), the others read it.
  */
-export async function sharedSecret(client: RedisCommander, name: string, options: RedisKeys & { bytes?: number } = {}): Promise<Uint8Array> {
+export async function sharedSecret(
+  client: RedisCommander,
+  name: string,
+  options: RedisKeys & { bytes?: number } = {},
+): Promise<Uint8Array> {
   if (!keyPartOk(name)) throw new RangeError(`shared secret: expected a name of visible ASCII; got ${JSON.stringify(name)}`);
   const size = bound(options.bytes, 32);
   const fresh = new Uint8Array(size);
@@ -244,7 +270,8 @@ export async function sharedSecret(client: RedisCommander, name: string, options
   const key = `${prefixOf(options)}keys:${name}`;
   await client.sendCommand(["SET", key, toHex(fresh), "NX"]);
   const stored = replyText(await client.sendCommand(["GET", key]));
-  if (stored === undefined || !/^(?:[0-9a-f]{2})+$/.test(stored)) throw new Error(`shared secret: expected hex text under ${key}; got ${stored === undefined ? "nothing" : "something else"}`);
+  if (stored === undefined || !/^(?:[0-9a-f]{2})+$/.test(stored))
+    throw new Error(`shared secret: expected hex text under ${key}; got ${stored === undefined ? "nothing" : "something else"}`);
   const bytes = new Uint8Array(stored.length / 2);
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(stored.slice(i * 2, i * 2 + 2), 16);
   return bytes;

@@ -223,7 +223,8 @@ function parseVarSpec(template: string, text: string, at: number): VarSpec {
   }
   // ":" max-length, with max-length = %x31-39 0*3DIGIT (1 to 9999).
   const digits = text.slice(i + 1);
-  if (!/^[1-9][0-9]{0,3}$/.test(digits)) fail(i + 1, `the prefix modifier ':' needs a length from 1 to 9999, got ${JSON.stringify(digits)}`);
+  if (!/^[1-9][0-9]{0,3}$/.test(digits))
+    fail(i + 1, `the prefix modifier ':' needs a length from 1 to 9999, got ${JSON.stringify(digits)}`);
   return { name, explode: false, prefix: Number(digits) };
 }
 
@@ -231,8 +232,10 @@ function parseExpression(template: string, body: string, at: number): Expression
   let op: Operator = "";
   const c0 = body[0] as string;
   if (OPERATOR_CHARS.includes(c0)) op = c0 as Operator;
-  else if (RESERVED_OPERATOR_CHARS.includes(c0)) throw new UriTemplateError(template, at, `operator '${c0}' is reserved by RFC 6570 for future extensions`);
-  else if (!(isAlnum(c0.charCodeAt(0)) || c0 === "_" || c0 === "%")) throw new UriTemplateError(template, at, `unknown operator ${JSON.stringify(c0)}`);
+  else if (RESERVED_OPERATOR_CHARS.includes(c0))
+    throw new UriTemplateError(template, at, `operator '${c0}' is reserved by RFC 6570 for future extensions`);
+  else if (!(isAlnum(c0.charCodeAt(0)) || c0 === "_" || c0 === "%"))
+    throw new UriTemplateError(template, at, `unknown operator ${JSON.stringify(c0)}`);
   const start = op === "" ? 0 : 1;
   if (start === body.length) throw new UriTemplateError(template, at, `operator '${op}' with no variable`);
   const vars: VarSpec[] = [];

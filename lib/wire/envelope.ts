@@ -72,13 +72,7 @@ export interface InvalidEnvelope {
   readonly id: RequestId | null;
 }
 
-export type Envelope =
-  | RequestEnvelope
-  | NotificationEnvelope
-  | ResultEnvelope
-  | ErrorEnvelope
-  | BatchEnvelope
-  | InvalidEnvelope;
+export type Envelope = RequestEnvelope | NotificationEnvelope | ResultEnvelope | ErrorEnvelope | BatchEnvelope | InvalidEnvelope;
 
 const MAX_SAFE = 9007199254740991;
 
@@ -166,7 +160,13 @@ export function classify(value: unknown): Envelope {
   }
 
   if (msg.jsonrpc !== "2.0") return invalid("M-01", 'jsonrpc "2.0"', describeValue(msg.jsonrpc), "unknown", readableId);
-  return invalid("M-02", "method (request or notification) or result/error (response)", "none of them", hasId ? "request" : "unknown", readableId);
+  return invalid(
+    "M-02",
+    "method (request or notification) or result/error (response)",
+    "none of them",
+    hasId ? "request" : "unknown",
+    readableId,
+  );
 }
 
 /** Messages as the engine writes them; key order is fixed (jsonrpc, id, method, params / result / error). */

@@ -86,7 +86,12 @@ export class LineScanner {
   /** What the scan found; the scanner is ready for the next line afterwards. */
   finish(): LineFacts {
     // A trailing \r belongs to the line terminator.
-    const facts: LineFacts = { id: this.notObject ? undefined : this.readId(), hasMethod: !this.notObject && this.method, hasId: !this.notObject && this.idSeen, bytes: this.length - (this.lastByte === 0x0d ? 1 : 0) };
+    const facts: LineFacts = {
+      id: this.notObject ? undefined : this.readId(),
+      hasMethod: !this.notObject && this.method,
+      hasId: !this.notObject && this.idSeen,
+      bytes: this.length - (this.lastByte === 0x0d ? 1 : 0),
+    };
     this.depth = this.keyLength = this.idLength = this.length = 0;
     this.lastByte = -1;
     this.inString = this.escaped = this.keyIsId = this.idComplete = this.method = this.idSeen = this.started = this.notObject = false;

@@ -7,12 +7,27 @@ import { test } from "node:test";
 import { bearerChallenge, formatBearerChallenge, parseChallenges, splitScope, unionScopes, MAX_HEADER } from "../../lib/auth/challenge.js";
 import { base64Decode, base64Encode, formEncode, parseHttpUrl, parseQuery, queryOf, withQuery } from "../../lib/auth/encoding.js";
 import {
-  authorizationServerMetadataUrls, canonicalResource, defaultEndpoints, protectedResourceMetadataPath, protectedResourceMetadataUrls, readAuthorizationServerMetadata, readProtectedResourceMetadata, resourceCovers, secureEndpoint,
+  authorizationServerMetadataUrls,
+  canonicalResource,
+  defaultEndpoints,
+  protectedResourceMetadataPath,
+  protectedResourceMetadataUrls,
+  readAuthorizationServerMetadata,
+  readProtectedResourceMetadata,
+  resourceCovers,
+  secureEndpoint,
 } from "../../lib/auth/metadata.js";
 
 test("AUTH-15: Bearer parameters: quoted strings with escapes and commas, tokens, any order, case-insensitive names", () => {
-  const c = bearerChallenge('bearer Error="insufficient_scope", scope="a b  a", resource_metadata="https://x.example/.well-known/oauth-protected-resource", error_description="say \\"hi\\", then go"');
-  assert.deepEqual(c, { resourceMetadata: "https://x.example/.well-known/oauth-protected-resource", scope: ["a", "b"], error: "insufficient_scope", errorDescription: 'say "hi", then go' });
+  const c = bearerChallenge(
+    'bearer Error="insufficient_scope", scope="a b  a", resource_metadata="https://x.example/.well-known/oauth-protected-resource", error_description="say \\"hi\\", then go"',
+  );
+  assert.deepEqual(c, {
+    resourceMetadata: "https://x.example/.well-known/oauth-protected-resource",
+    scope: ["a", "b"],
+    error: "insufficient_scope",
+    errorDescription: 'say "hi", then go',
+  });
   assert.deepEqual(bearerChallenge("Bearer error=invalid_token")?.error, "invalid_token");
   assert.equal(bearerChallenge("Bearer")?.scope, undefined);
   assert.equal(bearerChallenge(null), undefined);
@@ -21,7 +36,10 @@ test("AUTH-15: Bearer parameters: quoted strings with escapes and commas, tokens
 
 test("AUTH-15: several challenges in one header, token68, and the Bearer one found among them", () => {
   const all = parseChallenges('Basic realm="a, b", DPoP algs="ES256", Bearer scope="s", resource_metadata="https://m"');
-  assert.deepEqual(all.map((c) => c.scheme), ["basic", "dpop", "bearer"]);
+  assert.deepEqual(
+    all.map((c) => c.scheme),
+    ["basic", "dpop", "bearer"],
+  );
   assert.equal(all[0]?.params.get("realm"), "a, b");
   assert.equal(bearerChallenge('DPoP algs="ES256", Bearer scope="s"')?.scope?.[0], "s");
   const t68 = parseChallenges("Negotiate abc+/==, Bearer scope=x");
@@ -30,7 +48,10 @@ test("AUTH-15: several challenges in one header, token68, and the Bearer one fou
 });
 
 test("AUTH-15: malformed headers never throw: an unterminated quote, a missing value, garbage, a huge header", () => {
-  assert.deepEqual(parseChallenges('Bearer scope="never closed').map((c) => c.params.size), [0]);
+  assert.deepEqual(
+    parseChallenges('Bearer scope="never closed').map((c) => c.params.size),
+    [0],
+  );
   assert.equal(parseChallenges("Bearer scope=, error=x")[0]?.params.size, 0);
   assert.deepEqual(parseChallenges("=== ,,, "), []);
   assert.equal(parseChallenges('Bearer scope="a" junk')[0]?.params.get("scope"), "a", "what parsed stays");
@@ -44,8 +65,16 @@ test("AUTH-15: malformed headers never throw: an unterminated quote, a missing v
 });
 
 test("AUTH-15: the writer quotes every value, escaping quotes and backslashes and dropping control characters", () => {
-  const header = formatBearerChallenge({ resourceMetadata: "https://m/x", scope: ["a", "b"], error: "invalid_token", errorDescription: 'bad "token"\\\r\nSet-Cookie: x' });
-  assert.equal(header, 'Bearer resource_metadata="https://m/x", scope="a b", error="invalid_token", error_description="bad \\"token\\"\\\\Set-Cookie: x"');
+  const header = formatBearerChallenge({
+    resourceMetadata: "https://m/x",
+    scope: ["a", "b"],
+    error: "invalid_token",
+    errorDescription: 'bad "token"\\\r\nSet-Cookie: x',
+  });
+  assert.equal(
+    header,
+    'Bearer resource_metadata="https://m/x", scope="a b", error="invalid_token", error_description="bad \\"token\\"\\\\Set-Cookie: x"',
+  );
   assert.deepEqual(bearerChallenge(header)?.errorDescription, 'bad "token"\\Set-Cookie: x', "it reads back as written");
   assert.equal(formatBearerChallenge({}), "Bearer");
   assert.equal(formatBearerChallenge({ realm: "r", scope: [] }), 'Bearer realm="r"');
@@ -57,15 +86,28 @@ test("AUTH-10: scope lists: split on spaces without empties or repeats, unions k
 });
 
 test("AUTH-04: URLs: absolute http(s) only, lowercased scheme and host, default ports dropped, userinfo refused", () => {
-  assert.deepEqual(parseHttpUrl("HTTPS://Example.COM:443/Path?q=1#f"), { scheme: "https", authority: "example.com", path: "/Path", query: "q=1", fragment: "f" });
+  assert.deepEqual(parseHttpUrl("HTTPS://Example.COM:443/Path?q=1#f"), {
+    scheme: "https",
+    authority: "example.com",
+    path: "/Path",
+    query: "q=1",
+    fragment: "f",
+  });
   assert.equal(parseHttpUrl("http://h:80")?.authority, "h");
-  for (const bad of ["ftp://h/", "/relative", "https://user@h/", "https:///nohost", "not a url", "https://h o/"]) assert.equal(parseHttpUrl(bad), undefined, bad);
+  for (const bad of ["ftp://h/", "/relative", "https://user@h/", "https:///nohost", "not a url", "https://h o/"])
+    assert.equal(parseHttpUrl(bad), undefined, bad);
   assert.equal(parseHttpUrl(42 as unknown as string), undefined);
   assert.equal(parseHttpUrl(`https://h/${"a".repeat(9000)}`), undefined);
 });
 
 test("forms and queries: RFC 3986 unreserved only, + for space; broken escapes drop only their pair", () => {
-  assert.equal(formEncode([["a b", "c&d=e"], ["x", "!*'()~"]]), "a+b=c%26d%3De&x=%21%2A%27%28%29~");
+  assert.equal(
+    formEncode([
+      ["a b", "c&d=e"],
+      ["x", "!*'()~"],
+    ]),
+    "a+b=c%26d%3De&x=%21%2A%27%28%29~",
+  );
   const q = parseQuery("a=1&a=2&b=%E2%82%AC&bad=%E2%82&c+d=e+f&flag&=v");
   assert.equal(q.get("a"), "1");
   assert.equal(q.get("b"), "€");
@@ -87,10 +129,17 @@ test("AUTH-06: base64 for HTTP Basic, padded, and back", () => {
 });
 
 test("AUTH-02: discovery URLs: path-inserted then root for the resource; RFC 8414 / OIDC orders for the issuer", () => {
-  assert.deepEqual(protectedResourceMetadataUrls("https://h/mcp/", "https://h/custom.json"), ["https://h/custom.json", "https://h/.well-known/oauth-protected-resource/mcp", "https://h/.well-known/oauth-protected-resource"]);
+  assert.deepEqual(protectedResourceMetadataUrls("https://h/mcp/", "https://h/custom.json"), [
+    "https://h/custom.json",
+    "https://h/.well-known/oauth-protected-resource/mcp",
+    "https://h/.well-known/oauth-protected-resource",
+  ]);
   assert.deepEqual(protectedResourceMetadataUrls("https://h", "javascript:alert(1)"), ["https://h/.well-known/oauth-protected-resource"]);
   assert.deepEqual(protectedResourceMetadataUrls("nope"), []);
-  assert.deepEqual(authorizationServerMetadataUrls("https://as/"), ["https://as/.well-known/oauth-authorization-server", "https://as/.well-known/openid-configuration"]);
+  assert.deepEqual(authorizationServerMetadataUrls("https://as/"), [
+    "https://as/.well-known/oauth-authorization-server",
+    "https://as/.well-known/openid-configuration",
+  ]);
   assert.deepEqual(authorizationServerMetadataUrls("nope"), []);
   assert.equal(defaultEndpoints("nope"), undefined);
   assert.equal(defaultEndpoints("https://h:8443/mcp")?.tokenEndpoint, "https://h:8443/token");
@@ -119,7 +168,11 @@ test("AUTH-02: metadata documents are read from unknown: wrong types, insecure e
   const base = { issuer: "https://a", token_endpoint: "https://a/token" };
   assert.equal(readAuthorizationServerMetadata(null, "https://a").ok, false);
   assert.equal(readAuthorizationServerMetadata({ ...base, issuer: "https://a/" }, "https://a").ok, false, "no normalization of the issuer");
-  assert.equal(readAuthorizationServerMetadata({ ...base, token_endpoint: "http://a.example/token" }, "https://a").ok, false, "http only on loopback");
+  assert.equal(
+    readAuthorizationServerMetadata({ ...base, token_endpoint: "http://a.example/token" }, "https://a").ok,
+    false,
+    "http only on loopback",
+  );
   assert.equal(readAuthorizationServerMetadata({ issuer: "https://a" }, "https://a").ok, false);
   assert.equal(readAuthorizationServerMetadata({ ...base, authorization_endpoint: 5 }, "https://a").ok, false);
   assert.equal(readAuthorizationServerMetadata({ ...base, issuer: 7 }, undefined).ok, false);

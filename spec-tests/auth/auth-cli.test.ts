@@ -12,7 +12,12 @@ import { after, protectedServer } from "./protected.js";
 
 const MAIN = fileURLToPath(new URL("../../lib/cli/main.js", import.meta.url));
 
-function runCli(args: string[], env: { [k: string]: string | undefined }, onStderr: (text: string) => void, ms = 40_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: { [k: string]: string | undefined },
+  onStderr: (text: string) => void,
+  ms = 40_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const merged: { [k: string]: string } = {};
     for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v;
@@ -61,7 +66,11 @@ test("AUTH-03: conformance mode: the authorization server's redirect is followed
   const as = await startTestAuthServer();
   after(t, () => as.close());
   const { url } = await protectedServer(t, as, [], false);
-  const run = await runCli(["client", url], { MCP_CONFORMANCE_SCENARIO: "auth/metadata-default", MCP_CONFORMANCE_CONTEXT: undefined }, () => undefined);
+  const run = await runCli(
+    ["client", url],
+    { MCP_CONFORMANCE_SCENARIO: "auth/metadata-default", MCP_CONFORMANCE_CONTEXT: undefined },
+    () => undefined,
+  );
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /whoami: .*user-1/);
 });

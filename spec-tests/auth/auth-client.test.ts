@@ -14,14 +14,30 @@ const MCP = "https://mcp.example.com/mcp";
 const AS = "https://auth.example.com";
 const WWW = `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"`;
 
-function fakeAs(overrides: { token?: () => { status: number; body: unknown } | Promise<never> } = {}): { fetch: AuthFetch; calls: string[] } {
+function fakeAs(overrides: { token?: () => { status: number; body: unknown } | Promise<never> } = {}): {
+  fetch: AuthFetch;
+  calls: string[];
+} {
   const calls: string[] = [];
-  const json = (status: number, body: unknown): { status: number; headers: { get(name: string): string | null }; text(): Promise<string> } => ({ status, headers: { get: () => null }, text: async () => (typeof body === "string" ? body : JSON.stringify(body)) });
+  const json = (
+    status: number,
+    body: unknown,
+  ): { status: number; headers: { get(name: string): string | null }; text(): Promise<string> } => ({
+    status,
+    headers: { get: () => null },
+    text: async () => (typeof body === "string" ? body : JSON.stringify(body)),
+  });
   const fetch: AuthFetch = async (url) => {
     calls.push(url);
     if (url.endsWith("/oauth-protected-resource/mcp")) return json(200, { resource: MCP, authorization_servers: [AS] });
     if (url === `${AS}/.well-known/oauth-authorization-server`)
-      return json(200, { issuer: AS, authorization_endpoint: `${AS}/authorize`, token_endpoint: `${AS}/token`, registration_endpoint: `${AS}/register`, code_challenge_methods_supported: ["S256"] });
+      return json(200, {
+        issuer: AS,
+        authorization_endpoint: `${AS}/authorize`,
+        token_endpoint: `${AS}/token`,
+        registration_endpoint: `${AS}/register`,
+        code_challenge_methods_supported: ["S256"],
+      });
     if (url === `${AS}/register`) return json(201, { client_id: "c1" });
     if (url === `${AS}/token`) {
       const answer = overrides.token?.() ?? { status: 200, body: { access_token: `at-${calls.length}`, token_type: "Bearer" } };
@@ -38,7 +54,17 @@ const consent = async (url: string): Promise<string> => `http://127.0.0.1:9/cb?c
 
 function client(fetch: AuthFetch, extra: Partial<HttpAuthOptions> = {}): { oauth: OAuthClient; errors: OAuthFlowError[] } {
   const errors: OAuthFlowError[] = [];
-  const oauth = new OAuthClient({ crypto: webcrypto, now: () => 1000, redirectUri: "http://127.0.0.1:9/cb", onRedirect: consent, onError: (e) => errors.push(e), ...extra }, fetch);
+  const oauth = new OAuthClient(
+    {
+      crypto: webcrypto,
+      now: () => 1000,
+      redirectUri: "http://127.0.0.1:9/cb",
+      onRedirect: consent,
+      onError: (e) => errors.push(e),
+      ...extra,
+    },
+    fetch,
+  );
   return { oauth, errors };
 }
 
@@ -84,13 +110,26 @@ test("AUTH-09: failures end the flow with an OAuthFlowError: token endpoint down
   assert.equal(await badKey.oauth.refused(MCP, 401, WWW, undefined), false);
   assert.equal(badKey.errors[0]?.rule, "private-key-jwt");
 
-  const throwingReporter = new OAuthClient({ crypto: webcrypto, now: () => 1, onError: () => { throw new Error("reporter broke"); } }, fakeAs().fetch);
+  const throwingReporter = new OAuthClient(
+    {
+      crypto: webcrypto,
+      now: () => 1,
+      onError: () => {
+        throw new Error("reporter broke");
+      },
+    },
+    fakeAs().fetch,
+  );
   assert.equal(await throwingReporter.refused(MCP, 401, WWW, undefined), false, "a throwing onError is contained");
 });
 
 test("AUTH-11: a store that throws is an empty store; what a flow obtains is stored under the issuer", async () => {
   const saved: StoredCredentials[] = [];
-  const broken: CredentialStore = { get: () => Promise.reject(new Error("keychain locked")), set: (c) => void saved.push(c), delete: () => undefined };
+  const broken: CredentialStore = {
+    get: () => Promise.reject(new Error("keychain locked")),
+    set: (c) => void saved.push(c),
+    delete: () => undefined,
+  };
   const { oauth, errors } = client(fakeAs().fetch, { store: broken });
   assert.equal(await oauth.refused(MCP, 401, WWW, undefined), true);
   assert.deepEqual(errors, []);
@@ -102,7 +141,10 @@ test("AUTH-11: a store that throws is an empty store; what a flow obtains is sto
 });
 
 test("AUTH-12: client credentials with private_key_jwt: the assertion is signed through Web Crypto", async () => {
-  const subtle = webcrypto.subtle as unknown as { generateKey(a: unknown, x: boolean, u: string[]): Promise<{ privateKey: unknown }>; exportKey(f: string, k: unknown): Promise<ArrayBuffer> };
+  const subtle = webcrypto.subtle as unknown as {
+    generateKey(a: unknown, x: boolean, u: string[]): Promise<{ privateKey: unknown }>;
+    exportKey(f: string, k: unknown): Promise<ArrayBuffer>;
+  };
   const pair = await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
   let binary = "";
   for (const byte of new Uint8Array(await subtle.exportKey("pkcs8", pair.privateKey))) binary += String.fromCharCode(byte);
@@ -113,7 +155,11 @@ test("AUTH-12: client credentials with private_key_jwt: the assertion is signed 
     if (url === `${AS}/token`) assertion = new URLSearchParams(init.body ?? "").get("client_assertion") ?? "";
     return as.fetch(url, init);
   };
-  const { oauth, errors } = client(fetch, { grant: "client_credentials", client: { clientId: "m2m", tokenEndpointAuthMethod: "private_key_jwt" }, privateKeyPem: pem });
+  const { oauth, errors } = client(fetch, {
+    grant: "client_credentials",
+    client: { clientId: "m2m", tokenEndpointAuthMethod: "private_key_jwt" },
+    privateKeyPem: pem,
+  });
   assert.equal(await oauth.refused(MCP, 401, WWW, undefined), true, JSON.stringify(errors.map((e) => e.message)));
   assert.equal(assertion.split(".").length, 3);
   assert.equal(assertion.split(".")[2]?.length, 86);
@@ -128,21 +174,38 @@ test("AUTH-13: DPoP (RFC 9449): proofs at the token endpoint, a resend with the 
   const fetch: AuthFetch = async (url, init) => {
     if (url === `${AS}/.well-known/oauth-authorization-server`) {
       const doc = JSON.parse(await (await as.fetch(url, init)).text()) as object;
-      return { status: 200, headers: { get: () => null }, text: async () => JSON.stringify({ ...doc, dpop_signing_alg_values_supported: ["ES256"] }) };
+      return {
+        status: 200,
+        headers: { get: () => null },
+        text: async () => JSON.stringify({ ...doc, dpop_signing_alg_values_supported: ["ES256"] }),
+      };
     }
     if (url === `${AS}/token`) {
       proofs.push(init.headers.DPoP ?? "");
       if (!challenged) {
         challenged = true;
-        return { status: 400, headers: { get: (n: string) => (n === "dpop-nonce" ? "as-nonce-1" : null) }, text: async () => JSON.stringify({ error: "use_dpop_nonce" }) };
+        return {
+          status: 400,
+          headers: { get: (n: string) => (n === "dpop-nonce" ? "as-nonce-1" : null) },
+          text: async () => JSON.stringify({ error: "use_dpop_nonce" }),
+        };
       }
     }
     return as.fetch(url, init);
   };
   const { oauth, errors } = client(fetch, { dpop: true });
-  assert.equal(await oauth.refused(MCP, 401, 'DPoP resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"', undefined), true, JSON.stringify(errors.map((e) => e.message)));
+  assert.equal(
+    await oauth.refused(MCP, 401, 'DPoP resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"', undefined),
+    true,
+    JSON.stringify(errors.map((e) => e.message)),
+  );
   assert.equal(proofs.length, 2, "one resend after use_dpop_nonce");
-  const decode = (jwt: string): { header: { typ?: string; jwk?: { d?: string; kty?: string } }; claims: { jti?: string; htm?: string; htu?: string; nonce?: string; ath?: string } } => {
+  const decode = (
+    jwt: string,
+  ): {
+    header: { typ?: string; jwk?: { d?: string; kty?: string } };
+    claims: { jti?: string; htm?: string; htu?: string; nonce?: string; ath?: string };
+  } => {
     const [h, p] = jwt.split(".") as [string, string];
     return { header: JSON.parse(Buffer.from(h, "base64url").toString()), claims: JSON.parse(Buffer.from(p, "base64url").toString()) };
   };

@@ -21,18 +21,39 @@ test("AUTH-01: an unauthenticated request gets 401 naming the metadata, which is
   const as = await startTestAuthServer();
   after(t, () => as.close());
   const { url, base } = await protectedServer(t, as);
-  const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+  });
   assert.equal(res.status, 401);
   const challenge = bearerChallenge(res.headers.get("www-authenticate"));
   assert.equal(challenge?.resourceMetadata, `${base}/.well-known/oauth-protected-resource/mcp`);
   assert.deepEqual(challenge?.scope, ["mcp:tools"]);
   const doc = await fetch(challenge?.resourceMetadata as string, { method: "GET", headers: {} });
   assert.equal(doc.status, 200);
-  assert.deepEqual(JSON.parse(await doc.text()), { resource: url, authorization_servers: [as.issuer], bearer_methods_supported: ["header"], scopes_supported: ["mcp:tools"] });
-  const inQuery = await fetch(`${url}?access_token=abc`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+  assert.deepEqual(JSON.parse(await doc.text()), {
+    resource: url,
+    authorization_servers: [as.issuer],
+    bearer_methods_supported: ["header"],
+    scopes_supported: ["mcp:tools"],
+  });
+  const inQuery = await fetch(`${url}?access_token=abc`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: "{}",
+  });
   assert.equal(inQuery.status, 401);
   assert.equal(bearerChallenge(inQuery.headers.get("www-authenticate"))?.error, "invalid_request");
-  const forged = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: "Bearer eyJhbGciOiJub25lIn0.e30." }, body: "{}" });
+  const forged = await fetch(url, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      Authorization: "Bearer eyJhbGciOiJub25lIn0.e30.",
+    },
+    body: "{}",
+  });
   assert.equal(forged.status, 401);
   assert.equal(bearerChallenge(forged.headers.get("www-authenticate"))?.error, "invalid_token");
 });
@@ -44,7 +65,16 @@ for (const versions of [["2025-11-25"], ["2025-11-25", "2026-07-28"]] as const) 
     const { url } = await protectedServer(t, as);
     const store = new MemoryCredentialStore();
     const errors: OAuthFlowError[] = [];
-    const connection = await withTimeout(connectHttpNode({ url, info: INFO, versions: [...versions], auth: { redirectUri: "http://127.0.0.1:9/callback", onRedirect: headless, store, onError: (e) => errors.push(e) } }), 15_000, "connect");
+    const connection = await withTimeout(
+      connectHttpNode({
+        url,
+        info: INFO,
+        versions: [...versions],
+        auth: { redirectUri: "http://127.0.0.1:9/callback", onRedirect: headless, store, onError: (e) => errors.push(e) },
+      }),
+      15_000,
+      "connect",
+    );
     after(t, () => connection.close());
     assert.deepEqual(errors, []);
     const result = await withTimeout(connection.client.callTool("whoami", {}), 10_000, "whoami");
@@ -64,7 +94,12 @@ test("AUTH-10: a server requiring a scope the token lacks answers 403 insufficie
   after(t, () => as.close());
   const { url } = await protectedServer(t, as, ["mcp:admin"]);
   const errors: string[] = [];
-  const connecting = connectHttpNode({ url, info: INFO, versions: ["2025-11-25"], auth: { redirectUri: "http://127.0.0.1:9/callback", onRedirect: headless, onError: (e) => errors.push(e.rule), maxAuthorizations: 2 } });
+  const connecting = connectHttpNode({
+    url,
+    info: INFO,
+    versions: ["2025-11-25"],
+    auth: { redirectUri: "http://127.0.0.1:9/callback", onRedirect: headless, onError: (e) => errors.push(e.rule), maxAuthorizations: 2 },
+  });
   await assert.rejects(withTimeout(connecting, 15_000, "connect"), /HTTP 403/);
   // The test AS never grants mcp:admin: the flows asked for it (the challenge's scope) and got mcp:tools.
   const scopes = as.seen.filter((s) => s.path === "/authorize").map((s) => s.params.get("scope"));

@@ -18,7 +18,14 @@ const REDIRECT = "http://127.0.0.1:5555/callback";
 
 let counter = 0;
 function options(extra: Partial<AuthFlowOptions> = {}): AuthFlowOptions {
-  return { serverUrl: MCP, redirectUri: REDIRECT, now: 1_000_000, randomBytes: (n) => new Uint8Array(n).map((_, i) => (i * 7 + counter++) & 255), clientMetadata: { client_name: "test" }, ...extra };
+  return {
+    serverUrl: MCP,
+    redirectUri: REDIRECT,
+    now: 1_000_000,
+    randomBytes: (n) => new Uint8Array(n).map((_, i) => (i * 7 + counter++) & 255),
+    clientMetadata: { client_name: "test" },
+    ...extra,
+  };
 }
 
 const prm = (extra: object = {}): object => ({ resource: MCP, authorization_servers: [AS], ...extra });
@@ -153,10 +160,22 @@ test("AUTH-02: a protected resource metadata document for another resource is re
 test("AUTH-02: protected resource metadata: the challenge's URL, else path-inserted, else root; none at all is 2025-03-26", () => {
   const flow = new AuthFlow(options());
   expectFetch(flow.start({ status: 401, wwwAuthenticate: 'Bearer scope="a"' }), "protected-resource-metadata", PRM_URL);
-  expectFetch(flow.receive({ status: 404, body: undefined }), "protected-resource-metadata", "https://mcp.example.com/.well-known/oauth-protected-resource");
+  expectFetch(
+    flow.receive({ status: 404, body: undefined }),
+    "protected-resource-metadata",
+    "https://mcp.example.com/.well-known/oauth-protected-resource",
+  );
   // No document anywhere: the MCP server's origin is the authorization server (2025-03-26).
-  expectFetch(flow.receive({ status: 200, body: { not: "metadata" } }), "authorization-server-metadata", "https://mcp.example.com/.well-known/oauth-authorization-server");
-  expectFetch(flow.receive({ status: 404, body: undefined }), "authorization-server-metadata", "https://mcp.example.com/.well-known/openid-configuration");
+  expectFetch(
+    flow.receive({ status: 200, body: { not: "metadata" } }),
+    "authorization-server-metadata",
+    "https://mcp.example.com/.well-known/oauth-authorization-server",
+  );
+  expectFetch(
+    flow.receive({ status: 404, body: undefined }),
+    "authorization-server-metadata",
+    "https://mcp.example.com/.well-known/openid-configuration",
+  );
   // No metadata either: the default endpoints.
   const load = flow.receive({ status: 404, body: undefined });
   assert.deepEqual(load, { kind: "load", issuer: "https://mcp.example.com" });
@@ -172,7 +191,15 @@ test("AUTH-02, AUTH-07: 2025-03-26 metadata at the server's origin names its own
   flow.start({ status: 401, wwwAuthenticate: null });
   flow.receive({ status: 404, body: undefined });
   flow.receive({ status: 404, body: undefined });
-  const load = flow.receive({ status: 200, body: asm({ issuer: "https://mcp.example.com/oauth", authorization_endpoint: "https://mcp.example.com/oauth/authorize", token_endpoint: "https://mcp.example.com/oauth/token", registration_endpoint: "https://mcp.example.com/oauth/register" }) });
+  const load = flow.receive({
+    status: 200,
+    body: asm({
+      issuer: "https://mcp.example.com/oauth",
+      authorization_endpoint: "https://mcp.example.com/oauth/authorize",
+      token_endpoint: "https://mcp.example.com/oauth/token",
+      registration_endpoint: "https://mcp.example.com/oauth/register",
+    }),
+  });
   assert.deepEqual(load, { kind: "load", issuer: "https://mcp.example.com/oauth" });
 });
 
@@ -186,9 +213,21 @@ test("AUTH-02: authorization server metadata: RFC 8414 then OIDC for a root issu
   const tenant = `${AS}/tenant1`;
   const path = new AuthFlow(options());
   path.start(challenge401);
-  expectFetch(path.receive({ status: 200, body: prm({ authorization_servers: [tenant] }) }), "authorization-server-metadata", `${AS}/.well-known/oauth-authorization-server/tenant1`);
-  expectFetch(path.receive({ status: 404, body: undefined }), "authorization-server-metadata", `${AS}/.well-known/openid-configuration/tenant1`);
-  expectFetch(path.receive({ status: 500, body: undefined }), "authorization-server-metadata", `${AS}/tenant1/.well-known/openid-configuration`);
+  expectFetch(
+    path.receive({ status: 200, body: prm({ authorization_servers: [tenant] }) }),
+    "authorization-server-metadata",
+    `${AS}/.well-known/oauth-authorization-server/tenant1`,
+  );
+  expectFetch(
+    path.receive({ status: 404, body: undefined }),
+    "authorization-server-metadata",
+    `${AS}/.well-known/openid-configuration/tenant1`,
+  );
+  expectFetch(
+    path.receive({ status: 500, body: undefined }),
+    "authorization-server-metadata",
+    `${AS}/tenant1/.well-known/openid-configuration`,
+  );
   // With a PRM, no metadata at all is an error (the default endpoints are 2025-03-26 only).
   expectFailed(path.receive({ status: 404, body: undefined }), "authorization-server-metadata");
 });
@@ -255,23 +294,43 @@ test("AUTH-10: scope choice: the challenge's, else the resource's scopes_support
     discover(flow, prmDoc, asmDoc, trigger);
     return new URL((flow.loaded(undefined) as { url: string }).url).searchParams.get("scope");
   };
-  assert.equal(scopeOf({ status: 401, wwwAuthenticate: `Bearer resource_metadata="${PRM_URL}", scope="files:read"` }, prm({ scopes_supported: ["a", "b"] })), "files:read");
+  assert.equal(
+    scopeOf(
+      { status: 401, wwwAuthenticate: `Bearer resource_metadata="${PRM_URL}", scope="files:read"` },
+      prm({ scopes_supported: ["a", "b"] }),
+    ),
+    "files:read",
+  );
   assert.equal(scopeOf(challenge401, prm({ scopes_supported: ["a", "b"] })), "a b");
   assert.equal(scopeOf(challenge401, prm()), null);
-  assert.equal(scopeOf(challenge401, prm({ scopes_supported: ["a"] }), asm({ scopes_supported: ["a", "offline_access"] })), "a offline_access");
+  assert.equal(
+    scopeOf(challenge401, prm({ scopes_supported: ["a"] }), asm({ scopes_supported: ["a", "offline_access"] })),
+    "a offline_access",
+  );
 });
 
 test("AUTH-10: step-up on 403 insufficient_scope asks for the union of scopes and never refreshes", () => {
   const flow = new AuthFlow(options({ client: { clientId: "c" } }));
-  const trigger = { status: 403, wwwAuthenticate: `Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="${PRM_URL}"`, previousScopes: ["mcp:basic"] };
+  const trigger = {
+    status: 403,
+    wwwAuthenticate: `Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="${PRM_URL}"`,
+    previousScopes: ["mcp:basic"],
+  };
   discover(flow, prm(), asm(), trigger);
-  const step = flow.loaded({ issuer: AS, tokens: { accessToken: "old", tokenType: "Bearer", refreshToken: "rt", resource: MCP, scope: ["mcp:basic"] } });
+  const step = flow.loaded({
+    issuer: AS,
+    tokens: { accessToken: "old", tokenType: "Bearer", refreshToken: "rt", resource: MCP, scope: ["mcp:basic"] },
+  });
   assert.equal(step.kind, "authorize", "a step-up goes to the user, not to refresh");
   assert.equal(new URL((step as { url: string }).url).searchParams.get("scope"), "mcp:basic mcp:write");
 });
 
 test("AUTH-11: refresh carries resource; a refused refresh falls back to authorization; a refresh answer without refresh_token keeps the old one", () => {
-  const stored: StoredCredentials = { issuer: AS, client: { clientId: "c" }, tokens: { accessToken: "old", tokenType: "Bearer", refreshToken: "rt-old", resource: MCP } };
+  const stored: StoredCredentials = {
+    issuer: AS,
+    client: { clientId: "c" },
+    tokens: { accessToken: "old", tokenType: "Bearer", refreshToken: "rt-old", resource: MCP },
+  };
   const rejected = { ...challenge401, rejectedToken: "old" } as typeof challenge401;
   const flow = new AuthFlow(options());
   discover(flow, prm(), asm(), rejected);
@@ -291,7 +350,11 @@ test("AUTH-11: refresh carries resource; a refused refresh falls back to authori
 });
 
 test("AUTH-11: stored tokens the server did not just refuse are reused; a refused one is not", () => {
-  const stored: StoredCredentials = { issuer: AS, client: { clientId: "c" }, tokens: { accessToken: "good", tokenType: "Bearer", resource: MCP, expiresAt: 2_000_000 } };
+  const stored: StoredCredentials = {
+    issuer: AS,
+    client: { clientId: "c" },
+    tokens: { accessToken: "good", tokenType: "Bearer", resource: MCP, expiresAt: 2_000_000 },
+  };
   const reuse = new AuthFlow(options());
   discover(reuse);
   assert.equal(reuse.loaded(stored).kind, "done");
@@ -304,7 +367,10 @@ test("AUTH-11: stored tokens the server did not just refuse are reused; a refuse
 });
 
 test("AUTH-06: token endpoint client authentication: client_secret_basic, client_secret_post, none", () => {
-  const tokenRequest = (client: { clientId: string; clientSecret?: string; tokenEndpointAuthMethod?: string }, methods?: string[]): Extract<AuthStep, { kind: "fetch" }> => {
+  const tokenRequest = (
+    client: { clientId: string; clientSecret?: string; tokenEndpointAuthMethod?: string },
+    methods?: string[],
+  ): Extract<AuthStep, { kind: "fetch" }> => {
     const flow = new AuthFlow(options({ client }));
     discover(flow, prm(), asm(methods === undefined ? {} : { token_endpoint_auth_methods_supported: methods }));
     const authorize = flow.loaded(undefined) as Extract<AuthStep, { kind: "authorize" }>;
@@ -320,7 +386,10 @@ test("AUTH-06: token endpoint client authentication: client_secret_basic, client
   const none = tokenRequest({ clientId: "pub" });
   assert.equal(none.request.headers.Authorization, undefined);
   assert.equal(form(none.request.body).get("client_id"), "pub");
-  const registered = tokenRequest({ clientId: "id", clientSecret: "sec", tokenEndpointAuthMethod: "client_secret_post" }, ["client_secret_basic", "client_secret_post"]);
+  const registered = tokenRequest({ clientId: "id", clientSecret: "sec", tokenEndpointAuthMethod: "client_secret_post" }, [
+    "client_secret_basic",
+    "client_secret_post",
+  ]);
   assert.equal(form(registered.request.body).get("client_secret"), "sec", "the registered method wins");
 });
 
@@ -331,7 +400,13 @@ test("AUTH-12: client credentials: with a secret, and with private_key_jwt throu
   assert.equal(form(req.request.body).get("grant_type"), "client_credentials");
   assert.equal(form(req.request.body).get("resource"), MCP);
 
-  const jwt = new AuthFlow(options({ grant: "client_credentials", client: { clientId: "m2m", tokenEndpointAuthMethod: "private_key_jwt" }, signingAlgorithm: "ES256" }));
+  const jwt = new AuthFlow(
+    options({
+      grant: "client_credentials",
+      client: { clientId: "m2m", tokenEndpointAuthMethod: "private_key_jwt" },
+      signingAlgorithm: "ES256",
+    }),
+  );
   discover(jwt);
   const sign = jwt.loaded(undefined);
   assert.equal(sign.kind, "sign");
@@ -364,7 +439,12 @@ test("AUTH-12: workload identity: the jwt-bearer grant presents the configured a
 });
 
 test("AUTH-12: enterprise-managed authorization: token exchange at the IdP, then the ID-JAG as a jwt-bearer grant", () => {
-  const flow = new AuthFlow(options({ client: { clientId: "c", clientSecret: "s" }, enterprise: { idpTokenEndpoint: "https://idp.example.com/token", idpClientId: "idp-client", idToken: "id.token.x" } }));
+  const flow = new AuthFlow(
+    options({
+      client: { clientId: "c", clientSecret: "s" },
+      enterprise: { idpTokenEndpoint: "https://idp.example.com/token", idpClientId: "idp-client", idToken: "id.token.x" },
+    }),
+  );
   discover(flow);
   const exchange = expectFetch(flow.loaded(undefined), "token-exchange", "https://idp.example.com/token");
   const body = form(exchange.request.body);
@@ -374,7 +454,15 @@ test("AUTH-12: enterprise-managed authorization: token exchange at the IdP, then
   const grant = expectFetch(flow.receive({ status: 200, body: { access_token: "the-jag" } }), "token");
   assert.equal(form(grant.request.body).get("grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
   assert.equal(form(grant.request.body).get("assertion"), "the-jag");
-  expectFailed(new AuthFlow(options({ enterprise: { idpTokenEndpoint: "https://idp.example.com/token", idpClientId: "i", idToken: "t" }, client: { clientId: "c" } })).receive({ status: 200, body: {} }), "flow-misuse");
+  expectFailed(
+    new AuthFlow(
+      options({
+        enterprise: { idpTokenEndpoint: "https://idp.example.com/token", idpClientId: "i", idToken: "t" },
+        client: { clientId: "c" },
+      }),
+    ).receive({ status: 200, body: {} }),
+    "flow-misuse",
+  );
 });
 
 test("AUTH-09: bad token answers: an error body, no access_token, a DPoP token type", () => {

@@ -51,7 +51,8 @@ test("AUTH-14: refusals: alg none, unknown alg, wrong kid, wrong key type, expir
   const { privateKey, jwk } = await keyPair("ES256");
   const jwks = { keys: [jwk] };
   const opts = { crypto: webcrypto, jwks, now: NOW };
-  const sign = (c: object, h: object = { kid: "ES256-key" }): Promise<string> => signJwt(webcrypto, privateKey, "ES256", c as { [k: string]: never }, h as { [k: string]: never });
+  const sign = (c: object, h: object = { kid: "ES256-key" }): Promise<string> =>
+    signJwt(webcrypto, privateKey, "ES256", c as { [k: string]: never }, h as { [k: string]: never });
   const reason = async (token: string, extra: object = {}): Promise<string> => {
     const r = await verifyJwt(token, { ...opts, ...extra });
     assert.equal(r.ok, false);
@@ -70,7 +71,10 @@ test("AUTH-14: refusals: alg none, unknown alg, wrong kid, wrong key type, expir
   assert.match(await reason(await sign({ ...claims, nbf: SEC + 120 })), /nbf/);
   assert.match(await reason(await sign(claims), { issuer: "https://other" }), /iss/);
   assert.match(await reason(await sign(claims), { audience: ["https://other"] }), /aud/);
-  assert.equal((await verifyJwt(await sign({ ...claims, aud: ["x", "https://rs/mcp"] }), { ...opts, audience: "https://rs/mcp" })).ok, true);
+  assert.equal(
+    (await verifyJwt(await sign({ ...claims, aud: ["x", "https://rs/mcp"] }), { ...opts, audience: "https://rs/mcp" })).ok,
+    true,
+  );
   assert.match(await reason("a.b"), /three parts/);
   assert.match(await reason("!!.!!.!!"), /base64url JSON/);
   assert.match(await reason("x".repeat(20000)), /bounded/);
@@ -106,7 +110,18 @@ test("AUTH-14, AUTH-05: jwtAccessTokenVerifier: claims to AuthInfo (scope or scp
   const verify = jwtAccessTokenVerifier({ crypto: webcrypto, jwks: () => jwksNow, now: () => NOW, issuer: "https://as" });
   const token = await signJwt(webcrypto, privateKey, "ES256", { ...claims, client_id: "c1" });
   const info = await verify(token);
-  assert.deepEqual({ ...info, claims: undefined }, { token, scopes: ["a", "b"], clientId: "c1", subject: "u", audience: ["https://rs/mcp"], expiresAt: (SEC + 60) * 1000, claims: undefined });
+  assert.deepEqual(
+    { ...info, claims: undefined },
+    {
+      token,
+      scopes: ["a", "b"],
+      clientId: "c1",
+      subject: "u",
+      audience: ["https://rs/mcp"],
+      expiresAt: (SEC + 60) * 1000,
+      claims: undefined,
+    },
+  );
   const scp = await verify(await signJwt(webcrypto, privateKey, "ES256", { iss: "https://as", exp: SEC + 60, scp: ["x", 1] }));
   assert.deepEqual(scp?.scopes, ["x"]);
   jwksNow = { keys: [] };
@@ -118,17 +133,40 @@ function request(headers: { [k: string]: string } = {}, url = "/mcp"): { url: st
 }
 
 test("AUTH-01: protectedResource: metadata at the path-inserted well-known URL; 401 without a token names it and the scopes", async () => {
-  const rs = protectedResource({ resource: "https://rs.example/mcp", authorizationServers: ["https://as"], scopesSupported: ["read"], resourceName: "RS", verify: () => undefined });
+  const rs = protectedResource({
+    resource: "https://rs.example/mcp",
+    authorizationServers: ["https://as"],
+    scopesSupported: ["read"],
+    resourceName: "RS",
+    verify: () => undefined,
+  });
   assert.equal(rs.metadataPath, "/.well-known/oauth-protected-resource/mcp");
   assert.equal(rs.metadataUrl, "https://rs.example/.well-known/oauth-protected-resource/mcp");
-  assert.deepEqual(JSON.parse(rs.metadataResponse().body), { resource: "https://rs.example/mcp", authorization_servers: ["https://as"], bearer_methods_supported: ["header"], scopes_supported: ["read"], resource_name: "RS" });
+  assert.deepEqual(JSON.parse(rs.metadataResponse().body), {
+    resource: "https://rs.example/mcp",
+    authorization_servers: ["https://as"],
+    bearer_methods_supported: ["header"],
+    scopes_supported: ["read"],
+    resource_name: "RS",
+  });
   const none = await rs.authenticate(request());
   assert.equal(none.ok, false);
   const r = (none as { response: { status: number; headers: { [k: string]: string } } }).response;
   assert.equal(r.status, 401);
-  assert.deepEqual(bearerChallenge(r.headers["WWW-Authenticate"]), { resourceMetadata: rs.metadataUrl, scope: ["read"], error: undefined, errorDescription: undefined });
-  assert.throws(() => protectedResource({ resource: "relative", authorizationServers: ["https://as"], verify: () => undefined }), /absolute/);
-  assert.throws(() => protectedResource({ resource: "https://rs", authorizationServers: [], verify: () => undefined }), /authorization server/);
+  assert.deepEqual(bearerChallenge(r.headers["WWW-Authenticate"]), {
+    resourceMetadata: rs.metadataUrl,
+    scope: ["read"],
+    error: undefined,
+    errorDescription: undefined,
+  });
+  assert.throws(
+    () => protectedResource({ resource: "relative", authorizationServers: ["https://as"], verify: () => undefined }),
+    /absolute/,
+  );
+  assert.throws(
+    () => protectedResource({ resource: "https://rs", authorizationServers: [], verify: () => undefined }),
+    /authorization server/,
+  );
 });
 
 test("AUTH-05: protectedResource: invalid, thrown, foreign-audience, expired and query-string tokens get 401; missing scopes 403; a good one its AuthInfo", async () => {
@@ -156,7 +194,8 @@ test("AUTH-05: protectedResource: invalid, thrown, foreign-audience, expired and
     assert.equal(response.status, status);
     return bearerChallenge(response.headers["WWW-Authenticate"])?.error;
   };
-  for (const t of ["nope", "throws", "foreign", "expired"]) assert.equal(await errorOf(request({ Authorization: `Bearer ${t}` }), 401), "invalid_token", t);
+  for (const t of ["nope", "throws", "foreign", "expired"])
+    assert.equal(await errorOf(request({ Authorization: `Bearer ${t}` }), 401), "invalid_token", t);
   assert.equal(await errorOf(request({ authorization: "Basic abc" }), 401), "invalid_request");
   assert.equal(await errorOf(request({}, "/mcp?access_token=good"), 401), "invalid_request", "never from the query string");
   assert.equal(await errorOf(request({ Authorization: "Bearer weak" }), 403), "insufficient_scope");

@@ -19,10 +19,19 @@ export function after(t: TestContext, fn: () => Promise<void>): void {
 }
 
 /** The reference server (plus a whoami tool reading ctx.auth) protected by the test AS, on 127.0.0.1. */
-export async function protectedServer(t: TestContext, as: TestAuthServer, requiredScopes: string[] = [], reference = true): Promise<{ url: string; resource: ProtectedResource; base: string }> {
+export async function protectedServer(
+  t: TestContext,
+  as: TestAuthServer,
+  requiredScopes: string[] = [],
+  reference = true,
+): Promise<{ url: string; resource: ProtectedResource; base: string }> {
   // The reference server, or (reference false) a server with nothing but whoami.
-  const server = reference ? createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) }) : new Server({ info: { name: "whoami", version: "1" }, paginationSecret: randomBytes(32), versions: ["2025-11-25", "2026-07-28"] });
-  server.tool("whoami", { description: "who is asking", inputSchema: { type: "object" } }, (_args, ctx) => ({ content: [{ type: "text", text: `${ctx.auth?.subject} ${ctx.auth?.scopes.join(",")}` }] }));
+  const server = reference
+    ? createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) })
+    : new Server({ info: { name: "whoami", version: "1" }, paginationSecret: randomBytes(32), versions: ["2025-11-25", "2026-07-28"] });
+  server.tool("whoami", { description: "who is asking", inputSchema: { type: "object" } }, (_args, ctx) => ({
+    content: [{ type: "text", text: `${ctx.auth?.subject} ${ctx.auth?.scopes.join(",")}` }],
+  }));
   let host: HttpHost | undefined;
   const http = createServer((req, res) => host?.handle(req, res));
   const port = await new Promise<number>((resolve) => {
@@ -59,4 +68,3 @@ export async function headless(url: string): Promise<string> {
   if (location === null) throw new Error(`no redirect (HTTP ${res.status})`);
   return location;
 }
-

@@ -26,9 +26,17 @@ interface Grant {
 }
 
 /** `scopes`: advertised scopes_supported; `grant`: the scopes granted for those requested (default: as asked). */
-export async function startTestAuthServer(options: { scopes?: string[]; grant?: (requested: string) => string } = {}): Promise<TestAuthServer> {
-  const subtle = webcrypto.subtle as unknown as { generateKey(a: unknown, x: boolean, u: string[]): Promise<unknown>; exportKey(f: string, k: unknown): Promise<unknown> };
-  const keys = (await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as { privateKey: unknown; publicKey: unknown };
+export async function startTestAuthServer(
+  options: { scopes?: string[]; grant?: (requested: string) => string } = {},
+): Promise<TestAuthServer> {
+  const subtle = webcrypto.subtle as unknown as {
+    generateKey(a: unknown, x: boolean, u: string[]): Promise<unknown>;
+    exportKey(f: string, k: unknown): Promise<unknown>;
+  };
+  const keys = (await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as {
+    privateKey: unknown;
+    publicKey: unknown;
+  };
   const publicJwk = (await subtle.exportKey("jwk", keys.publicKey)) as { [k: string]: unknown };
   const jwks = { keys: [{ ...publicJwk, kid: "k1", alg: "ES256", use: "sig" }] };
   const clients = new Map<string, string[]>();
@@ -40,7 +48,13 @@ export async function startTestAuthServer(options: { scopes?: string[]; grant?: 
 
   const issue = async (grant: Grant): Promise<object> => {
     const now = Math.floor(Date.now() / 1000);
-    const token = await signJwt(webcrypto, keys.privateKey, "ES256", { iss: issuer, sub: "user-1", aud: grant.resource, client_id: grant.clientId, scope: grant.scope, iat: now, exp: now + 300 }, { kid: "k1", typ: "at+jwt" });
+    const token = await signJwt(
+      webcrypto,
+      keys.privateKey,
+      "ES256",
+      { iss: issuer, sub: "user-1", aud: grant.resource, client_id: grant.clientId, scope: grant.scope, iat: now, exp: now + 300 },
+      { kid: "k1", typ: "at+jwt" },
+    );
     const refresh = `rt-${++counter}`;
     refreshes.set(refresh, grant);
     return { access_token: token, token_type: "Bearer", expires_in: 300, refresh_token: refresh, scope: grant.scope };
@@ -57,7 +71,13 @@ export async function startTestAuthServer(options: { scopes?: string[]; grant?: 
           res.writeHead(status, { "Content-Type": "application/json", ...headers });
           res.end(JSON.stringify(value));
         };
-        const params = new Map<string, string>(req.method === "GET" ? [...url.searchParams] : (req.headers["content-type"] ?? "").includes("json") ? [] : [...new URLSearchParams(body)]);
+        const params = new Map<string, string>(
+          req.method === "GET"
+            ? [...url.searchParams]
+            : (req.headers["content-type"] ?? "").includes("json")
+              ? []
+              : [...new URLSearchParams(body)],
+        );
         seen.push({ method: req.method ?? "", path: url.pathname, params });
         if (req.method === "GET" && url.pathname === "/.well-known/oauth-authorization-server") {
           return json(200, {
@@ -84,9 +104,16 @@ export async function startTestAuthServer(options: { scopes?: string[]; grant?: 
         if (req.method === "GET" && url.pathname === "/authorize") {
           const clientId = params.get("client_id") ?? "";
           const redirectUri = params.get("redirect_uri") ?? "";
-          if (!(clients.get(clientId) ?? []).includes(redirectUri) || params.get("code_challenge_method") !== "S256") return json(400, { error: "invalid_request" });
+          if (!(clients.get(clientId) ?? []).includes(redirectUri) || params.get("code_challenge_method") !== "S256")
+            return json(400, { error: "invalid_request" });
           const code = `code-${++counter}`;
-          codes.set(code, { clientId, redirectUri, challenge: params.get("code_challenge") ?? "", resource: params.get("resource") ?? "", scope: (options.grant ?? ((r: string) => r))(params.get("scope") ?? "") });
+          codes.set(code, {
+            clientId,
+            redirectUri,
+            challenge: params.get("code_challenge") ?? "",
+            resource: params.get("resource") ?? "",
+            scope: (options.grant ?? ((r: string) => r))(params.get("scope") ?? ""),
+          });
           const back = new URL(redirectUri);
           back.searchParams.set("code", code);
           back.searchParams.set("state", params.get("state") ?? "");
@@ -99,7 +126,12 @@ export async function startTestAuthServer(options: { scopes?: string[]; grant?: 
             const grant = codes.get(params.get("code") ?? "");
             codes.delete(params.get("code") ?? "");
             const verifier = params.get("code_verifier") ?? "";
-            if (grant === undefined || grant.clientId !== params.get("client_id") || createHash("sha256").update(verifier).digest("base64url") !== grant.challenge || grant.resource !== params.get("resource")) {
+            if (
+              grant === undefined ||
+              grant.clientId !== params.get("client_id") ||
+              createHash("sha256").update(verifier).digest("base64url") !== grant.challenge ||
+              grant.resource !== params.get("resource")
+            ) {
               return json(400, { error: "invalid_grant" });
             }
             return json(200, await issue(grant));
@@ -133,4 +165,3 @@ export async function startTestAuthServer(options: { scopes?: string[]; grant?: 
       }),
   };
 }
-

@@ -30,17 +30,41 @@ function refused(argv: string[]): string {
 }
 
 test("client options before -- are ours; everything after it is the server command, untouched", () => {
-  const options = parsed(["client", "--timeout", "5000", "--root", "a", "--root=b", "--era", "session", "--call-destructive", "--", "npx", "-y", "server", "--timeout", "1"]);
+  const options = parsed([
+    "client",
+    "--timeout",
+    "5000",
+    "--root",
+    "a",
+    "--root=b",
+    "--era",
+    "session",
+    "--call-destructive",
+    "--",
+    "npx",
+    "-y",
+    "server",
+    "--timeout",
+    "1",
+  ]);
   assert.equal(options.timeoutMs, 5000);
   assert.deepEqual(options.roots, ["a", "b"]);
   assert.equal(options.era, "session");
   assert.equal(options.callDestructive, true);
   assert.deepEqual(options.target, { kind: "stdio", command: "npx", args: ["-y", "server", "--timeout", "1"] });
   // Without --, the first word that is not an option starts the command.
-  assert.deepEqual(parsed(["client", "node", "server.js", "--flag"]).target, { kind: "stdio", command: "node", args: ["server.js", "--flag"] });
+  assert.deepEqual(parsed(["client", "node", "server.js", "--flag"]).target, {
+    kind: "stdio",
+    command: "node",
+    args: ["server.js", "--flag"],
+  });
   assert.deepEqual(parsed(["client", "http://127.0.0.1:3000/mcp"]).target, { kind: "url", url: "http://127.0.0.1:3000/mcp" });
   assert.equal(parsed(["client", "--", "x"]).timeoutMs, DEFAULT_TIMEOUT_MS);
-  assert.deepEqual(parsed(["serve", "--http", "127.0.0.1:0", "--legacy-sse"]), { ...parsed(["serve"]), http: "127.0.0.1:0", legacySse: true });
+  assert.deepEqual(parsed(["serve", "--http", "127.0.0.1:0", "--legacy-sse"]), {
+    ...parsed(["serve"]),
+    http: "127.0.0.1:0",
+    legacySse: true,
+  });
   assert.equal(parsed(["--version"]).command, "version");
   assert.equal(parsed(["client", "--help", "--", "x"]).command, "help");
   assert.equal(parsed(["-h"]).command, "help");
@@ -64,7 +88,11 @@ test("unknown options, bad values and misplaced words are refused with a reason"
 
 test("`mcp-engine client --timeout` with a bad flag: the usage on stderr, exit 2, nothing spawned", async () => {
   // The defect: `--timeout` used to be spawned as the server command (spawn --timeout ENOENT).
-  for (const args of [["client", "--bogus", "--", process.execPath, MAIN, "serve"], ["client", "--timeout", "--", process.execPath, MAIN, "serve"], ["demo", "--nope"]]) {
+  for (const args of [
+    ["client", "--bogus", "--", process.execPath, MAIN, "serve"],
+    ["client", "--timeout", "--", process.execPath, MAIN, "serve"],
+    ["demo", "--nope"],
+  ]) {
     const run = await runNode([MAIN, ...args], 10_000);
     assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
     assert.match(run.stderr, /^usage:\n/);
@@ -107,7 +135,13 @@ test("RT-01: roots are absolute file:// URIs, percent-encoded, named after their
 });
 
 /** A display on a fake terminal or pipe: the text written, a clock, and the ticks it asked for. */
-function fakeDisplay(isTTY: boolean): { out: string[]; clock: { now: number }; ticks: Array<() => void>; stopped: number; open: ReturnType<typeof pendingDisplay> } {
+function fakeDisplay(isTTY: boolean): {
+  out: string[];
+  clock: { now: number };
+  ticks: Array<() => void>;
+  stopped: number;
+  open: ReturnType<typeof pendingDisplay>;
+} {
   const state = { out: [] as string[], clock: { now: 1000 }, ticks: [] as Array<() => void>, stopped: 0 };
   const open = pendingDisplay({
     write: (text) => state.out.push(text),
@@ -159,7 +193,10 @@ test("serve --redis: a redis:// URL, only with --http; a Redis that cannot be re
   assert.equal(parsed(["serve", "--redis=redis://h:1/2", "--http", "127.0.0.1:0"]).redis, "redis://h:1/2");
   assert.equal(parsed(["serve"]).redis, undefined);
   assert.match(refused(["serve", "--redis", "redis://127.0.0.1:6379"]), /--redis needs --http/);
-  assert.match(refused(["serve", "--http", "127.0.0.1:0", "--redis", "http://127.0.0.1:6379"]), /--redis takes a redis:\/\/HOST:PORT URL; got "http/);
+  assert.match(
+    refused(["serve", "--http", "127.0.0.1:0", "--redis", "http://127.0.0.1:6379"]),
+    /--redis takes a redis:\/\/HOST:PORT URL; got "http/,
+  );
   assert.match(refused(["serve", "--http", "127.0.0.1:0", "--redis"]), /--redis needs a value/);
   assert.match(refused(["client", "--redis", "redis://x", "--", "x"]), /unknown option "--redis" for client/);
   const run = await runNode([MAIN, "serve", "--http", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1"]);

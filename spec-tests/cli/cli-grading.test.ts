@@ -6,8 +6,25 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { exitCode, formatCheck, formatTally, gradeDiagnostics, gradeError, gradeListRefusal, gradeToolRefusal, gradeUnknownResource, gradeUnknownTool, tally, type CheckResult } from "../../lib/cli/grading.js";
-import { REFERENCE_CLIENT_CAPABILITIES, installReferenceHandlers, referenceClientCapabilities, runReport } from "../../lib/cli/reference-client.js";
+import {
+  exitCode,
+  formatCheck,
+  formatTally,
+  gradeDiagnostics,
+  gradeError,
+  gradeListRefusal,
+  gradeToolRefusal,
+  gradeUnknownResource,
+  gradeUnknownTool,
+  tally,
+  type CheckResult,
+} from "../../lib/cli/grading.js";
+import {
+  REFERENCE_CLIENT_CAPABILITIES,
+  installReferenceHandlers,
+  referenceClientCapabilities,
+  runReport,
+} from "../../lib/cli/reference-client.js";
 import { destructiveReason, nameWords } from "../../lib/cli/safety.js";
 import { ConnectionClosedError, InvalidResultError, McpError, RequestTimeoutError } from "../../lib/peer/shared/errors.js";
 import type { Tool } from "../../lib/types/index.js";
@@ -53,7 +70,10 @@ test("RS-01, C-02: list refusals: templates/list WARNs (RS-01); tools, resources
 });
 
 test("TL-01, MOD-02: a tool refused: -32021 (a client capability we lack) SKIPs, other codes WARN", () => {
-  const skip = gradeToolRefusal("tools/call x", new McpError(-32021, "Missing required client capability", { requiredCapabilities: { roots: {} } }));
+  const skip = gradeToolRefusal(
+    "tools/call x",
+    new McpError(-32021, "Missing required client capability", { requiredCapabilities: { roots: {} } }),
+  );
   assert.equal(skip.grade, "SKIP");
   assert.match(skip.detail, /\{"roots":\{\}\}.*--root DIR/);
   const warn = gradeToolRefusal("tools/call x", new McpError(-32603, "boom"));
@@ -62,7 +82,11 @@ test("TL-01, MOD-02: a tool refused: -32021 (a client capability we lack) SKIPs,
 });
 
 test("JR-01, M-04: no response or a closed connection FAIL under JR-01, a malformed result under M-04", () => {
-  for (const [error, id] of [[new ConnectionClosedError("tools/list"), "JR-01"], [new Error("other"), "JR-01"], [new InvalidResultError("tools/list", "/tools", "an array", "undefined"), "M-04"]] as const) {
+  for (const [error, id] of [
+    [new ConnectionClosedError("tools/list"), "JR-01"],
+    [new Error("other"), "JR-01"],
+    [new InvalidResultError("tools/list", "/tools", "an array", "undefined"), "M-04"],
+  ] as const) {
     const graded = gradeError("tools/list", error, unreachable);
     assert.equal(graded.grade, "FAIL", String(error));
     assert.equal(graded.rule?.id, id);
@@ -77,7 +101,10 @@ test("ENG-07: engine diagnostics: a violation FAILs under its own rule id, a dia
   ]);
   assert.equal(failed.grade, "FAIL");
   assert.equal(failed.rule?.id, "P-05");
-  assert.match(formatCheck(failed, "2025-11-25"), /https:\/\/modelcontextprotocol\.io\/specification\/2025-11-25\/basic\/utilities\/progress/);
+  assert.match(
+    formatCheck(failed, "2025-11-25"),
+    /https:\/\/modelcontextprotocol\.io\/specification\/2025-11-25\/basic\/utilities\/progress/,
+  );
   assert.equal(gradeDiagnostics([{ kind: "diagnostic", rule: "P-04", expected: "x", got: "y" }]).grade, "WARN");
 });
 
@@ -111,11 +138,40 @@ test("tool names are split into whole words: snake, kebab, dotted, camelCase and
 });
 
 test("destructive by annotations or by a writing word; read-only names and words containing one are not", () => {
-  const tool = (name: string, annotations?: Tool["annotations"]): Tool => ({ name, inputSchema: { type: "object" }, ...(annotations !== undefined ? { annotations } : {}) });
-  for (const name of ["delete_entities", "create_entities", "add_observations", "writeFile", "move-file", "rename", "editDocument", "update_record", "set_value", "insertRow", "drop_table", "kill_process", "run_command", "upload"]) {
+  const tool = (name: string, annotations?: Tool["annotations"]): Tool => ({
+    name,
+    inputSchema: { type: "object" },
+    ...(annotations !== undefined ? { annotations } : {}),
+  });
+  for (const name of [
+    "delete_entities",
+    "create_entities",
+    "add_observations",
+    "writeFile",
+    "move-file",
+    "rename",
+    "editDocument",
+    "update_record",
+    "set_value",
+    "insertRow",
+    "drop_table",
+    "kill_process",
+    "run_command",
+    "upload",
+  ]) {
     assert.ok(destructiveReason(tool(name)) !== undefined, name);
   }
-  for (const name of ["read_graph", "search_nodes", "open_nodes", "get_settings", "address_lookup", "sequentialthinking", "echo", "list_directory", "longRunningOperation"]) {
+  for (const name of [
+    "read_graph",
+    "search_nodes",
+    "open_nodes",
+    "get_settings",
+    "address_lookup",
+    "sequentialthinking",
+    "echo",
+    "list_directory",
+    "longRunningOperation",
+  ]) {
     assert.equal(destructiveReason(tool(name)), undefined, name);
   }
   assert.match(destructiveReason(tool("lookup", { destructiveHint: true })) ?? "", /destructiveHint: true/);
@@ -139,7 +195,8 @@ function thirdParty(tools: Tool[]): { server: ScriptedServer; calls: Array<{ nam
         return { result: { tools } };
       case "tools/call": {
         calls.push({ name: params.name, arguments: params.arguments });
-        if (!tools.some((t) => t.name === params.name)) return { result: { content: [{ type: "text", text: `Tool ${String(params.name)} not found` }], isError: true } };
+        if (!tools.some((t) => t.name === params.name))
+          return { result: { content: [{ type: "text", text: `Tool ${String(params.name)} not found` }], isError: true } };
         return { result: { content: [{ type: "text", text: "ok" }] } };
       }
       case "resources/list":
@@ -156,7 +213,10 @@ function thirdParty(tools: Tool[]): { server: ScriptedServer; calls: Array<{ nam
 }
 
 const TOOLS: Tool[] = [
-  { name: "get_resource", inputSchema: { type: "object", properties: { resourceId: { type: "integer", minimum: 1 } }, required: ["resourceId"] } },
+  {
+    name: "get_resource",
+    inputSchema: { type: "object", properties: { resourceId: { type: "integer", minimum: 1 } }, required: ["resourceId"] },
+  },
   { name: "toggle", inputSchema: { type: "object", properties: { on: { type: ["boolean", "string"] } }, required: ["on"] } },
   { name: "purge", inputSchema: { type: "object" }, annotations: { destructiveHint: true } },
   { name: "delete_item", inputSchema: { type: "object" } },
@@ -164,7 +224,10 @@ const TOOLS: Tool[] = [
   { name: "coded", inputSchema: { type: "object", properties: { code: { type: "string", pattern: "^(?=a)b$" } }, required: ["code"] } },
 ];
 
-async function report(tools: Tool[], callDestructiveTools = false): Promise<{ checks: CheckResult[]; calls: Array<{ name: unknown; arguments: unknown }>; code: number }> {
+async function report(
+  tools: Tool[],
+  callDestructiveTools = false,
+): Promise<{ checks: CheckResult[]; calls: Array<{ name: unknown; arguments: unknown }>; code: number }> {
   const { server, calls } = thirdParty(tools);
   const connecting = server.client.connect();
   await server.settle();
@@ -211,7 +274,10 @@ test("RT-01, C-01: roots: none declared and roots/list refused (-32601) unless r
   assert.deepEqual(referenceClientCapabilities([{ uri: "file:///work/a" }]).roots, {});
 
   for (const roots of [[], [{ uri: "file:///work/project%20one", name: "project one" }]]) {
-    const server = new ScriptedServer((message) => (message.method === undefined ? undefined : message.method === "initialize" ? initializeResult({}) : { result: {} }), { capabilities: referenceClientCapabilities(roots) });
+    const server = new ScriptedServer(
+      (message) => (message.method === undefined ? undefined : message.method === "initialize" ? initializeResult({}) : { result: {} }),
+      { capabilities: referenceClientCapabilities(roots) },
+    );
     installReferenceHandlers(server.client, roots);
     const connecting = server.client.connect();
     await server.settle();

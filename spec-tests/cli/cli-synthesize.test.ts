@@ -19,7 +19,11 @@ function valid(schema: unknown, options: { object?: boolean } = {}): unknown {
   return result.value;
 }
 
-const object = (properties: Record<string, unknown>, required: string[] = Object.keys(properties), extra: Record<string, unknown> = {}): Record<string, unknown> => ({ type: "object", properties, required, ...extra });
+const object = (
+  properties: Record<string, unknown>,
+  required: string[] = Object.keys(properties),
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> => ({ type: "object", properties, required, ...extra });
 
 test("J-01: an integer parameter gets an integer, within its bounds (the resourceId defect)", () => {
   assert.deepEqual(valid(object({ resourceId: { type: "integer" } })), { resourceId: 1 });
@@ -53,7 +57,16 @@ test("J-01: strings honour minLength, maxLength, formats and patterns", () => {
   assert.deepEqual(valid(object({ s: { type: "string", maxLength: 2 } })), { s: "te" });
   assert.deepEqual(valid(object({ s: { type: "string", format: "email" } })), { s: "test@example.com" });
   for (const format of ["uri", "date", "date-time", "uuid", "ipv4", "hostname"]) valid(object({ s: { type: "string", format } }));
-  for (const pattern of ["^[A-Z]{3}-\\d{4}$", "^(foo|bar)+$", "^[a-f0-9]{8}$", "^\\w+@\\w+\\.com$", "^v\\d+(\\.\\d+){2}$", "^[^x]+$", "^a?b*c+$", "^(?:ab){2}$"]) {
+  for (const pattern of [
+    "^[A-Z]{3}-\\d{4}$",
+    "^(foo|bar)+$",
+    "^[a-f0-9]{8}$",
+    "^\\w+@\\w+\\.com$",
+    "^v\\d+(\\.\\d+){2}$",
+    "^[^x]+$",
+    "^a?b*c+$",
+    "^(?:ab){2}$",
+  ]) {
     const value = valid(object({ s: { type: "string", pattern } })) as { s: string };
     assert.match(value.s, new RegExp(pattern, "u"));
   }
@@ -63,7 +76,8 @@ test("J-01: strings honour minLength, maxLength, formats and patterns", () => {
 
 test("J-01: a pattern that cannot be satisfied makes the call a skip, with the pattern named", () => {
   for (const pattern of ["^(?=x)y$", "^(a)\\1$", "^[a-z]+$"]) {
-    const schema = pattern === "^[a-z]+$" ? object({ s: { type: "string", pattern, maxLength: 0 } }) : object({ s: { type: "string", pattern } });
+    const schema =
+      pattern === "^[a-z]+$" ? object({ s: { type: "string", pattern, maxLength: 0 } }) : object({ s: { type: "string", pattern } });
     const result = synthesize(schema, { object: true });
     assert.equal(result.ok, false, pattern);
     assert.match(result.ok ? "" : result.why, /pattern|satisf/);
@@ -74,28 +88,78 @@ test("J-01: a pattern that cannot be satisfied makes the call a skip, with the p
 });
 
 test("J-01: nested objects, arrays with minItems and uniqueItems, $ref and recursion", () => {
-  const nested = valid(object({ size: object({ width: { type: "number", exclusiveMinimum: 0 }, unit: { type: "string" } }) })) as { size: { width: number; unit: string } };
+  const nested = valid(object({ size: object({ width: { type: "number", exclusiveMinimum: 0 }, unit: { type: "string" } }) })) as {
+    size: { width: number; unit: string };
+  };
   assert.equal(typeof nested.size.width, "number");
   assert.deepEqual(valid(object({ tags: { type: "array", items: { type: "string" }, minItems: 2 } })), { tags: ["test", "test1"] });
-  assert.deepEqual(valid(object({ ids: { type: "array", items: { type: "integer" }, minItems: 3, uniqueItems: true } })), { ids: [1, 2, 3] });
-  assert.deepEqual(valid(object({ picks: { type: "array", items: { enum: ["a", "b"] }, minItems: 2, uniqueItems: true } })), { picks: ["a", "b"] });
-  assert.deepEqual(valid(object({ pair: { type: "array", prefixItems: [{ type: "integer" }, { type: "boolean" }], minItems: 2 } })), { pair: [1, false] });
-  const withRef = { type: "object", $defs: { point: object({ x: { type: "integer" }, y: { type: "integer" } }) }, properties: { at: { $ref: "#/$defs/point" } }, required: ["at"] };
+  assert.deepEqual(valid(object({ ids: { type: "array", items: { type: "integer" }, minItems: 3, uniqueItems: true } })), {
+    ids: [1, 2, 3],
+  });
+  assert.deepEqual(valid(object({ picks: { type: "array", items: { enum: ["a", "b"] }, minItems: 2, uniqueItems: true } })), {
+    picks: ["a", "b"],
+  });
+  assert.deepEqual(valid(object({ pair: { type: "array", prefixItems: [{ type: "integer" }, { type: "boolean" }], minItems: 2 } })), {
+    pair: [1, false],
+  });
+  const withRef = {
+    type: "object",
+    $defs: { point: object({ x: { type: "integer" }, y: { type: "integer" } }) },
+    properties: { at: { $ref: "#/$defs/point" } },
+    required: ["at"],
+  };
   assert.deepEqual(valid(withRef), { at: { x: 1, y: 1 } });
-  const draft07 = { $schema: "http://json-schema.org/draft-07/schema#", type: "object", definitions: { name: { type: "string", minLength: 2 } }, properties: { n: { $ref: "#/definitions/name" } }, required: ["n"] };
+  const draft07 = {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    definitions: { name: { type: "string", minLength: 2 } },
+    properties: { n: { $ref: "#/definitions/name" } },
+    required: ["n"],
+  };
   assert.deepEqual(valid(draft07), { n: "test" });
   // A recursive tree: the optional child is left out, so the recursion ends.
-  const tree = { type: "object", $defs: { node: { type: "object", properties: { label: { type: "string" }, child: { $ref: "#/$defs/node" } }, required: ["label"] } }, properties: { root: { $ref: "#/$defs/node" } }, required: ["root"] };
+  const tree = {
+    type: "object",
+    $defs: { node: { type: "object", properties: { label: { type: "string" }, child: { $ref: "#/$defs/node" } }, required: ["label"] } },
+    properties: { root: { $ref: "#/$defs/node" } },
+    required: ["root"],
+  };
   assert.deepEqual(valid(tree), { root: { label: "test" } });
 });
 
 test("J-01: anyOf and oneOf take the first option that can be satisfied", () => {
-  assert.deepEqual(valid(object({ v: { anyOf: [{ type: "string", pattern: "^(?=a)b$" }, { type: "integer", minimum: 3 }] } })), { v: 3 });
+  assert.deepEqual(
+    valid(
+      object({
+        v: {
+          anyOf: [
+            { type: "string", pattern: "^(?=a)b$" },
+            { type: "integer", minimum: 3 },
+          ],
+        },
+      }),
+    ),
+    { v: 3 },
+  );
   assert.deepEqual(valid(object({ v: { oneOf: [{ type: "boolean" }, { type: "string" }] } })), { v: true });
   assert.deepEqual(valid(object({ v: { anyOf: [{ type: "null" }, { type: "string" }] } })), { v: null });
   // oneOf: the first option's value ("test") matches both options, so the second one's is taken.
-  assert.deepEqual(valid(object({ v: { oneOf: [{ type: "string", maxLength: 4 }, { type: "string", minLength: 4, examples: ["longer"] }] } })), { v: "longer" });
-  assert.deepEqual(valid(object({ v: { allOf: [object({ a: { type: "integer" } }), object({ b: { type: "boolean" } })] } })), { v: { a: 1, b: true } });
+  assert.deepEqual(
+    valid(
+      object({
+        v: {
+          oneOf: [
+            { type: "string", maxLength: 4 },
+            { type: "string", minLength: 4, examples: ["longer"] },
+          ],
+        },
+      }),
+    ),
+    { v: "longer" },
+  );
+  assert.deepEqual(valid(object({ v: { allOf: [object({ a: { type: "integer" } }), object({ b: { type: "boolean" } })] } })), {
+    v: { a: 1, b: true },
+  });
 });
 
 test("J-01: only required properties when they suffice; every property when the schema needs more", () => {
@@ -114,7 +178,10 @@ test("J-01: only required properties when they suffice; every property when the 
   };
   assert.deepEqual(valid(contact), { email: "test" });
   // Where required properties alone never validate, every property is filled.
-  assert.deepEqual(valid({ type: "object", properties: { a: { type: "string" }, b: { type: "integer" } }, minProperties: 2 }), { a: "test", b: 1 });
+  assert.deepEqual(valid({ type: "object", properties: { a: { type: "string" }, b: { type: "integer" } }, minProperties: 2 }), {
+    a: "test",
+    b: 1,
+  });
   assert.deepEqual(valid({ type: "object", properties: { a: { type: "string" } }, anyOf: [{ required: ["a"] }] }), { a: "test" });
   assert.deepEqual(valid({ type: "object", minProperties: 1, properties: { a: { type: "boolean" } } }), { a: true });
   assert.deepEqual(valid({ type: "object", required: ["k"], additionalProperties: { type: "integer" } }), { k: 1 });
@@ -135,7 +202,12 @@ test("J-01: the tools of the npm servers the report is tried on get valid argume
     required: ["thought", "nextThoughtNeeded", "thoughtNumber", "totalThoughts"],
   };
   assert.deepEqual(valid(thinking), { thought: "test", nextThoughtNeeded: true, thoughtNumber: 1, totalThoughts: 1 });
-  assert.deepEqual(toolArguments({ name: "t", inputSchema: thinking as never }), { thought: "test", nextThoughtNeeded: true, thoughtNumber: 1, totalThoughts: 1 });
+  assert.deepEqual(toolArguments({ name: "t", inputSchema: thinking as never }), {
+    thought: "test",
+    nextThoughtNeeded: true,
+    thoughtNumber: 1,
+    totalThoughts: 1,
+  });
 });
 
 test("J-02: tool arguments are always an object; a schema whose values are not is refused", () => {
@@ -147,7 +219,13 @@ test("J-02: tool arguments are always an object; a schema whose values are not i
 });
 
 test("J-01: unsatisfiable schemas are reported, never thrown", () => {
-  for (const schema of [false, { type: "object", properties: { a: false }, required: ["a"] }, object({ e: { enum: [] } }), object({ n: { type: "integer", minimum: 5, maximum: 4 } }), object({ n: { type: "integer", minimum: 0.2, maximum: 0.8 } })]) {
+  for (const schema of [
+    false,
+    { type: "object", properties: { a: false }, required: ["a"] },
+    object({ e: { enum: [] } }),
+    object({ n: { type: "integer", minimum: 5, maximum: 4 } }),
+    object({ n: { type: "integer", minimum: 0.2, maximum: 0.8 } }),
+  ]) {
     const result = synthesize(schema);
     assert.equal(result.ok, false, JSON.stringify(schema));
   }
@@ -163,7 +241,10 @@ test("J-01: a schema our validator cannot compile still gets best-effort argumen
 });
 
 test("ENG-06: property names from the server cannot reach a prototype", () => {
-  const value = valid(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"]}')) as Record<string, unknown>;
+  const value = valid(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"]}')) as Record<
+    string,
+    unknown
+  >;
   assert.ok(Object.hasOwn(value, "__proto__"));
   assert.equal(value["__proto__"], 1);
   assert.equal(JSON.stringify(value), '{"__proto__":1}');

@@ -17,8 +17,15 @@ const target = (versions: readonly string[], adapter = false): TargetProfile => 
 });
 
 function annotated(versions: readonly string[], configVersions: readonly string[]): FixtureHeader {
-  const header = { fixture: "server/x/y", role: "server", versions: [...versions], rules: ["MOD-23"], config: { capabilities: { tools: {} }, versions: [...configVersions] } };
-  return annotate(header, [{ in: { jsonrpc: "2.0", id: 1, method: "ping" } }, { out: { jsonrpc: "2.0", id: 1, result: {} } }], new Map()).header as unknown as FixtureHeader;
+  const header = {
+    fixture: "server/x/y",
+    role: "server",
+    versions: [...versions],
+    rules: ["MOD-23"],
+    config: { capabilities: { tools: {} }, versions: [...configVersions] },
+  };
+  return annotate(header, [{ in: { jsonrpc: "2.0", id: 1, method: "ping" } }, { out: { jsonrpc: "2.0", id: 1, result: {} } }], new Map())
+    .header as unknown as FixtureHeader;
 }
 
 test("versions naming both eras become the versions the target must speak, not an engine key", () => {
@@ -41,7 +48,10 @@ test("a set of session versions only stays an engine configuration key, unless i
 
 test("a dual-era fixture applies to a target speaking both eras, to none speaking one", () => {
   const header = annotated(["2025-11-25", "2026-07-28"], ["2025-11-25", "2026-07-28"]);
-  assert.match(notApplicable(header, "2025-11-25", target(["2024-11-05", "2025-11-25"])) ?? "", /^protocol version 2026-07-28 \(a server speaking 2025-11-25, 2026-07-28\)$/);
+  assert.match(
+    notApplicable(header, "2025-11-25", target(["2024-11-05", "2025-11-25"])) ?? "",
+    /^protocol version 2026-07-28 \(a server speaking 2025-11-25, 2026-07-28\)$/,
+  );
   assert.match(notApplicable(header, "2026-07-28", target(["2026-07-28"])) ?? "", /^protocol version 2025-11-25 /);
   assert.equal(notApplicable(header, "2025-11-25", target(["2025-06-18", "2025-11-25", "2026-07-28"])), undefined);
   // With an adapter the case is configured (the fixture's own versions), whatever the target speaks unconfigured.
@@ -49,7 +59,13 @@ test("a dual-era fixture applies to a target speaking both eras, to none speakin
 });
 
 test("a fixture subscribing or announcing where the configuration lacks the flag needs a target without it", () => {
-  const header = { fixture: "server/x/z", role: "server", versions: ["2025-11-25"], rules: ["C-01"], config: { capabilities: { resources: {}, prompts: { listChanged: true } } } };
+  const header = {
+    fixture: "server/x/z",
+    role: "server",
+    versions: ["2025-11-25"],
+    rules: ["C-01"],
+    config: { capabilities: { resources: {}, prompts: { listChanged: true } } },
+  };
   const steps: Parameters<typeof annotate>[1] = [
     { in: { jsonrpc: "2.0", id: 1, method: "resources/subscribe", params: { uri: "file:///a" } } },
     { out: { jsonrpc: "2.0", id: 1, error: { code: -32601 } } },
@@ -63,7 +79,10 @@ test("a fixture subscribing or announcing where the configuration lacks the flag
   const wire = { ...header, requires: { ...requires, host: undefined } } as unknown as FixtureHeader;
   const judged = { ...target(["2025-11-25"]), capabilities: { resources: { subscribe: true }, prompts: { listChanged: true } } };
   assert.equal(notApplicable(wire, "2025-11-25", judged), "no resources.subscribe capability");
-  assert.equal(notApplicable(wire, "2025-11-25", { ...judged, capabilities: { resources: { subscribe: false }, prompts: { listChanged: true } } }), undefined);
+  assert.equal(
+    notApplicable(wire, "2025-11-25", { ...judged, capabilities: { resources: { subscribe: false }, prompts: { listChanged: true } } }),
+    undefined,
+  );
 });
 
 test("a capability path is declared when its capability is present and its flag is true", () => {
@@ -76,7 +95,13 @@ test("a capability path is declared when its capability is present and its flag 
 });
 
 test("a flag a fixture needs true is met only by a target declaring it true, not by the flag declared false", () => {
-  const header = { fixture: "server/x/y", role: "server", versions: ["2025-11-25"], rules: ["C-02"], requires: { capabilities: { tools: { listChanged: true } } } } as unknown as FixtureHeader;
+  const header = {
+    fixture: "server/x/y",
+    role: "server",
+    versions: ["2025-11-25"],
+    rules: ["C-02"],
+    requires: { capabilities: { tools: { listChanged: true } } },
+  } as unknown as FixtureHeader;
   const declaring = (capabilities: Record<string, unknown>): TargetProfile => ({ ...target(["2025-11-25"]), capabilities });
   assert.equal(notApplicable(header, "2025-11-25", declaring({ tools: { listChanged: true } })), undefined);
   assert.match(notApplicable(header, "2025-11-25", declaring({ tools: { listChanged: false } })) ?? "", /^capabilities /);

@@ -34,13 +34,20 @@ registerProfileTools(server, {
   onRefused: (kind, method, params, error) => {
     // A sampling request the engine refused for the client's missing capability goes out anyway.
     const rule = error instanceof ProtocolMisuseError ? error.rule : undefined;
-    if (fault === "ungated-sampling" && kind === "request" && method === "sampling/createMessage" && rule === "C-01") process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: `bad-${++badIds}`, method, ...(params !== undefined ? { params } : {}) }) + "\n");
+    if (fault === "ungated-sampling" && kind === "request" && method === "sampling/createMessage" && rule === "C-01")
+      process.stdout.write(
+        JSON.stringify({ jsonrpc: "2.0", id: `bad-${++badIds}`, method, ...(params !== undefined ? { params } : {}) }) + "\n",
+      );
   },
 });
 let badIds = 0;
-server.tool("echo", { description: "Echoes its text", inputSchema: { type: "object", properties: { text: { type: "string" } } } }, (args) => ({
-  content: [{ type: "text", text: typeof args.text === "string" ? args.text : "" }],
-}));
+server.tool(
+  "echo",
+  { description: "Echoes its text", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+  (args) => ({
+    content: [{ type: "text", text: typeof args.text === "string" ? args.text : "" }],
+  }),
+);
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
@@ -59,9 +66,24 @@ const methods = new Map<string, string>();
 function inbound(line: string): string | undefined {
   const value = parse(line);
   if (fault === "drop-batch" && Array.isArray(value)) return undefined;
-  if (fault === "ignore-cancel-id-0" && isRecord(value) && value.method === "notifications/cancelled" && isRecord(value.params) && value.params.requestId === 0) return undefined;
-  if (isRecord(value) && typeof value.method === "string" && Object.hasOwn(value, "id")) methods.set(JSON.stringify(value.id), value.method);
-  if (fault === "unchecked-progress" && isRecord(value) && value.method === "tools/call" && isRecord(value.params) && value.params.name === "conform_progress") return uncheckedProgress(value, value.params);
+  if (
+    fault === "ignore-cancel-id-0" &&
+    isRecord(value) &&
+    value.method === "notifications/cancelled" &&
+    isRecord(value.params) &&
+    value.params.requestId === 0
+  )
+    return undefined;
+  if (isRecord(value) && typeof value.method === "string" && Object.hasOwn(value, "id"))
+    methods.set(JSON.stringify(value.id), value.method);
+  if (
+    fault === "unchecked-progress" &&
+    isRecord(value) &&
+    value.method === "tools/call" &&
+    isRecord(value.params) &&
+    value.params.name === "conform_progress"
+  )
+    return uncheckedProgress(value, value.params);
   return line;
 }
 
@@ -69,7 +91,11 @@ function inbound(line: string): string | undefined {
 function uncheckedProgress(message: Record<string, unknown>, params: Record<string, unknown>): string {
   const token = isRecord(params._meta) ? params._meta.progressToken : undefined;
   const asked = isRecord(params.arguments) && Array.isArray(params.arguments.progress) ? params.arguments.progress : [];
-  if (token !== undefined) for (const p of asked.filter(isRecord)) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, ...p } }) + "\n");
+  if (token !== undefined)
+    for (const p of asked.filter(isRecord))
+      process.stdout.write(
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, ...p } }) + "\n",
+      );
   return JSON.stringify({ ...message, params: { ...params, arguments: { progress: [] } } });
 }
 
@@ -79,7 +105,8 @@ function outbound(line: string): string[] {
   const error = isRecord(value.error) ? value.error : undefined;
   if (fault === "no-parse-error-reply" && error?.code === -32700) return [];
   // Invalid params found by validation (the engine names the member in data.path) goes out as -32603.
-  if (fault === "params-32603" && error?.code === -32602 && isRecord(error.data) && Object.hasOwn(error.data, "path")) return [JSON.stringify({ ...value, error: { ...error, code: -32603 } })];
+  if (fault === "params-32603" && error?.code === -32602 && isRecord(error.data) && Object.hasOwn(error.data, "path"))
+    return [JSON.stringify({ ...value, error: { ...error, code: -32603 } })];
   if (fault === "ungated-prompts" && error?.code === -32601 && (methods.get(JSON.stringify(value.id)) ?? "").startsWith("prompts/")) {
     return [JSON.stringify({ jsonrpc: "2.0", id: value.id, result: { prompts: [], messages: [] } })];
   }

@@ -24,7 +24,14 @@ const levels = ruleLevels(readFileSync(join(root, "RULES.md"), "utf8"));
 
 async function run(script: string): Promise<CaseResult[]> {
   const args = [join(root, "spec-tests", "conform", script)];
-  const cases = await runStdioPasses(process.execPath, args, { fixturesDir, role: "server", timeoutMs: 3000, probeMs: 10_000, newestOnly: true, profiles: ["full", "tools"] });
+  const cases = await runStdioPasses(process.execPath, args, {
+    fixturesDir,
+    role: "server",
+    timeoutMs: 3000,
+    probeMs: 10_000,
+    newestOnly: true,
+    profiles: ["full", "tools"],
+  });
   if (typeof cases === "string") throw new Error(cases);
   return cases;
 }
@@ -59,14 +66,19 @@ for (const [name, script, expected, baselineFile, least] of SDKS) {
     const cases = await run(script);
     const failed = cases.filter((c) => c.outcome === "failed");
     const detail = failed.map((c) => `${c.fixture}@${c.version} [${c.failedRule}] ${c.reason}`).join("\n");
-    assert.deepEqual(failed.filter((c) => levels.get(c.failedRule ?? "") === "policy" || c.level === "policy"), [], detail);
+    assert.deepEqual(
+      failed.filter((c) => levels.get(c.failedRule ?? "") === "policy" || c.level === "policy"),
+      [],
+      detail,
+    );
     assert.deepEqual([...new Set(failed.map((c) => c.failedRule ?? "?"))].sort(), [...expected].sort(), detail);
     const judged = cases.filter((c) => c.outcome !== "not-applicable");
     assert.ok(judged.length >= least, `at least ${least} fixtures judged; ${judged.length} were`);
     // The share a black-box replay judges (one case per fixture); see the README's table for what stays not applicable.
     assert.ok(judged.length / cases.length >= SHARE, `judged share ${judged.length}/${cases.length}`);
     const toolsPass = judged.filter((c) => c.profile === "tools").map((c) => c.fixture);
-    for (const fixture of TOOLS_PASS) assert.ok(toolsPass.includes(fixture), `${fixture} judged in the tools pass; it was in: ${toolsPass.join(", ")}`);
+    for (const fixture of TOOLS_PASS)
+      assert.ok(toolsPass.includes(fixture), `${fixture} judged in the tools pass; it was in: ${toolsPass.join(", ")}`);
     // Its published baseline (spec-tests/conform/baselines/) covers exactly these failures: the run exits 0, no entry is stale.
     const baseline = parseBaseline(readFileSync(join(root, "spec-tests", "conform", "baselines", baselineFile), "utf8"));
     assert.ok(typeof baseline !== "string", String(baseline));

@@ -17,15 +17,25 @@ async function run(fault: string | undefined): Promise<CaseResult[]> {
   const args = [server, "--serve", ...(fault !== undefined ? ["--fault", fault] : [])];
   const probed = await probeTarget(process.execPath, args, 5000, {}, undefined);
   if (typeof probed === "string") throw new Error(probed);
-  return runStdioConformance(process.execPath, args, { fixturesDir, role: "server", timeoutMs: 3000, profile: probed.profile, newestOnly: true });
+  return runStdioConformance(process.execPath, args, {
+    fixturesDir,
+    role: "server",
+    timeoutMs: 3000,
+    profile: probed.profile,
+    newestOnly: true,
+  });
 }
 
-const failedRules = (cases: readonly CaseResult[]): string[] => [...new Set(cases.filter((c) => c.outcome === "failed").map((c) => c.failedRule ?? "?"))].sort();
+const failedRules = (cases: readonly CaseResult[]): string[] =>
+  [...new Set(cases.filter((c) => c.outcome === "failed").map((c) => c.failedRule ?? "?"))].sort();
 
 test("the correct server passes every case that applies to it, and many apply", async () => {
   const cases = await run(undefined);
   const failed = cases.filter((c) => c.outcome === "failed");
-  assert.deepEqual(failed.map((c) => `${c.fixture}: ${c.reason}`), []);
+  assert.deepEqual(
+    failed.map((c) => `${c.fixture}: ${c.reason}`),
+    [],
+  );
   assert.ok(cases.filter((c) => c.outcome === "passed").length >= 40, "at least 40 fixtures judged");
 });
 

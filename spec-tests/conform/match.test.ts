@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compare } from "../../lib/cli/conform/match.js";
 
-const ok = (expected: unknown, actual: unknown): void => assert.equal(compare(expected, actual), undefined, `${JSON.stringify(expected)} should match ${JSON.stringify(actual)}`);
+const ok = (expected: unknown, actual: unknown): void =>
+  assert.equal(compare(expected, actual), undefined, `${JSON.stringify(expected)} should match ${JSON.stringify(actual)}`);
 const bad = (expected: unknown, actual: unknown, reason: RegExp): void => {
   const problem = compare(expected, actual);
   assert.ok(problem !== undefined, `${JSON.stringify(expected)} should not match ${JSON.stringify(actual)}`);
@@ -16,7 +17,11 @@ test("exact objects: key order ignored, extra keys refused, error message and da
   ok({ a: 1, b: [1, 2] }, { b: [1, 2], a: 1 });
   bad({ a: 1 }, { a: 1, b: 2 }, /^b: unexpected 2/);
   ok({ id: 1, error: { code: -32600 } }, { id: 1, error: { code: -32600, message: "x", data: { path: "p" } } });
-  bad({ id: 1, error: { code: -32600, message: "y" } }, { id: 1, error: { code: -32600, message: "x" } }, /error\.message: expected "y", got "x"/);
+  bad(
+    { id: 1, error: { code: -32600, message: "y" } },
+    { id: 1, error: { code: -32600, message: "x" } },
+    /error\.message: expected "y", got "x"/,
+  );
   bad({ result: { data: 1 } }, { result: { data: 1, message: 2 } }, /result\.message: unexpected 2/);
   ok([{ error: { code: 1 } }], [{ error: { code: 1, message: "m" } }]);
 });
@@ -66,7 +71,10 @@ test("$capture remembers a value and $ref requires it again", () => {
 test("$serverInfo and $capabilities: learned on first sight, then fixed; bound ones must equal", () => {
   const learned = new Map<string, unknown>();
   assert.equal(compare({ serverInfo: "$serverInfo" }, { serverInfo: { name: "x", version: "1" } }, { bindings: learned }), undefined);
-  assert.match(compare({ serverInfo: "$serverInfo" }, { serverInfo: { name: "y", version: "1" } }, { bindings: learned }) ?? "", /expected "x", got "y"/);
+  assert.match(
+    compare({ serverInfo: "$serverInfo" }, { serverInfo: { name: "y", version: "1" } }, { bindings: learned }) ?? "",
+    /expected "x", got "y"/,
+  );
   assert.match(compare("$serverInfo", { name: "x" }) ?? "", /string name and version/);
   const bound = new Map<string, unknown>([["capabilities", { tools: {} }]]);
   assert.equal(compare("$capabilities", { tools: {} }, { bindings: bound }), undefined);

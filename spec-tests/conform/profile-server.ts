@@ -29,7 +29,11 @@ function answer(message: Record<string, unknown>): void {
     case "initialize": {
       const asked = typeof params.protocolVersion === "string" ? params.protocolVersion : "";
       const protocolVersion = versions.includes(asked) ? asked : versions[versions.length - 1];
-      send({ jsonrpc: "2.0", id, result: { protocolVersion, capabilities, serverInfo: { name: "profile-server", version: profile ?? "default" } } });
+      send({
+        jsonrpc: "2.0",
+        id,
+        result: { protocolVersion, capabilities, serverInfo: { name: "profile-server", version: profile ?? "default" } },
+      });
       return;
     }
     case "ping":

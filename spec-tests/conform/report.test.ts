@@ -10,8 +10,24 @@ import type { CaseResult } from "../../lib/cli/conform/types.js";
 const base = { transport: "stdio" as const, version: "2025-11-25" };
 const cases: CaseResult[] = [
   { ...base, fixture: "server/a", rules: ["M-01"], level: "MUST", outcome: "passed" },
-  { ...base, fixture: "server/b", rules: ["M-09"], level: "MUST", outcome: "failed", failedRule: "M-09", reason: "expected a reply, got nothing" },
-  { ...base, fixture: "server/c", rules: ["X-04"], level: "SHOULD", outcome: "failed", failedRule: "X-04", reason: "answered after cancel" },
+  {
+    ...base,
+    fixture: "server/b",
+    rules: ["M-09"],
+    level: "MUST",
+    outcome: "failed",
+    failedRule: "M-09",
+    reason: "expected a reply, got nothing",
+  },
+  {
+    ...base,
+    fixture: "server/c",
+    rules: ["X-04"],
+    level: "SHOULD",
+    outcome: "failed",
+    failedRule: "X-04",
+    reason: "answered after cancel",
+  },
   { ...base, fixture: "server/d", rules: ["L-10"], level: "MUST", outcome: "not-applicable", reason: "host command respond" },
 ];
 
@@ -26,27 +42,46 @@ test("a baseline needs an object of non-empty reasons", () => {
 test("unexpected MUST and SHOULD failures fail the run; baselined ones do not", () => {
   assert.equal(exitCode(applyBaseline(cases, new Map())), 1);
   assert.equal(applyBaseline(cases, new Map()).unexpected, 2);
-  const judged = applyBaseline(cases, new Map([["server/b", "batches"], ["server/c@2025-11-25", "cancel"]]));
+  const judged = applyBaseline(
+    cases,
+    new Map([
+      ["server/b", "batches"],
+      ["server/c@2025-11-25", "cancel"],
+    ]),
+  );
   assert.equal(judged.unexpected, 0);
   assert.equal(exitCode(judged), 0);
   assert.equal(judged.cases[1]?.expected, "batches");
 });
 
 test("a baseline entry whose case passes is stale and fails the run", () => {
-  const judged = applyBaseline(cases, new Map([["server/a", "was broken"], ["server/b", "batches"], ["server/c", "cancel"]]));
+  const judged = applyBaseline(
+    cases,
+    new Map([
+      ["server/a", "was broken"],
+      ["server/b", "batches"],
+      ["server/c", "cancel"],
+    ]),
+  );
   assert.deepEqual(judged.stale, ["server/a"]);
   assert.equal(exitCode(judged), 1);
   assert.match(render(judged, "text"), /STALE {2}baseline entry server\/a/);
 });
 
 test("policy failures never count", () => {
-  const policy: CaseResult[] = [{ ...base, fixture: "server/e", rules: ["M-10"], level: "policy", outcome: "failed", failedRule: "M-10", reason: "id null" }];
+  const policy: CaseResult[] = [
+    { ...base, fixture: "server/e", rules: ["M-10"], level: "policy", outcome: "failed", failedRule: "M-10", reason: "id null" },
+  ];
   assert.equal(exitCode(applyBaseline(policy, new Map())), 0);
 });
 
 test("the tally counts each case once, under the family of the rule it failed; the judged share counts fixtures", () => {
   const tally = tallyByFamily(cases);
-  assert.deepEqual(Object.fromEntries(tally), { L: { passed: 0, failed: 0, notApplicable: 1 }, M: { passed: 1, failed: 1, notApplicable: 0 }, X: { passed: 0, failed: 1, notApplicable: 0 } });
+  assert.deepEqual(Object.fromEntries(tally), {
+    L: { passed: 0, failed: 0, notApplicable: 1 },
+    M: { passed: 1, failed: 1, notApplicable: 0 },
+    X: { passed: 0, failed: 1, notApplicable: 0 },
+  });
   assert.deepEqual(judgedShare(cases), { judged: 3, total: 4 });
 });
 
@@ -69,7 +104,10 @@ test("the four formats carry every case", () => {
   const junit = render(judged, "junit");
   assert.match(junit, /tests="4" failures="1" skipped="1"/);
   assert.match(junit, /<failure type="M-09 MUST" message="expected a reply, got nothing"\/>/);
-  assert.match(render(applyBaseline([{ ...cases[1], reason: 'a <b> & "c"' } as CaseResult], new Map()), "junit"), /message="a &lt;b&gt; &amp; &quot;c&quot;"/);
+  assert.match(
+    render(applyBaseline([{ ...cases[1], reason: 'a <b> & "c"' } as CaseResult], new Map()), "junit"),
+    /message="a &lt;b&gt; &amp; &quot;c&quot;"/,
+  );
 });
 
 test("the command line: a target is required, options are checked, the command after -- is untouched", () => {
@@ -100,11 +138,32 @@ test("`mcp-engine conform --help` prints the usage and exits 0; a bad line print
   const { conformMain } = await import("../../lib/cli/conform/index.js");
   let out = "";
   let err = "";
-  assert.equal(await conformMain(["--help"], (t) => (out += t), (t) => (err += t)), 0);
+  assert.equal(
+    await conformMain(
+      ["--help"],
+      (t) => (out += t),
+      (t) => (err += t),
+    ),
+    0,
+  );
   assert.match(out, /^usage:\n {2}mcp-engine conform/);
-  assert.equal(await conformMain(["--format", "xml", "--", "x"], (t) => (out += t), (t) => (err += t)), 2);
+  assert.equal(
+    await conformMain(
+      ["--format", "xml", "--", "x"],
+      (t) => (out += t),
+      (t) => (err += t),
+    ),
+    2,
+  );
   assert.match(err, /--format takes text, json, tap or junit/);
   err = "";
-  assert.equal(await conformMain(["--baseline", "/nonexistent/b.json", "--", "x"], (t) => (out += t), (t) => (err += t)), 2);
+  assert.equal(
+    await conformMain(
+      ["--baseline", "/nonexistent/b.json", "--", "x"],
+      (t) => (out += t),
+      (t) => (err += t),
+    ),
+    2,
+  );
   assert.match(err, /cannot read the baseline/);
 });

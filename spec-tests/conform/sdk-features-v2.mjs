@@ -17,13 +17,21 @@ const LANGUAGES = ["javascript", "python", "rust", "typescript"];
 export function registerFeatures(server) {
   server.registerPrompt(
     "review",
-    { description: "Review a piece of code", argsSchema: z.object({ code: completable(z.string(), (value) => LANGUAGES.filter((l) => l.startsWith(value ?? ""))) }) },
+    {
+      description: "Review a piece of code",
+      argsSchema: z.object({ code: completable(z.string(), (value) => LANGUAGES.filter((l) => l.startsWith(value ?? ""))) }),
+    },
     ({ code }) => ({ messages: [{ role: "user", content: { type: "text", text: `Please review:\n${code}` } }] }),
   );
-  server.registerResource("a", "file:///a", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "a" }] }));
+  server.registerResource("a", "file:///a", { mimeType: "text/plain" }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: "text/plain", text: "a" }],
+  }));
   server.registerResource(
     "file",
-    new ResourceTemplate("file:///dir/{name}", { list: undefined, complete: { name: (value) => ["one", "two"].filter((n) => n.startsWith(value ?? "")) } }),
+    new ResourceTemplate("file:///dir/{name}", {
+      list: undefined,
+      complete: { name: (value) => ["one", "two"].filter((n) => n.startsWith(value ?? "")) },
+    }),
     { mimeType: "text/plain" },
     async (uri, { name }) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: String(name) }] }),
   );

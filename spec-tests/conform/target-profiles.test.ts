@@ -13,7 +13,15 @@ import { test } from "node:test";
 import { conformMain, probeTarget, runStdioPasses } from "../../lib/cli/conform/index.js";
 import { notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
 import { profileEnvironment } from "../../lib/cli/conform/passes.js";
-import { announcedProfiles, capabilityMismatch, manifestProfiles, profileFor, PUBLISHED_PROFILES, requestedProfile, type ProfileSettings } from "../../lib/cli/conform/target-profiles.js";
+import {
+  announcedProfiles,
+  capabilityMismatch,
+  manifestProfiles,
+  profileFor,
+  PUBLISHED_PROFILES,
+  requestedProfile,
+  type ProfileSettings,
+} from "../../lib/cli/conform/target-profiles.js";
 import { StdioTarget } from "../../lib/cli/conform/target.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 
@@ -36,14 +44,24 @@ test("each published profile reaches serve: announced, and what it declares and 
   const full = await probeTarget("sh", serve, 5000, {}, undefined, profileEnvironment("full"));
   assert.ok(typeof full !== "string", String(full));
   for (const [name, published] of PUBLISHED_PROFILES) {
-    const probed: Awaited<ReturnType<typeof probeTarget>> = name === "full" ? full : await probeTarget("sh", serve, 5000, {}, undefined, profileEnvironment(name));
+    const probed: Awaited<ReturnType<typeof probeTarget>> =
+      name === "full" ? full : await probeTarget("sh", serve, 5000, {}, undefined, profileEnvironment(name));
     assert.ok(typeof probed !== "string", `${name}: ${String(probed)}`);
     assert.ok(probed.announced.has(name), `${name} announced`);
     const expectedVersions = published.settings.versions ?? [...SESSION_VERSIONS, ...MODERN_VERSIONS];
     // limits: the 2026-07-28 probe (a discover line over 200 bytes) is itself refused.
     const spoken: string[] = [...probed.profile.versions].filter((v) => name !== "limits" || v !== MODERN_VERSIONS[0]);
-    assert.deepEqual(spoken.sort(), [...expectedVersions].filter((v) => name !== "limits" || v !== MODERN_VERSIONS[0]).sort(), `${name} versions`);
-    if (published.capabilities === "all") assert.deepEqual(Object.keys(probed.profile.capabilities).sort(), Object.keys(full.profile.capabilities).sort(), `${name} capabilities`);
+    assert.deepEqual(
+      spoken.sort(),
+      [...expectedVersions].filter((v) => name !== "limits" || v !== MODERN_VERSIONS[0]).sort(),
+      `${name} versions`,
+    );
+    if (published.capabilities === "all")
+      assert.deepEqual(
+        Object.keys(probed.profile.capabilities).sort(),
+        Object.keys(full.profile.capabilities).sort(),
+        `${name} capabilities`,
+      );
     else assert.deepEqual(Object.keys(probed.profile.capabilities), Object.keys(published.capabilities), `${name} capabilities`);
   }
   // Without MCP_CONFORM_PROFILE (and under an unknown name) serve runs its default and announces nothing.
@@ -72,7 +90,13 @@ async function exchange(profile: string, lines: string[], count: number): Promis
   return got;
 }
 
-const init = (version: string): string => JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+const init = (version: string): string =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  });
 
 test("serve enforces a profile's settings: limits refuses a 201-byte line, strict a request before initialized, old-versions counter-offers 2025-06-18", async () => {
   const ping = (id: number, pad: number): string => `{"jsonrpc":"2.0","id":${id},"method":"ping"${" ".repeat(pad)}}`;
@@ -133,12 +157,24 @@ const target = (pass?: TargetProfile["pass"], adapter?: TargetProfile["adapter"]
 
 test("applicability of a profiled case: its own announced pass only; an unprofiled case not under an announced settings profile", () => {
   const limits = header("limits", { limits: { maxLineBytes: 200 } });
-  assert.match(String(notApplicable(limits, "2025-06-18", target())), /^target profile limits \(judged in its own pass: --profiles limits or all\)/);
-  assert.match(String(notApplicable(limits, "2025-06-18", target({ name: "strict", announced: true, settings: true }))), /^target profile limits \(judged in its own pass/);
-  assert.match(String(notApplicable(limits, "2025-06-18", target({ name: "limits", announced: false, settings: true }))), /did not announce it: no "mcp-conform-profile: limits" line on stderr/);
+  assert.match(
+    String(notApplicable(limits, "2025-06-18", target())),
+    /^target profile limits \(judged in its own pass: --profiles limits or all\)/,
+  );
+  assert.match(
+    String(notApplicable(limits, "2025-06-18", target({ name: "strict", announced: true, settings: true }))),
+    /^target profile limits \(judged in its own pass/,
+  );
+  assert.match(
+    String(notApplicable(limits, "2025-06-18", target({ name: "limits", announced: false, settings: true }))),
+    /did not announce it: no "mcp-conform-profile: limits" line on stderr/,
+  );
   assert.equal(notApplicable(limits, "2025-06-18", target({ name: "limits", announced: true, settings: true })), undefined);
   const plain = header(undefined);
-  assert.match(String(notApplicable(plain, "2025-06-18", target({ name: "limits", announced: true, settings: true }))), /default settings \(profile limits changes them\)/);
+  assert.match(
+    String(notApplicable(plain, "2025-06-18", target({ name: "limits", announced: true, settings: true }))),
+    /default settings \(profile limits changes them\)/,
+  );
   // Not announced: the target ran its default, so an unprofiled case may be judged there; a capability profile never hides one.
   assert.equal(notApplicable(plain, "2025-06-18", target({ name: "limits", announced: false, settings: true })), undefined);
   assert.equal(notApplicable(plain, "2025-06-18", target({ name: "tools", announced: true, settings: false })), undefined);
@@ -148,9 +184,17 @@ test("applicability of a profiled case: its own announced pass only; an unprofil
 });
 
 test("with an adapter, a profiled case needs each key of its configuration (and strict mode when strict only)", () => {
-  const adapter = (config: string[], strict: boolean): NonNullable<TargetProfile["adapter"]> => ({ ops: new Set(), clock: false, config: new Set(config), strict });
+  const adapter = (config: string[], strict: boolean): NonNullable<TargetProfile["adapter"]> => ({
+    ops: new Set(),
+    clock: false,
+    config: new Set(config),
+    strict,
+  });
   const modern = header("modern-only", { info: {}, capabilities: {}, versions: ["2026-07-28"], serverInfoInResults: false });
-  assert.equal(notApplicable(modern, "2026-07-28", target(undefined, adapter(["versions"], false))), "engine configuration key serverInfoInResults");
+  assert.equal(
+    notApplicable(modern, "2026-07-28", target(undefined, adapter(["versions"], false))),
+    "engine configuration key serverInfoInResults",
+  );
   assert.equal(notApplicable(modern, "2026-07-28", target(undefined, adapter(["versions", "serverInfoInResults"], false))), undefined);
   const strict = header("strict", {}, [true]);
   assert.equal(notApplicable(strict, "2025-06-18", target(undefined, adapter([], false))), "strict phase rules (engine option ENG-03)");
@@ -162,11 +206,28 @@ function corpus(): string {
   const dir = mkdtempSync(join(tmpdir(), "conform-target-profiles-"));
   mkdirSync(join(dir, "server", "t"), { recursive: true });
   const steps = [
-    { in: { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "$version", capabilities: {}, clientInfo: { name: "c", version: "1" } } } },
-    { out: { jsonrpc: "2.0", id: 0, result: { protocolVersion: "$version", capabilities: "$any", serverInfo: "$any" } }, rule: "L-03", level: "MUST" },
+    {
+      in: {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "$version", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      },
+    },
+    {
+      out: { jsonrpc: "2.0", id: 0, result: { protocolVersion: "$version", capabilities: "$any", serverInfo: "$any" } },
+      rule: "L-03",
+      level: "MUST",
+    },
   ];
   const fixture = (name: string, requires: Record<string, unknown>): void => {
-    const head = { fixture: `server/t/${name}`, role: "server", versions: ["2025-06-18"], rules: ["L-03"], requires: { era: "session", ...requires } };
+    const head = {
+      fixture: `server/t/${name}`,
+      role: "server",
+      versions: ["2025-06-18"],
+      rules: ["L-03"],
+      requires: { era: "session", ...requires },
+    };
     writeFileSync(join(dir, "server", "t", `${name}.jsonl`), [head, ...steps].map((l) => JSON.stringify(l)).join("\n") + "\n");
   };
   fixture("needs-limits", { profile: "limits" });
@@ -178,15 +239,37 @@ test("a target that ignores the profile (announces nothing) gets its cases not a
   const fixturesDir = corpus();
   try {
     const run = (announce: boolean) =>
-      runStdioPasses(process.execPath, [profileServer, "--serve", ...(announce ? ["--announce"] : [])], { fixturesDir, role: "server", timeoutMs: 3000, probeMs: 5000, newestOnly: true, profiles: ["limits", "full"] });
+      runStdioPasses(process.execPath, [profileServer, "--serve", ...(announce ? ["--announce"] : [])], {
+        fixturesDir,
+        role: "server",
+        timeoutMs: 3000,
+        probeMs: 5000,
+        newestOnly: true,
+        profiles: ["limits", "full"],
+      });
     const silent = await run(false);
     assert.ok(typeof silent !== "string");
-    assert.deepEqual(silent.map((c) => [c.fixture, c.outcome, c.profile]), [["server/t/needs-limits", "not-applicable", undefined], ["server/t/plain", "passed", "limits"]]);
-    assert.match(silent[0]?.reason ?? "", /target profile limits \(the target did not announce it[^)]*\) \(limits\); target profile limits \(judged in its own pass[^)]*\) \(full\)/);
+    assert.deepEqual(
+      silent.map((c) => [c.fixture, c.outcome, c.profile]),
+      [
+        ["server/t/needs-limits", "not-applicable", undefined],
+        ["server/t/plain", "passed", "limits"],
+      ],
+    );
+    assert.match(
+      silent[0]?.reason ?? "",
+      /target profile limits \(the target did not announce it[^)]*\) \(limits\); target profile limits \(judged in its own pass[^)]*\) \(full\)/,
+    );
     const announcing = await run(true);
     assert.ok(typeof announcing !== "string");
     // The plain case is not judged under the announced limits pass, but in the full one.
-    assert.deepEqual(announcing.map((c) => [c.fixture, c.outcome, c.profile]), [["server/t/needs-limits", "passed", "limits"], ["server/t/plain", "passed", "full"]]);
+    assert.deepEqual(
+      announcing.map((c) => [c.fixture, c.outcome, c.profile]),
+      [
+        ["server/t/needs-limits", "passed", "limits"],
+        ["server/t/plain", "passed", "full"],
+      ],
+    );
   } finally {
     rmSync(fixturesDir, { recursive: true, force: true });
   }
@@ -194,9 +277,16 @@ test("a target that ignores the profile (announces nothing) gets its cases not a
 
 test("mcp-engine conform --profiles with an unpublished name is a usage error (exit 2), naming the published ones", async () => {
   let err = "";
-  const code = await conformMain(["--profiles", "full,limitz", "--", process.execPath, profileServer, "--serve"], () => undefined, (t) => (err += t));
+  const code = await conformMain(
+    ["--profiles", "full,limitz", "--", process.execPath, profileServer, "--serve"],
+    () => undefined,
+    (t) => (err += t),
+  );
   assert.equal(code, 2);
-  assert.match(err, /"limitz" is no published target profile .*full, tools, core, bare, limits, modern-only, discover-any, old-versions, strict, or all/);
+  assert.match(
+    err,
+    /"limitz" is no published target profile .*full, tools, core, bare, limits, modern-only, discover-any, old-versions, strict, or all/,
+  );
 });
 
 test("an announced capability profile is checked against what the target declares", () => {
@@ -205,5 +295,8 @@ test("an announced capability profile is checked against what the target declare
   assert.equal(capabilityMismatch(profile("tools"), { tools: { listChanged: true } }), undefined);
   assert.equal(capabilityMismatch(profile("tools"), { tools: {}, logging: {} }), "capabilities logging, tools instead of tools");
   assert.equal(capabilityMismatch(profile("core"), { tools: {}, resources: {}, logging: {} }), "resources.subscribe not declared");
-  assert.equal(capabilityMismatch(profile("bare"), { tools: { listChanged: true }, resources: {}, prompts: {} }), "tools.listChanged declared");
+  assert.equal(
+    capabilityMismatch(profile("bare"), { tools: { listChanged: true }, resources: {}, prompts: {} }),
+    "tools.listChanged declared",
+  );
 });

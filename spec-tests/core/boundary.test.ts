@@ -45,14 +45,25 @@ const auth = allSources(join(lib, "auth"));
 const portable = allSources(lib).filter((f) => !f.startsWith(join(lib, "hosts", "/")) && !f.startsWith(join(lib, "cli", "/")));
 
 test("the portable layers import no Node module and touch no clock, timer or randomness", () => {
-  assert.ok(core.length > 30 && http.length >= 5 && portable.length > 100, `found ${core.length} core, ${http.length} HTTP and ${portable.length} portable files`);
+  assert.ok(
+    core.length > 30 && http.length >= 5 && portable.length > 100,
+    `found ${core.length} core, ${http.length} HTTP and ${portable.length} portable files`,
+  );
   for (const file of portable) {
     const text = code(file);
     assert.doesNotMatch(text, /from\s+["'](node:|fs|net|http|https|child_process|process|stream|buffer)/, `${file} imports a Node module`);
     assert.doesNotMatch(text, /\brequire\(/, `${file} uses require()`);
-    assert.doesNotMatch(text, /\bDate\.now\(|\bnew Date\(|\bperformance\.now\(|\bMath\.random\(/, `${file} reads a clock or draws randomness`);
+    assert.doesNotMatch(
+      text,
+      /\bDate\.now\(|\bnew Date\(|\bperformance\.now\(|\bMath\.random\(/,
+      `${file} reads a clock or draws randomness`,
+    );
     // A call, not a method signature of an injected timer facility (`setTimeout(fn: () => void, …)`).
-    assert.doesNotMatch(text, /(^|[^.\w])(setTimeout|setInterval|setImmediate|queueMicrotask)\((?!\s*\w+\s*:)/m, `${file} starts a timer of its own`);
+    assert.doesNotMatch(
+      text,
+      /(^|[^.\w])(setTimeout|setInterval|setImmediate|queueMicrotask)\((?!\s*\w+\s*:)/m,
+      `${file} starts a timer of its own`,
+    );
   }
 });
 
@@ -82,7 +93,8 @@ test("lib/auth is asynchronous only where Web Crypto is (jwt.ts) or what awaits 
     }
     assert.doesNotMatch(code(file), /\bPromise\b|\basync\b|\bawait\b/, `${file} uses Promises`);
   }
-  for (const file of auth) assert.doesNotMatch(code(file), /(^|[^.\w])fetch\(|globalThis/m, `${file} reaches for a global (fetch, crypto): they are injected`);
+  for (const file of auth)
+    assert.doesNotMatch(code(file), /(^|[^.\w])fetch\(|globalThis/m, `${file} reaches for a global (fetch, crypto): they are injected`);
 });
 
 test("lib/http/ stays pure and reaches only into the core", () => {
@@ -111,5 +123,9 @@ test("no string under lib/ opens with a protocol version outside the tables (ver
   const files = allSources(lib).filter((f) => !tables.has(f) && !f.startsWith(join(lib, "types", "/")));
   assert.ok(files.length > 100, `only ${files.length} files under lib/`);
   const offenders = files.filter((f) => opening.test(code(f))).map((f) => f.slice(lib.length));
-  assert.deepEqual(offenders, [], "name the version through lib/rules/versions.ts (SESSION_VERSIONS, MODERN_VERSIONS, SCHEMA_RELEASES, VERSION_PROFILES)");
+  assert.deepEqual(
+    offenders,
+    [],
+    "name the version through lib/rules/versions.ts (SESSION_VERSIONS, MODERN_VERSIONS, SCHEMA_RELEASES, VERSION_PROFILES)",
+  );
 });

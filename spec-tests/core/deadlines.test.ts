@@ -34,7 +34,10 @@ describe("DeadlineHeap", () => {
           model.delete(entry.id);
         } else {
           now += Math.floor(random() * 20);
-          const expected = [...model].filter(([, due]) => due <= now).map(([id]) => id).sort((a, b) => a - b);
+          const expected = [...model]
+            .filter(([, due]) => due <= now)
+            .map(([id]) => id)
+            .sort((a, b) => a - b);
           const got = heap.takeDue(now, []).map((e) => e.id);
           assert.deepEqual(got, expected, `step ${step}`);
           for (const id of expected) model.delete(id);
@@ -56,11 +59,16 @@ describe("engine deadlines through the heap", () => {
     const c = new Engine({ role: "client", info: { name: "c", version: "1" }, limits: { maxPendingOutbound: 5000 } });
     c.initialize();
     while (c.pollOutbound() !== undefined);
-    c.receiveMessage({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });
+    c.receiveMessage({
+      jsonrpc: "2.0",
+      id: 0,
+      result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } },
+    });
     while (c.pollOutbound() !== undefined);
     while (c.pollEvent() !== undefined);
     const ids: number[] = [];
-    for (let i = 0; i < 3000; i++) ids.push(c.request("tools/list", {}, { deadline: 10_000 + i, totalDeadline: 50_000, resetOnProgressMs: 1000, progressToken: true }));
+    for (let i = 0; i < 3000; i++)
+      ids.push(c.request("tools/list", {}, { deadline: 10_000 + i, totalDeadline: 50_000, resetOnProgressMs: 1000, progressToken: true }));
     assert.equal(c.nextDeadline(), 10_000);
     for (let i = 0; i < 1000; i++) c.receiveMessage({ jsonrpc: "2.0", id: ids[i], result: { tools: [] } });
     assert.equal(c.nextDeadline(), 11_000, "the answered ones are gone");
@@ -83,7 +91,11 @@ describe("ENG-05: progress moves a deadline only with `now`", () => {
   it("ENG-05: without now the inactivity deadline stays and a diagnostic says so; with now it moves", () => {
     const c = new Engine({ role: "client", info: { name: "c", version: "1" } });
     c.initialize();
-    c.receiveMessage({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });
+    c.receiveMessage({
+      jsonrpc: "2.0",
+      id: 0,
+      result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } },
+    });
     while (c.pollOutbound() !== undefined);
     while (c.pollEvent() !== undefined);
     const id = c.request("tools/call", { name: "t" }, { deadline: 1000, resetOnProgressMs: 500, progressToken: true });

@@ -57,7 +57,12 @@ function newClient(options: Partial<EngineOptions> = {}): Engine {
 }
 
 function initializeMessage(version: string = "2025-11-25", id: string | number = 0): JsonObject {
-  return { jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: version, capabilities: CLIENT_CAPS, clientInfo: CLIENT_INFO } };
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: CLIENT_CAPS, clientInfo: CLIENT_INFO },
+  };
 }
 
 /** A server in operating, drained. */
@@ -76,7 +81,11 @@ function operatingClient(options: Partial<EngineOptions> = {}, serverCaps: JsonO
   const c = newClient(options);
   const id = c.initialize();
   const version = newestVersion(c.versions);
-  c.receiveMessage({ jsonrpc: "2.0", id, result: { protocolVersion: version, capabilities: serverCaps, serverInfo: SERVER_INFO, instructions: "be nice" } });
+  c.receiveMessage({
+    jsonrpc: "2.0",
+    id,
+    result: { protocolVersion: version, capabilities: serverCaps, serverInfo: SERVER_INFO, instructions: "be nice" },
+  });
   drainOut(c);
   events(c);
   assert.equal(c.phase, "operating");
@@ -103,7 +112,11 @@ test("constructor: an empty or unknown version list is a RangeError", () => {
 test("constructor: every limit must be a positive integer", () => {
   for (const key of ["maxLineBytes", "maxPendingOutbound", "maxPendingInbound", "maxBatchLength"] as const) {
     for (const bad of [0, -1, 1.5, Number.NaN, Infinity]) {
-      assert.throws(() => newClient({ limits: { [key]: bad } }), (e: unknown) => e instanceof RangeError && e.message.includes(key), `${key}=${bad}`);
+      assert.throws(
+        () => newClient({ limits: { [key]: bad } }),
+        (e: unknown) => e instanceof RangeError && e.message.includes(key),
+        `${key}=${bad}`,
+      );
     }
     assert.doesNotThrow(() => newClient({ limits: { [key]: 1 } }));
   }
@@ -113,7 +126,11 @@ test("constructor: defaults, and options are kept", () => {
   const c = newClient();
   assert.equal(c.role, "client");
   assert.deepEqual(c.versions, SESSION_VERSIONS);
-  assert.deepEqual(c.limits, { ...DEFAULT_LIMITS, maxLineBytes: DEFAULT_CLIENT_MAX_LINE_BYTES }, "a client reads results, so its lines may be longer");
+  assert.deepEqual(
+    c.limits,
+    { ...DEFAULT_LIMITS, maxLineBytes: DEFAULT_CLIENT_MAX_LINE_BYTES },
+    "a client reads results, so its lines may be longer",
+  );
   assert.equal(c.strict, false);
   assert.deepEqual(c.ownCapabilities, CLIENT_CAPS);
   const bare = new Engine({ role: "server", info: SERVER_INFO });
@@ -143,8 +160,17 @@ test("L-03: getters before, during and after the handshake (client)", () => {
   assert.equal(c.phase, "initializing");
   assert.equal(c.pendingOutboundCount, 1);
   const [init] = drainOut(c);
-  assert.deepEqual(init, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: CLIENT_CAPS, clientInfo: CLIENT_INFO } });
-  c.receiveMessage({ jsonrpc: "2.0", id, result: { protocolVersion: "2025-11-25", capabilities: SERVER_CAPS, serverInfo: SERVER_INFO, instructions: "use tools wisely" } });
+  assert.deepEqual(init, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: CLIENT_CAPS, clientInfo: CLIENT_INFO },
+  });
+  c.receiveMessage({
+    jsonrpc: "2.0",
+    id,
+    result: { protocolVersion: "2025-11-25", capabilities: SERVER_CAPS, serverInfo: SERVER_INFO, instructions: "use tools wisely" },
+  });
   assert.equal(c.phase, "operating");
   assert.equal(c.negotiatedVersion, "2025-11-25");
   assert.deepEqual(c.peerInfo, SERVER_INFO);
@@ -153,8 +179,17 @@ test("L-03: getters before, during and after the handshake (client)", () => {
   assert.equal(c.pendingOutboundCount, 0);
   assert.deepEqual(drainOut(c), [{ jsonrpc: "2.0", method: "notifications/initialized" }]);
   const ev = events(c);
-  assert.deepEqual(ev.map((e) => e.kind), ["negotiated", "ready"]);
-  assert.deepEqual(ev[0], { kind: "negotiated", version: "2025-11-25", peerInfo: SERVER_INFO, peerCapabilities: SERVER_CAPS, instructions: "use tools wisely" });
+  assert.deepEqual(
+    ev.map((e) => e.kind),
+    ["negotiated", "ready"],
+  );
+  assert.deepEqual(ev[0], {
+    kind: "negotiated",
+    version: "2025-11-25",
+    peerInfo: SERVER_INFO,
+    peerCapabilities: SERVER_CAPS,
+    instructions: "use tools wisely",
+  });
   c.close();
   assert.equal(c.phase, "closed");
   assert.equal(c.isClosed, true);
@@ -170,15 +205,23 @@ test("L-03: getters through the handshake (server), instructions sent, pending i
   assert.deepEqual(s.peerInfo, CLIENT_INFO);
   assert.deepEqual(s.peerCapabilities, CLIENT_CAPS);
   assert.equal(s.instructionsFromPeer, undefined);
-  assert.deepEqual(drainOut(s), [{ jsonrpc: "2.0", id: "init-1", result: { protocolVersion: "2025-06-18", capabilities: SERVER_CAPS, serverInfo: SERVER_INFO, instructions: "hello" } }]);
+  assert.deepEqual(drainOut(s), [
+    {
+      jsonrpc: "2.0",
+      id: "init-1",
+      result: { protocolVersion: "2025-06-18", capabilities: SERVER_CAPS, serverInfo: SERVER_INFO, instructions: "hello" },
+    },
+  ]);
   const ev = events(s);
-  assert.deepEqual(ev, [{ kind: "negotiated", version: "2025-06-18", peerInfo: CLIENT_INFO, peerCapabilities: CLIENT_CAPS, instructions: undefined }]);
+  assert.deepEqual(ev, [
+    { kind: "negotiated", version: "2025-06-18", peerInfo: CLIENT_INFO, peerCapabilities: CLIENT_CAPS, instructions: undefined },
+  ]);
   s.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
   assert.equal(s.phase, "operating");
   assert.deepEqual(events(s), [{ kind: "ready" }]);
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   s.receiveMessage({ jsonrpc: "2.0", id: "1", method: "tools/list" });
-  assert.equal(s.pendingInboundCount, 2, "1 and \"1\" are different ids");
+  assert.equal(s.pendingInboundCount, 2, '1 and "1" are different ids');
   s.respond(1, { tools: [] });
   assert.equal(s.pendingInboundCount, 1);
   s.respondError("1", -32603, "boom", { why: "test" });
@@ -234,7 +277,10 @@ test("pollOutbound carries relatedRequestId; pollEvent and takeEvents drain in o
   s.receiveMessage({ jsonrpc: "2.0", method: "vendor/unknown" });
   const into: EngineEvent[] = [{ kind: "ready" }];
   s.takeEvents(into);
-  assert.deepEqual(into.map((e) => e.kind), ["ready", "notification", "diagnostic"]);
+  assert.deepEqual(
+    into.map((e) => e.kind),
+    ["ready", "notification", "diagnostic"],
+  );
   s.takeEvents(into);
   assert.equal(into.length, 3);
 });
@@ -278,7 +324,8 @@ test("ID-04: respond / respondError to an unknown or already answered id throws 
 test("M-05: respondError: a non-integer code or a non-string message throws M-05", () => {
   const s = operatingServer();
   s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-  for (const bad of [1.5, Number.NaN, "1", null, Infinity]) assert.throws(() => s.respondError(1, bad as never, "m"), isRule("M-05"), String(bad));
+  for (const bad of [1.5, Number.NaN, "1", null, Infinity])
+    assert.throws(() => s.respondError(1, bad as never, "m"), isRule("M-05"), String(bad));
   for (const bad of [undefined, 1, null, {}]) assert.throws(() => s.respondError(1, -32000, bad as never), isRule("M-05"), String(bad));
   assert.deepEqual(drainOut(s), []);
   s.respondError(1, -32000, "nope");
@@ -351,7 +398,11 @@ test("X-01, X-02: cancel: initialize throws X-02, ids never issued throw X-01, s
   assert.equal(c.cancel(p, "changed my mind"), true);
   assert.equal(c.cancel(p), false);
   const out = drainOut(c);
-  assert.deepEqual(out[out.length - 1], { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: p, reason: "changed my mind" } });
+  assert.deepEqual(out[out.length - 1], {
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: p, reason: "changed my mind" },
+  });
   // A late answer to the cancelled request is dropped without a violation.
   c.receiveMessage({ jsonrpc: "2.0", id: p, result: {} });
   assert.deepEqual(events(c), []);
@@ -374,7 +425,10 @@ test("ID-04, S-01: setDeadline: unknown ids throw ID-04, a closed engine throws 
   c.cancel(id);
   assert.throws(() => c.setDeadline(id, 10), isRule("ID-04"));
   c.close();
-  assert.throws(() => c.setDeadline(1, 10), (e: unknown) => e instanceof LocalProtocolError && (e.rule === "S-01" || e.rule === "ID-04"));
+  assert.throws(
+    () => c.setDeadline(1, 10),
+    (e: unknown) => e instanceof LocalProtocolError && (e.rule === "S-01" || e.rule === "ID-04"),
+  );
 });
 
 test("T-04: setDeadline moves the inactivity deadline; undefined removes it; the total deadline stays", () => {
@@ -442,7 +496,10 @@ test("X-02: an initialize timeout closes the client fatally and sends no cancell
   assert.equal(c.nextDeadline(), 5);
   c.handleTimeout(5);
   const ev = events(c);
-  assert.deepEqual(ev.map((e) => e.kind), ["timeout", "connection-closed", "closed"]);
+  assert.deepEqual(
+    ev.map((e) => e.kind),
+    ["timeout", "connection-closed", "closed"],
+  );
   assert.ok(ev[1]?.kind === "connection-closed" && ev[1].id === p);
   const closed = ev[2];
   assert.ok(closed?.kind === "closed" && closed.reason === "fatal" && closed.rule === "L-01");
@@ -458,7 +515,10 @@ test("T-04: progress with a reset window starts a deadline on an untimed request
   assert.equal(c.nextDeadline(), undefined, "no `now`: nothing to reset from");
   c.receiveMessage({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 2 } }, 100);
   assert.equal(c.nextDeadline(), 110);
-  c.receiveMessage({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 3, total: 5, message: "m" } }, 105);
+  c.receiveMessage(
+    { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 3, total: 5, message: "m" } },
+    105,
+  );
   assert.equal(c.nextDeadline(), 115);
   const ev = events(c);
   assert.equal(ev[0]?.kind === "diagnostic" && ev[0].rule, "ENG-05", "the progress without `now` is reported (ENG-05)");
@@ -602,7 +662,11 @@ test("STD-01, LIM-01: bytes: an unparsable line is -32700 and the stream continu
 });
 
 test("M-10: unreadable ids: id null before 2025-11-25, no id in 2025-11-25, id null before negotiation", () => {
-  for (const [version, expectId] of [["2024-11-05", true], ["2025-06-18", true], ["2025-11-25", false]] as const) {
+  for (const [version, expectId] of [
+    ["2024-11-05", true],
+    ["2025-06-18", true],
+    ["2025-11-25", false],
+  ] as const) {
     const s = operatingServer({}, version);
     s.receiveBytes(new TextEncoder().encode("{oops\n"));
     const [m] = drainOut(s);
@@ -681,7 +745,10 @@ test("M-09, LIM-08, L-05: batches: refused on other versions, when empty, too lo
   assert.equal(fresh.phase, "awaiting-init");
 
   const invalidInBatch = operatingServer({ versions: ["2025-03-26"] }, "2025-03-26");
-  invalidInBatch.receiveMessage([{ jsonrpc: "2.0", id: 1, method: 7 }, { jsonrpc: "2.0", id: 2, method: "ping" }]);
+  invalidInBatch.receiveMessage([
+    { jsonrpc: "2.0", id: 1, method: 7 },
+    { jsonrpc: "2.0", id: 2, method: "ping" },
+  ]);
   const [arr] = drainOut(invalidInBatch);
   assert.deepEqual(arr, [
     { jsonrpc: "2.0", id: 1, error: { code: -32600, message: "Invalid request" } },
@@ -709,7 +776,10 @@ test("L-02: server: malformed initialize params are -32602 (L-02) and the sessio
     const [reply] = drainOut(s);
     assert.deepEqual((reply?.error as JsonObject).code, -32602, path);
     assert.equal(((reply?.error as JsonObject).data as JsonObject).path, path);
-    assert.ok(events(s).some((e) => e.kind === "violation" && e.rule === "L-02"), path);
+    assert.ok(
+      events(s).some((e) => e.kind === "violation" && e.rule === "L-02"),
+      path,
+    );
     assert.equal(s.phase, "awaiting-init");
   }
   s.receiveMessage(initializeMessage());
@@ -728,7 +798,9 @@ test("L-01: server with autoInitialize false: the host accepts or refuses initia
   assert.throws(() => s.acceptInitialize(), isRule("L-01"));
   s.receiveMessage(initializeMessage("2025-06-18", "i"));
   assert.deepEqual(drainOut(s), []);
-  assert.deepEqual(events(s), [{ kind: "initialize-request", id: "i", params: (initializeMessage("2025-06-18", "i").params as JsonObject), version: "2025-06-18" }]);
+  assert.deepEqual(events(s), [
+    { kind: "initialize-request", id: "i", params: initializeMessage("2025-06-18", "i").params as JsonObject, version: "2025-06-18" },
+  ]);
   assert.equal(s.phase, "awaiting-init");
   // A second initialize while one waits is refused.
   s.receiveMessage(initializeMessage("2025-06-18", "j"));
@@ -743,7 +815,9 @@ test("L-01: server with autoInitialize false: the host accepts or refuses initia
   const r = newServer({ autoInitialize: false });
   r.receiveMessage(initializeMessage("2025-11-25", "k"));
   r.respondError("k", -32602, "Unsupported protocol version", { supported: ["2025-11-25"] });
-  assert.deepEqual(drainOut(r), [{ jsonrpc: "2.0", id: "k", error: { code: -32602, message: "Unsupported protocol version", data: { supported: ["2025-11-25"] } } }]);
+  assert.deepEqual(drainOut(r), [
+    { jsonrpc: "2.0", id: "k", error: { code: -32602, message: "Unsupported protocol version", data: { supported: ["2025-11-25"] } } },
+  ]);
   assert.equal(r.phase, "awaiting-init");
   assert.throws(() => r.acceptInitialize(), isRule("L-01"));
   r.receiveMessage(initializeMessage("2025-11-25", "k2"));
@@ -765,7 +839,12 @@ test("L-03, V-04: client: the server's initialize error, a malformed result, or 
     ["error", { error: { code: -32602, message: "Unsupported protocol version" } }, "error-response", "L-03"],
     ["no version", { result: { capabilities: {}, serverInfo: SERVER_INFO } }, "violation", "L-03"],
     ["caps not object", { result: { protocolVersion: "2025-11-25", capabilities: 1, serverInfo: SERVER_INFO } }, "violation", "L-03"],
-    ["bad instructions", { result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: SERVER_INFO, instructions: 5 } }, "violation", "L-03"],
+    [
+      "bad instructions",
+      { result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: SERVER_INFO, instructions: 5 } },
+      "violation",
+      "L-03",
+    ],
     ["no serverInfo", { result: { protocolVersion: "2025-11-25", capabilities: {} } }, "violation", "L-03"],
     ["unsupported version", { result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: SERVER_INFO } }, "violation", "V-04"],
   ];
@@ -819,7 +898,10 @@ test("S-01: closed: every command throws S-01, outputs still work, close is idem
   s.close();
   s.close();
   const ev = events(s);
-  assert.deepEqual(ev.map((e) => e.kind), ["request", "closed"]);
+  assert.deepEqual(
+    ev.map((e) => e.kind),
+    ["request", "closed"],
+  );
   assert.ok(ev[1]?.kind === "closed" && ev[1].reason === "local" && ev[1].rule === undefined);
   assert.throws(() => s.respond(1, {}), isRule("S-01"));
   assert.throws(() => s.respondError(1, -1, "x"), isRule("S-01"));
@@ -853,7 +935,11 @@ test("P-08: a task-augmented request keeps its progress token after the CreateTa
   s.sendTaskProgress("t-1", 1, 10, "started");
   assert.throws(() => s.sendTaskProgress("t-1", 1), isRule("P-05"));
   const out = drainOut(s);
-  assert.deepEqual(out[1], { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "task-tok", progress: 1, total: 10, message: "started" } });
+  assert.deepEqual(out[1], {
+    jsonrpc: "2.0",
+    method: "notifications/progress",
+    params: { progressToken: "task-tok", progress: 1, total: 10, message: "started" },
+  });
   for (const m of out) c.receiveMessage(m);
   const ev = events(c);
   assert.ok(ev.some((e) => e.kind === "response" && e.id === id));
@@ -879,7 +965,20 @@ test("isProtocolVersion and isSessionVersion", () => {
     assert.equal(isSessionVersion(v), false, v);
     assert.equal(isProtocolVersion(v), true, v);
   }
-  for (const v of ["", "2025-11-26", "2024-11-5", "latest", "__proto__", "toString", "constructor", 20251125, null, undefined, {}, ["2025-11-25"]]) {
+  for (const v of [
+    "",
+    "2025-11-26",
+    "2024-11-5",
+    "latest",
+    "__proto__",
+    "toString",
+    "constructor",
+    20251125,
+    null,
+    undefined,
+    {},
+    ["2025-11-25"],
+  ]) {
     assert.equal(isSessionVersion(v), false, String(v));
     assert.equal(isProtocolVersion(v), false, String(v));
   }
@@ -956,13 +1055,18 @@ test("S-01: input that closes the engine stops processing the rest of the same c
   const id = c.initialize();
   drainOut(c);
   const enc = new TextEncoder();
-  c.receiveBytes(enc.encode(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"no"}}\n{"jsonrpc":"2.0","id":"p","method":"ping"}\n`));
+  c.receiveBytes(
+    enc.encode(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"no"}}\n{"jsonrpc":"2.0","id":"p","method":"ping"}\n`),
+  );
   assert.equal(c.isClosed, true);
   assert.deepEqual(drainOut(c), [], "the ping after the fatal line is not answered");
   const b = newClient({ versions: ["2025-03-26"] });
   const bid = b.initialize();
   drainOut(b);
-  b.receiveMessage([{ jsonrpc: "2.0", id: bid, error: { code: -32603, message: "no" } }, { jsonrpc: "2.0", id: "p", method: "ping" }]);
+  b.receiveMessage([
+    { jsonrpc: "2.0", id: bid, error: { code: -32603, message: "no" } },
+    { jsonrpc: "2.0", id: "p", method: "ping" },
+  ]);
   assert.equal(b.isClosed, true);
   assert.deepEqual(drainOut(b), []);
 });
@@ -1026,7 +1130,10 @@ test("SCH-02: results: a feature problem is a violation but the response is stil
   const id = s.request("roots/list");
   s.receiveMessage({ jsonrpc: "2.0", id, result: { roots: [{ uri: "https://not-a-file" }] } });
   const ev = events(s);
-  assert.deepEqual(ev.map((e) => e.kind), ["violation", "response"]);
+  assert.deepEqual(
+    ev.map((e) => e.kind),
+    ["violation", "response"],
+  );
   assert.ok(ev[0]?.kind === "violation" && ev[0].rule === "RT-01" && ev[0].id === id);
 
   const taskCaps = { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
@@ -1034,7 +1141,10 @@ test("SCH-02: results: a feature problem is a violation but the response is stil
   const t = c.request("tasks/get", { taskId: "t-1" });
   c.receiveMessage({ jsonrpc: "2.0", id: t, result: { nonsense: true } });
   const tev = events(c);
-  assert.deepEqual(tev.map((e) => e.kind), ["violation", "invalid-response"]);
+  assert.deepEqual(
+    tev.map((e) => e.kind),
+    ["violation", "invalid-response"],
+  );
   assert.ok(tev[1]?.kind === "invalid-response" && tev[1].id === t && tev[1].method === "tasks/get");
   assert.equal(c.pendingOutboundCount, 0);
 });
@@ -1044,21 +1154,33 @@ test("E-01: an error reply -32042 (2025-11-25) must carry URL elicitations, else
   const id = c.request("tools/call", { name: "x" });
   c.receiveMessage({ jsonrpc: "2.0", id, error: { code: -32042, message: "URL elicitation required" } });
   const ev = events(c);
-  assert.deepEqual(ev.map((e) => (e.kind === "violation" ? e.rule : e.kind)), ["E-01", "error-response"]);
+  assert.deepEqual(
+    ev.map((e) => (e.kind === "violation" ? e.rule : e.kind)),
+    ["E-01", "error-response"],
+  );
 });
 
 test("SCH-02: validateResults: every result is checked against its method's schema; off by default", () => {
   const strictClient = operatingClient({ validateResults: true });
   const a = strictClient.request("tools/list");
   strictClient.receiveMessage({ jsonrpc: "2.0", id: a, result: { tools: "none" } });
-  assert.deepEqual(events(strictClient).map((e) => e.kind), ["violation", "invalid-response"]);
+  assert.deepEqual(
+    events(strictClient).map((e) => e.kind),
+    ["violation", "invalid-response"],
+  );
   const b = strictClient.request("tools/list");
   strictClient.receiveMessage({ jsonrpc: "2.0", id: b, result: { tools: [] } });
-  assert.deepEqual(events(strictClient).map((e) => e.kind), ["response"]);
+  assert.deepEqual(
+    events(strictClient).map((e) => e.kind),
+    ["response"],
+  );
   const lax = operatingClient();
   const c = lax.request("tools/list");
   lax.receiveMessage({ jsonrpc: "2.0", id: c, result: { tools: "none" } });
-  assert.deepEqual(events(lax).map((e) => e.kind), ["response"]);
+  assert.deepEqual(
+    events(lax).map((e) => e.kind),
+    ["response"],
+  );
 });
 
 test("TK-02: a valid tasks/get result that ends the task is delivered", () => {
@@ -1073,7 +1195,12 @@ test("TK-02: a valid tasks/get result that ends the task is delivered", () => {
 test("MOD-23: a dual-era session restored from a snapshot is in the session era", () => {
   const options = { role: "server" as const, info: { name: "s", version: "1" }, versions: ["2025-11-25", "2026-07-28"] as const };
   const server = new Engine({ ...options, versions: [...options.versions] });
-  server.receiveMessage({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+  server.receiveMessage({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  });
   server.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
   assert.equal(server.era, "session");
   const restored = Engine.restore({ ...options, versions: [...options.versions] }, server.snapshot());

@@ -42,29 +42,137 @@ const catalogue: Bad[] = [
 
   // jsonrpc member wrong or missing (M-01); the shape is still read so the reply decision holds.
   { name: "request, jsonrpc missing", json: '{"id":1,"method":"ping"}', rule: "M-01", shape: "request", id: 1, got: "absent" },
-  { name: 'request, jsonrpc "1.0"', json: '{"jsonrpc":"1.0","id":1,"method":"ping"}', rule: "M-01", shape: "request", id: 1, got: 'string "1.0"' },
-  { name: "request, jsonrpc the number 2", json: '{"jsonrpc":2,"id":1,"method":"ping"}', rule: "M-01", shape: "request", id: 1, got: "number 2" },
-  { name: 'request, jsonrpc "2.0 " (trailing space)', json: '{"jsonrpc":"2.0 ","id":1,"method":"ping"}', rule: "M-01", shape: "request", id: 1 },
-  { name: "request, jsonrpc null", json: '{"jsonrpc":null,"id":"a","method":"ping"}', rule: "M-01", shape: "request", id: "a", got: "null" },
+  {
+    name: 'request, jsonrpc "1.0"',
+    json: '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+    rule: "M-01",
+    shape: "request",
+    id: 1,
+    got: 'string "1.0"',
+  },
+  {
+    name: "request, jsonrpc the number 2",
+    json: '{"jsonrpc":2,"id":1,"method":"ping"}',
+    rule: "M-01",
+    shape: "request",
+    id: 1,
+    got: "number 2",
+  },
+  {
+    name: 'request, jsonrpc "2.0 " (trailing space)',
+    json: '{"jsonrpc":"2.0 ","id":1,"method":"ping"}',
+    rule: "M-01",
+    shape: "request",
+    id: 1,
+  },
+  {
+    name: "request, jsonrpc null",
+    json: '{"jsonrpc":null,"id":"a","method":"ping"}',
+    rule: "M-01",
+    shape: "request",
+    id: "a",
+    got: "null",
+  },
   { name: "notification, jsonrpc missing", json: '{"method":"notifications/initialized"}', rule: "M-01", shape: "notification", id: null },
   { name: "result response, jsonrpc missing", json: '{"id":1,"result":{}}', rule: "M-01", shape: "response", id: 1 },
-  { name: 'error response, jsonrpc "1.0"', json: '{"jsonrpc":"1.0","id":2,"error":{"code":-32600,"message":"x"}}', rule: "M-01", shape: "response", id: 2 },
+  {
+    name: 'error response, jsonrpc "1.0"',
+    json: '{"jsonrpc":"1.0","id":2,"error":{"code":-32600,"message":"x"}}',
+    rule: "M-01",
+    shape: "response",
+    id: 2,
+  },
   { name: "empty object", json: "{}", rule: "M-01", shape: "unknown", id: null },
   { name: "only an id, jsonrpc missing", json: '{"id":4}', rule: "M-01", shape: "unknown", id: 4 },
 
   // Request ids (ID-01, ID-02): refused, never rounded or coerced; a null id is not a notification.
-  { name: "request with id null (not a notification)", json: '{"jsonrpc":"2.0","id":null,"method":"ping"}', rule: "ID-02", shape: "request", id: null, got: "null" },
-  { name: "request with id null and params", json: '{"jsonrpc":"2.0","id":null,"method":"tools/list","params":{}}', rule: "ID-02", shape: "request", id: null },
-  { name: "request with fractional id 1.5", json: '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', rule: "ID-01", shape: "request", id: null, got: "number 1.5" },
-  { name: "request with id 2^53 (above 2^53-1)", json: '{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}', rule: "ID-01", shape: "request", id: null, got: "number 9007199254740992" },
-  { name: "request with id 2^53+1 (JSON.parse rounds it; still refused)", json: '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}', rule: "ID-01", shape: "request", id: null },
-  { name: "request with id -2^53 (below -(2^53-1))", json: '{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping"}', rule: "ID-01", shape: "request", id: null, got: "number -9007199254740992" },
+  {
+    name: "request with id null (not a notification)",
+    json: '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+    rule: "ID-02",
+    shape: "request",
+    id: null,
+    got: "null",
+  },
+  {
+    name: "request with id null and params",
+    json: '{"jsonrpc":"2.0","id":null,"method":"tools/list","params":{}}',
+    rule: "ID-02",
+    shape: "request",
+    id: null,
+  },
+  {
+    name: "request with fractional id 1.5",
+    json: '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+    rule: "ID-01",
+    shape: "request",
+    id: null,
+    got: "number 1.5",
+  },
+  {
+    name: "request with id 2^53 (above 2^53-1)",
+    json: '{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}',
+    rule: "ID-01",
+    shape: "request",
+    id: null,
+    got: "number 9007199254740992",
+  },
+  {
+    name: "request with id 2^53+1 (JSON.parse rounds it; still refused)",
+    json: '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}',
+    rule: "ID-01",
+    shape: "request",
+    id: null,
+  },
+  {
+    name: "request with id -2^53 (below -(2^53-1))",
+    json: '{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping"}',
+    rule: "ID-01",
+    shape: "request",
+    id: null,
+    got: "number -9007199254740992",
+  },
   { name: "request with id 1e300", json: '{"jsonrpc":"2.0","id":1e300,"method":"ping"}', rule: "ID-01", shape: "request", id: null },
-  { name: "request with id an object", json: '{"jsonrpc":"2.0","id":{},"method":"ping"}', rule: "ID-01", shape: "request", id: null, got: "object" },
-  { name: "request with id an empty array", json: '{"jsonrpc":"2.0","id":[],"method":"ping"}', rule: "ID-01", shape: "request", id: null, got: "array(0)" },
-  { name: "request with id [1]", json: '{"jsonrpc":"2.0","id":[1],"method":"ping"}', rule: "ID-01", shape: "request", id: null, got: "array(1)" },
-  { name: "request with id true", json: '{"jsonrpc":"2.0","id":true,"method":"ping"}', rule: "ID-01", shape: "request", id: null, got: "boolean true" },
-  { name: "request with id false", json: '{"jsonrpc":"2.0","id":false,"method":"ping"}', rule: "ID-01", shape: "request", id: null, got: "boolean false" },
+  {
+    name: "request with id an object",
+    json: '{"jsonrpc":"2.0","id":{},"method":"ping"}',
+    rule: "ID-01",
+    shape: "request",
+    id: null,
+    got: "object",
+  },
+  {
+    name: "request with id an empty array",
+    json: '{"jsonrpc":"2.0","id":[],"method":"ping"}',
+    rule: "ID-01",
+    shape: "request",
+    id: null,
+    got: "array(0)",
+  },
+  {
+    name: "request with id [1]",
+    json: '{"jsonrpc":"2.0","id":[1],"method":"ping"}',
+    rule: "ID-01",
+    shape: "request",
+    id: null,
+    got: "array(1)",
+  },
+  {
+    name: "request with id true",
+    json: '{"jsonrpc":"2.0","id":true,"method":"ping"}',
+    rule: "ID-01",
+    shape: "request",
+    id: null,
+    got: "boolean true",
+  },
+  {
+    name: "request with id false",
+    json: '{"jsonrpc":"2.0","id":false,"method":"ping"}',
+    rule: "ID-01",
+    shape: "request",
+    id: null,
+    got: "boolean false",
+  },
 
   // method not a string (M-02).
   { name: "method a number", json: '{"jsonrpc":"2.0","id":1,"method":42}', rule: "M-02", shape: "request", id: 1, got: "number 42" },
@@ -74,10 +182,38 @@ const catalogue: Bad[] = [
   { name: "method a boolean, no id", json: '{"jsonrpc":"2.0","method":true}', rule: "M-02", shape: "notification", id: null },
 
   // params not an object (M-03); the id stays readable so the -32602/-32600 reply can echo it.
-  { name: "params an empty array", json: '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[]}', rule: "M-03", shape: "request", id: 3, got: "array(0)" },
-  { name: "params a positional array, notification", json: '{"jsonrpc":"2.0","method":"n","params":[1,2]}', rule: "M-03", shape: "notification", id: null, got: "array(2)" },
-  { name: "params a string", json: '{"jsonrpc":"2.0","id":3,"method":"x","params":"a"}', rule: "M-03", shape: "request", id: 3, got: 'string "a"' },
-  { name: "params a number", json: '{"jsonrpc":"2.0","id":3,"method":"x","params":7}', rule: "M-03", shape: "request", id: 3, got: "number 7" },
+  {
+    name: "params an empty array",
+    json: '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[]}',
+    rule: "M-03",
+    shape: "request",
+    id: 3,
+    got: "array(0)",
+  },
+  {
+    name: "params a positional array, notification",
+    json: '{"jsonrpc":"2.0","method":"n","params":[1,2]}',
+    rule: "M-03",
+    shape: "notification",
+    id: null,
+    got: "array(2)",
+  },
+  {
+    name: "params a string",
+    json: '{"jsonrpc":"2.0","id":3,"method":"x","params":"a"}',
+    rule: "M-03",
+    shape: "request",
+    id: 3,
+    got: 'string "a"',
+  },
+  {
+    name: "params a number",
+    json: '{"jsonrpc":"2.0","id":3,"method":"x","params":7}',
+    rule: "M-03",
+    shape: "request",
+    id: 3,
+    got: "number 7",
+  },
   { name: "params null", json: '{"jsonrpc":"2.0","id":3,"method":"x","params":null}', rule: "M-03", shape: "request", id: 3, got: "null" },
   { name: "params false", json: '{"jsonrpc":"2.0","id":"", "method":"x","params":false}', rule: "M-03", shape: "request", id: "" },
 
@@ -92,26 +228,118 @@ const catalogue: Bad[] = [
   // error member malformed (M-05).
   { name: "error a string", json: '{"jsonrpc":"2.0","id":1,"error":"boom"}', rule: "M-05", shape: "response", id: 1, got: 'string "boom"' },
   { name: "error null", json: '{"jsonrpc":"2.0","id":1,"error":null}', rule: "M-05", shape: "response", id: 1, got: "null" },
-  { name: "error an array", json: '{"jsonrpc":"2.0","id":1,"error":[-32600,"x"]}', rule: "M-05", shape: "response", id: 1, got: "array(2)" },
+  {
+    name: "error an array",
+    json: '{"jsonrpc":"2.0","id":1,"error":[-32600,"x"]}',
+    rule: "M-05",
+    shape: "response",
+    id: 1,
+    got: "array(2)",
+  },
   { name: "error a number", json: '{"jsonrpc":"2.0","id":1,"error":-32600}', rule: "M-05", shape: "response", id: 1 },
   { name: "error not an object, id null", json: '{"jsonrpc":"2.0","id":null,"error":"boom"}', rule: "M-05", shape: "response", id: null },
-  { name: "error.code missing", json: '{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}', rule: "M-05", shape: "response", id: 1, got: "absent" },
-  { name: "error.code a string", json: '{"jsonrpc":"2.0","id":1,"error":{"code":"-32600","message":"x"}}', rule: "M-05", shape: "response", id: 1, got: 'string "-32600"' },
-  { name: "error.code fractional", json: '{"jsonrpc":"2.0","id":1,"error":{"code":-32600.5,"message":"x"}}', rule: "M-05", shape: "response", id: 1, got: "number -32600.5" },
-  { name: "error.code null", json: '{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"x"}}', rule: "M-05", shape: "response", id: 1, got: "null" },
-  { name: "error.message missing", json: '{"jsonrpc":"2.0","id":1,"error":{"code":-32603}}', rule: "M-05", shape: "response", id: 1, got: "absent" },
-  { name: "error.message a number", json: '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":42}}', rule: "M-05", shape: "response", id: 1, got: "number 42" },
-  { name: "error.message null, no id", json: '{"jsonrpc":"2.0","error":{"code":-32603,"message":null}}', rule: "M-05", shape: "response", id: null, got: "null" },
+  {
+    name: "error.code missing",
+    json: '{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}',
+    rule: "M-05",
+    shape: "response",
+    id: 1,
+    got: "absent",
+  },
+  {
+    name: "error.code a string",
+    json: '{"jsonrpc":"2.0","id":1,"error":{"code":"-32600","message":"x"}}',
+    rule: "M-05",
+    shape: "response",
+    id: 1,
+    got: 'string "-32600"',
+  },
+  {
+    name: "error.code fractional",
+    json: '{"jsonrpc":"2.0","id":1,"error":{"code":-32600.5,"message":"x"}}',
+    rule: "M-05",
+    shape: "response",
+    id: 1,
+    got: "number -32600.5",
+  },
+  {
+    name: "error.code null",
+    json: '{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"x"}}',
+    rule: "M-05",
+    shape: "response",
+    id: 1,
+    got: "null",
+  },
+  {
+    name: "error.message missing",
+    json: '{"jsonrpc":"2.0","id":1,"error":{"code":-32603}}',
+    rule: "M-05",
+    shape: "response",
+    id: 1,
+    got: "absent",
+  },
+  {
+    name: "error.message a number",
+    json: '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":42}}',
+    rule: "M-05",
+    shape: "response",
+    id: 1,
+    got: "number 42",
+  },
+  {
+    name: "error.message null, no id",
+    json: '{"jsonrpc":"2.0","error":{"code":-32603,"message":null}}',
+    rule: "M-05",
+    shape: "response",
+    id: null,
+    got: "null",
+  },
 
   // result and error together (M-07).
-  { name: "both result and error", json: '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}', rule: "M-07", shape: "response", id: 1 },
-  { name: "both result and error, both null", json: '{"jsonrpc":"2.0","id":1,"result":null,"error":null}', rule: "M-07", shape: "response", id: 1 },
-  { name: "both result and error, invalid id", json: '{"jsonrpc":"2.0","id":1.5,"result":{},"error":{"code":1,"message":"x"}}', rule: "M-07", shape: "response", id: null },
+  {
+    name: "both result and error",
+    json: '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}',
+    rule: "M-07",
+    shape: "response",
+    id: 1,
+  },
+  {
+    name: "both result and error, both null",
+    json: '{"jsonrpc":"2.0","id":1,"result":null,"error":null}',
+    rule: "M-07",
+    shape: "response",
+    id: 1,
+  },
+  {
+    name: "both result and error, invalid id",
+    json: '{"jsonrpc":"2.0","id":1.5,"result":{},"error":{"code":1,"message":"x"}}',
+    rule: "M-07",
+    shape: "response",
+    id: null,
+  },
 
   // method mixed with response members (M-02).
-  { name: "method together with result", json: '{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}', rule: "M-02", shape: "request", id: 1 },
-  { name: "method together with error", json: '{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"x"}}', rule: "M-02", shape: "request", id: 1 },
-  { name: "method together with result, no id", json: '{"jsonrpc":"2.0","method":"n","result":{}}', rule: "M-02", shape: "notification", id: null },
+  {
+    name: "method together with result",
+    json: '{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}',
+    rule: "M-02",
+    shape: "request",
+    id: 1,
+  },
+  {
+    name: "method together with error",
+    json: '{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"x"}}',
+    rule: "M-02",
+    shape: "request",
+    id: 1,
+  },
+  {
+    name: "method together with result, no id",
+    json: '{"jsonrpc":"2.0","method":"n","result":{}}',
+    rule: "M-02",
+    shape: "notification",
+    id: null,
+  },
 
   // None of method/result/error (M-02).
   { name: "none of method/result/error, no id", json: '{"jsonrpc":"2.0"}', rule: "M-02", shape: "unknown", id: null, got: "none of them" },
@@ -121,14 +349,45 @@ const catalogue: Bad[] = [
 
   // Responses with invalid ids (ID-01, ID-02; a null id is accepted on errors only).
   { name: "result with id null", json: '{"jsonrpc":"2.0","id":null,"result":{}}', rule: "ID-02", shape: "response", id: null, got: "null" },
-  { name: "result with fractional id", json: '{"jsonrpc":"2.0","id":1.5,"result":{}}', rule: "ID-01", shape: "response", id: null, got: "number 1.5" },
+  {
+    name: "result with fractional id",
+    json: '{"jsonrpc":"2.0","id":1.5,"result":{}}',
+    rule: "ID-01",
+    shape: "response",
+    id: null,
+    got: "number 1.5",
+  },
   { name: "result with object id", json: '{"jsonrpc":"2.0","id":{},"result":{}}', rule: "ID-01", shape: "response", id: null },
   { name: "result with boolean id", json: '{"jsonrpc":"2.0","id":true,"result":{}}', rule: "ID-01", shape: "response", id: null },
   { name: "result with id 2^53", json: '{"jsonrpc":"2.0","id":9007199254740992,"result":{}}', rule: "ID-01", shape: "response", id: null },
-  { name: "error with fractional id", json: '{"jsonrpc":"2.0","id":1.5,"error":{"code":1,"message":"x"}}', rule: "ID-01", shape: "response", id: null },
-  { name: "error with array id", json: '{"jsonrpc":"2.0","id":[],"error":{"code":1,"message":"x"}}', rule: "ID-01", shape: "response", id: null },
-  { name: "error with boolean id", json: '{"jsonrpc":"2.0","id":false,"error":{"code":1,"message":"x"}}', rule: "ID-01", shape: "response", id: null },
-  { name: "error with id below -(2^53-1)", json: '{"jsonrpc":"2.0","id":-9007199254740992,"error":{"code":1,"message":"x"}}', rule: "ID-01", shape: "response", id: null },
+  {
+    name: "error with fractional id",
+    json: '{"jsonrpc":"2.0","id":1.5,"error":{"code":1,"message":"x"}}',
+    rule: "ID-01",
+    shape: "response",
+    id: null,
+  },
+  {
+    name: "error with array id",
+    json: '{"jsonrpc":"2.0","id":[],"error":{"code":1,"message":"x"}}',
+    rule: "ID-01",
+    shape: "response",
+    id: null,
+  },
+  {
+    name: "error with boolean id",
+    json: '{"jsonrpc":"2.0","id":false,"error":{"code":1,"message":"x"}}',
+    rule: "ID-01",
+    shape: "response",
+    id: null,
+  },
+  {
+    name: "error with id below -(2^53-1)",
+    json: '{"jsonrpc":"2.0","id":-9007199254740992,"error":{"code":1,"message":"x"}}',
+    rule: "ID-01",
+    shape: "response",
+    id: null,
+  },
 ];
 
 test("the malformed-envelope catalogue has at least 40 distinct cases", () => {
@@ -141,10 +400,7 @@ for (const c of catalogue) {
   test(`${c.rule}: invalid (${c.shape}): ${c.name}`, () => {
     const input: unknown = JSON.parse(c.json);
     const env = expectKind(classify(input), "invalid");
-    assert.deepEqual(
-      { rule: env.rule, shape: env.shape, id: env.id },
-      { rule: c.rule, shape: c.shape, id: c.id },
-    );
+    assert.deepEqual({ rule: env.rule, shape: env.shape, id: env.id }, { rule: c.rule, shape: c.shape, id: c.id });
     assert.deepEqual(sortedKeys(env), ["expected", "got", "id", "kind", "rule", "shape"]);
     assert.equal(typeof env.expected, "string");
     assert.ok(env.expected.length > 0, "expected is empty");
@@ -173,10 +429,7 @@ test("M-01: non-JSON values (undefined, bigint, function, symbol) classify as M-
   ];
   for (const [value, got] of cases) {
     const env = expectKind(classify(value), "invalid");
-    assert.deepEqual(
-      { rule: env.rule, shape: env.shape, id: env.id, got: env.got },
-      { rule: "M-01", shape: "unknown", id: null, got },
-    );
+    assert.deepEqual({ rule: env.rule, shape: env.shape, id: env.id, got: env.got }, { rule: "M-01", shape: "unknown", id: null, got });
   }
 });
 

@@ -103,7 +103,10 @@ test("ENG-07: describeValue renders each JSON type briefly", () => {
 test("ENG-07: describeValue names the type of non-JSON values", () => {
   assert.equal(describeValue(10n), "bigint");
   assert.equal(describeValue(Symbol("s")), "symbol");
-  assert.equal(describeValue(() => 1), "function");
+  assert.equal(
+    describeValue(() => 1),
+    "function",
+  );
 });
 
 test("ENG-07: describeValue keeps strings of up to 40 characters whole", () => {

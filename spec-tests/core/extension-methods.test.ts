@@ -31,7 +31,11 @@ function events(engine: Engine): EngineEvent[] {
 }
 
 /** A client and a server engine through a session-era handshake, each with the capabilities given. */
-function sessionPair(clientCaps: JsonObject, serverCaps: JsonObject, methods: readonly ExtensionMethod[] = METHODS): { client: Engine<"client">; server: Engine<"server"> } {
+function sessionPair(
+  clientCaps: JsonObject,
+  serverCaps: JsonObject,
+  methods: readonly ExtensionMethod[] = METHODS,
+): { client: Engine<"client">; server: Engine<"server"> } {
   const client = new Engine({ role: "client", info: INFO, capabilities: clientCaps, extensionMethods: methods });
   const server = new Engine({ role: "server", info: INFO, capabilities: serverCaps, extensionMethods: methods });
   client.initialize();
@@ -61,8 +65,14 @@ test("MT-03: session era: a request of an extension both sides declared goes thr
   server.notify("com.example/search/hit", { n: 1 });
   for (const m of outbound(server)) client.receiveMessage(m);
   const got = events(client);
-  assert.deepEqual(got.filter((e) => e.kind === "response").map((e) => (e.kind === "response" ? [e.id, e.result] : [])), [[id, { hits: ["a"] }]]);
-  assert.deepEqual(got.filter((e) => e.kind === "notification").map((e) => (e.kind === "notification" ? e.method : "")), ["com.example/search/hit"]);
+  assert.deepEqual(
+    got.filter((e) => e.kind === "response").map((e) => (e.kind === "response" ? [e.id, e.result] : [])),
+    [[id, { hits: ["a"] }]],
+  );
+  assert.deepEqual(
+    got.filter((e) => e.kind === "notification").map((e) => (e.kind === "notification" ? e.method : "")),
+    ["com.example/search/hit"],
+  );
   client.notify("com.example/search/hint", {});
   for (const m of outbound(client)) server.receiveMessage(m);
   assert.ok(events(server).some((e) => e.kind === "notification" && e.method === "com.example/search/hint"));
@@ -77,14 +87,24 @@ test("MT-03: session era: `experimental` is the era's own slot, read like `exten
 
 test("MT-03: our host cannot send an extension method the peer did not declare (LocalProtocolError, nothing sent)", () => {
   const { client } = sessionPair(DECLARED, {});
-  assert.throws(() => client.request("com.example/search/query", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-03" && /peer's capabilities/.test(e.expected));
+  assert.throws(
+    () => client.request("com.example/search/query", {}),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-03" && /peer's capabilities/.test(e.expected),
+  );
   assert.deepEqual(outbound(client), []);
   const { client: undeclared } = sessionPair({}, DECLARED);
-  assert.throws(() => undeclared.request("com.example/search/query", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-03" && /our capabilities/.test(e.expected));
+  assert.throws(
+    () => undeclared.request("com.example/search/query", {}),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-03" && /our capabilities/.test(e.expected),
+  );
 });
 
 test("MT-03: a peer's extension request is -32601 when either side did not declare the extension", () => {
-  for (const [clientCaps, serverCaps] of [[{}, DECLARED], [DECLARED, {}], [{ extensions: { [EXT]: true } }, DECLARED]] as const) {
+  for (const [clientCaps, serverCaps] of [
+    [{}, DECLARED],
+    [DECLARED, {}],
+    [{ extensions: { [EXT]: true } }, DECLARED],
+  ] as const) {
     const { server } = sessionPair(clientCaps as JsonObject, serverCaps as JsonObject);
     server.receiveMessage({ jsonrpc: "2.0", id: 9, method: "com.example/search/query", params: {} });
     const reply = outbound(server)[0] as { error?: { code: number } };
@@ -103,8 +123,14 @@ test("MT-01: unchanged: a method outside the spec that no extension names is ref
 
 test("MT-02, M-02: they hold for extension methods: the wrong sender or kind is refused", () => {
   const { client, server } = sessionPair(DECLARED, DECLARED);
-  assert.throws(() => server.notify("com.example/search/hint", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-02");
-  assert.throws(() => client.notify("com.example/search/query", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "M-02");
+  assert.throws(
+    () => server.notify("com.example/search/hint", {}),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-02",
+  );
+  assert.throws(
+    () => client.notify("com.example/search/query", {}),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "M-02",
+  );
   server.receiveMessage({ jsonrpc: "2.0", method: "com.example/search/hit", params: {} });
   assert.ok(events(server).some((e) => e.kind === "violation" && e.rule === "MT-02"));
   server.receiveMessage({ jsonrpc: "2.0", id: 4, method: "com.example/search/hit", params: {} });
@@ -113,12 +139,19 @@ test("MT-02, M-02: they hold for extension methods: the wrong sender or kind is 
 
 test("MT-03: extension methods wait for the operating phase", () => {
   const client = new Engine({ role: "client", info: INFO, capabilities: DECLARED, extensionMethods: METHODS });
-  assert.throws(() => client.request("com.example/search/query", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "L-10");
+  assert.throws(
+    () => client.request("com.example/search/query", {}),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "L-10",
+  );
 });
 
 test("MT-04, MT-06: a table naming a spec method (any version) or a malformed extension id is refused at construction", () => {
   for (const method of ["tools/call", "ping", "tasks/update", "notifications/initialized", "tasks/result"]) {
-    assert.throws(() => new Engine({ role: "server", info: INFO, extensionMethods: [{ method, extension: EXT, kind: "request", from: "client" }] }), /MT-04/, method);
+    assert.throws(
+      () => new Engine({ role: "server", info: INFO, extensionMethods: [{ method, extension: EXT, kind: "request", from: "client" }] }),
+      /MT-04/,
+      method,
+    );
   }
   for (const extension of ["search", "/search", "com..example/x", "com.example/", "", "1com/x"]) {
     assert.throws(() => extensionMethodTable([{ method: "x/y", extension, kind: "request", from: "client" }]), /MT-06/, extension);
@@ -160,7 +193,10 @@ test("MT-05: 2026-07-28: the request's own clientCapabilities must declare the e
   assert.ok(request?.kind === "request" && request.id === 2);
   // Its notification goes with that request, and only with a request that declared the extension.
   assert.equal(server.notify("com.example/search/hit", { n: 1 }, { relatedRequestId: 2 }), true);
-  assert.throws(() => server.notify("com.example/search/hit", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-05");
+  assert.throws(
+    () => server.notify("com.example/search/hit", {}),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-05",
+  );
   server.respond(2, { hits: [] });
   const sent = outbound(server);
   assert.deepEqual(sent[0], { jsonrpc: "2.0", method: "com.example/search/hit", params: { n: 1 } });
@@ -186,11 +222,17 @@ test("MT-03: 2026-07-28 client: it sends an extension request once the server's 
   client.startModern();
   const discover = client.request("server/discover");
   outbound(client);
-  client.receiveMessage({ jsonrpc: "2.0", id: discover, result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: DECLARED, serverInfo: INFO } });
+  client.receiveMessage({
+    jsonrpc: "2.0",
+    id: discover,
+    result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: DECLARED, serverInfo: INFO },
+  });
   events(client);
   const id = client.request("com.example/search/query", { q: 1 });
   const sent = outbound(client)[0] as { params?: { _meta?: JsonObject } };
-  assert.deepEqual((sent.params?._meta?.["io.modelcontextprotocol/clientCapabilities"] as JsonObject | undefined)?.extensions, { [EXT]: {} });
+  assert.deepEqual((sent.params?._meta?.["io.modelcontextprotocol/clientCapabilities"] as JsonObject | undefined)?.extensions, {
+    [EXT]: {},
+  });
   client.receiveMessage({ jsonrpc: "2.0", method: "com.example/search/hit", params: { n: 2 } });
   client.receiveMessage({ jsonrpc: "2.0", id, result: { resultType: "complete", hits: [] } });
   const got = events(client);
@@ -200,6 +242,13 @@ test("MT-03: 2026-07-28 client: it sends an extension request once the server's 
   const plain = new Engine({ role: "client", info: INFO, versions: ["2026-07-28"], capabilities: DECLARED, extensionMethods: METHODS });
   plain.startModern();
   const d = plain.request("server/discover");
-  plain.receiveMessage({ jsonrpc: "2.0", id: d, result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {}, serverInfo: INFO } });
-  assert.throws(() => plain.request("com.example/search/query", {}), (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-03");
+  plain.receiveMessage({
+    jsonrpc: "2.0",
+    id: d,
+    result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {}, serverInfo: INFO },
+  });
+  assert.throws(
+    () => plain.request("com.example/search/query", {}),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-03",
+  );
 });

@@ -137,9 +137,13 @@ const shortExpected = [
 const mixedOptions: LineDecoderOptions = { maxLineBytes: 24 };
 const mixedBuffer = bytes(
   '{"a":"é"}\n', //                            line 1
-  [0xff], "\n", //                             line 2: invalid UTF-8 (0xFF)
-  '"€', [0xe2, 0x82], '"\r\n', //              line 3: truncated 3-byte sequence
-  [0xc0, 0x80], "\n", //                       line 4: overlong NUL
+  [0xff],
+  "\n", //                             line 2: invalid UTF-8 (0xFF)
+  '"€',
+  [0xe2, 0x82],
+  '"\r\n', //              line 3: truncated 3-byte sequence
+  [0xc0, 0x80],
+  "\n", //                       line 4: overlong NUL
   "not json\n", //                             line 5
   '"' + "x".repeat(40) + '"\n', //             line 6: 42 bytes > 24
   '"😀"\r\n', //                               line 7
@@ -329,7 +333,7 @@ describe("LineDecoder: line ends, blank lines, line numbers", () => {
   it("STD-01: does not end a line at a lone \\r", () => {
     assert.deepEqual(summary(decode([bytes("1\r2\n3\n")]).items), [err("invalid-json", 1), ok(3, 2)]);
     // A lone CR between two values inside a line is whitespace to JSON, still one line.
-    assert.deepEqual(decode([bytes('[1,\r2]\n')]).items, [ok([1, 2], 1)]);
+    assert.deepEqual(decode([bytes("[1,\r2]\n")]).items, [ok([1, 2], 1)]);
   });
 
   it("STD-01: skips blank and whitespace-only lines but counts them", () => {
@@ -345,13 +349,7 @@ describe("LineDecoder: line ends, blank lines, line numbers", () => {
     const { items } = decode([bytes("{}\nbad\n\n", [0xff], "\n", '"' + "y".repeat(20) + '"\n', "5\n")], {
       maxLineBytes: 10,
     });
-    assert.deepEqual(summary(items), [
-      ok({}, 1),
-      err("invalid-json", 2),
-      err("invalid-utf8", 4),
-      err("line-too-long", 5),
-      ok(5, 6),
-    ]);
+    assert.deepEqual(summary(items), [ok({}, 1), err("invalid-json", 2), err("invalid-utf8", 4), err("line-too-long", 5), ok(5, 6)]);
   });
 
   it("appends to the caller's array and keeps counting lines across pushes", () => {
@@ -424,11 +422,15 @@ describe("LineDecoder: bad lines", () => {
   });
 
   it("STD-01: skips one UTF-8 BOM at the very start of the stream, however the stream is split", () => {
-    const buffer = bytes("\uFEFF{\"a\":1}\n\uFEFF2\n3\n");
+    const buffer = bytes('\uFEFF{"a":1}\n\uFEFF2\n3\n');
     const expected = [ok({ a: 1 }, 1), err("invalid-json", 2), ok(3, 3)];
     for (let cut = 0; cut <= buffer.length; cut++) {
       for (const second of [cut, cut + 1, cut + 2]) {
-        assert.deepEqual(summary(decode(splitAt(buffer, [...new Set([cut, Math.min(second, buffer.length)])])).items), expected, `split at ${cut}/${second}`);
+        assert.deepEqual(
+          summary(decode(splitAt(buffer, [...new Set([cut, Math.min(second, buffer.length)])])).items),
+          expected,
+          `split at ${cut}/${second}`,
+        );
       }
     }
     assert.deepEqual(summary(decode([bytes("\uFEFF\uFEFF1\n")]).items), [err("invalid-json", 1)], "a second BOM is kept");
@@ -437,8 +439,20 @@ describe("LineDecoder: bad lines", () => {
 
   it("STD-01: gives back the bytes of a partial BOM match as the start of the first line", () => {
     // 0xEF 0xBB then not 0xBF: not a BOM; the two bytes begin the (invalid UTF-8) first line.
-    for (const chunks of [[[0xef, 0xbb, 0x31, 0x0a, 0x32, 0x0a]], [[0xef], [0xbb], [0x31, 0x0a, 0x32, 0x0a]], [[0xef, 0xbb], [0x31, 0x0a], [0x32, 0x0a]]]) {
-      assert.deepEqual(summary(decode(chunks.map((c) => Uint8Array.from(c))).items), [err("invalid-utf8", 1), ok(2, 2)], JSON.stringify(chunks));
+    for (const chunks of [
+      [[0xef, 0xbb, 0x31, 0x0a, 0x32, 0x0a]],
+      [[0xef], [0xbb], [0x31, 0x0a, 0x32, 0x0a]],
+      [
+        [0xef, 0xbb],
+        [0x31, 0x0a],
+        [0x32, 0x0a],
+      ],
+    ]) {
+      assert.deepEqual(
+        summary(decode(chunks.map((c) => Uint8Array.from(c))).items),
+        [err("invalid-utf8", 1), ok(2, 2)],
+        JSON.stringify(chunks),
+      );
     }
     assert.deepEqual(summary(decode([Uint8Array.from([0xef, 0x31, 0x0a])]).items), [err("invalid-utf8", 1)]);
     assert.deepEqual(summary(decode([Uint8Array.from([0x31, 0x0a])]).items), [ok(1, 1)]);
@@ -471,10 +485,7 @@ describe("LineDecoder: maxLineBytes", () => {
   it("LIM-01: takes the limit from the option", () => {
     assert.equal(new LineDecoder({ maxLineBytes: 16 }).maxLineBytes, 16);
     assert.equal(new LineDecoder({ maxLineBytes: 1 }).maxLineBytes, 1);
-    assert.deepEqual(summary(decode([bytes("1234\n123\n")], { maxLineBytes: 3 }).items), [
-      err("line-too-long", 1),
-      ok(123, 2),
-    ]);
+    assert.deepEqual(summary(decode([bytes("1234\n123\n")], { maxLineBytes: 3 }).items), [err("line-too-long", 1), ok(123, 2)]);
   });
 
   for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, -Number.MAX_VALUE, "16" as unknown as number]) {
@@ -585,9 +596,7 @@ describe("LineDecoder: maxLineBytes", () => {
 
   it("LIM-01: counts bytes, not characters", () => {
     // 6 characters, 1 + 4*4 + 1 = 18 bytes: over a 16-byte limit.
-    assert.deepEqual(summary(decode([bytes('"😀😀😀😀"\n')], { maxLineBytes: limit }).items), [
-      err("line-too-long", 1),
-    ]);
+    assert.deepEqual(summary(decode([bytes('"😀😀😀😀"\n')], { maxLineBytes: limit }).items), [err("line-too-long", 1)]);
   });
 });
 
@@ -613,7 +622,7 @@ describe("LineDecoder: finish", () => {
   it("says the buffered byte count before finish", () => {
     const decoder = new LineDecoder();
     const items: DecodedItem[] = [];
-    decoder.push(bytes("1\n{\"a\""), items);
+    decoder.push(bytes('1\n{"a"'), items);
     assert.equal(decoder.bufferedBytes, 4);
     decoder.push(bytes(":"), items);
     assert.equal(decoder.bufferedBytes, 5);
@@ -656,10 +665,7 @@ describe("encodeMessage / encodeMessages", () => {
     const value = { jsonrpc: "2.0", id: 7, result: { tools: [{ name: "a b", inputSchema: { type: "object" } }] } };
     const encoded = encodeMessage(value);
     assert.ok(encoded instanceof Uint8Array);
-    assert.equal(
-      text.decode(encoded),
-      '{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"a b","inputSchema":{"type":"object"}}]}}\n',
-    );
+    assert.equal(text.decode(encoded), '{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"a b","inputSchema":{"type":"object"}}]}}\n');
   });
 
   it("STD-01: never puts a raw newline inside a message, even with newlines in strings", () => {
@@ -671,10 +677,7 @@ describe("encodeMessage / encodeMessages", () => {
   });
 
   it("STD-01: encodes to UTF-8 bytes", () => {
-    assert.deepEqual(
-      Array.from(encodeMessage("é€😀")),
-      [0x22, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0x22, 0x0a],
-    );
+    assert.deepEqual(Array.from(encodeMessage("é€😀")), [0x22, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0x22, 0x0a]);
     // A lone surrogate is escaped by JSON.stringify, so the bytes stay valid UTF-8.
     assert.equal(text.decode(encodeMessage("\ud800")), '"\\ud800"\n');
   });

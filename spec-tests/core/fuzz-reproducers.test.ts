@@ -22,9 +22,18 @@ function outbound(engine: Engine): unknown[] {
 }
 
 function negotiatedClient(version: string, serverCaps: object, capabilities: Record<string, unknown> = {}): Engine {
-  const engine = new Engine({ role: "client", info: { name: "c", version: "1" }, versions: [version as "2025-11-25"], capabilities: capabilities as never });
+  const engine = new Engine({
+    role: "client",
+    info: { name: "c", version: "1" },
+    versions: [version as "2025-11-25"],
+    capabilities: capabilities as never,
+  });
   engine.initialize();
-  engine.receiveMessage({ jsonrpc: "2.0", id: 0, result: { protocolVersion: version, capabilities: serverCaps, serverInfo: { name: "s", version: "1" } } });
+  engine.receiveMessage({
+    jsonrpc: "2.0",
+    id: 0,
+    result: { protocolVersion: version, capabilities: serverCaps, serverInfo: { name: "s", version: "1" } },
+  });
   outbound(engine);
   drainEvents(engine);
   return engine;
@@ -48,7 +57,8 @@ test("MOD-21: fuzz seed 2 [reply-from-modern-client]: a 2026-07-28 client answer
   assert.deepEqual(outbound(engine), []);
   const violations = drainEvents(engine).filter((e) => e.kind === "violation");
   assert.ok(violations.length >= inputs.length, `each bad input is still reported (${violations.length})`);
-  for (const v of violations) assert.equal(v.kind === "violation" ? v.code : "?", undefined, `violation ${JSON.stringify(v)} claims a reply was sent`);
+  for (const v of violations)
+    assert.equal(v.kind === "violation" ? v.code : "?", undefined, `violation ${JSON.stringify(v)} claims a reply was sent`);
 });
 
 test("JR-01: fuzz [reply-from-modern-client], the other side: a session-era client still answers malformed input", () => {
@@ -62,11 +72,21 @@ test("JR-01: fuzz [reply-from-modern-client], the other side: a session-era clie
 
 test("ENG-06: fuzz seed 50507 [command-threw]: a task status named like an Object.prototype member never makes notify throw a TypeError", () => {
   const tasks = { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } };
-  const engine = negotiatedClient("2025-11-25", { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, { sampling: {}, elicitation: {}, tasks });
+  const engine = negotiatedClient(
+    "2025-11-25",
+    { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    { sampling: {}, elicitation: {}, tasks },
+  );
   let accepted = 0;
   for (const status of ["constructor", "toString", "__proto__", "hasOwnProperty", "working"]) {
     try {
-      engine.notify("notifications/tasks/status", { taskId: "t1", status, createdAt: "2025-11-25T10:00:00Z", lastUpdatedAt: "2025-11-25T10:00:00Z", ttl: 1 } as never);
+      engine.notify("notifications/tasks/status", {
+        taskId: "t1",
+        status,
+        createdAt: "2025-11-25T10:00:00Z",
+        lastUpdatedAt: "2025-11-25T10:00:00Z",
+        ttl: 1,
+      } as never);
       accepted++;
     } catch (error) {
       assert.ok(error instanceof LocalProtocolError, `status ${status}: ${String(error)}`);

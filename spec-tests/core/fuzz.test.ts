@@ -21,13 +21,16 @@ test(`ENG-01, JR-01: fuzz: ${episodes} episodes from seed ${seed}: no throw, eve
     inputCalls += result.inputCalls;
     configs.add(result.config);
     if (result.failure !== undefined) {
-      failures.push(`seed ${result.seed} [${result.failure.kind}] step ${result.failure.step} (${result.config})\n${result.failure.detail}\n${result.failure.trace.slice(-12).join("\n")}`);
+      failures.push(
+        `seed ${result.seed} [${result.failure.kind}] step ${result.failure.step} (${result.config})\n${result.failure.detail}\n${result.failure.trace.slice(-12).join("\n")}`,
+      );
     }
   }
   console.log(`fuzz: ${inputCalls} input calls, ${failures.length} failures`);
   assert.ok(inputCalls > episodes * 10, `episodes made too few input calls (${inputCalls}): the fuzzer is not driving the engine`);
   // The run reached both roles and every version (a generator that stopped doing so would pass vacuously).
   const seen = [...configs].join("\n");
-  for (const needle of ["client [", "server [", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]) assert.ok(seen.includes(needle), `no episode configured with ${needle}`);
+  for (const needle of ["client [", "server [", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
+    assert.ok(seen.includes(needle), `no episode configured with ${needle}`);
   assert.deepEqual(failures, []);
 });

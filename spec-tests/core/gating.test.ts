@@ -40,7 +40,15 @@ interface SpecRow {
   readonly engine: boolean;
 }
 
-function r(method: string, kind: Kind, from: Role | "both", gate?: SpecRow["gate"], holder?: Holder, since: V = "2024-11-05", engine = false): SpecRow {
+function r(
+  method: string,
+  kind: Kind,
+  from: Role | "both",
+  gate?: SpecRow["gate"],
+  holder?: Holder,
+  since: V = "2024-11-05",
+  engine = false,
+): SpecRow {
   return { method, kind, from, since, gate, holder, engine };
 }
 
@@ -81,7 +89,13 @@ const SPEC: readonly SpecRow[] = [
 ];
 
 /** Names no session-era version has: made up ones and 2026-07-28 additions (MT-01). */
-const UNKNOWN_METHODS = ["vendor/unknown-method", "notifications/vendor/unknown", "server/discover", "subscriptions/listen", "notifications/subscriptions/acknowledged"];
+const UNKNOWN_METHODS = [
+  "vendor/unknown-method",
+  "notifications/vendor/unknown",
+  "server/discover",
+  "subscriptions/listen",
+  "notifications/subscriptions/acknowledged",
+];
 
 const ALL_METHODS: readonly string[] = [...SPEC.map((s) => s.method), ...UNKNOWN_METHODS];
 
@@ -228,10 +242,21 @@ function capsFor(role: Role, set: "all" | "none"): JsonObject {
 
 function engineIn(c: Pick<Case, "version" | "role" | "phase" | "own" | "peer" | "strict">): Engine {
   const peerRole: Role = c.role === "client" ? "server" : "client";
-  const e = new Engine({ role: c.role, info: { name: c.role, version: "1" }, capabilities: capsFor(c.role, c.own), versions: [c.version], strict: c.strict });
+  const e = new Engine({
+    role: c.role,
+    info: { name: c.role, version: "1" },
+    capabilities: capsFor(c.role, c.own),
+    versions: [c.version],
+    strict: c.strict,
+  });
   if (c.phase === "awaiting-init") return e;
   if (c.role === "server") {
-    e.receiveMessage({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: c.version, capabilities: capsFor(peerRole, c.peer), clientInfo: { name: "peer", version: "1" } } });
+    e.receiveMessage({
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: { protocolVersion: c.version, capabilities: capsFor(peerRole, c.peer), clientInfo: { name: "peer", version: "1" } },
+    });
     drain(e);
     if (c.phase === "operating") {
       e.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
@@ -241,7 +266,11 @@ function engineIn(c: Pick<Case, "version" | "role" | "phase" | "own" | "peer" | 
     const id = e.initialize();
     drain(e);
     if (c.phase === "operating") {
-      e.receiveMessage({ jsonrpc: "2.0", id, result: { protocolVersion: c.version, capabilities: capsFor(peerRole, c.peer), serverInfo: { name: "peer", version: "1" } } });
+      e.receiveMessage({
+        jsonrpc: "2.0",
+        id,
+        result: { protocolVersion: c.version, capabilities: capsFor(peerRole, c.peer), serverInfo: { name: "peer", version: "1" } },
+      });
       drain(e);
     }
   }
@@ -325,7 +354,8 @@ function prepare(e: Engine, c: Case): void {
       }
     } else if (c.method === "notifications/elicitation/complete") {
       if (outbound && c.role === "server") e.request("elicitation/create", URL_ELICITATION);
-      else if (!outbound && c.role === "client") e.receiveMessage({ jsonrpc: "2.0", id: "el", method: "elicitation/create", params: URL_ELICITATION });
+      else if (!outbound && c.role === "client")
+        e.receiveMessage({ jsonrpc: "2.0", id: "el", method: "elicitation/create", params: URL_ELICITATION });
     }
   } catch {
     // refused by a gate: the case's own message meets the same gate
@@ -359,19 +389,22 @@ function runCase(c: Case, want: Expectation): string | undefined {
       if (out.length !== 1) return `expected one queued message, got ${out.length}`;
       const m = out[0] as unknown as JsonObject;
       if (m.method !== c.method) return `queued ${JSON.stringify(m)}`;
-      if (c.kind === "request" && (typeof returned !== "number" || m.id !== returned)) return `request id ${String(returned)} vs queued ${JSON.stringify(m.id)}`;
+      if (c.kind === "request" && (typeof returned !== "number" || m.id !== returned))
+        return `request id ${String(returned)} vs queued ${JSON.stringify(m.id)}`;
       if (c.kind === "notification" && "id" in m) return "notification queued with an id";
       if (c.kind === "notification" && returned !== true) return `notify returned ${String(returned)}`;
       if (JSON.stringify(m.params) !== JSON.stringify(params)) return `params changed: ${JSON.stringify(m.params)}`;
       return undefined;
     }
-    if (!(thrown instanceof LocalProtocolError)) return `expected LocalProtocolError (${want.family}), got ${thrown === undefined ? "no throw" : String(thrown)}`;
+    if (!(thrown instanceof LocalProtocolError))
+      return `expected LocalProtocolError (${want.family}), got ${thrown === undefined ? "no throw" : String(thrown)}`;
     if (!FAMILY_RULES[want.family].test(thrown.rule)) return `expected rule family ${want.family}, got rule ${thrown.rule}`;
     if (out.length !== 0) return `refused but queued ${out.length} message(s)`;
     return undefined;
   }
   // inbound
-  const msg: JsonObject = c.kind === "request" ? { jsonrpc: "2.0", id: INBOUND_ID, method: c.method } : { jsonrpc: "2.0", method: c.method };
+  const msg: JsonObject =
+    c.kind === "request" ? { jsonrpc: "2.0", id: INBOUND_ID, method: c.method } : { jsonrpc: "2.0", method: c.method };
   if (params !== undefined) msg.params = params;
   try {
     e.receiveMessage(msg);
@@ -385,11 +418,15 @@ function runCase(c: Case, want: Expectation): string | undefined {
     if (events.some((x) => x.kind === "request")) return "notification surfaced as a request";
     const surfaced = events.filter((x) => x.kind === "notification");
     if (want.allowed) {
-      if (c.method === "notifications/initialized") return e.phase === "operating" && events.some((x) => x.kind === "ready") ? undefined : `initialized not taken: phase ${e.phase}, events ${kinds}`;
+      if (c.method === "notifications/initialized")
+        return e.phase === "operating" && events.some((x) => x.kind === "ready")
+          ? undefined
+          : `initialized not taken: phase ${e.phase}, events ${kinds}`;
       if (c.method === "notifications/cancelled" || c.method === "notifications/progress") {
         return surfaced.length === 0 && !events.some((x) => x.kind === "violation") ? undefined : `engine notification surfaced: ${kinds}`;
       }
-      if (events.length !== 1 || surfaced.length !== 1 || (surfaced[0] as { method: string }).method !== c.method) return `expected one notification event, got ${kinds}`;
+      if (events.length !== 1 || surfaced.length !== 1 || (surfaced[0] as { method: string }).method !== c.method)
+        return `expected one notification event, got ${kinds}`;
       return undefined;
     }
     if (surfaced.length !== 0) return `refused notification surfaced (${kinds})`;
@@ -406,24 +443,32 @@ function runCase(c: Case, want: Expectation): string | undefined {
       const m = out[0] as unknown as JsonObject;
       if (m.id !== INBOUND_ID || !("result" in m)) return `expected a result, got ${JSON.stringify(m)}`;
       if (c.method === "ping" && JSON.stringify(m.result) !== "{}") return `ping result ${JSON.stringify(m.result)}`;
-      if (c.method === "initialize" && (m.result as JsonObject).protocolVersion !== c.version) return `initialize result ${JSON.stringify(m.result)}`;
+      if (c.method === "initialize" && (m.result as JsonObject).protocolVersion !== c.version)
+        return `initialize result ${JSON.stringify(m.result)}`;
       if (events.some((x) => x.kind === "request" || x.kind === "violation")) return `engine-answered request also gave ${kinds}`;
       return undefined;
     }
     if (out.length !== 0) return `allowed request answered by the engine: ${JSON.stringify(out)}`;
     const ev = events[0];
-    if (events.length !== 1 || ev === undefined || ev.kind !== "request" || ev.id !== INBOUND_ID || ev.method !== c.method) return `expected one request event, got ${kinds || "none"}`;
+    if (events.length !== 1 || ev === undefined || ev.kind !== "request" || ev.id !== INBOUND_ID || ev.method !== c.method)
+      return `expected one request event, got ${kinds || "none"}`;
     return undefined;
   }
   const codes: readonly number[] = want.family === "phase" ? [-32600] : want.family === "kind" ? [-32600, -32601] : [-32601];
   if (out.length !== 1) return `expected one error reply, got ${out.length}: ${JSON.stringify(out)}`;
   const m = out[0] as unknown as JsonObject;
   const err = m.error as JsonObject | undefined;
-  if (m.id !== INBOUND_ID || err === undefined || !codes.includes(err.code as number)) return `expected error ${codes.join("|")} (${want.family}), got ${JSON.stringify(m)}`;
+  if (m.id !== INBOUND_ID || err === undefined || !codes.includes(err.code as number))
+    return `expected error ${codes.join("|")} (${want.family}), got ${JSON.stringify(m)}`;
   if (events.some((x) => x.kind === "request")) return "refused request surfaced as a request event";
   const v = events.find((x) => x.kind === "violation");
-  if (v === undefined || v.kind !== "violation" || v.code !== err.code || v.id !== INBOUND_ID) return `expected a violation event with code ${String(err.code)}, got ${kinds}`;
-  if (want.family !== "kind" && !FAMILY_RULES[want.family].test(v.rule) && !(want.family === "phase" && c.method === "initialize" && v.rule === "L-01")) {
+  if (v === undefined || v.kind !== "violation" || v.code !== err.code || v.id !== INBOUND_ID)
+    return `expected a violation event with code ${String(err.code)}, got ${kinds}`;
+  if (
+    want.family !== "kind" &&
+    !FAMILY_RULES[want.family].test(v.rule) &&
+    !(want.family === "phase" && c.method === "initialize" && v.rule === "L-01")
+  ) {
     return `violation rule ${v.rule} not of family ${want.family}`;
   }
   return undefined;
@@ -438,7 +483,8 @@ function* allCases(): Generator<Case> {
             for (const strict of [false, true])
               for (const method of ALL_METHODS)
                 for (const kind of ["request", "notification"] as const)
-                  for (const direction of ["outbound", "inbound"] as const) yield { version, role, phase, own, peer, strict, method, kind, direction };
+                  for (const direction of ["outbound", "inbound"] as const)
+                    yield { version, role, phase, own, peer, strict, method, kind, direction };
 }
 
 function label(c: Case): string {
@@ -448,7 +494,6 @@ function label(c: Case): string {
 function describeWant(w: Expectation): string {
   return w.allowed ? "allowed" : `refused (${w.family})`;
 }
-
 
 test("C-01, MT-01, MT-02: the gating table, exhaustively, against the transcribed spec", (t) => {
   let count = 0;
@@ -526,13 +571,27 @@ test("L-10, L-11, L-12: phase refusals cite the sender's L-10…L-13 rule: L-10 
 
 // ── Param-dependent gates (RULES.md C-06, C-07, C-08) ─────────────────────────────
 
-function operatingPair(version: V, clientCaps: JsonObject, serverCaps: JsonObject, serverCapsSeenByClient: JsonObject = serverCaps): { client: Engine; server: Engine } {
+function operatingPair(
+  version: V,
+  clientCaps: JsonObject,
+  serverCaps: JsonObject,
+  serverCapsSeenByClient: JsonObject = serverCaps,
+): { client: Engine; server: Engine } {
   const client = new Engine({ role: "client", info: { name: "c", version: "1" }, capabilities: clientCaps, versions: [version] });
   const id = client.initialize();
-  client.receiveMessage({ jsonrpc: "2.0", id, result: { protocolVersion: version, capabilities: serverCapsSeenByClient, serverInfo: { name: "s", version: "1" } } });
+  client.receiveMessage({
+    jsonrpc: "2.0",
+    id,
+    result: { protocolVersion: version, capabilities: serverCapsSeenByClient, serverInfo: { name: "s", version: "1" } },
+  });
   drain(client);
   const server = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: serverCaps, versions: [version] });
-  server.receiveMessage({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities: clientCaps, clientInfo: { name: "c", version: "1" } } });
+  server.receiveMessage({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: clientCaps, clientInfo: { name: "c", version: "1" } },
+  });
   server.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
   drain(server);
   assert.equal(client.phase, "operating");
@@ -544,7 +603,11 @@ function operatingPair(version: V, clientCaps: JsonObject, serverCaps: JsonObjec
 function operatingClient(caps: JsonObject): Engine {
   const e = new Engine({ role: "client", info: { name: "c", version: "1" }, capabilities: caps, versions: ["2025-11-25"] });
   const id = e.initialize();
-  e.receiveMessage({ jsonrpc: "2.0", id, result: { protocolVersion: "2025-11-25", capabilities: SERVER_ALL, serverInfo: { name: "s", version: "1" } } });
+  e.receiveMessage({
+    jsonrpc: "2.0",
+    id,
+    result: { protocolVersion: "2025-11-25", capabilities: SERVER_ALL, serverInfo: { name: "s", version: "1" } },
+  });
   drain(e);
   assert.equal(e.phase, "operating");
   return e;
@@ -565,26 +628,115 @@ const FORM = { message: "name?", requestedSchema: { type: "object", properties: 
 const URL_MODE = { mode: "url", message: "go", elicitationId: "e1", url: "https://example.com" };
 
 const PARAM_CASES: readonly ParamCase[] = [
-  { name: "sampling with tools needs sampling.tools", method: "sampling/createMessage", params: { ...SAMPLE, tools: [] }, clientCaps: { sampling: {} }, refusedWith: { rule: "C-06", code: -32602 } },
-  { name: "sampling with toolChoice needs sampling.tools", method: "sampling/createMessage", params: { ...SAMPLE, toolChoice: { mode: "auto" } }, clientCaps: { sampling: { context: {} } }, refusedWith: { rule: "C-06", code: -32602 } },
-  { name: "sampling with tools and sampling.tools", method: "sampling/createMessage", params: { ...SAMPLE, tools: [] }, clientCaps: { sampling: { tools: {} } }, refusedWith: undefined },
-  { name: "includeContext thisServer needs sampling.context", method: "sampling/createMessage", params: { ...SAMPLE, includeContext: "thisServer" }, clientCaps: { sampling: {} }, refusedWith: { rule: "C-06", code: -32602 } },
-  { name: "includeContext none needs nothing more", method: "sampling/createMessage", params: { ...SAMPLE, includeContext: "none" }, clientCaps: { sampling: {} }, refusedWith: undefined },
-  { name: "includeContext allServers with sampling.context", method: "sampling/createMessage", params: { ...SAMPLE, includeContext: "allServers" }, clientCaps: { sampling: { context: {} } }, refusedWith: undefined },
-  { name: "plain sampling with sampling: {}", method: "sampling/createMessage", params: SAMPLE, clientCaps: { sampling: {} }, refusedWith: undefined },
-  { name: "elicitation: {} allows form mode (mode absent)", method: "elicitation/create", params: FORM, clientCaps: { elicitation: {} }, refusedWith: undefined },
-  { name: "elicitation: {} allows explicit form mode", method: "elicitation/create", params: { ...FORM, mode: "form" }, clientCaps: { elicitation: {} }, refusedWith: undefined },
-  { name: "elicitation: {} refuses URL mode", method: "elicitation/create", params: URL_MODE, clientCaps: { elicitation: {} }, refusedWith: { rule: "C-07", code: -32602 } },
-  { name: "elicitation.url allows URL mode", method: "elicitation/create", params: URL_MODE, clientCaps: { elicitation: { url: {} } }, refusedWith: undefined },
-  { name: "elicitation.url alone refuses form mode", method: "elicitation/create", params: FORM, clientCaps: { elicitation: { url: {} } }, refusedWith: { rule: "C-07", code: -32602 } },
-  { name: "elicitation.form alone refuses URL mode", method: "elicitation/create", params: URL_MODE, clientCaps: { elicitation: { form: {} } }, refusedWith: { rule: "C-07", code: -32602 } },
-  { name: "elicitation.form and url allow both (form)", method: "elicitation/create", params: FORM, clientCaps: { elicitation: { form: {}, url: {} } }, refusedWith: undefined },
+  {
+    name: "sampling with tools needs sampling.tools",
+    method: "sampling/createMessage",
+    params: { ...SAMPLE, tools: [] },
+    clientCaps: { sampling: {} },
+    refusedWith: { rule: "C-06", code: -32602 },
+  },
+  {
+    name: "sampling with toolChoice needs sampling.tools",
+    method: "sampling/createMessage",
+    params: { ...SAMPLE, toolChoice: { mode: "auto" } },
+    clientCaps: { sampling: { context: {} } },
+    refusedWith: { rule: "C-06", code: -32602 },
+  },
+  {
+    name: "sampling with tools and sampling.tools",
+    method: "sampling/createMessage",
+    params: { ...SAMPLE, tools: [] },
+    clientCaps: { sampling: { tools: {} } },
+    refusedWith: undefined,
+  },
+  {
+    name: "includeContext thisServer needs sampling.context",
+    method: "sampling/createMessage",
+    params: { ...SAMPLE, includeContext: "thisServer" },
+    clientCaps: { sampling: {} },
+    refusedWith: { rule: "C-06", code: -32602 },
+  },
+  {
+    name: "includeContext none needs nothing more",
+    method: "sampling/createMessage",
+    params: { ...SAMPLE, includeContext: "none" },
+    clientCaps: { sampling: {} },
+    refusedWith: undefined,
+  },
+  {
+    name: "includeContext allServers with sampling.context",
+    method: "sampling/createMessage",
+    params: { ...SAMPLE, includeContext: "allServers" },
+    clientCaps: { sampling: { context: {} } },
+    refusedWith: undefined,
+  },
+  {
+    name: "plain sampling with sampling: {}",
+    method: "sampling/createMessage",
+    params: SAMPLE,
+    clientCaps: { sampling: {} },
+    refusedWith: undefined,
+  },
+  {
+    name: "elicitation: {} allows form mode (mode absent)",
+    method: "elicitation/create",
+    params: FORM,
+    clientCaps: { elicitation: {} },
+    refusedWith: undefined,
+  },
+  {
+    name: "elicitation: {} allows explicit form mode",
+    method: "elicitation/create",
+    params: { ...FORM, mode: "form" },
+    clientCaps: { elicitation: {} },
+    refusedWith: undefined,
+  },
+  {
+    name: "elicitation: {} refuses URL mode",
+    method: "elicitation/create",
+    params: URL_MODE,
+    clientCaps: { elicitation: {} },
+    refusedWith: { rule: "C-07", code: -32602 },
+  },
+  {
+    name: "elicitation.url allows URL mode",
+    method: "elicitation/create",
+    params: URL_MODE,
+    clientCaps: { elicitation: { url: {} } },
+    refusedWith: undefined,
+  },
+  {
+    name: "elicitation.url alone refuses form mode",
+    method: "elicitation/create",
+    params: FORM,
+    clientCaps: { elicitation: { url: {} } },
+    refusedWith: { rule: "C-07", code: -32602 },
+  },
+  {
+    name: "elicitation.form alone refuses URL mode",
+    method: "elicitation/create",
+    params: URL_MODE,
+    clientCaps: { elicitation: { form: {} } },
+    refusedWith: { rule: "C-07", code: -32602 },
+  },
+  {
+    name: "elicitation.form and url allow both (form)",
+    method: "elicitation/create",
+    params: FORM,
+    clientCaps: { elicitation: { form: {}, url: {} } },
+    refusedWith: undefined,
+  },
 ];
 
 test("C-06, C-07: param gates: outbound refusals throw with the rule and queue nothing; allowed ones queue the request", () => {
   for (const pc of PARAM_CASES) {
     const s = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: {}, versions: ["2025-11-25"] });
-    s.receiveMessage({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: pc.clientCaps, clientInfo: { name: "c", version: "1" } } });
+    s.receiveMessage({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: pc.clientCaps, clientInfo: { name: "c", version: "1" } },
+    });
     s.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
     drain(s);
     if (pc.refusedWith === undefined) {
@@ -593,7 +745,11 @@ test("C-06, C-07: param gates: outbound refusals throw with the rule and queue n
       assert.equal(out.length, 1, pc.name);
       assert.deepEqual(out[0], { jsonrpc: "2.0", id, method: pc.method, params: pc.params }, pc.name);
     } else {
-      assert.throws(() => s.request(pc.method, pc.params), (err: unknown) => err instanceof LocalProtocolError && err.rule === pc.refusedWith?.rule, pc.name);
+      assert.throws(
+        () => s.request(pc.method, pc.params),
+        (err: unknown) => err instanceof LocalProtocolError && err.rule === pc.refusedWith?.rule,
+        pc.name,
+      );
       assert.equal(drain(s).out.length, 0, pc.name);
     }
   }
@@ -606,7 +762,11 @@ test("C-06, C-07: param gates: inbound refusals are answered with their code and
     const { out, events } = drain(c);
     if (pc.refusedWith === undefined) {
       assert.equal(out.length, 0, pc.name);
-      assert.deepEqual(events.map((e) => e.kind), ["request"], pc.name);
+      assert.deepEqual(
+        events.map((e) => e.kind),
+        ["request"],
+        pc.name,
+      );
     } else {
       assert.equal(out.length, 1, pc.name);
       assert.equal(((out[0] as unknown as JsonObject).error as JsonObject).code, pc.refusedWith.code, pc.name);
@@ -620,12 +780,25 @@ test("C-06, C-07: param gates: inbound refusals are answered with their code and
 test("C-08: a task-augmented request the receiver did not declare is refused outbound, processed normally inbound", () => {
   // Outbound: requestors SHOULD only add `task` when the receiver declared support; the engine holds its host to it.
   const { client, server } = operatingPair("2025-11-25", { sampling: {}, elicitation: {} }, { tools: {} });
-  assert.throws(() => client.request("tools/call", { name: "t", task: {} }), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-08");
-  assert.throws(() => server.request("sampling/createMessage", { ...SAMPLE, task: {} }), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-08");
-  assert.throws(() => server.request("elicitation/create", { ...FORM, task: {} }), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-08");
+  assert.throws(
+    () => client.request("tools/call", { name: "t", task: {} }),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-08",
+  );
+  assert.throws(
+    () => server.request("sampling/createMessage", { ...SAMPLE, task: {} }),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-08",
+  );
+  assert.throws(
+    () => server.request("elicitation/create", { ...FORM, task: {} }),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-08",
+  );
   assert.equal(drain(client).out.length + drain(server).out.length, 0);
   // With the declaration, it goes out.
-  const pair = operatingPair("2025-11-25", { sampling: {}, tasks: { requests: { sampling: { createMessage: {} } } } }, { tools: {}, tasks: { requests: { tools: { call: {} } } } });
+  const pair = operatingPair(
+    "2025-11-25",
+    { sampling: {}, tasks: { requests: { sampling: { createMessage: {} } } } },
+    { tools: {}, tasks: { requests: { tools: { call: {} } } } },
+  );
   pair.client.request("tools/call", { name: "t", task: {} });
   pair.server.request("sampling/createMessage", { ...SAMPLE, task: {} });
   assert.equal(drain(pair.client).out.length, 1);
@@ -646,14 +819,32 @@ test("C-10: capability gates read sub-flags: resources.subscribe and listChanged
   // The server's own declaration may be odd ("yes"): only true counts. The client reads a schema-valid result (an
   // initialize result that breaks its schema ends the session, L-03).
   const serverCaps = { resources: { subscribe: false, listChanged: "yes" }, tools: {}, prompts: { listChanged: true } };
-  const { client, server } = operatingPair("2025-11-25", { roots: { listChanged: false } }, serverCaps, { ...serverCaps, resources: { subscribe: false, listChanged: false } });
+  const { client, server } = operatingPair("2025-11-25", { roots: { listChanged: false } }, serverCaps, {
+    ...serverCaps,
+    resources: { subscribe: false, listChanged: false },
+  });
   assert.doesNotThrow(() => client.request("resources/list"));
-  assert.throws(() => client.request("resources/subscribe", { uri: "x" }), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01");
-  assert.throws(() => client.notify("notifications/roots/list_changed"), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01");
-  assert.throws(() => server.notify("notifications/resources/list_changed"), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01");
-  assert.throws(() => server.notify("notifications/tools/list_changed"), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01");
+  assert.throws(
+    () => client.request("resources/subscribe", { uri: "x" }),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01",
+  );
+  assert.throws(
+    () => client.notify("notifications/roots/list_changed"),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01",
+  );
+  assert.throws(
+    () => server.notify("notifications/resources/list_changed"),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01",
+  );
+  assert.throws(
+    () => server.notify("notifications/tools/list_changed"),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01",
+  );
   assert.doesNotThrow(() => server.notify("notifications/prompts/list_changed"));
-  assert.throws(() => server.notify("notifications/resources/updated", { uri: "x" }), (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01");
+  assert.throws(
+    () => server.notify("notifications/resources/updated", { uri: "x" }),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01",
+  );
   // roots: { listChanged: false } still declares roots.
   assert.doesNotThrow(() => server.request("roots/list"));
   drain(server);
@@ -661,7 +852,8 @@ test("C-10: capability gates read sub-flags: resources.subscribe and listChanged
   const { client: bare } = operatingPair("2025-11-25", {}, {});
   assert.throws(
     () => bare.request("prompts/get", { name: "p" }),
-    (e: unknown) => e instanceof LocalProtocolError && e.rule === "C-01" && e.code === -32601 && /server capability prompts/.test(e.expected),
+    (e: unknown) =>
+      e instanceof LocalProtocolError && e.rule === "C-01" && e.code === -32601 && /server capability prompts/.test(e.expected),
   );
   drain(client);
   // Inbound on the server: subscribe without resources.subscribe is -32601.
@@ -683,8 +875,13 @@ test("ENG-02: engine-owned messages are refused for the host in every phase, wit
     for (const phase of PHASES) {
       for (const [role, kind, method] of owned) {
         const e = engineIn({ version, role, phase, own: "all", peer: "all", strict: false });
-        const send = (): unknown => (kind === "request" ? e.request(method) : e.notify(method, { requestId: 0, progressToken: 0, progress: 1 }));
-        assert.throws(send, (err: unknown) => err instanceof LocalProtocolError && err.rule === "ENG-02", `${version} ${role} ${phase} ${method}`);
+        const send = (): unknown =>
+          kind === "request" ? e.request(method) : e.notify(method, { requestId: 0, progressToken: 0, progress: 1 });
+        assert.throws(
+          send,
+          (err: unknown) => err instanceof LocalProtocolError && err.rule === "ENG-02",
+          `${version} ${role} ${phase} ${method}`,
+        );
         assert.equal(drain(e).out.length, 0);
       }
     }
@@ -704,7 +901,10 @@ test("C-10: capabilityMask: an object-valued capability counts when its key is p
   assert.equal(capabilityMask({ tasks: {} }), Cap.tasks);
   assert.equal(capabilityMask({ tasks: { list: {}, cancel: {} } }), Cap.tasks | Cap.tasksList | Cap.tasksCancel);
   assert.equal(capabilityMask({ tasks: { requests: { tools: { call: {} } } } }), Cap.tasks | Cap.tasksRequestsToolsCall);
-  assert.equal(capabilityMask({ tasks: { requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } } }), Cap.tasks | Cap.tasksRequestsSamplingCreateMessage | Cap.tasksRequestsElicitationCreate);
+  assert.equal(
+    capabilityMask({ tasks: { requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } } }),
+    Cap.tasks | Cap.tasksRequestsSamplingCreateMessage | Cap.tasksRequestsElicitationCreate,
+  );
   // Absent, or a sub-flag alone under an absent parent, does not count.
   assert.equal(capabilityMask({ tools: undefined }), 0);
   assert.equal(capabilityMask({ experimental: {}, "vendor.x": {} }), 0);

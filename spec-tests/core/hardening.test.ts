@@ -50,9 +50,18 @@ function operatingClient(serverCaps: JsonObject, version = "2025-11-25", options
   return c;
 }
 
-function operatingServer(capabilities: JsonObject, version = "2025-11-25", options: Partial<EngineOptions<"server">> = {}): Engine<"server"> {
+function operatingServer(
+  capabilities: JsonObject,
+  version = "2025-11-25",
+  options: Partial<EngineOptions<"server">> = {},
+): Engine<"server"> {
   const s = new Engine({ role: "server", info: SERVER_INFO, capabilities, ...options });
-  s.receiveMessage({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: CLIENT_INFO } });
+  s.receiveMessage({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: {}, clientInfo: CLIENT_INFO },
+  });
   s.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
   out(s);
   events(s);
@@ -65,12 +74,20 @@ const TASK_CAPS: JsonObject = { tools: {}, tasks: { requests: { tools: { call: {
 function createTask(c: Engine<"client">, taskId: string, status: string): number {
   const id = c.request("tools/call", { name: "t", arguments: {}, task: { ttl: 1000 } });
   out(c);
-  c.receiveMessage({ jsonrpc: "2.0", id, result: { task: { taskId, status, createdAt: "2025-01-01T00:00:00Z", lastUpdatedAt: "2025-01-01T00:00:00Z", ttl: 1000 } } });
+  c.receiveMessage({
+    jsonrpc: "2.0",
+    id,
+    result: { task: { taskId, status, createdAt: "2025-01-01T00:00:00Z", lastUpdatedAt: "2025-01-01T00:00:00Z", ttl: 1000 } },
+  });
   return id;
 }
 
 function statusNotification(taskId: string, status: string): JsonObject {
-  return { jsonrpc: "2.0", method: "notifications/tasks/status", params: { taskId, status, createdAt: "2025-01-01T00:00:00Z", lastUpdatedAt: "2025-01-01T00:00:00Z", ttl: 1000 } };
+  return {
+    jsonrpc: "2.0",
+    method: "notifications/tasks/status",
+    params: { taskId, status, createdAt: "2025-01-01T00:00:00Z", lastUpdatedAt: "2025-01-01T00:00:00Z", ttl: 1000 },
+  };
 }
 
 describe("inputs never throw: a sticky internal error instead", () => {
@@ -102,7 +119,13 @@ describe("inputs never throw: a sticky internal error instead", () => {
     const c = operatingClient({ tools: {} });
     const id = c.request("tools/list", {});
     out(c);
-    c.receiveMessage({ jsonrpc: "2.0", get id(): number { throw new RangeError("bad getter"); }, result: {} });
+    c.receiveMessage({
+      jsonrpc: "2.0",
+      get id(): number {
+        throw new RangeError("bad getter");
+      },
+      result: {},
+    });
     const list = events(c);
     assert.deepEqual(kinds(list), ["connection-closed", "closed"]);
     assert.equal(list[0]?.kind === "connection-closed" && list[0].id, id);
@@ -120,7 +143,10 @@ describe("task status from the peer is data, never a key (defect: moves.includes
       assert.doesNotThrow(() => c.receiveMessage(statusNotification("task-1", status)));
       const later = events(c);
       assert.ok(!kinds(later).includes("closed"), kinds(later).join());
-      assert.ok(kinds(later).some((k) => k === "violation:TK-02" || k === "violation:SCH-03"), `an unknown status in a notification is refused: ${kinds(later).join()}`);
+      assert.ok(
+        kinds(later).some((k) => k === "violation:TK-02" || k === "violation:SCH-03"),
+        `an unknown status in a notification is refused: ${kinds(later).join()}`,
+      );
       assert.equal(c.isClosed, false);
       // Still usable: a request goes out and its answer is matched.
       const id = c.request("tools/list", {});
@@ -163,11 +189,19 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
   it("LIM-05: URL elicitations (client): beyond maxUrlElicitations the request is refused -32603, and a refused request records nothing", () => {
     const c = operatingClient({}, "2025-11-25", { limits: { maxUrlElicitations: 2, maxPendingInbound: 3 } });
     const ask = (id: number, elicitationId: string): void =>
-      c.receiveMessage({ jsonrpc: "2.0", id, method: "elicitation/create", params: { mode: "url", message: "m", url: "https://example.com", elicitationId } });
+      c.receiveMessage({
+        jsonrpc: "2.0",
+        id,
+        method: "elicitation/create",
+        params: { mode: "url", message: "m", url: "https://example.com", elicitationId },
+      });
     ask(1, "e1");
     ask(2, "e2");
     ask(3, "e3");
-    assert.deepEqual(out(c).map((m) => (m.error as JsonObject | undefined)?.code), [-32603]);
+    assert.deepEqual(
+      out(c).map((m) => (m.error as JsonObject | undefined)?.code),
+      [-32603],
+    );
     assert.equal(c.tableSizes.urlElicitations, 2);
     // maxPendingInbound (3) refuses before anything is recorded.
     c.respond(1, { action: "accept" });
@@ -189,7 +223,10 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
       if (request !== undefined) s.respond(i, {});
     }
     const replies = out(s);
-    assert.deepEqual(replies.map((m) => (m.error as JsonObject | undefined)?.code ?? "ok"), ["ok", "ok", "ok", -32603, -32603]);
+    assert.deepEqual(
+      replies.map((m) => (m.error as JsonObject | undefined)?.code ?? "ok"),
+      ["ok", "ok", "ok", -32603, -32603],
+    );
     assert.equal(s.tableSizes.subscriptions, 3);
     // An existing subscription may be renewed when full.
     s.receiveMessage({ jsonrpc: "2.0", id: 9, method: "resources/subscribe", params: { uri: "file:///r1" } });
@@ -201,7 +238,11 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     const list = (tools: number, cursor?: string): void => {
       const id = c.request("tools/list", cursor === undefined ? {} : { cursor });
       out(c);
-      c.receiveMessage({ jsonrpc: "2.0", id, result: { tools: Array.from({ length: tools }, (_, i) => ({ name: `tool${cursor ?? ""}${i}`, inputSchema: { type: "object" } })) } });
+      c.receiveMessage({
+        jsonrpc: "2.0",
+        id,
+        result: { tools: Array.from({ length: tools }, (_, i) => ({ name: `tool${cursor ?? ""}${i}`, inputSchema: { type: "object" } })) },
+      });
     };
     list(5);
     assert.deepEqual(kinds(events(c)), ["response"]);
@@ -221,7 +262,18 @@ describe("log levels from the peer are names, never keys", () => {
   for (const level of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
     it(`O-04: 2026-07-28: logLevel ${JSON.stringify(level)} is -32602`, () => {
       const s = new Engine({ role: "server", info: SERVER_INFO, capabilities: { tools: {}, logging: {} }, versions: ["2026-07-28"] });
-      s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/logLevel": level } } });
+      s.receiveMessage({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/logLevel": level,
+          },
+        },
+      });
       const [reply] = out(s);
       assert.equal((reply?.error as JsonObject | undefined)?.code, -32602);
       assert.ok(!kinds(events(s)).includes("request"));
@@ -315,7 +367,9 @@ describe("over-long lines: the id is still recovered", () => {
     const c = operatingClient({ resources: {} }, "2025-11-25", { limits: { maxLineBytes: 1024 } });
     const id = c.request("resources/read", { uri: "file:///big" }, { deadline: 60_000 });
     out(c);
-    c.receiveBytes(encoder.encode(`{"result":{"contents":[{"uri":"file:///big","blob":"${"A".repeat(4000)}"}]},"jsonrpc":"2.0","id":${id}}\n`));
+    c.receiveBytes(
+      encoder.encode(`{"result":{"contents":[{"uri":"file:///big","blob":"${"A".repeat(4000)}"}]},"jsonrpc":"2.0","id":${id}}\n`),
+    );
     const list = events(c);
     assert.deepEqual(kinds(list), ["response-too-large", "violation:LIM-01"]);
     const settled = list[0];
@@ -341,11 +395,21 @@ describe("over-long lines: the id is still recovered", () => {
 describe("a server/discover probe commits no era (stdio fallback in place)", () => {
   it("MOD-08, MOD-23: discover naming an unknown version, then initialize for 2025-11-25 on the same connection: a session", () => {
     const s = new Engine({ role: "server", info: SERVER_INFO, capabilities: { tools: {} }, versions: ["2025-11-25", "2026-07-28"] });
-    s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {} } } });
+    s.receiveMessage({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {} } },
+    });
     const [discover] = out(s);
     assert.deepEqual((discover?.result as JsonObject).supportedVersions, ["2026-07-28", "2025-11-25"]);
     assert.equal(s.era, "undecided");
-    s.receiveMessage({ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT_INFO } });
+    s.receiveMessage({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT_INFO },
+    });
     const [init] = out(s);
     assert.equal((init?.result as JsonObject).protocolVersion, "2025-11-25");
     assert.equal(s.era, "session");
@@ -353,9 +417,19 @@ describe("a server/discover probe commits no era (stdio fallback in place)", () 
 
   it("MOD-08, MOD-06: with discoverAnyVersion false the probe gets -32022 and initialize still works", () => {
     const s = new Engine({ role: "server", info: SERVER_INFO, versions: ["2025-11-25", "2026-07-28"], discoverAnyVersion: false });
-    s.receiveMessage({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {} } } });
+    s.receiveMessage({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {} } },
+    });
     assert.equal((out(s)[0]?.error as JsonObject | undefined)?.code, -32022);
-    s.receiveMessage({ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT_INFO } });
+    s.receiveMessage({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT_INFO },
+    });
     assert.equal((out(s)[0]?.result as JsonObject).protocolVersion, "2025-11-25");
   });
 });

@@ -7,8 +7,18 @@ import { test } from "node:test";
 import { Engine, type JsonObject, type RequestId } from "../../lib/index.js";
 
 function operatingServer(maxPendingInbound = 5000): Engine<"server"> {
-  const server = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: { tools: {} }, limits: { maxPendingInbound } });
-  server.receiveMessage({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+  const server = new Engine({
+    role: "server",
+    info: { name: "s", version: "1" },
+    capabilities: { tools: {} },
+    limits: { maxPendingInbound },
+  });
+  server.receiveMessage({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  });
   server.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
   while (server.pollOutbound() !== undefined);
   while (server.pollEvent() !== undefined);
@@ -65,7 +75,11 @@ test("ID-03: a duplicate of a clashing or string id is still recognised as in fl
 test("ID-04, S-01: our own ids past the initial capacity settle correctly, and close settles them all", () => {
   const client = new Engine({ role: "client", info: { name: "c", version: "1" } });
   client.initialize();
-  client.receiveMessage({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });
+  client.receiveMessage({
+    jsonrpc: "2.0",
+    id: 0,
+    result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } },
+  });
   while (client.pollOutbound() !== undefined);
   while (client.pollEvent() !== undefined);
   const ids: number[] = [];

@@ -4,7 +4,14 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { LIFECYCLE_EVENTS, LIFECYCLE_STATES, nextState, phaseOf, type LifecycleEvent, type LifecycleState } from "../../lib/rules/lifecycle.js";
+import {
+  LIFECYCLE_EVENTS,
+  LIFECYCLE_STATES,
+  nextState,
+  phaseOf,
+  type LifecycleEvent,
+  type LifecycleState,
+} from "../../lib/rules/lifecycle.js";
 import { Engine } from "../../lib/index.js";
 
 type Expectation = Partial<Record<LifecycleEvent, LifecycleState>>;
@@ -68,7 +75,13 @@ describe("lifecycle table: every role × state × event", () => {
 describe("the engine follows the table", () => {
   it("L-01: server with autoInitialize false: a second initialize while the first awaits acceptance is refused (L-01); a refused one lets the client try again", () => {
     const s = new Engine({ role: "server", info: { name: "s", version: "1" }, autoInitialize: false });
-    const init = (id: number) => s.receiveMessage({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+    const init = (id: number) =>
+      s.receiveMessage({
+        jsonrpc: "2.0",
+        id,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      });
     init(1);
     init(2);
     const out: unknown[] = [];
@@ -89,8 +102,14 @@ describe("the engine follows the table", () => {
   it("L-01, S-01: client: initialize twice is refused by the table (L-01), and after close every command is S-01", () => {
     const c = new Engine({ role: "client", info: { name: "c", version: "1" } });
     c.initialize();
-    assert.throws(() => c.initialize(), (e: unknown) => e instanceof Error && "rule" in e && (e as { rule: string }).rule === "L-01");
+    assert.throws(
+      () => c.initialize(),
+      (e: unknown) => e instanceof Error && "rule" in e && (e as { rule: string }).rule === "L-01",
+    );
     c.close();
-    assert.throws(() => c.request("ping"), (e: unknown) => e instanceof Error && (e as { rule?: string }).rule === "S-01");
+    assert.throws(
+      () => c.request("ping"),
+      (e: unknown) => e instanceof Error && (e as { rule?: string }).rule === "S-01",
+    );
   });
 });

@@ -90,7 +90,10 @@ test("ENG-08: a drain over the retained bound takes its slab along, at least hal
   const second = drain(encoder, ["€".repeat(100_000)])!;
   assert.notEqual(second.buffer, small.buffer, "the big drain moved to a slab of its own");
   assert.equal(second.byteOffset, 0);
-  assert.ok(second.buffer.byteLength <= 2 * second.length, `its slab (${second.buffer.byteLength} bytes) is at least half used by its ${second.length} bytes`);
+  assert.ok(
+    second.buffer.byteLength <= 2 * second.length,
+    `its slab (${second.buffer.byteLength} bytes) is at least half used by its ${second.length} bytes`,
+  );
   assert.equal(utf8.decode(second), "€".repeat(100_000) + "\n");
   assert.equal(utf8.decode(small), "{}\n");
   assert.equal(encoder.slabBytes, 0);

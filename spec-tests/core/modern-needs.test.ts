@@ -9,7 +9,13 @@ import type { JsonObject } from "../../lib/wire/envelope.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../../lib/rules/modern.js";
 
 function info(clientCapabilities: JsonObject): ModernRequestInfo {
-  return { version: "2026-07-28", clientCapabilities, clientInfo: undefined, logLevel: undefined, capabilityMask: capabilityMask(clientCapabilities) };
+  return {
+    version: "2026-07-28",
+    clientCapabilities,
+    clientInfo: undefined,
+    logLevel: undefined,
+    capabilityMask: capabilityMask(clientCapabilities),
+  };
 }
 
 /** What inputRequiredProblem says of a tools/call asking for one input request. */
@@ -50,7 +56,10 @@ test("MOD-02, C-07: elicitation needs the mode it uses (elicitation: {} is form 
 test("MOD-02: missing capabilities of several input requests are merged into one requiredCapabilities object", () => {
   const problem = inputRequiredProblem(
     "tools/call",
-    { resultType: "input_required", inputRequests: { a: { method: "roots/list" }, b: { method: "sampling/createMessage", params: { ...SAMPLE, tools: [] } } } },
+    {
+      resultType: "input_required",
+      inputRequests: { a: { method: "roots/list" }, b: { method: "sampling/createMessage", params: { ...SAMPLE, tools: [] } } },
+    },
     info({}),
   );
   assert.deepEqual(problem?.missing, { roots: {}, sampling: { tools: {} } });
@@ -58,7 +67,11 @@ test("MOD-02: missing capabilities of several input requests are merged into one
 
 test("MOD-10: an input request of another method (ping, tools/call, an unknown one) is refused, naming the methods that may be asked", () => {
   for (const method of ["ping", "tools/call", "x/unknown"]) {
-    const problem = inputRequiredProblem("tools/call", { resultType: "input_required", inputRequests: { ask: { method } } }, info({ sampling: {}, roots: {} }));
+    const problem = inputRequiredProblem(
+      "tools/call",
+      { resultType: "input_required", inputRequests: { ask: { method } } },
+      info({ sampling: {}, roots: {} }),
+    );
     assert.equal(problem?.rule, "MOD-10");
     assert.match(problem?.expected ?? "", /sampling\/createMessage/);
     assert.match(problem?.expected ?? "", /roots\/list/);

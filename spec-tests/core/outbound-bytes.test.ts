@@ -15,15 +15,40 @@ import type { Refusal } from "../../lib/wire/outbound-json.js";
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 const IDS: readonly (string | number)[] = [
-  0, 1, 9, 10, 99, 100, 12345, 999_999_999, 1_000_000_000, 2 ** 31, 2 ** 32 + 7, Number.MAX_SAFE_INTEGER,
-  -1, -0, -Number.MAX_SAFE_INTEGER, 1.5, 1e21, 1e-7,
-  "", "a", "1", 'quote"back\\slash', "tab\tnew\nline", "\u0000\u001f", "é€😀", "\u2028\u2029", "\ud800", "x".repeat(300),
+  0,
+  1,
+  9,
+  10,
+  99,
+  100,
+  12345,
+  999_999_999,
+  1_000_000_000,
+  2 ** 31,
+  2 ** 32 + 7,
+  Number.MAX_SAFE_INTEGER,
+  -1,
+  -0,
+  -Number.MAX_SAFE_INTEGER,
+  1.5,
+  1e21,
+  1e-7,
+  "",
+  "a",
+  "1",
+  'quote"back\\slash',
+  "tab\tnew\nline",
+  "\u0000\u001f",
+  "é€😀",
+  "\u2028\u2029",
+  "\ud800",
+  "x".repeat(300),
 ];
 
 const PAYLOADS: readonly JsonObject[] = [
   {},
   { content: [{ type: "text", text: "hello" }] },
-  { text: "é€😀 \u2028 \"quoted\" \\" },
+  { text: 'é€😀 \u2028 "quoted" \\' },
   { text: "a".repeat(127) },
   { text: "é".repeat(200) },
   { text: "y".repeat(20_000) },
@@ -75,7 +100,12 @@ test("STD-01: every message written as bytes is byte for byte JSON.stringify of 
 test("STD-01: the ping answer of a request with an id of each form carries that id as JSON writes it", () => {
   for (const id of IDS) {
     const server = new Engine({ role: "server", info: { name: "s", version: "1" } });
-    server.receiveMessage({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+    server.receiveMessage({
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+    });
     server.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
     server.takeBytes();
     const line = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"ping"}\n`;
@@ -114,7 +144,12 @@ test("what is not written as bytes leaves nothing in the drain, so the general p
 test("ENG-09: a payload whose encoding throws is refused once, its toJSON called once, and the drain goes on", () => {
   const encoder = new LineEncoder();
   let calls = 0;
-  const hostile = { toJSON: () => { calls++; throw new Error("toJSON exploded"); } };
+  const hostile = {
+    toJSON: () => {
+      calls++;
+      throw new Error("toJSON exploded");
+    },
+  };
   const refused: Refusal[] = [];
   encoder.begin();
   assert.ok(writeMessage(encoder, { jsonrpc: "2.0", id: 3, result: { content: [], _meta: hostile } } as JsonRpcMessage, refused));
@@ -122,7 +157,13 @@ test("ENG-09: a payload whose encoding throws is refused once, its toJSON called
   assert.ok(writeMessage(encoder, { jsonrpc: "2.0", id: 5, result: EMPTY_RESULT } as JsonRpcMessage, refused));
   const lines = utf8.decode(encoder.take()!).split("\n");
   assert.equal(calls, 2, "each toJSON ran once");
-  assert.deepEqual(refused.map((r) => [r.id, r.method]), [[3, undefined], [4, "tools/call"]]);
+  assert.deepEqual(
+    refused.map((r) => [r.id, r.method]),
+    [
+      [3, undefined],
+      [4, "tools/call"],
+    ],
+  );
   const answer = JSON.parse(lines[0]!) as { id: number; error: { code: number; message: string } };
   assert.equal(answer.id, 3);
   assert.equal(answer.error.code, -32603);
@@ -134,10 +175,19 @@ test("ENG-09: a payload whose encoding throws is refused once, its toJSON called
 test("STD-01: a drain mixing messages written as bytes and by JSON.stringify keeps the queue's order", () => {
   const server = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: { tools: {}, logging: {} } });
   const check = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: { tools: {}, logging: {} } });
-  const init = { jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } };
+  const init = {
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  };
   const requests: unknown[] = [];
   for (let i = 0; i < 40; i++) {
-    requests.push(i % 3 === 0 ? { jsonrpc: "2.0", id: `p${i}é`, method: "ping" } : { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "t", arguments: {} } });
+    requests.push(
+      i % 3 === 0
+        ? { jsonrpc: "2.0", id: `p${i}é`, method: "ping" }
+        : { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "t", arguments: {} } },
+    );
   }
   requests.push({ jsonrpc: "2.0", id: 99, method: "no/such/method" });
   for (const engine of [server, check]) {
@@ -215,7 +265,12 @@ test("envelopeJson leaves errors, batch replies, odd ids and payloads without JS
 
 test("ENG-09: envelopeJson refuses a payload whose encoding throws once: a -32603 answer for a result, nothing for a request", () => {
   let calls = 0;
-  const hostile = { toJSON: () => { calls++; throw new Error("toJSON exploded"); } };
+  const hostile = {
+    toJSON: () => {
+      calls++;
+      throw new Error("toJSON exploded");
+    },
+  };
   const refused: Refusal[] = [];
   const answer = envelopeJson({ jsonrpc: "2.0", id: 3, result: { content: [], _meta: hostile } } as JsonRpcMessage, refused);
   const dropped = envelopeJson({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { _meta: hostile } } as JsonRpcMessage, refused);
@@ -225,21 +280,48 @@ test("ENG-09: envelopeJson refuses a payload whose encoding throws once: a -3260
   assert.equal(parsed.id, 3);
   assert.equal(parsed.error.code, -32603);
   assert.match(parsed.error.message, /toJSON exploded/);
-  assert.deepEqual(refused.map((r) => [r.id, r.method]), [[3, undefined], [4, "tools/call"]]);
+  assert.deepEqual(
+    refused.map((r) => [r.id, r.method]),
+    [
+      [3, undefined],
+      [4, "tools/call"],
+    ],
+  );
 });
 
 test("ENG-09: in a drain of several, a message refused by envelopeJson is replaced or dropped and the others follow in order", () => {
   const engine = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: { tools: {}, logging: {} } });
-  engine.receiveMessage({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+  engine.receiveMessage({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  });
   engine.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
   engine.takeBytes();
-  const lines = (...ids: number[]): string => ids.map((id) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "t" } }) + "\n").join("");
+  const lines = (...ids: number[]): string =>
+    ids.map((id) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "t" } }) + "\n").join("");
   engine.receiveBytes(new TextEncoder().encode(lines(1, 2, 3)));
-  const hostile = { toJSON: () => { throw new Error("no JSON"); } };
+  const hostile = {
+    toJSON: () => {
+      throw new Error("no JSON");
+    },
+  };
   engine.respond(1, { content: [{ type: "text", text: "one" }] });
   engine.respond(2, { content: [], _meta: hostile as unknown as JsonObject });
   engine.notify("notifications/message", { level: "info", data: hostile });
   engine.respond(3, { content: [{ type: "text", text: "three" }] });
-  const out = utf8.decode(engine.takeBytes()!).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { id?: number; result?: unknown; error?: { code: number } });
-  assert.deepEqual(out.map((m) => [m.id, m.error?.code ?? "result"]), [[1, "result"], [2, -32603], [3, "result"]]);
+  const out = utf8
+    .decode(engine.takeBytes()!)
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as { id?: number; result?: unknown; error?: { code: number } });
+  assert.deepEqual(
+    out.map((m) => [m.id, m.error?.code ?? "result"]),
+    [
+      [1, "result"],
+      [2, -32603],
+      [3, "result"],
+    ],
+  );
 });

@@ -12,13 +12,22 @@ const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padSt
 test("sha256 known answers", () => {
   assert.equal(hex(sha256(text.encode(""))), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   assert.equal(hex(sha256(text.encode("abc"))), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  assert.equal(hex(sha256(text.encode("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  assert.equal(
+    hex(sha256(text.encode("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))),
+    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+  );
   assert.equal(hex(sha256(new Uint8Array(1000000).fill(0x61))), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 });
 
 test("hmac-sha256 known answers (RFC 4231 cases 1, 2 and 6)", () => {
-  assert.equal(hex(hmacSha256(new Uint8Array(20).fill(0x0b), text.encode("Hi There"))), "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
-  assert.equal(hex(hmacSha256(text.encode("Jefe"), text.encode("what do ya want for nothing?"))), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  assert.equal(
+    hex(hmacSha256(new Uint8Array(20).fill(0x0b), text.encode("Hi There"))),
+    "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
+  );
+  assert.equal(
+    hex(hmacSha256(text.encode("Jefe"), text.encode("what do ya want for nothing?"))),
+    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+  );
   assert.equal(
     hex(hmacSha256(new Uint8Array(131).fill(0xaa), text.encode("Test Using Larger Than Block-Size Key - Hash Key First"))),
     "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54",

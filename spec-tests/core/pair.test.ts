@@ -10,7 +10,6 @@ import { mulberry32 } from "../support.js";
 
 // ── Deterministic randomness ────────────────────────────────────────────────────────
 
-
 class Rng {
   private readonly next: () => number;
   constructor(seed: number) {
@@ -84,7 +83,11 @@ class Link {
   onServerEvent: (e: EngineEvent) => void = () => {};
   onClientEvent: (e: EngineEvent) => void = () => {};
 
-  constructor(seed: number, clientOptions: Partial<ConstructorParameters<typeof Engine>[0]> = {}, serverOptions: Partial<ConstructorParameters<typeof Engine>[0]> = {}) {
+  constructor(
+    seed: number,
+    clientOptions: Partial<ConstructorParameters<typeof Engine>[0]> = {},
+    serverOptions: Partial<ConstructorParameters<typeof Engine>[0]> = {},
+  ) {
     this.rng = new Rng(seed);
     this.client = new Engine({ role: "client", info: { name: "sim-client", version: "1" }, capabilities: CLIENT_CAPS, ...clientOptions });
     this.server = new Engine({ role: "server", info: { name: "sim-server", version: "1" }, capabilities: SERVER_CAPS, ...serverOptions });
@@ -159,11 +162,23 @@ test("L-01, V-02: handshake through randomly chunked bytes agrees on version, in
     assert.deepEqual(server.peerInfo, { name: "sim-client", version: "1" });
     assert.deepEqual(client.peerCapabilities, SERVER_CAPS);
     assert.deepEqual(server.peerCapabilities, CLIENT_CAPS);
-    assert.deepEqual(link.clientEvents.map((e) => e.kind), ["negotiated", "ready"]);
-    assert.deepEqual(link.serverEvents.map((e) => e.kind), ["negotiated", "ready"]);
+    assert.deepEqual(
+      link.clientEvents.map((e) => e.kind),
+      ["negotiated", "ready"],
+    );
+    assert.deepEqual(
+      link.serverEvents.map((e) => e.kind),
+      ["negotiated", "ready"],
+    );
     // On the wire: initialize, then notifications/initialized; one result back.
-    assert.deepEqual(link.c2s.messages().map((m) => m.method), ["initialize", "notifications/initialized"]);
-    assert.deepEqual(link.s2c.messages().map((m) => m.id), [0]);
+    assert.deepEqual(
+      link.c2s.messages().map((m) => m.method),
+      ["initialize", "notifications/initialized"],
+    );
+    assert.deepEqual(
+      link.s2c.messages().map((m) => m.id),
+      [0],
+    );
   }
 });
 
@@ -193,11 +208,15 @@ test("ID-04: request/response round trips in both directions match by id, whatev
     };
     const n = link.rng.int(1, 8);
     const ids: number[] = [];
-    for (let i = 0; i < n; i++) ids.push(link.client.request(link.rng.pick(["tools/list", "prompts/list", "tools/call"]), { n: i, name: "t" }));
+    for (let i = 0; i < n; i++)
+      ids.push(link.client.request(link.rng.pick(["tools/list", "prompts/list", "tools/call"]), { n: i, name: "t" }));
     const sid = link.server.request("roots/list");
     link.settle();
     const responses = link.clientEvents.filter((e) => e.kind === "response");
-    assert.deepEqual(responses.map((e) => (e.kind === "response" ? e.id : -1)).sort((a, b) => a - b), ids);
+    assert.deepEqual(
+      responses.map((e) => (e.kind === "response" ? e.id : -1)).sort((a, b) => a - b),
+      ids,
+    );
     for (const r of responses) if (r.kind === "response") assert.equal(r.result.n, ids.indexOf(r.id));
     const back = link.serverEvents.filter((e) => e.kind === "response");
     assert.equal(back.length, 1);
@@ -259,8 +278,11 @@ function cancelRace(seed: number, requesterRole: "client" | "server", tally: Tal
   if (requesterRole === "client") link.onServerEvent = onResponderEvent;
   else link.onClientEvent = onResponderEvent;
   const send = (i: number): number =>
-    requesterRole === "client" ? requester.request("tools/call", { name: `slow-${i}` }) : requester.request("sampling/createMessage", { messages: [], maxTokens: 5 + i });
-  const answer: JsonObject = requesterRole === "client" ? { content: [], isError: false } : { role: "assistant", content: { type: "text", text: "hi" }, model: "m" };
+    requesterRole === "client"
+      ? requester.request("tools/call", { name: `slow-${i}` })
+      : requester.request("sampling/createMessage", { messages: [], maxTokens: 5 + i });
+  const answer: JsonObject =
+    requesterRole === "client" ? { content: [], isError: false } : { role: "assistant", content: { type: "text", text: "hi" }, model: "m" };
   const count = rng.int(1, 3);
   const tracked: Tracked[] = [];
   for (let i = 0; i < count; i++) tracked.push({ id: send(i), cancelResult: undefined, willCancel: rng.chance(0.6) });
@@ -445,7 +467,11 @@ test("T-04: deadlines: progress pushes back the inactivity deadline but never th
   link.onServerEvent = (e) => {
     if (e.kind === "request") sid = e.id;
   };
-  const id = client.request("tools/call", { name: "long" }, { deadline: 10, totalDeadline: 50, resetOnProgressMs: 10, progressToken: true });
+  const id = client.request(
+    "tools/call",
+    { name: "long" },
+    { deadline: 10, totalDeadline: 50, resetOnProgressMs: 10, progressToken: true },
+  );
   link.settle();
   assert.equal(client.nextDeadline(), 10);
   link.now = 8;
@@ -494,7 +520,10 @@ test("P-04: progress notifications arrive in order before the response; progress
       if (rng.chance(0.5)) link.deliverOne();
     }
     server.respond(sid as string | number, { content: [] });
-    assert.throws(() => server.sendProgress(sid as string | number, value + 1), (e: unknown) => e instanceof LocalProtocolError && e.rule === "P-04");
+    assert.throws(
+      () => server.sendProgress(sid as string | number, value + 1),
+      (e: unknown) => e instanceof LocalProtocolError && e.rule === "P-04",
+    );
     link.settle();
     const mine = link.clientEvents.filter((e) => (e.kind === "progress" || e.kind === "response") && e.id === id);
     assert.equal(mine.length, steps + 1);
@@ -522,7 +551,10 @@ test("P-05: progress that does not increase is refused by the sender and flagged
   const id = link.client.request("tools/call", { name: "x" }, { progressToken: "p" });
   link.settle();
   link.server.sendProgress(sid as string | number, 5);
-  assert.throws(() => link.server.sendProgress(sid as string | number, 5), (e: unknown) => e instanceof LocalProtocolError && e.rule === "P-05");
+  assert.throws(
+    () => link.server.sendProgress(sid as string | number, 5),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "P-05",
+  );
   link.settle();
   // A peer that ignores the rule: the client reports a violation and no progress event.
   link.client.receiveMessage({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "p", progress: 4 } });
@@ -556,7 +588,11 @@ test("S-01: close mid-flight settles every pending request with exactly one conn
     link.flush();
     const after = link.clientEvents.slice(mark);
     const closedIds = after.flatMap((e) => (e.kind === "connection-closed" ? [e.id] : []));
-    assert.deepEqual([...closedIds].sort((a, b) => a - b), ids.filter((id) => !answered.has(id)), `seed ${seed}`);
+    assert.deepEqual(
+      [...closedIds].sort((a, b) => a - b),
+      ids.filter((id) => !answered.has(id)),
+      `seed ${seed}`,
+    );
     assert.equal(after[after.length - 1]?.kind, "closed");
     assert.equal(after.filter((e) => e.kind === "closed").length, 1);
     assert.equal(client.isClosed, true);
@@ -570,8 +606,14 @@ test("S-01: close mid-flight settles every pending request with exactly one conn
     const more: EngineEvent[] = [];
     client.takeEvents(more);
     assert.deepEqual(more, []);
-    assert.throws(() => client.request("tools/list"), (e: unknown) => e instanceof LocalProtocolError && e.rule === "S-01");
-    assert.throws(() => client.notify("notifications/roots/list_changed"), (e: unknown) => e instanceof LocalProtocolError && e.rule === "S-01");
+    assert.throws(
+      () => client.request("tools/list"),
+      (e: unknown) => e instanceof LocalProtocolError && e.rule === "S-01",
+    );
+    assert.throws(
+      () => client.notify("notifications/roots/list_changed"),
+      (e: unknown) => e instanceof LocalProtocolError && e.rule === "S-01",
+    );
   }
 });
 
@@ -596,7 +638,10 @@ test("S-01: EOF on the server settles the server's own requests; its host can no
   const closed = after[after.length - 1];
   assert.ok(closed?.kind === "closed" && closed.reason === "eof");
   assert.equal(server.pendingInboundCount, 0);
-  assert.throws(() => server.respond(req.id, { tools: [] }), (e: unknown) => e instanceof LocalProtocolError && e.rule === "S-01");
+  assert.throws(
+    () => server.respond(req.id, { tools: [] }),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "S-01",
+  );
   // The client still waits for its own request until its transport closes too.
   assert.equal(client.pendingOutboundCount, 1);
   client.receiveEof();

@@ -45,7 +45,11 @@ const bad = (params: JsonObject | undefined, path: string): Bad => ({ params, pa
 
 const paginated = (): Case => ({
   valid: { cursor: "eyJwYWdlIjogMn0=", _meta: { progressToken: "page-2" } },
-  invalid: [bad({ cursor: 2 }, "params.cursor"), bad({ cursor: null }, "params.cursor"), bad({ _meta: { progressToken: 1.5 } }, "params._meta.progressToken")],
+  invalid: [
+    bad({ cursor: 2 }, "params.cursor"),
+    bad({ cursor: null }, "params.cursor"),
+    bad({ _meta: { progressToken: 1.5 } }, "params._meta.progressToken"),
+  ],
 });
 
 const byUri = (): Case => ({
@@ -76,17 +80,28 @@ function cases(method: string, version: SessionVersion): Case | undefined {
     case "prompts/get":
       return {
         valid: { name: "code_review", arguments: { code: "def hello(): pass", language: "python" } },
-        invalid: [bad({ arguments: {} }, "params.name"), bad({ name: 7 }, "params.name"), bad({ name: "code_review", arguments: { code: 1 } }, "params.arguments.code")],
+        invalid: [
+          bad({ arguments: {} }, "params.name"),
+          bad({ name: 7 }, "params.name"),
+          bad({ name: "code_review", arguments: { code: 1 } }, "params.arguments.code"),
+        ],
       };
     case "tools/call": {
-      const invalid = [bad({ arguments: { a: 1 } }, "params.name"), bad({ name: "t", arguments: [] }, "params.arguments"), bad({ name: "t", arguments: "x" }, "params.arguments")];
+      const invalid = [
+        bad({ arguments: { a: 1 } }, "params.name"),
+        bad({ name: "t", arguments: [] }, "params.arguments"),
+        bad({ name: "t", arguments: "x" }, "params.arguments"),
+      ];
       if (since(version, "2025-11-25")) invalid.push(bad({ name: "t", task: { ttl: "1m" } }, "params.task.ttl"));
       const valid: JsonObject = { name: "get_weather", arguments: { location: "New York" }, _meta: { progressToken: 42 } };
       if (since(version, "2025-11-25")) valid.task = { ttl: 60000 };
       return { valid, invalid };
     }
     case "logging/setLevel":
-      return { valid: { level: "warning" }, invalid: [bad({}, "params.level"), bad({ level: "loud" }, "params.level"), bad({ level: 3 }, "params.level")] };
+      return {
+        valid: { level: "warning" },
+        invalid: [bad({}, "params.level"), bad({ level: "loud" }, "params.level"), bad({ level: 3 }, "params.level")],
+      };
     case "completion/complete": {
       const argument = { name: "language", value: "py" };
       const valid: JsonObject = { ref: { type: "ref/prompt", name: "code_review" }, argument };
@@ -103,14 +118,28 @@ function cases(method: string, version: SessionVersion): Case | undefined {
     }
     case "sampling/createMessage": {
       const messages = [{ role: "user", content: text("What is the capital of France?") }];
-      const valid: JsonObject = { messages, maxTokens: 100, systemPrompt: "Be brief.", modelPreferences: { hints: [{ name: "claude" }], speedPriority: 0.5 }, temperature: 0.2 };
-      if (since(version, "2025-11-25")) Object.assign(valid, { tools: [{ name: "calc", inputSchema: { type: "object" } }], toolChoice: { mode: "auto" }, task: { ttl: 1000 } });
+      const valid: JsonObject = {
+        messages,
+        maxTokens: 100,
+        systemPrompt: "Be brief.",
+        modelPreferences: { hints: [{ name: "claude" }], speedPriority: 0.5 },
+        temperature: 0.2,
+      };
+      if (since(version, "2025-11-25"))
+        Object.assign(valid, {
+          tools: [{ name: "calc", inputSchema: { type: "object" } }],
+          toolChoice: { mode: "auto" },
+          task: { ttl: 1000 },
+        });
       return {
         valid,
         invalid: [
           bad({ messages }, "params.maxTokens"),
           bad({ messages: [{ role: "robot", content: text("hi") }], maxTokens: 10 }, "params.messages[0].role"),
-          bad({ messages: [{ role: "user", content: { type: "image", data: "iVBORw0KGgo=" } }], maxTokens: 10 }, "params.messages[0].content.mimeType"),
+          bad(
+            { messages: [{ role: "user", content: { type: "image", data: "iVBORw0KGgo=" } }], maxTokens: 10 },
+            "params.messages[0].content.mimeType",
+          ),
           bad({ messages, maxTokens: 10, modelPreferences: { costPriority: 2 } }, "params.modelPreferences.costPriority"),
         ],
       };
@@ -118,16 +147,31 @@ function cases(method: string, version: SessionVersion): Case | undefined {
     case "roots/list":
       return {
         valid: { _meta: { progressToken: "roots" } },
-        invalid: [bad({ _meta: 5 }, "params._meta"), bad({ _meta: { progressToken: 1.5 } }, "params._meta.progressToken"), bad({ _meta: { progressToken: null } }, "params._meta.progressToken")],
+        invalid: [
+          bad({ _meta: 5 }, "params._meta"),
+          bad({ _meta: { progressToken: 1.5 } }, "params._meta.progressToken"),
+          bad({ _meta: { progressToken: null } }, "params._meta.progressToken"),
+        ],
       };
     case "elicitation/create": {
-      const requestedSchema = { type: "object", properties: { name: { type: "string", minLength: 1 }, age: { type: "integer", minimum: 0 } }, required: ["name"] };
+      const requestedSchema = {
+        type: "object",
+        properties: { name: { type: "string", minLength: 1 }, age: { type: "integer", minimum: 0 } },
+        required: ["name"],
+      };
       const invalid = [
         bad({ requestedSchema }, "params.message"),
         bad({ message: "Who are you?" }, "params.requestedSchema"),
-        bad({ message: "Who are you?", requestedSchema: { type: "object", properties: { name: { type: "string", minLength: "1" } } } }, "params.requestedSchema.properties.name.minLength"),
+        bad(
+          { message: "Who are you?", requestedSchema: { type: "object", properties: { name: { type: "string", minLength: "1" } } } },
+          "params.requestedSchema.properties.name.minLength",
+        ),
       ];
-      if (since(version, "2025-11-25")) invalid.push(bad({ mode: "url", message: "Sign in", url: "https://example.com" }, "params.elicitationId"), bad({ mode: "voice", message: "x" }, "params.mode"));
+      if (since(version, "2025-11-25"))
+        invalid.push(
+          bad({ mode: "url", message: "Sign in", url: "https://example.com" }, "params.elicitationId"),
+          bad({ mode: "voice", message: "x" }, "params.mode"),
+        );
       return { valid: { message: "Who are you?", requestedSchema }, invalid };
     }
     case "tasks/get":
@@ -149,13 +193,27 @@ function drain(engine: Engine<Role>): { out: unknown[]; events: EngineEvent[] } 
 
 /** A fresh engine in `role`, operating under `version`, with every capability on both sides. */
 function operating(role: Role, version: SessionVersion): Engine<Role> {
-  const engine = new Engine<Role>({ role, info: { name: role, version: "1" }, capabilities: (role === "server" ? SERVER_CAPS : CLIENT_CAPS) as never, versions: [version] });
+  const engine = new Engine<Role>({
+    role,
+    info: { name: role, version: "1" },
+    capabilities: (role === "server" ? SERVER_CAPS : CLIENT_CAPS) as never,
+    versions: [version],
+  });
   if (role === "server") {
-    engine.receiveMessage({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: version, capabilities: CLIENT_CAPS, clientInfo: { name: "c", version: "1" } } });
+    engine.receiveMessage({
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: { protocolVersion: version, capabilities: CLIENT_CAPS, clientInfo: { name: "c", version: "1" } },
+    });
     engine.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
   } else {
     const id = engine.initialize();
-    engine.receiveMessage({ jsonrpc: "2.0", id, result: { protocolVersion: version, capabilities: SERVER_CAPS, serverInfo: { name: "s", version: "1" } } });
+    engine.receiveMessage({
+      jsonrpc: "2.0",
+      id,
+      result: { protocolVersion: version, capabilities: SERVER_CAPS, serverInfo: { name: "s", version: "1" } },
+    });
   }
   drain(engine);
   assert.equal(engine.phase, "operating");
@@ -201,7 +259,9 @@ for (const version of SESSION_VERSIONS) {
         const engine = operating(role, version);
         c.invalid.forEach((b, i) => {
           const id = `bad-${i}`;
-          engine.receiveMessage(b.params === undefined ? { jsonrpc: "2.0", id, method: r.method } : { jsonrpc: "2.0", id, method: r.method, params: b.params });
+          engine.receiveMessage(
+            b.params === undefined ? { jsonrpc: "2.0", id, method: r.method } : { jsonrpc: "2.0", id, method: r.method, params: b.params },
+          );
           const { out, events } = drain(engine);
           const label = `${r.method} ${JSON.stringify(b.params)}`;
           assert.equal(out.length, 1, label);

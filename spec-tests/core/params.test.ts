@@ -90,8 +90,10 @@ function edit(base: JsonObject, path: string, value: unknown): JsonObject {
 function bad(root: Kind, base: JsonObject, path: string, value: unknown, expected: string, at: string = path): Bad {
   return { value: edit(base, path, value), path: at === "" ? root : `${root}.${at}`, expected };
 }
-const pBad = (base: JsonObject, path: string, value: unknown, expected: string, at?: string): Bad => bad("params", base, path, value, expected, at);
-const rBad = (base: JsonObject, path: string, value: unknown, expected: string, at?: string): Bad => bad("result", base, path, value, expected, at);
+const pBad = (base: JsonObject, path: string, value: unknown, expected: string, at?: string): Bad =>
+  bad("params", base, path, value, expected, at);
+const rBad = (base: JsonObject, path: string, value: unknown, expected: string, at?: string): Bad =>
+  bad("result", base, path, value, expected, at);
 
 function P(versions: readonly SessionVersion[], method: string, valid: JsonObject[], invalid: Bad[]): Row {
   return { versions, kind: "params", method, valid, invalid };
@@ -179,37 +181,62 @@ const initParams = {
   _meta: { progressToken: "init-1" },
 };
 rows.push(
-  P(ALL, "initialize", [initParams, { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "c", version: "0.1" } }], [
-    pBad(initParams, "protocolVersion", DROP, REQ),
-    pBad(initParams, "capabilities", DROP, REQ),
-    pBad(initParams, "clientInfo", DROP, REQ),
-    pBad(initParams, "clientInfo.version", 2, STR),
-    pBad(initParams, "clientInfo.name", DROP, REQ),
-    pBad(initParams, "protocolVersion", 20241105, STR),
-    pBad(initParams, "capabilities", [], OBJ),
-    pBad(initParams, "capabilities.roots.listChanged", "yes", BOOL),
-    { value: edit(initParams, "capabilities.experimental", { x: 1 }), path: "params.capabilities.experimental.x", expected: OBJ },
-    pBad(initParams, "_meta.progressToken", 1.5, ID),
-  ]),
+  P(
+    ALL,
+    "initialize",
+    [initParams, { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "c", version: "0.1" } }],
+    [
+      pBad(initParams, "protocolVersion", DROP, REQ),
+      pBad(initParams, "capabilities", DROP, REQ),
+      pBad(initParams, "clientInfo", DROP, REQ),
+      pBad(initParams, "clientInfo.version", 2, STR),
+      pBad(initParams, "clientInfo.name", DROP, REQ),
+      pBad(initParams, "protocolVersion", 20241105, STR),
+      pBad(initParams, "capabilities", [], OBJ),
+      pBad(initParams, "capabilities.roots.listChanged", "yes", BOOL),
+      { value: edit(initParams, "capabilities.experimental", { x: 1 }), path: "params.capabilities.experimental.x", expected: OBJ },
+      pBad(initParams, "_meta.progressToken", 1.5, ID),
+    ],
+  ),
   // Members added later are unknown (unchecked) before they exist.
-  P(before("2025-06-18"), "initialize", [edit(initParams, "capabilities.elicitation", true), edit(initParams, "clientInfo.title", 5)], [
-    pBad(initParams, "capabilities.sampling", true, OBJ),
-    pBad(initParams, "capabilities.roots", "yes", OBJ),
-    pBad(initParams, "clientInfo", "client", OBJ),
-  ]),
-  P(from("2025-06-18"), "initialize", [], [
-    pBad(initParams, "clientInfo.title", 5, STR),
-    pBad(initParams, "capabilities.elicitation", true, OBJ),
-    pBad(initParams, "capabilities.elicitation", [], OBJ),
-  ]),
-  P(before("2025-11-25"), "initialize", [edit(initParams, "capabilities.sampling.tools", true), edit(initParams, "clientInfo.icons", "none")], []),
-  P(from("2025-11-25"), "initialize", [], [
-    pBad(initParams, "capabilities.sampling.tools", true, OBJ),
-    pBad(initParams, "capabilities.elicitation.url", true, OBJ),
-    pBad(initParams, "capabilities.tasks.requests.sampling.createMessage", true, OBJ),
-    pBad(initParams, "clientInfo.icons[0].src", DROP, REQ),
-    pBad(initParams, "clientInfo.websiteUrl", 1, STR),
-  ]),
+  P(
+    before("2025-06-18"),
+    "initialize",
+    [edit(initParams, "capabilities.elicitation", true), edit(initParams, "clientInfo.title", 5)],
+    [
+      pBad(initParams, "capabilities.sampling", true, OBJ),
+      pBad(initParams, "capabilities.roots", "yes", OBJ),
+      pBad(initParams, "clientInfo", "client", OBJ),
+    ],
+  ),
+  P(
+    from("2025-06-18"),
+    "initialize",
+    [],
+    [
+      pBad(initParams, "clientInfo.title", 5, STR),
+      pBad(initParams, "capabilities.elicitation", true, OBJ),
+      pBad(initParams, "capabilities.elicitation", [], OBJ),
+    ],
+  ),
+  P(
+    before("2025-11-25"),
+    "initialize",
+    [edit(initParams, "capabilities.sampling.tools", true), edit(initParams, "clientInfo.icons", "none")],
+    [],
+  ),
+  P(
+    from("2025-11-25"),
+    "initialize",
+    [],
+    [
+      pBad(initParams, "capabilities.sampling.tools", true, OBJ),
+      pBad(initParams, "capabilities.elicitation.url", true, OBJ),
+      pBad(initParams, "capabilities.tasks.requests.sampling.createMessage", true, OBJ),
+      pBad(initParams, "clientInfo.icons[0].src", DROP, REQ),
+      pBad(initParams, "clientInfo.websiteUrl", 1, STR),
+    ],
+  ),
 );
 const initResult = {
   protocolVersion: "2025-11-25",
@@ -227,19 +254,29 @@ const initResult = {
   _meta: { "com.example/build": "42" },
 };
 rows.push(
-  R(ALL, "initialize", [initResult, { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "s", version: "1" } }], [
-    rBad(initResult, "serverInfo", DROP, REQ),
-    rBad(initResult, "protocolVersion", DROP, REQ),
-    rBad(initResult, "capabilities", DROP, REQ),
-    rBad(initResult, "capabilities.resources.subscribe", "yes", BOOL),
-    rBad(initResult, "capabilities.logging", true, OBJ),
-    rBad(initResult, "instructions", 3, STR),
-    rBad(initResult, "serverInfo.name", null, STR),
-    rBad(initResult, "_meta", "x", OBJ),
-  ]),
+  R(
+    ALL,
+    "initialize",
+    [initResult, { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "s", version: "1" } }],
+    [
+      rBad(initResult, "serverInfo", DROP, REQ),
+      rBad(initResult, "protocolVersion", DROP, REQ),
+      rBad(initResult, "capabilities", DROP, REQ),
+      rBad(initResult, "capabilities.resources.subscribe", "yes", BOOL),
+      rBad(initResult, "capabilities.logging", true, OBJ),
+      rBad(initResult, "instructions", 3, STR),
+      rBad(initResult, "serverInfo.name", null, STR),
+      rBad(initResult, "_meta", "x", OBJ),
+    ],
+  ),
   R(before("2025-03-26"), "initialize", [edit(initResult, "capabilities.completions", true)], []),
   R(from("2025-03-26"), "initialize", [], [rBad(initResult, "capabilities.completions", true, OBJ)]),
-  R(from("2025-11-25"), "initialize", [], [rBad(initResult, "capabilities.tasks.requests.tools.call", true, OBJ), rBad(initResult, "serverInfo.icons", {}, ARR)]),
+  R(
+    from("2025-11-25"),
+    "initialize",
+    [],
+    [rBad(initResult, "capabilities.tasks.requests.tools.call", true, OBJ), rBad(initResult, "serverInfo.icons", {}, ARR)],
+  ),
 );
 
 // ping, and the request params every request shares (`_meta.progressToken`).
@@ -274,12 +311,17 @@ for (const [method, versions] of [
   ["tasks/list", from("2025-11-25")],
 ] as const) {
   rows.push(
-    P(versions, method, [{}, pageParams, { cursor: "" }], [
-      pBad(pageParams, "cursor", 2, STR),
-      pBad(pageParams, "cursor", null, STR),
-      pBad(pageParams, "cursor", { page: 2 }, STR),
-      pBad(pageParams, "_meta.progressToken", [], ID),
-    ]),
+    P(
+      versions,
+      method,
+      [{}, pageParams, { cursor: "" }],
+      [
+        pBad(pageParams, "cursor", 2, STR),
+        pBad(pageParams, "cursor", null, STR),
+        pBad(pageParams, "cursor", { page: 2 }, STR),
+        pBad(pageParams, "_meta.progressToken", [], ID),
+      ],
+    ),
   );
 }
 
@@ -297,50 +339,89 @@ const resource = {
 };
 const resourcesResult = { resources: [resource, { uri: "https://example.com/a", name: "a" }], nextCursor: "next-page-cursor" };
 rows.push(
-  R(ALL, "resources/list", [resourcesResult, { resources: [] }, edit(resourcesResult, "resources[0].size", 1.5)], [
-    rBad(resourcesResult, "resources", DROP, REQ),
-    rBad(resourcesResult, "resources[0].name", DROP, REQ),
-    rBad(resourcesResult, "resources[1].uri", DROP, REQ),
-    rBad(resourcesResult, "resources[0].size", "2KB", NUM),
-    rBad(resourcesResult, "resources[0].annotations.priority", 2, PRIORITY),
-    rBad(resourcesResult, "resources[0].annotations.priority", -0.5, PRIORITY),
-    rBad(resourcesResult, "resources[0].annotations.audience", "user", ARR),
-    rBad(resourcesResult, "nextCursor", 3, STR),
-    rBad(resourcesResult, "resources", {}, ARR),
-  ]),
-  R(before("2025-06-18"), "resources/list", [edit(resourcesResult, "resources[0].title", 1), edit(resourcesResult, "resources[0].annotations.lastModified", 1)], []),
-  R(from("2025-06-18"), "resources/list", [], [
-    rBad(resourcesResult, "resources[0].title", 1, STR),
-    rBad(resourcesResult, "resources[0].annotations.lastModified", 1, STR),
-    rBad(resourcesResult, "resources[0]._meta", 1, OBJ),
-  ]),
+  R(
+    ALL,
+    "resources/list",
+    [resourcesResult, { resources: [] }, edit(resourcesResult, "resources[0].size", 1.5)],
+    [
+      rBad(resourcesResult, "resources", DROP, REQ),
+      rBad(resourcesResult, "resources[0].name", DROP, REQ),
+      rBad(resourcesResult, "resources[1].uri", DROP, REQ),
+      rBad(resourcesResult, "resources[0].size", "2KB", NUM),
+      rBad(resourcesResult, "resources[0].annotations.priority", 2, PRIORITY),
+      rBad(resourcesResult, "resources[0].annotations.priority", -0.5, PRIORITY),
+      rBad(resourcesResult, "resources[0].annotations.audience", "user", ARR),
+      rBad(resourcesResult, "nextCursor", 3, STR),
+      rBad(resourcesResult, "resources", {}, ARR),
+    ],
+  ),
+  R(
+    before("2025-06-18"),
+    "resources/list",
+    [edit(resourcesResult, "resources[0].title", 1), edit(resourcesResult, "resources[0].annotations.lastModified", 1)],
+    [],
+  ),
+  R(
+    from("2025-06-18"),
+    "resources/list",
+    [],
+    [
+      rBad(resourcesResult, "resources[0].title", 1, STR),
+      rBad(resourcesResult, "resources[0].annotations.lastModified", 1, STR),
+      rBad(resourcesResult, "resources[0]._meta", 1, OBJ),
+    ],
+  ),
   R(before("2025-11-25"), "resources/list", [edit(resourcesResult, "resources[0].icons", "none")], []),
-  R(from("2025-11-25"), "resources/list", [], [rBad(resourcesResult, "resources[0].icons", "none", ARR), rBad(resourcesResult, "resources[0].icons[0].sizes", "48x48", ARR)]),
+  R(
+    from("2025-11-25"),
+    "resources/list",
+    [],
+    [rBad(resourcesResult, "resources[0].icons", "none", ARR), rBad(resourcesResult, "resources[0].icons[0].sizes", "48x48", ARR)],
+  ),
 );
 const templatesResult = {
   resourceTemplates: [
-    { uriTemplate: "file:///{path}", name: "Project Files", title: "📁 Project Files", description: "Access files in the project directory", mimeType: "application/octet-stream", annotations, icons: [icon], _meta: {} },
+    {
+      uriTemplate: "file:///{path}",
+      name: "Project Files",
+      title: "📁 Project Files",
+      description: "Access files in the project directory",
+      mimeType: "application/octet-stream",
+      annotations,
+      icons: [icon],
+      _meta: {},
+    },
   ],
   nextCursor: "c2",
 };
 rows.push(
-  R(ALL, "resources/templates/list", [templatesResult, { resourceTemplates: [] }], [
-    rBad(templatesResult, "resourceTemplates", DROP, REQ),
-    rBad(templatesResult, "resourceTemplates[0].uriTemplate", DROP, REQ),
-    rBad(templatesResult, "resourceTemplates[0].name", 7, STR),
-    rBad(templatesResult, "resourceTemplates[0].annotations.audience[1]", 3, STR),
-    rBad(templatesResult, "resourceTemplates", "file:///{path}", ARR),
-  ]),
+  R(
+    ALL,
+    "resources/templates/list",
+    [templatesResult, { resourceTemplates: [] }],
+    [
+      rBad(templatesResult, "resourceTemplates", DROP, REQ),
+      rBad(templatesResult, "resourceTemplates[0].uriTemplate", DROP, REQ),
+      rBad(templatesResult, "resourceTemplates[0].name", 7, STR),
+      rBad(templatesResult, "resourceTemplates[0].annotations.audience[1]", 3, STR),
+      rBad(templatesResult, "resourceTemplates", "file:///{path}", ARR),
+    ],
+  ),
 );
 const uriParams = { uri: "file:///project/src/main.rs", _meta: { progressToken: "r-1" } };
 for (const method of ["resources/read", "resources/subscribe", "resources/unsubscribe"]) {
   rows.push(
-    P(ALL, method, [uriParams, { uri: "https://example.com/resource" }], [
-      pBad(uriParams, "uri", DROP, REQ),
-      pBad(uriParams, "uri", 5, STR),
-      pBad(uriParams, "uri", null, STR),
-      pBad(uriParams, "_meta.progressToken", 2.5, ID),
-    ]),
+    P(
+      ALL,
+      method,
+      [uriParams, { uri: "https://example.com/resource" }],
+      [
+        pBad(uriParams, "uri", DROP, REQ),
+        pBad(uriParams, "uri", 5, STR),
+        pBad(uriParams, "uri", null, STR),
+        pBad(uriParams, "_meta.progressToken", 2.5, ID),
+      ],
+    ),
   );
 }
 const readResult = {
@@ -352,14 +433,19 @@ const readResult = {
   _meta: {},
 };
 rows.push(
-  R(ALL, "resources/read", [readResult, { contents: [] }], [
-    rBad(readResult, "contents", DROP, REQ),
-    rBad(readResult, "contents[0].text", DROP, "a required member (text or blob)"),
-    rBad(readResult, "contents[1].blob", 5, STR),
-    rBad(readResult, "contents[0].uri", DROP, REQ),
-    rBad(readResult, "contents[0].mimeType", 1, STR),
-    rBad(readResult, "contents[2]", "text", OBJ),
-  ]),
+  R(
+    ALL,
+    "resources/read",
+    [readResult, { contents: [] }],
+    [
+      rBad(readResult, "contents", DROP, REQ),
+      rBad(readResult, "contents[0].text", DROP, "a required member (text or blob)"),
+      rBad(readResult, "contents[1].blob", 5, STR),
+      rBad(readResult, "contents[0].uri", DROP, REQ),
+      rBad(readResult, "contents[0].mimeType", 1, STR),
+      rBad(readResult, "contents[2]", "text", OBJ),
+    ],
+  ),
 );
 
 // prompts/*
@@ -377,23 +463,37 @@ const promptsResult = {
   nextCursor: "next-page-cursor",
 };
 rows.push(
-  R(ALL, "prompts/list", [promptsResult, { prompts: [{ name: "plain" }] }], [
-    rBad(promptsResult, "prompts", DROP, REQ),
-    rBad(promptsResult, "prompts[0].name", DROP, REQ),
-    rBad(promptsResult, "prompts[0].arguments[0].required", "yes", BOOL),
-    rBad(promptsResult, "prompts[0].arguments[0].name", DROP, REQ),
-    rBad(promptsResult, "prompts", null, ARR),
-  ]),
+  R(
+    ALL,
+    "prompts/list",
+    [promptsResult, { prompts: [{ name: "plain" }] }],
+    [
+      rBad(promptsResult, "prompts", DROP, REQ),
+      rBad(promptsResult, "prompts[0].name", DROP, REQ),
+      rBad(promptsResult, "prompts[0].arguments[0].required", "yes", BOOL),
+      rBad(promptsResult, "prompts[0].arguments[0].name", DROP, REQ),
+      rBad(promptsResult, "prompts", null, ARR),
+    ],
+  ),
 );
-const getPromptParams = { name: "code_review", arguments: { code: "def hello():\n    print('world')", language: "python" }, _meta: { progressToken: "p1" } };
+const getPromptParams = {
+  name: "code_review",
+  arguments: { code: "def hello():\n    print('world')", language: "python" },
+  _meta: { progressToken: "p1" },
+};
 rows.push(
-  P(ALL, "prompts/get", [getPromptParams, { name: "simple" }, { name: "x", arguments: {} }], [
-    pBad(getPromptParams, "name", DROP, REQ),
-    pBad(getPromptParams, "name", 1, STR),
-    pBad(getPromptParams, "arguments.code", 5, STR),
-    pBad(getPromptParams, "arguments", [], OBJ),
-    pBad(getPromptParams, "arguments", "code=1", OBJ),
-  ]),
+  P(
+    ALL,
+    "prompts/get",
+    [getPromptParams, { name: "simple" }, { name: "x", arguments: {} }],
+    [
+      pBad(getPromptParams, "name", DROP, REQ),
+      pBad(getPromptParams, "name", 1, STR),
+      pBad(getPromptParams, "arguments.code", 5, STR),
+      pBad(getPromptParams, "arguments", [], OBJ),
+      pBad(getPromptParams, "arguments", "code=1", OBJ),
+    ],
+  ),
 );
 const getPromptResult = {
   description: "Code review prompt",
@@ -408,81 +508,128 @@ const getPromptResult = {
   _meta: {},
 };
 rows.push(
-  R(ALL, "prompts/get", [getPromptResult, { messages: [] }], [
-    rBad(getPromptResult, "messages", DROP, REQ),
-    rBad(getPromptResult, "messages[0].content.type", DROP, STR),
-    rBad(getPromptResult, "messages[0].content.type", 4, STR),
-    rBad(getPromptResult, "messages[0].content.text", DROP, REQ),
-    rBad(getPromptResult, "messages[1].content.mimeType", DROP, REQ),
-    rBad(getPromptResult, "messages[2].content.resource.uri", DROP, REQ),
-    rBad(getPromptResult, "messages[3].content.resource.blob", DROP, "a required member (text or blob)", "messages[3].content.resource.text"),
-    rBad(getPromptResult, "messages[0].role", DROP, REQ),
-    rBad(getPromptResult, "messages[0].content", DROP, REQ),
-    rBad(getPromptResult, "messages[0].content.annotations.priority", 1.01, PRIORITY),
-    rBad(getPromptResult, "description", 5, STR),
-  ]),
+  R(
+    ALL,
+    "prompts/get",
+    [getPromptResult, { messages: [] }],
+    [
+      rBad(getPromptResult, "messages", DROP, REQ),
+      rBad(getPromptResult, "messages[0].content.type", DROP, STR),
+      rBad(getPromptResult, "messages[0].content.type", 4, STR),
+      rBad(getPromptResult, "messages[0].content.text", DROP, REQ),
+      rBad(getPromptResult, "messages[1].content.mimeType", DROP, REQ),
+      rBad(getPromptResult, "messages[2].content.resource.uri", DROP, REQ),
+      rBad(
+        getPromptResult,
+        "messages[3].content.resource.blob",
+        DROP,
+        "a required member (text or blob)",
+        "messages[3].content.resource.text",
+      ),
+      rBad(getPromptResult, "messages[0].role", DROP, REQ),
+      rBad(getPromptResult, "messages[0].content", DROP, REQ),
+      rBad(getPromptResult, "messages[0].content.annotations.priority", 1.01, PRIORITY),
+      rBad(getPromptResult, "description", 5, STR),
+    ],
+  ),
   // Audio (2025-03-26) and resource_link (2025-06-18) are unknown tags before they exist.
   R(before("2025-03-26"), "prompts/get", [edit(getPromptResult, "messages[4].content.data", DROP)], []),
-  R(from("2025-03-26"), "prompts/get", [], [
-    rBad(getPromptResult, "messages[4].content.data", DROP, REQ),
-    rBad(getPromptResult, "messages[4].content.mimeType", 3, STR),
-    rBad(getPromptResult, "messages[4].content.annotations", [], OBJ),
-  ]),
+  R(
+    from("2025-03-26"),
+    "prompts/get",
+    [],
+    [
+      rBad(getPromptResult, "messages[4].content.data", DROP, REQ),
+      rBad(getPromptResult, "messages[4].content.mimeType", 3, STR),
+      rBad(getPromptResult, "messages[4].content.annotations", [], OBJ),
+    ],
+  ),
   R(before("2025-06-18"), "prompts/get", [edit(getPromptResult, "messages[5].content.name", DROP)], []),
-  R(from("2025-06-18"), "prompts/get", [], [
-    rBad(getPromptResult, "messages[5].content.name", DROP, REQ),
-    rBad(getPromptResult, "messages[5].content.uri", DROP, REQ),
-    rBad(getPromptResult, "messages[5].content.size", "big", NUM),
-    rBad(getPromptResult, "messages[0].content._meta", 1, OBJ),
-  ]),
+  R(
+    from("2025-06-18"),
+    "prompts/get",
+    [],
+    [
+      rBad(getPromptResult, "messages[5].content.name", DROP, REQ),
+      rBad(getPromptResult, "messages[5].content.uri", DROP, REQ),
+      rBad(getPromptResult, "messages[5].content.size", "big", NUM),
+      rBad(getPromptResult, "messages[0].content._meta", 1, OBJ),
+    ],
+  ),
 );
 
 // tools/*
 const toolsResult = { tools: [tool, { name: "no_args", inputSchema: { type: "object" } }], nextCursor: "next-page-cursor" };
 rows.push(
-  R(ALL, "tools/list", [toolsResult, { tools: [] }, edit(toolsResult, "tools[0].execution.taskSupport", "sometimes")], [
-    rBad(toolsResult, "tools", DROP, REQ),
-    rBad(toolsResult, "tools[0].name", DROP, REQ),
-    rBad(toolsResult, "tools[0].inputSchema", DROP, REQ),
-    rBad(toolsResult, "tools[1].inputSchema.type", "array", '"object"'),
-    rBad(toolsResult, "tools[1].inputSchema.type", DROP, REQ),
-    rBad(toolsResult, "tools[0].inputSchema.required", "location", ARR),
-    rBad(toolsResult, "tools[0].inputSchema.properties.location", 5, OBJ),
-    rBad(toolsResult, "tools[0].description", false, STR),
-  ]),
+  R(
+    ALL,
+    "tools/list",
+    [toolsResult, { tools: [] }, edit(toolsResult, "tools[0].execution.taskSupport", "sometimes")],
+    [
+      rBad(toolsResult, "tools", DROP, REQ),
+      rBad(toolsResult, "tools[0].name", DROP, REQ),
+      rBad(toolsResult, "tools[0].inputSchema", DROP, REQ),
+      rBad(toolsResult, "tools[1].inputSchema.type", "array", '"object"'),
+      rBad(toolsResult, "tools[1].inputSchema.type", DROP, REQ),
+      rBad(toolsResult, "tools[0].inputSchema.required", "location", ARR),
+      rBad(toolsResult, "tools[0].inputSchema.properties.location", 5, OBJ),
+      rBad(toolsResult, "tools[0].description", false, STR),
+    ],
+  ),
   R(before("2025-03-26"), "tools/list", [edit(toolsResult, "tools[0].annotations", "readonly")], []),
-  R(from("2025-03-26"), "tools/list", [], [
-    rBad(toolsResult, "tools[0].annotations", "readonly", OBJ),
-    rBad(toolsResult, "tools[0].annotations.readOnlyHint", "yes", BOOL),
-    rBad(toolsResult, "tools[0].annotations.title", 1, STR),
-  ]),
+  R(
+    from("2025-03-26"),
+    "tools/list",
+    [],
+    [
+      rBad(toolsResult, "tools[0].annotations", "readonly", OBJ),
+      rBad(toolsResult, "tools[0].annotations.readOnlyHint", "yes", BOOL),
+      rBad(toolsResult, "tools[0].annotations.title", 1, STR),
+    ],
+  ),
   R(before("2025-06-18"), "tools/list", [edit(toolsResult, "tools[0].outputSchema.type", "array")], []),
-  R(from("2025-06-18"), "tools/list", [], [
-    rBad(toolsResult, "tools[0].outputSchema.type", "array", '"object"'),
-    rBad(toolsResult, "tools[0].title", [], STR),
-    rBad(toolsResult, "tools[0]._meta", "x", OBJ),
-  ]),
+  R(
+    from("2025-06-18"),
+    "tools/list",
+    [],
+    [
+      rBad(toolsResult, "tools[0].outputSchema.type", "array", '"object"'),
+      rBad(toolsResult, "tools[0].title", [], STR),
+      rBad(toolsResult, "tools[0]._meta", "x", OBJ),
+    ],
+  ),
   R(before("2025-11-25"), "tools/list", [edit(toolsResult, "tools[0].execution", 1)], []),
-  R(from("2025-11-25"), "tools/list", [], [
-    rBad(toolsResult, "tools[0].execution", 1, OBJ),
-    rBad(toolsResult, "tools[0].execution.taskSupport", 5, STR),
-    rBad(toolsResult, "tools[0].inputSchema.$schema", 5, STR),
-  ]),
+  R(
+    from("2025-11-25"),
+    "tools/list",
+    [],
+    [
+      rBad(toolsResult, "tools[0].execution", 1, OBJ),
+      rBad(toolsResult, "tools[0].execution.taskSupport", 5, STR),
+      rBad(toolsResult, "tools[0].inputSchema.$schema", 5, STR),
+    ],
+  ),
 );
 const callParams = { name: "get_weather", arguments: { location: "New York" }, task: { ttl: 60000 }, _meta: { progressToken: 42 } };
 rows.push(
-  P(ALL, "tools/call", [callParams, { name: "no_args" }], [
-    pBad(callParams, "name", DROP, REQ),
-    pBad(callParams, "name", null, STR),
-    pBad(callParams, "arguments", "location=New York", OBJ),
-    pBad(callParams, "arguments", [], OBJ),
-  ]),
+  P(
+    ALL,
+    "tools/call",
+    [callParams, { name: "no_args" }],
+    [
+      pBad(callParams, "name", DROP, REQ),
+      pBad(callParams, "name", null, STR),
+      pBad(callParams, "arguments", "location=New York", OBJ),
+      pBad(callParams, "arguments", [], OBJ),
+    ],
+  ),
   P(before("2025-11-25"), "tools/call", [edit(callParams, "task", 5)], []),
-  P(from("2025-11-25"), "tools/call", [edit(callParams, "task", {}), edit(callParams, "task.ttl", 1.5)], [
-    pBad(callParams, "task", 5, OBJ),
-    pBad(callParams, "task.ttl", "1m", NUM),
-    pBad(callParams, "task", [], OBJ),
-  ]),
+  P(
+    from("2025-11-25"),
+    "tools/call",
+    [edit(callParams, "task", {}), edit(callParams, "task.ttl", 1.5)],
+    [pBad(callParams, "task", 5, OBJ), pBad(callParams, "task.ttl", "1m", NUM), pBad(callParams, "task", [], OBJ)],
+  ),
 );
 const callResult = {
   content: [textBlock, imageBlock, audioBlock, linkBlock, resourceBlock, { type: "hologram", payload: 1 }],
@@ -491,48 +638,83 @@ const callResult = {
   _meta: {},
 };
 rows.push(
-  R(ALL, "tools/call", [callResult, { content: [] }, { content: [{ type: "text", text: "Invalid departure date" }], isError: true }], [
-    rBad(callResult, "content", DROP, REQ),
-    rBad(callResult, "content[0].text", 5, STR),
-    rBad(callResult, "content[1].data", DROP, REQ),
-    rBad(callResult, "content", {}, ARR),
-    rBad(callResult, "isError", "no", BOOL),
-    rBad(callResult, "content[4].resource", "file:///x", OBJ),
-  ]),
+  R(
+    ALL,
+    "tools/call",
+    [callResult, { content: [] }, { content: [{ type: "text", text: "Invalid departure date" }], isError: true }],
+    [
+      rBad(callResult, "content", DROP, REQ),
+      rBad(callResult, "content[0].text", 5, STR),
+      rBad(callResult, "content[1].data", DROP, REQ),
+      rBad(callResult, "content", {}, ARR),
+      rBad(callResult, "isError", "no", BOOL),
+      rBad(callResult, "content[4].resource", "file:///x", OBJ),
+    ],
+  ),
   R(before("2025-06-18"), "tools/call", [edit(callResult, "structuredContent", [])], []),
-  R(from("2025-06-18"), "tools/call", [], [
-    rBad(callResult, "structuredContent", [], OBJ),
-    rBad(callResult, "structuredContent", "{}", OBJ),
-    // CallToolResult.content is required even with structuredContent (SCH-02).
-    { value: { structuredContent: { temperature: 1 } }, path: "result.content", expected: REQ },
-  ]),
+  R(
+    from("2025-06-18"),
+    "tools/call",
+    [],
+    [
+      rBad(callResult, "structuredContent", [], OBJ),
+      rBad(callResult, "structuredContent", "{}", OBJ),
+      // CallToolResult.content is required even with structuredContent (SCH-02).
+      { value: { structuredContent: { temperature: 1 } }, path: "result.content", expected: REQ },
+    ],
+  ),
   // A task-augmented tools/call may be answered with CreateTaskResult (2025-11-25 only).
   R(before("2025-11-25"), "tools/call", [], [{ value: { task }, path: "result.content", expected: REQ }]),
-  R(from("2025-11-25"), "tools/call", [{ task, _meta: { "io.modelcontextprotocol/model-immediate-response": "Working on it" } }, { task: { ...task, ttl: null } }], [
-    { value: { task: { ...task, status: "paused" } }, path: "result.task.status", expected: STATUS },
-    { value: { task: edit(task, "createdAt", DROP) }, path: "result.task.createdAt", expected: REQ },
-    { value: { task: "t-1" }, path: "result.task", expected: OBJ },
-  ]),
+  R(
+    from("2025-11-25"),
+    "tools/call",
+    [{ task, _meta: { "io.modelcontextprotocol/model-immediate-response": "Working on it" } }, { task: { ...task, ttl: null } }],
+    [
+      { value: { task: { ...task, status: "paused" } }, path: "result.task.status", expected: STATUS },
+      { value: { task: edit(task, "createdAt", DROP) }, path: "result.task.createdAt", expected: REQ },
+      { value: { task: "t-1" }, path: "result.task", expected: OBJ },
+    ],
+  ),
 );
 
 // logging/setLevel and notifications/message (closed levels, O-04).
 rows.push(
-  P(ALL, "logging/setLevel", [...LOGGING_LEVELS.map((level) => ({ level })), { level: "info", _meta: { progressToken: "l" } }], [
-    { value: {}, path: "params.level", expected: REQ },
-    { value: { level: "verbose" }, path: "params.level", expected: LEVEL },
-    { value: { level: "DEBUG" }, path: "params.level", expected: LEVEL },
-    { value: { level: 3 }, path: "params.level", expected: LEVEL },
-  ]),
+  P(
+    ALL,
+    "logging/setLevel",
+    [...LOGGING_LEVELS.map((level) => ({ level })), { level: "info", _meta: { progressToken: "l" } }],
+    [
+      { value: {}, path: "params.level", expected: REQ },
+      { value: { level: "verbose" }, path: "params.level", expected: LEVEL },
+      { value: { level: "DEBUG" }, path: "params.level", expected: LEVEL },
+      { value: { level: 3 }, path: "params.level", expected: LEVEL },
+    ],
+  ),
 );
-const logParams = { level: "error", logger: "database", data: { error: "Connection failed", details: { host: "localhost", port: 5432 } }, _meta: {} };
+const logParams = {
+  level: "error",
+  logger: "database",
+  data: { error: "Connection failed", details: { host: "localhost", port: 5432 } },
+  _meta: {},
+};
 rows.push(
-  P(ALL, "notifications/message", [logParams, ...LOGGING_LEVELS.map((level) => ({ level, data: `a ${level} line` })), { level: "debug", data: null }, { level: "info", data: [1, 2] }], [
-    pBad(logParams, "level", "verbose", LEVEL),
-    pBad(logParams, "level", DROP, REQ),
-    pBad(logParams, "data", DROP, REQ),
-    pBad(logParams, "logger", 5, STR),
-    pBad(logParams, "_meta", 5, OBJ),
-  ]),
+  P(
+    ALL,
+    "notifications/message",
+    [
+      logParams,
+      ...LOGGING_LEVELS.map((level) => ({ level, data: `a ${level} line` })),
+      { level: "debug", data: null },
+      { level: "info", data: [1, 2] },
+    ],
+    [
+      pBad(logParams, "level", "verbose", LEVEL),
+      pBad(logParams, "level", DROP, REQ),
+      pBad(logParams, "data", DROP, REQ),
+      pBad(logParams, "logger", 5, STR),
+      pBad(logParams, "_meta", 5, OBJ),
+    ],
+  ),
 );
 
 // completion/complete
@@ -544,34 +726,49 @@ const completeParams = {
 };
 const resourceRef = { ref: { type: "ref/resource", uri: "file:///{path}" }, argument: { name: "path", value: "src/" } };
 rows.push(
-  P(ALL, "completion/complete", [completeParams, resourceRef, { ref: { type: "ref/future" }, argument: { name: "a", value: "" } }], [
-    pBad(completeParams, "ref", DROP, REQ),
-    pBad(completeParams, "argument", DROP, REQ),
-    pBad(completeParams, "ref.name", DROP, REQ),
-    pBad(completeParams, "ref.type", 1, STR),
-    pBad(completeParams, "ref.type", DROP, STR),
-    pBad(completeParams, "argument.value", DROP, REQ),
-    pBad(completeParams, "argument.name", 7, STR),
-    pBad(resourceRef, "ref.uri", DROP, REQ),
-  ]),
+  P(
+    ALL,
+    "completion/complete",
+    [completeParams, resourceRef, { ref: { type: "ref/future" }, argument: { name: "a", value: "" } }],
+    [
+      pBad(completeParams, "ref", DROP, REQ),
+      pBad(completeParams, "argument", DROP, REQ),
+      pBad(completeParams, "ref.name", DROP, REQ),
+      pBad(completeParams, "ref.type", 1, STR),
+      pBad(completeParams, "ref.type", DROP, STR),
+      pBad(completeParams, "argument.value", DROP, REQ),
+      pBad(completeParams, "argument.name", 7, STR),
+      pBad(resourceRef, "ref.uri", DROP, REQ),
+    ],
+  ),
   P(before("2025-06-18"), "completion/complete", [edit(completeParams, "context.arguments.framework", 5)], []),
-  P(from("2025-06-18"), "completion/complete", [], [
-    pBad(completeParams, "context.arguments.framework", 5, STR),
-    pBad(completeParams, "context.arguments", [], OBJ),
-    pBad(completeParams, "context", "flask", OBJ),
-  ]),
+  P(
+    from("2025-06-18"),
+    "completion/complete",
+    [],
+    [
+      pBad(completeParams, "context.arguments.framework", 5, STR),
+      pBad(completeParams, "context.arguments", [], OBJ),
+      pBad(completeParams, "context", "flask", OBJ),
+    ],
+  ),
 );
 const hundred = Array.from({ length: 100 }, (_, i) => `value-${i}`);
 const completeResult = { completion: { values: ["python", "pytorch", "pyside"], total: 10, hasMore: true }, _meta: {} };
 rows.push(
-  R(ALL, "completion/complete", [completeResult, { completion: { values: hundred } }, edit(completeResult, "completion.total", 10.5)], [
-    rBad(completeResult, "completion", DROP, REQ),
-    rBad(completeResult, "completion.values", DROP, REQ),
-    rBad(completeResult, "completion.values", [...hundred, "one-too-many"], "an array of at most 100 items"),
-    rBad(completeResult, "completion.values[1]", 3, STR),
-    rBad(completeResult, "completion.hasMore", "no", BOOL),
-    rBad(completeResult, "completion.total", "10", NUM),
-  ]),
+  R(
+    ALL,
+    "completion/complete",
+    [completeResult, { completion: { values: hundred } }, edit(completeResult, "completion.total", 10.5)],
+    [
+      rBad(completeResult, "completion", DROP, REQ),
+      rBad(completeResult, "completion.values", DROP, REQ),
+      rBad(completeResult, "completion.values", [...hundred, "one-too-many"], "an array of at most 100 items"),
+      rBad(completeResult, "completion.values[1]", 3, STR),
+      rBad(completeResult, "completion.hasMore", "no", BOOL),
+      rBad(completeResult, "completion.total", "10", NUM),
+    ],
+  ),
 );
 
 // sampling/createMessage
@@ -591,35 +788,55 @@ const samplingParams = {
   _meta: { progressToken: 9 },
 };
 rows.push(
-  P(ALL, "sampling/createMessage", [samplingParams, { messages: [], maxTokens: 1 }, edit(samplingParams, "maxTokens", 100.5), edit(samplingParams, "includeContext", "everything")], [
-    pBad(samplingParams, "messages", DROP, REQ),
-    pBad(samplingParams, "maxTokens", DROP, REQ),
-    pBad(samplingParams, "maxTokens", "100", NUM),
-    pBad(samplingParams, "messages", {}, ARR),
-    pBad(samplingParams, "messages[0].role", "system", ROLE),
-    pBad(samplingParams, "messages[0].role", DROP, REQ),
-    pBad(samplingParams, "messages[0].content.type", DROP, STR),
-    pBad(samplingParams, "messages[0].content.text", DROP, REQ),
-    pBad(samplingParams, "messages[2].content.data", 5, STR),
-    pBad(samplingParams, "modelPreferences.costPriority", 1.5, PRIORITY),
-    pBad(samplingParams, "modelPreferences.hints[0].name", 5, STR),
-    pBad(samplingParams, "stopSequences", "\n", ARR),
-    pBad(samplingParams, "temperature", "warm", NUM),
-    pBad(samplingParams, "includeContext", 1, STR),
-    pBad(samplingParams, "metadata", "x", OBJ),
-  ]),
+  P(
+    ALL,
+    "sampling/createMessage",
+    [
+      samplingParams,
+      { messages: [], maxTokens: 1 },
+      edit(samplingParams, "maxTokens", 100.5),
+      edit(samplingParams, "includeContext", "everything"),
+    ],
+    [
+      pBad(samplingParams, "messages", DROP, REQ),
+      pBad(samplingParams, "maxTokens", DROP, REQ),
+      pBad(samplingParams, "maxTokens", "100", NUM),
+      pBad(samplingParams, "messages", {}, ARR),
+      pBad(samplingParams, "messages[0].role", "system", ROLE),
+      pBad(samplingParams, "messages[0].role", DROP, REQ),
+      pBad(samplingParams, "messages[0].content.type", DROP, STR),
+      pBad(samplingParams, "messages[0].content.text", DROP, REQ),
+      pBad(samplingParams, "messages[2].content.data", 5, STR),
+      pBad(samplingParams, "modelPreferences.costPriority", 1.5, PRIORITY),
+      pBad(samplingParams, "modelPreferences.hints[0].name", 5, STR),
+      pBad(samplingParams, "stopSequences", "\n", ARR),
+      pBad(samplingParams, "temperature", "warm", NUM),
+      pBad(samplingParams, "includeContext", 1, STR),
+      pBad(samplingParams, "metadata", "x", OBJ),
+    ],
+  ),
   P(before("2025-03-26"), "sampling/createMessage", [edit(samplingParams, "messages[0].content", { type: "audio" })], []),
-  P(from("2025-03-26"), "sampling/createMessage", [edit(samplingParams, "messages[0].content", audioBlock)], [
-    pBad(samplingParams, "messages[0].content", { type: "audio" }, REQ, "messages[0].content.data"),
-    pBad(samplingParams, "messages[0].content", { type: "audio", data: "UklGR" }, REQ, "messages[0].content.mimeType"),
-    pBad(samplingParams, "messages[0].content", { ...audioBlock, data: 1 }, STR, "messages[0].content.data"),
-  ]),
+  P(
+    from("2025-03-26"),
+    "sampling/createMessage",
+    [edit(samplingParams, "messages[0].content", audioBlock)],
+    [
+      pBad(samplingParams, "messages[0].content", { type: "audio" }, REQ, "messages[0].content.data"),
+      pBad(samplingParams, "messages[0].content", { type: "audio", data: "UklGR" }, REQ, "messages[0].content.mimeType"),
+      pBad(samplingParams, "messages[0].content", { ...audioBlock, data: 1 }, STR, "messages[0].content.data"),
+    ],
+  ),
   // Array content, tools, toolChoice, task: 2025-11-25.
-  P(before("2025-11-25"), "sampling/createMessage", [edit(samplingParams, "tools", "all"), edit(samplingParams, "toolChoice", 1)], [
-    pBad(samplingParams, "messages[0].content", [{ type: "text", text: "a" }], OBJ),
-    pBad(samplingParams, "messages[1].content", [], OBJ),
-    pBad(samplingParams, "messages[0].content", "hello", OBJ),
-  ]),
+  P(
+    before("2025-11-25"),
+    "sampling/createMessage",
+    [edit(samplingParams, "tools", "all"), edit(samplingParams, "toolChoice", 1)],
+    [
+      pBad(samplingParams, "messages[0].content", [{ type: "text", text: "a" }], OBJ),
+      pBad(samplingParams, "messages[1].content", [], OBJ),
+      pBad(samplingParams, "messages[0].content", "hello", OBJ),
+    ],
+  ),
 );
 const toolSampling = {
   ...samplingParams,
@@ -635,7 +852,13 @@ const toolSampling = {
     {
       role: "user",
       content: [
-        { type: "tool_result", toolUseId: "call_abc123", content: [{ type: "text", text: "18°C" }, linkBlock], structuredContent: { t: 18 }, isError: false },
+        {
+          type: "tool_result",
+          toolUseId: "call_abc123",
+          content: [{ type: "text", text: "18°C" }, linkBlock],
+          structuredContent: { t: 18 },
+          isError: false,
+        },
         { type: "tool_result", toolUseId: "call_def456", content: [] },
       ],
       _meta: {},
@@ -646,58 +869,93 @@ const toolSampling = {
   task: { ttl: 30000 },
 };
 rows.push(
-  P(from("2025-11-25"), "sampling/createMessage", [toolSampling, edit(toolSampling, "toolChoice.mode", "sometimes"), edit(toolSampling, "messages[0].content", { type: "tool_use", id: "x", name: "y", input: {} })], [
-    pBad(toolSampling, "messages[0].content[0].text", DROP, REQ),
-    pBad(toolSampling, "messages[0].content[0].type", null, STR),
-    pBad(toolSampling, "messages[1].content[0].input", DROP, REQ),
-    pBad(toolSampling, "messages[1].content[1].id", 5, STR),
-    pBad(toolSampling, "messages[2].content[0].toolUseId", DROP, REQ),
-    pBad(toolSampling, "messages[2].content[1].content", DROP, REQ),
-    pBad(toolSampling, "messages[2].content[0].content[1].name", DROP, REQ),
-    pBad(toolSampling, "messages[2].content[0].isError", "no", BOOL),
-    pBad(toolSampling, "messages[2]._meta", 1, OBJ),
-    pBad(toolSampling, "tools[0].inputSchema", DROP, REQ),
-    pBad(toolSampling, "tools", {}, ARR),
-    pBad(toolSampling, "toolChoice.mode", 1, STR),
-    pBad(toolSampling, "task.ttl", "soon", NUM),
-  ]),
+  P(
+    from("2025-11-25"),
+    "sampling/createMessage",
+    [
+      toolSampling,
+      edit(toolSampling, "toolChoice.mode", "sometimes"),
+      edit(toolSampling, "messages[0].content", { type: "tool_use", id: "x", name: "y", input: {} }),
+    ],
+    [
+      pBad(toolSampling, "messages[0].content[0].text", DROP, REQ),
+      pBad(toolSampling, "messages[0].content[0].type", null, STR),
+      pBad(toolSampling, "messages[1].content[0].input", DROP, REQ),
+      pBad(toolSampling, "messages[1].content[1].id", 5, STR),
+      pBad(toolSampling, "messages[2].content[0].toolUseId", DROP, REQ),
+      pBad(toolSampling, "messages[2].content[1].content", DROP, REQ),
+      pBad(toolSampling, "messages[2].content[0].content[1].name", DROP, REQ),
+      pBad(toolSampling, "messages[2].content[0].isError", "no", BOOL),
+      pBad(toolSampling, "messages[2]._meta", 1, OBJ),
+      pBad(toolSampling, "tools[0].inputSchema", DROP, REQ),
+      pBad(toolSampling, "tools", {}, ARR),
+      pBad(toolSampling, "toolChoice.mode", 1, STR),
+      pBad(toolSampling, "task.ttl", "soon", NUM),
+    ],
+  ),
 );
-const samplingResult = { role: "assistant", content: { type: "text", text: "The capital of France is Paris." }, model: "claude-3-sonnet-20240307", stopReason: "endTurn", _meta: {} };
+const samplingResult = {
+  role: "assistant",
+  content: { type: "text", text: "The capital of France is Paris." },
+  model: "claude-3-sonnet-20240307",
+  stopReason: "endTurn",
+  _meta: {},
+};
 rows.push(
-  R(ALL, "sampling/createMessage", [samplingResult, edit(samplingResult, "stopReason", "provider-specific"), edit(samplingResult, "content", imageBlock)], [
-    rBad(samplingResult, "model", DROP, REQ),
-    rBad(samplingResult, "role", DROP, REQ),
-    rBad(samplingResult, "content", DROP, REQ),
-    rBad(samplingResult, "role", "system", ROLE),
-    rBad(samplingResult, "content.text", DROP, REQ),
-    rBad(samplingResult, "stopReason", 0, STR),
-    rBad(samplingResult, "model", 3, STR),
-  ]),
-  R(before("2025-11-25"), "sampling/createMessage", [], [
-    rBad(samplingResult, "content", [{ type: "text", text: "a" }], OBJ),
-    { value: { task }, path: "result.role", expected: REQ },
-    rBad(samplingResult, "content", "Paris", OBJ),
-  ]),
-  R(from("2025-11-25"), "sampling/createMessage", [
-    edit(samplingResult, "content", [{ type: "tool_use", id: "call_1", name: "get_weather", input: { city: "Paris" } }]),
-    { ...samplingResult, stopReason: "toolUse" },
-    { task },
-  ], [
-    rBad(samplingResult, "content", [{ type: "tool_use", id: "call_1", name: "get_weather" }], REQ, "content[0].input"),
-    rBad(samplingResult, "content", [{ type: "text" }], REQ, "content[0].text"),
-    { value: { task: { ...task, status: "running" } }, path: "result.task.status", expected: STATUS },
-  ]),
+  R(
+    ALL,
+    "sampling/createMessage",
+    [samplingResult, edit(samplingResult, "stopReason", "provider-specific"), edit(samplingResult, "content", imageBlock)],
+    [
+      rBad(samplingResult, "model", DROP, REQ),
+      rBad(samplingResult, "role", DROP, REQ),
+      rBad(samplingResult, "content", DROP, REQ),
+      rBad(samplingResult, "role", "system", ROLE),
+      rBad(samplingResult, "content.text", DROP, REQ),
+      rBad(samplingResult, "stopReason", 0, STR),
+      rBad(samplingResult, "model", 3, STR),
+    ],
+  ),
+  R(
+    before("2025-11-25"),
+    "sampling/createMessage",
+    [],
+    [
+      rBad(samplingResult, "content", [{ type: "text", text: "a" }], OBJ),
+      { value: { task }, path: "result.role", expected: REQ },
+      rBad(samplingResult, "content", "Paris", OBJ),
+    ],
+  ),
+  R(
+    from("2025-11-25"),
+    "sampling/createMessage",
+    [
+      edit(samplingResult, "content", [{ type: "tool_use", id: "call_1", name: "get_weather", input: { city: "Paris" } }]),
+      { ...samplingResult, stopReason: "toolUse" },
+      { task },
+    ],
+    [
+      rBad(samplingResult, "content", [{ type: "tool_use", id: "call_1", name: "get_weather" }], REQ, "content[0].input"),
+      rBad(samplingResult, "content", [{ type: "text" }], REQ, "content[0].text"),
+      { value: { task: { ...task, status: "running" } }, path: "result.task.status", expected: STATUS },
+    ],
+  ),
 );
 
 // roots/list result
 const rootsResult = { roots: [{ uri: "file:///home/user/projects/myproject", name: "My Project", _meta: {} }, { uri: "file:///tmp" }] };
 rows.push(
-  R(ALL, "roots/list", [rootsResult, { roots: [] }], [
-    rBad(rootsResult, "roots", DROP, REQ),
-    rBad(rootsResult, "roots[0].uri", DROP, REQ),
-    rBad(rootsResult, "roots[0].name", 5, STR),
-    rBad(rootsResult, "roots", "file:///", ARR),
-  ]),
+  R(
+    ALL,
+    "roots/list",
+    [rootsResult, { roots: [] }],
+    [
+      rBad(rootsResult, "roots", DROP, REQ),
+      rBad(rootsResult, "roots[0].uri", DROP, REQ),
+      rBad(rootsResult, "roots[0].name", 5, STR),
+      rBad(rootsResult, "roots", "file:///", ARR),
+    ],
+  ),
 );
 
 // elicitation/create (2025-06-18; URL mode 2025-11-25)
@@ -718,25 +976,47 @@ const formParams = {
   _meta: { progressToken: "e1" },
 };
 rows.push(
-  P(from("2025-06-18"), "elicitation/create", [formParams, edit(formParams, "requestedSchema.properties.email.format", "phone"), edit(formParams, "requestedSchema.properties.nested", { type: "object" })], [
-    pBad(formParams, "message", DROP, REQ),
-    pBad(formParams, "requestedSchema", DROP, REQ),
-    pBad(formParams, "requestedSchema.type", "array", '"object"'),
-    pBad(formParams, "requestedSchema.properties", DROP, REQ),
-    pBad(formParams, "requestedSchema.properties.name.type", DROP, STR),
-    pBad(formParams, "requestedSchema.properties.name.minLength", "1", NUM),
-    pBad(formParams, "requestedSchema.properties.age.minimum", "0", NUM),
-    pBad(formParams, "requestedSchema.properties.color.enum", "red", ARR),
-    pBad(formParams, "requestedSchema.properties.subscribe.default", "no", BOOL),
-    pBad(formParams, "requestedSchema.required", "name", ARR),
-    pBad(formParams, "requestedSchema.properties.email", "email", OBJ),
-  ]),
+  P(
+    from("2025-06-18"),
+    "elicitation/create",
+    [
+      formParams,
+      edit(formParams, "requestedSchema.properties.email.format", "phone"),
+      edit(formParams, "requestedSchema.properties.nested", { type: "object" }),
+    ],
+    [
+      pBad(formParams, "message", DROP, REQ),
+      pBad(formParams, "requestedSchema", DROP, REQ),
+      pBad(formParams, "requestedSchema.type", "array", '"object"'),
+      pBad(formParams, "requestedSchema.properties", DROP, REQ),
+      pBad(formParams, "requestedSchema.properties.name.type", DROP, STR),
+      pBad(formParams, "requestedSchema.properties.name.minLength", "1", NUM),
+      pBad(formParams, "requestedSchema.properties.age.minimum", "0", NUM),
+      pBad(formParams, "requestedSchema.properties.color.enum", "red", ARR),
+      pBad(formParams, "requestedSchema.properties.subscribe.default", "no", BOOL),
+      pBad(formParams, "requestedSchema.required", "name", ARR),
+      pBad(formParams, "requestedSchema.properties.email", "email", OBJ),
+    ],
+  ),
   // Before 2025-11-25 `mode` is an unknown member: a URL-shaped request is a form request lacking its schema.
-  P(["2025-06-18"], "elicitation/create", [edit(formParams, "mode", "voice"), edit(formParams, "requestedSchema.properties.tags", { type: "array" })], [
-    { value: { mode: "url", message: "Sign in", url: "https://example.com/auth", elicitationId: "e-1" }, path: "params.requestedSchema", expected: REQ },
-    { value: { message: 1, requestedSchema: formParams.requestedSchema }, path: "params.message", expected: STR },
-    { value: { message: "m", requestedSchema: { type: "object", properties: [] } }, path: "params.requestedSchema.properties", expected: OBJ },
-  ]),
+  P(
+    ["2025-06-18"],
+    "elicitation/create",
+    [edit(formParams, "mode", "voice"), edit(formParams, "requestedSchema.properties.tags", { type: "array" })],
+    [
+      {
+        value: { mode: "url", message: "Sign in", url: "https://example.com/auth", elicitationId: "e-1" },
+        path: "params.requestedSchema",
+        expected: REQ,
+      },
+      { value: { message: 1, requestedSchema: formParams.requestedSchema }, path: "params.message", expected: STR },
+      {
+        value: { message: "m", requestedSchema: { type: "object", properties: [] } },
+        path: "params.requestedSchema.properties",
+        expected: OBJ,
+      },
+    ],
+  ),
 );
 const urlParams = {
   mode: "url",
@@ -749,60 +1029,97 @@ const urlParams = {
 const richForm = edit(edit(formParams, "mode", "form"), "requestedSchema.properties", {
   name: { type: "string", default: "Ada" },
   level: { type: "number", default: 3.5 },
-  size: { type: "string", title: "Size", oneOf: [{ const: "s", title: "Small" }, { const: "l", title: "Large" }], default: "s" },
+  size: {
+    type: "string",
+    title: "Size",
+    oneOf: [
+      { const: "s", title: "Small" },
+      { const: "l", title: "Large" },
+    ],
+    default: "s",
+  },
   tags: { type: "array", title: "Tags", minItems: 1, maxItems: 2, items: { type: "string", enum: ["a", "b"] }, default: ["a"] },
   colors: { type: "array", items: { anyOf: [{ const: "#f00", title: "Red" }] } },
 });
 rows.push(
-  P(from("2025-11-25"), "elicitation/create", [urlParams, richForm, edit(formParams, "task", { ttl: 1000 })], [
-    pBad(urlParams, "url", DROP, REQ),
-    pBad(urlParams, "elicitationId", DROP, REQ),
-    pBad(urlParams, "message", DROP, REQ),
-    pBad(urlParams, "url", 5, STR),
-    pBad(urlParams, "mode", "voice", oneOf(["form", "url"])),
-    pBad(urlParams, "mode", 5, oneOf(["form", "url"])),
-    pBad(urlParams, "task", 1, OBJ),
-    pBad(richForm, "requestedSchema.properties.size.oneOf[0].title", DROP, REQ),
-    pBad(richForm, "requestedSchema.properties.size.default", 5, STR),
-    pBad(richForm, "requestedSchema.properties.level.default", "3", NUM),
-    pBad(richForm, "requestedSchema.properties.tags.items", DROP, REQ),
-    pBad(richForm, "requestedSchema.properties.tags.items.enum", DROP, "a required member (enum or anyOf)"),
-    pBad(richForm, "requestedSchema.properties.tags.default", "a", ARR),
-    pBad(richForm, "requestedSchema.properties.colors.items.anyOf[0].const", 1, STR),
-    pBad(richForm, "requestedSchema.$schema", 1, STR),
-  ]),
+  P(
+    from("2025-11-25"),
+    "elicitation/create",
+    [urlParams, richForm, edit(formParams, "task", { ttl: 1000 })],
+    [
+      pBad(urlParams, "url", DROP, REQ),
+      pBad(urlParams, "elicitationId", DROP, REQ),
+      pBad(urlParams, "message", DROP, REQ),
+      pBad(urlParams, "url", 5, STR),
+      pBad(urlParams, "mode", "voice", oneOf(["form", "url"])),
+      pBad(urlParams, "mode", 5, oneOf(["form", "url"])),
+      pBad(urlParams, "task", 1, OBJ),
+      pBad(richForm, "requestedSchema.properties.size.oneOf[0].title", DROP, REQ),
+      pBad(richForm, "requestedSchema.properties.size.default", 5, STR),
+      pBad(richForm, "requestedSchema.properties.level.default", "3", NUM),
+      pBad(richForm, "requestedSchema.properties.tags.items", DROP, REQ),
+      pBad(richForm, "requestedSchema.properties.tags.items.enum", DROP, "a required member (enum or anyOf)"),
+      pBad(richForm, "requestedSchema.properties.tags.default", "a", ARR),
+      pBad(richForm, "requestedSchema.properties.colors.items.anyOf[0].const", 1, STR),
+      pBad(richForm, "requestedSchema.$schema", 1, STR),
+    ],
+  ),
 );
-const elicitResult = { action: "accept", content: { name: "Monalisa Octocat", email: "octocat@github.com", age: 30, score: 7.5, subscribe: true }, _meta: {} };
+const elicitResult = {
+  action: "accept",
+  content: { name: "Monalisa Octocat", email: "octocat@github.com", age: 30, score: 7.5, subscribe: true },
+  _meta: {},
+};
 rows.push(
-  R(from("2025-06-18"), "elicitation/create", [elicitResult, { action: "decline" }, { action: "cancel" }], [
-    rBad(elicitResult, "action", DROP, REQ),
-    rBad(elicitResult, "action", "dismiss", ACTION),
-    rBad(elicitResult, "action", "ACCEPT", ACTION),
-    rBad(elicitResult, "content", [], OBJ),
-  ]),
-  R(["2025-06-18"], "elicitation/create", [], [
-    rBad(elicitResult, "content.tags", ["a", "b"], "a string, a number or a boolean"),
-    rBad(elicitResult, "content.name", { first: "Mona" }, "a string, a number or a boolean"),
-    rBad(elicitResult, "content.name", null, "a string, a number or a boolean"),
-    { value: { task }, path: "result.action", expected: REQ },
-  ]),
-  R(from("2025-11-25"), "elicitation/create", [edit(elicitResult, "content.tags", ["a", "b"]), { task }], [
-    rBad(elicitResult, "content.name", { first: "Mona" }, "a string, a number, a boolean or an array of strings"),
-    rBad(elicitResult, "content.tags", [1], "a string, a number, a boolean or an array of strings"),
-    { value: { task: { ...task, ttl: "1h" } }, path: "result.task.ttl", expected: "a number or null" },
-  ]),
+  R(
+    from("2025-06-18"),
+    "elicitation/create",
+    [elicitResult, { action: "decline" }, { action: "cancel" }],
+    [
+      rBad(elicitResult, "action", DROP, REQ),
+      rBad(elicitResult, "action", "dismiss", ACTION),
+      rBad(elicitResult, "action", "ACCEPT", ACTION),
+      rBad(elicitResult, "content", [], OBJ),
+    ],
+  ),
+  R(
+    ["2025-06-18"],
+    "elicitation/create",
+    [],
+    [
+      rBad(elicitResult, "content.tags", ["a", "b"], "a string, a number or a boolean"),
+      rBad(elicitResult, "content.name", { first: "Mona" }, "a string, a number or a boolean"),
+      rBad(elicitResult, "content.name", null, "a string, a number or a boolean"),
+      { value: { task }, path: "result.action", expected: REQ },
+    ],
+  ),
+  R(
+    from("2025-11-25"),
+    "elicitation/create",
+    [edit(elicitResult, "content.tags", ["a", "b"]), { task }],
+    [
+      rBad(elicitResult, "content.name", { first: "Mona" }, "a string, a number, a boolean or an array of strings"),
+      rBad(elicitResult, "content.tags", [1], "a string, a number, a boolean or an array of strings"),
+      { value: { task: { ...task, ttl: "1h" } }, path: "result.task.ttl", expected: "a number or null" },
+    ],
+  ),
 );
 
 // Tasks (2025-11-25).
 const taskIdParams = { taskId: "786512e2-9e0d-44bd-8f29-789f320fe840", _meta: { progressToken: "t" } };
 for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
   rows.push(
-    P(from("2025-11-25"), method, [taskIdParams, { taskId: "" }], [
-      pBad(taskIdParams, "taskId", DROP, REQ),
-      pBad(taskIdParams, "taskId", 1, STR),
-      pBad(taskIdParams, "taskId", null, STR),
-      pBad(taskIdParams, "_meta", 2, OBJ),
-    ]),
+    P(
+      from("2025-11-25"),
+      method,
+      [taskIdParams, { taskId: "" }],
+      [
+        pBad(taskIdParams, "taskId", DROP, REQ),
+        pBad(taskIdParams, "taskId", 1, STR),
+        pBad(taskIdParams, "taskId", null, STR),
+        pBad(taskIdParams, "_meta", 2, OBJ),
+      ],
+    ),
   );
 }
 const taskBads = (root: Kind, base: JsonObject): Bad[] => [
@@ -825,28 +1142,43 @@ const taskValids = (base: JsonObject): JsonObject[] => [
 ];
 rows.push(
   R(from("2025-11-25"), "tasks/get", taskValids({ ...task, _meta: {} }), taskBads("result", { ...task, _meta: {} })),
-  R(from("2025-11-25"), "tasks/cancel", taskValids({ ...task, status: "cancelled", statusMessage: "Cancelled by user" }), taskBads("result", { ...task, status: "cancelled" })),
+  R(
+    from("2025-11-25"),
+    "tasks/cancel",
+    taskValids({ ...task, status: "cancelled", statusMessage: "Cancelled by user" }),
+    taskBads("result", { ...task, status: "cancelled" }),
+  ),
   P(from("2025-11-25"), "notifications/tasks/status", taskValids({ ...task, _meta: {} }), taskBads("params", { ...task, _meta: {} })),
 );
 const listTasks = { tasks: [task, { ...task, taskId: "t-2", status: "completed", ttl: null }], nextCursor: "next-page-cursor" };
 rows.push(
-  R(from("2025-11-25"), "tasks/list", [listTasks, { tasks: [] }], [
-    rBad(listTasks, "tasks", DROP, REQ),
-    rBad(listTasks, "tasks[0].taskId", DROP, REQ),
-    rBad(listTasks, "tasks[1].status", "unknown", STATUS),
-    rBad(listTasks, "nextCursor", 3, STR),
-  ]),
+  R(
+    from("2025-11-25"),
+    "tasks/list",
+    [listTasks, { tasks: [] }],
+    [
+      rBad(listTasks, "tasks", DROP, REQ),
+      rBad(listTasks, "tasks[0].taskId", DROP, REQ),
+      rBad(listTasks, "tasks[1].status", "unknown", STATUS),
+      rBad(listTasks, "nextCursor", 3, STR),
+    ],
+  ),
   // tasks/result: whatever the underlying request's result is, but an object (a Result).
-  R(from("2025-11-25"), "tasks/result", [
-    { content: [textBlock], isError: false, _meta: { "io.modelcontextprotocol/related-task": { taskId: "786512e2" } } },
-    {},
-    { action: "accept" },
-  ], [
-    { value: [], path: "result", expected: OBJ },
-    { value: "done", path: "result", expected: OBJ },
-    { value: 5, path: "result", expected: OBJ },
-    { value: { _meta: "x" }, path: "result._meta", expected: OBJ },
-  ]),
+  R(
+    from("2025-11-25"),
+    "tasks/result",
+    [
+      { content: [textBlock], isError: false, _meta: { "io.modelcontextprotocol/related-task": { taskId: "786512e2" } } },
+      {},
+      { action: "accept" },
+    ],
+    [
+      { value: [], path: "result", expected: OBJ },
+      { value: "done", path: "result", expected: OBJ },
+      { value: 5, path: "result", expected: OBJ },
+      { value: { _meta: "x" }, path: "result._meta", expected: OBJ },
+    ],
+  ),
 );
 
 // Notifications without params.
@@ -864,31 +1196,46 @@ for (const method of [
 // notifications/cancelled: requestId required before 2025-11-25, optional in 2025-11-25.
 const cancelParams = { requestId: "123", reason: "User requested cancellation", _meta: {} };
 rows.push(
-  P(ALL, "notifications/cancelled", [cancelParams, { requestId: 7 }, { requestId: 0 }], [
-    pBad(cancelParams, "requestId", 1.5, ID),
-    pBad(cancelParams, "requestId", null, ID),
-    pBad(cancelParams, "requestId", { id: 1 }, ID),
-    pBad(cancelParams, "reason", 5, STR),
-    pBad(cancelParams, "_meta", [], OBJ),
-  ]),
-  P(before("2025-11-25"), "notifications/cancelled", [], [
-    pBad(cancelParams, "requestId", DROP, REQ),
-    { value: {}, path: "params.requestId", expected: REQ },
-    { value: { reason: "timeout" }, path: "params.requestId", expected: REQ },
-  ]),
+  P(
+    ALL,
+    "notifications/cancelled",
+    [cancelParams, { requestId: 7 }, { requestId: 0 }],
+    [
+      pBad(cancelParams, "requestId", 1.5, ID),
+      pBad(cancelParams, "requestId", null, ID),
+      pBad(cancelParams, "requestId", { id: 1 }, ID),
+      pBad(cancelParams, "reason", 5, STR),
+      pBad(cancelParams, "_meta", [], OBJ),
+    ],
+  ),
+  P(
+    before("2025-11-25"),
+    "notifications/cancelled",
+    [],
+    [
+      pBad(cancelParams, "requestId", DROP, REQ),
+      { value: {}, path: "params.requestId", expected: REQ },
+      { value: { reason: "timeout" }, path: "params.requestId", expected: REQ },
+    ],
+  ),
   P(from("2025-11-25"), "notifications/cancelled", [{}, { reason: "Task superseded" }], []),
 );
 
 // notifications/progress
 const progressParams = { progressToken: "abc123", progress: 50, total: 100, message: "Reticulating splines...", _meta: {} };
 rows.push(
-  P(ALL, "notifications/progress", [progressParams, { progressToken: 7, progress: 0.5 }, { progressToken: "", progress: 1.25, total: 2.5 }], [
-    pBad(progressParams, "progressToken", DROP, REQ),
-    pBad(progressParams, "progress", DROP, REQ),
-    pBad(progressParams, "progressToken", 1.5, ID),
-    pBad(progressParams, "progress", "50%", NUM),
-    pBad(progressParams, "total", "100", NUM),
-  ]),
+  P(
+    ALL,
+    "notifications/progress",
+    [progressParams, { progressToken: 7, progress: 0.5 }, { progressToken: "", progress: 1.25, total: 2.5 }],
+    [
+      pBad(progressParams, "progressToken", DROP, REQ),
+      pBad(progressParams, "progress", DROP, REQ),
+      pBad(progressParams, "progressToken", 1.5, ID),
+      pBad(progressParams, "progress", "50%", NUM),
+      pBad(progressParams, "total", "100", NUM),
+    ],
+  ),
   P(before("2025-03-26"), "notifications/progress", [edit(progressParams, "message", 5)], []),
   P(from("2025-03-26"), "notifications/progress", [], [pBad(progressParams, "message", 5, STR)]),
 );
@@ -896,21 +1243,31 @@ rows.push(
 // notifications/resources/updated and notifications/elicitation/complete
 const updatedParams = { uri: "file:///project/src/main.rs", _meta: {} };
 rows.push(
-  P(ALL, "notifications/resources/updated", [updatedParams, { uri: "file:///project/src/main.rs#L10" }], [
-    pBad(updatedParams, "uri", DROP, REQ),
-    pBad(updatedParams, "uri", 5, STR),
-    pBad(updatedParams, "uri", null, STR),
-    pBad(updatedParams, "_meta", 5, OBJ),
-  ]),
+  P(
+    ALL,
+    "notifications/resources/updated",
+    [updatedParams, { uri: "file:///project/src/main.rs#L10" }],
+    [
+      pBad(updatedParams, "uri", DROP, REQ),
+      pBad(updatedParams, "uri", 5, STR),
+      pBad(updatedParams, "uri", null, STR),
+      pBad(updatedParams, "_meta", 5, OBJ),
+    ],
+  ),
 );
 const completeNote = { elicitationId: "550e8400-e29b-41d4-a716-446655440000", _meta: {} };
 rows.push(
-  P(from("2025-11-25"), "notifications/elicitation/complete", [completeNote, { elicitationId: "e" }], [
-    pBad(completeNote, "elicitationId", DROP, REQ),
-    pBad(completeNote, "elicitationId", 5, STR),
-    pBad(completeNote, "elicitationId", null, STR),
-    pBad(completeNote, "_meta", "x", OBJ),
-  ]),
+  P(
+    from("2025-11-25"),
+    "notifications/elicitation/complete",
+    [completeNote, { elicitationId: "e" }],
+    [
+      pBad(completeNote, "elicitationId", DROP, REQ),
+      pBad(completeNote, "elicitationId", 5, STR),
+      pBad(completeNote, "elicitationId", null, STR),
+      pBad(completeNote, "_meta", "x", OBJ),
+    ],
+  ),
 );
 
 // ---------------------------------------------------------------------------------------
@@ -1113,15 +1470,40 @@ test("SCH-04: a content block, reference or schema property of an unknown type p
     ["2024-11-05", "result", "tools/call", { content: [future, { type: "resource_link" }] }],
     ["2025-06-18", "result", "prompts/get", { messages: [{ role: "user", content: future }] }],
     ["2025-11-25", "params", "sampling/createMessage", { messages: [{ role: "user", content: future }], maxTokens: 5 }],
-    ["2025-11-25", "params", "sampling/createMessage", { messages: [{ role: "user", content: [future, { type: "text", text: "x" }] }], maxTokens: 5 }],
-    ["2025-06-18", "params", "sampling/createMessage", { messages: [{ role: "user", content: { type: "resource", resource: 1 } }], maxTokens: 5 }],
-    ["2025-11-25", "params", "sampling/createMessage", { messages: [{ role: "user", content: [{ type: "tool_result", toolUseId: "a", content: [future] }] }], maxTokens: 5 }],
+    [
+      "2025-11-25",
+      "params",
+      "sampling/createMessage",
+      { messages: [{ role: "user", content: [future, { type: "text", text: "x" }] }], maxTokens: 5 },
+    ],
+    [
+      "2025-06-18",
+      "params",
+      "sampling/createMessage",
+      { messages: [{ role: "user", content: { type: "resource", resource: 1 } }], maxTokens: 5 },
+    ],
+    [
+      "2025-11-25",
+      "params",
+      "sampling/createMessage",
+      { messages: [{ role: "user", content: [{ type: "tool_result", toolUseId: "a", content: [future] }] }], maxTokens: 5 },
+    ],
     ["2025-11-25", "result", "sampling/createMessage", { role: "assistant", content: future, model: "m" }],
     ["2025-03-26", "result", "sampling/createMessage", { role: "assistant", content: { type: "tool_use" }, model: "m" }],
     ["2025-11-25", "params", "completion/complete", { ref: { type: "ref/tool", id: 1 }, argument: { name: "a", value: "b" } }],
-    ["2025-11-25", "params", "elicitation/create", { message: "m", requestedSchema: { type: "object", properties: { when: { type: "date", format: 1 } } } }],
+    [
+      "2025-11-25",
+      "params",
+      "elicitation/create",
+      { message: "m", requestedSchema: { type: "object", properties: { when: { type: "date", format: 1 } } } },
+    ],
     // The tag is an own member: names on Object.prototype are unknown tags like any other.
-    ["2025-11-25", "result", "tools/call", { content: [{ type: "constructor" }, { type: "toString" }, { type: "__proto__" }, { type: "hasOwnProperty" }] }],
+    [
+      "2025-11-25",
+      "result",
+      "tools/call",
+      { content: [{ type: "constructor" }, { type: "toString" }, { type: "__proto__" }, { type: "hasOwnProperty" }] },
+    ],
   ];
   for (const [version, kind, method, value] of cases) {
     assert.equal(run(checkOf(version, kind, method), value, kind), undefined, `${version} ${method} ${JSON.stringify(value)}`);
@@ -1134,12 +1516,32 @@ test("SCH-04: open enums accept unknown values; closed ones refuse them", () => 
   const open: [SessionVersion, Kind, string, JsonObject][] = [
     ["2025-11-25", "params", "sampling/createMessage", { messages: [], maxTokens: 1, includeContext: "everything" }],
     ["2025-11-25", "params", "sampling/createMessage", { messages: [], maxTokens: 1, toolChoice: { mode: "sometimes" } }],
-    ["2025-11-25", "result", "sampling/createMessage", { role: "assistant", content: { type: "text", text: "" }, model: "m", stopReason: "refusal" }],
-    ["2025-11-25", "result", "tools/list", { tools: [{ name: "t", inputSchema: { type: "object" }, execution: { taskSupport: "always" } }] }],
-    ["2025-11-25", "result", "tools/list", { tools: [{ name: "t", inputSchema: { type: "object" }, icons: [{ src: "x", theme: "high-contrast" }] }] }],
+    [
+      "2025-11-25",
+      "result",
+      "sampling/createMessage",
+      { role: "assistant", content: { type: "text", text: "" }, model: "m", stopReason: "refusal" },
+    ],
+    [
+      "2025-11-25",
+      "result",
+      "tools/list",
+      { tools: [{ name: "t", inputSchema: { type: "object" }, execution: { taskSupport: "always" } }] },
+    ],
+    [
+      "2025-11-25",
+      "result",
+      "tools/list",
+      { tools: [{ name: "t", inputSchema: { type: "object" }, icons: [{ src: "x", theme: "high-contrast" }] }] },
+    ],
     ["2025-11-25", "result", "resources/list", { resources: [{ uri: "u", name: "n", annotations: { audience: ["robot"] } }] }],
     ["2025-11-25", "result", "prompts/get", { messages: [{ role: "system", content: { type: "text", text: "x" } }] }],
-    ["2025-11-25", "params", "elicitation/create", { message: "m", requestedSchema: { type: "object", properties: { p: { type: "string", format: "phone" } } } }],
+    [
+      "2025-11-25",
+      "params",
+      "elicitation/create",
+      { message: "m", requestedSchema: { type: "object", properties: { p: { type: "string", format: "phone" } } } },
+    ],
   ];
   for (const [version, kind, method, value] of open) {
     assert.equal(run(checkOf(version, kind, method), value, kind), undefined, `${method} ${JSON.stringify(value)}`);
@@ -1151,8 +1553,22 @@ test("SCH-04: open enums accept unknown values; closed ones refuse them", () => 
     ["2025-11-25", "result", "tasks/get", { ...task, status: "paused" }, "result.status", STATUS],
     ["2025-11-25", "params", "notifications/tasks/status", { ...task, status: "paused" }, "params.status", STATUS],
     ["2025-11-25", "result", "tools/call", { task: { ...task, status: "paused" } }, "result.task.status", STATUS],
-    ["2025-11-25", "params", "sampling/createMessage", { messages: [{ role: "system", content: { type: "text", text: "x" } }], maxTokens: 1 }, "params.messages[0].role", ROLE],
-    ["2025-11-25", "result", "sampling/createMessage", { role: "tool", content: { type: "text", text: "" }, model: "m" }, "result.role", ROLE],
+    [
+      "2025-11-25",
+      "params",
+      "sampling/createMessage",
+      { messages: [{ role: "system", content: { type: "text", text: "x" } }], maxTokens: 1 },
+      "params.messages[0].role",
+      ROLE,
+    ],
+    [
+      "2025-11-25",
+      "result",
+      "sampling/createMessage",
+      { role: "tool", content: { type: "text", text: "" }, model: "m" },
+      "result.role",
+      ROLE,
+    ],
     ["2025-11-25", "params", "elicitation/create", { mode: "oauth", message: "m" }, "params.mode", oneOf(["form", "url"])],
   ];
   for (const [version, kind, method, value, path, expected] of closed) {
@@ -1171,13 +1587,23 @@ test("SCH-05: numbers typed `number` in schema.ts accept fractions even where sc
     ["result", "tasks/get", { ...task, ttl: null }],
     ["params", "tools/call", { name: "t", task: { ttl: 0.5 } }],
     ["result", "elicitation/create", { action: "accept", content: { n: 2.75 } }],
-    ["params", "elicitation/create", { message: "m", requestedSchema: { type: "object", properties: { n: { type: "integer", minimum: 0.5, maximum: 9.5, default: 1.5 } } } }],
+    [
+      "params",
+      "elicitation/create",
+      {
+        message: "m",
+        requestedSchema: { type: "object", properties: { n: { type: "integer", minimum: 0.5, maximum: 9.5, default: 1.5 } } },
+      },
+    ],
   ];
   for (const [kind, method, value] of cases) {
     assert.equal(run(checkOf("2025-11-25", kind, method), value, kind), undefined, `${method} ${JSON.stringify(value)}`);
   }
   // Still a number: not a numeric string, not null where null is not allowed.
-  assert.equal(run(checkOf("2025-11-25", "params", "sampling/createMessage"), { messages: [], maxTokens: null }, "params")?.path, "params.maxTokens");
+  assert.equal(
+    run(checkOf("2025-11-25", "params", "sampling/createMessage"), { messages: [], maxTokens: null }, "params")?.path,
+    "params.maxTokens",
+  );
 });
 
 test("M-03: every validator refuses a value that is not an object", () => {
@@ -1197,8 +1623,16 @@ test("M-03: absent params validate as {}", () => {
   assert.equal(validate(checkOf("2024-11-05", "params", "ping"), undefined, "params"), undefined);
   assert.equal(validate(checkOf("2024-11-05", "params", "tools/list"), undefined, "params"), undefined);
   assert.equal(validate(checkOf("2024-11-05", "params", "notifications/initialized"), undefined, "params"), undefined);
-  assert.deepEqual(validate(checkOf("2024-11-05", "params", "tools/call"), undefined, "params"), { path: "params.name", expected: REQ, got: "absent" });
-  assert.deepEqual(validate(checkOf("2025-06-18", "params", "notifications/cancelled"), undefined, "params"), { path: "params.requestId", expected: REQ, got: "absent" });
+  assert.deepEqual(validate(checkOf("2024-11-05", "params", "tools/call"), undefined, "params"), {
+    path: "params.name",
+    expected: REQ,
+    got: "absent",
+  });
+  assert.deepEqual(validate(checkOf("2025-06-18", "params", "notifications/cancelled"), undefined, "params"), {
+    path: "params.requestId",
+    expected: REQ,
+    got: "absent",
+  });
   assert.equal(validate(checkOf("2025-11-25", "params", "notifications/cancelled"), undefined, "params"), undefined);
 });
 
@@ -1328,7 +1762,11 @@ test("tagged dispatches on a string tag; unknown tags pass; a non-string tag is 
 
 test("validate prefixes the root, and treats an absent value as {}", () => {
   assert.equal(validate(object({}), undefined, "params"), undefined);
-  assert.deepEqual(validate(object({ a: str }, ["a"]), undefined, "params"), { path: "params.a", expected: "a required member", got: "absent" });
+  assert.deepEqual(validate(object({ a: str }, ["a"]), undefined, "params"), {
+    path: "params.a",
+    expected: "a required member",
+    got: "absent",
+  });
   assert.deepEqual(validate(str, {}, "result"), { path: "result", expected: "a string", got: "object" });
   assert.equal(validate(arrayOf(str), [1] as unknown as JsonObject, "result")?.path, "result[0]");
   assert.equal(validate(object({ a: str }), { a: "x" }, "params"), undefined);

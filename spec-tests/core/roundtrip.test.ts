@@ -13,7 +13,7 @@ import { paramsCheck, resultCheck } from "../../lib/rules/params.js";
 import { validate } from "../../lib/rules/schema.js";
 import { SESSION_VERSIONS, VERSION_PROFILES, type SessionVersion } from "../../lib/rules/versions.js";
 
-const UNICODE = "héllo wörld — 日本語 Ελληνικά עברית 🎉👩‍💻 e\u0301 \u2028\u2029 tab\tnl\n quote\" back\\ nul\u0000 lone\ud800 end";
+const UNICODE = 'héllo wörld — 日本語 Ελληνικά עברית 🎉👩‍💻 e\u0301 \u2028\u2029 tab\tnl\n quote" back\\ nul\u0000 lone\ud800 end';
 const SPICE: JsonObject = {
   text: UNICODE,
   numbers: [1e-7, -0.5, 9007199254740991, -9007199254740991, 0, 1e21, 5e-324, 123.456, -1e-300, 2 ** 52 + 0.5],
@@ -25,7 +25,16 @@ const x = { "x-roundtrip": SPICE };
 const since = (version: SessionVersion, first: SessionVersion): boolean => VERSION_PROFILES[version].index >= VERSION_PROFILES[first].index;
 
 const text = (t: string): JsonObject => ({ type: "text", text: t, ...x });
-const task = (status: string): JsonObject => ({ taskId: "tâsk-1", status, statusMessage: UNICODE, createdAt: "2025-11-25T10:00:00Z", lastUpdatedAt: "2025-11-25T10:00:00.123Z", ttl: 9007199254740991, pollInterval: 0.5, ...x });
+const task = (status: string): JsonObject => ({
+  taskId: "tâsk-1",
+  status,
+  statusMessage: UNICODE,
+  createdAt: "2025-11-25T10:00:00Z",
+  lastUpdatedAt: "2025-11-25T10:00:00.123Z",
+  ttl: 9007199254740991,
+  pollInterval: 0.5,
+  ...x,
+});
 
 function requestParams(method: string, v: SessionVersion): JsonObject | undefined {
   const meta = { progressToken: 9007199254740991, "com.example/ünï": SPICE };
@@ -52,16 +61,30 @@ function requestParams(method: string, v: SessionVersion): JsonObject | undefine
     case "prompts/get":
       return { name: "revue_de_code", arguments: { code: UNICODE, langue: "français" }, _meta: meta, ...x };
     case "tools/call":
-      return { name: "get_weather", arguments: { location: "São Paulo", nested: SPICE, lat: -23.5505, precision: 1e-7 }, ...(since(v, "2025-11-25") ? { task: { ttl: 60000 } } : {}), _meta: meta, ...x };
+      return {
+        name: "get_weather",
+        arguments: { location: "São Paulo", nested: SPICE, lat: -23.5505, precision: 1e-7 },
+        ...(since(v, "2025-11-25") ? { task: { ttl: 60000 } } : {}),
+        _meta: meta,
+        ...x,
+      };
     case "logging/setLevel":
       return { level: "warning", ...x };
     case "completion/complete":
-      return { ref: { type: "ref/prompt", name: "revue", ...x }, argument: { name: "langue", value: "fr", ...x }, ...(since(v, "2025-06-18") ? { context: { arguments: { a: "ß" } } } : {}), ...x };
+      return {
+        ref: { type: "ref/prompt", name: "revue", ...x },
+        argument: { name: "langue", value: "fr", ...x },
+        ...(since(v, "2025-06-18") ? { context: { arguments: { a: "ß" } } } : {}),
+        ...x,
+      };
     case "sampling/createMessage":
       return {
         messages: [
           { role: "user", content: text(UNICODE), ...x },
-          { role: "assistant", content: { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png", annotations: { priority: 0.5, audience: ["user"] } } },
+          {
+            role: "assistant",
+            content: { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png", annotations: { priority: 0.5, audience: ["user"] } },
+          },
           { role: "user", content: { type: "hologram", frames: [SPICE] } },
         ],
         maxTokens: 9007199254740991,
@@ -77,7 +100,14 @@ function requestParams(method: string, v: SessionVersion): JsonObject | undefine
     case "elicitation/create":
       return {
         message: UNICODE,
-        requestedSchema: { type: "object", properties: { nom: { type: "string", title: "Nom", minLength: 1, ...x }, âge: { type: "number", minimum: -0.5, maximum: 9007199254740991 } }, required: ["nom"] },
+        requestedSchema: {
+          type: "object",
+          properties: {
+            nom: { type: "string", title: "Nom", minLength: 1, ...x },
+            âge: { type: "number", minimum: -0.5, maximum: 9007199254740991 },
+          },
+          required: ["nom"],
+        },
         ...x,
       };
     case "tasks/get":
@@ -92,26 +122,64 @@ function requestParams(method: string, v: SessionVersion): JsonObject | undefine
 function result(method: string, v: SessionVersion): JsonObject {
   switch (method) {
     case "initialize":
-      return { protocolVersion: v, capabilities: { tools: { listChanged: true }, logging: {}, experimental: { "x-f": SPICE } }, serverInfo: { name: "sërver", version: "2" }, instructions: UNICODE, ...x };
+      return {
+        protocolVersion: v,
+        capabilities: { tools: { listChanged: true }, logging: {}, experimental: { "x-f": SPICE } },
+        serverInfo: { name: "sërver", version: "2" },
+        instructions: UNICODE,
+        ...x,
+      };
     case "ping":
     case "resources/subscribe":
     case "resources/unsubscribe":
     case "logging/setLevel":
       return {};
     case "resources/list":
-      return { resources: [{ uri: "file:///réadme.md", name: "réadme", size: 9007199254740991, annotations: { priority: 0.25 }, ...x }], nextCursor: "ñext", ...x };
+      return {
+        resources: [{ uri: "file:///réadme.md", name: "réadme", size: 9007199254740991, annotations: { priority: 0.25 }, ...x }],
+        nextCursor: "ñext",
+        ...x,
+      };
     case "resources/templates/list":
       return { resourceTemplates: [{ uriTemplate: "file:///{chemin}", name: "fichiers", ...x }], ...x };
     case "resources/read":
-      return { contents: [{ uri: "file:///réadme.md", mimeType: "text/markdown", text: UNICODE, ...x }, { uri: "file:///logo.png", blob: "iVBORw0KGgo=" }], ...x };
+      return {
+        contents: [
+          { uri: "file:///réadme.md", mimeType: "text/markdown", text: UNICODE, ...x },
+          { uri: "file:///logo.png", blob: "iVBORw0KGgo=" },
+        ],
+        ...x,
+      };
     case "prompts/list":
       return { prompts: [{ name: "revue", description: UNICODE, arguments: [{ name: "code", required: true, ...x }], ...x }], ...x };
     case "prompts/get":
-      return { description: "✓", messages: [{ role: "user", content: text(UNICODE) }, { role: "assistant", content: { type: "hologram", depth: -0.5 } }], ...x };
+      return {
+        description: "✓",
+        messages: [
+          { role: "user", content: text(UNICODE) },
+          { role: "assistant", content: { type: "hologram", depth: -0.5 } },
+        ],
+        ...x,
+      };
     case "tools/list":
-      return { tools: [{ name: "get_weather", description: UNICODE, inputSchema: { type: "object", properties: { location: { type: "string" } }, required: ["location"], ...x }, ...x }], ...x };
+      return {
+        tools: [
+          {
+            name: "get_weather",
+            description: UNICODE,
+            inputSchema: { type: "object", properties: { location: { type: "string" } }, required: ["location"], ...x },
+            ...x,
+          },
+        ],
+        ...x,
+      };
     case "tools/call":
-      return { content: [text(UNICODE), { type: "hologram", data: SPICE }], isError: false, ...(since(v, "2025-06-18") ? { structuredContent: SPICE } : {}), ...x };
+      return {
+        content: [text(UNICODE), { type: "hologram", data: SPICE }],
+        isError: false,
+        ...(since(v, "2025-06-18") ? { structuredContent: SPICE } : {}),
+        ...x,
+      };
     case "completion/complete":
       return { completion: { values: ["python", "pytorch", "🐍"], total: 9007199254740991, hasMore: true, ...x }, ...x };
     case "sampling/createMessage":
@@ -173,23 +241,47 @@ function samples(v: SessionVersion): Sample[] {
       const rcheck = resultCheck(v, row.method);
       assert.ok(rcheck !== undefined);
       assert.equal(validate(rcheck, r, "result"), undefined, `${v} ${row.method} result example is valid`);
-      out.push({ label: `request ${row.method}`, message: params === undefined ? { jsonrpc: "2.0", id, method: row.method } : { jsonrpc: "2.0", id, method: row.method, params } });
+      out.push({
+        label: `request ${row.method}`,
+        message: params === undefined ? { jsonrpc: "2.0", id, method: row.method } : { jsonrpc: "2.0", id, method: row.method, params },
+      });
       out.push({ label: `result ${row.method}`, message: { jsonrpc: "2.0", id, result: r } });
     } else {
       const params = notificationParams(row.method, v);
       const check = paramsCheck(v, row.method);
       assert.ok(check !== undefined, `${v} has params for ${row.method}`);
       assert.equal(validate(check, params, "params"), undefined, `${v} ${row.method} params example is valid`);
-      out.push({ label: `notification ${row.method}`, message: params === undefined ? { jsonrpc: "2.0", method: row.method } : { jsonrpc: "2.0", method: row.method, params } });
+      out.push({
+        label: `notification ${row.method}`,
+        message: params === undefined ? { jsonrpc: "2.0", method: row.method } : { jsonrpc: "2.0", method: row.method, params },
+      });
     }
   }
-  out.push({ label: "error -32602 with data", message: { jsonrpc: "2.0", id: 7, error: { code: -32602, message: "Invalid params — ✗", data: { path: "params.name", expected: "a string", nested: SPICE } } } });
-  out.push({ label: "error -1 without data", message: { jsonrpc: "2.0", id: "s-1", error: { code: -1, message: "User rejected sampling request" } } });
+  out.push({
+    label: "error -32602 with data",
+    message: {
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32602, message: "Invalid params — ✗", data: { path: "params.name", expected: "a string", nested: SPICE } },
+    },
+  });
+  out.push({
+    label: "error -1 without data",
+    message: { jsonrpc: "2.0", id: "s-1", error: { code: -1, message: "User rejected sampling request" } },
+  });
   out.push({ label: "error -32700 with id null", message: { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } } });
   if (since(v, "2025-11-25")) {
     out.push({
       label: "error -32042 with elicitations",
-      message: { jsonrpc: "2.0", id: 8, error: { code: -32042, message: "URL elicitation required", data: { elicitations: [{ mode: "url", elicitationId: "é-1", url: "https://example.com/ß?q=✓", message: UNICODE }] } } },
+      message: {
+        jsonrpc: "2.0",
+        id: 8,
+        error: {
+          code: -32042,
+          message: "URL elicitation required",
+          data: { elicitations: [{ mode: "url", elicitationId: "é-1", url: "https://example.com/ß?q=✓", message: UNICODE }] },
+        },
+      },
     });
   }
   return out;

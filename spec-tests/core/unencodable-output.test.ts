@@ -11,7 +11,12 @@ import { Engine, type EngineEvent, type JsonObject } from "../../lib/index.js";
 
 function operatingServer(version = "2025-11-25"): Engine<"server"> {
   const server = new Engine({ role: "server", info: { name: "s", version: "1" }, capabilities: { tools: {}, logging: {} } });
-  server.receiveMessage({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+  server.receiveMessage({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  });
   server.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
   while (server.pollOutbound() !== undefined);
   while (server.pollEvent() !== undefined);
@@ -22,7 +27,10 @@ function lines(bytes: Uint8Array | undefined): JsonObject[] {
   assert.ok(bytes !== undefined, "the drain has bytes");
   const text = new TextDecoder().decode(bytes);
   assert.ok(text.endsWith("\n"));
-  return text.slice(0, -1).split("\n").map((line) => JSON.parse(line) as JsonObject);
+  return text
+    .slice(0, -1)
+    .split("\n")
+    .map((line) => JSON.parse(line) as JsonObject);
 }
 
 function events(engine: Engine): EngineEvent[] {
@@ -40,9 +48,40 @@ const cyclic = (): JsonObject => {
 const HOSTILE: ReadonlyArray<readonly [string, () => object, RegExp]> = [
   ["a BigInt", () => ({ content: [], structuredContent: { n: 10n } }), /BigInt/],
   ["a cycle", cyclic, /circular/i],
-  ["a throwing toJSON", () => ({ content: [], _meta: { toJSON: () => { throw new Error("toJSON exploded"); } } }), /toJSON exploded/],
-  ["a throwing getter", () => ({ content: [], get structuredContent(): unknown { throw new Error("getter exploded"); } }), /getter exploded/],
-  ["a throw of a non-Error", () => ({ content: [], _meta: { toJSON: () => { throw 42; } } }), /number/],
+  [
+    "a throwing toJSON",
+    () => ({
+      content: [],
+      _meta: {
+        toJSON: () => {
+          throw new Error("toJSON exploded");
+        },
+      },
+    }),
+    /toJSON exploded/,
+  ],
+  [
+    "a throwing getter",
+    () => ({
+      content: [],
+      get structuredContent(): unknown {
+        throw new Error("getter exploded");
+      },
+    }),
+    /getter exploded/,
+  ],
+  [
+    "a throw of a non-Error",
+    () => ({
+      content: [],
+      _meta: {
+        toJSON: () => {
+          throw 42;
+        },
+      },
+    }),
+    /number/,
+  ],
 ];
 
 for (const [what, make, reason] of HOSTILE) {
@@ -97,9 +136,15 @@ test("ENG-09: a notification JSON cannot encode is dropped and reported; the mes
   server.notify("notifications/message", { level: "info", data: { n: 3n } });
   server.notify("notifications/message", { level: "info", data: "third" });
   const out = lines(server.takeBytes());
-  assert.deepEqual(out.map((m) => (m.params as { data: unknown }).data), ["first", "third"]);
+  assert.deepEqual(
+    out.map((m) => (m.params as { data: unknown }).data),
+    ["first", "third"],
+  );
   const diagnostic = events(server).find((e) => e.kind === "diagnostic");
-  assert.ok(diagnostic?.kind === "diagnostic" && diagnostic.rule === "ENG-09" && diagnostic.method === "notifications/message", JSON.stringify(diagnostic));
+  assert.ok(
+    diagnostic?.kind === "diagnostic" && diagnostic.rule === "ENG-09" && diagnostic.method === "notifications/message",
+    JSON.stringify(diagnostic),
+  );
 });
 
 test("ENG-09, M-09: inside a 2025-03-26 batch reply, only the unencodable answer becomes -32603", () => {
@@ -123,15 +168,25 @@ test("ENG-09, M-09: inside a 2025-03-26 batch reply, only the unencodable answer
 test("ENG-09: a request of ours whose params cannot be encoded is dropped and reported; it still times out", () => {
   const client = new Engine({ role: "client", info: { name: "c", version: "1" } });
   client.initialize();
-  client.receiveMessage({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });
+  client.receiveMessage({
+    jsonrpc: "2.0",
+    id: 0,
+    result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } },
+  });
   while (client.pollOutbound() !== undefined);
   events(client);
   const bad = client.request("tools/call", { name: "t", arguments: { n: 5n } } as never, { deadline: 100 });
   client.request("ping");
   const out = lines(client.takeBytes());
-  assert.deepEqual(out.map((m) => m.method), ["ping"]);
+  assert.deepEqual(
+    out.map((m) => m.method),
+    ["ping"],
+  );
   const diagnostic = events(client).find((e) => e.kind === "diagnostic");
-  assert.ok(diagnostic?.kind === "diagnostic" && diagnostic.rule === "ENG-09" && diagnostic.method === "tools/call", JSON.stringify(diagnostic));
+  assert.ok(
+    diagnostic?.kind === "diagnostic" && diagnostic.rule === "ENG-09" && diagnostic.method === "tools/call",
+    JSON.stringify(diagnostic),
+  );
   client.handleTimeout(100);
   assert.ok(events(client).some((e) => e.kind === "timeout" && e.id === bad));
 });

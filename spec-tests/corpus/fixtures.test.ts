@@ -29,7 +29,10 @@ test("fixture ids are unique and match their paths", () => {
 test("every expected failure names an existing fixture", () => {
   for (const key of Object.keys(expectedFailures)) {
     const id = key.split("@")[0] as string;
-    assert.ok(fixtures.some((f) => f.header.fixture === id), `expected-failures.json names unknown fixture ${key}`);
+    assert.ok(
+      fixtures.some((f) => f.header.fixture === id),
+      `expected-failures.json names unknown fixture ${key}`,
+    );
   }
 });
 

@@ -16,7 +16,14 @@ const built = buildCorpus(root);
 const manifest = JSON.parse(readFileSync(join(root, "fixtures", "manifest.json"), "utf8")) as {
   corpus: string;
   profiles: Record<string, unknown>;
-  fixtures: { id: string; sha256: string; rules: string[]; levels: Record<string, string>; requires: Record<string, unknown>; profile: string }[];
+  fixtures: {
+    id: string;
+    sha256: string;
+    rules: string[];
+    levels: Record<string, string>;
+    requires: Record<string, unknown>;
+    profile: string;
+  }[];
 };
 const format = readFileSync(join(root, "fixtures", "FORMAT.md"), "utf8");
 
@@ -38,7 +45,10 @@ test("the manifest is the one the fixtures give, with a checksum per file", () =
 
 test("the changelog has an entry for the corpus version", () => {
   assert.equal(manifest.corpus, CORPUS_VERSION);
-  assert.match(readFileSync(join(root, "fixtures", "CHANGELOG.md"), "utf8"), new RegExp(`^## ${CORPUS_VERSION.replace(/\./g, "\\.")}$`, "m"));
+  assert.match(
+    readFileSync(join(root, "fixtures", "CHANGELOG.md"), "utf8"),
+    new RegExp(`^## ${CORPUS_VERSION.replace(/\./g, "\\.")}$`, "m"),
+  );
 });
 
 test("FORMAT.md names every config key, step key, requirement and event kind in use", () => {
@@ -47,7 +57,10 @@ test("FORMAT.md names every config key, step key, requirement and event kind in 
   const requireKeys = new Set<string>();
   const eventKinds = new Set<string>();
   for (const text of built.files.values()) {
-    const [header, ...steps] = text.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [header, ...steps] = text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     for (const key of Object.keys((header?.config as object | undefined) ?? {})) configKeys.add(key);
     for (const key of Object.keys((header?.requires as object | undefined) ?? {})) requireKeys.add(key);
     for (const step of steps) {

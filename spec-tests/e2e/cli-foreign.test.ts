@@ -46,7 +46,12 @@ function assertNoFail(run: Run): string[] {
   assert.match(lines[0] as string, /^mcp-engine client report for: /, context);
   assert.equal(lines.filter((l) => l.startsWith("FAIL")).length, 0, context);
   lines.forEach((l, i) => {
-    if (l.startsWith("WARN  ")) assert.match(lines[i + 1] ?? "", /^ {6}rule [A-Z]+-\d+: .* \(https:\/\/modelcontextprotocol\.io\/specification\/\d{4}-\d{2}-\d{2}\/[a-z/#-]+\)$/, l);
+    if (l.startsWith("WARN  "))
+      assert.match(
+        lines[i + 1] ?? "",
+        /^ {6}rule [A-Z]+-\d+: .* \(https:\/\/modelcontextprotocol\.io\/specification\/\d{4}-\d{2}-\d{2}\/[a-z/#-]+\)$/,
+        l,
+      );
   });
   const graded = lines.filter((l) => /^(PASS|WARN|SKIP|FAIL) {2}/.test(l));
   const count = (grade: string): number => graded.filter((l) => l.startsWith(grade)).length;
@@ -61,13 +66,30 @@ test("server-memory: no FAIL; its delete_* and create_* tools (and add_observati
     const memoryFile = join(dir, "memory.jsonl");
     const run = await cli(["client", "--", process.execPath, MEMORY], { MEMORY_FILE_PATH: memoryFile });
     const lines = assertNoFail(run);
-    for (const tool of ["delete_entities", "delete_observations", "delete_relations", "create_entities", "create_relations", "add_observations"]) {
-      assert.ok(lines.some((l) => l.startsWith(`SKIP  tools/call ${tool}: not called: `)), `${tool} skipped:\n${run.stdout}`);
+    for (const tool of [
+      "delete_entities",
+      "delete_observations",
+      "delete_relations",
+      "create_entities",
+      "create_relations",
+      "add_observations",
+    ]) {
+      assert.ok(
+        lines.some((l) => l.startsWith(`SKIP  tools/call ${tool}: not called: `)),
+        `${tool} skipped:\n${run.stdout}`,
+      );
     }
-    for (const tool of ["read_graph", "search_nodes", "open_nodes"]) assert.ok(lines.some((l) => l.startsWith(`PASS  tools/call ${tool}: result`)), tool);
+    for (const tool of ["read_graph", "search_nodes", "open_nodes"])
+      assert.ok(
+        lines.some((l) => l.startsWith(`PASS  tools/call ${tool}: result`)),
+        tool,
+      );
     assert.equal(existsSync(memoryFile), false, "nothing was written");
     // Every WARN is one the spec allows: the unknown tool as an isError result, -32602 for an unknown resource.
-    assert.deepEqual(lines.filter((l) => l.startsWith("WARN")).map((l) => l.split(":")[0]), ["WARN  tools/call unknown tool", "WARN  resources/read unknown"]);
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith("WARN")).map((l) => l.split(":")[0]),
+      ["WARN  tools/call unknown tool", "WARN  resources/read unknown"],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -77,8 +99,14 @@ test("server-memory with --call-destructive: the create_* tools are called (into
   const dir = mkdtempSync(join(tmpdir(), "cli-foreign-memory-"));
   try {
     const memoryFile = join(dir, "memory.jsonl");
-    const lines = assertNoFail(await cli(["client", "--call-destructive", "--", process.execPath, MEMORY], { MEMORY_FILE_PATH: memoryFile }));
-    for (const tool of ["create_entities", "delete_entities"]) assert.ok(lines.some((l) => l.startsWith(`PASS  tools/call ${tool}: `)), tool);
+    const lines = assertNoFail(
+      await cli(["client", "--call-destructive", "--", process.execPath, MEMORY], { MEMORY_FILE_PATH: memoryFile }),
+    );
+    for (const tool of ["create_entities", "delete_entities"])
+      assert.ok(
+        lines.some((l) => l.startsWith(`PASS  tools/call ${tool}: `)),
+        tool,
+      );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -87,15 +115,24 @@ test("server-memory with --call-destructive: the create_* tools are called (into
 test("server-sequential-thinking: no FAIL; its tool is called with arguments its schema accepts", async () => {
   const lines = assertNoFail(await cli(["client", "--", process.execPath, THINKING]));
   // An integer thoughtNumber and a boolean nextThoughtNeeded: the server answers with a plain result, not a validation error.
-  assert.ok(lines.some((l) => /^PASS {2}tools\/call sequentialthinking: result: .*thoughtNumber/.test(l)), lines.join("\n"));
+  assert.ok(
+    lines.some((l) => /^PASS {2}tools\/call sequentialthinking: result: .*thoughtNumber/.test(l)),
+    lines.join("\n"),
+  );
 });
 
 test("an SDK v1 McpServer: no FAIL; the integer tool gets an integer, the destructive tool is not called", async () => {
   const run = await cli(["client", "--", process.execPath, SDK_V1]);
   const lines = assertNoFail(run);
   assert.ok(lines.includes('PASS  tools/call get_resource_by_id: result: 1 block(s), "record 1"'), run.stdout);
-  assert.ok(lines.some((l) => l.startsWith("PASS  tools/call describe_shape: result: 1 block(s), \"circle of ")), run.stdout);
-  assert.ok(lines.some((l) => l.startsWith("SKIP  tools/call purge_records: not called: its annotations say destructiveHint: true")), run.stdout);
+  assert.ok(
+    lines.some((l) => l.startsWith('PASS  tools/call describe_shape: result: 1 block(s), "circle of ')),
+    run.stdout,
+  );
+  assert.ok(
+    lines.some((l) => l.startsWith("SKIP  tools/call purge_records: not called: its annotations say destructiveHint: true")),
+    run.stdout,
+  );
   assert.doesNotMatch(run.stderr, /DESTRUCTIVE TOOL CALLED/);
   assert.ok(lines.some((l) => l.startsWith("PASS  resources/read fixture://greeting")));
   assert.ok(lines.some((l) => l.startsWith("PASS  prompts/get summarize")));

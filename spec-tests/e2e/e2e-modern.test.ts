@@ -19,10 +19,6 @@ const here = dirname(dirname(fileURLToPath(import.meta.url))); // the spec-tests
 const MAIN = join(here, "..", "lib", "cli", "main.js");
 const SESSION_ONLY = join(here, "fixtures-servers", "session-only-server.js");
 
-
-
-
-
 /**
  * A report of `mcp-engine client`/`demo` that passed: exit 0, its first check (initialize)
  * names the era, every check passed and the last line counts them. Returns the check lines.
@@ -45,7 +41,9 @@ function assertCleanReport(run: Run, era: "modern era" | "session era", minCheck
   // roots tools when no --root was given (-32021 from the server), and logging from a server
   // that declared it but sent none.
   const skips = checks.filter((l) =>
-    /^SKIP {2}(tools\/call (test_trigger_\w+_change|confirm_delete): not called: its name suggests|tools\/call test_input_required_result_\w+: the tool needs a client capability this run does not declare \{"roots"|logging: no log messages were sent)/.test(l),
+    /^SKIP {2}(tools\/call (test_trigger_\w+_change|confirm_delete): not called: its name suggests|tools\/call test_input_required_result_\w+: the tool needs a client capability this run does not declare \{"roots"|logging: no log messages were sent)/.test(
+      l,
+    ),
   );
   assert.equal(passes.length + skips.length, checks.length, `only PASS lines and the expected SKIPs; ${context}`);
   assert.equal(Number(match[1]), passes.length);
@@ -63,7 +61,12 @@ function receivedMethods(stderr: string): string[] {
     .map((l) => String((JSON.parse(l.slice(3)) as { method?: unknown }).method));
 }
 
-function spawnClient(command: string, args: readonly string[], extra: Partial<StdioClientOptions>, stderr: { text: string }): Promise<StdioClient> {
+function spawnClient(
+  command: string,
+  args: readonly string[],
+  extra: Partial<StdioClientOptions>,
+  stderr: { text: string },
+): Promise<StdioClient> {
   return StdioClient.spawn({
     command,
     args,
@@ -83,9 +86,18 @@ test("`mcp-engine demo` (era auto) speaks 2026-07-28: the report says modern era
   // Modern-only checks, and none of the session-only ones.
   assert.ok(checks.some((l) => l.startsWith("PASS  server/discover: ")));
   assert.ok(checks.some((l) => /^PASS {2}subscriptions\/listen .*acknowledged/.test(l)));
-  assert.ok(checks.some((l) => /^PASS {2}tools\/call test_elicitation: .*action=accept/.test(l)), "elicitation over input_required rounds");
-  assert.ok(checks.some((l) => /^PASS {2}tools\/call test_sampling: .*LLM response/.test(l)), "sampling over input_required rounds");
-  assert.ok(checks.some((l) => /^PASS {2}logging: [1-9]\d* log message/.test(l)), "per-request logging delivered");
+  assert.ok(
+    checks.some((l) => /^PASS {2}tools\/call test_elicitation: .*action=accept/.test(l)),
+    "elicitation over input_required rounds",
+  );
+  assert.ok(
+    checks.some((l) => /^PASS {2}tools\/call test_sampling: .*LLM response/.test(l)),
+    "sampling over input_required rounds",
+  );
+  assert.ok(
+    checks.some((l) => /^PASS {2}logging: [1-9]\d* log message/.test(l)),
+    "per-request logging delivered",
+  );
   assert.ok(!checks.some((l) => /^PASS {2}(ping|logging\/setLevel|resources\/subscribe)/.test(l)));
 });
 
@@ -115,7 +127,11 @@ test("`mcp-engine demo --era bogus` is refused with the usage (exit 2)", async (
 
 test("a session-era-only client against `mcp-engine serve`: initialize, tools/call and ping work", async () => {
   const stderr = { text: "" };
-  const connection = await withTimeout(spawnClient(process.execPath, [MAIN, "serve"], { versions: [...SESSION_VERSIONS] }, stderr), 15_000, "spawn");
+  const connection = await withTimeout(
+    spawnClient(process.execPath, [MAIN, "serve"], { versions: [...SESSION_VERSIONS] }, stderr),
+    15_000,
+    "spawn",
+  );
   try {
     assert.equal(connection.server.era, "session");
     assert.equal(connection.server.version, "2025-11-25");
@@ -145,7 +161,10 @@ test("a modern-only client against a session-only server: connect rejects plainl
   );
   assert.ok(error instanceof McpError, String(error));
   assert.equal(error.code, -32601);
-  assert.match(error.message, /server\/discover refused: the server does not seem to speak 2026-07-28, and this client speaks no session-era version to fall back to initialize/);
+  assert.match(
+    error.message,
+    /server\/discover refused: the server does not seem to speak 2026-07-28, and this client speaks no session-era version to fall back to initialize/,
+  );
   assert.ok(Date.now() - started < 10_000, "refused without waiting for a timeout");
   assert.deepEqual(receivedMethods(stderr.text), ["server/discover"], stderr.text);
 
@@ -153,12 +172,24 @@ test("a modern-only client against a session-only server: connect rejects plainl
   const run = await runNode([MAIN, "client", "--era", "modern", "--", process.execPath, SESSION_ONLY, "--serve"]);
   assert.equal(run.code, 2, `stdout: ${run.stdout}; stderr: ${run.stderr}`);
   assert.match(run.stdout, /^FAIL {2}initialize: MCP error -32601: .*does not seem to speak 2026-07-28/m);
-  assert.deepEqual(receivedMethods(run.stderr.split("\n").map((l) => l.replace(/^\[server\] /, "")).join("\n")), ["server/discover"]);
+  assert.deepEqual(
+    receivedMethods(
+      run.stderr
+        .split("\n")
+        .map((l) => l.replace(/^\[server\] /, ""))
+        .join("\n"),
+    ),
+    ["server/discover"],
+  );
 });
 
 test("an auto client against a session-only server falls back to initialize and reports the session era", async () => {
   const stderr = { text: "" };
-  const connection = await withTimeout(spawnClient(process.execPath, [SESSION_ONLY, "--serve"], { versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS] }, stderr), 15_000, "spawn");
+  const connection = await withTimeout(
+    spawnClient(process.execPath, [SESSION_ONLY, "--serve"], { versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS] }, stderr),
+    15_000,
+    "spawn",
+  );
   try {
     assert.equal(connection.server.era, "session");
     assert.equal(connection.server.version, "2025-11-25");
@@ -168,7 +199,11 @@ test("an auto client against a session-only server falls back to initialize and 
   } finally {
     await withTimeout(connection.close(), 10_000, "close");
   }
-  assert.deepEqual(receivedMethods(stderr.text), ["server/discover", "initialize", "notifications/initialized", "tools/call", "ping"], stderr.text);
+  assert.deepEqual(
+    receivedMethods(stderr.text),
+    ["server/discover", "initialize", "notifications/initialized", "tools/call", "ping"],
+    stderr.text,
+  );
 
   // The command (era auto by default) reports the session era and passes.
   const run = await runNode([MAIN, "client", "--", process.execPath, SESSION_ONLY, "--serve"]);

@@ -52,7 +52,12 @@ function serve(args: readonly string[] = []): Conversation {
 
 const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
 const initialize = (id: number, version = "2025-11-25"): string =>
-  line({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  line({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
 
 test("a UTF-8 byte order mark before the first message is accepted (stdio)", async () => {
   const server = serve();
@@ -65,9 +70,18 @@ test("a UTF-8 byte order mark before the first message is accepted (stdio)", asy
 
 test("server/discover naming an unknown version, then initialize on the same connection: a 2025-11-25 session (stdio)", async () => {
   const server = serve();
-  server.send(line({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {} } } }));
+  server.send(
+    line({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {} } },
+    }),
+  );
   const [probe] = await server.read(1);
-  const supported = ((probe?.error as Record<string, unknown> | undefined)?.data as Record<string, unknown> | undefined)?.supported ?? (probe?.result as Record<string, unknown> | undefined)?.supportedVersions;
+  const supported =
+    ((probe?.error as Record<string, unknown> | undefined)?.data as Record<string, unknown> | undefined)?.supported ??
+    (probe?.result as Record<string, unknown> | undefined)?.supportedVersions;
   assert.ok(Array.isArray(supported) && supported.includes("2025-11-25"), JSON.stringify(probe));
   server.send(initialize(2));
   const [init] = await server.read(1);

@@ -15,7 +15,13 @@ import { StdioClient, type StdioClientOptions } from "../../lib/hosts/stdio.js";
 import type { Client, ClientOptions } from "../../lib/peer/client/client.js";
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError } from "../../lib/peer/shared/errors.js";
 import { PeerAbortController } from "../../lib/peer/shared/signal.js";
-import { REFERENCE_CLIENT_INFO, installReferenceHandlers, referenceClientCapabilities, runReport, type CheckResult } from "../../lib/cli/reference-client.js";
+import {
+  REFERENCE_CLIENT_INFO,
+  installReferenceHandlers,
+  referenceClientCapabilities,
+  runReport,
+  type CheckResult,
+} from "../../lib/cli/reference-client.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { type Run, firstText, runNode, sleep, withTimeout } from "../support.js";
 
@@ -26,9 +32,6 @@ const FIXTURE = join(here, "fixtures-servers", "test-server.js");
 type Diagnostic = Parameters<NonNullable<ClientOptions["onDiagnostic"]>>[0];
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────
-
-
-
 
 /** Settles with the outcome of `promise` without letting a rejection go unhandled meanwhile. */
 function outcome<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
@@ -101,8 +104,6 @@ function spawnFixture(flags: readonly string[] = [], extra: Partial<StdioClientO
   return spawnServer(process.execPath, [FIXTURE, "--serve", ...flags], extra);
 }
 
-
-
 /**
  * The report lines of `mcp-engine client`/`demo` against the reference server: no FAIL, no
  * WARN, the summary counts the lines, and the only SKIPs are the tools whose names say they
@@ -120,7 +121,10 @@ function assertCleanReport(run: Run): void {
   const skips = lines.filter((l) => l.startsWith("SKIP  "));
   assert.equal(Number(match[2]), skips.length);
   for (const skip of skips) {
-    assert.match(skip, /^SKIP {2}tools\/call (test_trigger_\w+_change: not called: its name suggests it changes something \("change"\)|confirm_delete: not called: its name suggests it changes something \("delete"\)|test_input_required_result_\w+: the tool needs a client capability this run does not declare \{"roots")/);
+    assert.match(
+      skip,
+      /^SKIP {2}tools\/call (test_trigger_\w+_change: not called: its name suggests it changes something \("change"\)|confirm_delete: not called: its name suggests it changes something \("delete"\)|test_input_required_result_\w+: the tool needs a client capability this run does not declare \{"roots")/,
+    );
   }
   assert.equal(lines.filter((l) => /^(FAIL|WARN)/.test(l)).length, 0);
   assert.doesNotMatch(run.stderr, /\[(violation|diagnostic)\]/, "no protocol diagnostics");
@@ -130,11 +134,18 @@ function assertCleanReport(run: Run): void {
 
 test("reference client against `mcp-engine serve`: every check passes and every feature is exercised", async () => {
   const roots = [{ uri: "file:///nonexistent/e2e-root", name: "e2e-root" }];
-  const h = await spawnServer(process.execPath, [MAIN, "serve"], { info: REFERENCE_CLIENT_INFO, capabilities: referenceClientCapabilities(roots) });
+  const h = await spawnServer(process.execPath, [MAIN, "serve"], {
+    info: REFERENCE_CLIENT_INFO,
+    capabilities: referenceClientCapabilities(roots),
+  });
   installReferenceHandlers(h.client, roots);
   const checks: CheckResult[] = [];
   // Destructive-looking tools too: every tool of the reference server is exercised.
-  const { passed, failed } = await withTimeout(runReport(h.client, { print: (c) => checks.push(c), sleep, callDestructiveTools: true }), 15_000, "runReport");
+  const { passed, failed } = await withTimeout(
+    runReport(h.client, { print: (c) => checks.push(c), sleep, callDestructiveTools: true }),
+    15_000,
+    "runReport",
+  );
   await withTimeout(h.connection.close(), 5000, "close");
 
   const failures = checks.filter((c) => c.grade !== "PASS");
@@ -153,9 +164,21 @@ test("reference client against `mcp-engine serve`: every check passes and every 
   assert.ok(reference.tools.size >= 16);
   for (const name of reference.tools.keys()) expect(`tools/call ${name}`);
   for (const uri of reference.resources.keys()) expect(`resources/read ${uri}`);
-  for (const uriTemplate of reference.templates.keys()) assert.match(expect(`resources/read ${uriTemplate}`).detail, /^test:\/\/template\/123\/data: 1 content/);
+  for (const uriTemplate of reference.templates.keys())
+    assert.match(expect(`resources/read ${uriTemplate}`).detail, /^test:\/\/template\/123\/data: 1 content/);
   for (const name of reference.prompts.keys()) expect(`prompts/get ${name}`);
-  for (const name of ["initialize", "ping", "logging/setLevel", "tools/list", "tools/call unknown tool", "resources/list", "resources/templates/list", "resources/read unknown", "prompts/list"]) expect(name);
+  for (const name of [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "tools/list",
+    "tools/call unknown tool",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read unknown",
+    "prompts/list",
+  ])
+    expect(name);
   assert.equal(expect("tools/list").detail, `${reference.tools.size} tools`);
   assert.match(expect("tools/call test_error_handling").detail, /^isError result/);
   assert.match(expect("tools/call test_simple_text").detail, /^result: 1 block\(s\), "This is a simple text response/);
@@ -164,7 +187,10 @@ test("reference client against `mcp-engine serve`: every check passes and every 
   assert.match(expect("progress").detail, /^3 notifications: 0, 50, 100$/);
   assert.match(expect("cancellation").detail, /cancelled; the server still answers/);
   assert.match(expect("logging").detail, /^[1-9]\d* log message/);
-  assert.ok(checks.some((c) => c.name.startsWith("resources/subscribe ")), "subscribe check");
+  assert.ok(
+    checks.some((c) => c.name.startsWith("resources/subscribe ")),
+    "subscribe check",
+  );
   assert.match(checks.find((c) => c.name.startsWith("completion/complete "))?.detail ?? "", /^[1-9]\d* value\(s\)/);
 
   // S-02 with a well-behaved server: it left on stdin close, before any signal.
@@ -172,11 +198,11 @@ test("reference client against `mcp-engine serve`: every check passes and every 
   assert.equal(h.connection.child.signalCode, null);
 });
 
-test("`mcp-engine demo` exits 0 and ends with \"N passed, 0 failed\"", async () => {
+test('`mcp-engine demo` exits 0 and ends with "N passed, 0 failed"', async () => {
   assertCleanReport(await runNode([MAIN, "demo"]));
 });
 
-test("`mcp-engine client -- node main.js serve` exits 0 and ends with \"N passed, 0 failed\"", async () => {
+test('`mcp-engine client -- node main.js serve` exits 0 and ends with "N passed, 0 failed"', async () => {
   const run = await runNode([MAIN, "client", "--", process.execPath, MAIN, "serve"]);
   assertCleanReport(run);
   assert.match(run.stdout, /^mcp-engine client report for: /);
@@ -213,7 +239,11 @@ test("a handler that never settles delays neither ping nor other calls", async (
 
   // Twenty calls in flight at once, answered in reverse order of sending: each gets its own answer.
   const values = Array.from({ length: 20 }, (_, i) => `value-${i}`);
-  const answers = await withTimeout(Promise.all(values.map((value, i) => h.client.callTool("echo", { value, delayMs: (20 - i) * 5 }))), 6000, "echo x20");
+  const answers = await withTimeout(
+    Promise.all(values.map((value, i) => h.client.callTool("echo", { value, delayMs: (20 - i) * 5 }))),
+    6000,
+    "echo x20",
+  );
   assert.deepEqual(answers.map(firstText), values);
   assert.equal(hungSettled, false);
 
@@ -308,7 +338,10 @@ test("a stray non-JSON line on stdout is reported (M-01) and the session goes on
   const h = await spawnFixture();
   const answer = await withTimeout(h.client.callTool("stray_stdout"), 5000, "stray_stdout");
   assert.equal(firstText(answer), "answered after the stray line");
-  assert.ok(h.diagnostics.some((d) => d.kind === "violation" && d.rule === "M-01"), JSON.stringify(h.diagnostics));
+  assert.ok(
+    h.diagnostics.some((d) => d.kind === "violation" && d.rule === "M-01"),
+    JSON.stringify(h.diagnostics),
+  );
   assert.equal(firstText(await withTimeout(h.client.callTool("echo", { value: "later" }), 5000, "echo")), "later");
   await withTimeout(h.client.ping(), 5000, "ping");
   await withTimeout(h.connection.close(), 5000, "close");
@@ -317,7 +350,10 @@ test("a stray non-JSON line on stdout is reported (M-01) and the session goes on
 
 test("a stray line before initialization: reported (M-01), and the session still initializes", async () => {
   const h = await spawnFixture(["--stray-at-start"]);
-  assert.ok(h.diagnostics.some((d) => d.kind === "violation" && d.rule === "M-01"), JSON.stringify(h.diagnostics));
+  assert.ok(
+    h.diagnostics.some((d) => d.kind === "violation" && d.rule === "M-01"),
+    JSON.stringify(h.diagnostics),
+  );
   assert.equal(h.connection.server.serverInfo.name, "e2e-fixture-server");
   assert.equal(firstText(await withTimeout(h.client.callTool("echo", { value: "fine" }), 5000, "echo")), "fine");
   await withTimeout(h.connection.close(), 5000, "close");

@@ -41,7 +41,11 @@ function answerNames(client: Client): void {
 async function scenario(client: Client, plain: Client): Promise<void> {
   answerNames(client);
   const seen: TaskInfo[] = [];
-  const done = await withTimeout(client.callTool("slow_compute", { seconds: 0.2, label: "e2e" }, { onTask: (t) => seen.push(t) }), 10_000, "slow_compute");
+  const done = await withTimeout(
+    client.callTool("slow_compute", { seconds: 0.2, label: "e2e" }, { onTask: (t) => seen.push(t) }),
+    10_000,
+    "slow_compute",
+  );
   assert.equal(firstText(done), "Computed e2e after 0.2s");
   assert.equal(seen[0]?.form, "extension");
   assert.equal(seen.at(-1)?.status, "completed");
@@ -51,9 +55,15 @@ async function scenario(client: Client, plain: Client): Promise<void> {
   const failed = await rejection(withTimeout(client.callTool("protocol_error_job", {}), 10_000, "protocol_error_job"));
   assert.ok(failed instanceof TaskFailedError && failed.code === -32603, String(failed));
 
-  assert.equal(firstText(await withTimeout(client.callTool("confirm_delete", { filename: "a.txt" }), 10_000, "confirm_delete")), "Deleted a.txt");
+  assert.equal(
+    firstText(await withTimeout(client.callTool("confirm_delete", { filename: "a.txt" }), 10_000, "confirm_delete")),
+    "Deleted a.txt",
+  );
   assert.equal(firstText(await withTimeout(client.callTool("multi_input", {}), 10_000, "multi_input")), "Got Alice and Alice");
-  assert.equal(firstText(await withTimeout(client.callTool("test_tool_with_task", {}), 10_000, "test_tool_with_task")), "Hello, Alice! (from the task)");
+  assert.equal(
+    firstText(await withTimeout(client.callTool("test_tool_with_task", {}), 10_000, "test_tool_with_task")),
+    "Hello, Alice! (from the task)",
+  );
 
   // Aborting the call cancels the task on the server.
   const controller = new PeerAbortController();
@@ -79,7 +89,10 @@ async function scenario(client: Client, plain: Client): Promise<void> {
   assert.ok(unknown instanceof McpError && unknown.code === -32602, String(unknown));
 
   // A client without the extension: plain results, -32021 for task-only tools and tasks/*.
-  assert.equal(firstText(await withTimeout(plain.callTool("slow_compute", { seconds: 0 }), 10_000, "plain slow_compute")), "Computed result after 0s");
+  assert.equal(
+    firstText(await withTimeout(plain.callTool("slow_compute", { seconds: 0 }), 10_000, "plain slow_compute")),
+    "Computed result after 0s",
+  );
   const required = await rejection(plain.callTool("failing_job", {}));
   assert.ok(required instanceof McpError && required.code === -32021, String(required));
   const gated = await rejection(plain.tasks.get(taskId as string));
@@ -88,7 +101,20 @@ async function scenario(client: Client, plain: Client): Promise<void> {
 
 test("task round trips over stdio: the reference server spawned, 2026-07-28 with the tasks extension", async () => {
   const spawn = (capabilities: ClientCapabilities) =>
-    withTimeout(StdioClient.spawn({ command: process.execPath, args: [MAIN, "serve"], info: INFO, versions: [MODERN], capabilities, connectTimeoutMs: 10_000, defaultTimeoutMs: 10_000, stderr: "ignore" }), 15_000, "spawn");
+    withTimeout(
+      StdioClient.spawn({
+        command: process.execPath,
+        args: [MAIN, "serve"],
+        info: INFO,
+        versions: [MODERN],
+        capabilities,
+        connectTimeoutMs: 10_000,
+        defaultTimeoutMs: 10_000,
+        stderr: "ignore",
+      }),
+      15_000,
+      "spawn",
+    );
   const [withTasks, plain] = await Promise.all([spawn(WITH_TASKS), spawn({ elicitation: {} })]);
   try {
     assert.equal(withTasks.server.era, "modern");
@@ -118,7 +144,11 @@ function abortableSleep(ms: number, signal: HandlerContext["signal"]): Promise<v
 }
 
 async function serveReference(t: TestContext, ttlMs?: number): Promise<string> {
-  const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep: abortableSleep, tasks: { pollIntervalMs: 20, ...(ttlMs === undefined ? {} : { ttlMs }) } });
+  const server = createReferenceServer({
+    paginationSecret: randomBytes(32),
+    sleep: abortableSleep,
+    tasks: { pollIntervalMs: 20, ...(ttlMs === undefined ? {} : { ttlMs }) },
+  });
   const running = await serveHttp(server, { onError: () => {} });
   (t as unknown as { after(fn: () => Promise<void>): void }).after(() => running.close());
   return running.url;
@@ -140,7 +170,13 @@ test("over HTTP, a task past its ttlMs is gone: tasks/get answers -32602 (expire
   const connection = await connectHttpNode({ url, info: INFO, versions: [MODERN], capabilities: WITH_TASKS });
   try {
     let taskId: string | undefined;
-    const outcome = await rejection(withTimeout(connection.client.callTool("slow_compute", { seconds: 60 }, { onTask: (task) => (taskId = task.taskId) }), 10_000, "expiry"));
+    const outcome = await rejection(
+      withTimeout(
+        connection.client.callTool("slow_compute", { seconds: 60 }, { onTask: (task) => (taskId = task.taskId) }),
+        10_000,
+        "expiry",
+      ),
+    );
     assert.ok(outcome instanceof McpError && outcome.code === -32602 && /expired/.test(outcome.message), String(outcome));
     const again = await rejection(connection.client.tasks.get(taskId as string));
     assert.ok(again instanceof McpError && again.code === -32602, String(again));

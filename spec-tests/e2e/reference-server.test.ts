@@ -17,7 +17,11 @@ import { serveHttp } from "../../lib/hosts/http-server.js";
 import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from "../../lib/rules/modern.js";
 import { withTimeout, type FetchResponse } from "../support.js";
 
-const platformFetch = (globalThis as unknown as { fetch: (url: string, init: { method: string; headers: Record<string, string>; body: string }) => Promise<FetchResponse> }).fetch;
+const platformFetch = (
+  globalThis as unknown as {
+    fetch: (url: string, init: { method: string; headers: Record<string, string>; body: string }) => Promise<FetchResponse>;
+  }
+).fetch;
 
 type Json = { [key: string]: unknown };
 
@@ -27,22 +31,52 @@ let nextId = 1;
 /** A running reference server whose requestState clock the test sets. */
 async function reference(t: TestContext): Promise<{ url: string; clock: { now: number } }> {
   const clock = { now: 1_000_000 };
-  const server = createReferenceServer({ paginationSecret: randomBytes(32), requestStateSecret: randomBytes(32), sleep: () => Promise.resolve(), now: () => clock.now });
+  const server = createReferenceServer({
+    paginationSecret: randomBytes(32),
+    requestStateSecret: randomBytes(32),
+    sleep: () => Promise.resolve(),
+    now: () => clock.now,
+  });
   const running = await serveHttp(server, { onError: () => {} });
   (t as unknown as { after(fn: () => Promise<void>): void }).after(() => running.close());
   return { url: running.url, clock };
 }
 
 /** POSTs one 2026-07-28 request with the headers a client derives from it (plus `extra`); the response unread. */
-function send(url: string, method: string, params: Json, caps: Json = ALL_CAPS, extra: Record<string, string> = {}, meta: Json = {}): Promise<FetchResponse> {
-  const body = { jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: { [META_PROTOCOL_VERSION]: "2026-07-28", [META_CLIENT_CAPABILITIES]: caps, ...meta } } };
-  const headers: Record<string, string> = { accept: "application/json, text/event-stream", "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...extra };
+function send(
+  url: string,
+  method: string,
+  params: Json,
+  caps: Json = ALL_CAPS,
+  extra: Record<string, string> = {},
+  meta: Json = {},
+): Promise<FetchResponse> {
+  const body = {
+    jsonrpc: "2.0",
+    id: nextId++,
+    method,
+    params: { ...params, _meta: { [META_PROTOCOL_VERSION]: "2026-07-28", [META_CLIENT_CAPABILITIES]: caps, ...meta } },
+  };
+  const headers: Record<string, string> = {
+    accept: "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": method,
+    ...extra,
+  };
   if (typeof params.name === "string") headers["mcp-name"] = params.name;
   return withTimeout(platformFetch(url, { method: "POST", headers, body: JSON.stringify(body) }), 10_000, `POST ${method}`);
 }
 
 /** Every JSON-RPC message of a response, JSON or SSE, with its status. */
-async function exchange(url: string, method: string, params: Json, caps?: Json, extra?: Record<string, string>, meta?: Json): Promise<{ status: number; messages: Json[]; answer: Json }> {
+async function exchange(
+  url: string,
+  method: string,
+  params: Json,
+  caps?: Json,
+  extra?: Record<string, string>,
+  meta?: Json,
+): Promise<{ status: number; messages: Json[]; answer: Json }> {
   const response = await send(url, method, params, caps, extra, meta);
   const text = await withTimeout(response.text(), 10_000, `${method} body`);
   const sse = (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
@@ -63,7 +97,12 @@ async function result(url: string, method: string, params: Json, caps?: Json): P
   return answer.result as Json;
 }
 
-async function error(url: string, method: string, params: Json, caps?: Json): Promise<{ status: number; code: number; data: Json | undefined }> {
+async function error(
+  url: string,
+  method: string,
+  params: Json,
+  caps?: Json,
+): Promise<{ status: number; code: number; data: Json | undefined }> {
   const { status, answer } = await exchange(url, method, params, caps);
   const e = answer.error as { code: number; data?: Json } | undefined;
   assert.ok(e !== undefined, `an error, got ${JSON.stringify(answer)}`);
@@ -81,25 +120,50 @@ test("input_required tools: named input requests of each kind; the retry with an
   assert.equal(first.resultType, "input_required");
   assert.deepEqual(methodsOf(first), { user_name: "elicitation/create" });
   assert.equal(first.requestState, undefined, "nothing to carry: no state");
-  assert.equal(textOf(await result(url, "tools/call", call("test_input_required_result_elicitation", { inputResponses: { user_name: accept({ name: "Alice" }), extra: accept({}) } }))), "Hello, Alice!");
+  assert.equal(
+    textOf(
+      await result(
+        url,
+        "tools/call",
+        call("test_input_required_result_elicitation", { inputResponses: { user_name: accept({ name: "Alice" }), extra: accept({}) } }),
+      ),
+    ),
+    "Hello, Alice!",
+  );
   for (const wrong of [{ wrong_key: accept({}) }, { user_name: 12345 }]) {
-    assert.equal((await result(url, "tools/call", call("test_input_required_result_elicitation", { inputResponses: wrong }))).resultType, "input_required");
+    assert.equal(
+      (await result(url, "tools/call", call("test_input_required_result_elicitation", { inputResponses: wrong }))).resultType,
+      "input_required",
+    );
   }
 
   const sampling = await result(url, "tools/call", call("test_input_required_result_sampling"));
   assert.deepEqual(methodsOf(sampling), { capital_question: "sampling/createMessage" });
-  const sampled = await result(url, "tools/call", call("test_input_required_result_sampling", { inputResponses: { capital_question: { role: "assistant", content: { type: "text", text: "Paris." }, model: "m" } } }));
+  const sampled = await result(
+    url,
+    "tools/call",
+    call("test_input_required_result_sampling", {
+      inputResponses: { capital_question: { role: "assistant", content: { type: "text", text: "Paris." }, model: "m" } },
+    }),
+  );
   assert.equal(textOf(sampled), "The model answered: Paris.");
 
   const roots = await result(url, "tools/call", call("test_input_required_result_list_roots"));
   assert.deepEqual(methodsOf(roots), { client_roots: "roots/list" });
-  const listed = await result(url, "tools/call", call("test_input_required_result_list_roots", { inputResponses: { client_roots: { roots: [{ uri: "file:///a" }] } } }));
+  const listed = await result(
+    url,
+    "tools/call",
+    call("test_input_required_result_list_roots", { inputResponses: { client_roots: { roots: [{ uri: "file:///a" }] } } }),
+  );
   assert.equal(textOf(listed), "The client has 1 root(s): file:///a");
 
   // prompts/get goes input_required the same way, and completes with messages.
   const prompt = await result(url, "prompts/get", { name: "test_input_required_result_prompt" });
   assert.deepEqual(methodsOf(prompt), { user_context: "elicitation/create" });
-  const messages = await result(url, "prompts/get", { name: "test_input_required_result_prompt", inputResponses: { user_context: accept({ context: "ctx" }) } });
+  const messages = await result(url, "prompts/get", {
+    name: "test_input_required_result_prompt",
+    inputResponses: { user_context: accept({ context: "ctx" }) },
+  });
   assert.equal(messages.resultType, "complete");
   assert.deepEqual((messages.messages as Json[])[0], { role: "user", content: { type: "text", text: "Answer using this context: ctx" } });
 });
@@ -111,7 +175,8 @@ test("sealed requestState: echoed untouched it verifies (state-ok); tampered, re
   assert.deepEqual(methodsOf(first), { confirm: "elicitation/create" });
   const state = first.requestState as string;
   assert.equal(typeof state, "string");
-  const retry = (name: string, requestState: string): Json => call(name, { inputResponses: { confirm: accept({ ok: true }) }, requestState });
+  const retry = (name: string, requestState: string): Json =>
+    call(name, { inputResponses: { confirm: accept({ ok: true }) }, requestState });
   assert.match(textOf(await result(url, "tools/call", retry(tool, state))), /^state-ok/);
   // Answers without the state it asked with are not trusted: it asks again, with a state.
   const stateless = await result(url, "tools/call", call(tool, { inputResponses: { confirm: accept({ ok: true }) } }));
@@ -137,26 +202,48 @@ test("multi-round: step1, then step2 with a new state remembering the answer, th
   const tool = "test_input_required_result_multi_round";
   const r1 = await result(url, "tools/call", call(tool));
   assert.deepEqual(methodsOf(r1), { step1: "elicitation/create" });
-  const r2 = await result(url, "tools/call", call(tool, { inputResponses: { step1: accept({ name: "Alice" }) }, requestState: r1.requestState }));
+  const r2 = await result(
+    url,
+    "tools/call",
+    call(tool, { inputResponses: { step1: accept({ name: "Alice" }) }, requestState: r1.requestState }),
+  );
   assert.deepEqual(methodsOf(r2), { step2: "elicitation/create" });
   assert.notEqual(r2.requestState, r1.requestState);
-  const r3 = await result(url, "tools/call", call(tool, { inputResponses: { step2: accept({ color: "blue" }) }, requestState: r2.requestState }));
+  const r3 = await result(
+    url,
+    "tools/call",
+    call(tool, { inputResponses: { step2: accept({ color: "blue" }) }, requestState: r2.requestState }),
+  );
   assert.equal(textOf(r3), "Alice's favorite color is blue");
 
   const multiple = "test_input_required_result_multiple_inputs";
   const m1 = await result(url, "tools/call", call(multiple));
   assert.deepEqual(methodsOf(m1), { user_name: "elicitation/create", greeting: "sampling/createMessage", client_roots: "roots/list" });
-  const partial = await result(url, "tools/call", call(multiple, { inputResponses: { user_name: accept({ name: "Bo" }) }, requestState: m1.requestState }));
+  const partial = await result(
+    url,
+    "tools/call",
+    call(multiple, { inputResponses: { user_name: accept({ name: "Bo" }) }, requestState: m1.requestState }),
+  );
   assert.deepEqual(methodsOf(partial), { greeting: "sampling/createMessage", client_roots: "roots/list" });
-  const all = { user_name: accept({ name: "Bo" }), greeting: { role: "assistant", content: { type: "text", text: "Hi" }, model: "m" }, client_roots: { roots: [] } };
-  assert.equal(textOf(await result(url, "tools/call", call(multiple, { inputResponses: all, requestState: m1.requestState }))), "All inputs received: name=Bo, greeting=Hi, roots=");
+  const all = {
+    user_name: accept({ name: "Bo" }),
+    greeting: { role: "assistant", content: { type: "text", text: "Hi" }, model: "m" },
+    client_roots: { roots: [] },
+  };
+  assert.equal(
+    textOf(await result(url, "tools/call", call(multiple, { inputResponses: all, requestState: m1.requestState }))),
+    "All inputs received: name=Bo, greeting=Hi, roots=",
+  );
 });
 
 test("only declared kinds are asked for; an undeclared capability the tool needs → 400 -32021 naming it", async (t) => {
   const { url } = await reference(t);
   const samplingOnly = await result(url, "tools/call", call("test_input_required_result_capabilities"), { sampling: {} });
   assert.deepEqual(methodsOf(samplingOnly), { sampling: "sampling/createMessage" });
-  assert.equal(textOf(await result(url, "tools/call", call("test_input_required_result_capabilities"), {})), "The client declared none of sampling, elicitation and roots: nothing to ask");
+  assert.equal(
+    textOf(await result(url, "tools/call", call("test_input_required_result_capabilities"), {})),
+    "The client declared none of sampling, elicitation and roots: nothing to ask",
+  );
 
   const missing = await error(url, "tools/call", call("test_missing_capability"), {});
   assert.equal(missing.status, 400);
@@ -207,7 +294,12 @@ test("the list-change hooks reach an open listen stream that asked for that list
     const ack = await next();
     assert.equal(ack.method, "notifications/subscriptions/acknowledged");
     const id = (ack.params as Json)._meta as Json;
-    assert.equal(textOf(await result(url, "tools/call", call(hook))), hook === "test_trigger_tool_change" ? "The tool list changed (a tool was added, then removed)" : "The prompt list changed (a prompt was added, then removed)");
+    assert.equal(
+      textOf(await result(url, "tools/call", call(hook))),
+      hook === "test_trigger_tool_change"
+        ? "The tool list changed (a tool was added, then removed)"
+        : "The prompt list changed (a prompt was added, then removed)",
+    );
     const changed = await next();
     assert.equal(changed.method, method);
     assert.equal(((changed.params as Json)._meta as Json)[META_SUBSCRIPTION_ID], id[META_SUBSCRIPTION_ID]);
@@ -230,10 +322,17 @@ test("test_custom_headers: Mcp-Param-Region equal to the region argument (plain 
   const schema = tools.find((tool) => tool.name === "test_custom_headers")?.inputSchema as { properties: Record<string, Json> };
   assert.equal(schema.properties.region?.["x-mcp-header"], "Region");
   const args = { region: "Hello", priority: 3 };
-  const ok = await exchange(url, "tools/call", { name: "test_custom_headers", arguments: args }, ALL_CAPS, { "mcp-param-region": "=?base64?SGVsbG8=?=", "mcp-param-priority": "3" });
+  const ok = await exchange(url, "tools/call", { name: "test_custom_headers", arguments: args }, ALL_CAPS, {
+    "mcp-param-region": "=?base64?SGVsbG8=?=",
+    "mcp-param-priority": "3",
+  });
   assert.equal(ok.status, 200);
   assert.equal(textOf(ok.answer.result as Json), 'Headers agreed with the arguments: {"region":"Hello","priority":3}');
-  const wrong: Array<Record<string, string>> = [{ "mcp-param-priority": "3" }, { "mcp-param-region": "hello", "mcp-param-priority": "3" }, { "mcp-param-region": "Hello" }];
+  const wrong: Array<Record<string, string>> = [
+    { "mcp-param-priority": "3" },
+    { "mcp-param-region": "hello", "mcp-param-priority": "3" },
+    { "mcp-param-region": "Hello" },
+  ];
   for (const extra of wrong) {
     const refused = await exchange(url, "tools/call", { name: "test_custom_headers", arguments: args }, ALL_CAPS, extra);
     assert.equal(refused.status, 400, JSON.stringify(extra));

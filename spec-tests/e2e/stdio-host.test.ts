@@ -85,7 +85,12 @@ test("coalescedWriter: the sink is told which bytes a read's dispatch wrote (ofR
   await sleep(0);
   out.write(bytes("next tick\n"));
   out.flush();
-  assert.deepEqual(writes, [["request\n", false], ["answer\nnested\n", true], ["later\n", false], ["next tick\n", false]]);
+  assert.deepEqual(writes, [
+    ["request\n", false],
+    ["answer\nnested\n", true],
+    ["later\n", false],
+    ["next tick\n", false],
+  ]);
 });
 
 test("coalescedWriter: after a read that wrote nothing, the next write leaves at once, with nothing scheduled", async () => {
@@ -188,7 +193,10 @@ test("pacedSink: a refused write pauses the input until the output drains, with 
 
 test("nodeHost: a deadline moved later is kept, and onTimer is not called before it", async () => {
   const calls: number[] = [];
-  const host = nodeHost(() => undefined, () => calls.push(performance.now()));
+  const host = nodeHost(
+    () => undefined,
+    () => calls.push(performance.now()),
+  );
   const start = performance.now();
   host.armTimer(start + 5);
   const later = start + 40;
@@ -200,7 +208,10 @@ test("nodeHost: a deadline moved later is kept, and onTimer is not called before
 
 test("nodeHost: a deadline moved earlier is honoured, and one taken away is never called", async () => {
   const calls: number[] = [];
-  const host = nodeHost(() => undefined, () => calls.push(performance.now()));
+  const host = nodeHost(
+    () => undefined,
+    () => calls.push(performance.now()),
+  );
   const start = performance.now();
   host.armTimer(start + 1000);
   host.armTimer(start + 10); // earlier: re-armed
@@ -231,14 +242,29 @@ test("StdioClient against `mcp-engine serve`: 100 calls in flight leave in fewer
   }
 });
 
-const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) + "\n";
+const INITIALIZE =
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 7,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  }) + "\n";
 
 /** Everything `mcp-engine serve` writes until it exits, as parsed lines. */
 function collect(child: ReturnType<typeof spawn>): Promise<Record<string, unknown>[]> {
   let out = "";
   child.stdout!.on("data", (chunk: Uint8Array) => (out += text.decode(chunk)));
   return withTimeout(
-    new Promise((resolve) => child.on("close", () => resolve(out.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>)))),
+    new Promise((resolve) =>
+      child.on("close", () =>
+        resolve(
+          out
+            .split("\n")
+            .filter((l) => l.length > 0)
+            .map((l) => JSON.parse(l) as Record<string, unknown>),
+        ),
+      ),
+    ),
     10_000,
     "mcp-engine serve to exit",
   );
@@ -259,14 +285,18 @@ test("serveStdio on a pipe: a line split over two reads of the reused buffer is 
     );
   child.stdin!.write(INITIALIZE);
   await waitFor(1); // the server is up and reading
-  const ping = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping", params: { _meta: { note: "a line long enough to cut in two" } } }) + "\n";
+  const ping =
+    JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping", params: { _meta: { note: "a line long enough to cut in two" } } }) + "\n";
   child.stdin!.write(ping.slice(0, 40));
   await sleep(100); // read on its own, into the buffer the next read overwrites
   child.stdin!.write(ping.slice(40));
   await waitFor(2);
   child.stdin!.end();
   await withTimeout(exited, 10_000, "mcp-engine serve to exit");
-  const lines = out.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = out
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.deepEqual(lines[1], { jsonrpc: "2.0", id: 9, result: {} });
 });
 
@@ -274,12 +304,22 @@ test("serveStdio with a file as stdin reads it through process.stdin and answers
   const dir = mkdtempSync(join(tmpdir(), "stdio-host-"));
   try {
     const file = join(dir, "in.jsonl");
-    writeFileSync(file, INITIALIZE + JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n" + JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ping" }) + "\n");
+    writeFileSync(
+      file,
+      INITIALIZE +
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) +
+        "\n" +
+        JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ping" }) +
+        "\n",
+    );
     const fd = openSync(file, "r");
     const child = spawn(process.execPath, [MAIN, "serve"], { stdio: [fd, "pipe", "pipe"] });
     closeSync(fd);
     const lines = await collect(child);
-    assert.deepEqual(lines.map((l) => l.id), [7, 8]);
+    assert.deepEqual(
+      lines.map((l) => l.id),
+      [7, 8],
+    );
     assert.deepEqual(lines[1]?.result, {});
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -323,9 +363,15 @@ test("serveStdio: a client that does not read stalls the server, which takes in 
     );
     child.stdout!.resume();
     await withTimeout(done, 60_000, "every answer");
-    const ids = out.split("\n").filter((l) => l.length > 0).map((l) => (JSON.parse(l) as { id: number }).id);
+    const ids = out
+      .split("\n")
+      .filter((l) => l.length > 0)
+      .map((l) => (JSON.parse(l) as { id: number }).id);
     assert.equal(ids.length, count);
-    assert.ok(ids.every((id, i) => id === i + 1), "answers in request order, none lost, none twice");
+    assert.ok(
+      ids.every((id, i) => id === i + 1),
+      "answers in request order, none lost, none twice",
+    );
   } finally {
     // On a failure the server may still have answers to write that nobody reads: it must not outlive the test.
     child.kill();
@@ -350,7 +396,12 @@ process.stdin.on("end", () => process.stderr.write("eof\\n"));
 
 test("StdioClient.close: what is gathered for the end of the tick (a request and its cancellation, made in the tick close() is called in) reaches the server before its stdin ends", async () => {
   let heard = "";
-  const remote = await StdioClient.spawn({ command: process.execPath, args: ["-e", LISTENER], info: { name: "t", version: "1" }, stderr: (text) => (heard += text) });
+  const remote = await StdioClient.spawn({
+    command: process.execPath,
+    args: ["-e", LISTENER],
+    info: { name: "t", version: "1" },
+    stderr: (text) => (heard += text),
+  });
   // notifications/initialized left at once after the last read: the next writes of this tick are gathered.
   const controller = new AbortController();
   const unanswered = remote.client.ping({ signal: controller.signal }).catch((error: unknown) => error);
@@ -374,7 +425,12 @@ serveStdio(server, { readInPlace: true });
 `;
 
 test("StdioClient with readInPlace reads the server's stdout in place: the child's own stdout object sees none of it, answers of many reads arrive whole, and the child's close follows its exit", async () => {
-  const remote = await StdioClient.spawn({ command: process.execPath, args: ["--input-type=module", "-e", BIG_ANSWERS], info: { name: "t", version: "1" }, readInPlace: true });
+  const remote = await StdioClient.spawn({
+    command: process.execPath,
+    args: ["--input-type=module", "-e", BIG_ANSWERS],
+    info: { name: "t", version: "1" },
+    readInPlace: true,
+  });
   let seenByChildStdout = 0;
   remote.child.stdout.on("data", (chunk: Uint8Array) => (seenByChildStdout += chunk.length));
   const closed = new Promise<void>((resolve) => remote.child.on("close", () => resolve()));
@@ -387,7 +443,10 @@ test("StdioClient with readInPlace reads the server's stdout in place: the child
       assert.equal((first as { text: string }).text, "\u00e9".repeat(sizes[i]!));
     }
     assert.equal(seenByChildStdout, 0, "the answers went through the child's stdout stream, not the in-place reader");
-    const outcome = await remote.client.callTool("exit", {}).then(() => "answered", (error: unknown) => (error as Error).constructor.name);
+    const outcome = await remote.client.callTool("exit", {}).then(
+      () => "answered",
+      (error: unknown) => (error as Error).constructor.name,
+    );
     assert.equal(outcome, "ConnectionClosedError");
     await withTimeout(closed, 5_000, "the child's close event");
   } finally {
@@ -396,7 +455,11 @@ test("StdioClient with readInPlace reads the server's stdout in place: the child
 });
 
 test("StdioClient without readInPlace reads the server's stdout through its data events: a tap on child.stdout sees every answer", async () => {
-  const remote = await StdioClient.spawn({ command: process.execPath, args: ["--input-type=module", "-e", BIG_ANSWERS], info: { name: "t", version: "1" } });
+  const remote = await StdioClient.spawn({
+    command: process.execPath,
+    args: ["--input-type=module", "-e", BIG_ANSWERS],
+    info: { name: "t", version: "1" },
+  });
   let tapped = "";
   remote.child.stdout.on("data", (chunk: Uint8Array) => (tapped += text.decode(chunk, { stream: true })));
   try {
@@ -409,7 +472,13 @@ test("StdioClient without readInPlace reads the server's stdout through its data
 });
 
 test("readChildOutput: without inPlace, or on a stream without a libuv handle that can take a kept buffer, the stream is read through its data events and is itself the reader returned (what pacedSink pauses)", () => {
-  const cases: Array<[unknown, boolean]> = [[undefined, true], [null, true], [{ readStart() {}, readStop() {} }, true], ["handle", true], [{ readStart() {}, readStop() {}, useUserBuffer() {} }, false]];
+  const cases: Array<[unknown, boolean]> = [
+    [undefined, true],
+    [null, true],
+    [{ readStart() {}, readStop() {} }, true],
+    ["handle", true],
+    [{ readStart() {}, readStop() {}, useUserBuffer() {} }, false],
+  ];
   for (const [handle, inPlace] of cases) {
     const listeners: string[] = [];
     const received: Uint8Array[] = [];
@@ -427,13 +496,22 @@ test("readChildOutput: without inPlace, or on a stream without a libuv handle th
     const reader = readChildOutput(stream as unknown as Parameters<typeof readChildOutput>[0], (chunk) => received.push(chunk), inPlace);
     assert.equal(reader, stream, `handle ${JSON.stringify(handle)}, inPlace ${inPlace}`);
     assert.deepEqual(listeners, ["data"]);
-    assert.deepEqual(received.map((c) => text.decode(c)), ["{}\n"]);
+    assert.deepEqual(
+      received.map((c) => text.decode(c)),
+      ["{}\n"],
+    );
   }
 });
 
 for (const readInPlace of [false, true]) {
   test(`StdioClient${readInPlace ? " with readInPlace" : ""}: 30,000 calls of 250 bytes made together (megabytes more than the pipes hold) are all answered, in order; neither end waits on the other`, async () => {
-    const remote = await StdioClient.spawn({ command: process.execPath, args: ["--input-type=module", "-e", BIG_ANSWERS], info: { name: "t", version: "1" }, readInPlace, defaultTimeoutMs: 60_000 });
+    const remote = await StdioClient.spawn({
+      command: process.execPath,
+      args: ["--input-type=module", "-e", BIG_ANSWERS],
+      info: { name: "t", version: "1" },
+      readInPlace,
+      defaultTimeoutMs: 60_000,
+    });
     try {
       const pad = "y".repeat(240);
       const calls = Array.from({ length: 30_000 }, (_, i) => remote.client.callTool("echo", { text: `${i}${pad}` }));

@@ -17,9 +17,15 @@ import { Server } from "../../lib/peer/server/server.js";
 
 const flags = new Set(process.argv.slice(2));
 
-const server = new Server({ info: { name: "session-only-fixture", version: "0.0.0" }, versions: ["2025-11-25"], paginationSecret: randomBytes(32) });
+const server = new Server({
+  info: { name: "session-only-fixture", version: "0.0.0" },
+  versions: ["2025-11-25"],
+  paginationSecret: randomBytes(32),
+});
 
-server.tool("echo", { inputSchema: { type: "object", properties: { value: { type: "string" } } } }, (args) => ({ content: [{ type: "text", text: String(args.value) }] }));
+server.tool("echo", { inputSchema: { type: "object", properties: { value: { type: "string" } } } }, (args) => ({
+  content: [{ type: "text", text: String(args.value) }],
+}));
 
 if (!flags.has("--serve")) process.exit(0);
 

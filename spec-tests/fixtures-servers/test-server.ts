@@ -35,19 +35,23 @@ const server = new Server({ info: { name: "e2e-fixture-server", version: "0.0.0"
 
 server.tool("hang", { inputSchema: NO_ARGS }, () => new Promise<CallToolResult>(() => undefined));
 
-server.tool("echo", { inputSchema: { type: "object", properties: { value: { type: "string" }, delayMs: { type: "number", minimum: 0 } } } }, async (args, ctx) => {
-  const delay = typeof args.delayMs === "number" ? args.delayMs : 0;
-  if (delay > 0) {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, delay);
-      ctx.signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        reject(new Error("cancelled"));
+server.tool(
+  "echo",
+  { inputSchema: { type: "object", properties: { value: { type: "string" }, delayMs: { type: "number", minimum: 0 } } } },
+  async (args, ctx) => {
+    const delay = typeof args.delayMs === "number" ? args.delayMs : 0;
+    if (delay > 0) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, delay);
+        ctx.signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(new Error("cancelled"));
+        });
       });
-    });
-  }
-  return text(String(args.value));
-});
+    }
+    return text(String(args.value));
+  },
+);
 
 server.tool("wait_for_cancel", { inputSchema: { type: "object", properties: { tag: { type: "string" } } } }, (args, ctx) => {
   const tag = String(args.tag);

@@ -20,7 +20,9 @@ const sessions = new Map();
 
 function mcpServer() {
   const server = new McpServer({ name: "sdk-v1-http-fixture", version: "1.0.0" });
-  server.registerTool("echo", { description: "Echoes its text", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
+  server.registerTool("echo", { description: "Echoes its text", inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text }],
+  }));
   return server;
 }
 

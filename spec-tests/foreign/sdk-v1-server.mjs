@@ -42,7 +42,13 @@ server.registerTool(
     description: "Describes a shape; the kind is an enum, the size a nested object",
     inputSchema: {
       kind: z.enum(["circle", "square"]),
-      size: z.object({ width: z.number().positive(), unit: z.string().min(2).regex(/^[a-z]+$/) }),
+      size: z.object({
+        width: z.number().positive(),
+        unit: z
+          .string()
+          .min(2)
+          .regex(/^[a-z]+$/),
+      }),
       tags: z.array(z.string()).min(1).optional(),
     },
     annotations: { readOnlyHint: true },

@@ -42,7 +42,6 @@ function listFiles(dir: string, into: string[]): string[] {
   return into;
 }
 
-
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -81,7 +80,9 @@ export function loadCorpus(): Corpus {
     bucket.set(JSON.stringify(result), result);
   };
   for (const file of listFiles(join(repoRoot, "fixtures"), [])) {
-    const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
+    const lines = readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
     const header = JSON.parse(lines[0] as string) as JsonObject;
     const role = header.role as Role;
     const other: Role = role === "client" ? "server" : "client";

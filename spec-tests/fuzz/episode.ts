@@ -8,7 +8,15 @@
 // Invariants: an episode is a pure function of its seed and options; the first failure
 // ends it and is returned with the trace of the steps that led there.
 
-import { DEFAULT_LIMITS, Engine, LocalProtocolError, type EngineEvent, type EngineOptions, type EngineSnapshot, type Role } from "../../lib/index.js";
+import {
+  DEFAULT_LIMITS,
+  Engine,
+  LocalProtocolError,
+  type EngineEvent,
+  type EngineOptions,
+  type EngineSnapshot,
+  type Role,
+} from "../../lib/index.js";
 import { loadCorpus } from "./corpus.js";
 import { answers, hostCommand, perform, type Command } from "./host.js";
 import { Lane, eventKey, type Delivery, type Drained } from "./lanes.js";
@@ -84,7 +92,8 @@ function makeConfig(rng: Rng): EngineOptions<Role> {
   if (rng.chance(0.4)) {
     // Every limit the engine has, small: the keys come from DEFAULT_LIMITS so new limits are fuzzed too.
     const limits: Record<string, number> = {};
-    for (const key of Object.keys(DEFAULT_LIMITS)) limits[key] = key === "maxLineBytes" ? rng.pick([64, 256, 4096, 70_000]) : rng.pick([1, 2, 8, 64]);
+    for (const key of Object.keys(DEFAULT_LIMITS))
+      limits[key] = key === "maxLineBytes" ? rng.pick([64, 256, 4096, 70_000]) : rng.pick([1, 2, 8, 64]);
     options.limits = limits;
   }
   return options as unknown as EngineOptions<Role>;
@@ -97,11 +106,18 @@ function describeBytes(bytes: Uint8Array): string {
 
 function sameDrained(a: Drained, b: Drained, what: string, modes: string): void {
   if (a.messages.length !== b.messages.length || a.messages.some((m, i) => m !== b.messages[i])) {
-    fail("lanes-differ", `${what}: outbound differs (${modes}):\n  ${a.messages.join("\n  ").slice(0, 1500)}\nvs\n  ${b.messages.join("\n  ").slice(0, 1500)}`);
+    fail(
+      "lanes-differ",
+      `${what}: outbound differs (${modes}):\n  ${a.messages.join("\n  ").slice(0, 1500)}\nvs\n  ${b.messages.join("\n  ").slice(0, 1500)}`,
+    );
   }
   const ka = a.events.map(eventKey);
   const kb = b.events.map(eventKey);
-  if (ka.length !== kb.length || ka.some((k, i) => k !== kb[i])) fail("lanes-differ", `${what}: events differ (${modes}):\n  ${ka.join("\n  ").slice(0, 1500)}\nvs\n  ${kb.join("\n  ").slice(0, 1500)}`);
+  if (ka.length !== kb.length || ka.some((k, i) => k !== kb[i]))
+    fail(
+      "lanes-differ",
+      `${what}: events differ (${modes}):\n  ${ka.join("\n  ").slice(0, 1500)}\nvs\n  ${kb.join("\n  ").slice(0, 1500)}`,
+    );
 }
 
 function errorText(error: unknown): string {
@@ -161,7 +177,8 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
         oracle.owe(owedFor(d.value, ctx));
         for (const m of Array.isArray(d.value) ? d.value : [d.value]) {
           const o = m as { method?: unknown; params?: { requestId?: unknown } } | null;
-          if (typeof o === "object" && o !== null && o.method === "notifications/cancelled" && o.params !== undefined && o.params !== null) oracle.cancelsSent.add(idKey(o.params.requestId));
+          if (typeof o === "object" && o !== null && o.method === "notifications/cancelled" && o.params !== undefined && o.params !== null)
+            oracle.cancelsSent.add(idKey(o.params.requestId));
         }
       } else if (d.kind === "bad-line" && !ctx.closed && !ctx.silent) {
         oracle.owe([NULL_KEY]);
@@ -199,11 +216,23 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
     const first = results[0] as (typeof results)[number];
     for (const r of results.slice(1)) {
       sameDrained(first.out, r.out, `command ${c.op}`, "lanes");
-      if (JSON.stringify(r.returned) !== JSON.stringify(first.returned) || String(r.threw) !== String(first.threw)) fail("lanes-differ", `command ${c.op}: returned ${JSON.stringify(first.returned)} / ${String(first.threw)} vs ${JSON.stringify(r.returned)} / ${String(r.threw)}`);
+      if (JSON.stringify(r.returned) !== JSON.stringify(first.returned) || String(r.threw) !== String(first.threw))
+        fail(
+          "lanes-differ",
+          `command ${c.op}: returned ${JSON.stringify(first.returned)} / ${String(first.threw)} vs ${JSON.stringify(r.returned)} / ${String(r.threw)}`,
+        );
     }
     if (first.threw !== undefined) {
-      if (!(first.threw instanceof LocalProtocolError)) fail("command-threw", `${c.op} threw a ${(first.threw as Error).constructor?.name}, not a LocalProtocolError: ${errorText(first.threw)}`);
-      if (first.out.messages.length > 0 || first.out.events.length > 0) fail("refused-command-queued", `${c.op} was refused (${String(first.threw)}) but queued ${first.out.messages.length} messages, ${first.out.events.length} events`);
+      if (!(first.threw instanceof LocalProtocolError))
+        fail(
+          "command-threw",
+          `${c.op} threw a ${(first.threw as Error).constructor?.name}, not a LocalProtocolError: ${errorText(first.threw)}`,
+        );
+      if (first.out.messages.length > 0 || first.out.events.length > 0)
+        fail(
+          "refused-command-queued",
+          `${c.op} was refused (${String(first.threw)}) but queued ${first.out.messages.length} messages, ${first.out.events.length} events`,
+        );
     } else if (wasClosed && c.op !== "close") {
       fail("command-after-close", `${c.op} was accepted after the engine closed`);
     }
@@ -211,8 +240,10 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
     if (c.op === "initialize" && typeof first.returned === "number") oracle.initializeId = first.returned;
     if (c.op === "cancel" && first.returned === true) oracle.engineRequests.delete(c.args[0] as number);
     if (first.threw === undefined && (c.op === "respond" || c.op === "respondError")) oracle.hostPending.delete(idKey(c.args[0]));
-    if (first.threw === undefined && c.op === "endSubscriptions") for (const [k, h] of oracle.hostPending) if (h.method === "subscriptions/listen") oracle.hostPending.delete(k);
-    if (first.threw === undefined && c.op === "acceptInitialize") for (const [k, h] of oracle.hostPending) if (h.method === "initialize") oracle.hostPending.delete(k);
+    if (first.threw === undefined && c.op === "endSubscriptions")
+      for (const [k, h] of oracle.hostPending) if (h.method === "subscriptions/listen") oracle.hostPending.delete(k);
+    if (first.threw === undefined && c.op === "acceptInitialize")
+      for (const [k, h] of oracle.hostPending) if (h.method === "initialize") oracle.hostPending.delete(k);
     observe(first.out);
     return first;
   };
@@ -247,7 +278,8 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
             break;
           }
         }
-        if (!settled && oracle.hostPending.has(key) && !oracle.closed) fail("host-cannot-answer", `every answer to held request ${key} was refused`);
+        if (!settled && oracle.hostPending.has(key) && !oracle.closed)
+          fail("host-cannot-answer", `every answer to held request ${key} was refused`);
       }
     }
   };
@@ -267,9 +299,15 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
     if (snaps[0] === undefined) return;
     const copy = JSON.parse(text as string) as EngineSnapshot;
     const restored = lanes.map(() => Engine.restore(options, copy));
-    if (JSON.stringify((restored[0] as Engine<Role>).snapshot()) !== text) fail("snapshot-roundtrip", `restore(snapshot()) differs:\n${text}\n${JSON.stringify((restored[0] as Engine<Role>).snapshot())}`);
+    if (JSON.stringify((restored[0] as Engine<Role>).snapshot()) !== text)
+      fail("snapshot-roundtrip", `restore(snapshot()) differs:\n${text}\n${JSON.stringify((restored[0] as Engine<Role>).snapshot())}`);
     const e = valueLane.engine;
-    const quiet = valueLane.partialBytes === 0 && e.pendingInboundCount === 0 && e.pendingOutboundCount === 0 && oracle.hostPending.size === 0 && oracle.owedCount === 0;
+    const quiet =
+      valueLane.partialBytes === 0 &&
+      e.pendingInboundCount === 0 &&
+      e.pendingOutboundCount === 0 &&
+      oracle.hostPending.size === 0 &&
+      oracle.owedCount === 0;
     if (quiet && rng.chance(0.7)) {
       note("swap to the restored engine");
       lanes.forEach((lane, i) => lane.swap(restored[i] as Engine<Role>));
@@ -278,11 +316,17 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
   };
 
   const checkMemory = (): void => {
-    const bound = Math.max(SETTLED_MEMORY, ...Object.entries(valueLane.engine.limits).filter(([k]) => k !== "maxLineBytes").map(([, v]) => v as number));
+    const bound = Math.max(
+      SETTLED_MEMORY,
+      ...Object.entries(valueLane.engine.limits)
+        .filter(([k]) => k !== "maxLineBytes")
+        .map(([, v]) => v as number),
+    );
     for (const lane of lanes) {
       const f = footprint(lane.engine, bound);
       if (f.over.length > 0) fail("table-unbounded", `tables over the bound ${bound} in the ${lane.mode} lane: ${f.over.join(", ")}`);
-      if (lane.partialBytes === 0 && f.bufferBytes > 65536) fail("buffer-retained", `${f.bufferPath} keeps ${f.bufferBytes} bytes with no line pending (${lane.mode} lane)`);
+      if (lane.partialBytes === 0 && f.bufferBytes > 65536)
+        fail("buffer-retained", `${f.bufferPath} keeps ${f.bufferBytes} bytes with no line pending (${lane.mode} lane)`);
     }
   };
 
@@ -300,7 +344,12 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
     const floodAt = rng.chance(opts.floodChance ?? 0.02) ? rng.int(steps) : -1;
     for (step = 0; step < steps; step++) {
       if (step === floodAt) {
-        const bound = Math.max(SETTLED_MEMORY, ...Object.entries(valueLane.engine.limits).filter(([k]) => k !== "maxLineBytes").map(([, v]) => v as number));
+        const bound = Math.max(
+          SETTLED_MEMORY,
+          ...Object.entries(valueLane.engine.limits)
+            .filter(([k]) => k !== "maxLineBytes")
+            .map(([, v]) => v as number),
+        );
         input(flood(w, Math.min(bound + 500, 20_000)), "flood");
         answerAll();
         checkMemory();
@@ -351,7 +400,8 @@ export function runEpisode(seed: number, opts: EpisodeOptions = {}): EpisodeResu
     } else if (end < 9) {
       command({ op: "close", args: [] });
     }
-    if (oracle.closed && oracle.engineRequests.size > 0) fail("unsettled-at-close", `requests ${[...oracle.engineRequests.keys()].join(", ")} never settled`);
+    if (oracle.closed && oracle.engineRequests.size > 0)
+      fail("unsettled-at-close", `requests ${[...oracle.engineRequests.keys()].join(", ")} never settled`);
   } catch (error) {
     if (error instanceof OracleFailure) failure = { ...error.failure, step, trace };
     else failure = { kind: "fuzzer-error", detail: errorText(error), step, trace };

@@ -41,9 +41,44 @@ export function perform(engine: Engine<Role>, c: Command): unknown {
   }
 }
 
-const CLIENT_REQUESTS = ["ping", "tools/list", "tools/call", "resources/list", "resources/read", "resources/subscribe", "resources/unsubscribe", "prompts/list", "prompts/get", "logging/setLevel", "completion/complete", "tasks/get", "tasks/result", "tasks/cancel", "tasks/list", "server/discover", "subscriptions/listen"];
-const SERVER_REQUESTS = ["ping", "sampling/createMessage", "roots/list", "elicitation/create", "tasks/get", "tasks/result", "tasks/cancel", "tasks/list"];
-const SERVER_NOTIFICATIONS = ["notifications/message", "notifications/resources/updated", "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed", "notifications/tasks/status", "notifications/elicitation/complete"];
+const CLIENT_REQUESTS = [
+  "ping",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/read",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "prompts/list",
+  "prompts/get",
+  "logging/setLevel",
+  "completion/complete",
+  "tasks/get",
+  "tasks/result",
+  "tasks/cancel",
+  "tasks/list",
+  "server/discover",
+  "subscriptions/listen",
+];
+const SERVER_REQUESTS = [
+  "ping",
+  "sampling/createMessage",
+  "roots/list",
+  "elicitation/create",
+  "tasks/get",
+  "tasks/result",
+  "tasks/cancel",
+  "tasks/list",
+];
+const SERVER_NOTIFICATIONS = [
+  "notifications/message",
+  "notifications/resources/updated",
+  "notifications/tools/list_changed",
+  "notifications/resources/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/tasks/status",
+  "notifications/elicitation/complete",
+];
 const CLIENT_NOTIFICATIONS = ["notifications/roots/list_changed", "notifications/tasks/status", "notifications/initialized"];
 
 function requestParams(w: World, method: string): JsonObject | undefined {
@@ -76,7 +111,14 @@ function requestParams(w: World, method: string): JsonObject | undefined {
     case "server/discover":
       return {};
     case "subscriptions/listen":
-      return { notifications: rng.pick([{ toolsListChanged: true }, { resourcesListChanged: true, promptsListChanged: true }, { resourceSubscriptions: ["file:///a"] }, {}]) };
+      return {
+        notifications: rng.pick([
+          { toolsListChanged: true },
+          { resourcesListChanged: true, promptsListChanged: true },
+          { resourceSubscriptions: ["file:///a"] },
+          {},
+        ]),
+      };
     case "sampling/createMessage":
       return { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10, ...task };
     case "elicitation/create":
@@ -96,7 +138,13 @@ function notificationParams(w: World, method: string): JsonObject | undefined {
     case "notifications/resources/updated":
       return { uri: String(w.uris.pick(rng)) };
     case "notifications/tasks/status":
-      return { taskId: String(w.taskIds.pick(rng)), status: rng.pick(TASK_STATUSES), createdAt: "2025-11-25T10:00:00Z", lastUpdatedAt: "2025-11-25T10:00:00Z", ttl: 1000 };
+      return {
+        taskId: String(w.taskIds.pick(rng)),
+        status: rng.pick(TASK_STATUSES),
+        createdAt: "2025-11-25T10:00:00Z",
+        lastUpdatedAt: "2025-11-25T10:00:00Z",
+        ttl: 1000,
+      };
     case "notifications/elicitation/complete":
       return { elicitationId: String(w.elicitationIds.pick(rng)) };
     default:
@@ -110,14 +158,32 @@ export function hostResult(w: World, method: string, params: unknown): JsonObjec
   const p = (typeof params === "object" && params !== null ? params : {}) as Record<string, unknown>;
   if (p.task !== undefined && rng.chance(0.8)) {
     const taskId = `h-${rng.int(1000)}`;
-    return { task: { taskId, status: rng.pick(["working", "input_required", "completed"]), createdAt: "2025-11-25T10:00:00Z", lastUpdatedAt: "2025-11-25T10:00:00Z", ttl: 60000 } };
+    return {
+      task: {
+        taskId,
+        status: rng.pick(["working", "input_required", "completed"]),
+        createdAt: "2025-11-25T10:00:00Z",
+        lastUpdatedAt: "2025-11-25T10:00:00Z",
+        ttl: 60000,
+      },
+    };
   }
   if (method === "tasks/get" || method === "tasks/cancel") {
-    return { taskId: typeof p.taskId === "string" ? p.taskId : "t1", status: method === "tasks/cancel" ? "cancelled" : rng.pick(TASK_STATUSES.slice(0, 5)), createdAt: "2025-11-25T10:00:00Z", lastUpdatedAt: "2025-11-25T10:00:00Z", ttl: 1 };
+    return {
+      taskId: typeof p.taskId === "string" ? p.taskId : "t1",
+      status: method === "tasks/cancel" ? "cancelled" : rng.pick(TASK_STATUSES.slice(0, 5)),
+      createdAt: "2025-11-25T10:00:00Z",
+      lastUpdatedAt: "2025-11-25T10:00:00Z",
+      ttl: 1,
+    };
   }
   if (method === "tasks/result") return { content: [], _meta: { "io.modelcontextprotocol/related-task": { taskId: String(p.taskId) } } };
   if (rng.chance(0.1) && (method === "tools/call" || method === "prompts/get" || method === "resources/read")) {
-    return { resultType: "input_required", inputRequests: { a: { method: rng.pick(["elicitation/create", "sampling/createMessage", "roots/list"]), params: {} } }, ...(rng.chance(0.5) ? { requestState: "s" } : {}) };
+    return {
+      resultType: "input_required",
+      inputRequests: { a: { method: rng.pick(["elicitation/create", "sampling/createMessage", "roots/list"]), params: {} } },
+      ...(rng.chance(0.5) ? { requestState: "s" } : {}),
+    };
   }
   const known = w.corpus.results.get(method);
   if (known !== undefined && known.length > 0 && rng.chance(0.9)) return clone(rng.pick(known));
@@ -131,11 +197,16 @@ export function answers(w: World, key: string): Command[] {
   const rng = w.rng;
   const fallback: Command = { op: "respondError", args: [held.id, -32603, "internal"] };
   if (held.method === "initialize") {
-    return rng.chance(0.8) ? [{ op: "acceptInitialize", args: [] }, fallback] : [{ op: "respondError", args: [held.id, -32602, "no", { why: 1 }] }, fallback];
+    return rng.chance(0.8)
+      ? [{ op: "acceptInitialize", args: [] }, fallback]
+      : [{ op: "respondError", args: [held.id, -32602, "no", { why: 1 }] }, fallback];
   }
   if (rng.chance(0.2)) {
     const code = rng.pick([-32601, -32602, -32002, -32042, 1, -32603]);
-    const data = code === -32042 ? { elicitations: [{ mode: "url", elicitationId: `h-${rng.int(100)}`, url: "https://x/", message: "go" }] } : undefined;
+    const data =
+      code === -32042
+        ? { elicitations: [{ mode: "url", elicitationId: `h-${rng.int(100)}`, url: "https://x/", message: "go" }] }
+        : undefined;
     return [{ op: "respondError", args: [held.id, code, "err", data] }, fallback];
   }
   return [{ op: "respond", args: [held.id, hostResult(w, held.method, held.params)] }, fallback];
@@ -168,7 +239,10 @@ export function hostCommand(w: World, engine: Engine<Role>): Command {
     case 2: {
       const held = [...w.oracle.hostPending.values()];
       const target = held.find((h) => h.progressToken !== undefined) ?? (held.length > 0 ? rng.pick(held) : undefined);
-      return { op: "sendProgress", args: [target?.id ?? "none", rng.range(0, 20), rng.chance(0.3) ? 20 : undefined, rng.chance(0.3) ? "m" : undefined] };
+      return {
+        op: "sendProgress",
+        args: [target?.id ?? "none", rng.range(0, 20), rng.chance(0.3) ? 20 : undefined, rng.chance(0.3) ? "m" : undefined],
+      };
     }
     case 3:
       return { op: "sendTaskProgress", args: [String(w.taskIds.pick(rng)), rng.range(0, 20)] };
@@ -217,7 +291,7 @@ export function hostCommand(w: World, engine: Engine<Role>): Command {
     default: {
       const keys = [...w.oracle.hostPending.keys()];
       if (keys.length === 0) return { op: "endSubscriptions", args: [] };
-      return (answers(w, rng.pick(keys))[0] as Command);
+      return answers(w, rng.pick(keys))[0] as Command;
     }
   }
 }

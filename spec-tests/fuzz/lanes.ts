@@ -84,7 +84,12 @@ export class Lane {
   }
 
   /** Feeds bytes; `onMessage` runs before each value-lane delivery, `afterMessage` after it (with what it drained). */
-  receive(bytes: Uint8Array, now: number, splitSeed: number, hooks?: { before(d: Delivery): void; after(d: Delivery, out: Drained): void }): Drained {
+  receive(
+    bytes: Uint8Array,
+    now: number,
+    splitSeed: number,
+    hooks?: { before(d: Delivery): void; after(d: Delivery, out: Drained): void },
+  ): Drained {
     const out: Drained = { messages: [], events: [] };
     const e = this.engine;
     if (this.mode === "bytes") {
@@ -141,7 +146,11 @@ export class Lane {
         parsed = false;
       }
       const long = line.length > e.limits.maxLineBytes;
-      const delivery: Delivery = long ? { value: parsed ? value : undefined, kind: "long-line" } : parsed ? { value, kind: "value" } : { value: undefined, kind: "bad-line" };
+      const delivery: Delivery = long
+        ? { value: parsed ? value : undefined, kind: "long-line" }
+        : parsed
+          ? { value, kind: "value" }
+          : { value: undefined, kind: "bad-line" };
       if (long) parsed = false;
       hooks?.before(delivery);
       const part: Drained = { messages: [], events: [] };

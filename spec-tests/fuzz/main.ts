@@ -49,15 +49,21 @@ for (let i = 0; i < episodes; i++) {
     const known = failures.get(result.failure.kind);
     if (known === undefined) {
       failures.set(result.failure.kind, { count: 1, first: result });
-      console.log(`\nFAIL seed ${result.seed} [${result.failure.kind}] at step ${result.failure.step} (${result.config})\n${result.failure.detail}`);
+      console.log(
+        `\nFAIL seed ${result.seed} [${result.failure.kind}] at step ${result.failure.step} (${result.config})\n${result.failure.detail}`,
+      );
       if (verbose) console.log(result.failure.trace.join("\n"));
     } else known.count++;
   }
   if ((i + 1) % 1000 === 0) console.log(`  ${i + 1} episodes, ${inputCalls} input calls, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 const heapEnd = heapMiB();
-console.log(`\nfuzz: seed ${seed}, ${episodes} episodes, ${inputCalls} input calls (value lane ${laneCalls[0]}, bytes lane ${laneCalls[1]}, chunks lane ${laneCalls[2]}), ${((Date.now() - started) / 1000).toFixed(1)} s`);
-console.log(`heap after GC: ${heapStart.toFixed(1)} MiB after ${Math.min(100, episodes)} episodes, ${heapEnd.toFixed(1)} MiB at the end${gc === undefined ? " (run with --expose-gc for exact figures)" : ""}`);
+console.log(
+  `\nfuzz: seed ${seed}, ${episodes} episodes, ${inputCalls} input calls (value lane ${laneCalls[0]}, bytes lane ${laneCalls[1]}, chunks lane ${laneCalls[2]}), ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);
+console.log(
+  `heap after GC: ${heapStart.toFixed(1)} MiB after ${Math.min(100, episodes)} episodes, ${heapEnd.toFixed(1)} MiB at the end${gc === undefined ? " (run with --expose-gc for exact figures)" : ""}`,
+);
 console.log(`slowest episode: seed ${slowest.seed}, ${slowest.ms} ms for ${slowest.calls} input calls`);
 if (failures.size === 0) console.log("oracle failures: 0");
 for (const [kind, count] of ignoredCounts) console.log(`  ignored (--ignore) ${kind}: ${count}`);

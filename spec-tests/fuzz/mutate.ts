@@ -14,16 +14,68 @@ export { concat };
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export const PROTO_NAMES = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf", "__defineGetter__", "propertyIsEnumerable", "toLocaleString"];
+export const PROTO_NAMES = [
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "isPrototypeOf",
+  "__defineGetter__",
+  "propertyIsEnumerable",
+  "toLocaleString",
+];
 
 export const KEY_NAMES = [
   ...PROTO_NAMES,
-  "_meta", "task", "id", "method", "params", "result", "error", "status", "taskId", "progressToken", "progress", "total",
-  "level", "uri", "name", "elicitationId", "mode", "url", "message", "requestId", "reason", "cursor", "nextCursor", "tools",
-  "execution", "taskSupport", "capabilities", "protocolVersion", "clientInfo", "serverInfo", "resultType", "inputResponses",
-  "requestState", "notifications", "elicitations", "code", "data", "jsonrpc", "arguments", "roots", "completion", "values",
-  "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo",
-  "io.modelcontextprotocol/logLevel", "io.modelcontextprotocol/subscriptionId", "io.modelcontextprotocol/related-task",
+  "_meta",
+  "task",
+  "id",
+  "method",
+  "params",
+  "result",
+  "error",
+  "status",
+  "taskId",
+  "progressToken",
+  "progress",
+  "total",
+  "level",
+  "uri",
+  "name",
+  "elicitationId",
+  "mode",
+  "url",
+  "message",
+  "requestId",
+  "reason",
+  "cursor",
+  "nextCursor",
+  "tools",
+  "execution",
+  "taskSupport",
+  "capabilities",
+  "protocolVersion",
+  "clientInfo",
+  "serverInfo",
+  "resultType",
+  "inputResponses",
+  "requestState",
+  "notifications",
+  "elicitations",
+  "code",
+  "data",
+  "jsonrpc",
+  "arguments",
+  "roots",
+  "completion",
+  "values",
+  "io.modelcontextprotocol/protocolVersion",
+  "io.modelcontextprotocol/clientCapabilities",
+  "io.modelcontextprotocol/clientInfo",
+  "io.modelcontextprotocol/logLevel",
+  "io.modelcontextprotocol/subscriptionId",
+  "io.modelcontextprotocol/related-task",
 ];
 
 const STATUS_NAMES = ["working", "input_required", "completed", "failed", "cancelled", "unknown"];
@@ -207,7 +259,7 @@ export function mutateLine(line: Uint8Array, rng: Rng, maxLineBytes: number): Ui
       return concat([body.subarray(0, 1), spaces, body.subarray(1), nl]);
     }
     default:
-      return concat([line, encoder.encode(rng.pick(["{", "]", "nul", "\"", "{}", "[]", "1", "null", "\"x\""]) + "\n")]);
+      return concat([line, encoder.encode(rng.pick(["{", "]", "nul", '"', "{}", "[]", "1", "null", '"x"']) + "\n")]);
   }
 }
 

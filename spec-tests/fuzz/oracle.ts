@@ -39,11 +39,34 @@ export function fail(kind: string, detail: string): never {
 }
 
 const KNOWN_EVENTS = new Set([
-  "request", "notification", "response", "error-response", "invalid-response", "progress", "cancelled", "timeout",
-  "request-ended", "response-too-large", "connection-closed", "initialize-request", "negotiated", "ready", "violation", "diagnostic", "closed",
+  "request",
+  "notification",
+  "response",
+  "error-response",
+  "invalid-response",
+  "progress",
+  "cancelled",
+  "timeout",
+  "request-ended",
+  "response-too-large",
+  "connection-closed",
+  "initialize-request",
+  "negotiated",
+  "ready",
+  "violation",
+  "diagnostic",
+  "closed",
 ]);
 
-const SETTLING = new Set(["response", "error-response", "invalid-response", "timeout", "connection-closed", "request-ended", "response-too-large"]);
+const SETTLING = new Set([
+  "response",
+  "error-response",
+  "invalid-response",
+  "timeout",
+  "connection-closed",
+  "request-ended",
+  "response-too-large",
+]);
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -102,7 +125,12 @@ function single(value: unknown): string[] {
 export function owedForLongLine(value: unknown): string[] | undefined {
   if (!isObject(value)) return undefined;
   const id = value.id;
-  if (id !== undefined && !(typeof id === "number" && Number.isSafeInteger(id)) && !(typeof id === "string" && /^[\x20-\x7e]{0,100}$/.test(id) && !/["\\]/.test(id))) return undefined;
+  if (
+    id !== undefined &&
+    !(typeof id === "number" && Number.isSafeInteger(id)) &&
+    !(typeof id === "string" && /^[\x20-\x7e]{0,100}$/.test(id) && !/["\\]/.test(id))
+  )
+    return undefined;
   const hasMethod = value.method !== undefined;
   const hasId = id !== undefined;
   if (hasMethod) return hasId ? [idKey(id)] : [];
@@ -169,11 +197,18 @@ export class Oracle {
           // MOD-14: a listen stream has no request event; the host holds it from its acknowledgement on.
           const meta = isObject(m.params) && isObject(m.params._meta) ? m.params._meta : undefined;
           const id = meta?.["io.modelcontextprotocol/subscriptionId"];
-          if (id === undefined || (this.owed.get(idKey(id)) ?? 0) === 0) fail("bad-output", `acknowledged for a listen request that owes no reply: ${text.slice(0, 200)}`);
-          this.hostPending.set(idKey(id), { id: id as string | number, method: "subscriptions/listen", progressToken: undefined, params: undefined });
+          if (id === undefined || (this.owed.get(idKey(id)) ?? 0) === 0)
+            fail("bad-output", `acknowledged for a listen request that owes no reply: ${text.slice(0, 200)}`);
+          this.hostPending.set(idKey(id), {
+            id: id as string | number,
+            method: "subscriptions/listen",
+            progressToken: undefined,
+            params: undefined,
+          });
         }
         if (m.id !== undefined) {
-          if (typeof m.id !== "number" || !Number.isInteger(m.id)) fail("bad-output", `our request id is not an integer: ${text.slice(0, 200)}`);
+          if (typeof m.id !== "number" || !Number.isInteger(m.id))
+            fail("bad-output", `our request id is not an integer: ${text.slice(0, 200)}`);
           if (this.engineRequests.has(m.id)) fail("id-reuse", `request id ${m.id} sent again while in flight`);
           this.engineRequests.set(m.id, m.method);
         }
@@ -185,7 +220,8 @@ export class Oracle {
       if (hasResult && !isObject(m.result)) fail("bad-output", `result not an object: ${text.slice(0, 200)}`);
       if (hasError) {
         const e = m.error;
-        if (!isObject(e) || typeof e.code !== "number" || !Number.isInteger(e.code) || typeof e.message !== "string") fail("bad-output", `malformed error object: ${text.slice(0, 200)}`);
+        if (!isObject(e) || typeof e.code !== "number" || !Number.isInteger(e.code) || typeof e.message !== "string")
+          fail("bad-output", `malformed error object: ${text.slice(0, 200)}`);
       }
       this.repliesSeen++;
       if (this.silent) {
@@ -213,7 +249,12 @@ export class Oracle {
         const key = idKey(ev.id);
         if ((this.owed.get(key) ?? 0) === 0) fail("unowed-request-event", `${ev.kind} for id ${key} that owes no reply`);
         if (this.hostPending.has(key)) fail("duplicate-request-event", `${ev.kind} for id ${key} already held by the host`);
-        this.hostPending.set(key, { id: ev.id, method: ev.kind === "request" ? ev.method : "initialize", progressToken: ev.kind === "request" ? ev.progressToken : undefined, params: ev.params });
+        this.hostPending.set(key, {
+          id: ev.id,
+          method: ev.kind === "request" ? ev.method : "initialize",
+          progressToken: ev.kind === "request" ? ev.progressToken : undefined,
+          params: ev.params,
+        });
         return;
       }
       case "cancelled": {
@@ -224,7 +265,8 @@ export class Oracle {
         return;
       }
       case "closed":
-        if (typeof ev.reason === "string" && !["local", "eof", "fatal"].includes(ev.reason)) fail("internal-error", `closed with reason ${ev.reason}: ${ev.detail}`);
+        if (typeof ev.reason === "string" && !["local", "eof", "fatal"].includes(ev.reason))
+          fail("internal-error", `closed with reason ${ev.reason}: ${ev.detail}`);
         this.closed = true;
         return;
       default:
@@ -248,7 +290,8 @@ export class Oracle {
     this.owed.clear();
     this.hostPending.clear();
     if (this.initializeId !== undefined) this.engineRequests.delete(this.initializeId);
-    if (this.engineRequests.size > 0) fail("unsettled-at-close", `requests ${[...this.engineRequests.keys()].join(", ")} never settled before closed`);
+    if (this.engineRequests.size > 0)
+      fail("unsettled-at-close", `requests ${[...this.engineRequests.keys()].join(", ")} never settled before closed`);
     this.closedAndDrained = true;
   }
 }

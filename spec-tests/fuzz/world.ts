@@ -98,7 +98,8 @@ export class World {
       if (rng.chance(0.6)) caps.sampling = rng.chance(0.5) ? { tools: {} } : {};
       if (rng.chance(0.6)) caps.roots = { listChanged: rng.chance(0.5) };
       if (rng.chance(0.6)) caps.elicitation = rng.chance(0.5) ? { form: {}, url: {} } : {};
-      if (rng.chance(0.5)) caps.tasks = { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } };
+      if (rng.chance(0.5))
+        caps.tasks = { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } };
     }
     if (rng.chance(0.05)) setMember(caps as { [k: string]: Json }, rng.pick(PROTO_NAMES), {});
     return caps;
@@ -110,7 +111,8 @@ export class World {
     const rng = this.rng;
     const msg = m as { [k: string]: Json };
     if (typeof msg.method === "string" && msg.id !== undefined) msg.id = this.peerId();
-    else if (msg.method === undefined && (msg.result !== undefined || msg.error !== undefined) && rng.chance(0.9)) msg.id = this.engineRequestId();
+    else if (msg.method === undefined && (msg.result !== undefined || msg.error !== undefined) && rng.chance(0.9))
+      msg.id = this.engineRequestId();
     const params = msg.params ?? (msg.result as Json);
     if (typeof params === "object" && params !== null && !Array.isArray(params)) this.rewriteFields(params as { [k: string]: Json }, 0);
     return msg;

@@ -77,7 +77,16 @@ test("every HTTP fixture parses, its id is its path, and the rules it lists have
 });
 
 test("a malformed fixture is refused with what is wrong", () => {
-  const good = { fixture: "http/x", title: "t", era: "session", versions: ["2025-11-25"], rules: ["HTTP-01"], level: "MUST", spec: "s", exchanges: [{ name: "a", request: { method: "POST" }, expect: { status: 200 } }] };
+  const good = {
+    fixture: "http/x",
+    title: "t",
+    era: "session",
+    versions: ["2025-11-25"],
+    rules: ["HTTP-01"],
+    level: "MUST",
+    spec: "s",
+    exchanges: [{ name: "a", request: { method: "POST" }, expect: { status: 200 } }],
+  };
   assert.equal(typeof parseHttpFixture(JSON.stringify(good), "http/x"), "object");
   const bad: [unknown, RegExp][] = [
     ["{", /not JSON/],
@@ -94,9 +103,18 @@ test("a malformed fixture is refused with what is wrong", () => {
     [{ ...good, exchanges: [{ name: "a", request: { method: "POST", json: {}, text: "" }, expect: {} }] }, /both json and text/],
     [{ ...good, exchanges: [{ name: "a", request: { method: "POST" }, expect: { status: "4x" } }] }, /status must be/],
     [{ ...good, exchanges: [{ name: "a", request: { method: "POST" }, expect: { json: {}, response: {} } }] }, /at most one of/],
-    [{ ...good, exchanges: [{ name: "a", request: { method: "POST" }, expect: { headers: { A: { match: "(" } } } }] }, /not a regular expression/],
-    [{ ...good, exchanges: [{ name: "a", request: { method: "POST" }, expect: {}, unsupportedIf: { status: 405 } }] }, /needs the "feature"/],
-    [{ ...good, exchanges: [{ name: "a", request: { method: "POST" }, expect: { anyOf: [{ status: 200 }], status: 200 } }] }, /anyOf stands alone/],
+    [
+      { ...good, exchanges: [{ name: "a", request: { method: "POST" }, expect: { headers: { A: { match: "(" } } } }] },
+      /not a regular expression/,
+    ],
+    [
+      { ...good, exchanges: [{ name: "a", request: { method: "POST" }, expect: {}, unsupportedIf: { status: 405 } }] },
+      /needs the "feature"/,
+    ],
+    [
+      { ...good, exchanges: [{ name: "a", request: { method: "POST" }, expect: { anyOf: [{ status: 200 }], status: 200 } }] },
+      /anyOf stands alone/,
+    ],
   ];
   for (const [value, reason] of bad) {
     const parsed = parseHttpFixture(typeof value === "string" ? value : JSON.stringify(value), "http/x");
@@ -134,13 +152,31 @@ test("the matching language: wildcards, alternatives, negation, captures, unorde
   assert.equal(c.get("id"), "x");
   // Placeholders: a whole string takes the value itself, `${name?}` may be missing, `${name}` may not.
   c.set("n", 5);
-  assert.deepEqual(substitute({ a: "${n}", b: "id-${id}", c: "${gone?}", d: ["${gone?}", 1] }, c), Object.assign(Object.create(null) as object, { a: 5, b: "id-x", d: [1] }));
-  assert.throws(() => substitute("${gone}", c), (error: unknown) => error instanceof MissingCapture && error.capture === "gone");
+  assert.deepEqual(
+    substitute({ a: "${n}", b: "id-${id}", c: "${gone?}", d: ["${gone?}", 1] }, c),
+    Object.assign(Object.create(null) as object, { a: 5, b: "id-x", d: [1] }),
+  );
+  assert.throws(
+    () => substitute("${gone}", c),
+    (error: unknown) => error instanceof MissingCapture && error.capture === "gone",
+  );
 });
 
 test("a target that fails, hangs or withholds a capture: failed for a check, not applicable for a setup step or a missing capture", async () => {
   const fixture = (exchanges: unknown[]): HttpFixture => {
-    const parsed = parseHttpFixture(JSON.stringify({ fixture: "http/t", title: "t", era: "session", versions: ["2025-11-25"], rules: ["HTTP-01"], level: "MUST", spec: "s", exchanges }), "http/t");
+    const parsed = parseHttpFixture(
+      JSON.stringify({
+        fixture: "http/t",
+        title: "t",
+        era: "session",
+        versions: ["2025-11-25"],
+        rules: ["HTTP-01"],
+        level: "MUST",
+        spec: "s",
+        exchanges,
+      }),
+      "http/t",
+    );
     assert.equal(typeof parsed, "object", String(parsed));
     return parsed as HttpFixture;
   };
@@ -148,35 +184,67 @@ test("a target that fails, hangs or withholds a capture: failed for a check, not
   const refusing: FetchLike = () => Promise.reject(new Error("connection refused"));
   const hanging: FetchLike = () => new Promise(() => undefined);
   const answering: FetchLike = async () => new Response("{}", { status: 200, headers: { "Content-Type": "application/json" } });
-  const silentStream: FetchLike = async () => new Response(new ReadableStream({}), { status: 200, headers: { "Content-Type": "text/event-stream" } });
+  const silentStream: FetchLike = async () =>
+    new Response(new ReadableStream({}), { status: 200, headers: { "Content-Type": "text/event-stream" } });
   const failed = await replayCase(fixture([check]), "2025-11-25", "http://x/mcp", refusing);
   assert.equal(failed.outcome, "failed");
   assert.match(failed.reason ?? "", /exchange "check": request failed: connection refused/);
   const hung = await replayCase(fixture([check]), "2025-11-25", "http://x/mcp", hanging, { exchangeMs: 20 });
   assert.match(hung.reason ?? "", /no answer within 20 ms/);
-  const silent = await replayCase(fixture([{ ...check, expect: { status: 200, events: [{ data: "" }] } }]), "2025-11-25", "http://x/mcp", silentStream, { exchangeMs: 20 });
+  const silent = await replayCase(
+    fixture([{ ...check, expect: { status: 200, events: [{ data: "" }] } }]),
+    "2025-11-25",
+    "http://x/mcp",
+    silentStream,
+    { exchangeMs: 20 },
+  );
   assert.equal(silent.outcome, "failed");
   assert.match(silent.reason ?? "", /event 0: expected one, got 0 events \(the stream gave no more within 20 ms\)/);
-  const setup = await replayCase(fixture([{ ...check, setup: true, expect: { status: 201 } }, check]), "2025-11-25", "http://x/mcp", answering);
+  const setup = await replayCase(
+    fixture([{ ...check, setup: true, expect: { status: 201 } }, check]),
+    "2025-11-25",
+    "http://x/mcp",
+    answering,
+  );
   assert.equal(setup.outcome, "not-applicable");
   assert.match(setup.reason ?? "", /setup exchange "check" did not go as expected: status: expected 201, got 200/);
-  const uncaptured = await replayCase(fixture([{ ...check, request: { method: "POST", headers: { "Mcp-Session-Id": "${session}" } } }]), "2025-11-25", "http://x/mcp", answering);
+  const uncaptured = await replayCase(
+    fixture([{ ...check, request: { method: "POST", headers: { "Mcp-Session-Id": "${session}" } } }]),
+    "2025-11-25",
+    "http://x/mcp",
+    answering,
+  );
   assert.equal(uncaptured.outcome, "not-applicable");
   assert.match(uncaptured.reason ?? "", /nothing captured for \$\{session\}/);
   const passed = await replayCase(fixture([check]), "2025-11-25", "http://x/mcp", answering);
-  assert.deepEqual(passed, { fixture: "http/t", version: "2025-11-25", transport: "http", rules: ["HTTP-01"], level: "MUST", outcome: "passed" });
+  assert.deepEqual(passed, {
+    fixture: "http/t",
+    version: "2025-11-25",
+    transport: "http",
+    rules: ["HTTP-01"],
+    level: "MUST",
+    outcome: "passed",
+  });
 });
 
 test("HTTP-01, HTTP-02, HTTP-03, MOD-20: every HTTP fixture passes against createHttpHandler in process", async (t) => {
   const results = await runHttpConformance(URL_IN_PROCESS, { fixturesDir: FIXTURES, fetch: inProcessFetch(referenceHandler(t)) });
   assert.ok(results.length >= 70, `only ${results.length} cases`);
-  assert.deepEqual(results.filter((r) => r.outcome !== "passed"), [], describe(results.filter((r) => r.outcome !== "passed")));
+  assert.deepEqual(
+    results.filter((r) => r.outcome !== "passed"),
+    [],
+    describe(results.filter((r) => r.outcome !== "passed")),
+  );
   const versions = new Set(results.map((r) => r.version));
   assert.deepEqual([...versions].sort(), ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]);
 });
 
 test("the versions option keeps only the cases of those versions", async (t) => {
-  const results = await runHttpConformance(URL_IN_PROCESS, { fixturesDir: join(FIXTURES, "http"), versions: ["2026-07-28"], fetch: inProcessFetch(referenceHandler(t)) });
+  const results = await runHttpConformance(URL_IN_PROCESS, {
+    fixturesDir: join(FIXTURES, "http"),
+    versions: ["2026-07-28"],
+    fetch: inProcessFetch(referenceHandler(t)),
+  });
   assert.ok(results.length > 0);
   assert.deepEqual([...new Set(results.map((r) => r.version))], ["2026-07-28"]);
   assert.ok(results.every((r) => r.transport === "http" && r.fixture.startsWith("http/modern/")));
@@ -186,7 +254,11 @@ test("HTTP-01, HTTP-02, HTTP-03, MOD-20: every HTTP fixture passes against `mcp-
   const url = await startServer(t, [CLI, "serve", "--http", "127.0.0.1:0"]);
   assert.match(url, /\/mcp$/);
   const results = await runHttpConformance(url, { fixturesDir: FIXTURES });
-  assert.deepEqual(results.filter((r) => r.outcome !== "passed"), [], describe(results.filter((r) => r.outcome !== "passed")));
+  assert.deepEqual(
+    results.filter((r) => r.outcome !== "passed"),
+    [],
+    describe(results.filter((r) => r.outcome !== "passed")),
+  );
 });
 
 /** Our handler with one rule broken: `bend` rewrites the request going in or the answer coming out. */

@@ -34,7 +34,13 @@ interface Seen {
  * requests `refuse` picks with `status` and WWW-Authenticate instead of passing them on
  * (a gateway in front of the endpoint). Every request is recorded.
  */
-async function gated(t: TestContext, refuse: (seen: Seen) => boolean | number, status = 401, challenge: string | undefined = CHALLENGE, options: HttpServerOptions = {}): Promise<{ url: string; seen: Seen[]; fetch: FetchLike<NodeAbortSignal> }> {
+async function gated(
+  t: TestContext,
+  refuse: (seen: Seen) => boolean | number,
+  status = 401,
+  challenge: string | undefined = CHALLENGE,
+  options: HttpServerOptions = {},
+): Promise<{ url: string; seen: Seen[]; fetch: FetchLike<NodeAbortSignal> }> {
   const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) });
   const running = await serveHttp(server, { onError: () => {}, ...options });
   (t as unknown as { after(fn: () => Promise<void>): void }).after(() => running.close());
@@ -55,7 +61,14 @@ async function gated(t: TestContext, refuse: (seen: Seen) => boolean | number, s
     const text = JSON.stringify({ error: "invalid_token", error_description: "no token" });
     const headers = new Map<string, string>([["content-type", "application/json"]]);
     if (challenge !== undefined) headers.set("www-authenticate", challenge);
-    const response: ResponseLike = { status: answered, statusText: "Refused", url, headers: { get: (name) => headers.get(name.toLowerCase()) ?? null }, body: null, text: async () => text };
+    const response: ResponseLike = {
+      status: answered,
+      statusText: "Refused",
+      url,
+      headers: { get: (name) => headers.get(name.toLowerCase()) ?? null },
+      body: null,
+      text: async () => text,
+    };
     return response;
   };
   return { url: running.url, seen, fetch };
@@ -63,8 +76,16 @@ async function gated(t: TestContext, refuse: (seen: Seen) => boolean | number, s
 
 function assertAuthError(error: unknown, status: number, url: string, challenge: string | undefined = CHALLENGE): HttpAuthError {
   assert.ok(error instanceof HttpAuthError, `expected HttpAuthError, got ${String(error)}`);
-  assert.ok(error instanceof HttpTransportError && !(error instanceof McpError), "an HttpAuthError is an HttpTransportError: the server sent no JSON-RPC answer");
-  assert.deepEqual(error.data, { status, url, ...(challenge === undefined ? {} : { wwwAuthenticate: challenge }), ...(error.body === undefined ? {} : { body: error.body }) });
+  assert.ok(
+    error instanceof HttpTransportError && !(error instanceof McpError),
+    "an HttpAuthError is an HttpTransportError: the server sent no JSON-RPC answer",
+  );
+  assert.deepEqual(error.data, {
+    status,
+    url,
+    ...(challenge === undefined ? {} : { wwwAuthenticate: challenge }),
+    ...(error.body === undefined ? {} : { body: error.body }),
+  });
   assert.equal(error.status, status);
   assert.equal(error.wwwAuthenticate, challenge);
   assert.equal(error.url, url);
@@ -74,7 +95,13 @@ function assertAuthError(error: unknown, status: number, url: string, challenge:
 
 test("AUTH-08: dual-era connect: a 401 to the server/discover probe rejects with HttpAuthError; no initialize is tried", async (t) => {
   const { url, seen, fetch } = await gated(t, () => true);
-  const error = await rejection(withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25", "2026-07-28"], probeTimeoutMs: 3000 }), 10_000, "connect"));
+  const error = await rejection(
+    withTimeout(
+      connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25", "2026-07-28"], probeTimeoutMs: 3000 }),
+      10_000,
+      "connect",
+    ),
+  );
   assertAuthError(error, 401, url);
   assert.deepEqual(
     seen.map((s) => s.rpc),
@@ -85,7 +112,13 @@ test("AUTH-08: dual-era connect: a 401 to the server/discover probe rejects with
 
 test("AUTH-08: dual-era connect: a 403 to the probe is no fallback either (the challenge may be absent)", async (t) => {
   const { url, seen, fetch } = await gated(t, () => true, 403, undefined);
-  const error = await rejection(withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25", "2026-07-28"], probeTimeoutMs: 3000 }), 10_000, "connect"));
+  const error = await rejection(
+    withTimeout(
+      connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25", "2026-07-28"], probeTimeoutMs: 3000 }),
+      10_000,
+      "connect",
+    ),
+  );
   assertAuthError(error, 403, url, undefined);
   assert.equal(seen.length, 1);
 });
@@ -109,7 +142,11 @@ test("AUTH-08, HTTP-04: session era: a 401 to initialize rejects with HttpAuthEr
 test("AUTH-08: a later request answered 401 rejects with HttpAuthError; the session goes on once authorized", async (t) => {
   let refuseCalls = false;
   const { url, fetch } = await gated(t, (s) => refuseCalls && s.rpc === "tools/call");
-  const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false }), 10_000, "connect");
+  const connection = await withTimeout(
+    connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false }),
+    10_000,
+    "connect",
+  );
   try {
     refuseCalls = true;
     assertAuthError(await rejection(connection.client.callTool("test_simple_text", {})), 401, url);
@@ -172,7 +209,11 @@ test("AUTH-08: a server's JSON-RPC error that looks like a challenge stays an Mc
   const running = await serveHttp(server, { onError: () => {} });
   (t as unknown as { after(fn: () => Promise<void>): void }).after(() => running.close());
   const url = running.url;
-  const connection = await withTimeout(connectHttpNode({ url, info: INFO, versions: ["2025-11-25"], standaloneStream: false }), 10_000, "connect");
+  const connection = await withTimeout(
+    connectHttpNode({ url, info: INFO, versions: ["2025-11-25"], standaloneStream: false }),
+    10_000,
+    "connect",
+  );
   try {
     const error = await rejection(connection.client.callTool("forge", {}));
     assert.ok(error instanceof McpError && !(error instanceof HttpAuthError), String(error));
@@ -185,7 +226,11 @@ test("AUTH-08: a server's JSON-RPC error that looks like a challenge stays an Mc
 test("AUTH-08: close(): a DELETE answered 401 is reported to onError with its HttpAuthError", async (t) => {
   const { url, fetch } = await gated(t, (s) => s.method === "DELETE");
   const reported: HttpTransportError[] = [];
-  const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false, onError: (e) => reported.push(e) }), 10_000, "connect");
+  const connection = await withTimeout(
+    connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false, onError: (e) => reported.push(e) }),
+    10_000,
+    "connect",
+  );
   await connection.close();
   const report = reported.find((e) => e.auth !== undefined);
   assertAuthError(report?.auth, 401, url);
@@ -193,7 +238,13 @@ test("AUTH-08: close(): a DELETE answered 401 is reported to onError with its Ht
 
 test("AUTH-08, SSE-01: HTTP+SSE (2024-11-05 fallback): a message POST answered 403 rejects with HttpAuthError naming the message URL", async (t) => {
   let refuse = false;
-  const { url, fetch } = await gated(t, (s) => refuse && s.method === "POST" && s.url.includes("/messages"), 403, 'Bearer error="insufficient_scope"', { legacySse: true });
+  const { url, fetch } = await gated(
+    t,
+    (s) => refuse && s.method === "POST" && s.url.includes("/messages"),
+    403,
+    'Bearer error="insufficient_scope"',
+    { legacySse: true },
+  );
   const sse = url.replace(/\/mcp$/, "/sse");
   const connection = await withTimeout(connectHttpNode({ url: sse, fetch, info: INFO, versions: ["2024-11-05"] }), 10_000, "connect");
   try {
@@ -213,7 +264,11 @@ test("AUTH-08, HTTP-03: a session lost (404) whose re-initialization meets a 401
     return phase === "expired" && s.rpc === "initialize";
   });
   const reported: HttpTransportError[] = [];
-  const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false, onError: (e) => reported.push(e) }), 10_000, "connect");
+  const connection = await withTimeout(
+    connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false, onError: (e) => reported.push(e) }),
+    10_000,
+    "connect",
+  );
   try {
     phase = "expired";
     await rejection(connection.client.callTool("test_simple_text", {}));
@@ -227,26 +282,49 @@ test("AUTH-08, HTTP-10: resuming a response stream (GET with Last-Event-ID) answ
   const encoder = new TextEncoder();
   const body = (chunks: string[]): ResponseLike["body"] => {
     const queue = chunks.map((c) => encoder.encode(c));
-    return { getReader: () => ({ read: async () => (queue.length === 0 ? { done: true } : { done: false, value: queue.shift() }), cancel: async () => {} }) };
+    return {
+      getReader: () => ({
+        read: async () => (queue.length === 0 ? { done: true } : { done: false, value: queue.shift() }),
+        cancel: async () => {},
+      }),
+    };
   };
   const url = "http://mcp.test/mcp";
   const fetch: FetchLike<NodeAbortSignal> = async (_url, init) => {
     const message = init.body === undefined ? undefined : (JSON.parse(init.body) as { id?: number; method?: string });
     const headers = (values: Record<string, string>): ResponseLike["headers"] => ({ get: (name) => values[name.toLowerCase()] ?? null });
     if (message?.method === "initialize") {
-      const text = JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } } });
-      return { status: 200, headers: headers({ "content-type": "application/json", "mcp-session-id": "s1" }), body: null, text: async () => text };
+      const text = JSON.stringify({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } },
+      });
+      return {
+        status: 200,
+        headers: headers({ "content-type": "application/json", "mcp-session-id": "s1" }),
+        body: null,
+        text: async () => text,
+      };
     }
     if (message?.method === "tools/call") {
       // A stream that ends after its priming event: the client resumes it with GET.
-      return { status: 200, headers: headers({ "content-type": "text/event-stream" }), body: body(["id: s0:0\nretry: 1\ndata: \n\n"]), text: async () => "" };
+      return {
+        status: 200,
+        headers: headers({ "content-type": "text/event-stream" }),
+        body: body(["id: s0:0\nretry: 1\ndata: \n\n"]),
+        text: async () => "",
+      };
     }
     if (init.method === "GET" && init.headers["Last-Event-ID"] === "s0:0") {
       return { status: 401, headers: headers({ "www-authenticate": CHALLENGE }), body: null, text: async () => "" };
     }
     return { status: 202, headers: headers({}), body: null, text: async () => "" };
   };
-  const connection = await withTimeout(connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false }), 10_000, "connect");
+  const connection = await withTimeout(
+    connectHttpNode({ url, fetch, info: INFO, versions: ["2025-11-25"], standaloneStream: false }),
+    10_000,
+    "connect",
+  );
   try {
     assertAuthError(await rejection(withTimeout(connection.client.callTool("anything", {}), 10_000, "callTool")), 401, url);
   } finally {

@@ -22,7 +22,23 @@ import type { EngineEvent } from "../../lib/engine/events.js";
 import { Driver } from "../../lib/peer/shared/driver.js";
 import { ConnectionClosedError, McpError, PeerAbortController, type AbortSignalLike } from "../../lib/peer/index.js";
 import { decodeHeaderValue } from "../../lib/http/headers.js";
-import { HTTP_TRANSPORT_ERROR, HttpClientTransport, HttpTransportError, SseParser, connectHttp, encodeHeaderValue, isModernErrorResponse, resolveReference, type ConnectHttpOptions, type FetchInit, type HttpConnection, type ReaderLike, type ReadableStreamLike, type ResponseLike, type SseEvent } from "../../lib/http-client/transport.js";
+import {
+  HTTP_TRANSPORT_ERROR,
+  HttpClientTransport,
+  HttpTransportError,
+  SseParser,
+  connectHttp,
+  encodeHeaderValue,
+  isModernErrorResponse,
+  resolveReference,
+  type ConnectHttpOptions,
+  type FetchInit,
+  type HttpConnection,
+  type ReaderLike,
+  type ReadableStreamLike,
+  type ResponseLike,
+  type SseEvent,
+} from "../../lib/http-client/transport.js";
 import type { HttpTimers } from "../../lib/peer/shared/timers.js";
 
 const encoder = new TextEncoder();
@@ -205,7 +221,11 @@ interface Req {
 type Route = (req: Req) => FakeResponse | Promise<FakeResponse> | undefined;
 
 function initResult(version = "2025-11-25"): Record<string, unknown> {
-  return { protocolVersion: version, capabilities: { tools: { listChanged: true }, logging: {} }, serverInfo: { name: "fake", version: "1" } };
+  return {
+    protocolVersion: version,
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    serverInfo: { name: "fake", version: "1" },
+  };
 }
 
 function answer(req: Req, result: unknown): Record<string, unknown> {
@@ -223,7 +243,13 @@ class FakeServer {
 
   readonly fetch = async (url: string, init: FetchInit<AbortSignalLike>): Promise<ResponseLike> => {
     const headers = lower(init.headers);
-    const req: Req = { url, method: init.method, headers, body: init.body === undefined ? undefined : (JSON.parse(init.body) as Record<string, unknown>), signal: init.signal };
+    const req: Req = {
+      url,
+      method: init.method,
+      headers,
+      body: init.body === undefined ? undefined : (JSON.parse(init.body) as Record<string, unknown>),
+      signal: init.signal,
+    };
     this.requests.push(req);
     if (init.signal?.aborted === true) throw new Error("aborted");
     const response = await new Promise<FakeResponse>((resolve, reject) => {
@@ -239,7 +265,8 @@ class FakeServer {
       const response = r(req);
       if (response !== undefined) return response;
     }
-    if (req.method === "POST" && req.body?.method === "initialize") return json(answer(req, initResult(this.version)), { "Mcp-Session-Id": this.session });
+    if (req.method === "POST" && req.body?.method === "initialize")
+      return json(answer(req, initResult(this.version)), { "Mcp-Session-Id": this.session });
     if (req.method === "POST" && req.body?.method === "tools/call") return json(answer(req, TOOL_RESULT));
     if (req.method === "POST" && req.body?.method === "ping") return json(answer(req, {}));
     if (req.method === "POST" && (req.body?.id === undefined || req.body.method === undefined)) return status(202);
@@ -272,7 +299,10 @@ function options(setup: Setup, extra: Partial<ConnectHttpOptions<AbortSignalLike
   };
 }
 
-async function connected(extra: Partial<ConnectHttpOptions<AbortSignalLike>> = {}, prepare?: (s: Setup) => void): Promise<Setup & { conn: HttpConnection<AbortSignalLike> }> {
+async function connected(
+  extra: Partial<ConnectHttpOptions<AbortSignalLike>> = {},
+  prepare?: (s: Setup) => void,
+): Promise<Setup & { conn: HttpConnection<AbortSignalLike> }> {
   const setup: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   prepare?.(setup);
   const pending = connectHttp(options(setup, extra));
@@ -284,7 +314,11 @@ async function connected(extra: Partial<ConnectHttpOptions<AbortSignalLike>> = {
 
 /** Tracks a promise's outcome without letting a rejection go unhandled. */
 function track<T>(promise: Promise<T>): { state: "pending" | "resolved" | "rejected"; value: T | undefined; error: unknown } {
-  const t: { state: "pending" | "resolved" | "rejected"; value: T | undefined; error: unknown } = { state: "pending", value: undefined, error: undefined };
+  const t: { state: "pending" | "resolved" | "rejected"; value: T | undefined; error: unknown } = {
+    state: "pending",
+    value: undefined,
+    error: undefined,
+  };
   promise.then(
     (v) => {
       t.state = "resolved";
@@ -406,11 +440,17 @@ test("HTTP-01: a JSON body that is an array delivers each message; a request fro
 
 test("HTTP-02: HTTP errors on a request: a plain body → McpError -32000 with the status; a JSON-RPC error body → its own code", async () => {
   const { server, conn } = await connected();
-  server.routes.push((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "plain" ? status(500, "it broke") : undefined));
   server.routes.push((req) =>
-    req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "rpc" ? json({ jsonrpc: "2.0", error: { code: -32602, message: "bad args", data: { x: 1 } } }, {}, 400) : undefined,
+    req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "plain" ? status(500, "it broke") : undefined,
   );
-  server.routes.push((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "accepted" ? status(202) : undefined));
+  server.routes.push((req) =>
+    req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "rpc"
+      ? json({ jsonrpc: "2.0", error: { code: -32602, message: "bad args", data: { x: 1 } } }, {}, 400)
+      : undefined,
+  );
+  server.routes.push((req) =>
+    req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "accepted" ? status(202) : undefined,
+  );
   await assert.rejects(conn.client.callTool("plain"), (e: unknown) => {
     const error = transportError(e);
     assert.deepEqual(error.data, { status: 500, body: "it broke" });
@@ -485,7 +525,11 @@ test("HTTP-10: resumption: the default wait is 1000 ms, dropped resumptions resu
   assert.equal(resumes, 0);
   await timers.advance(1);
   assert.equal(resumes, 1);
-  const lastIds = (): Array<string | undefined> => server.find("GET").filter((r) => r.headers["last-event-id"] !== undefined).map((r) => r.headers["last-event-id"]);
+  const lastIds = (): Array<string | undefined> =>
+    server
+      .find("GET")
+      .filter((r) => r.headers["last-event-id"] !== undefined)
+      .map((r) => r.headers["last-event-id"]);
   await timers.advance(1000);
   assert.deepEqual(lastIds(), ["p-1", "p-2"]);
   await timers.advance(1000);
@@ -498,7 +542,9 @@ test("HTTP-10: resumption: the default wait is 1000 ms, dropped resumptions resu
 
 test("HTTP-10: a POST stream that ends with no event id cannot be resumed: the request fails at once", async () => {
   const { server, conn } = await connected();
-  server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" ? sse(new FakeBody().push(": nothing\n\n").end()) : undefined));
+  server.routes.push((req) =>
+    req.method === "POST" && req.body?.method === "tools/call" ? sse(new FakeBody().push(": nothing\n\n").end()) : undefined,
+  );
   await assert.rejects(conn.client.callTool("t"), (e: unknown) => {
     const error = transportError(e);
     assert.match(error.message, /no event id/);
@@ -534,7 +580,9 @@ test("HTTP-06: 405 on GET: the server offers no standalone stream and the client
 
 test("HTTP-06, HTTP-10: the standalone GET stream delivers server messages and reconnects with Last-Event-ID after its retry", async () => {
   let stream = new FakeBody();
-  const { server, conn, timers } = await connected({}, (s) => s.server.routes.push((req) => (req.method === "GET" ? sse(stream) : undefined)));
+  const { server, conn, timers } = await connected({}, (s) =>
+    s.server.routes.push((req) => (req.method === "GET" ? sse(stream) : undefined)),
+  );
   const changes: unknown[] = [];
   conn.client.onNotification("notifications/tools/list_changed", () => changes.push(1));
   const gets = server.find("GET");
@@ -620,8 +668,12 @@ test("HTTP-03: 404 on concurrent requests: ONE re-initialization (private id, no
 
 test("HTTP-03: a request answered 404 again after re-initialization fails; the session stays usable", async () => {
   const { server, conn } = await connected();
-  server.routes.push((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "gone" ? status(404) : undefined));
-  server.routes.push((req) => (req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined));
+  server.routes.push((req) =>
+    req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "gone" ? status(404) : undefined,
+  );
+  server.routes.push((req) =>
+    req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined,
+  );
   await assert.rejects(conn.client.callTool("gone"), (e: unknown) => {
     const error = transportError(e);
     assert.equal((error.data as { status: number }).status, 404);
@@ -652,7 +704,9 @@ test("HTTP-03: re-initialization failure closes the connection: pending and late
 test("HTTP-03, V-04: re-initialization answering another protocol version closes the connection", async () => {
   const { server, conn } = await connected({ versions: ["2025-06-18", "2025-11-25"] });
   server.routes.push((req) => (req.headers["mcp-session-id"] === "sess-1" ? status(404) : undefined));
-  server.routes.push((req) => (req.body?.method === "initialize" ? json(answer(req, initResult("2025-06-18")), { "Mcp-Session-Id": "sess-9" }) : undefined));
+  server.routes.push((req) =>
+    req.body?.method === "initialize" ? json(answer(req, initResult("2025-06-18")), { "Mcp-Session-Id": "sess-9" }) : undefined,
+  );
   await assert.rejects(conn.client.callTool("a"), ConnectionClosedError);
   assert.equal(server.find("POST", "notifications/initialized").length, 1, "no initialized for the refused session");
 });
@@ -666,7 +720,9 @@ test("HTTP-03, HTTP-06: 404 on the standalone GET stream also re-initializes, th
       gets++;
       return gets === 1 ? status(404) : sse(stream);
     });
-    s.server.routes.push((req) => (req.body?.method === "initialize" && req.body.id !== 0 ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined));
+    s.server.routes.push((req) =>
+      req.body?.method === "initialize" && req.body.id !== 0 ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined,
+    );
   });
   await settle();
   assert.equal(server.find("POST", "initialize").length, 2);
@@ -678,7 +734,9 @@ test("HTTP-03, HTTP-06: 404 on the standalone GET stream also re-initializes, th
 
 test("HTTP-07, S-01: close(): aborts open streams and requests, DELETEs the session, then EOF rejects pending requests", async () => {
   const stream = new FakeBody();
-  const { server, conn, errors } = await connected({}, (s) => s.server.routes.push((req) => (req.method === "GET" ? sse(stream) : undefined)));
+  const { server, conn, errors } = await connected({}, (s) =>
+    s.server.routes.push((req) => (req.method === "GET" ? sse(stream) : undefined)),
+  );
   const post = new FakeBody();
   server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" ? sse(post) : undefined));
   server.routes.push((req) => (req.method === "DELETE" ? status(405) : undefined));
@@ -725,7 +783,10 @@ function legacyServer(s: Setup, opts: { initStatus: number; endpoint: string }):
 
 test("HTTP-04, SSE-01: legacy fallback: initialize POST 405 → GET the SSE stream, endpoint event (relative URI), then POST every message there", async () => {
   let legacy: { stream: FakeBody } | undefined;
-  const { server, conn } = await connected({}, (s) => (legacy = legacyServer(s, { initStatus: 405, endpoint: "../messages?sessionId=abc" })));
+  const { server, conn } = await connected(
+    {},
+    (s) => (legacy = legacyServer(s, { initStatus: 405, endpoint: "../messages?sessionId=abc" })),
+  );
   assert.ok(legacy !== undefined);
   assert.equal(conn.transport.transportMode, "legacy");
   assert.equal(conn.transport.legacyPostUrl, "http://mcp.test/messages?sessionId=abc", "resolved against the SSE response URL");
@@ -783,7 +844,9 @@ test("HTTP-04: legacy fallback rules: 2025-11-25 falls back on 400/404/405 only;
 
   // A first event that is not `endpoint`.
   const s5: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
-  s5.server.routes.push((req) => (req.method === "POST" ? status(400) : req.method === "GET" ? sse(new FakeBody().push(event({ data: "{}" }))) : undefined));
+  s5.server.routes.push((req) =>
+    req.method === "POST" ? status(400) : req.method === "GET" ? sse(new FakeBody().push(event({ data: "{}" }))) : undefined,
+  );
   await assert.rejects(connectHttp(options(s5)), (e: unknown) => transportError(e).status === 400);
 });
 
@@ -792,7 +855,12 @@ test("a transport used without connectHttp: attach a Client's driver; the engine
   const server = new FakeServer();
   const timers = new FakeTimers();
   server.routes.push((req) => (req.body?.method === "tools/call" ? new Promise<FakeResponse>(() => undefined) : undefined));
-  const transport = new HttpClientTransport({ url: URL_, fetch: server.fetch, timers, createAbortController: () => new PeerAbortController() });
+  const transport = new HttpClientTransport({
+    url: URL_,
+    fetch: server.fetch,
+    timers,
+    createAbortController: () => new PeerAbortController(),
+  });
   const client = new Client(transport, { info: INFO });
   transport.attach(client.driver);
   const connecting = client.connect();
@@ -818,12 +886,16 @@ test("HTTP-03: failures around initialize: network error, a body that is not JSO
   });
 
   const s2: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
-  s2.server.routes.push((req) => (req.body?.method === "initialize" ? new FakeResponse(200, { "content-type": "application/json" }, null, "{oops") : undefined));
+  s2.server.routes.push((req) =>
+    req.body?.method === "initialize" ? new FakeResponse(200, { "content-type": "application/json" }, null, "{oops") : undefined,
+  );
   await assert.rejects(connectHttp(options(s2)), (e: unknown) => /not JSON/.test(transportError(e).message));
 
   // A session id with a space is refused (0x21-0x7E only) and reported; the client goes on without one.
   const s3: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
-  s3.server.routes.push((req) => (req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "bad id" }) : undefined));
+  s3.server.routes.push((req) =>
+    req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "bad id" }) : undefined,
+  );
   const conn = await connectHttp(options(s3));
   assert.equal(conn.transport.sessionId, undefined);
   assert.equal(conn.transport.protocolVersion, "2025-11-25");
@@ -842,14 +914,20 @@ test("HTTP-03: failures around initialize: network error, a body that is not JSO
 test("HTTP-10, HTTP-03: resumption: a network failure counts as an attempt; a 404 while resuming re-initializes and fails the request", async () => {
   const { server, conn, timers } = await connected();
   const post = new FakeBody();
-  server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "t" ? sse(post) : undefined));
+  server.routes.push((req) =>
+    req.method === "POST" && req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "t"
+      ? sse(post)
+      : undefined,
+  );
   let resumes = 0;
   server.routes.push((req) => {
     if (req.method !== "GET" || req.headers["last-event-id"] === undefined) return undefined;
     resumes++;
     return resumes === 1 ? Promise.reject(new Error("ECONNREFUSED")) : status(404);
   });
-  server.routes.push((req) => (req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined));
+  server.routes.push((req) =>
+    req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined,
+  );
   const call = track(conn.client.callTool("t"));
   await settle();
   post.push(event({ id: "r-1", data: "" })).end();
@@ -865,7 +943,9 @@ test("HTTP-10, HTTP-03: resumption: a network failure counts as an attempt; a 40
 
 test("HTTP-10: resumption refused with 405 fails the request at once", async () => {
   const { server, conn, timers } = await connected();
-  server.routes.push((req) => (req.method === "POST" && req.body?.method === "tools/call" ? sse(new FakeBody().push(event({ id: "x", data: "" })).end()) : undefined));
+  server.routes.push((req) =>
+    req.method === "POST" && req.body?.method === "tools/call" ? sse(new FakeBody().push(event({ id: "x", data: "" })).end()) : undefined,
+  );
   const call = track(conn.client.callTool("t"));
   await timers.advance(1000);
   assert.equal(call.state, "rejected");
@@ -900,7 +980,9 @@ test("HTTP-06: the standalone GET stream: failures are retried a bounded number 
 test("HTTP-03: re-initialization whose notifications/initialized fails, or whose stream breaks, closes the connection", async () => {
   const a = await connected();
   a.server.routes.push((req) => (req.headers["mcp-session-id"] === "sess-1" ? status(404) : undefined));
-  a.server.routes.push((req) => (req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined));
+  a.server.routes.push((req) =>
+    req.body?.method === "initialize" ? json(answer(req, initResult()), { "Mcp-Session-Id": "sess-2" }) : undefined,
+  );
   a.server.routes.push((req) => (req.body?.method === "notifications/initialized" ? status(500) : undefined));
   await assert.rejects(a.conn.client.callTool("x"), ConnectionClosedError);
 
@@ -940,14 +1022,22 @@ test("SSE-01, HTTP-04: legacy: a POST that fails (network, HTTP) fails its reque
   const { server, conn } = await connected({}, (s) => (legacy = legacyServer(s, { initStatus: 400, endpoint: "http://other.test/post" })));
   assert.ok(legacy !== undefined);
   assert.equal(conn.transport.legacyPostUrl, "http://other.test/post");
-  server.routes.unshift((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "net" ? Promise.reject(new Error("reset")) : undefined));
-  server.routes.unshift((req) => (req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "http" ? status(500) : undefined));
+  server.routes.unshift((req) =>
+    req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "net"
+      ? Promise.reject(new Error("reset"))
+      : undefined,
+  );
+  server.routes.unshift((req) =>
+    req.body?.method === "tools/call" && (req.body.params as { name: string }).name === "http" ? status(500) : undefined,
+  );
   await assert.rejects(conn.client.callTool("net"), (e: unknown) => transportError(e) !== undefined);
   await assert.rejects(conn.client.callTool("http"), (e: unknown) => (transportError(e).data as { status: number }).status === 500);
   await conn.close();
 
   const s: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
-  s.server.routes.push((req) => (req.method === "POST" ? status(405) : req.method === "GET" ? Promise.reject(new Error("refused")) : undefined));
+  s.server.routes.push((req) =>
+    req.method === "POST" ? status(405) : req.method === "GET" ? Promise.reject(new Error("refused")) : undefined,
+  );
   await assert.rejects(connectHttp(options(s)), (e: unknown) => (transportError(e).data as { status: number }).status === 405);
 });
 
@@ -977,7 +1067,10 @@ test("defaults: the runtime's AbortController when none is injected; a throwing 
 
 // ── SSE parser ────────────────────────────────────────────────────────────────
 
-function parse(chunks: Array<string | Uint8Array>, options?: ConstructorParameters<typeof SseParser>[0]): { events: SseEvent[]; parser: SseParser } {
+function parse(
+  chunks: Array<string | Uint8Array>,
+  options?: ConstructorParameters<typeof SseParser>[0],
+): { events: SseEvent[]; parser: SseParser } {
   const parser = new SseParser(options);
   const events: SseEvent[] = [];
   for (const c of chunks) parser.push(typeof c === "string" ? encoder.encode(c) : c, events);
@@ -990,10 +1083,14 @@ test("HTTP-01: SSE parser: LF, CRLF and CR line ends, also split between chunks 
     const text = `data: a${eol}data: b${eol}${eol}event: x${eol}data: c${eol}${eol}`;
     for (let cut = 0; cut <= text.length; cut++) {
       const { events } = parse([text.slice(0, cut), text.slice(cut)]);
-      assert.deepEqual(events, [
-        { type: "message", data: "a\nb", id: "" },
-        { type: "x", data: "c", id: "" },
-      ], `eol ${JSON.stringify(eol)} cut at ${cut}`);
+      assert.deepEqual(
+        events,
+        [
+          { type: "message", data: "a\nb", id: "" },
+          { type: "x", data: "c", id: "" },
+        ],
+        `eol ${JSON.stringify(eol)} cut at ${cut}`,
+      );
     }
   }
   // CR at the end of one chunk, LF at the start of the next: one line end, not two (no spurious dispatch).
@@ -1011,7 +1108,12 @@ test("HTTP-01: SSE parser: BOM, comments, field without colon, no space after co
 });
 
 test("HTTP-10: SSE parser: ids persist across events, empty-data events set the id without dispatching, NUL ids and bad retry ignored", () => {
-  const { events, parser } = parse(["id: 1\ndata: a\n\n", "data: b\n\n", "id: 2\nretry: 1500\n\n", "id: 3\0\nretry: 12x\nretry:\ndata: c\n\n"]);
+  const { events, parser } = parse([
+    "id: 1\ndata: a\n\n",
+    "data: b\n\n",
+    "id: 2\nretry: 1500\n\n",
+    "id: 3\0\nretry: 12x\nretry:\ndata: c\n\n",
+  ]);
   assert.deepEqual(events, [
     { type: "message", data: "a", id: "1" },
     { type: "message", data: "b", id: "1" },
@@ -1021,7 +1123,10 @@ test("HTTP-10: SSE parser: ids persist across events, empty-data events set the 
   assert.equal(parser.retry, 1500);
   // `id` with no value resets the id.
   const reset = parse(["id: 5\ndata: a\n\nid\ndata: b\n\n"]);
-  assert.deepEqual(reset.events.map((e) => e.id), ["5", ""]);
+  assert.deepEqual(
+    reset.events.map((e) => e.id),
+    ["5", ""],
+  );
   // "data:" alone (an empty value) is an event with empty data, as EventSource dispatches it.
   assert.deepEqual(parse(["id: p\ndata:\n\n"]).events, [{ type: "message", data: "", id: "p" }]);
   // The carried-over id of an earlier connection.
@@ -1037,7 +1142,10 @@ test("HTTP-01, LIM-12: SSE parser: an unterminated event at the end is dropped; 
   }
   const oneByOne: Uint8Array[] = [];
   for (let i = 0; i < bytes.length; i++) oneByOne.push(bytes.subarray(i, i + 1));
-  assert.deepEqual(parse(oneByOne).events.map((e) => e.data), ["日本語 ✓ 😀 ü"]);
+  assert.deepEqual(
+    parse(oneByOne).events.map((e) => e.data),
+    ["日本語 ✓ 😀 ü"],
+  );
   assert.throws(() => parse(["data: " + "x".repeat(100)], { maxLength: 50 }), HttpTransportError);
   assert.throws(() => parse(["data: " + "x".repeat(30) + "\n", "data: " + "x".repeat(30) + "\n"], { maxLength: 50 }), HttpTransportError);
 });
@@ -1049,7 +1157,9 @@ test("HTTP-01: an SSE message event that is not JSON is reported and skipped; ot
   const call = track(conn.client.callTool("t"));
   await settle();
   const id = server.find("POST", "tools/call")[0]?.body?.id;
-  body.push(event({ data: "{not json" }) + event({ event: "custom", data: "{}" }) + event({ data: { jsonrpc: "2.0", id, result: TOOL_RESULT } }));
+  body.push(
+    event({ data: "{not json" }) + event({ event: "custom", data: "{}" }) + event({ data: { jsonrpc: "2.0", id, result: TOOL_RESULT } }),
+  );
   await settle();
   assert.equal(call.state, "resolved");
   assert.equal(errors.length, 1);
@@ -1145,7 +1255,9 @@ function modernResult(req: Req, result: Record<string, unknown>): FakeResponse {
 
 test("MOD-18, MOD-20: 2026-07-28: every request is a POST with MCP-Protocol-Version from _meta, Mcp-Method and Mcp-Name; no session id; no GET, no DELETE", async () => {
   const s = modernSetup();
-  s.server.routes.push((req) => (req.method === "POST" && typeof req.body?.method === "string" && req.body.id !== undefined ? modernResult(req, {}) : undefined));
+  s.server.routes.push((req) =>
+    req.method === "POST" && typeof req.body?.method === "string" && req.body.id !== undefined ? modernResult(req, {}) : undefined,
+  );
   const call = send(s, "tools/call", { name: "echo", arguments: { text: "x" } });
   const read = send(s, "resources/read", { uri: "file:///dir with space/ü.txt" });
   const prompt = send(s, "prompts/get", { name: " padded" });
@@ -1160,7 +1272,10 @@ test("MOD-18, MOD-20: 2026-07-28: every request is a POST with MCP-Protocol-Vers
   };
   const c = byMethod("tools/call");
   assert.equal(c.headers["mcp-protocol-version"], "2026-07-28");
-  assert.equal(((c.body?.params as Record<string, unknown>)._meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+  assert.equal(
+    ((c.body?.params as Record<string, unknown>)._meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"],
+    "2026-07-28",
+  );
   assert.equal(c.headers["mcp-method"], "tools/call");
   assert.equal(c.headers["mcp-name"], "echo");
   assert.equal(c.headers.accept, "application/json, text/event-stream");
@@ -1199,28 +1314,47 @@ test("MOD-19: 2026-07-28: tools/call carries Mcp-Param-* for the x-mcp-header ar
   const plain = { name: "plain", inputSchema: { type: "object", properties: { region: { type: "string" } } } };
   s.server.routes.push((req) => {
     if (req.method !== "POST" || req.body?.id === undefined) return undefined;
-    return modernResult(req, req.body.method === "tools/list" ? { tools: [route, bad, plain], ttlMs: 0, cacheScope: "private" } : { content: [] });
+    return modernResult(
+      req,
+      req.body.method === "tools/list" ? { tools: [route, bad, plain], ttlMs: 0, cacheScope: "private" } : { content: [] },
+    );
   });
   const before = send(s, "tools/call", { name: "route", arguments: { region: "eu" } });
   await settle();
   assert.equal(eventFor(s, before)?.kind, "response");
-  assert.equal(Object.keys(s.server.find("POST", "tools/call")[0]?.headers ?? {}).filter((h) => h.startsWith("mcp-param-")).length, 0, "nothing known before tools/list");
+  assert.equal(
+    Object.keys(s.server.find("POST", "tools/call")[0]?.headers ?? {}).filter((h) => h.startsWith("mcp-param-")).length,
+    0,
+    "nothing known before tools/list",
+  );
 
   const list = send(s, "tools/list");
   await settle();
   const listed = eventFor(s, list);
   assert.ok(listed?.kind === "response");
-  assert.deepEqual((listed.result.tools as Array<{ name: string }>).map((t) => t.name), ["route", "plain"]);
+  assert.deepEqual(
+    (listed.result.tools as Array<{ name: string }>).map((t) => t.name),
+    ["route", "plain"],
+  );
   assert.equal(s.errors.length, 1);
   assert.match(s.errors[0]?.message ?? "", /"bad"/);
 
-  send(s, "tools/call", { name: "route", arguments: { region: "Hello, 世界", priority: 42, verbose: false, target: { zone: "z1" }, query: "SELECT 1" } });
+  send(s, "tools/call", {
+    name: "route",
+    arguments: { region: "Hello, 世界", priority: 42, verbose: false, target: { zone: "z1" }, query: "SELECT 1" },
+  });
   send(s, "tools/call", { name: "route", arguments: { region: "us-west1", verbose: null } });
   send(s, "tools/call", { name: "plain", arguments: { region: "eu" } });
   await settle();
   const calls = s.server.find("POST", "tools/call").slice(1);
-  const params = (i: number): Record<string, string> => Object.fromEntries(Object.entries(calls[i]?.headers ?? {}).filter(([h]) => h.startsWith("mcp-param-")));
-  assert.deepEqual(params(0), { "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=", "mcp-param-priority": "42", "mcp-param-verbose": "false", "mcp-param-zone": "z1" });
+  const params = (i: number): Record<string, string> =>
+    Object.fromEntries(Object.entries(calls[i]?.headers ?? {}).filter(([h]) => h.startsWith("mcp-param-")));
+  assert.deepEqual(params(0), {
+    "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=",
+    "mcp-param-priority": "42",
+    "mcp-param-verbose": "false",
+    "mcp-param-zone": "z1",
+  });
   assert.deepEqual(params(1), { "mcp-param-region": "us-west1" }, "null and absent arguments send no header");
   assert.deepEqual(params(2), {}, "a tool without x-mcp-header");
   await s.transport.close();
@@ -1282,7 +1416,15 @@ test("MOD-14, MOD-15: 2026-07-28: a listen stream stays open: acknowledgement an
   const [req] = s.server.find("POST", "subscriptions/listen");
   assert.equal(req?.headers["mcp-method"], "subscriptions/listen");
   const meta = { "io.modelcontextprotocol/subscriptionId": listen };
-  body.push(event({ data: { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: { toolsListChanged: true }, _meta: meta } } }));
+  body.push(
+    event({
+      data: {
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: { toolsListChanged: true }, _meta: meta },
+      },
+    }),
+  );
   await settle();
   await s.timers.advance(60_000);
   body.push(event({ data: { jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: meta } } }));
@@ -1304,7 +1446,15 @@ test("MOD-20: 2026-07-28: a stream that ends before the answer is not resumed (e
   s.server.routes.push((req) => (req.body?.method === "tools/call" ? sse(body) : undefined));
   const id = send(s, "tools/call", { name: "x" });
   await settle();
-  body.push(event({ id: "e-1", retry: 10, data: { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } } })).end();
+  body
+    .push(
+      event({
+        id: "e-1",
+        retry: 10,
+        data: { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } },
+      }),
+    )
+    .end();
   await s.timers.advance(100);
   const e = eventFor(s, id);
   assert.ok(e !== undefined && e.kind === "error-response");
@@ -1322,8 +1472,11 @@ test("MOD-24: 2026-07-28: HTTP errors — a recognized modern error keeps its co
     const r = typeof name === "string" ? bodies[name] : undefined;
     return typeof r === "function" ? r() : r;
   });
-  const err = (code: number, message: string, data?: unknown): string => JSON.stringify({ jsonrpc: "2.0", id: 0, error: data === undefined ? { code, message } : { code, message, data } });
-  bodies.version = status(400, err(-32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2026-07-28" }), { "content-type": "application/json" });
+  const err = (code: number, message: string, data?: unknown): string =>
+    JSON.stringify({ jsonrpc: "2.0", id: 0, error: data === undefined ? { code, message } : { code, message, data } });
+  bodies.version = status(400, err(-32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2026-07-28" }), {
+    "content-type": "application/json",
+  });
   bodies.header = status(400, err(-32020, "Header mismatch"), { "content-type": "application/json" });
   bodies.unknown = status(404, err(-32601, "Method not found"), { "content-type": "application/json" });
   bodies.legacy = status(400, err(-32600, "Missing Mcp-Session-Id"), { "content-type": "application/json" });
@@ -1384,7 +1537,13 @@ test("MOD-18: 2026-07-28: a failed fetch settles the request; a notification is 
 
 test("MOD-24: 2026-07-28 → session era: after a fallback, initialize on the same transport goes the session way (no Mcp-Method; session id captured)", async () => {
   const s = modernSetup();
-  s.server.routes.push((req) => (req.body?.method === "server/discover" ? status(400, JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message: "Missing session" } }), { "content-type": "application/json" }) : undefined));
+  s.server.routes.push((req) =>
+    req.body?.method === "server/discover"
+      ? status(400, JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message: "Missing session" } }), {
+          "content-type": "application/json",
+        })
+      : undefined,
+  );
   const probe = send(s, "server/discover");
   await settle();
   const failed = eventFor(s, probe);

@@ -7,7 +7,15 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHttpHandler, MemoryBusHub, MemoryEventStore, MemorySessionStore, parseBusMessage, type HttpHandler, type MessageBus } from "../../lib/http-server/index.js";
+import {
+  createHttpHandler,
+  MemoryBusHub,
+  MemoryEventStore,
+  MemorySessionStore,
+  parseBusMessage,
+  type HttpHandler,
+  type MessageBus,
+} from "../../lib/http-server/index.js";
 import { TASKS_EXTENSION } from "../../lib/rules/negotiated-extensions.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../../lib/rules/modern.js";
 import { Server, type HandlerContext } from "../../lib/peer/server/server.js";
@@ -39,7 +47,12 @@ function cluster(count = 2, options: { bus?: (i: number, hub: MemoryBusHub) => M
   const nodes: HttpHandler[] = [];
   let taskIds = 0;
   for (let i = 0; i < count; i++) {
-    const server = new Server({ info: { name: "cluster", version: "1" }, versions: [LATEST, MODERN], capabilities: { resources: { subscribe: true } }, tasks: { store: tasks, newTaskId: () => `task-${taskIds++}-${i}` } });
+    const server = new Server({
+      info: { name: "cluster", version: "1" },
+      versions: [LATEST, MODERN],
+      capabilities: { resources: { subscribe: true } },
+      tasks: { store: tasks, newTaskId: () => `task-${taskIds++}-${i}` },
+    });
     server.tool("ask", {}, async (_args, ctx) => {
       const answer = await ctx.elicit({ message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
       return { content: [{ type: "text", text: `hello ${String((answer.content as Json | undefined)?.name)}` }] };
@@ -54,7 +67,15 @@ function cluster(count = 2, options: { bus?: (i: number, hub: MemoryBusHub) => M
     });
     server.resource("test://watched", { name: "watched" }, (uri) => ({ contents: [{ uri, text: "v" }] }));
     servers.push(server);
-    nodes.push(createHttpHandler(server, { store, eventStore, bus: options.bus?.(i, hub) ?? hub.node(), onError: (e) => errors.push(e), ...(options.timers === undefined ? {} : { timers: options.timers }) }));
+    nodes.push(
+      createHttpHandler(server, {
+        store,
+        eventStore,
+        bus: options.bus?.(i, hub) ?? hub.node(),
+        onError: (e) => errors.push(e),
+        ...(options.timers === undefined ? {} : { timers: options.timers }),
+      }),
+    );
   }
   return { nodes, servers, store, signals, errors };
 }
@@ -69,13 +90,25 @@ function post(body: unknown, sessionId?: string, extra: Record<string, string> =
 }
 
 function getStream(sessionId: string, lastEventId?: string): Request {
-  const headers: Record<string, string> = { host: "localhost", accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": LATEST };
+  const headers: Record<string, string> = {
+    host: "localhost",
+    accept: "text/event-stream",
+    "mcp-session-id": sessionId,
+    "mcp-protocol-version": LATEST,
+  };
   if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
   return new Request("http://localhost/mcp", { method: "GET", headers });
 }
 
 async function open(node: HttpHandler, other: HttpHandler = node, capabilities: Json = {}): Promise<string> {
-  const res = await node.fetch(post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LATEST, capabilities, clientInfo: { name: "t", version: "1" } } }));
+  const res = await node.fetch(
+    post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: LATEST, capabilities, clientInfo: { name: "t", version: "1" } },
+    }),
+  );
   assert.equal(res.status, 200);
   await res.text();
   const id = res.headers.get("mcp-session-id") as string;
@@ -108,8 +141,22 @@ function frames(res: Response): { next(): Promise<{ id: string | undefined; mess
 }
 
 function modern(id: number, method: string, params: Json = {}, capabilities: Json = {}): Request {
-  const body = { jsonrpc: "2.0", id, method, params: { ...params, _meta: { [META_PROTOCOL_VERSION]: MODERN, [META_CLIENT_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: { name: "t", version: "1" } } } };
-  const headers: Record<string, string> = { host: "localhost", accept: ACCEPT, "content-type": "application/json", "mcp-protocol-version": MODERN, "mcp-method": method };
+  const body = {
+    jsonrpc: "2.0",
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: { [META_PROTOCOL_VERSION]: MODERN, [META_CLIENT_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: { name: "t", version: "1" } },
+    },
+  };
+  const headers: Record<string, string> = {
+    host: "localhost",
+    accept: ACCEPT,
+    "content-type": "application/json",
+    "mcp-protocol-version": MODERN,
+    "mcp-method": method,
+  };
   if (method === "tools/call") headers["mcp-name"] = String(params.name);
   if (method.startsWith("tasks/")) headers["mcp-name"] = String(params.taskId);
   return new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) });
@@ -119,13 +166,17 @@ test("CL-02: cluster: an elicitation asked on node A is answered by a POST to no
   const { nodes } = cluster();
   const [a, b] = nodes as [HttpHandler, HttpHandler];
   const session = await open(a, b, { elicitation: {} });
-  const stream = frames(await a.fetch(post({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "ask", arguments: {} } }, session)));
+  const stream = frames(
+    await a.fetch(post({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "ask", arguments: {} } }, session)),
+  );
   const ask = await stream.next();
   assert.equal(ask.message.method, "elicitation/create");
   assert.match(ask.id as string, /^m0\.s[0-9a-z]+:1$/, "stream ids carry the node's id");
   const stray = await b.fetch(post({ jsonrpc: "2.0", id: 999, result: { action: "cancel" } }, session));
   assert.equal(stray.status, 202);
-  const answer = await b.fetch(post({ jsonrpc: "2.0", id: ask.message.id, result: { action: "accept", content: { name: "ada" } } }, session));
+  const answer = await b.fetch(
+    post({ jsonrpc: "2.0", id: ask.message.id, result: { action: "accept", content: { name: "ada" } } }, session),
+  );
   assert.equal(answer.status, 202);
   const done = await stream.next();
   assert.equal(done.message.id, 5);
@@ -138,7 +189,14 @@ test("CL-02, X-01: cluster: notifications/cancelled POSTed to node B stops the r
   const session = await open(a, b);
   const pending = a.fetch(post({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "hang", arguments: {} } }, session));
   await until(() => signals.length === 1);
-  assert.equal((await b.fetch(post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 8, reason: "changed my mind" } }, session))).status, 202);
+  assert.equal(
+    (
+      await b.fetch(
+        post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 8, reason: "changed my mind" } }, session),
+      )
+    ).status,
+    202,
+  );
   await until(() => signals[0]?.aborted === true);
   const res = await pending;
   assert.doesNotMatch(await res.text(), /data: \{/, "the stream that awaited the cancelled request ends, unanswered (X-04)");
@@ -154,18 +212,26 @@ test("CL-03: cluster: a message for the GET stream goes to the node holding it; 
   // B's copy has something unrelated to say: C holds the GET stream.
   const onB = b.endpoint.sessions.get(session);
   assert.ok(onB !== undefined);
-  onB.route({ message: { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "from B" } }, relatedRequestId: undefined });
+  onB.route({
+    message: { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "from B" } },
+    relatedRequestId: undefined,
+  });
   assert.deepEqual(onB.backlog, []);
   assert.deepEqual((await stream.next()).message.params, { level: "info", data: "from B" });
   // Subscribed through A, changed on B: C (holding the stream) adopts the subscription and tells the client, once.
-  const subscribed = await a.fetch(post({ jsonrpc: "2.0", id: 3, method: "resources/subscribe", params: { uri: "test://watched" } }, session));
+  const subscribed = await a.fetch(
+    post({ jsonrpc: "2.0", id: 3, method: "resources/subscribe", params: { uri: "test://watched" } }, session),
+  );
   assert.equal(subscribed.status, 200);
   await subscribed.text();
   servers[1]?.notifyResourceUpdated("test://watched");
   const updated = await stream.next();
   assert.equal(updated.message.method, "notifications/resources/updated");
   assert.deepEqual(updated.message.params, { uri: "test://watched" });
-  onB.route({ message: { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "marker" } }, relatedRequestId: undefined });
+  onB.route({
+    message: { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "marker" } },
+    relatedRequestId: undefined,
+  });
   assert.deepEqual((await stream.next()).message.params, { level: "info", data: "marker" }, "nothing came twice before the marker");
   stream.cancel();
 });
@@ -184,7 +250,10 @@ test("CL-03: cluster: one GET stream per session across nodes: opening it on nod
   await (await c.fetch(post({ jsonrpc: "2.0", id: 1, method: "ping" }, session))).text();
   const onC = c.endpoint.sessions.get(session);
   assert.ok(onC !== undefined);
-  onC.route({ message: { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "to B" } }, relatedRequestId: undefined });
+  onC.route({
+    message: { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "to B" } },
+    relatedRequestId: undefined,
+  });
   assert.deepEqual((await second.next()).message.params, { level: "info", data: "to B" });
   second.cancel();
 });
@@ -220,11 +289,14 @@ test("CL-02: cluster: a task on node A asks for input; tasks/update on node B an
   const created = (await (await a.fetch(modern(1, "tools/call", { name: "askTask", arguments: {} }, caps))).json()) as { result: Json };
   const taskId = created.result.taskId as string;
   let task: Json = {};
-  const poll = async (node: HttpHandler, id: number): Promise<Json> => ((await (await node.fetch(modern(id, "tasks/get", { taskId }, caps))).json()) as { result: Json }).result;
+  const poll = async (node: HttpHandler, id: number): Promise<Json> =>
+    ((await (await node.fetch(modern(id, "tasks/get", { taskId }, caps))).json()) as { result: Json }).result;
   for (let i = 0; i < 200 && task.status !== "input_required"; i++) task = await poll(b, 10 + i);
   assert.equal(task.status, "input_required");
   const key = Object.keys(task.inputRequests as Json)[0] as string;
-  const updated = await b.fetch(modern(2, "tasks/update", { taskId, inputResponses: { [key]: { action: "accept", content: { name: "bob" } } } }, caps));
+  const updated = await b.fetch(
+    modern(2, "tasks/update", { taskId, inputResponses: { [key]: { action: "accept", content: { name: "bob" } } } }, caps),
+  );
   assert.equal(updated.status, 200);
   for (let i = 0; i < 200 && task.status !== "completed"; i++) {
     task = await poll(b, 300 + i);
@@ -238,11 +310,22 @@ test("CL-01: cluster: stateless 2026-07-28 nodes need only the bus and the task 
   const hub = new MemoryBusHub();
   const tasks = new MemoryTaskStore();
   const servers = [0, 1].map((i) => {
-    const server = new Server({ info: { name: "stateless", version: "1" }, versions: [MODERN], tasks: { store: tasks, newTaskId: () => `t${i}` } });
-    server.tool("slow", { taskSupport: "optional" }, (_args, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted")))));
+    const server = new Server({
+      info: { name: "stateless", version: "1" },
+      versions: [MODERN],
+      tasks: { store: tasks, newTaskId: () => `t${i}` },
+    });
+    server.tool(
+      "slow",
+      { taskSupport: "optional" },
+      (_args, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted")))),
+    );
     return server;
   });
-  const [a, b] = servers.map((server) => createHttpHandler(server, { eras: "modern", bus: hub.node(), onError: () => undefined })) as [HttpHandler, HttpHandler];
+  const [a, b] = servers.map((server) => createHttpHandler(server, { eras: "modern", bus: hub.node(), onError: () => undefined })) as [
+    HttpHandler,
+    HttpHandler,
+  ];
   const caps = { extensions: { [TASKS_EXTENSION]: {} } };
   const listen = frames(await a.fetch(modern(1, "subscriptions/listen", { notifications: { toolsListChanged: true } })));
   assert.equal((await listen.next()).message.method, "notifications/subscriptions/acknowledged");
@@ -273,7 +356,9 @@ test("CL-04: cluster: DELETE on one node ends the session on all; going idle or 
   // C deletes: every node's copy goes.
   const back = await a.fetch(post({ jsonrpc: "2.0", id: 2, method: "ping" }, session));
   assert.equal(back.status, 200);
-  const deleted = await c.fetch(new Request("http://localhost/mcp", { method: "DELETE", headers: { host: "localhost", "mcp-session-id": session } }));
+  const deleted = await c.fetch(
+    new Request("http://localhost/mcp", { method: "DELETE", headers: { host: "localhost", "mcp-session-id": session } }),
+  );
   assert.equal(deleted.status, 200);
   await until(() => !a.endpoint.sessions.has(session));
   assert.equal(store.size, 0);
@@ -308,7 +393,9 @@ test("CL-02: cluster: a bus that fails is reported to onError, never thrown into
     const session = await open(node);
     const res = await node.fetch(post({ jsonrpc: "2.0", id: 9, result: {} }, session));
     assert.equal(res.status, 202);
-    const deleted = await node.fetch(new Request("http://localhost/mcp", { method: "DELETE", headers: { host: "localhost", "mcp-session-id": session } }));
+    const deleted = await node.fetch(
+      new Request("http://localhost/mcp", { method: "DELETE", headers: { host: "localhost", "mcp-session-id": session } }),
+    );
     assert.equal(deleted.status, 200);
     node.close();
     await sleep(0);
@@ -321,12 +408,43 @@ test("CL-02: cluster: a bus that fails is reported to onError, never thrown into
 test("CL-02: bus messages: only the five kinds, each with its fields; anything else is dropped", () => {
   assert.deepEqual(parseBusMessage('{"kind":"ended","session":"s"}'), { kind: "ended", session: "s" });
   assert.deepEqual(parseBusMessage('{"kind":"stream","session":"s"}'), { kind: "stream", session: "s" });
-  assert.deepEqual(parseBusMessage('{"kind":"input","session":"s","message":{"id":1}}'), { kind: "input", session: "s", message: { id: 1 } });
-  assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"listChanged","method":"m"}}'), { kind: "change", change: { kind: "listChanged", method: "m" } });
-  assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"resourceUpdated","uri":"u"}}'), { kind: "change", change: { kind: "resourceUpdated", uri: "u" } });
-  assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"task","task":{"taskId":"t"}}}'), { kind: "change", change: { kind: "task", task: { taskId: "t" } } });
-  assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"taskInput","taskId":"t","inputResponses":{"k":{}}}}'), { kind: "change", change: { kind: "taskInput", taskId: "t", inputResponses: { k: {} } } });
-  for (const bad of ['{"kind":"change","change":{"kind":"taskInput","taskId":"t"}}', "", "{", "[]", "null", '{"kind":"nope"}', '{"kind":"ended"}', '{"kind":"deliver","session":"s","message":[]}', '{"kind":"input","session":1,"message":{}}', '{"kind":"change"}', '{"kind":"change","change":{"kind":"__proto__"}}', '{"kind":"change","change":{"kind":"listChanged"}}', '{"kind":"change","change":{"kind":"resourceUpdated","uri":1}}', '{"kind":"change","change":{"kind":"task","task":"t"}}']) {
+  assert.deepEqual(parseBusMessage('{"kind":"input","session":"s","message":{"id":1}}'), {
+    kind: "input",
+    session: "s",
+    message: { id: 1 },
+  });
+  assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"listChanged","method":"m"}}'), {
+    kind: "change",
+    change: { kind: "listChanged", method: "m" },
+  });
+  assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"resourceUpdated","uri":"u"}}'), {
+    kind: "change",
+    change: { kind: "resourceUpdated", uri: "u" },
+  });
+  assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"task","task":{"taskId":"t"}}}'), {
+    kind: "change",
+    change: { kind: "task", task: { taskId: "t" } },
+  });
+  assert.deepEqual(parseBusMessage('{"kind":"change","change":{"kind":"taskInput","taskId":"t","inputResponses":{"k":{}}}}'), {
+    kind: "change",
+    change: { kind: "taskInput", taskId: "t", inputResponses: { k: {} } },
+  });
+  for (const bad of [
+    '{"kind":"change","change":{"kind":"taskInput","taskId":"t"}}',
+    "",
+    "{",
+    "[]",
+    "null",
+    '{"kind":"nope"}',
+    '{"kind":"ended"}',
+    '{"kind":"deliver","session":"s","message":[]}',
+    '{"kind":"input","session":1,"message":{}}',
+    '{"kind":"change"}',
+    '{"kind":"change","change":{"kind":"__proto__"}}',
+    '{"kind":"change","change":{"kind":"listChanged"}}',
+    '{"kind":"change","change":{"kind":"resourceUpdated","uri":1}}',
+    '{"kind":"change","change":{"kind":"task","task":"t"}}',
+  ]) {
     assert.equal(parseBusMessage(bad), undefined, bad);
   }
 });
@@ -334,14 +452,24 @@ test("CL-02: bus messages: only the five kinds, each with its fields; anything e
 test("CL-01: Engine.adopt: a newer snapshot of the same session moves the phase forward, replaces level and subscriptions, keeps ids unique; another version is ignored", async () => {
   const { nodes } = cluster(1);
   const node = nodes[0] as HttpHandler;
-  const res = await node.fetch(post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "t", version: "1" } } }));
+  const res = await node.fetch(
+    post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }),
+  );
   await res.text();
   const engine = node.endpoint.sessions.get(res.headers.get("mcp-session-id") as string)?.session.engine;
   assert.ok(engine !== undefined);
   const before = engine.snapshot();
   assert.equal(before.phase, "initializing");
   engine.adopt({ ...before, phase: "operating", loggingLevel: "error", subscriptions: ["test://a"], nextId: 40 });
-  assert.deepEqual({ ...engine.snapshot(), peerInstructions: undefined }, { ...before, phase: "operating", loggingLevel: "error", subscriptions: ["test://a"], nextId: 40, peerInstructions: undefined });
+  assert.deepEqual(
+    { ...engine.snapshot(), peerInstructions: undefined },
+    { ...before, phase: "operating", loggingLevel: "error", subscriptions: ["test://a"], nextId: 40, peerInstructions: undefined },
+  );
   engine.adopt({ ...before, subscriptions: ["test://b"], nextId: 2 });
   const after = engine.snapshot();
   assert.equal(after.phase, "operating", "the phase never moves back");
@@ -380,11 +508,33 @@ async function until(check: () => boolean): Promise<void> {
 test("M-09: an empty batch is refused (400, Invalid request) whether the bus is shared or not: forwarding answers leaves it as it is", async () => {
   for (const shared of [true, false]) {
     const server = new Server({ info: { name: "batch", version: "1" }, versions: ["2025-03-26"] });
-    const node = createHttpHandler(server, shared ? { bus: new MemoryBusHub().node(), onError: () => undefined } : { onError: () => undefined });
-    const res = await node.fetch(post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } } }));
+    const node = createHttpHandler(
+      server,
+      shared ? { bus: new MemoryBusHub().node(), onError: () => undefined } : { onError: () => undefined },
+    );
+    const res = await node.fetch(
+      post({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
+    );
     await res.text();
     const session = res.headers.get("mcp-session-id") as string;
-    const empty = await node.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json", "mcp-session-id": session, "mcp-protocol-version": "2025-03-26" }, body: "[]" }));
+    const empty = await node.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          host: "localhost",
+          accept: ACCEPT,
+          "content-type": "application/json",
+          "mcp-session-id": session,
+          "mcp-protocol-version": "2025-03-26",
+        },
+        body: "[]",
+      }),
+    );
     assert.equal(empty.status, 400, `shared ${shared}`);
     assert.equal(((await empty.json()) as { error: { code: number } }).error.code, -32600);
   }

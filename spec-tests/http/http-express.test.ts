@@ -16,7 +16,11 @@ type Middleware = (req: NodeIncomingMessage, res: NodeServerResponse, next: () =
 interface ExpressApp {
   use(path: string, handler: Middleware | ((req: NodeIncomingMessage, res: NodeServerResponse) => void)): void;
   use(handler: Middleware): void;
-  listen(port: number, host: string, callback: () => void): { address(): { port: number } | string | null; close(callback?: () => void): void; closeAllConnections(): void };
+  listen(
+    port: number,
+    host: string,
+    callback: () => void,
+  ): { address(): { port: number } | string | null; close(callback?: () => void): void; closeAllConnections(): void };
 }
 interface ExpressModule {
   (): ExpressApp;
@@ -46,7 +50,11 @@ async function listen(t: TestContext, app: ExpressApp): Promise<number> {
 }
 
 function reference() {
-  return createReferenceServer({ paginationSecret: randomBytes(32), requestStateSecret: randomBytes(32), sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)) });
+  return createReferenceServer({
+    paginationSecret: randomBytes(32),
+    requestStateSecret: randomBytes(32),
+    sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  });
 }
 
 for (const era of ["session", "modern"] as const) {
@@ -58,10 +66,18 @@ for (const era of ["session", "modern"] as const) {
     t.after(() => handler.close());
     app.use("/api/mcp", toNodeHandler(handler));
     const port = await listen(t, app);
-    const connection = await connectHttpNode({ url: `http://127.0.0.1:${port}/api/mcp`, info: { name: "express-test", version: "1" }, versions: era === "session" ? ["2025-11-25"] : ["2026-07-28"], legacyFallback: false });
+    const connection = await connectHttpNode({
+      url: `http://127.0.0.1:${port}/api/mcp`,
+      info: { name: "express-test", version: "1" },
+      versions: era === "session" ? ["2025-11-25"] : ["2026-07-28"],
+      legacyFallback: false,
+    });
     t.after(() => connection.close());
     const tools = await connection.client.listTools();
-    assert.ok(tools.some((tool) => tool.name === "test_simple_text"), "the reference tools are listed");
+    assert.ok(
+      tools.some((tool) => tool.name === "test_simple_text"),
+      "the reference tools are listed",
+    );
     const result = await connection.client.callTool("test_simple_text", {});
     assert.equal(result.isError, undefined);
     if (era === "session") assert.equal(handler.endpoint.sessions.size, 1, "a session on the endpoint behind Express");
@@ -75,9 +91,18 @@ test("HTTP-01: Express: without a body parser, mounted under a sub-path; another
   t.after(() => handler.close());
   app.use("/mcp-root", toNodeHandler(handler));
   const port = await listen(t, app);
-  const connection = await connectHttpNode({ url: `http://127.0.0.1:${port}/mcp-root`, info: { name: "express-test", version: "1" }, versions: ["2025-11-25"], legacyFallback: false });
+  const connection = await connectHttpNode({
+    url: `http://127.0.0.1:${port}/mcp-root`,
+    info: { name: "express-test", version: "1" },
+    versions: ["2025-11-25"],
+    legacyFallback: false,
+  });
   t.after(() => connection.close());
   assert.ok((await connection.client.listTools()).length > 5);
-  const elsewhere = await fetch(`http://127.0.0.1:${port}/mcp-root/other`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+  const elsewhere = await fetch(`http://127.0.0.1:${port}/mcp-root/other`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: "{}",
+  });
   assert.equal(elsewhere.status, 404);
 });

@@ -11,7 +11,9 @@ import { ProtocolMisuseError, Server, type Extensions } from "../../lib/peer/ind
 import type { ProtocolVersion } from "../../lib/rules/versions.js";
 
 const INFO = { name: "ext", version: "1" };
-const EXTENSIONS: Extensions = { "com.example/jobs": { requests: ["com.example/jobs/run"], serverNotifications: ["com.example/jobs/step"] } };
+const EXTENSIONS: Extensions = {
+  "com.example/jobs": { requests: ["com.example/jobs/run"], serverNotifications: ["com.example/jobs/step"] },
+};
 
 async function serve(t: TestContext): Promise<string> {
   const server = new Server({ info: INFO, versions: ["2025-11-25", "2026-07-28"], extensions: EXTENSIONS });
@@ -24,7 +26,10 @@ async function serve(t: TestContext): Promise<string> {
   return running.url;
 }
 
-for (const [era, versions] of [["session", ["2025-11-25"]], ["modern", ["2026-07-28"]]] as const) {
+for (const [era, versions] of [
+  ["session", ["2025-11-25"]],
+  ["modern", ["2026-07-28"]],
+] as const) {
   test(`MT-03: over HTTP (${era}): an extension request is answered, its notification heard on the way`, async (t) => {
     const url = await serve(t);
     const connection = await connectHttpNode({ url, info: INFO, versions: versions as readonly ProtocolVersion[], extensions: EXTENSIONS });
@@ -44,7 +49,10 @@ for (const [era, versions] of [["session", ["2025-11-25"]], ["modern", ["2026-07
     const url = await serve(t);
     const connection = await connectHttpNode({ url, info: INFO, versions: versions as readonly ProtocolVersion[] });
     try {
-      await assert.rejects(connection.client.request("com.example/jobs/run", {}), (e: unknown) => e instanceof ProtocolMisuseError && e.rule === "MT-01");
+      await assert.rejects(
+        connection.client.request("com.example/jobs/run", {}),
+        (e: unknown) => e instanceof ProtocolMisuseError && e.rule === "MT-01",
+      );
     } finally {
       await connection.close();
     }

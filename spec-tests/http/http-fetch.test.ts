@@ -5,7 +5,13 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHttpHandler, MemoryEventStore, MemorySessionStore, type HttpHandler, type HttpHandlerOptions } from "../../lib/http-server/index.js";
+import {
+  createHttpHandler,
+  MemoryEventStore,
+  MemorySessionStore,
+  type HttpHandler,
+  type HttpHandlerOptions,
+} from "../../lib/http-server/index.js";
 import { Server } from "../../lib/peer/server/server.js";
 
 const LATEST = "2025-11-25";
@@ -13,7 +19,9 @@ const MODERN = "2026-07-28";
 const ACCEPT = "application/json, text/event-stream";
 type Json = { [key: string]: unknown };
 
-function fixture(seen: { auth: unknown[]; sessions: (string | undefined)[]; agents: (string | undefined)[] } = { auth: [], sessions: [], agents: [] }): Server {
+function fixture(
+  seen: { auth: unknown[]; sessions: (string | undefined)[]; agents: (string | undefined)[] } = { auth: [], sessions: [], agents: [] },
+): Server {
   const server = new Server({ info: { name: "fetch-fixture", version: "1.0.0" }, versions: [LATEST, "2025-03-26", MODERN] });
   server.tool("echo", { inputSchema: { type: "object", properties: { text: { type: "string" } } } }, (args, ctx) => {
     seen.auth.push(ctx.auth);
@@ -29,10 +37,19 @@ function fixture(seen: { auth: unknown[]; sessions: (string | undefined)[]; agen
 }
 
 function post(body: unknown, headers: Record<string, string> = {}, url = "http://localhost/mcp"): Request {
-  return new Request(url, { method: "POST", headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return new Request(url, {
+    method: "POST",
+    headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
-const initialize = (id: number | string = 1, version = LATEST): Json => ({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+const initialize = (id: number | string = 1, version = LATEST): Json => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+});
 
 async function open(handler: HttpHandler, version = LATEST): Promise<string> {
   const res = await handler.fetch(post(initialize(1, version)));
@@ -40,7 +57,9 @@ async function open(handler: HttpHandler, version = LATEST): Promise<string> {
   const id = res.headers.get("mcp-session-id");
   assert.ok(id !== null && id.length > 10, "a session id is minted");
   await res.text();
-  const ack = await handler.fetch(post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id, "mcp-protocol-version": version }));
+  const ack = await handler.fetch(
+    post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id, "mcp-protocol-version": version }),
+  );
   assert.equal(ack.status, 202);
   return id;
 }
@@ -77,12 +96,16 @@ function handlerOf(options: HttpHandlerOptions = {}, server = fixture()): HttpHa
 test("HTTP-03, HTTP-07: fetch handler: initialize mints a session, requests answer as JSON, DELETE ends it", async () => {
   const handler = handlerOf();
   const id = await open(handler);
-  const res = await handler.fetch(post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }, { "mcp-session-id": id }));
+  const res = await handler.fetch(
+    post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }, { "mcp-session-id": id }),
+  );
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "application/json");
   const answer = (await res.json()) as { result: { content: { text: string }[] } };
   assert.equal(answer.result.content[0]?.text, "hi");
-  const del = await handler.fetch(new Request("http://localhost/mcp", { method: "DELETE", headers: { host: "localhost", "mcp-session-id": id } }));
+  const del = await handler.fetch(
+    new Request("http://localhost/mcp", { method: "DELETE", headers: { host: "localhost", "mcp-session-id": id } }),
+  );
   assert.equal(del.status, 200);
   const after = await handler.fetch(post({ jsonrpc: "2.0", id: 3, method: "tools/list" }, { "mcp-session-id": id }));
   assert.equal(after.status, 404);
@@ -97,7 +120,15 @@ test("HTTP-01, HTTP-02: fetch handler: refusals come from the status table (403,
     [new Request("http://localhost/mcp", { method: "PUT", headers: { host: "localhost" } }), 405, -32600],
     [post(initialize(), { accept: "application/json" }), 406, -32600],
     [post(initialize(), { "content-type": "text/plain" }), 415, -32600],
-    [new Request("http://localhost/mcp", { method: "POST", headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json" }, body: "{oops" }), 400, -32700],
+    [
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json" },
+        body: "{oops",
+      }),
+      400,
+      -32700,
+    ],
     [post({ jsonrpc: "2.0", id: 1, method: "x", params: { pad: "x".repeat(100) } }), 413, -32600],
   ];
   for (const [request, status, code] of cases) {
@@ -122,7 +153,14 @@ test("LIM-09: fetch handler: a streamed body over the limit is cut at the limit 
       cancelled = true;
     },
   });
-  const res = await handler.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json" }, body, duplex: "half" }));
+  const res = await handler.fetch(
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    }),
+  );
   assert.equal(res.status, 413);
   assert.ok(cancelled, "the rest of the body is never read");
   assert.ok(pulled <= 4, `read ${pulled} chunks of an endless body`);
@@ -131,17 +169,29 @@ test("LIM-09: fetch handler: a streamed body over the limit is cut at the limit 
 test("HTTP-10: fetch handler: SSE answers carry event ids, and a GET with Last-Event-ID replays what followed", async () => {
   const handler = handlerOf({ responseMode: "sse" });
   const id = await open(handler);
-  const res = await handler.fetch(post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "chatty", arguments: {} } }, { "mcp-session-id": id }));
+  const res = await handler.fetch(
+    post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "chatty", arguments: {} } }, { "mcp-session-id": id }),
+  );
   assert.equal(res.headers.get("content-type"), "text/event-stream");
   const { ids, messages } = await sseMessages(res, 1);
   assert.ok(ids.length >= 1, "the priming event names the stream");
   const priming = ids[0] as string;
-  const resumed = await handler.fetch(new Request("http://localhost/mcp", { method: "GET", headers: { host: "localhost", accept: "text/event-stream", "mcp-session-id": id, "last-event-id": priming } }));
+  const resumed = await handler.fetch(
+    new Request("http://localhost/mcp", {
+      method: "GET",
+      headers: { host: "localhost", accept: "text/event-stream", "mcp-session-id": id, "last-event-id": priming },
+    }),
+  );
   assert.equal(resumed.status, 200);
   const replay = await sseMessages(resumed, 2);
   const answer = replay.messages.find((m) => m.id === 7) as { result: { content: { text: string }[] } } | undefined;
   assert.equal(answer?.result.content[0]?.text, "done", `replayed ${JSON.stringify(replay.messages)} after ${JSON.stringify(messages)}`);
-  const unknown = await handler.fetch(new Request("http://localhost/mcp", { method: "GET", headers: { host: "localhost", accept: "text/event-stream", "mcp-session-id": id, "last-event-id": "nope:3" } }));
+  const unknown = await handler.fetch(
+    new Request("http://localhost/mcp", {
+      method: "GET",
+      headers: { host: "localhost", accept: "text/event-stream", "mcp-session-id": id, "last-event-id": "nope:3" },
+    }),
+  );
   assert.equal(unknown.status, 404);
   handler.close();
 });
@@ -153,11 +203,21 @@ test("HTTP-03: fetch handler: two handlers sharing a SessionStore and an EventSt
   const b = handlerOf({ store, eventStore: events, responseMode: "sse" });
   const id = await open(a);
   await new Promise<void>((resolve) => setTimeout(resolve, 0));
-  const res = await a.fetch(post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "shared" } } }, { "mcp-session-id": id }));
+  const res = await a.fetch(
+    post(
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "shared" } } },
+      { "mcp-session-id": id },
+    ),
+  );
   const first = await sseMessages(res, 1);
   const stream = (first.ids[0] as string).split(":")[0] as string;
   // Handler b never saw this session or stream: it restores the session from the store and replays from the event store.
-  const resumed = await b.fetch(new Request("http://localhost/mcp", { method: "GET", headers: { host: "localhost", accept: "text/event-stream", "mcp-session-id": id, "last-event-id": `${stream}:0` } }));
+  const resumed = await b.fetch(
+    new Request("http://localhost/mcp", {
+      method: "GET",
+      headers: { host: "localhost", accept: "text/event-stream", "mcp-session-id": id, "last-event-id": `${stream}:0` },
+    }),
+  );
   assert.equal(resumed.status, 200);
   const replay = await sseMessages(resumed, 1);
   assert.equal((replay.messages[0] as { id?: number }).id, 2);
@@ -167,7 +227,11 @@ test("HTTP-03: fetch handler: two handlers sharing a SessionStore and an EventSt
 
 test("MOD-20: fetch handler: 2026-07-28 requests are stateless: no session id, headers checked against the body", async () => {
   const handler = handlerOf();
-  const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" } };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+  };
   const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "now" }, _meta: meta } };
   const ok = await handler.fetch(post(call, { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "echo" }));
   assert.equal(ok.status, 200);
@@ -181,7 +245,12 @@ test("MOD-20: fetch handler: 2026-07-28 requests are stateless: no session id, h
 
 test("HTTP-13: fetch handler: CORS is off by default (OPTIONS 405, a foreign Origin 403)", async () => {
   const handler = handlerOf();
-  const preflight = await handler.fetch(new Request("http://localhost/mcp", { method: "OPTIONS", headers: { host: "localhost", origin: "https://app.example", "access-control-request-method": "POST" } }));
+  const preflight = await handler.fetch(
+    new Request("http://localhost/mcp", {
+      method: "OPTIONS",
+      headers: { host: "localhost", origin: "https://app.example", "access-control-request-method": "POST" },
+    }),
+  );
   assert.equal(preflight.status, 403, "a foreign origin is refused before anything else");
   const local = await handler.fetch(new Request("http://localhost/mcp", { method: "OPTIONS", headers: { host: "localhost" } }));
   assert.equal(local.status, 405);
@@ -193,22 +262,44 @@ test("HTTP-13: fetch handler: a browser-style cross-origin preflight and POST fr
   const preflight = await handler.fetch(
     new Request("http://localhost/mcp", {
       method: "OPTIONS",
-      headers: { host: "localhost", origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region, authorization" },
+      headers: {
+        host: "localhost",
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers":
+          "content-type, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region, authorization",
+      },
     }),
   );
   assert.equal(preflight.status, 204);
   assert.equal(preflight.headers.get("access-control-allow-origin"), "https://app.example");
   assert.match(preflight.headers.get("access-control-allow-methods") ?? "", /POST/);
   assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /mcp-param-region/);
-  const denied = await handler.fetch(new Request("http://localhost/mcp", { method: "OPTIONS", headers: { host: "localhost", origin: "https://evil.example", "access-control-request-method": "POST" } }));
+  const denied = await handler.fetch(
+    new Request("http://localhost/mcp", {
+      method: "OPTIONS",
+      headers: { host: "localhost", origin: "https://evil.example", "access-control-request-method": "POST" },
+    }),
+  );
   assert.equal(denied.status, 403);
-  const oddHeader = await handler.fetch(new Request("http://localhost/mcp", { method: "OPTIONS", headers: { host: "localhost", origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "x-secret" } }));
+  const oddHeader = await handler.fetch(
+    new Request("http://localhost/mcp", {
+      method: "OPTIONS",
+      headers: {
+        host: "localhost",
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "x-secret",
+      },
+    }),
+  );
   assert.equal(oddHeader.status, 403, "a header outside MCP's is not allowed");
   const res = await handler.fetch(post(initialize(), { origin: "https://app.example" }));
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("access-control-allow-origin"), "https://app.example");
   const exposed = res.headers.get("access-control-expose-headers") ?? "";
-  for (const name of ["Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "WWW-Authenticate"]) assert.ok(exposed.includes(name), `${name} exposed`);
+  for (const name of ["Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "WWW-Authenticate"])
+    assert.ok(exposed.includes(name), `${name} exposed`);
   handler.close();
 });
 
@@ -218,7 +309,14 @@ test("AUTH-05: fetch handler: authenticate runs first; a Response it returns is 
     onError: () => {},
     authenticate: (request) => {
       const token = request.headers.get("authorization");
-      if (token !== "Bearer good") return new Response(JSON.stringify({ error: "invalid_token" }), { status: 401, headers: { "WWW-Authenticate": 'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource"', "Content-Type": "application/json" } });
+      if (token !== "Bearer good")
+        return new Response(JSON.stringify({ error: "invalid_token" }), {
+          status: 401,
+          headers: {
+            "WWW-Authenticate": 'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource"',
+            "Content-Type": "application/json",
+          },
+        });
       return { token: "good", subject: "alice", scopes: ["mcp"] };
     },
   });
@@ -228,8 +326,15 @@ test("AUTH-05: fetch handler: authenticate runs first; a Response it returns is 
   assert.equal(handler.endpoint.sessions.size, 0, "nothing was handled");
   const init = await handler.fetch(post(initialize(), { authorization: "Bearer good" }));
   const id = init.headers.get("mcp-session-id") as string;
-  await handler.fetch(post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id, authorization: "Bearer good" }));
-  const res = await handler.fetch(post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }, { "mcp-session-id": id, authorization: "Bearer good", "user-agent": "probe/1" }));
+  await handler.fetch(
+    post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id, authorization: "Bearer good" }),
+  );
+  const res = await handler.fetch(
+    post(
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } },
+      { "mcp-session-id": id, authorization: "Bearer good", "user-agent": "probe/1" },
+    ),
+  );
   assert.equal(res.status, 200);
   assert.deepEqual(seen.auth, [{ token: "good", subject: "alice", scopes: ["mcp"] }]);
   assert.deepEqual(seen.sessions, [id]);
@@ -254,7 +359,12 @@ test("ENG-01: fetch handler: an exception in authenticate is a 500, never a reje
 test("S-01: fetch handler: close() ends the sessions and the open streams", async () => {
   const handler = handlerOf();
   const id = await open(handler);
-  const get = await handler.fetch(new Request("http://localhost/mcp", { method: "GET", headers: { host: "localhost", accept: "text/event-stream", "mcp-session-id": id } }));
+  const get = await handler.fetch(
+    new Request("http://localhost/mcp", {
+      method: "GET",
+      headers: { host: "localhost", accept: "text/event-stream", "mcp-session-id": id },
+    }),
+  );
   assert.equal(get.status, 200);
   const reader = (get.body as ReadableStream).getReader();
   handler.close();
@@ -269,8 +379,15 @@ test("HTTP-10, LIM-12: MemoryEventStore: replays after an id, keeps its bounds, 
   let now = 0;
   const store = new MemoryEventStore({ maxEventsPerStream: 3, maxStreamsPerSession: 2, maxSessions: 2, ttlMs: 100, now: () => now });
   for (let seq = 1; seq <= 5; seq++) store.append("a", "s0", { seq, text: `e${seq}` });
-  assert.deepEqual(store.replay("a", "s0", 3)?.map((e) => e.seq), [4, 5]);
-  assert.deepEqual(store.replay("a", "s0", 0)?.map((e) => e.seq), [3, 4, 5], "at most 3 per stream");
+  assert.deepEqual(
+    store.replay("a", "s0", 3)?.map((e) => e.seq),
+    [4, 5],
+  );
+  assert.deepEqual(
+    store.replay("a", "s0", 0)?.map((e) => e.seq),
+    [3, 4, 5],
+    "at most 3 per stream",
+  );
   assert.equal(store.replay("a", "nope", 0), undefined);
   store.append("a", "s1", { seq: 1, text: "x" });
   store.append("a", "s2", { seq: 1, text: "y" });
@@ -287,7 +404,9 @@ test("HTTP-10, LIM-12: MemoryEventStore: replays after an id, keeps its bounds, 
 
 test("SSE-01: fetch handler: the deprecated HTTP+SSE endpoint when asked (GET /sse names where to POST; a POST is answered on the stream)", async () => {
   const handler = handlerOf({ legacySse: true });
-  const stream = await handler.fetch(new Request("http://localhost/sse", { method: "GET", headers: { host: "localhost", accept: "text/event-stream" } }));
+  const stream = await handler.fetch(
+    new Request("http://localhost/sse", { method: "GET", headers: { host: "localhost", accept: "text/event-stream" } }),
+  );
   assert.equal(stream.status, 200);
   const reader = (stream.body as ReadableStream).getReader();
   const decoder = new TextDecoder();
@@ -309,7 +428,13 @@ test("SSE-01: fetch handler: the deprecated HTTP+SSE endpoint when asked (GET /s
 
 test("M-01, HTTP-03: fetch handler: a body that is not UTF-8 is a parse error; an OPTIONS-less DELETE without a session is 400", async () => {
   const handler = handlerOf();
-  const bad = await handler.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json" }, body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }));
+  const bad = await handler.fetch(
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json" },
+      body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+    }),
+  );
   assert.equal(bad.status, 400);
   assert.equal(((await bad.json()) as { error: { code: number } }).error.code, -32700);
   const del = await handler.fetch(new Request("http://localhost/mcp", { method: "DELETE", headers: { host: "localhost" } }));
@@ -323,10 +448,21 @@ test("MOD-17: fetch handler: a client that goes away before a 2026-07-28 answer 
   server.tool("wait", {}, (_args, ctx) => new Promise(() => ctx.signal.addEventListener("abort", () => aborted())));
   const handler = createHttpHandler(server, { onError: () => {} });
   const controller = new AbortController();
-  const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" } };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+  };
   const request = new Request("http://localhost/mcp", {
     method: "POST",
-    headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json", "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "wait" },
+    headers: {
+      host: "localhost",
+      accept: ACCEPT,
+      "content-type": "application/json",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": "wait",
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "wait", arguments: {}, _meta: meta } }),
     signal: controller.signal,
   });
@@ -343,17 +479,35 @@ test("AUTH-01: fetch handler: an OAuth resource-server hook (auth) serves its me
   const handler = handlerOf({
     auth: {
       metadataPath: "/.well-known/oauth-protected-resource",
-      metadataResponse: () => ({ status: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ resource: "http://localhost/mcp" }) }),
+      metadataResponse: () => ({
+        status: 200,
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ resource: "http://localhost/mcp" }),
+      }),
       authenticate: (request) => {
-        const header = "get" in request.headers && typeof request.headers.get === "function" ? request.headers.get("authorization") : undefined;
-        return header === "Bearer t" ? { ok: true, auth: { token: "t", scopes: [] } } : { ok: false, response: { status: 401, headers: { "WWW-Authenticate": 'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource"' }, body: "" } };
+        const header =
+          "get" in request.headers && typeof request.headers.get === "function" ? request.headers.get("authorization") : undefined;
+        return header === "Bearer t"
+          ? { ok: true, auth: { token: "t", scopes: [] } }
+          : {
+              ok: false,
+              response: {
+                status: 401,
+                headers: { "WWW-Authenticate": 'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource"' },
+                body: "",
+              },
+            };
       },
     },
   });
-  const metadata = await handler.fetch(new Request("http://localhost/.well-known/oauth-protected-resource", { method: "GET", headers: { host: "localhost" } }));
+  const metadata = await handler.fetch(
+    new Request("http://localhost/.well-known/oauth-protected-resource", { method: "GET", headers: { host: "localhost" } }),
+  );
   assert.equal(metadata.status, 200);
   assert.deepEqual(await metadata.json(), { resource: "http://localhost/mcp" });
-  const postMetadata = await handler.fetch(new Request("http://localhost/.well-known/oauth-protected-resource", { method: "POST", headers: { host: "localhost" } }));
+  const postMetadata = await handler.fetch(
+    new Request("http://localhost/.well-known/oauth-protected-resource", { method: "POST", headers: { host: "localhost" } }),
+  );
   assert.equal(postMetadata.status, 405);
   const refused = await handler.fetch(post(initialize()));
   assert.equal(refused.status, 401);

@@ -66,7 +66,10 @@ test("LIM-09, LIM-10: 20,000 bogus initializes, 1,000 valid ones over the cap an
     assert.equal(after.serverSessions, after.sessions, "no ServerSession outlives its HttpSession");
     assert.equal(after.stored, after.sessions);
     const growth = after.heapUsed - before.heapUsed;
-    assert.ok(growth < HEAP_BOUND, `heap after GC grew by ${(growth / 2 ** 20).toFixed(1)} MiB (bound ${(HEAP_BOUND / 2 ** 20).toFixed(1)} MiB)`);
+    assert.ok(
+      growth < HEAP_BOUND,
+      `heap after GC grew by ${(growth / 2 ** 20).toFixed(1)} MiB (bound ${(HEAP_BOUND / 2 ** 20).toFixed(1)} MiB)`,
+    );
     assert.ok(latencies.length > 0, "the well-behaved client was served throughout");
     t.diagnostic(
       `heap after GC: ${(before.heapUsed / 2 ** 20).toFixed(1)} → ${(after.heapUsed / 2 ** 20).toFixed(1)} MiB with ${after.sessions} sessions; ` +

@@ -43,22 +43,39 @@ test("SSE-01: GET /sse opens a session whose first event names the POST endpoint
     const endpoint = await nextEvent();
     assert.equal(endpoint.event, "endpoint");
     assert.match(endpoint.data, /^\/messages\?sessionId=[0-9a-f-]{36}$/);
-    const post = (body: unknown) => fetch(`${base}${endpoint.data}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "old", version: "1" } } });
+    const post = (body: unknown) =>
+      fetch(`${base}${endpoint.data}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "old", version: "1" } },
+    });
     assert.equal(init.status, 202);
     assert.equal(await init.text(), "");
     const result = await nextEvent();
     assert.equal(result.event, "message");
     assert.equal(JSON.parse(result.data).result.protocolVersion, "2024-11-05");
     assert.equal((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status, 202);
-    assert.equal((await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "test_simple_text", arguments: {} } })).status, 202);
+    assert.equal(
+      (await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "test_simple_text", arguments: {} } })).status,
+      202,
+    );
     const call = JSON.parse((await nextEvent()).data);
     assert.equal(call.id, 2);
     assert.equal(call.result.content[0].text, "This is a simple text response for testing.");
     // An unknown session, a wrong method and a bad body are refused.
-    assert.equal((await fetch(`${base}/messages?sessionId=nope`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })).status, 404);
+    assert.equal(
+      (await fetch(`${base}/messages?sessionId=nope`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }))
+        .status,
+      404,
+    );
     assert.equal((await fetch(`${base}/sse`, { method: "POST", headers: {}, body: "{}" })).status, 405);
-    assert.equal((await fetch(`${base}${endpoint.data}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" })).status, 400);
+    assert.equal(
+      (await fetch(`${base}${endpoint.data}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" }))
+        .status,
+      400,
+    );
     // Closing the stream ends the session.
     controller.abort();
     for (let i = 0; i < 50 && running.host.legacy?.sessions.size !== 0; i++) await sleep(10);

@@ -26,7 +26,9 @@ interface FetchResponse {
   text(): Promise<string>;
   readonly body: { getReader(): { read(): Promise<{ done: boolean }>; cancel(): Promise<void> } } | null;
 }
-const platform = globalThis as unknown as { fetch: (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<FetchResponse> };
+const platform = globalThis as unknown as {
+  fetch: (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<FetchResponse>;
+};
 function fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<FetchResponse> {
   return withTimeout(platform.fetch(url, init), 10_000, `${init.method} ${url}`);
 }
@@ -34,9 +36,17 @@ function fetch(url: string, init: { method: string; headers: Record<string, stri
 type Json = { [key: string]: unknown };
 const LATEST = "2025-11-25";
 const JSON_HEADERS = { accept: "application/json, text/event-stream", "content-type": "application/json" };
-const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "limits", version: "1" } } };
+const INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "limits", version: "1" } },
+};
 
-async function serve(t: TestContext, options: HttpServerOptions = {}): Promise<RunningHttpServer & { server: Server; store: MemorySessionStore }> {
+async function serve(
+  t: TestContext,
+  options: HttpServerOptions = {},
+): Promise<RunningHttpServer & { server: Server; store: MemorySessionStore }> {
   const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) });
   const store = new MemorySessionStore();
   const running = await serveHttp(server, { onError: () => {}, store, ...options });
@@ -44,10 +54,23 @@ async function serve(t: TestContext, options: HttpServerOptions = {}): Promise<R
   return Object.assign(running, { server, store });
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; sessionId: string | null; body: Json | undefined; retryAfter: string | null }> {
-  const response = await fetch(url, { method: "POST", headers: { ...JSON_HEADERS, ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; sessionId: string | null; body: Json | undefined; retryAfter: string | null }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...JSON_HEADERS, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   const text = await response.text();
-  return { status: response.status, sessionId: response.headers.get("mcp-session-id"), body: text === "" ? undefined : (JSON.parse(text) as Json), retryAfter: response.headers.get("retry-after") };
+  return {
+    status: response.status,
+    sessionId: response.headers.get("mcp-session-id"),
+    body: text === "" ? undefined : (JSON.parse(text) as Json),
+    retryAfter: response.headers.get("retry-after"),
+  };
 }
 
 async function openSession(url: string): Promise<Record<string, string>> {
@@ -89,7 +112,12 @@ test("HTTP-03: initialize refused by the engine (-32602): 400 with the JSON-RPC 
 
 test("M-02, HTTP-03: initialize as a notification (no id, bare {method}) or with an invalid id: 400 -32600, no session", async (t) => {
   const { url, host, server } = await serve(t);
-  for (const body of [{ method: "initialize" }, { jsonrpc: "2.0", method: "initialize", params: INIT.params }, { jsonrpc: "2.0", id: { x: 1 }, method: "initialize", params: INIT.params }, { jsonrpc: "2.0", id: null, method: "initialize", params: INIT.params }]) {
+  for (const body of [
+    { method: "initialize" },
+    { jsonrpc: "2.0", method: "initialize", params: INIT.params },
+    { jsonrpc: "2.0", id: { x: 1 }, method: "initialize", params: INIT.params },
+    { jsonrpc: "2.0", id: null, method: "initialize", params: INIT.params },
+  ]) {
     const answer = await post(url, body);
     assert.equal(answer.status, 400, JSON.stringify(body));
     assert.equal(answer.sessionId, null);
@@ -102,7 +130,11 @@ test("M-02, HTTP-03: initialize as a notification (no id, bare {method}) or with
 test("HTTP-03: a refused initialize leaves no session that answers: its would-be id is unknown (404)", async (t) => {
   const { url, host } = await serve(t, { sessionId: () => "fixed-session-id" });
   assert.equal((await post(url, { jsonrpc: "2.0", id: 1, method: "initialize", params: {} })).status, 400);
-  const ping = await post(url, { jsonrpc: "2.0", id: 2, method: "ping" }, { "mcp-session-id": "fixed-session-id", "mcp-protocol-version": LATEST });
+  const ping = await post(
+    url,
+    { jsonrpc: "2.0", id: 2, method: "ping" },
+    { "mcp-session-id": "fixed-session-id", "mcp-protocol-version": LATEST },
+  );
   assert.equal(ping.status, 404);
   assert.equal(host.sessions.size, 0);
   // A good initialize afterwards still gets its session.
@@ -161,7 +193,16 @@ test("MOD-20: 2026-07-28: a notification that is not well-formed JSON-RPC gets 4
     assert.equal(answer.status, 400, JSON.stringify(body));
     assert.equal(errorCode(answer.body), -32600);
   }
-  assert.equal((await post(url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }, { ...modern, "mcp-method": "notifications/cancelled" })).status, 202);
+  assert.equal(
+    (
+      await post(
+        url,
+        { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } },
+        { ...modern, "mcp-method": "notifications/cancelled" },
+      )
+    ).status,
+    202,
+  );
 });
 
 test("M-09, HTTP-02: 2025-03-26: a batch of notifications with one malformed member is refused 400 as a whole", async (t) => {
@@ -169,10 +210,29 @@ test("M-09, HTTP-02: 2025-03-26: a batch of notifications with one malformed mem
   const init = await post(url, { ...INIT, params: { ...INIT.params, protocolVersion: "2025-03-26" } });
   const session = { "mcp-session-id": init.sessionId ?? "", "mcp-protocol-version": "2025-03-26" };
   assert.equal((await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, session)).status, 202);
-  const answer = await post(url, [{ jsonrpc: "2.0", method: "notifications/a" }, { jsonrpc: "2.0", method: 7 }], session);
+  const answer = await post(
+    url,
+    [
+      { jsonrpc: "2.0", method: "notifications/a" },
+      { jsonrpc: "2.0", method: 7 },
+    ],
+    session,
+  );
   assert.equal(answer.status, 400);
   assert.equal(errorCode(answer.body), -32600);
-  assert.equal((await post(url, [{ jsonrpc: "2.0", method: "notifications/a" }, { jsonrpc: "2.0", method: "notifications/b" }], session)).status, 202);
+  assert.equal(
+    (
+      await post(
+        url,
+        [
+          { jsonrpc: "2.0", method: "notifications/a" },
+          { jsonrpc: "2.0", method: "notifications/b" },
+        ],
+        session,
+      )
+    ).status,
+    202,
+  );
 });
 
 // ── defect 9: caps on sessions ─────────────────────────────────────────────────────
@@ -312,7 +372,9 @@ test("LIM-09: a small refused body is drained, not cut: the keep-alive connectio
   const { port } = await serve(t);
   const raw = await rawSocket(port);
   const body = "{}";
-  raw.socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/plain\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  raw.socket.write(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/plain\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+  );
   await eventually(() => /\r\n\r\n[^]*\}$/.test(raw.received()), 5000, "the 406 answer");
   assert.match(raw.received(), /^HTTP\/1\.1 406 /);
   const init = JSON.stringify(INIT);
@@ -399,7 +461,13 @@ test("LIM-11: a connection pipelining 60 requests in one packet takes turns: ano
 
 test("LIM-11: HttpHost.limitConnections: a node:http server of one's own gets the same connection cap and timeouts", async (t) => {
   const server = createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) });
-  const host = new HttpHost(server, { onError: () => {}, maxConnections: 2, headersTimeoutMs: 5000, requestTimeoutMs: 7000, keepAliveTimeoutMs: 3000 });
+  const host = new HttpHost(server, {
+    onError: () => {},
+    maxConnections: 2,
+    headersTimeoutMs: 5000,
+    requestTimeoutMs: 7000,
+    keepAliveTimeoutMs: 3000,
+  });
   const http = createServer(host.handle);
   host.limitConnections(http);
   assert.equal(http.maxConnections, 2);
@@ -407,7 +475,9 @@ test("LIM-11: HttpHost.limitConnections: a node:http server of one's own gets th
   assert.equal(http.requestTimeout, 7000);
   assert.equal(http.keepAliveTimeout, 3000);
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
-  (t as unknown as { after(fn: () => Promise<void>): void }).after(() => new Promise<void>((resolve) => (host.closeAll(), http.close(() => resolve()), http.closeAllConnections())));
+  (t as unknown as { after(fn: () => Promise<void>): void }).after(
+    () => new Promise<void>((resolve) => (host.closeAll(), http.close(() => resolve()), http.closeAllConnections())),
+  );
   const address = http.address();
   const port = typeof address === "object" && address !== null ? address.port : 0;
   const held = [await rawSocket(port), await rawSocket(port)];

@@ -27,7 +27,14 @@ import { Engine } from "../../lib/engine/engine.js";
 import type { EngineEvent } from "../../lib/engine/events.js";
 import { connectHttpNode, nodeHttpTransport } from "../../lib/hosts/http-client-node.js";
 import { HttpHost, serveHttp, type HttpServerOptions, type RunningHttpServer } from "../../lib/hosts/http-server.js";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID } from "../../lib/rules/modern.js";
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
+} from "../../lib/rules/modern.js";
 import { Driver } from "../../lib/peer/shared/driver.js";
 import { HTTP_TRANSPORT_ERROR } from "../../lib/http-client/transport.js";
 import { Server, type HandlerContext } from "../../lib/peer/server/server.js";
@@ -61,7 +68,6 @@ const MODERN = "2026-07-28";
 const ACCEPT_BOTH = "application/json, text/event-stream";
 const CLIENT_INFO = { name: "raw-modern", version: "1" };
 
-
 /** Resolves when `check` holds (polled), or fails after `ms`. */
 async function until(check: () => boolean, label: string, ms = 5000): Promise<void> {
   const start = Date.now();
@@ -89,10 +95,17 @@ interface Fixture {
 
 function fixture(versions: readonly ProtocolVersion[] = ["2025-11-25", MODERN]): Fixture {
   // "grüße welt" is outside the 2025-11-25 tool-name rule on purpose: it tests the base64 form of Mcp-Name.
-  const server = new Server({ info: { name: "modern-fixture", version: "2.0.0" }, versions, paginationSecret: randomBytes(32), allowAnyToolName: true });
+  const server = new Server({
+    info: { name: "modern-fixture", version: "2.0.0" },
+    versions,
+    paginationSecret: randomBytes(32),
+    allowAnyToolName: true,
+  });
   const signals: HandlerContext["signal"][] = [];
   let waiting = deferred<void>();
-  server.tool("echo", { inputSchema: { type: "object", properties: { text: { type: "string" } } } }, (args) => ({ content: [{ type: "text", text: String(args.text) }] }));
+  server.tool("echo", { inputSchema: { type: "object", properties: { text: { type: "string" } } } }, (args) => ({
+    content: [{ type: "text", text: String(args.text) }],
+  }));
   server.tool("grüße welt", {}, () => ({ content: [{ type: "text", text: "hallo" }] }));
   server.tool("hang", {}, (_args, context) => {
     signals.push(context.signal);
@@ -110,7 +123,16 @@ function fixture(versions: readonly ProtocolVersion[] = ["2025-11-25", MODERN]):
   });
   server.tool(
     "route",
-    { inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" }, priority: { type: "integer", "x-mcp-header": "Priority" }, query: { type: "string" } } } },
+    {
+      inputSchema: {
+        type: "object",
+        properties: {
+          region: { type: "string", "x-mcp-header": "Region" },
+          priority: { type: "integer", "x-mcp-header": "Priority" },
+          query: { type: "string" },
+        },
+      },
+    },
     (args) => ({ content: [{ type: "text", text: `${String(args.region)}/${String(args.priority)}` }] }),
   );
   server.resource("test://config", { name: "config" }, (uri) => ({ contents: [{ uri, text: "v1" }] }));
@@ -140,7 +162,12 @@ function request(method: string, params: Json = {}, meta: Json = envelope()): Js
 function headersFor(body: Json, override: Record<string, string | undefined> = {}): Record<string, string> {
   const params = body.params as Json | undefined;
   const meta = params?._meta as Json | undefined;
-  const headers: Record<string, string | undefined> = { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-protocol-version": String(meta?.[META_PROTOCOL_VERSION] ?? MODERN), "mcp-method": String(body.method) };
+  const headers: Record<string, string | undefined> = {
+    accept: ACCEPT_BOTH,
+    "content-type": "application/json",
+    "mcp-protocol-version": String(meta?.[META_PROTOCOL_VERSION] ?? MODERN),
+    "mcp-method": String(body.method),
+  };
   if (body.method === "tools/call" || body.method === "prompts/get") headers["mcp-name"] = String(params?.name);
   if (body.method === "resources/read") headers["mcp-name"] = String(params?.uri);
   Object.assign(headers, override);
@@ -154,7 +181,11 @@ function post(url: string, body: Json | string, headers: Record<string, string>,
 }
 
 /** POSTs `body` with the right headers (or overrides) and returns status, headers and the JSON answer. */
-async function call(url: string, body: Json, override: Record<string, string | undefined> = {}): Promise<{ status: number; response: FetchResponse; message: Json }> {
+async function call(
+  url: string,
+  body: Json,
+  override: Record<string, string | undefined> = {},
+): Promise<{ status: number; response: FetchResponse; message: Json }> {
   const response = await post(url, body, headersFor(body, override));
   const type = response.headers.get("content-type") ?? "";
   assert.ok(type.startsWith("application/json"), `a JSON answer, got ${type} (${response.status})`);
@@ -212,14 +243,23 @@ async function openLegacy(url: string): Promise<{ id: string; post(body: Json): 
   const init = await fetch(url, {
     method: "POST",
     headers: { accept: ACCEPT_BOTH, "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "legacy", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "legacy", version: "1" } },
+    }),
   });
   assert.equal(init.status, 200);
   const id = init.headers.get("mcp-session-id");
   assert.ok(id !== null);
   assert.equal(((JSON.parse(await init.text()) as Json).result as Json).protocolVersion, "2025-11-25");
   const headers = { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
-  const initialized = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  const initialized = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
   assert.equal(initialized.status, 202);
   return {
     id,
@@ -291,7 +331,10 @@ test("MOD-18: Mcp-Name (and Mcp-Method) in =?base64?…?= are decoded before com
   const unicode = await call(url, request("tools/call", { name: "grüße welt" }), { "mcp-name": b64("grüße welt") });
   assert.equal(unicode.status, 200);
   assert.deepEqual((unicode.message.result as Json).content, [{ type: "text", text: "hallo" }]);
-  const ascii = await call(url, request("tools/call", { name: "echo", arguments: { text: "x" } }), { "mcp-name": b64("echo"), "mcp-method": b64("tools/call") });
+  const ascii = await call(url, request("tools/call", { name: "echo", arguments: { text: "x" } }), {
+    "mcp-name": b64("echo"),
+    "mcp-method": b64("tools/call"),
+  });
   assert.equal(ascii.status, 200);
   // The encoding of another name is still a mismatch.
   const other = await call(url, request("tools/call", { name: "echo", arguments: { text: "x" } }), { "mcp-name": b64("ech0") });
@@ -301,8 +344,12 @@ test("MOD-18: Mcp-Name (and Mcp-Method) in =?base64?…?= are decoded before com
 
 test("MOD-19: Mcp-Param-* of a tool's x-mcp-header arguments: equal headers pass; missing, different or malformed ones → 400 -32020 before the handler", async (t) => {
   const { url, server } = await serve(t);
-  const route = (args: Json, override: Record<string, string | undefined>): Promise<{ status: number; message: Json }> => call(url, request("tools/call", { name: "route", arguments: args }), override);
-  const passed = await route({ region: "Hello", priority: 42, query: "q" }, { "mcp-param-region": "=?base64?SGVsbG8=?=", "Mcp-Param-Priority": "42.0" });
+  const route = (args: Json, override: Record<string, string | undefined>): Promise<{ status: number; message: Json }> =>
+    call(url, request("tools/call", { name: "route", arguments: args }), override);
+  const passed = await route(
+    { region: "Hello", priority: 42, query: "q" },
+    { "mcp-param-region": "=?base64?SGVsbG8=?=", "Mcp-Param-Priority": "42.0" },
+  );
   assert.equal(passed.status, 200);
   assert.deepEqual((passed.message.result as Json).content, [{ type: "text", text: "Hello/42" }]);
   // Arguments absent or null expect no header.
@@ -389,7 +436,10 @@ test("MOD-03: progress and log messages of a request come on its SSE stream befo
   );
   assert.equal(((messages[1] as Json).params as Json).level, "info");
   assert.equal((messages[3] as Json).id, body.id);
-  assert.ok(reader.blocks.every((b) => !b.startsWith("id:") && !b.includes("\nid:")), "no event ids: not resumable");
+  assert.ok(
+    reader.blocks.every((b) => !b.startsWith("id:") && !b.includes("\nid:")),
+    "no event ids: not resumable",
+  );
 
   // Without a level, no log message at all (and no progress without a token): a JSON answer.
   const quiet = await call(url, request("tools/call", { name: "report" }));
@@ -418,12 +468,24 @@ test("MOD-20: a 2026-07-28 notification → 202; a response or a batch POSTed to
   assert.equal(await accepted.text(), "");
 
   const modernOnly = await serve(t, { eras: "modern" });
-  const batch = await post(modernOnly.url, JSON.stringify([request("tools/list")]), { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-protocol-version": MODERN });
+  const batch = await post(modernOnly.url, JSON.stringify([request("tools/list")]), {
+    accept: ACCEPT_BOTH,
+    "content-type": "application/json",
+    "mcp-protocol-version": MODERN,
+  });
   assert.equal(batch.status, 400);
   assert.equal(errorOf(JSON.parse(await batch.text()) as Json).code, -32600);
-  const reply = await post(modernOnly.url, { jsonrpc: "2.0", id: 1, result: {} }, { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-protocol-version": MODERN });
+  const reply = await post(
+    modernOnly.url,
+    { jsonrpc: "2.0", id: 1, result: {} },
+    { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-protocol-version": MODERN },
+  );
   assert.equal(reply.status, 400);
-  const nullId = await post(modernOnly.url, { jsonrpc: "2.0", id: null, method: "tools/list", params: { _meta: envelope() } }, { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-protocol-version": MODERN, "mcp-method": "tools/list" });
+  const nullId = await post(
+    modernOnly.url,
+    { jsonrpc: "2.0", id: null, method: "tools/list", params: { _meta: envelope() } },
+    { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-protocol-version": MODERN, "mcp-method": "tools/list" },
+  );
   assert.equal(nullId.status, 400);
 });
 
@@ -449,7 +511,10 @@ test("MOD-23: dual era: a session-era client and a 2026-07-28 client on one endp
   assert.deepEqual((modernAnswer.message.result as Json).content, [{ type: "text", text: "new" }]);
   assert.equal(modernAnswer.response.headers.get("mcp-session-id"), null);
   // The same id in both eras: each request goes to its own client.
-  const sameId = await Promise.all([legacy.post({ jsonrpc: "2.0", id: 42, method: "tools/list" }), call(url, { ...request("tools/list"), id: 42 })]);
+  const sameId = await Promise.all([
+    legacy.post({ jsonrpc: "2.0", id: 42, method: "tools/list" }),
+    call(url, { ...request("tools/list"), id: 42 }),
+  ]);
   assert.equal(sameId[0].id, 42);
   assert.equal(sameId[1].message.id, 42);
   assert.equal((sameId[1].message.result as Json).resultType, "complete");
@@ -493,7 +558,9 @@ test("MOD-17: closing a 2026-07-28 request's stream cancels its handler (JSON pe
 
 test("MOD-12, MOD-14: subscriptions/listen: acknowledgement first, then list_changed and resources/updated; closing the stream ends the subscription", async (t) => {
   const { url, server, host } = await serve(t);
-  const listen = request("subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["test://config"] } });
+  const listen = request("subscriptions/listen", {
+    notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["test://config"] },
+  });
   const abort = new platform.AbortController();
   const response = await post(url, listen, headersFor(listen), abort.signal);
   assert.equal(response.status, 200);
@@ -572,7 +639,11 @@ test("MOD-20, MOD-22: modern-only endpoint: GET and DELETE → 405; initialize �
   assert.equal(get.headers.get("allow"), "POST");
   const del = await fetch(url, { method: "DELETE", headers: { "mcp-session-id": "x" } });
   assert.equal(del.status, 405);
-  const init = await post(url, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT_INFO } }, { accept: ACCEPT_BOTH, "content-type": "application/json" });
+  const init = await post(
+    url,
+    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT_INFO } },
+    { accept: ACCEPT_BOTH, "content-type": "application/json" },
+  );
   assert.equal(init.status, 400);
   assert.equal(init.headers.get("mcp-session-id"), null);
   const error = errorOf(JSON.parse(await init.text()) as Json);
@@ -616,9 +687,17 @@ test("MOD-23, HTTP-03: dual-era endpoint: initialize without a session id still 
   const { url } = await serve(t);
   const legacy = await openLegacy(url);
   assert.ok(legacy.id.length > 0);
-  const stray = await post(url, { jsonrpc: "2.0", id: 9, method: "tools/list" }, { accept: ACCEPT_BOTH, "content-type": "application/json" });
+  const stray = await post(
+    url,
+    { jsonrpc: "2.0", id: 9, method: "tools/list" },
+    { accept: ACCEPT_BOTH, "content-type": "application/json" },
+  );
   assert.equal(stray.status, 400);
-  const badVersion = await post(url, { jsonrpc: "2.0", id: 9, method: "tools/list" }, { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-protocol-version": "1999-01-01" });
+  const badVersion = await post(
+    url,
+    { jsonrpc: "2.0", id: 9, method: "tools/list" },
+    { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-protocol-version": "1999-01-01" },
+  );
   assert.equal(badVersion.status, 400);
   const notJson = await post(url, "{", { accept: ACCEPT_BOTH, "content-type": "application/json" });
   assert.equal(notJson.status, 400);
@@ -667,9 +746,15 @@ test("MOD-20: the portable client transport against this host: calls, discover, 
   assert.equal(unknown.error.code, -32602);
 
   const listen = send("subscriptions/listen", { notifications: { toolsListChanged: true } });
-  await until(() => events.some((e) => e.kind === "notification" && e.method === "notifications/subscriptions/acknowledged"), "acknowledged");
+  await until(
+    () => events.some((e) => e.kind === "notification" && e.method === "notifications/subscriptions/acknowledged"),
+    "acknowledged",
+  );
   server.tool("added", {}, () => ({ content: [] }));
-  await until(() => events.some((e) => e.kind === "notification" && e.method === "notifications/tools/list_changed"), "list_changed over the transport");
+  await until(
+    () => events.some((e) => e.kind === "notification" && e.method === "notifications/tools/list_changed"),
+    "list_changed over the transport",
+  );
 
   const hangStarted = started();
   const hang = send("tools/call", { name: "hang" });
@@ -679,7 +764,10 @@ test("MOD-20: the portable client transport against this host: calls, discover, 
   driver.pump();
   await until(() => signals[0]?.aborted === true, "the handler aborted by the client's cancel");
   await until(() => host.exchanges.size === 0 && server.sessions.size === 0, "nothing left on the server");
-  assert.equal(events.filter((e) => (e.kind === "response" || e.kind === "error-response") && (e.id === hang || e.id === listen)).length, 0);
+  assert.equal(
+    events.filter((e) => (e.kind === "response" || e.kind === "error-response") && (e.id === hang || e.id === listen)).length,
+    0,
+  );
   assert.equal(transport.sessionId, undefined);
   assert.ok(!events.some((e) => e.kind === "error-response" && e.error.code === HTTP_TRANSPORT_ERROR));
 });
@@ -688,7 +776,10 @@ test("MOD-19: the client transport mirrors x-mcp-header arguments once tools/lis
   const { url } = await serve(t);
   const connection = await connectHttpNode({ url, info: CLIENT_INFO, versions: [MODERN] });
   try {
-    await assert.rejects(connection.client.callTool("route", { region: "eu-west", priority: 7 }), (error: unknown) => (error as { code?: number }).code === -32020);
+    await assert.rejects(
+      connection.client.callTool("route", { region: "eu-west", priority: 7 }),
+      (error: unknown) => (error as { code?: number }).code === -32020,
+    );
     await connection.client.listTools();
     const result = await connection.client.callTool("route", { region: " spaced ü ", priority: 7, query: "q" });
     assert.deepEqual(result.content, [{ type: "text", text: " spaced ü /7" }]);

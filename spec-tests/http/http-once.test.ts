@@ -20,15 +20,25 @@ test("over HTTP, a side effect through ctx.once before ctx.elicit() runs once ac
   const effects: string[] = [];
   const make = (label: string): Server => {
     const server = new Server({ info: { name: label, version: "1.0.0" }, versions, inputRounds: { secret } });
-    server.tool("order", { inputSchema: { type: "object", properties: { item: { type: "string" } }, required: ["item"] } }, async (args, ctx) => {
-      const receipt = await ctx.once("charge", () => {
-        effects.push(`${label}:${args.item}`);
-        return `receipt-${effects.length}`;
-      });
-      const wrap = await ctx.elicit({ message: "Gift wrap?", requestedSchema: { type: "object", properties: { wrap: { type: "boolean" } } } });
-      const note = await ctx.elicit({ message: "A note?", requestedSchema: { type: "object", properties: { note: { type: "string" } } } });
-      return { content: [{ type: "text", text: `${receipt} ${String(wrap.content?.wrap)} ${String(note.content?.note)} by ${label}` }] };
-    });
+    server.tool(
+      "order",
+      { inputSchema: { type: "object", properties: { item: { type: "string" } }, required: ["item"] } },
+      async (args, ctx) => {
+        const receipt = await ctx.once("charge", () => {
+          effects.push(`${label}:${args.item}`);
+          return `receipt-${effects.length}`;
+        });
+        const wrap = await ctx.elicit({
+          message: "Gift wrap?",
+          requestedSchema: { type: "object", properties: { wrap: { type: "boolean" } } },
+        });
+        const note = await ctx.elicit({
+          message: "A note?",
+          requestedSchema: { type: "object", properties: { note: { type: "string" } } },
+        });
+        return { content: [{ type: "text", text: `${receipt} ${String(wrap.content?.wrap)} ${String(note.content?.note)} by ${label}` }] };
+      },
+    );
     return server;
   };
   const first = await serveHttp(make("a"), { eras: "modern" });
@@ -37,12 +47,22 @@ test("over HTTP, a side effect through ctx.once before ctx.elicit() runs once ac
   let calls = 0;
   const route = (url: string): string => (url === first.url && calls++ > 0 ? second.url : url);
   const connection = await withTimeout(
-    connectHttpNode({ url: first.url, info: { name: "c", version: "1" }, versions, modern: true, capabilities: { elicitation: {} }, fetch: (url, init) => fetch(route(String(url)), init) }),
+    connectHttpNode({
+      url: first.url,
+      info: { name: "c", version: "1" },
+      versions,
+      modern: true,
+      capabilities: { elicitation: {} },
+      fetch: (url, init) => fetch(route(String(url)), init),
+    }),
     10_000,
     "connect",
   );
   try {
-    connection.client.setRequestHandler("elicitation/create", (p) => ({ action: "accept", content: p.message === "Gift wrap?" ? { wrap: true } : { note: "hi" } } as ElicitResult));
+    connection.client.setRequestHandler(
+      "elicitation/create",
+      (p) => ({ action: "accept", content: p.message === "Gift wrap?" ? { wrap: true } : { note: "hi" } }) as ElicitResult,
+    );
     calls = 0;
     const result = await withTimeout(connection.client.callTool("order", { item: "tea" }), 10_000, "tools/call");
     assert.deepEqual(result.content, [{ type: "text", text: "receipt-1 true hi by b" }]);

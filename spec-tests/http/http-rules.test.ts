@@ -3,10 +3,32 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { encodeHeaderValue, isModernErrorResponse, legacyFallbackStatus, mediaType, modernRequestHeaders } from "../../lib/http/client-rules.js";
+import {
+  encodeHeaderValue,
+  isModernErrorResponse,
+  legacyFallbackStatus,
+  mediaType,
+  modernRequestHeaders,
+} from "../../lib/http/client-rules.js";
 import { EXPOSED_HEADERS, corsOriginAllowed, corsResponseHeaders, isPreflight, preflightHeaders } from "../../lib/http/cors.js";
 import { decodeHeaderValue } from "../../lib/http/headers.js";
-import { acceptsPost, acceptsSse, batchesAllowed, cancelledTarget, eventId, hostAllowed, isJsonContentType, parseEventId, postEra, primesStreams, requestIdsOf, sessionVersionHeaderOk, splitUrl, streamName, unreadBodyDisposal } from "../../lib/http/server-rules.js";
+import {
+  acceptsPost,
+  acceptsSse,
+  batchesAllowed,
+  cancelledTarget,
+  eventId,
+  hostAllowed,
+  isJsonContentType,
+  parseEventId,
+  postEra,
+  primesStreams,
+  requestIdsOf,
+  sessionVersionHeaderOk,
+  splitUrl,
+  streamName,
+  unreadBodyDisposal,
+} from "../../lib/http/server-rules.js";
 import { SSE_KEEP_ALIVE, sseEndpoint, sseMessage, ssePriming } from "../../lib/http/sse-encoder.js";
 import { SseParser } from "../../lib/http/sse-parser.js";
 import { REFUSALS, refusalBody } from "../../lib/http/status.js";
@@ -19,9 +41,30 @@ const envelope = { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } 
 test("MOD-23: postEra: which era a POST without a session id belongs to (body × version header × served versions × modern-only)", () => {
   const rows: [string, unknown, string | undefined, readonly string[], boolean, "modern" | "session"][] = [
     ["envelope on a request", { jsonrpc: "2.0", id: 1, method: "tools/list", params: envelope }, undefined, [MODERN], false, "modern"],
-    ["envelope, but no modern version served", { jsonrpc: "2.0", id: 1, method: "tools/list", params: envelope }, undefined, [], false, "session"],
-    ["initialize with the envelope is modern (a removed method there)", { jsonrpc: "2.0", id: 1, method: "initialize", params: envelope }, undefined, [MODERN], false, "modern"],
-    ["initialize without it is session era", { jsonrpc: "2.0", id: 1, method: "initialize", params: {} }, MODERN, [MODERN], true, "session"],
+    [
+      "envelope, but no modern version served",
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: envelope },
+      undefined,
+      [],
+      false,
+      "session",
+    ],
+    [
+      "initialize with the envelope is modern (a removed method there)",
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: envelope },
+      undefined,
+      [MODERN],
+      false,
+      "modern",
+    ],
+    [
+      "initialize without it is session era",
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: {} },
+      MODERN,
+      [MODERN],
+      true,
+      "session",
+    ],
     ["a modern version header", { jsonrpc: "2.0", id: 1, method: "tools/list" }, MODERN, [MODERN], false, "modern"],
     ["a session version header", { jsonrpc: "2.0", id: 1, method: "tools/list" }, LATEST, [MODERN], false, "session"],
     ["no header, modern-only endpoint", { jsonrpc: "2.0", id: 1, method: "tools/list" }, undefined, [MODERN], true, "modern"],
@@ -65,7 +108,10 @@ test("HTTP-01: header and media-type checks of a POST and a GET", () => {
 });
 
 test("M-09, HTTP-09: version columns: batches and priming events by negotiated version", () => {
-  assert.deepEqual(SESSION_VERSIONS.filter((v) => batchesAllowed(v)), ["2025-03-26"].filter((v) => (SESSION_VERSIONS as readonly string[]).includes(v)));
+  assert.deepEqual(
+    SESSION_VERSIONS.filter((v) => batchesAllowed(v)),
+    ["2025-03-26"].filter((v) => (SESSION_VERSIONS as readonly string[]).includes(v)),
+  );
   assert.equal(batchesAllowed(undefined), false);
   assert.equal(primesStreams(LATEST), true);
   assert.equal(primesStreams(SESSION_VERSIONS[0]), false);
@@ -76,11 +122,19 @@ test("HTTP-10: event ids: format, parse, and what a malformed Last-Event-ID is",
   assert.equal(eventId(streamName(35), 7), "sz:7");
   assert.deepEqual(parseEventId("s0:12"), { stream: "s0", seq: 12 });
   assert.deepEqual(parseEventId("a:b:3"), { stream: "a:b", seq: 3 }, "the last colon splits");
-  for (const bad of ["", "s0", ":3", "s0:", "s0:-1", "s0:1.5", "s0:x", `s0:${"9".repeat(20)}`]) assert.equal(parseEventId(bad), undefined, JSON.stringify(bad));
+  for (const bad of ["", "s0", ":3", "s0:", "s0:-1", "s0:1.5", "s0:x", `s0:${"9".repeat(20)}`])
+    assert.equal(parseEventId(bad), undefined, JSON.stringify(bad));
 });
 
 test("request ids and cancellations a POST carries", () => {
-  const ids = requestIdsOf([{ jsonrpc: "2.0", id: 1, method: "a" }, { jsonrpc: "2.0", id: "x", method: "b" }, { jsonrpc: "2.0", id: 2, result: {} }, { jsonrpc: "2.0", method: "n" }, null, "s"]);
+  const ids = requestIdsOf([
+    { jsonrpc: "2.0", id: 1, method: "a" },
+    { jsonrpc: "2.0", id: "x", method: "b" },
+    { jsonrpc: "2.0", id: 2, result: {} },
+    { jsonrpc: "2.0", method: "n" },
+    null,
+    "s",
+  ]);
   assert.deepEqual([...ids], [1, "x"]);
   assert.equal(cancelledTarget({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 4 } }), 4);
   assert.equal(cancelledTarget({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: null } }), undefined);
@@ -100,7 +154,8 @@ test("LIM-09: unreadBodyDisposal: drain what is declared within the limit, close
     [undefined, "chunked", "close"],
     ["10", "chunked", "close"],
   ];
-  for (const [length, encoding, disposal] of rows) assert.equal(unreadBodyDisposal(length, encoding, 100), disposal, `${String(length)} / ${String(encoding)}`);
+  for (const [length, encoding, disposal] of rows)
+    assert.equal(unreadBodyDisposal(length, encoding, 100), disposal, `${String(length)} / ${String(encoding)}`);
 });
 
 test("splitUrl: absolute URLs and request targets", () => {
@@ -113,9 +168,30 @@ test("splitUrl: absolute URLs and request targets", () => {
 
 test("HTTP-02: the status table: each refusal's status and JSON-RPC code, ids only when readable", () => {
   const statuses = Object.fromEntries(Object.entries(REFUSALS).map(([kind, row]) => [kind, row.status]));
-  assert.deepEqual(statuses, { forbidden: 403, notFound: 404, sessionNotFound: 404, unknownEventId: 404, methodNotAllowed: 405, notAcceptable: 406, conflict: 409, tooLarge: 413, unsupportedMediaType: 415, parseError: 400, invalidRequest: 400, unsupportedVersion: 400, refusedInitialize: 400, busy: 503, shuttingDown: 503, internal: 500 });
+  assert.deepEqual(statuses, {
+    forbidden: 403,
+    notFound: 404,
+    sessionNotFound: 404,
+    unknownEventId: 404,
+    methodNotAllowed: 405,
+    notAcceptable: 406,
+    conflict: 409,
+    tooLarge: 413,
+    unsupportedMediaType: 415,
+    parseError: 400,
+    invalidRequest: 400,
+    unsupportedVersion: 400,
+    refusedInitialize: 400,
+    busy: 503,
+    shuttingDown: 503,
+    internal: 500,
+  });
   assert.deepEqual(refusalBody("parseError", "Parse error"), { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" } });
-  assert.deepEqual(refusalBody("unsupportedVersion", "no", 3, { supported: [MODERN] }), { jsonrpc: "2.0", id: 3, error: { code: -32022, message: "no", data: { supported: [MODERN] } } });
+  assert.deepEqual(refusalBody("unsupportedVersion", "no", 3, { supported: [MODERN] }), {
+    jsonrpc: "2.0",
+    id: 3,
+    error: { code: -32022, message: "no", data: { supported: [MODERN] } },
+  });
 });
 
 test("HTTP-13: CORS: origins × preflight method × requested headers", () => {
@@ -137,7 +213,8 @@ test("HTTP-13: CORS: origins × preflight method × requested headers", () => {
     ["https://app.example", "POST", "x-other", false],
     ["https://evil.example", "POST", undefined, false],
   ];
-  for (const [origin, method, headers, ok] of rows) assert.equal(preflightHeaders(cors, origin, method, headers) !== undefined, ok, `${origin} ${method} ${String(headers)}`);
+  for (const [origin, method, headers, ok] of rows)
+    assert.equal(preflightHeaders(cors, origin, method, headers) !== undefined, ok, `${origin} ${method} ${String(headers)}`);
   assert.equal(preflightHeaders(cors, "https://app.example", "POST", undefined)?.["Access-Control-Allow-Origin"], "https://app.example");
   assert.equal(corsResponseHeaders(cors, "https://app.example")?.["Access-Control-Expose-Headers"], EXPOSED_HEADERS);
   assert.equal(corsResponseHeaders(cors, "https://evil.example"), undefined);
@@ -147,7 +224,12 @@ test("HTTP-13: CORS: origins × preflight method × requested headers", () => {
 test("HTTP-01: the SSE encoder's frames are what the parser reads back", () => {
   const events: { type: string; data: string; id: string }[] = [];
   const parser = new SseParser();
-  const text = ssePriming("s0:0", 1000) + sseMessage({ jsonrpc: "2.0", method: "x", params: { s: "a\nb" } }, "s0:1") + SSE_KEEP_ALIVE + sseEndpoint("/messages?sessionId=a") + sseMessage([1, 2]);
+  const text =
+    ssePriming("s0:0", 1000) +
+    sseMessage({ jsonrpc: "2.0", method: "x", params: { s: "a\nb" } }, "s0:1") +
+    SSE_KEEP_ALIVE +
+    sseEndpoint("/messages?sessionId=a") +
+    sseMessage([1, 2]);
   const parsed: { type: string; data: string; id: string }[] = [];
   parser.push(new TextEncoder().encode(text), parsed);
   for (const event of parsed) events.push({ type: event.type, data: event.data, id: event.id });
@@ -160,7 +242,8 @@ test("HTTP-01: the SSE encoder's frames are what the parser reads back", () => {
 });
 
 test("MOD-19, HTTP-04: client rules: header encoding round-trips, statuses, fallback by offered version, the 2026-07-28 request headers", () => {
-  for (const value of ["plain", "grüße welt", " edge ", "=?base64?abc?=", "tab\there", ""]) assert.equal(decodeHeaderValue(encodeHeaderValue(value)), value, JSON.stringify(value));
+  for (const value of ["plain", "grüße welt", " edge ", "=?base64?abc?=", "tab\there", ""])
+    assert.equal(decodeHeaderValue(encodeHeaderValue(value)), value, JSON.stringify(value));
   assert.equal(encodeHeaderValue("tools/call"), "tools/call");
   assert.equal(isModernErrorResponse(400, { jsonrpc: "2.0", id: 1, error: { code: -32020, message: "m" } }), true);
   assert.equal(isModernErrorResponse(404, '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}'), true);
@@ -174,10 +257,23 @@ test("MOD-19, HTTP-04: client rules: header encoding round-trips, statuses, fall
   assert.equal(legacyFallbackStatus(SESSION_VERSIONS[0], 500), false);
   assert.equal(legacyFallbackStatus(undefined, 410), false, "unknown offers take the narrow rule");
   const params = [{ header: "Region", path: ["region"], type: "string" as const }];
-  const built = modernRequestHeaders({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "grüße", arguments: { region: "eu" }, ...envelope } }, "fallback", () => params);
-  assert.deepEqual(built.headers, { "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": encodeHeaderValue("grüße"), "Mcp-Param-Region": "eu" });
+  const built = modernRequestHeaders(
+    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "grüße", arguments: { region: "eu" }, ...envelope } },
+    "fallback",
+    () => params,
+  );
+  assert.deepEqual(built.headers, {
+    "MCP-Protocol-Version": MODERN,
+    "Mcp-Method": "tools/call",
+    "Mcp-Name": encodeHeaderValue("grüße"),
+    "Mcp-Param-Region": "eu",
+  });
   assert.equal(built.version, MODERN);
-  const read = modernRequestHeaders({ jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: "test://x" } }, MODERN, () => undefined);
+  const read = modernRequestHeaders(
+    { jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: "test://x" } },
+    MODERN,
+    () => undefined,
+  );
   assert.deepEqual(read.headers, { "MCP-Protocol-Version": MODERN, "Mcp-Method": "resources/read", "Mcp-Name": "test://x" });
   assert.deepEqual(modernRequestHeaders("junk", MODERN, () => undefined).headers, {});
 });

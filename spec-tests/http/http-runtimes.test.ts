@@ -28,7 +28,9 @@ const bin = (name: string): string => join(root, "node_modules", ".bin", name);
 function runs(name: string): string | undefined {
   if (!existsSync(bin(name))) return `${name} is not installed (npm ci installs the pinned dev dependency)`;
   const probe = spawnSync(bin(name), ["--version"], { encoding: "utf8", timeout: 20_000 });
-  return probe.status === 0 ? undefined : `${name} --version failed here (status ${String(probe.status)}): ${probe.stderr || String(probe.error)}`;
+  return probe.status === 0
+    ? undefined
+    : `${name} --version failed here (status ${String(probe.status)}): ${probe.stderr || String(probe.error)}`;
 }
 
 /** Stops a server process: SIGTERM, then SIGKILL if it is still there after 3 s; resolves once it is gone. */
@@ -45,7 +47,13 @@ function stop(child: ReturnType<typeof spawn>): Promise<void> {
 }
 
 /** Starts a server process and resolves with the endpoint URL it prints on stderr. */
-function start(t: TestContext, command: string, args: readonly string[], urlOf: (stderr: string) => string | undefined, cwd?: string): Promise<string> {
+function start(
+  t: TestContext,
+  command: string,
+  args: readonly string[],
+  urlOf: (stderr: string) => string | undefined,
+  cwd?: string,
+): Promise<string> {
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], cwd });
   t.after(() => stop(child));
   let stderr = "";
@@ -78,7 +86,10 @@ async function report(url: string, era: "auto" | "session" | "modern"): Promise<
   return summary;
 }
 
-const listening = (runtime: string) => (stderr: string): string | undefined => new RegExp(`listening on (http://\\S+) \\(${runtime}, fetch handler\\)`).exec(stderr)?.[1];
+const listening =
+  (runtime: string) =>
+  (stderr: string): string | undefined =>
+    new RegExp(`listening on (http://\\S+) \\(${runtime}, fetch handler\\)`).exec(stderr)?.[1];
 
 for (const runtime of ["bun", "deno"] as const) {
   test(`HTTP-01, MOD-20: ${runtime}: mcp-engine serve --http serves through the fetch handler on ${runtime === "bun" ? "Bun.serve" : "Deno.serve"}, and the reference client passes in both eras`, async (t) => {
@@ -140,11 +151,16 @@ export default {
     for (const match of text.matchAll(/(?:from|import)\s*["'](\.[^"']+)["']/g)) {
       const parts = [...dirname(name).split("/"), ...(match[1] as string).split("/")];
       const resolved: string[] = [];
-      for (const part of parts) if (part === "..") resolved.pop(); else if (part !== "." && part !== "") resolved.push(part);
+      for (const part of parts)
+        if (part === "..") resolved.pop();
+        else if (part !== "." && part !== "") resolved.push(part);
       queue.push(resolved.join("/"));
     }
   }
-  assert.ok(![...seen].some((name) => name.startsWith("lib/hosts/") && name !== "lib/hosts/web/runtime.js"), "the Worker pulls in no Node host");
+  assert.ok(
+    ![...seen].some((name) => name.startsWith("lib/hosts/") && name !== "lib/hosts/web/runtime.js"),
+    "the Worker pulls in no Node host",
+  );
   const modules = ["worker.js", ...seen].map((name) => `(name = "${name}", esModule = embed "${name}")`);
   writeFileSync(
     join(dir, "config.capnp"),
@@ -181,7 +197,10 @@ test("MOD-20: workerd: a Workers module (export default { fetch }) serves the re
   const url = `http://127.0.0.1:${port}/mcp`;
   // workerd prints nothing when it listens: wait until the socket answers.
   for (let i = 0; ; i++) {
-    const answered = await runNode(["-e", `fetch(${JSON.stringify(url)}, { method: "OPTIONS" }).then(() => process.exit(0), () => process.exit(1))`], 10_000);
+    const answered = await runNode(
+      ["-e", `fetch(${JSON.stringify(url)}, { method: "OPTIONS" }).then(() => process.exit(0), () => process.exit(1))`],
+      10_000,
+    );
     if (answered.code === 0) break;
     if (i > 100 || child.exitCode !== null) assert.fail(`workerd did not listen within 20 s; stderr: ${stderr.slice(-2000)}`);
     await new Promise<void>((resolve) => setTimeout(resolve, 200));

@@ -22,7 +22,14 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import type { EngineSnapshot } from "../../lib/engine/engine.js";
-import { HttpHost, MemorySessionStore, serveHttp, type HttpServerOptions, type RunningHttpServer, type SessionStore } from "../../lib/hosts/http-server.js";
+import {
+  HttpHost,
+  MemorySessionStore,
+  serveHttp,
+  type HttpServerOptions,
+  type RunningHttpServer,
+  type SessionStore,
+} from "../../lib/hosts/http-server.js";
 import type { HandlerContext, Server } from "../../lib/peer/server/server.js";
 import { sleep, withTimeout } from "../support.js";
 
@@ -70,8 +77,6 @@ const ACCEPT_BOTH = "application/json, text/event-stream";
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────
 
-
-
 /** The reference server's sleep: a timer that an aborted signal cuts short. */
 function abortableSleep(ms: number, signal: HandlerContext["signal"]): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -96,7 +101,11 @@ function referenceServer(): Server {
 }
 
 /** Serves a fresh reference server (or `server`) and closes it when the test ends. */
-async function serve(t: TestContext, options: HttpServerOptions = {}, server: Server = referenceServer()): Promise<RunningHttpServer & { server: Server }> {
+async function serve(
+  t: TestContext,
+  options: HttpServerOptions = {},
+  server: Server = referenceServer(),
+): Promise<RunningHttpServer & { server: Server }> {
   const running = await serveHttp(server, { onError: () => {}, ...options });
   (t as unknown as { after(fn: () => Promise<void>): void }).after(() => running.close());
   return Object.assign(running, { server });
@@ -184,15 +193,30 @@ class RawSession {
   ) {}
 
   headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { accept: ACCEPT_BOTH, "content-type": "application/json", "mcp-session-id": this.id, "mcp-protocol-version": this.version, ...extra };
+    return {
+      accept: ACCEPT_BOTH,
+      "content-type": "application/json",
+      "mcp-session-id": this.id,
+      "mcp-protocol-version": this.version,
+      ...extra,
+    };
   }
 
   post(body: unknown, extra: Record<string, string> = {}, signal?: unknown): Promise<FetchResponse> {
-    return fetch(this.url, { method: "POST", headers: this.headers(extra), body: typeof body === "string" ? body : JSON.stringify(body), signal });
+    return fetch(this.url, {
+      method: "POST",
+      headers: this.headers(extra),
+      body: typeof body === "string" ? body : JSON.stringify(body),
+      signal,
+    });
   }
 
   get(extra: Record<string, string> = {}, signal?: unknown): Promise<FetchResponse> {
-    return fetch(this.url, { method: "GET", headers: { accept: "text/event-stream", "mcp-session-id": this.id, "mcp-protocol-version": this.version, ...extra }, signal });
+    return fetch(this.url, {
+      method: "GET",
+      headers: { accept: "text/event-stream", "mcp-session-id": this.id, "mcp-protocol-version": this.version, ...extra },
+      signal,
+    });
   }
 
   newId(): number {
@@ -214,14 +238,21 @@ async function open(url: string, version = LATEST, capabilities: Json = CLIENT_C
   const response = await fetch(url, {
     method: "POST",
     headers: { accept: ACCEPT_BOTH, "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities, clientInfo: { name: "raw-fetch", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: version, capabilities, clientInfo: { name: "raw-fetch", version: "1" } },
+    }),
   });
   assert.equal(response.status, 200);
   const id = response.headers.get("mcp-session-id");
   assert.ok(id !== null && id.length > 0, "initialize answers with Mcp-Session-Id");
   const text = await response.text();
   const type = response.headers.get("content-type") ?? "";
-  const init = (type.startsWith("text/event-stream") ? messageOf(parseEvent(text.trim().split("\n\n").at(-1) ?? "")) : JSON.parse(text)) as Json;
+  const init = (
+    type.startsWith("text/event-stream") ? messageOf(parseEvent(text.trim().split("\n\n").at(-1) ?? "")) : JSON.parse(text)
+  ) as Json;
   assert.equal((init.result as Json).protocolVersion, version);
   const session = new RawSession(url, id, version);
   await session.accepted({ jsonrpc: "2.0", method: "notifications/initialized" });
@@ -242,7 +273,13 @@ interface Exchange {
 type ServerRequestHandler = (request: Json) => Json;
 
 /** Sends one request and reads its whole answer (JSON or SSE), answering server requests on the way. */
-async function exchange(session: RawSession, method: string, params?: Json, onRequest?: ServerRequestHandler, id: number | string = session.newId()): Promise<Exchange> {
+async function exchange(
+  session: RawSession,
+  method: string,
+  params?: Json,
+  onRequest?: ServerRequestHandler,
+  id: number | string = session.newId(),
+): Promise<Exchange> {
   const body: Json = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
   const response = await session.post(body);
   const contentType = response.headers.get("content-type") ?? "";
@@ -287,12 +324,21 @@ function checkSseFraming(x: Exchange, version: string): void {
   const first = x.events[0];
   assert.ok(first !== undefined);
   if (version === "2025-11-25") {
-    assert.ok(first.id !== undefined && first.retry !== undefined && first.data === "", `a priming event first, got ${JSON.stringify(first)}`);
+    assert.ok(
+      first.id !== undefined && first.retry !== undefined && first.data === "",
+      `a priming event first, got ${JSON.stringify(first)}`,
+    );
   } else {
-    assert.ok(x.events.every((e) => e.data !== ""), "no priming event before 2025-11-25");
+    assert.ok(
+      x.events.every((e) => e.data !== ""),
+      "no priming event before 2025-11-25",
+    );
   }
   const ids = x.events.map((e) => e.id);
-  assert.ok(ids.every((id) => id !== undefined), "every event has an id");
+  assert.ok(
+    ids.every((id) => id !== undefined),
+    "every event has an id",
+  );
   const streams = new Set(ids.map((id) => id!.slice(0, id!.lastIndexOf(":"))));
   assert.equal(streams.size, 1, "one stream's ids");
   const seqs = ids.map((id) => Number(id!.slice(id!.lastIndexOf(":") + 1)));
@@ -342,7 +388,12 @@ test("HTTP-03, HTTP-02: handshake: initialize → 200 JSON with a visible-ASCII 
   const response = await fetch(url, {
     method: "POST",
     headers: { accept: ACCEPT_BOTH, "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
   });
   assert.equal(response.status, 200);
   assert.ok((response.headers.get("content-type") ?? "").startsWith("application/json"));
@@ -365,7 +416,11 @@ test("HTTP-03, HTTP-02: handshake: initialize → 200 JSON with a visible-ASCII 
   assert.equal(await initialized.text(), "", "an empty body");
 
   const session = new RawSession(url, id, LATEST);
-  const withoutHeader = await fetch(url, { method: "POST", headers: { accept: ACCEPT_BOTH, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
+  const withoutHeader = await fetch(url, {
+    method: "POST",
+    headers: { accept: ACCEPT_BOTH, "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+  });
   assert.equal(withoutHeader.status, 400);
   const err = JSON.parse(await withoutHeader.text()) as Json;
   assert.equal(err.jsonrpc, "2.0");
@@ -455,7 +510,12 @@ const FEATURES: Feature[] = [
     method: "tools/list",
     check: (x) => assert.deepEqual(((resultOf(x).tools as Json[]).map((tool) => tool.name) as string[]).sort(), [...TOOL_NAMES].sort()),
   },
-  { name: "test_simple_text", method: "tools/call", params: { name: "test_simple_text", arguments: {} }, check: (x) => assert.equal(textOf(x), "This is a simple text response for testing.") },
+  {
+    name: "test_simple_text",
+    method: "tools/call",
+    params: { name: "test_simple_text", arguments: {} },
+    check: (x) => assert.equal(textOf(x), "This is a simple text response for testing."),
+  },
   {
     name: "test_image_content",
     method: "tools/call",
@@ -478,7 +538,11 @@ const FEATURES: Feature[] = [
     name: "test_multiple_content_types",
     method: "tools/call",
     params: { name: "test_multiple_content_types", arguments: {} },
-    check: (x) => assert.deepEqual((resultOf(x).content as Json[]).map((c) => c.type), ["text", "image", "resource"]),
+    check: (x) =>
+      assert.deepEqual(
+        (resultOf(x).content as Json[]).map((c) => c.type),
+        ["text", "image", "resource"],
+      ),
   },
   {
     name: "test_error_handling",
@@ -498,9 +562,24 @@ const FEATURES: Feature[] = [
       assert.match(textOf(x), /^JSON Schema 2020-12 tool called with: /);
     },
   },
-  { name: "test_reconnection", method: "tools/call", params: { name: "test_reconnection", arguments: {} }, check: (x) => assert.match(textOf(x), /^Reconnection test completed/) },
-  { name: "test_tool_fast", method: "tools/call", params: { name: "test_tool_fast", arguments: {} }, check: (x) => assert.equal(textOf(x), "fast") },
-  { name: "test_tool_slow (no token)", method: "tools/call", params: { name: "test_tool_slow", arguments: { durationMs: 30 } }, check: (x) => assert.equal(textOf(x), "Slept 30 ms") },
+  {
+    name: "test_reconnection",
+    method: "tools/call",
+    params: { name: "test_reconnection", arguments: {} },
+    check: (x) => assert.match(textOf(x), /^Reconnection test completed/),
+  },
+  {
+    name: "test_tool_fast",
+    method: "tools/call",
+    params: { name: "test_tool_fast", arguments: {} },
+    check: (x) => assert.equal(textOf(x), "fast"),
+  },
+  {
+    name: "test_tool_slow (no token)",
+    method: "tools/call",
+    params: { name: "test_tool_slow", arguments: { durationMs: 30 } },
+    check: (x) => assert.equal(textOf(x), "Slept 30 ms"),
+  },
   {
     name: "unknown tool",
     method: "tools/call",
@@ -593,29 +672,52 @@ const FEATURES: Feature[] = [
     name: "resources/read template",
     method: "resources/read",
     params: { uri: "test://template/42/data" },
-    check: (x) => assert.deepEqual(JSON.parse(((resultOf(x).contents as Json[])[0] as Json).text as string), { id: "42", templateTest: true, data: "Data for ID: 42" }),
+    check: (x) =>
+      assert.deepEqual(JSON.parse(((resultOf(x).contents as Json[])[0] as Json).text as string), {
+        id: "42",
+        templateTest: true,
+        data: "Data for ID: 42",
+      }),
   },
-  { name: "resources/read unknown", method: "resources/read", params: { uri: "test://nothing" }, check: (x) => assert.equal((x.response.error as Json).code, -32002) },
-  { name: "resources/subscribe", method: "resources/subscribe", params: { uri: "test://watched-resource" }, check: (x) => assert.deepEqual(resultOf(x), {}) },
-  { name: "resources/unsubscribe", method: "resources/unsubscribe", params: { uri: "test://watched-resource" }, check: (x) => assert.deepEqual(resultOf(x), {}) },
+  {
+    name: "resources/read unknown",
+    method: "resources/read",
+    params: { uri: "test://nothing" },
+    check: (x) => assert.equal((x.response.error as Json).code, -32002),
+  },
+  {
+    name: "resources/subscribe",
+    method: "resources/subscribe",
+    params: { uri: "test://watched-resource" },
+    check: (x) => assert.deepEqual(resultOf(x), {}),
+  },
+  {
+    name: "resources/unsubscribe",
+    method: "resources/unsubscribe",
+    params: { uri: "test://watched-resource" },
+    check: (x) => assert.deepEqual(resultOf(x), {}),
+  },
   { name: "prompts/list", method: "prompts/list", check: (x) => assert.equal((resultOf(x).prompts as Json[]).length, 5) },
   {
     name: "prompts/get simple",
     method: "prompts/get",
     params: { name: "test_simple_prompt" },
-    check: (x) => assert.equal((((resultOf(x).messages as Json[])[0] as Json).content as Json).text, "This is a simple prompt for testing."),
+    check: (x) =>
+      assert.equal((((resultOf(x).messages as Json[])[0] as Json).content as Json).text, "This is a simple prompt for testing."),
   },
   {
     name: "prompts/get with arguments",
     method: "prompts/get",
     params: { name: "test_prompt_with_arguments", arguments: { arg1: "a", arg2: "b" } },
-    check: (x) => assert.equal((((resultOf(x).messages as Json[])[0] as Json).content as Json).text, "Prompt with arguments: arg1='a', arg2='b'"),
+    check: (x) =>
+      assert.equal((((resultOf(x).messages as Json[])[0] as Json).content as Json).text, "Prompt with arguments: arg1='a', arg2='b'"),
   },
   {
     name: "prompts/get embedded resource",
     method: "prompts/get",
     params: { name: "test_prompt_with_embedded_resource", arguments: { resourceUri: "test://static-text" } },
-    check: (x) => assert.equal(((((resultOf(x).messages as Json[])[0] as Json).content as Json).resource as Json).uri, "test://static-text"),
+    check: (x) =>
+      assert.equal(((((resultOf(x).messages as Json[])[0] as Json).content as Json).resource as Json).uri, "test://static-text"),
   },
   {
     name: "prompts/get image",
@@ -651,7 +753,10 @@ async function runFeatures(t: TestContext, mode: Mode, version: string): Promise
     if (feature.since !== undefined && version < feature.since) {
       // Not in this version: the server does not ask, and the tool says so.
       assert.equal(resultOf(x).isError, true, feature.name);
-      assert.ok(x.messages.every((m) => m.method === undefined), `${feature.name}: no server request`);
+      assert.ok(
+        x.messages.every((m) => m.method === undefined),
+        `${feature.name}: no server request`,
+      );
       continue;
     }
     if (mode === "auto" && feature.streams !== true) {
@@ -663,9 +768,12 @@ async function runFeatures(t: TestContext, mode: Mode, version: string): Promise
   }
 }
 
-test("HTTP-01, HTTP-09: every reference-server feature, responseMode auto (2025-11-25): JSON unless the handler sends first, then SSE with priming", (t) => runFeatures(t, "auto", LATEST));
-test("HTTP-01, HTTP-09: every reference-server feature, responseMode sse (2025-11-25): SSE with a priming event first", (t) => runFeatures(t, "sse", LATEST));
-test("HTTP-09: every reference-server feature, responseMode auto (2025-06-18): SSE streams carry no priming event", (t) => runFeatures(t, "auto", "2025-06-18"));
+test("HTTP-01, HTTP-09: every reference-server feature, responseMode auto (2025-11-25): JSON unless the handler sends first, then SSE with priming", (t) =>
+  runFeatures(t, "auto", LATEST));
+test("HTTP-01, HTTP-09: every reference-server feature, responseMode sse (2025-11-25): SSE with a priming event first", (t) =>
+  runFeatures(t, "sse", LATEST));
+test("HTTP-09: every reference-server feature, responseMode auto (2025-06-18): SSE streams carry no priming event", (t) =>
+  runFeatures(t, "auto", "2025-06-18"));
 test("HTTP-01: every reference-server feature, responseMode sse (2025-03-26)", (t) => runFeatures(t, "sse", "2025-03-26"));
 
 test("HTTP-01: sampling: the server's request arrives on the POST's stream; its answer is a separate POST (202); the result follows on the original stream", async (t) => {
@@ -676,7 +784,12 @@ test("HTTP-01: sampling: the server's request arrives on the POST's stream; its 
   const standalone = new SseReader(get);
   assert.equal((await standalone.next())?.data, "", "the GET stream is primed");
 
-  const response = await session.post({ jsonrpc: "2.0", id: "call-1", method: "tools/call", params: { name: "test_sampling", arguments: { prompt: "2+2?" } } });
+  const response = await session.post({
+    jsonrpc: "2.0",
+    id: "call-1",
+    method: "tools/call",
+    params: { name: "test_sampling", arguments: { prompt: "2+2?" } },
+  });
   assert.ok((response.headers.get("content-type") ?? "").startsWith("text/event-stream"));
   const stream = new SseReader(response);
   const priming = await stream.next();
@@ -684,7 +797,11 @@ test("HTTP-01: sampling: the server's request arrives on the POST's stream; its 
   const request = messageOf((await stream.next())!)!;
   assert.equal(request.method, "sampling/createMessage");
   assert.equal(typeof request.id, "number");
-  const answer = await session.post({ jsonrpc: "2.0", id: request.id, result: { role: "assistant", content: { type: "text", text: "4" }, model: "m" } });
+  const answer = await session.post({
+    jsonrpc: "2.0",
+    id: request.id,
+    result: { role: "assistant", content: { type: "text", text: "4" }, model: "m" },
+  });
   assert.equal(answer.status, 202);
   assert.equal(await answer.text(), "");
   const result = messageOf((await stream.next())!)!;
@@ -702,7 +819,11 @@ test("ID-03: ids may be reused once answered: a later slow request with an id a 
   for (let round = 0; round < 2; round++) {
     const ping = await exchange(session, "ping", undefined, undefined, 7);
     assert.deepEqual(ping.response.result, {});
-    const x = await withTimeout(exchange(session, "tools/call", { name: "test_tool_with_progress", arguments: {}, ...PROGRESS_TOKEN(7) }, undefined, 7), 3000, "reused id");
+    const x = await withTimeout(
+      exchange(session, "tools/call", { name: "test_tool_with_progress", arguments: {}, ...PROGRESS_TOKEN(7) }, undefined, 7),
+      3000,
+      "reused id",
+    );
     progressBeforeResult(x, 3);
     assert.equal(textOf(x), "Tool with progress executed successfully");
   }
@@ -714,11 +835,26 @@ test("HTTP-10, X-09: resumption: a disconnect does not cancel; GET with Last-Eve
   const { url } = await serve(t);
   const session = await open(url);
   const abort = new platform.AbortController();
-  const first = await session.post({ jsonrpc: "2.0", id: "A", method: "tools/call", params: { name: "test_tool_slow", arguments: { durationMs: 300 }, ...PROGRESS_TOKEN("A") } }, {}, abort.signal);
+  const first = await session.post(
+    {
+      jsonrpc: "2.0",
+      id: "A",
+      method: "tools/call",
+      params: { name: "test_tool_slow", arguments: { durationMs: 300 }, ...PROGRESS_TOKEN("A") },
+    },
+    {},
+    abort.signal,
+  );
   assert.ok((first.headers.get("content-type") ?? "").startsWith("text/event-stream"));
   // A second slow call on another stream, read in full concurrently.
   const secondDone = (async () => {
-    const x = await exchange(session, "tools/call", { name: "test_tool_slow", arguments: { durationMs: 300 }, ...PROGRESS_TOKEN("B") }, undefined, "B");
+    const x = await exchange(
+      session,
+      "tools/call",
+      { name: "test_tool_slow", arguments: { durationMs: 300 }, ...PROGRESS_TOKEN("B") },
+      undefined,
+      "B",
+    );
     return x;
   })();
 
@@ -751,7 +887,9 @@ test("HTTP-10, X-09: resumption: a disconnect does not cancel; GET with Last-Eve
     replayed.every((m) => m.id !== "B" && (m.params as Json | undefined)?.progressToken !== "tok-B"),
     "no message of the other request",
   );
-  const progress = [...seen.map(messageOf), ...replayed].filter((m) => m?.method === "notifications/progress").map((m) => (m!.params as Json).progress);
+  const progress = [...seen.map(messageOf), ...replayed]
+    .filter((m) => m?.method === "notifications/progress")
+    .map((m) => (m!.params as Json).progress);
   assert.deepEqual(progress, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "every progress event exactly once, in order");
   const response = replayed.at(-1)!;
   assert.equal(response.id, "A", "the result arrives on resumption: the disconnect did not cancel");
@@ -773,7 +911,16 @@ test("HTTP-10: resumption under 2025-06-18 (no priming): a stream resumed from i
   const { url } = await serve(t);
   const session = await open(url, "2025-06-18");
   const abort = new platform.AbortController();
-  const response = await session.post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test_tool_slow", arguments: { durationMs: 200 }, ...PROGRESS_TOKEN(1) } }, {}, abort.signal);
+  const response = await session.post(
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "test_tool_slow", arguments: { durationMs: 200 }, ...PROGRESS_TOKEN(1) },
+    },
+    {},
+    abort.signal,
+  );
   const reader = new SseReader(response);
   const first = (await reader.next())!;
   assert.notEqual(first.data, "", "no priming event under 2025-06-18");
@@ -790,7 +937,14 @@ test("HTTP-10: resumption under 2025-06-18 (no priming): a stream resumed from i
 test("HTTP-10: resuming a stream whose first reader is still attached: the first reader's stream ends, the new one gets the rest", async (t) => {
   const { url } = await serve(t);
   const session = await open(url);
-  const first = new SseReader(await session.post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test_tool_slow", arguments: { durationMs: 200 }, ...PROGRESS_TOKEN(1) } }));
+  const first = new SseReader(
+    await session.post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "test_tool_slow", arguments: { durationMs: 200 }, ...PROGRESS_TOKEN(1) },
+    }),
+  );
   const priming = (await first.next())!;
   assert.equal(priming.data, "");
   const second = new SseReader(await session.get({ "last-event-id": priming.id! }));
@@ -808,14 +962,22 @@ test("HTTP-10: resuming a stream whose first reader is still attached: the first
     "the first reader got a prefix of the same stream",
   );
   assert.equal(messages.at(-1)!.id, 1, "the response reaches the new reader");
-  assert.ok(before.every((e) => messageOf(e)?.id !== 1), "and only the new reader");
+  assert.ok(
+    before.every((e) => messageOf(e)?.id !== 1),
+    "and only the new reader",
+  );
 });
 
 test("HTTP-01: SSE headers are sent at once even without a priming event (2025-06-18, responseMode sse, a slow tool)", async (t) => {
   const { url } = await serve(t, { responseMode: "sse" });
   const session = await open(url, "2025-06-18");
   const started = performance.now();
-  const response = await session.post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test_tool_slow", arguments: { durationMs: 1500 } } });
+  const response = await session.post({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "test_tool_slow", arguments: { durationMs: 1500 } },
+  });
   const waited = performance.now() - started;
   assert.ok(waited < 1000, `headers after ${waited.toFixed(0)} ms, not with the result`);
   assert.ok((response.headers.get("content-type") ?? "").startsWith("text/event-stream"));
@@ -829,7 +991,12 @@ test("HTTP-01: SSE headers are sent at once even without a priming event (2025-0
 test("X-04: notifications/cancelled cancels: no result is ever delivered for the request, and its stream ends", async (t) => {
   const { url, server } = await serve(t);
   const session = await open(url);
-  const response = await session.post({ jsonrpc: "2.0", id: "C", method: "tools/call", params: { name: "test_tool_slow", arguments: { durationMs: 400 }, ...PROGRESS_TOKEN("C") } });
+  const response = await session.post({
+    jsonrpc: "2.0",
+    id: "C",
+    method: "tools/call",
+    params: { name: "test_tool_slow", arguments: { durationMs: 400 }, ...PROGRESS_TOKEN("C") },
+  });
   const reader = new SseReader(response);
   const seen: SseEvent[] = [];
   while (seen.filter((e) => e.data !== "").length < 1) seen.push((await reader.next())!);
@@ -853,7 +1020,11 @@ test("HTTP-03: sessions: unknown id → 404; missing header → 400; DELETE → 
   assert.equal((await unknown.get()).status, 404);
   assert.equal((await fetch(url, { method: "DELETE", headers: { "mcp-session-id": "no-such-session" } })).status, 404);
   assert.equal((await fetch(url, { method: "DELETE" })).status, 400);
-  const missing = await fetch(url, { method: "POST", headers: { accept: ACCEPT_BOTH, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  const missing = await fetch(url, {
+    method: "POST",
+    headers: { accept: ACCEPT_BOTH, "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
   assert.equal(missing.status, 400);
   assert.equal((await fetch(url, { method: "GET", headers: { accept: "text/event-stream" } })).status, 400);
 
@@ -873,18 +1044,33 @@ test("HTTP-07: DELETE ends the session's open streams and cancels its running ha
   const { url, server } = await serve(t);
   const session = await open(url);
   const get = new SseReader(await session.get());
-  const call = new SseReader(await session.post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test_tool_slow", arguments: { durationMs: 2000 }, ...PROGRESS_TOKEN(1) } }));
+  const call = new SseReader(
+    await session.post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "test_tool_slow", arguments: { durationMs: 2000 }, ...PROGRESS_TOKEN(1) },
+    }),
+  );
   await call.next();
   assert.equal((await fetch(url, { method: "DELETE", headers: { "mcp-session-id": session.id } })).status, 200);
   const rest = await call.rest(2000);
-  assert.ok(rest.every((e) => messageOf(e)?.id !== 1), "no result after the session ended");
+  assert.ok(
+    rest.every((e) => messageOf(e)?.id !== 1),
+    "no result after the session ended",
+  );
   await get.rest(2000);
   assert.equal(server.sessions.size, 0);
 });
 
 test("HTTP-08: Host and Origin: a foreign Host or Origin → 403; allowedHosts [] refuses everything; localhost forms pass", async (t) => {
   const { url, port } = await serve(t);
-  const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  const init = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
   const headers = { accept: ACCEPT_BOTH, "content-type": "application/json" };
   const evilHost = await rawRequest(url, "POST", { ...headers, host: "evil.example.com" }, init);
   assert.equal(evilHost.status, 403);
@@ -892,14 +1078,18 @@ test("HTTP-08: Host and Origin: a foreign Host or Origin → 403; allowedHosts [
   assert.equal((await rawRequest(url, "POST", { ...headers, host: `evil.example.com:${port}` }, init)).status, 403);
   assert.equal((await rawRequest(url, "GET", { accept: "text/event-stream", host: "attacker.test" })).status, 403);
   assert.equal((await rawRequest(url, "POST", { ...headers, host: `localhost:${port}` }, init)).status, 200);
-  assert.equal((await rawRequest(url, "POST", { ...headers, host: `127.0.0.1:${port}`, origin: `http://localhost:${port}` }, init)).status, 200);
+  assert.equal(
+    (await rawRequest(url, "POST", { ...headers, host: `127.0.0.1:${port}`, origin: `http://localhost:${port}` }, init)).status,
+    200,
+  );
   for (const origin of ["http://evil.example.com", `http://evil.example.com:${port}`, "null", "https://localhost.evil.com"]) {
     const response = await fetch(url, { method: "POST", headers: { ...headers, origin }, body: init });
     assert.equal(response.status, 403, `Origin ${origin}`);
   }
 
   const closed = await serve(t, { allowedHosts: [] });
-  for (const h of [`127.0.0.1:${closed.port}`, `localhost:${closed.port}`]) assert.equal((await rawRequest(closed.url, "POST", { ...headers, host: h }, init)).status, 403);
+  for (const h of [`127.0.0.1:${closed.port}`, `localhost:${closed.port}`])
+    assert.equal((await rawRequest(closed.url, "POST", { ...headers, host: h }, init)).status, 403);
   assert.equal((await fetch(closed.url, { method: "POST", headers, body: init })).status, 403);
   assert.equal(closed.host.sessions.size, 0);
 });
@@ -1080,7 +1270,12 @@ test("M-09: batches under 2025-03-26: two requests → one array answer; with a 
 
   // A batch whose request reports progress: SSE, progress first, then the array.
   const streaming = await session.post([
-    { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "test_tool_with_progress", arguments: {}, _meta: { progressToken: "p3" } } },
+    {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "test_tool_with_progress", arguments: {}, _meta: { progressToken: "p3" } },
+    },
     { jsonrpc: "2.0", id: 4, method: "ping" },
   ]);
   assert.ok((streaming.headers.get("content-type") ?? "").startsWith("text/event-stream"));
@@ -1255,7 +1450,11 @@ test("HTTP-03: load: 200 sessions × 50 requests, answers never mixed up; after 
         const result = answer.result as Json;
         if (kind === "ping") assert.deepEqual(result, {});
         else if (kind === "tools/list") assert.equal((result.tools as Json[]).length, TOOL_NAMES.length);
-        else assert.equal(((result.content as Json[])[0] as Json).text, kind === "test_tool_fast" ? "fast" : "This is a simple text response for testing.");
+        else
+          assert.equal(
+            ((result.content as Json[])[0] as Json).text,
+            kind === "test_tool_fast" ? "fast" : "This is a simple text response for testing.",
+          );
       });
     }
   }
@@ -1280,6 +1479,8 @@ test("HTTP-03: load: 200 sessions × 50 requests, answers never mixed up; after 
     return;
   }
   const after = await heapAfterGc(gc);
-  t.diagnostic(`heap after gc: before ${(before / 1048576).toFixed(1)} MB, after ${(after / 1048576).toFixed(1)} MB (${((after - before) / 1048576).toFixed(2)} MB)`);
+  t.diagnostic(
+    `heap after gc: before ${(before / 1048576).toFixed(1)} MB, after ${(after / 1048576).toFixed(1)} MB (${((after - before) / 1048576).toFixed(2)} MB)`,
+  );
   assert.ok(after < before + 20 * 1024 * 1024, `heap grew from ${before} to ${after}`);
 });

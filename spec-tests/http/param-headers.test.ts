@@ -38,7 +38,11 @@ test("MOD-19: headerParamsOf: annotated string, integer and boolean properties, 
   assert.ok(none.ok);
   assert.deepEqual(none.params, []);
   // An annotation-looking key inside data (a default, an example) annotates nothing.
-  const data = headerParamsOf({ type: "object", properties: { a: { type: "object", default: { "x-mcp-header": "A" } } }, examples: [{ "x-mcp-header": "B" }] });
+  const data = headerParamsOf({
+    type: "object",
+    properties: { a: { type: "object", default: { "x-mcp-header": "A" } } },
+    examples: [{ "x-mcp-header": "B" }],
+  });
   assert.ok(data.ok);
 });
 
@@ -60,7 +64,10 @@ test("MOD-19: headerParamsOf: invalid declarations make the whole tool invalid",
     ["under oneOf", prop({ oneOf: [{ type: "string", "x-mcp-header": "One" }] })],
     ["under anyOf", { type: "object", anyOf: [{ properties: { p: { type: "string", "x-mcp-header": "Any" } } }] }],
     ["under if/then", { type: "object", if: {}, then: { properties: { p: { type: "string", "x-mcp-header": "Then" } } } }],
-    ["in $defs (reached by $ref)", { type: "object", $defs: { r: { type: "string", "x-mcp-header": "Ref" } }, properties: { p: { $ref: "#/$defs/r" } } }],
+    [
+      "in $defs (reached by $ref)",
+      { type: "object", $defs: { r: { type: "string", "x-mcp-header": "Ref" } }, properties: { p: { $ref: "#/$defs/r" } } },
+    ],
     ["at the root", { type: "object", "x-mcp-header": "Root" }],
   ];
   for (const [label, schema] of cases) {
@@ -68,7 +75,10 @@ test("MOD-19: headerParamsOf: invalid declarations make the whole tool invalid",
     assert.equal(found.ok, false, label);
     if (!found.ok) assert.ok(found.reason.length > 0, label);
   }
-  const duplicate = headerParamsOf({ type: "object", properties: { a: { type: "string", "x-mcp-header": "Region" }, b: { type: "string", "x-mcp-header": "REGION" } } });
+  const duplicate = headerParamsOf({
+    type: "object",
+    properties: { a: { type: "string", "x-mcp-header": "Region" }, b: { type: "string", "x-mcp-header": "REGION" } },
+  });
   assert.equal(duplicate.ok, false);
   if (!duplicate.ok) assert.match(duplicate.reason, /twice/);
 });
@@ -96,7 +106,8 @@ test("MOD-19: decodeHeaderValue: the exact sentinel with canonical base64 is dec
 });
 
 test("MOD-19: paramHeaderProblem: headers equal to the arguments pass, decoded and compared by type", () => {
-  const ok = (args: object, record: Record<string, string>): void => assert.equal(paramHeaderProblem(headers(record), SCHEMA, args), undefined, JSON.stringify(record));
+  const ok = (args: object, record: Record<string, string>): void =>
+    assert.equal(paramHeaderProblem(headers(record), SCHEMA, args), undefined, JSON.stringify(record));
   ok({ region: "us-west1", query: "SELECT 1" }, { "Mcp-Param-Region": "us-west1" });
   ok({ region: "Hello" }, { "mcp-param-region": "=?base64?SGVsbG8=?=" });
   ok({ region: "SGVsbG8=" }, { "MCP-PARAM-REGION": "SGVsbG8=" });

@@ -43,7 +43,11 @@ async function connected(options: PairOptions = {}): Promise<Pair> {
 }
 
 /** A pair whose tool `ask` runs `work` with its context and reports what it threw or rejected with. */
-async function serverCall(work: (ctx: HandlerContext) => Promise<unknown> | unknown, options: PairOptions = {}, drive?: (pair: Pair) => Promise<void>): Promise<unknown> {
+async function serverCall(
+  work: (ctx: HandlerContext) => Promise<unknown> | unknown,
+  options: PairOptions = {},
+  drive?: (pair: Pair) => Promise<void>,
+): Promise<unknown> {
   let caught: unknown = "nothing thrown";
   const pair = await connected({
     ...options,
@@ -72,7 +76,12 @@ const ASK = { messages: [], maxTokens: 1 };
 
 const ROWS: readonly Row[] = [
   // ── Client.request and the typed helpers ──
-  { side: "Client", path: "the server answers a JSON-RPC error", expected: McpError, provoke: async () => rejection((await connected({ setup: (s) => s.tool("t", {}, () => OK) })).client.callTool("missing")) },
+  {
+    side: "Client",
+    path: "the server answers a JSON-RPC error",
+    expected: McpError,
+    provoke: async () => rejection((await connected({ setup: (s) => s.tool("t", {}, () => OK) })).client.callTool("missing")),
+  },
   {
     side: "Client",
     path: "no answer within timeoutMs (inactivity)",
@@ -100,7 +109,10 @@ const ROWS: readonly Row[] = [
     path: "a request queued past maxPendingOutbound times out",
     expected: RequestTimeoutError,
     provoke: async () => {
-      const pair = await connected({ client: { limits: { maxPendingOutbound: 1 } }, setup: (s) => s.tool("hang", {}, () => new Promise(() => undefined)) });
+      const pair = await connected({
+        client: { limits: { maxPendingOutbound: 1 } },
+        setup: (s) => s.tool("hang", {}, () => new Promise(() => undefined)),
+      });
       void pair.client.callTool("hang", {}, { timeoutMs: Infinity }).catch(() => undefined);
       const queued = track(pair.client.callTool("hang", {}, { timeoutMs: 50 }));
       await pair.advance(100);
@@ -136,7 +148,10 @@ const ROWS: readonly Row[] = [
     path: "the signal aborts a queued request",
     expected: RequestAbortedError,
     provoke: async () => {
-      const pair = await connected({ client: { limits: { maxPendingOutbound: 1 } }, setup: (s) => s.tool("hang", {}, () => new Promise(() => undefined)) });
+      const pair = await connected({
+        client: { limits: { maxPendingOutbound: 1 } },
+        setup: (s) => s.tool("hang", {}, () => new Promise(() => undefined)),
+      });
       void pair.client.callTool("hang").catch(() => undefined);
       const controller = new PeerAbortController();
       const queued = track(pair.client.callTool("hang", {}, { signal: controller.signal }));
@@ -173,7 +188,10 @@ const ROWS: readonly Row[] = [
     path: "a queued request when the connection closes",
     expected: ConnectionClosedError,
     provoke: async () => {
-      const pair = await connected({ client: { limits: { maxPendingOutbound: 1 } }, setup: (s) => s.tool("hang", {}, () => new Promise(() => undefined)) });
+      const pair = await connected({
+        client: { limits: { maxPendingOutbound: 1 } },
+        setup: (s) => s.tool("hang", {}, () => new Promise(() => undefined)),
+      });
       void pair.client.callTool("hang").catch(() => undefined);
       const queued = track(pair.client.callTool("hang"));
       pair.client.close();
@@ -186,7 +204,10 @@ const ROWS: readonly Row[] = [
     path: "the answer is over limits.maxLineBytes",
     expected: ResponseTooLargeError,
     provoke: async () => {
-      const pair = await connected({ client: { limits: { maxLineBytes: 4096 } }, setup: (s) => s.tool("big", {}, () => ({ content: [{ type: "text", text: "x".repeat(10_000) }] })) });
+      const pair = await connected({
+        client: { limits: { maxLineBytes: 4096 } },
+        setup: (s) => s.tool("big", {}, () => ({ content: [{ type: "text", text: "x".repeat(10_000) }] })),
+      });
       const call = track(pair.client.callTool("big"));
       await pair.settle();
       return call.error;
@@ -197,7 +218,10 @@ const ROWS: readonly Row[] = [
     path: "a result its method's schema refuses (validateResults)",
     expected: InvalidResultError,
     provoke: async () => {
-      const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({ tools: {} }) : { result: { tools: "not a list" } }), { validateResults: true });
+      const scripted = new ScriptedServer(
+        (m) => (m.method === "initialize" ? initializeResult({ tools: {} }) : { result: { tools: "not a list" } }),
+        { validateResults: true },
+      );
       const connecting = scripted.client.connect();
       await scripted.settle();
       await connecting;
@@ -209,7 +233,9 @@ const ROWS: readonly Row[] = [
     path: "a listing whose cursor comes back (N-01)",
     expected: InvalidResultError,
     provoke: async () => {
-      const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({ tools: {} }) : { result: { tools: [], nextCursor: "same" } }));
+      const scripted = new ScriptedServer((m) =>
+        m.method === "initialize" ? initializeResult({ tools: {} }) : { result: { tools: [], nextCursor: "same" } },
+      );
       await scripted.client.connect();
       return rejection(scripted.client.listTools());
     },
@@ -237,18 +263,45 @@ const ROWS: readonly Row[] = [
       const pair = await connected({
         server: { versions: ["2026-07-28"] },
         client: { versions: ["2026-07-28"], capabilities: { sampling: {} }, maxInputRounds: 2 },
-        setup: (s) => s.tool("ask", {}, (_args, ctx) => ctx.inputRequired({ [`k${String(ctx.requestId)}`]: { method: "sampling/createMessage", params: ASK } })),
+        setup: (s) =>
+          s.tool("ask", {}, (_args, ctx) =>
+            ctx.inputRequired({ [`k${String(ctx.requestId)}`]: { method: "sampling/createMessage", params: ASK } }),
+          ),
       });
-      pair.client.setRequestHandler("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "" }, model: "m" }));
+      pair.client.setRequestHandler("sampling/createMessage", () => ({
+        role: "assistant",
+        content: { type: "text", text: "" },
+        model: "m",
+      }));
       const call = track(pair.client.callTool("ask"));
       await pair.settle();
       return call.error;
     },
   },
-  { side: "Client", path: "a request before connect() (L-10)", expected: ProtocolMisuseError, provoke: async () => rejection(new Pair().client.listTools()) },
-  { side: "Client", path: "a method the server's capabilities rule out (C-01)", expected: ProtocolMisuseError, provoke: async () => rejection((await connected({ server: { logging: false } })).client.setLoggingLevel("info")) },
-  { side: "Client", path: "params JSON cannot encode (M-03)", expected: ProtocolMisuseError, provoke: async () => rejection((await connected()).client.callTool("x", { n: 1n })) },
-  { side: "Client", path: "connect() a second time (L-01)", expected: ProtocolMisuseError, provoke: async () => rejection((await connected()).client.connect()) },
+  {
+    side: "Client",
+    path: "a request before connect() (L-10)",
+    expected: ProtocolMisuseError,
+    provoke: async () => rejection(new Pair().client.listTools()),
+  },
+  {
+    side: "Client",
+    path: "a method the server's capabilities rule out (C-01)",
+    expected: ProtocolMisuseError,
+    provoke: async () => rejection((await connected({ server: { logging: false } })).client.setLoggingLevel("info")),
+  },
+  {
+    side: "Client",
+    path: "params JSON cannot encode (M-03)",
+    expected: ProtocolMisuseError,
+    provoke: async () => rejection((await connected()).client.callTool("x", { n: 1n })),
+  },
+  {
+    side: "Client",
+    path: "connect() a second time (L-01)",
+    expected: ProtocolMisuseError,
+    provoke: async () => rejection((await connected()).client.connect()),
+  },
   {
     side: "Client",
     path: "connect(): the server refuses initialize",
@@ -371,10 +424,30 @@ const ROWS: readonly Row[] = [
       return asked.error;
     },
   },
-  { side: "Server", path: "a request the client's capabilities rule out (C-01)", expected: ProtocolMisuseError, provoke: () => serverCall((ctx) => ctx.createMessage(ASK)) },
-  { side: "Server", path: "params JSON cannot encode (M-03)", expected: ProtocolMisuseError, provoke: () => serverCall((ctx) => ctx.createMessage({ ...ASK, metadata: { n: 1n } } as never), { client: samplingClient }) },
-  { side: "Server", path: "ctx.log data JSON cannot encode (throws)", expected: ProtocolMisuseError, provoke: () => serverCall((ctx) => ctx.log("info", { n: 1n })) },
-  { side: "Server", path: "ctx.inputRequired in the session era (throws)", expected: ProtocolMisuseError, provoke: () => serverCall((ctx) => ctx.inputRequired({})) },
+  {
+    side: "Server",
+    path: "a request the client's capabilities rule out (C-01)",
+    expected: ProtocolMisuseError,
+    provoke: () => serverCall((ctx) => ctx.createMessage(ASK)),
+  },
+  {
+    side: "Server",
+    path: "params JSON cannot encode (M-03)",
+    expected: ProtocolMisuseError,
+    provoke: () => serverCall((ctx) => ctx.createMessage({ ...ASK, metadata: { n: 1n } } as never), { client: samplingClient }),
+  },
+  {
+    side: "Server",
+    path: "ctx.log data JSON cannot encode (throws)",
+    expected: ProtocolMisuseError,
+    provoke: () => serverCall((ctx) => ctx.log("info", { n: 1n })),
+  },
+  {
+    side: "Server",
+    path: "ctx.inputRequired in the session era (throws)",
+    expected: ProtocolMisuseError,
+    provoke: () => serverCall((ctx) => ctx.inputRequired({})),
+  },
   {
     side: "Server",
     path: "2026-07-28: a server-initiated request (MOD-09)",
@@ -403,7 +476,10 @@ const ROWS: readonly Row[] = [
 for (const row of ROWS) {
   test(`${row.side}: ${row.path} → ${row.expected.name}`, async () => {
     const error = await row.provoke();
-    assert.ok(error instanceof row.expected, `expected ${row.expected.name}, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    assert.ok(
+      error instanceof row.expected,
+      `expected ${row.expected.name}, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+    );
     assert.ok(error instanceof PeerError, "every rejection of the peer layer is a PeerError");
     if (row.expected !== McpError) assert.ok(!(error instanceof McpError), "a local failure is never an McpError");
   });
@@ -411,7 +487,17 @@ for (const row of ROWS) {
 
 test("the table covers both sides and every class of the taxonomy but the HTTP and task ones (tested with their transports)", () => {
   const classes = new Set(ROWS.map((r) => r.expected));
-  for (const c of [McpError, RequestTimeoutError, RequestAbortedError, ConnectionClosedError, ResponseTooLargeError, InvalidResultError, InputRoundsExceededError, ProtocolMisuseError]) assert.ok(classes.has(c), c.name);
+  for (const c of [
+    McpError,
+    RequestTimeoutError,
+    RequestAbortedError,
+    ConnectionClosedError,
+    ResponseTooLargeError,
+    InvalidResultError,
+    InputRoundsExceededError,
+    ProtocolMisuseError,
+  ])
+    assert.ok(classes.has(c), c.name);
   assert.ok(ROWS.some((r) => r.side === "Server") && ROWS.some((r) => r.side === "Client"));
 });
 

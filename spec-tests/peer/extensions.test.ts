@@ -41,7 +41,12 @@ function searchServer(extensions: Extensions | undefined): (server: Server) => v
   };
 }
 
-async function pairOf(era: "session" | "modern", serverExtensions: Extensions | undefined, clientExtensions: Extensions | undefined, options: PairOptions = {}): Promise<Pair> {
+async function pairOf(
+  era: "session" | "modern",
+  serverExtensions: Extensions | undefined,
+  clientExtensions: Extensions | undefined,
+  options: PairOptions = {},
+): Promise<Pair> {
   const versions = era === "modern" ? (["2026-07-28"] as const) : (["2025-11-25"] as const);
   const server = new Server({ info: SERVER_INFO, paginationSecret: SECRET, versions, extensions: serverExtensions });
   searchServer(serverExtensions)(server);
@@ -77,7 +82,10 @@ for (const era of ["session", "modern"] as const) {
     const error = await rejection(pair.client.request("com.example/search/query", { q: "x" }));
     assert.ok(error instanceof ProtocolMisuseError && /peer's capabilities/.test(error.expected), String(error));
     const bare = new Server({ info: SERVER_INFO, versions: era === "modern" ? ["2026-07-28"] : ["2025-11-25"], extensions: EXTENSIONS });
-    const unserved = new Pair({ serverInstance: bare, client: { versions: era === "modern" ? ["2026-07-28"] : ["2025-11-25"], extensions: EXTENSIONS } });
+    const unserved = new Pair({
+      serverInstance: bare,
+      client: { versions: era === "modern" ? ["2026-07-28"] : ["2025-11-25"], extensions: EXTENSIONS },
+    });
     await unserved.connect();
     const refused = await rejection(unserved.client.request("com.example/search/query", { q: "x" }));
     assert.ok(refused instanceof McpError && refused.code === -32601, String(refused));
@@ -93,12 +101,18 @@ test("MT-03 session era: the client's extension notification reaches the server'
   pair.client.notify("com.example/search/hint", { text: "t" });
   await pair.settle();
   assert.deepEqual(heard, ["t"]);
-  assert.throws(() => pair.client.notify("com.example/search/hit" as string, {}), (e: unknown) => e instanceof ProtocolMisuseError && e.rule === "MT-02");
+  assert.throws(
+    () => pair.client.notify("com.example/search/hit" as string, {}),
+    (e: unknown) => e instanceof ProtocolMisuseError && e.rule === "MT-02",
+  );
 });
 
 test("MT-05 2026-07-28: a server notification of an extension needs a request in flight that declared it", async () => {
   const pair = await pairOf("modern", EXTENSIONS, EXTENSIONS);
-  assert.throws(() => pair.session.notify("com.example/search/hit", { hit: "x" }), (e: unknown) => e instanceof ProtocolMisuseError && e.rule === "MT-05");
+  assert.throws(
+    () => pair.session.notify("com.example/search/hit", { hit: "x" }),
+    (e: unknown) => e instanceof ProtocolMisuseError && e.rule === "MT-05",
+  );
 });
 
 test("handlers only for declared methods; MT-06 and MT-04 at construction", () => {

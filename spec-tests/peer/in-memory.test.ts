@@ -5,7 +5,14 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ConnectionClosedError, ManualClock, RequestTimeoutError, Server, linkInMemory, type HandlerContext } from "../../lib/peer/index.js";
+import {
+  ConnectionClosedError,
+  ManualClock,
+  RequestTimeoutError,
+  Server,
+  linkInMemory,
+  type HandlerContext,
+} from "../../lib/peer/index.js";
 import { createHttpHandler } from "../../lib/http-server/index.js";
 import type { CallToolResult } from "../../lib/types/index.js";
 import { track } from "../peer-harness.js";
@@ -21,7 +28,9 @@ function textOf(result: CallToolResult): string {
 
 function echoServer(versions?: Server["options"]["versions"]): Server {
   const server = new Server({ info: { name: "echo", version: "1.0.0" }, versions });
-  server.tool("echo", { inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }, (args) => ok(String(args.text)));
+  server.tool("echo", { inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }, (args) =>
+    ok(String(args.text)),
+  );
   return server;
 }
 
@@ -84,11 +93,18 @@ test("linkInMemory: synchronous delivery, a tap on the wire, and two links of on
   const server = echoServer();
   const wire: string[] = [];
   const clock = new ManualClock();
-  const a = linkInMemory(server, { info: CLIENT }, { clock, delivery: "sync", tap: (from, bytes) => wire.push(`${from}:${new TextDecoder().decode(bytes).trim()}`) });
+  const a = linkInMemory(
+    server,
+    { info: CLIENT },
+    { clock, delivery: "sync", tap: (from, bytes) => wire.push(`${from}:${new TextDecoder().decode(bytes).trim()}`) },
+  );
   const b = linkInMemory(server, { info: CLIENT }, { clock });
   await Promise.all([a.client.connect(), b.client.connect()]);
   assert.equal(server.sessions.size, 2);
-  assert.ok(wire.some((line) => line.startsWith('client:{"jsonrpc":"2.0","id":0,"method":"initialize"')), wire.join("\n"));
+  assert.ok(
+    wire.some((line) => line.startsWith('client:{"jsonrpc":"2.0","id":0,"method":"initialize"')),
+    wire.join("\n"),
+  );
   assert.ok(wire.some((line) => line.startsWith("server:") && line.includes('"serverInfo"')));
   const [x, y] = await Promise.all([a.client.callTool("echo", { text: "a" }), b.client.callTool("echo", { text: "b" })]);
   assert.deepEqual([textOf(x), textOf(y)], ["a", "b"]);
@@ -122,16 +138,31 @@ function recordingServer(seen: HandlerContext[]): Server {
 test("ctx over the in-memory link: requestId and method of each request; no HTTP request, so no session id, headers or auth", async () => {
   const seen: HandlerContext[] = [];
   const ids: unknown[] = [];
-  const link = linkInMemory(recordingServer(seen), { info: CLIENT }, { tap: (from, bytes) => {
-    if (from !== "client") return;
-    for (const line of new TextDecoder().decode(bytes).split("\n")) if (line !== "" && (JSON.parse(line) as { method?: string }).method !== undefined && "id" in JSON.parse(line)) ids.push(JSON.parse(line).id);
-  } });
+  const link = linkInMemory(
+    recordingServer(seen),
+    { info: CLIENT },
+    {
+      tap: (from, bytes) => {
+        if (from !== "client") return;
+        for (const line of new TextDecoder().decode(bytes).split("\n"))
+          if (line !== "" && (JSON.parse(line) as { method?: string }).method !== undefined && "id" in JSON.parse(line))
+            ids.push(JSON.parse(line).id);
+      },
+    },
+  );
   await link.client.connect();
   await link.client.callTool("who");
   await link.client.readResource("mem://a");
   await link.client.getPrompt("p");
-  assert.deepEqual(seen.map((ctx) => ctx.method), ["tools/call", "resources/read", "prompts/get"]);
-  assert.deepEqual(seen.map((ctx) => ctx.requestId), ids.slice(1), "the ids on the wire (after initialize's)");
+  assert.deepEqual(
+    seen.map((ctx) => ctx.method),
+    ["tools/call", "resources/read", "prompts/get"],
+  );
+  assert.deepEqual(
+    seen.map((ctx) => ctx.requestId),
+    ids.slice(1),
+    "the ids on the wire (after initialize's)",
+  );
   for (const ctx of seen) {
     assert.equal(ctx.sessionId, undefined);
     assert.equal(ctx.header("user-agent"), undefined);
@@ -166,18 +197,45 @@ test("ctx.signal is made when first read, and is already aborted when read after
 
 test("ctx over the HTTP handler: requestId, method, the session id, headers and AuthInfo (session era), and no session id under 2026-07-28", async () => {
   const seen: HandlerContext[] = [];
-  const handler = createHttpHandler(recordingServer(seen), { onError: () => {}, authenticate: () => ({ token: "t", subject: "bob", scopes: ["read"] }) });
+  const handler = createHttpHandler(recordingServer(seen), {
+    onError: () => {},
+    authenticate: () => ({ token: "t", subject: "bob", scopes: ["read"] }),
+  });
   const post = (body: unknown, headers: Record<string, string> = {}): Request =>
-    new Request("http://localhost/mcp", { method: "POST", headers: { host: "localhost", accept: "application/json, text/event-stream", "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  const init = await handler.fetch(post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT } }));
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { host: "localhost", accept: "application/json, text/event-stream", "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+  const init = await handler.fetch(
+    post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT } }),
+  );
   const sid = init.headers.get("mcp-session-id") as string;
   await init.text();
-  await (await handler.fetch(post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" }))).text();
-  const res = await handler.fetch(post({ jsonrpc: "2.0", id: "r-7", method: "resources/read", params: { uri: "mem://a" } }, { "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25", "x-trace": "abc" }));
+  await (
+    await handler.fetch(
+      post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" }),
+    )
+  ).text();
+  const res = await handler.fetch(
+    post(
+      { jsonrpc: "2.0", id: "r-7", method: "resources/read", params: { uri: "mem://a" } },
+      { "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25", "x-trace": "abc" },
+    ),
+  );
   assert.equal(res.status, 200);
   await res.text();
-  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": CLIENT };
-  const modern = await handler.fetch(post({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "who", arguments: {}, _meta: meta } }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "who", "x-trace": "def" }));
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": CLIENT,
+  };
+  const modern = await handler.fetch(
+    post(
+      { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "who", arguments: {}, _meta: meta } },
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "who", "x-trace": "def" },
+    ),
+  );
   assert.equal(modern.status, 200);
   await modern.text();
   const [read, call] = seen;

@@ -28,12 +28,18 @@ test("an unknown keyword is refused with its JSON pointer location (issue 11 ite
   ];
   for (const [schema, location, keyword] of cases) {
     const problem = checkSchema(schema);
-    assert.equal(problem, `at ${location}: unsupported keyword ${JSON.stringify(keyword)}: not a JSON Schema 2020-12 keyword this validator implements, so values it should refuse would pass (vendor extensions must start with "x-")`);
+    assert.equal(
+      problem,
+      `at ${location}: unsupported keyword ${JSON.stringify(keyword)}: not a JSON Schema 2020-12 keyword this validator implements, so values it should refuse would pass (vendor extensions must start with "x-")`,
+    );
     const verdict = validateJsonSchema(schema, {});
     assert.deepEqual(verdict, { valid: false, errors: [{ path: "", message: `invalid schema: ${problem}` }] });
   }
   // A $ref target is checked too, wherever it sits.
-  assert.match(checkSchema({ "x-lib": { n: { bogus: 1 } }, $ref: "#/x-lib/n" }) ?? "", /^at #\/x-lib\/n\/bogus: unsupported keyword "bogus"/);
+  assert.match(
+    checkSchema({ "x-lib": { n: { bogus: 1 } }, $ref: "#/x-lib/n" }) ?? "",
+    /^at #\/x-lib\/n\/bogus: unsupported keyword "bogus"/,
+  );
 });
 
 test("x- keywords and annotations are accepted anywhere; the contents of non-schema values are not keywords", () => {
@@ -51,7 +57,7 @@ test("x- keywords and annotations are accepted anywhere; the contents of non-sch
   assert.equal(validateJsonSchema(schema, { region: 1 }).valid, false);
 });
 
-test("{ unknownKeywords: \"ignore\" } skips unknown keywords (for schemas one did not write) and still reports other faults", () => {
+test('{ unknownKeywords: "ignore" } skips unknown keywords (for schemas one did not write) and still reports other faults', () => {
   const schema = { type: "object", properties: { a: { type: "string", nullable: true } }, unevaluatedProperties: false };
   assert.match(checkSchema(schema) ?? "", /nullable/);
   assert.equal(checkSchema(schema, { unknownKeywords: "ignore" }), undefined);
@@ -69,22 +75,41 @@ test("Server.tool refuses an inputSchema or outputSchema the validator cannot ap
   const s = server();
   assert.throws(
     () => s.tool("t", { inputSchema: { type: "object", properties: { a: { type: "string", foo: 1 } } } }, () => ({ content: [] })),
-    (error: unknown) => error instanceof Error && /^\[J-02\] tool "t": the inputSchema cannot be applied by the built-in validator: at #\/properties\/a\/foo: unsupported keyword "foo"/.test(error.message),
+    (error: unknown) =>
+      error instanceof Error &&
+      /^\[J-02\] tool "t": the inputSchema cannot be applied by the built-in validator: at #\/properties\/a\/foo: unsupported keyword "foo"/.test(
+        error.message,
+      ),
   );
   assert.throws(
-    () => s.tool("u", { inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { r: { $ref: "#/$defs/none" } } } }, () => ({ content: [] }) as never),
+    () =>
+      s.tool(
+        "u",
+        { inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { r: { $ref: "#/$defs/none" } } } },
+        () => ({ content: [] }) as never,
+      ),
     /tool "u": the outputSchema cannot be applied .*at #\/properties\/r\/\$ref: reference "#\/\$defs\/none" does not resolve/,
   );
-  assert.throws(() => s.tool("v", { inputSchema: { type: "object", properties: { p: { pattern: "(" } } } }, () => ({ content: [] })), /at #\/properties\/p\/pattern: invalid regular expression/);
   assert.throws(
-    () => s.tool("y", { inputSchema: { type: "object" }, validator: { jsonSchema: { type: "object", nullable: true } } }, () => ({ content: [] })),
+    () => s.tool("v", { inputSchema: { type: "object", properties: { p: { pattern: "(" } } } }, () => ({ content: [] })),
+    /at #\/properties\/p\/pattern: invalid regular expression/,
+  );
+  assert.throws(
+    () =>
+      s.tool("y", { inputSchema: { type: "object" }, validator: { jsonSchema: { type: "object", nullable: true } } }, () => ({
+        content: [],
+      })),
     /^Error: \[J-02\] tool "y": the validator's jsonSchema cannot be applied by the built-in validator: at #\/nullable: unsupported keyword "nullable"/,
   );
   assert.equal(s.tools.size, 0, "nothing refused was registered");
   // A tool with its own validator advertises its inputSchema as is: the built-in validator never applies it.
   s.tool("w", { inputSchema: { type: "object", nullable: true } as never, validator: () => ({ ok: true }) }, () => ({ content: [] }));
   // x-* keywords and a schema using the 2020-12 keywords register.
-  s.tool("x", { inputSchema: { type: "object", properties: { r: { type: "string", "x-mcp-header": "Region" } }, unevaluatedProperties: false } }, () => ({ content: [] }));
+  s.tool(
+    "x",
+    { inputSchema: { type: "object", properties: { r: { type: "string", "x-mcp-header": "Region" } }, unevaluatedProperties: false } },
+    () => ({ content: [] }),
+  );
   assert.deepEqual([...s.tools.keys()], ["w", "x"]);
 });
 
@@ -115,7 +140,14 @@ test("tools/call: an argument unevaluatedProperties refuses is an isError result
     setup: (s) =>
       s.tool(
         "search",
-        { inputSchema: { type: "object", properties: { q: { type: "string" } }, allOf: [{ properties: { limit: { type: "integer" } } }], unevaluatedProperties: false } },
+        {
+          inputSchema: {
+            type: "object",
+            properties: { q: { type: "string" } },
+            allOf: [{ properties: { limit: { type: "integer" } } }],
+            unevaluatedProperties: false,
+          },
+        },
         () => {
           calls++;
           return { content: [{ type: "text", text: "ok" }] };

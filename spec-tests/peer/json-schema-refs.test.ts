@@ -53,13 +53,19 @@ const ROWS: Row[] = [
   },
   {
     name: "an anchor in an embedded resource is reached through that resource's URI",
-    schema: { $defs: { r: { $id: "urn:example:r", $defs: { x: { $anchor: "flag", type: "boolean" } } } }, properties: { p: { $ref: "urn:example:r#flag" } } },
+    schema: {
+      $defs: { r: { $id: "urn:example:r", $defs: { x: { $anchor: "flag", type: "boolean" } } } },
+      properties: { p: { $ref: "urn:example:r#flag" } },
+    },
     valid: [{ p: true }],
     invalid: [[{ p: 0 }, "/p", /expected boolean/]],
   },
   {
     name: "percent-encoded pointer segments (%25, %22) and ~0 ~1",
-    schema: { $defs: { "50%": { type: "number" }, 'q"': { type: "null" }, "~/": { type: "string" } }, prefixItems: [{ $ref: "#/$defs/50%25" }, { $ref: "#/$defs/q%22" }, { $ref: "#/$defs/~0~1" }] },
+    schema: {
+      $defs: { "50%": { type: "number" }, 'q"': { type: "null" }, "~/": { type: "string" } },
+      prefixItems: [{ $ref: "#/$defs/50%25" }, { $ref: "#/$defs/q%22" }, { $ref: "#/$defs/~0~1" }],
+    },
     valid: [[1, null, "s"]],
     invalid: [
       [["1"], "/0", /expected number/],
@@ -68,8 +74,12 @@ const ROWS: Row[] = [
     ],
   },
   {
-    name: "draft-07: \"$id\": \"#name\" is an anchor",
-    schema: { $schema: "http://json-schema.org/draft-07/schema#", definitions: { a: { $id: "#thing", type: "string" } }, properties: { x: { $ref: "#thing" } } },
+    name: 'draft-07: "$id": "#name" is an anchor',
+    schema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      definitions: { a: { $id: "#thing", type: "string" } },
+      properties: { x: { $ref: "#thing" } },
+    },
     valid: [{ x: "s" }],
     invalid: [[{ x: 1 }, "/x", /expected string/]],
   },
@@ -87,7 +97,10 @@ const ROWS: Row[] = [
   },
   {
     name: "$dynamicRef whose target has no $dynamicAnchor of that name is a $ref",
-    schema: { $defs: { s: { $anchor: "s", type: "string" }, t: { $id: "t.json", $dynamicAnchor: "s", type: "number" } }, items: { $dynamicRef: "#s" } },
+    schema: {
+      $defs: { s: { $anchor: "s", type: "string" }, t: { $id: "t.json", $dynamicAnchor: "s", type: "number" } },
+      items: { $dynamicRef: "#s" },
+    },
     valid: [["a"]],
     invalid: [[[1], "/0", /expected string/]],
   },
@@ -108,7 +121,13 @@ test("$dynamicRef: the outermost $dynamicAnchor of the dynamic scope wins (an ex
     type: "object",
     properties: { data: true, children: { type: "array", items: { $dynamicRef: "#node" } } },
   };
-  const strictTree = { $id: "https://example.com/strict-tree", $dynamicAnchor: "node", $ref: "tree", unevaluatedProperties: false, $defs: { tree } };
+  const strictTree = {
+    $id: "https://example.com/strict-tree",
+    $dynamicAnchor: "node",
+    $ref: "tree",
+    unevaluatedProperties: false,
+    $defs: { tree },
+  };
   const value = { children: [{ daat: 1 }] };
   assert.deepEqual(validateJsonSchema(tree, value), { valid: true }, "the tree alone allows any key");
   assert.deepEqual(validateJsonSchema(strictTree, { data: 1, children: [{ data: 2, children: [] }] }), { valid: true });
@@ -128,12 +147,22 @@ test("$dynamicRef: an outer resource's $dynamicAnchor overrides the list's own; 
   const list = (anchor: Record<string, unknown>): Record<string, unknown> => ({
     $id: "https://example.com/app",
     $ref: "list",
-    $defs: { own: { ...anchor, type: "integer" }, list: { $id: "list", type: "array", items: { $dynamicRef: "#entry" }, $defs: { entry: { $dynamicAnchor: "entry" } } } },
+    $defs: {
+      own: { ...anchor, type: "integer" },
+      list: { $id: "list", type: "array", items: { $dynamicRef: "#entry" }, $defs: { entry: { $dynamicAnchor: "entry" } } },
+    },
   });
   const dynamic = list({ $dynamicAnchor: "entry" });
   assert.deepEqual(validateJsonSchema(dynamic, [1, 2]), { valid: true });
-  assert.deepEqual(validateJsonSchema(dynamic, [1, "x"]), { valid: false, errors: [{ path: "/1", message: 'expected integer, got string "x"' }] });
-  assert.deepEqual(validateJsonSchema(list({ $anchor: "entry" }), [1, "x"]), { valid: true }, "$anchor takes no part in dynamic resolution");
+  assert.deepEqual(validateJsonSchema(dynamic, [1, "x"]), {
+    valid: false,
+    errors: [{ path: "/1", message: 'expected integer, got string "x"' }],
+  });
+  assert.deepEqual(
+    validateJsonSchema(list({ $anchor: "entry" }), [1, "x"]),
+    { valid: true },
+    "$anchor takes no part in dynamic resolution",
+  );
   // `if` enters the resource "a" and leaves it; then "b" is in scope when the reference is followed.
   const left = {
     $id: "https://example.com/scopes",

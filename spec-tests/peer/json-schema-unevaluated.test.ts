@@ -52,7 +52,11 @@ const PROPERTIES: Row[] = [
   },
   {
     name: "allOf passes its annotations on",
-    schema: { properties: { foo: {} }, allOf: [{ properties: { bar: {} } }, { patternProperties: { "^b": {} } }], unevaluatedProperties: false },
+    schema: {
+      properties: { foo: {} },
+      allOf: [{ properties: { bar: {} } }, { patternProperties: { "^b": {} } }],
+      unevaluatedProperties: false,
+    },
     valid: [{ foo: 1, bar: 2, baz: 3 }],
     invalid: [[{ foo: 1, bar: 2, qux: 3 }, "/qux", EXTRA]],
   },
@@ -73,7 +77,13 @@ const PROPERTIES: Row[] = [
   },
   {
     name: "oneOf: the passing alternative counts",
-    schema: { oneOf: [{ properties: { a: {} }, required: ["a"] }, { properties: { b: {} }, required: ["b"] }], unevaluatedProperties: false },
+    schema: {
+      oneOf: [
+        { properties: { a: {} }, required: ["a"] },
+        { properties: { b: {} }, required: ["b"] },
+      ],
+      unevaluatedProperties: false,
+    },
     valid: [{ a: 1 }, { b: 1 }],
     invalid: [[{ a: 1, x: 1 }, "/x", EXTRA]],
   },
@@ -248,9 +258,15 @@ test("unevaluated*: at most 10 errors, and no error at all for a value the schem
   const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, i]));
   const result = validateJsonSchema(schema, many);
   assert.equal(result.valid ? 0 : result.errors.length, 10);
-  const items = validateJsonSchema(schema, Array.from({ length: 30 }, (_, i) => i));
+  const items = validateJsonSchema(
+    schema,
+    Array.from({ length: 30 }, (_, i) => i),
+  );
   assert.equal(items.valid ? 0 : items.errors.length, 10);
-  const several = validateJsonSchema({ properties: { a: { type: "string" }, r: {} }, required: ["r"], unevaluatedProperties: false }, { a: 1, z: 1 });
+  const several = validateJsonSchema(
+    { properties: { a: { type: "string" }, r: {} }, required: ["r"], unevaluatedProperties: false },
+    { a: 1, z: 1 },
+  );
   assert.deepEqual(several.valid ? [] : several.errors.map((e) => e.path), ["/a", "/r", "/z"]);
   const tool = {
     type: "object",

@@ -152,13 +152,25 @@ const ROWS: Row[] = [
   },
   {
     name: "format is an annotation: nothing is asserted",
-    schema: { properties: { e: { format: "email" }, u: { format: "uri" }, d: { format: "date" }, t: { format: "date-time" }, h: { format: "hostname" } } },
+    schema: {
+      properties: {
+        e: { format: "email" },
+        u: { format: "uri" },
+        d: { format: "date" },
+        t: { format: "date-time" },
+        h: { format: "hostname" },
+      },
+    },
     valid: [{ e: "no-at", u: "example.com", d: "2023-02-29", t: "yesterday", h: "not a hostname!" }, { e: 42 }],
     invalid: [],
   },
   {
     name: "properties and required",
-    schema: { type: "object", properties: { a: { type: "string" }, b: { type: "object", properties: { c: { type: "number" } }, required: ["c"] } }, required: ["a"] },
+    schema: {
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "object", properties: { c: { type: "number" } }, required: ["c"] } },
+      required: ["a"],
+    },
     valid: [{ a: "x" }, { a: "x", b: { c: 1 } }, { a: "x", extra: true }],
     invalid: [
       [{}, "/a", /required property "a" is missing/],
@@ -216,8 +228,14 @@ const ROWS: Row[] = [
   },
   {
     name: "draft-07 dependencies (both forms)",
-    schema: { $schema: "http://json-schema.org/draft-07/schema#", dependencies: { a: ["b"], c: { properties: { d: { type: "string" } } } } },
-    valid: [{ a: 1, b: 1 }, { c: 1, d: "x" }],
+    schema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      dependencies: { a: ["b"], c: { properties: { d: { type: "string" } } } },
+    },
+    valid: [
+      { a: 1, b: 1 },
+      { c: 1, d: "x" },
+    ],
     invalid: [
       [{ a: 1 }, "/b", /required when "a"/],
       [{ c: 1, d: 1 }, "/d", /expected string/],
@@ -265,10 +283,24 @@ const ROWS: Row[] = [
   {
     name: "uniqueItems",
     schema: { uniqueItems: true },
-    valid: [[], [1, "1", true, null, [1], { a: 1 }], [{ a: 1, b: 2 }, { a: 1, b: 3 }]],
+    valid: [
+      [],
+      [1, "1", true, null, [1], { a: 1 }],
+      [
+        { a: 1, b: 2 },
+        { a: 1, b: 3 },
+      ],
+    ],
     invalid: [
       [[1, 2, 1.0], "", /items 0 and 2 are equal/],
-      [[{ a: 1, b: [2] }, { b: [2], a: 1 }], "", /items 0 and 1 are equal/],
+      [
+        [
+          { a: 1, b: [2] },
+          { b: [2], a: 1 },
+        ],
+        "",
+        /items 0 and 1 are equal/,
+      ],
       [[[null], [null]], "", /items 0 and 1/],
     ],
   },
@@ -281,7 +313,10 @@ const ROWS: Row[] = [
   {
     name: "contains with minContains and maxContains",
     schema: { contains: { type: "string" }, minContains: 2, maxContains: 3 },
-    valid: [["a", 1, "b"], ["a", "b", "c"]],
+    valid: [
+      ["a", 1, "b"],
+      ["a", "b", "c"],
+    ],
     invalid: [
       [["a", 1], "", /at least 2 items matching "contains", got 1/],
       [["a", "b", "c", "d"], "", /at most 3 items matching "contains", got 4/],
@@ -329,7 +364,10 @@ const ROWS: Row[] = [
   {
     name: "if/then/else",
     schema: { if: { properties: { kind: { const: "a" } } }, then: { required: ["a"] }, else: { required: ["b"] } },
-    valid: [{ kind: "a", a: 1 }, { kind: "b", b: 1 }],
+    valid: [
+      { kind: "a", a: 1 },
+      { kind: "b", b: 1 },
+    ],
     invalid: [
       [{ kind: "a" }, "/a", /missing/],
       [{ kind: "b" }, "/b", /missing/],
@@ -400,9 +438,17 @@ test("$ref to #/$defs and #/definitions, JSON pointer escapes, and recursion thr
   assert.deepEqual(validateJsonSchema(schema, { n: "x", e: 1, s: true, l: null, p: "y", t: 7 }), { valid: true });
   const bad = validateJsonSchema(schema, { n: "", e: 1.5, s: 1, l: 0, p: 2, t: 8 });
   assert.equal(bad.valid, false);
-  if (!bad.valid) assert.deepEqual(bad.errors.map((e) => e.path), ["/n", "/e", "/s", "/l", "/p", "/t"]);
+  if (!bad.valid)
+    assert.deepEqual(
+      bad.errors.map((e) => e.path),
+      ["/n", "/e", "/s", "/l", "/p", "/t"],
+    );
 
-  const tree = { type: "object", properties: { value: { type: "number" }, children: { type: "array", items: { $ref: "#" } } }, required: ["value"] };
+  const tree = {
+    type: "object",
+    properties: { value: { type: "number" }, children: { type: "array", items: { $ref: "#" } } },
+    required: ["value"],
+  };
   assert.deepEqual(validateJsonSchema(tree, { value: 1, children: [{ value: 2, children: [{ value: 3 }] }] }), { valid: true });
   const deep = validateJsonSchema(tree, { value: 1, children: [{ value: 2, children: [{ value: "3" }, {}] }] });
   assert.deepEqual(deep, {
@@ -418,7 +464,10 @@ test("$ref cycles that never reach a value are schema errors; recursion through 
   const cycles: unknown[] = [
     { $ref: "#" },
     { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" },
-    { $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { anyOf: [{ type: "string" }, { $ref: "#/$defs/a" }] } }, properties: { x: { $ref: "#/$defs/a" } } },
+    {
+      $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { anyOf: [{ type: "string" }, { $ref: "#/$defs/a" }] } },
+      properties: { x: { $ref: "#/$defs/a" } },
+    },
     { $defs: { a: { not: { $ref: "#/$defs/a" } } } },
     { $defs: { a: { if: { $ref: "#/$defs/a" }, then: {} } } },
   ];
@@ -451,7 +500,10 @@ test("unresolvable, non-local and malformed references are schema errors", () =>
   assert.match(checkSchema({ $ref: "#/%zz" }) ?? "", /malformed percent-encoding/);
   assert.match(checkSchema({ $ref: 5 }) ?? "", /at #\/\$ref: a reference must be a string/);
   assert.match(checkSchema({ $ref: "#/items/5", items: [] }) ?? "", /does not resolve/);
-  assert.match(checkSchema({ properties: { a: { $ref: "#/$defs/x" } }, $defs: { x: { type: "nope" } } }) ?? "", /at #\/\$defs\/x: "type" must be one of/);
+  assert.match(
+    checkSchema({ properties: { a: { $ref: "#/$defs/x" } }, $defs: { x: { type: "nope" } } }) ?? "",
+    /at #\/\$defs\/x: "type" must be one of/,
+  );
 });
 
 // ---------------------------------------------------------------------------------------
@@ -467,7 +519,13 @@ test("dialects: 2020-12 and draft-07 are accepted, $ref siblings apply only in 2
   ]) {
     assert.equal(checkSchema({ $schema: uri, type: "string" }), undefined, uri);
   }
-  for (const uri of ["http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-06/schema#", "https://json-schema.org/draft/2019-09/schema", "https://example.com/my-meta", 7]) {
+  for (const uri of [
+    "http://json-schema.org/draft-04/schema#",
+    "http://json-schema.org/draft-06/schema#",
+    "https://json-schema.org/draft/2019-09/schema",
+    "https://example.com/my-meta",
+    7,
+  ]) {
     const problem = checkSchema({ $schema: uri });
     assert.ok(problem !== undefined, String(uri));
     assert.match(problem, /unsupported JSON Schema dialect/);
@@ -475,11 +533,19 @@ test("dialects: 2020-12 and draft-07 are accepted, $ref siblings apply only in 2
     assert.match(problem, /draft-07/);
     const result = validateJsonSchema({ $schema: uri }, 1);
     assert.equal(result.valid, false);
-    if (!result.valid) assert.deepEqual(result.errors.map((e) => e.path), [""]);
+    if (!result.valid)
+      assert.deepEqual(
+        result.errors.map((e) => e.path),
+        [""],
+      );
   }
   const defs = { $defs: { n: { type: "number" } }, $ref: "#/$defs/n", maximum: 3 };
   assert.equal(validateJsonSchema(defs, 5).valid, false, "2020-12 (the default) applies keywords beside $ref");
-  assert.deepEqual(validateJsonSchema({ ...defs, $schema: "http://json-schema.org/draft-07/schema#" }, 5), { valid: true }, "draft-07 ignores them");
+  assert.deepEqual(
+    validateJsonSchema({ ...defs, $schema: "http://json-schema.org/draft-07/schema#" }, 5),
+    { valid: true },
+    "draft-07 ignores them",
+  );
   assert.equal(validateJsonSchema({ ...defs, $schema: "http://json-schema.org/draft-07/schema#" }, "x").valid, false);
 });
 
@@ -542,7 +608,12 @@ test("unusable schemas are described by checkSchema and reported, never thrown, 
   }
   // A hostile schema object with a throwing getter.
   const hostile = {};
-  Object.defineProperty(hostile, "type", { enumerable: true, get: () => { throw new Error("boom"); } });
+  Object.defineProperty(hostile, "type", {
+    enumerable: true,
+    get: () => {
+      throw new Error("boom");
+    },
+  });
   assert.match(checkSchema(hostile) ?? "", /boom/);
 });
 
@@ -566,7 +637,10 @@ test("at most 10 errors are collected, with JSON pointer paths", () => {
   assert.equal(result.valid, false);
   if (result.valid) return;
   assert.equal(result.errors.length, 10);
-  assert.deepEqual(result.errors.map((e) => e.path), Array.from({ length: 10 }, (_, i) => `/${i}/v`));
+  assert.deepEqual(
+    result.errors.map((e) => e.path),
+    Array.from({ length: 10 }, (_, i) => `/${i}/v`),
+  );
   const required = validateJsonSchema({ required: Array.from({ length: 20 }, (_, i) => `k${i}`) }, {});
   assert.equal(required.valid ? 0 : required.errors.length, 10);
   const escaped = validateJsonSchema({ properties: { "a/b": { properties: { "~": { type: "null" } } } } }, { "a/b": { "~": 1 } });
@@ -606,12 +680,21 @@ test("values nested deeper than the cap, cyclic values, and non-JSON values are 
   const any = { $defs: { o: { type: "object", additionalProperties: { $ref: "#/$defs/o" } } }, $ref: "#/$defs/o" };
   assert.equal(validateJsonSchema(any, cyclic).valid, false);
   assert.deepEqual(validateJsonSchema({ uniqueItems: true }, [cyclic, cyclic]), { valid: true }, "not comparable: treated as unique");
-  assert.deepEqual(validateJsonSchema({ uniqueItems: true }, [undefined, undefined, Number.NaN, Number.NaN]), { valid: true }, "non-JSON items are not compared");
+  assert.deepEqual(
+    validateJsonSchema({ uniqueItems: true }, [undefined, undefined, Number.NaN, Number.NaN]),
+    { valid: true },
+    "non-JSON items are not compared",
+  );
   assert.equal(validateJsonSchema({ const: { self: {} } }, cyclic).valid, false);
   assert.equal(validateJsonSchema({ enum: [cyclic] }, cyclic).valid, true, "the same object is equal to itself");
 
   const hostile = {};
-  Object.defineProperty(hostile, "a", { enumerable: true, get: () => { throw new Error("getter"); } });
+  Object.defineProperty(hostile, "a", {
+    enumerable: true,
+    get: () => {
+      throw new Error("getter");
+    },
+  });
   const verdict = validateJsonSchema({ properties: { a: {} } }, hostile);
   assert.deepEqual(verdict, { valid: false, errors: [{ path: "", message: "validation aborted: getter" }] });
   assert.equal(validateJsonSchema({ type: "string" }, Symbol("s")).valid, false);
@@ -647,7 +730,8 @@ function generator(seed: number): { value: (depth: number) => unknown; schema: (
       case 5:
       case 6: {
         const out: Record<string, unknown> = {};
-        for (let i = int(4); i > 0; i--) Object.defineProperty(out, pick(keys), { value: value(depth - 1), enumerable: true, configurable: true, writable: true });
+        for (let i = int(4); i > 0; i--)
+          Object.defineProperty(out, pick(keys), { value: value(depth - 1), enumerable: true, configurable: true, writable: true });
         return out;
       }
       default:

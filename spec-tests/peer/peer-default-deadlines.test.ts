@@ -7,16 +7,27 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PeerAbortController, ConnectionClosedError, RequestAbortedError, RequestTimeoutError, type HandlerContext } from "../../lib/peer/index.js";
+import {
+  PeerAbortController,
+  ConnectionClosedError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  type HandlerContext,
+} from "../../lib/peer/index.js";
 import { DeadlineRing } from "../../lib/peer/client/default-deadlines.js";
 import type { CallToolResult } from "../../lib/types/index.js";
 import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
 
 const DONE: CallToolResult = { content: [{ type: "text", text: "done" }] };
 
-async function slowPair(options: PairOptions = {}): Promise<{ pair: Pair; calls: Array<{ ctx: HandlerContext; resolve: (r: CallToolResult) => void }> }> {
+async function slowPair(
+  options: PairOptions = {},
+): Promise<{ pair: Pair; calls: Array<{ ctx: HandlerContext; resolve: (r: CallToolResult) => void }> }> {
   const calls: Array<{ ctx: HandlerContext; resolve: (r: CallToolResult) => void }> = [];
-  const pair = new Pair({ ...options, setup: (server) => server.tool("slow", {}, (_args, ctx) => new Promise<CallToolResult>((resolve) => calls.push({ ctx, resolve }))) });
+  const pair = new Pair({
+    ...options,
+    setup: (server) => server.tool("slow", {}, (_args, ctx) => new Promise<CallToolResult>((resolve) => calls.push({ ctx, resolve }))),
+  });
   await pair.connect();
   return { pair, calls };
 }
@@ -58,7 +69,10 @@ test("a default-timeout call times out at its deadline as the engine would: erro
   assert.equal(error.method, "tools/call");
   assert.equal(error.requestId, id);
   assert.match(error.message, /no answer or progress after 1000 ms/);
-  assert.deepEqual(pair.clientHost.messages("notifications/cancelled").map((m) => m.params), [{ requestId: id, reason: "timeout (inactivity deadline)" }]);
+  assert.deepEqual(
+    pair.clientHost.messages("notifications/cancelled").map((m) => m.params),
+    [{ requestId: id, reason: "timeout (inactivity deadline)" }],
+  );
   assert.equal(calls[0]?.ctx.signal.aborted, true, "the server handler saw the cancellation");
   assert.deepEqual(pair.clientHost.armCalls, [1000], "a fired timer is spent: nothing left to arm or disarm");
   assert.equal(pair.client.engine.nextDeadline(), undefined);
@@ -121,7 +135,8 @@ test("default and custom timeouts interleave: each call times out at its own dea
 test("a late timer expires default and custom deadlines together, in id order, as the engine alone would", async () => {
   const scripted = await silentServer(1000);
   const order: string[] = [];
-  const settleOrder = (name: string, p: Promise<unknown>) => p.catch((e: unknown) => order.push(`${name}:${(e as RequestTimeoutError).deadline}`));
+  const settleOrder = (name: string, p: Promise<unknown>) =>
+    p.catch((e: unknown) => order.push(`${name}:${(e as RequestTimeoutError).deadline}`));
   void settleOrder("a", scripted.client.ping()); // 1000, default
   scripted.clock.now = 50;
   void settleOrder("b", scripted.client.ping({ timeoutMs: 400 })); // 450, custom
@@ -230,7 +245,11 @@ test("DeadlineRing: earliest live deadline first, settled entries skipped, an ea
   const live = new Set<object>();
   const ring = new DeadlineRing<object>((item) => live.has(item));
   const [a, b, c] = [{}, {}, {}];
-  for (const [item, due] of [[a, 10], [b, 20], [c, 20]] as Array<[object, number]>) {
+  for (const [item, due] of [
+    [a, 10],
+    [b, 20],
+    [c, 20],
+  ] as Array<[object, number]>) {
     live.add(item);
     assert.equal(ring.push(item, due), true);
   }
@@ -275,7 +294,10 @@ test("DeadlineRing: settled entries behind a live head are compacted away, so th
   live.delete(head);
   const out: number[] = [];
   ring.takeDue(Infinity, (_item, due) => out.push(due));
-  assert.deepEqual(out, many.map((_, i) => 2_000_000 + i));
+  assert.deepEqual(
+    out,
+    many.map((_, i) => 2_000_000 + i),
+  );
   ring.push(head, 5);
   ring.clear();
   assert.equal(ring.size, 0);

@@ -11,7 +11,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { CallToolResult } from "../../lib/index.js";
-import { ConnectionClosedError, McpError, PeerAbortController, RequestAbortedError, RequestTimeoutError, Server } from "../../lib/peer/index.js";
+import {
+  ConnectionClosedError,
+  McpError,
+  PeerAbortController,
+  RequestAbortedError,
+  RequestTimeoutError,
+  Server,
+} from "../../lib/peer/index.js";
 import { Pair, SECRET, SERVER_INFO, track, type PairOptions } from "../peer-harness.js";
 import { withTimeout } from "../support.js";
 
@@ -44,7 +51,10 @@ test("a default Server lists 120 tools, resources, templates and prompts in one 
     assert.equal(pair.clientHost.messages(method).length, 1, `${method}: one request`);
   }
   const answers = pair.serverHost.sent.filter((m) => m.result !== undefined && typeof m.result === "object");
-  assert.ok(answers.every((m) => (m.result as Record<string, unknown>).nextCursor === undefined), "no nextCursor anywhere");
+  assert.ok(
+    answers.every((m) => (m.result as Record<string, unknown>).nextCursor === undefined),
+    "no nextCursor anywhere",
+  );
 });
 
 test("without pageSize no paginationSecret is needed; a cursor sent anyway is refused -32602 (none was issued)", async () => {
@@ -52,7 +62,10 @@ test("without pageSize no paginationSecret is needed; a cursor sent anyway is re
   assert.equal(server.paginator, undefined);
   server.tool("only", {}, () => OK);
   const pair = await connected({ serverInstance: server });
-  assert.deepEqual((await pair.client.listTools()).map((t) => t.name), ["only"]);
+  assert.deepEqual(
+    (await pair.client.listTools()).map((t) => t.name),
+    ["only"],
+  );
   const refused = await pair.client.request("tools/list", { cursor: "made-up" }).then(
     () => undefined,
     (error: unknown) => error,
@@ -198,7 +211,9 @@ test("server.tool refuses names outside [A-Za-z0-9_.-]{1,128}, naming the rule, 
   ] as const) {
     assert.throws(
       () => server.tool(name, {}, () => OK),
-      (error: unknown) => error instanceof Error && error.message === `tool name rule (2025-11-25): expected 1 to 128 characters of [A-Za-z0-9_.-], got ${got}`,
+      (error: unknown) =>
+        error instanceof Error &&
+        error.message === `tool name rule (2025-11-25): expected 1 to 128 characters of [A-Za-z0-9_.-], got ${got}`,
       name,
     );
   }
@@ -208,14 +223,29 @@ test("server.tool refuses names outside [A-Za-z0-9_.-]{1,128}, naming the rule, 
   assert.equal(server.tools.size, 2);
 });
 
-test("server.tool refuses an inputSchema or outputSchema whose root type is not \"object\" (J-02)", () => {
+test('server.tool refuses an inputSchema or outputSchema whose root type is not "object" (J-02)', () => {
   const server = new Server({ info: SERVER_INFO });
-  assert.throws(() => server.tool("s", { inputSchema: { type: "string" } as never }, () => OK), /\[J-02\] tool s: inputSchema must have root type "object" \(clients refuse any other\); got "string"/);
-  assert.throws(() => server.tool("n", { inputSchema: {} as never }, () => OK), /\[J-02\] tool n: inputSchema must have root type "object".*got no type/);
-  assert.throws(() => server.tool("u", { inputSchema: null as never }, () => OK), /\[J-02\] tool u: inputSchema must be a JSON Schema object.*got null/);
-  assert.throws(() => server.tool("o", { outputSchema: { type: "array" } as never }, () => OK), /\[J-02\] tool o: outputSchema must have root type "object".*got "array"/);
+  assert.throws(
+    () => server.tool("s", { inputSchema: { type: "string" } as never }, () => OK),
+    /\[J-02\] tool s: inputSchema must have root type "object" \(clients refuse any other\); got "string"/,
+  );
+  assert.throws(
+    () => server.tool("n", { inputSchema: {} as never }, () => OK),
+    /\[J-02\] tool n: inputSchema must have root type "object".*got no type/,
+  );
+  assert.throws(
+    () => server.tool("u", { inputSchema: null as never }, () => OK),
+    /\[J-02\] tool u: inputSchema must be a JSON Schema object.*got null/,
+  );
+  assert.throws(
+    () => server.tool("o", { outputSchema: { type: "array" } as never }, () => OK),
+    /\[J-02\] tool o: outputSchema must have root type "object".*got "array"/,
+  );
   assert.equal(server.tools.size, 0);
-  server.tool("fine", { inputSchema: { type: "object", additionalProperties: false }, outputSchema: { type: "object" } }, () => ({ ...OK, structuredContent: {} }));
+  server.tool("fine", { inputSchema: { type: "object", additionalProperties: false }, outputSchema: { type: "object" } }, () => ({
+    ...OK,
+    structuredContent: {},
+  }));
 });
 
 test("a second registration of a name is refused (tools, prompts, resources, templates); after remove() it is accepted", () => {
@@ -227,7 +257,10 @@ test("a second registration of a name is refused (tools, prompts, resources, tem
   server.resource("mem://r", { name: "r" }, (uri) => ({ contents: [{ uri, text: "" }] }));
   assert.throws(() => server.resource("mem://r", { name: "r" }, (uri) => ({ contents: [{ uri, text: "" }] })), /expected a resource name/);
   server.resourceTemplate("mem://{x}", { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] }));
-  assert.throws(() => server.resourceTemplate("mem://{x}", { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] })), /expected a resource template name/);
+  assert.throws(
+    () => server.resourceTemplate("mem://{x}", { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] })),
+    /expected a resource template name/,
+  );
   first.remove();
   server.tool("t", { description: "again" }, () => OK);
   assert.equal(server.tools.get("t")?.definition.description, "again");
@@ -238,7 +271,10 @@ test("a definition JSON cannot encode is refused at registration (it would fail 
   assert.throws(() => server.tool("big", { _meta: { n: 1n } }, () => OK), /tool big: the definition cannot be listed as JSON: a BigInt/);
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
-  assert.throws(() => server.prompt("cyc", { _meta: cyclic } as never, () => ({ messages: [] })), /prompt cyc: the definition cannot be listed as JSON: a cycle/);
+  assert.throws(
+    () => server.prompt("cyc", { _meta: cyclic } as never, () => ({ messages: [] })),
+    /prompt cyc: the definition cannot be listed as JSON: a cycle/,
+  );
 });
 
 // ── item 15: handler signals abort fetch ────────────────────────────────────────────────────
@@ -261,7 +297,9 @@ test("ctx.signal is the runtime's AbortSignal: fetch on a slow server is aborted
             fetchOutcome("completed");
           } catch (error) {
             // fetch rejects with the signal's reason: the client's, carried by notifications/cancelled.
-            fetchOutcome(error === ctx.signal.reason ? `rejected with the signal's reason: ${String(error)}` : `rejected otherwise: ${String(error)}`);
+            fetchOutcome(
+              error === ctx.signal.reason ? `rejected with the signal's reason: ${String(error)}` : `rejected otherwise: ${String(error)}`,
+            );
           }
           return OK;
         }),

@@ -13,11 +13,21 @@ const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 test("endSubscriptions answers each open listen with its final result; later changes reach none; a second call sends nothing", async () => {
-  const pair = new Pair({ server: { versions: ALL }, client: { versions: ALL }, setup: (s) => s.tool("first", {}, () => ({ content: [] })) });
+  const pair = new Pair({
+    server: { versions: ALL },
+    client: { versions: ALL },
+    setup: (s) => s.tool("first", {}, () => ({ content: [] })),
+  });
   const connected = await pair.connect();
   assert.equal(connected.era, "modern");
   const controller = new PeerAbortController();
-  const listen = track(pair.client.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, { signal: controller.signal, timeoutMs: Infinity }));
+  const listen = track(
+    pair.client.request(
+      "subscriptions/listen",
+      { notifications: { toolsListChanged: true } },
+      { signal: controller.signal, timeoutMs: Infinity },
+    ),
+  );
   await pair.settle();
   assert.equal(listen.state, "pending");
   const id = pair.clientHost.messages("subscriptions/listen")[0]?.id;

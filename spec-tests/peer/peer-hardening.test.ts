@@ -44,7 +44,13 @@ export class RawSession {
   readonly diagnostics: Message[] = [];
 
   constructor(setup: (server: Server) => void, options: Partial<ServerOptions> = {}) {
-    this.server = new Server({ info: SERVER_INFO, paginationSecret: SECRET, versions: ALL, onDiagnostic: (event) => this.diagnostics.push({ ...event }), ...options });
+    this.server = new Server({
+      info: SERVER_INFO,
+      paginationSecret: SECRET,
+      versions: ALL,
+      onDiagnostic: (event) => this.diagnostics.push({ ...event }),
+      ...options,
+    });
     setup(this.server);
     this.session = this.server.connect(this.host);
   }
@@ -60,7 +66,9 @@ export class RawSession {
   /** A modern tools/call whose params are given as JSON text pieces (merged after name and _meta). */
   callModern(id: number, name: string, extraParamsJson = ""): void {
     const head = JSON.stringify({ name, arguments: {}, _meta: MODERN_META }).slice(0, -1);
-    this.sendText(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${head}${extraParamsJson === "" ? "" : "," + extraParamsJson}}}`);
+    this.sendText(
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${head}${extraParamsJson === "" ? "" : "," + extraParamsJson}}}`,
+    );
   }
 
   /** Lets handlers' promises run. */
@@ -129,7 +137,12 @@ test("defect 1: answers within the depth bound are carried to the next round as 
 /** A session-era ServerSession (initialized by raw lines) with the tools of `setup`. */
 function sessionEra(setup: (server: Server) => void, options: Partial<ServerOptions> = {}): RawSession {
   const raw = new RawSession(setup, options);
-  raw.send({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+  raw.send({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+  });
   raw.send({ jsonrpc: "2.0", method: "notifications/initialized" });
   return raw;
 }
@@ -154,8 +167,28 @@ const cyclic = (): Message => {
 const HOSTILE_RESULTS: ReadonlyArray<readonly [string, () => unknown, RegExp]> = [
   ["a BigInt", () => ({ content: [{ type: "text", text: "x" }], structuredContent: { n: 10n } }), /a BigInt \(10n\)/],
   ["a cycle", cyclic, /a cycle/],
-  ["a throwing getter", () => ({ content: [], get structuredContent(): unknown { throw new Error("getter exploded"); } }), /reading it threw: getter exploded/],
-  ["a throwing toJSON", () => ({ content: [], _meta: { toJSON: () => { throw new Error("toJSON exploded"); } } }), /reading it threw: toJSON exploded/],
+  [
+    "a throwing getter",
+    () => ({
+      content: [],
+      get structuredContent(): unknown {
+        throw new Error("getter exploded");
+      },
+    }),
+    /reading it threw: getter exploded/,
+  ],
+  [
+    "a throwing toJSON",
+    () => ({
+      content: [],
+      _meta: {
+        toJSON: () => {
+          throw new Error("toJSON exploded");
+        },
+      },
+    }),
+    /reading it threw: toJSON exploded/,
+  ],
   ["a 5,000-deep value", () => ({ content: [], structuredContent: deepValue(5000) }), /nested deeper than 256 levels/],
 ];
 
@@ -180,15 +213,31 @@ test("ENG-09: a plain result goes to the engine uncopied; a getter that turns un
   const raw = sessionEra((s) => {
     // Plain data when the peer layer looks at it, a BigInt when the drain encodes it: only the engine's encoder can catch it.
     // Async: its answer is drained by a pump of its own, which must dispatch what the drain reported.
-    s.tool("fickle", {}, async () => ({ content: [], get structuredContent(): unknown { return ++reads === 1 ? { n: 1 } : { n: 2n }; } }) as unknown as CallToolResult);
+    s.tool(
+      "fickle",
+      {},
+      async () =>
+        ({
+          content: [],
+          get structuredContent(): unknown {
+            return ++reads === 1 ? { n: 1 } : { n: 2n };
+          },
+        }) as unknown as CallToolResult,
+    );
     s.tool("echo", {}, () => ok("echo"));
   });
   call(raw, 1, "fickle");
   await raw.settle();
   assertError(raw.answer(1), [-32603], /cannot be encoded as JSON.*BigInt/);
-  assert.ok(raw.diagnostics.some((d) => d.rule === "ENG-09"), "reported by the pump that drained it");
+  assert.ok(
+    raw.diagnostics.some((d) => d.rule === "ENG-09"),
+    "reported by the pump that drained it",
+  );
   assert.equal(reads, 2, "read once by the check, once by the encoder (no copy in between)");
-  assert.ok(raw.diagnostics.some((d) => d.rule === "ENG-09"), `an ENG-09 diagnostic: ${JSON.stringify(raw.diagnostics)}`);
+  assert.ok(
+    raw.diagnostics.some((d) => d.rule === "ENG-09"),
+    `an ENG-09 diagnostic: ${JSON.stringify(raw.diagnostics)}`,
+  );
   call(raw, 2, "echo");
   await raw.settle();
   assert.deepEqual((raw.answer(2)?.result as Message | undefined)?.content, [{ type: "text", text: "echo" }]);
@@ -197,10 +246,29 @@ test("ENG-09: a plain result goes to the engine uncopied; a getter that turns un
 test("ENG-09: a message host (send, which encodes each message itself) still gets a copy: a getter runs once and its first value is sent", async () => {
   let reads = 0;
   const server = new Server({ info: SERVER_INFO });
-  server.tool("fickle", {}, async () => ({ content: [], get structuredContent(): unknown { return ++reads === 1 ? { n: 1 } : { n: 2n }; } }) as unknown as CallToolResult);
+  server.tool(
+    "fickle",
+    {},
+    async () =>
+      ({
+        content: [],
+        get structuredContent(): unknown {
+          return ++reads === 1 ? { n: 1 } : { n: 2n };
+        },
+      }) as unknown as CallToolResult,
+  );
   const sent: Message[] = [];
-  const session = server.connect({ send: (outbound) => sent.push(JSON.parse(JSON.stringify(outbound.message)) as Message), now: () => 0, armTimer: () => undefined });
-  session.receiveMessage({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+  const session = server.connect({
+    send: (outbound) => sent.push(JSON.parse(JSON.stringify(outbound.message)) as Message),
+    now: () => 0,
+    armTimer: () => undefined,
+  });
+  session.receiveMessage({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+  });
   session.receiveMessage({ jsonrpc: "2.0", method: "notifications/initialized" });
   session.receiveMessage({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "fickle", arguments: {} } });
   for (let i = 0; i < 20; i++) await Promise.resolve();
@@ -222,7 +290,11 @@ test("handlers that throw synchronously, asynchronously, a non-Error, or an Erro
     });
     s.tool("nasty", {}, () => {
       const error = new Error("unused");
-      Object.defineProperty(error, "message", { get: () => { throw new Error("message getter"); } });
+      Object.defineProperty(error, "message", {
+        get: () => {
+          throw new Error("message getter");
+        },
+      });
       throw error;
     });
     s.tool("null", {}, () => null as unknown as CallToolResult);
@@ -279,9 +351,21 @@ test("2026-07-28: a handler that calls ctx.elicit without awaiting it leaves no 
 });
 
 test("completion for an argument named like an Object.prototype member finds no completer (own keys only)", async () => {
-  const raw = sessionEra((s) => s.prompt("p", { arguments: [{ name: "item" }], complete: { item: () => ["x"] } }, () => ({ messages: [] })));
-  for (const [id, name] of [[1, "constructor"], [2, "toString"], [3, "__proto__"], [4, "item"]] as const) {
-    raw.send({ jsonrpc: "2.0", id, method: "completion/complete", params: { ref: { type: "ref/prompt", name: "p" }, argument: { name, value: "" } } });
+  const raw = sessionEra((s) =>
+    s.prompt("p", { arguments: [{ name: "item" }], complete: { item: () => ["x"] } }, () => ({ messages: [] })),
+  );
+  for (const [id, name] of [
+    [1, "constructor"],
+    [2, "toString"],
+    [3, "__proto__"],
+    [4, "item"],
+  ] as const) {
+    raw.send({
+      jsonrpc: "2.0",
+      id,
+      method: "completion/complete",
+      params: { ref: { type: "ref/prompt", name: "p" }, argument: { name, value: "" } },
+    });
   }
   await raw.settle();
   for (const id of [1, 2, 3]) assert.deepEqual((raw.answer(id)?.result as Message).completion, { values: [], total: 0, hasMore: false });
@@ -329,7 +413,10 @@ test("client: a server-request handler whose result holds a BigInt is answered -
   pair.client.setRequestHandler("roots/list", () => ({ roots: [{ uri: "file:///x", name: "x", _meta: { n: 3n } }] }) as never);
   const answer = pair.client.callTool("roots");
   await pair.settle();
-  assert.match(String(((await answer).content[0] as { text: string }).text), /error: MCP error -32603: The handler's result cannot be sent as JSON: a BigInt/);
+  assert.match(
+    String(((await answer).content[0] as { text: string }).text),
+    /error: MCP error -32603: The handler's result cannot be sent as JSON: a BigInt/,
+  );
   const refused = await pair.client.callTool("roots", { n: 4n }).then(
     () => undefined,
     (error: unknown) => error,
@@ -342,7 +429,12 @@ test("client: a server-request handler whose result holds a BigInt is answered -
 test("client, 2026-07-28: input requests keyed __proto__ are answered under that key; more than maxInputRequests fail the call", async () => {
   const seen: Message[] = [];
   const discover = {
-    result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } },
+    result: {
+      resultType: "complete",
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: {} },
+      _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+    },
   };
   const roots = (n: number): string => {
     const entries = Array.from({ length: n }, (_, i) => `"k${i}":{"method":"roots/list"}`);
@@ -375,7 +467,10 @@ test("client, 2026-07-28: input requests keyed __proto__ are answered under that
     (error: unknown) => error,
   );
   await scripted.settle();
-  assert.match(String(await many), /invalid result at result.inputRequests: expected at most 32 input requests \(maxInputRequests\), got 33/);
+  assert.match(
+    String(await many),
+    /invalid result at result.inputRequests: expected at most 32 input requests \(maxInputRequests\), got 33/,
+  );
 });
 
 // ── bounds on what a server can make the client hold ─────────────────────────────────────────
@@ -386,7 +481,9 @@ test("client: listTools over pages stops at maxListItems with an InvalidResultEr
     (m) =>
       m.method === "initialize"
         ? initializeResult({ tools: {} })
-        : { result: { tools: [0, 1, 2].map((i) => ({ name: `t${page}_${i}`, inputSchema: { type: "object" } })), nextCursor: `c${++page}` } },
+        : {
+            result: { tools: [0, 1, 2].map((i) => ({ name: `t${page}_${i}`, inputSchema: { type: "object" } })), nextCursor: `c${++page}` },
+          },
     { maxListItems: 5 },
   );
   const connecting = scripted.client.connect();
@@ -397,12 +494,18 @@ test("client: listTools over pages stops at maxListItems with an InvalidResultEr
     (error: unknown) => error,
   );
   await scripted.settle();
-  assert.match(String(await listed), /tools\/list: invalid result at tools: expected at most 5 items over all pages \(maxListItems\), got 6/);
+  assert.match(
+    String(await listed),
+    /tools\/list: invalid result at tools: expected at most 5 items over all pages \(maxListItems\), got 6/,
+  );
   assert.equal(page, 2, "no page requested past the bound");
 });
 
 test("client: server requests past maxConcurrentHandlers wait their turn in order; one cancelled while waiting never runs", async () => {
-  const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({}) : undefined), { maxConcurrentHandlers: 1, capabilities: { roots: {} } });
+  const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({}) : undefined), {
+    maxConcurrentHandlers: 1,
+    capabilities: { roots: {} },
+  });
   const started: string[] = [];
   const release: Array<() => void> = [];
   scripted.client.setRequestHandler("roots/list", (_params, ctx) => {

@@ -22,7 +22,17 @@ import {
   RequestTimeoutError,
   type HandlerContext,
 } from "../../lib/peer/index.js";
-import { CLIENT_INFO, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
+import {
+  CLIENT_INFO,
+  Pair,
+  SECRET,
+  SERVER_INFO,
+  ScriptedServer,
+  initializeResult,
+  lines,
+  track,
+  type PairOptions,
+} from "../peer-harness.js";
 import { mcpError, rejection, withTimeout } from "../support.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
@@ -49,8 +59,6 @@ async function connectedModern(options: PairOptions = {}): Promise<Pair> {
   assert.equal(result.era, "modern");
   return pair;
 }
-
-
 
 function text(result: CallToolResult): string {
   const first = result.content[0];
@@ -194,7 +202,10 @@ test('connect() era "auto" against a server that never answers the probe: falls 
 test("connect(): a -32022 from a modern server naming no session version of ours rejects, without falling back", async () => {
   for (const data of [{ supported: ["2099-01-01"], requested: "2026-07-28" }, { supported: [], requested: "2026-07-28" }, undefined]) {
     const scripted = new ScriptedServer(
-      (m) => (m.method === "server/discover" ? { error: { code: -32022, message: "Unsupported protocol version", ...(data === undefined ? {} : { data }) } } : initializeResult()),
+      (m) =>
+        m.method === "server/discover"
+          ? { error: { code: -32022, message: "Unsupported protocol version", ...(data === undefined ? {} : { data }) } }
+          : initializeResult(),
       { versions: ALL },
     );
     const error = await mcpError(scripted.client.connect(), -32022);
@@ -229,11 +240,27 @@ test("connect(): a -32022 that lists a session version we speak falls back to in
 test("connect(): a -32022 whose data.supported names a modern version of ours is retried once with it, with a new id (eras auto and modern)", async () => {
   for (const era of ["auto", "modern"] as const) {
     let discovers = 0;
-    const refusal = { error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2099-01-01", "2026-07-28"], requested: "2026-07-28" } } };
-    const scripted = new ScriptedServer((m) => (m.method === "server/discover" ? (++discovers === 1 ? refusal : discoverAnswer()) : m.method === "tools/list" ? { result: { resultType: "complete", tools: [], ttlMs: 0, cacheScope: "public" } } : initializeResult()), {
-      versions: ALL,
-      era,
-    });
+    const refusal = {
+      error: {
+        code: -32022,
+        message: "Unsupported protocol version",
+        data: { supported: ["2099-01-01", "2026-07-28"], requested: "2026-07-28" },
+      },
+    };
+    const scripted = new ScriptedServer(
+      (m) =>
+        m.method === "server/discover"
+          ? ++discovers === 1
+            ? refusal
+            : discoverAnswer()
+          : m.method === "tools/list"
+            ? { result: { resultType: "complete", tools: [], ttlMs: 0, cacheScope: "public" } }
+            : initializeResult(),
+      {
+        versions: ALL,
+        era,
+      },
+    );
     const result = await scripted.client.connect();
     assert.equal(result.era, "modern", era);
     assert.equal(result.version, "2026-07-28");
@@ -258,9 +285,14 @@ test("connect(): a -32022 whose data.supported names a modern version of ours is
 });
 
 test("connect(): a server that refuses the retry too gets no third server/discover: -32022 (auto falls back to initialize only for a session version it names)", async () => {
-  const refuse = (supported: string[]) => ({ error: { code: -32022, message: "Unsupported protocol version", data: { supported, requested: "2026-07-28" } } });
+  const refuse = (supported: string[]) => ({
+    error: { code: -32022, message: "Unsupported protocol version", data: { supported, requested: "2026-07-28" } },
+  });
   for (const era of ["auto", "modern"] as const) {
-    const scripted = new ScriptedServer((m) => (m.method === "server/discover" ? refuse(["2026-07-28"]) : initializeResult()), { versions: ALL, era });
+    const scripted = new ScriptedServer((m) => (m.method === "server/discover" ? refuse(["2026-07-28"]) : initializeResult()), {
+      versions: ALL,
+      era,
+    });
     await mcpError(scripted.client.connect(), -32022);
     assert.deepEqual(
       scripted.received.map((m) => m.method),
@@ -269,7 +301,10 @@ test("connect(): a server that refuses the retry too gets no third server/discov
     );
     assert.equal(scripted.client.server, undefined);
   }
-  const dual = new ScriptedServer((m) => (m.method === "server/discover" ? refuse(["2026-07-28", "2025-06-18"]) : initializeResult({}, "2025-06-18")), { versions: ALL });
+  const dual = new ScriptedServer(
+    (m) => (m.method === "server/discover" ? refuse(["2026-07-28", "2025-06-18"]) : initializeResult({}, "2025-06-18")),
+    { versions: ALL },
+  );
   const result = await dual.client.connect();
   assert.equal(result.era, "session");
   assert.equal(result.version, "2025-06-18");
@@ -283,7 +318,9 @@ test("connect(): a server that refuses the retry too gets no third server/discov
     ],
   );
   // A modern-only client retries once too, then rejects.
-  const modernOnly = new ScriptedServer((m) => (m.method === "server/discover" ? refuse(["2026-07-28"]) : initializeResult()), { versions: ["2026-07-28"] });
+  const modernOnly = new ScriptedServer((m) => (m.method === "server/discover" ? refuse(["2026-07-28"]) : initializeResult()), {
+    versions: ["2026-07-28"],
+  });
   await mcpError(modernOnly.client.connect(), -32022);
   assert.equal(modernOnly.received.length, 2);
 });
@@ -304,7 +341,10 @@ test('connect() era "session" never probes, even against a dual-era server', asy
 test('connect() era "modern" never initializes: against a session-only server it rejects with the probe\'s error', async () => {
   const pair = new Pair({ client: { versions: ALL, era: "modern" } });
   const error = await mcpError(pair.connect(), -32601);
-  assert.match(error.message, /^MCP error -32601: Method not found \(server\/discover refused: the server does not seem to speak 2026-07-28, and era "modern" rules out falling back to initialize\)$/);
+  assert.match(
+    error.message,
+    /^MCP error -32601: Method not found \(server\/discover refused: the server does not seem to speak 2026-07-28, and era "modern" rules out falling back to initialize\)$/,
+  );
   assert.deepEqual(
     pair.clientHost.sent.map((m) => m.method),
     ["server/discover"],
@@ -312,7 +352,11 @@ test('connect() era "modern" never initializes: against a session-only server it
   assert.equal(pair.client.server, undefined);
 
   // A server that never answers: era "modern" does not fall back either, it times out.
-  const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult() : undefined), { versions: ALL, era: "modern", probeTimeoutMs: 100 });
+  const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult() : undefined), {
+    versions: ALL,
+    era: "modern",
+    probeTimeoutMs: 100,
+  });
   const connecting = track(scripted.client.connect({ timeoutMs: 2000 }));
   await scripted.settle();
   assert.equal(scripted.host.armed, 2000, "the connect timeout, not probeTimeoutMs");
@@ -336,7 +380,11 @@ test('connect() era "modern" never initializes: against a session-only server it
 });
 
 test("connect(): a modern-only client (versions 2026-07-28 only) probes by default and works against a modern-only server", async () => {
-  const pair = new Pair({ server: { versions: ["2026-07-28"] }, client: { versions: ["2026-07-28"] }, setup: (s) => s.tool("echo", {}, () => ok("echo")) });
+  const pair = new Pair({
+    server: { versions: ["2026-07-28"] },
+    client: { versions: ["2026-07-28"] },
+    setup: (s) => s.tool("echo", {}, () => ok("echo")),
+  });
   const result = await pair.connect();
   assert.equal(result.era, "modern");
   assert.equal(text(await pair.client.callTool("echo")), "echo");
@@ -346,7 +394,10 @@ test("connect(): a modern-only client (versions 2026-07-28 only) probes by defau
 test("connect(): a modern-only client against a session-only server rejects plainly instead of attempting initialize", async () => {
   const pair = new Pair({ client: { versions: ["2026-07-28"] } });
   const error = await mcpError(pair.connect(), -32601);
-  assert.match(error.message, /does not seem to speak 2026-07-28, and this client speaks no session-era version to fall back to initialize/);
+  assert.match(
+    error.message,
+    /does not seem to speak 2026-07-28, and this client speaks no session-era version to fall back to initialize/,
+  );
   assert.deepEqual(
     pair.clientHost.sent.map((m) => m.method),
     ["server/discover"],
@@ -367,7 +418,10 @@ test("connect(): a modern-only client against a session-only server rejects plai
 });
 
 test("connect(): a transport that ends during the probe rejects with ConnectionClosedError, no fallback", async () => {
-  const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult() : undefined), { versions: ALL, probeTimeoutMs: 1000 });
+  const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult() : undefined), {
+    versions: ALL,
+    probeTimeoutMs: 1000,
+  });
   const connecting = track(scripted.client.connect());
   await scripted.settle();
   assert.equal(connecting.state, "pending");
@@ -398,8 +452,14 @@ test("a tool that elicits, then samples, completes over three rounds with the cl
     setup: (s) =>
       s.tool("interview", {}, async (_args, ctx) => {
         runs++;
-        const who = await ctx.elicit({ message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
-        const reply = await ctx.createMessage({ messages: [{ role: "user", content: { type: "text", text: `Greet ${String(who.content?.name)}` } }], maxTokens: 10 });
+        const who = await ctx.elicit({
+          message: "Your name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+        });
+        const reply = await ctx.createMessage({
+          messages: [{ role: "user", content: { type: "text", text: `Greet ${String(who.content?.name)}` } }],
+          maxTokens: 10,
+        });
         const content = Array.isArray(reply.content) ? reply.content[0] : reply.content;
         return ok(`${String(who.content?.name)}: ${content?.type === "text" ? content.text : "?"}`);
       }),
@@ -459,7 +519,16 @@ test("the retry echoes requestState exactly when the server sent one, and never 
         seen.push({ requestState: ctx.requestState, inputResponses: ctx.inputResponses });
         switch (seen.length) {
           case 1:
-            return { resultType: "input_required", inputRequests: { github_login: { method: "elicitation/create", params: { message: "Login?", requestedSchema: { type: "object", properties: {} } } } }, requestState: "opaque-1" } as unknown as CallToolResult;
+            return {
+              resultType: "input_required",
+              inputRequests: {
+                github_login: {
+                  method: "elicitation/create",
+                  params: { message: "Login?", requestedSchema: { type: "object", properties: {} } },
+                },
+              },
+              requestState: "opaque-1",
+            } as unknown as CallToolResult;
           case 2:
             return { resultType: "input_required", inputRequests: { where: { method: "roots/list" } } } as unknown as CallToolResult;
           case 3:
@@ -523,7 +592,10 @@ test("maxTotalMs covers every round: the time spent in earlier rounds and in the
         return new Promise<CallToolResult>(() => undefined);
       }),
   });
-  pair.client.setRequestHandler("elicitation/create", () => new Promise((resolve) => (release = () => resolve({ action: "accept", content: {} }))));
+  pair.client.setRequestHandler(
+    "elicitation/create",
+    () => new Promise((resolve) => (release = () => resolve({ action: "accept", content: {} }))),
+  );
   const call = track(pair.client.callTool("slow", {}, { maxTotalMs: 1000, timeoutMs: 60_000 }));
   await pair.settle();
   assert.ok(release !== undefined, "the handler was asked");
@@ -540,7 +612,10 @@ test("maxTotalMs covers every round: the time spent in earlier rounds and in the
 
   // A handler that uses up the whole budget: no further round is sent.
   let release2: (() => void) | undefined;
-  pair.client.setRequestHandler("elicitation/create", () => new Promise((resolve) => (release2 = () => resolve({ action: "accept", content: {} }))));
+  pair.client.setRequestHandler(
+    "elicitation/create",
+    () => new Promise((resolve) => (release2 = () => resolve({ action: "accept", content: {} }))),
+  );
   const before = pair.clientHost.messages("tools/call").length;
   const second = track(pair.client.callTool("slow", {}, { maxTotalMs: 500 }));
   await pair.settle();
@@ -600,7 +675,10 @@ test("prompts/get and resources/read can go input_required too", async () => {
         return { messages: [{ role: "user", content: { type: "text", text: `roots: ${roots.roots.map((r) => r.uri).join(",")}` } }] };
       });
       s.resource("test://secret", { name: "secret" }, async (uri, ctx) => {
-        const answer = await ctx.elicit({ message: "Password?", requestedSchema: { type: "object", properties: { pw: { type: "string" } } } });
+        const answer = await ctx.elicit({
+          message: "Password?",
+          requestedSchema: { type: "object", properties: { pw: { type: "string" } } },
+        });
         return { contents: [{ uri, text: `unlocked with ${String(answer.content?.pw)}` }] };
       });
     },
@@ -628,8 +706,14 @@ test("ctx.inputRequired: the handler's own keys and requestState go out as given
         if (login === undefined) {
           return ctx.inputRequired(
             {
-              github_login: { method: "elicitation/create", params: { message: "Login?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } } },
-              summary: { method: "sampling/createMessage", params: { messages: [{ role: "user", content: { type: "text", text: "Summarize" } }], maxTokens: 5 } },
+              github_login: {
+                method: "elicitation/create",
+                params: { message: "Login?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } },
+              },
+              summary: {
+                method: "sampling/createMessage",
+                params: { messages: [{ role: "user", content: { type: "text", text: "Summarize" } }], maxTokens: 5 },
+              },
             },
             "state-1",
           );
@@ -644,7 +728,11 @@ test("ctx.inputRequired: the handler's own keys and requestState go out as given
     },
   });
   pair.client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { name: "octocat" } }));
-  pair.client.setRequestHandler("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "short" }, model: "m" }));
+  pair.client.setRequestHandler("sampling/createMessage", () => ({
+    role: "assistant",
+    content: { type: "text", text: "short" },
+    model: "m",
+  }));
   pair.client.setRequestHandler("roots/list", () => ({ roots: [{ uri: "file:///r" }] }));
 
   assert.equal(text(await pair.client.callTool("own")), "octocat / state-1");
@@ -653,7 +741,10 @@ test("ctx.inputRequired: the handler's own keys and requestState go out as given
   assert.equal(irr.requestState, "state-1");
   assert.deepEqual(seen[1], {
     requestState: "state-1",
-    inputResponses: { github_login: { action: "accept", content: { name: "octocat" } }, summary: { role: "assistant", content: { type: "text", text: "short" }, model: "m" } },
+    inputResponses: {
+      github_login: { action: "accept", content: { name: "octocat" } },
+      summary: { role: "assistant", content: { type: "text", text: "short" }, model: "m" },
+    },
   });
   // prompts/get too; without a state, the retry carries none.
   const prompt = await pair.client.getPrompt("own-prompt");
@@ -712,20 +803,31 @@ test("requestState sealed by the handler (RequestStateSealer) is opened on the r
   const sealer = new RequestStateSealer({ secret: new Uint8Array(32).fill(9), ttlMs: 1000 });
   const refusals: string[] = [];
   let clock: { now: number } = { now: 0 };
-  const staged = (name: string) => async (args: Record<string, unknown>, ctx: HandlerContext): Promise<CallToolResult> => {
-    const binding = `tools/call:${name}`;
-    if (ctx.requestState === undefined) {
-      const requestState = await sealer.seal({ target: args.target }, binding, clock.now);
-      return { resultType: "input_required", inputRequests: { confirm: { method: "elicitation/create", params: { message: `Deploy to ${String(args.target)}?`, requestedSchema: { type: "object", properties: {} } } } }, requestState } as unknown as CallToolResult;
-    }
-    const opened = await sealer.open<{ target: string }>(ctx.requestState, binding, clock.now);
-    if (!opened.ok) {
-      refusals.push(opened.reason);
-      throw new McpError(-32602, `requestState refused: ${opened.reason}`, { reason: opened.reason });
-    }
-    const confirm = ctx.inputResponses?.confirm as { action?: string } | undefined;
-    return ok(`${name} ${opened.payload.target}: ${String(confirm?.action)}`);
-  };
+  const staged =
+    (name: string) =>
+    async (args: Record<string, unknown>, ctx: HandlerContext): Promise<CallToolResult> => {
+      const binding = `tools/call:${name}`;
+      if (ctx.requestState === undefined) {
+        const requestState = await sealer.seal({ target: args.target }, binding, clock.now);
+        return {
+          resultType: "input_required",
+          inputRequests: {
+            confirm: {
+              method: "elicitation/create",
+              params: { message: `Deploy to ${String(args.target)}?`, requestedSchema: { type: "object", properties: {} } },
+            },
+          },
+          requestState,
+        } as unknown as CallToolResult;
+      }
+      const opened = await sealer.open<{ target: string }>(ctx.requestState, binding, clock.now);
+      if (!opened.ok) {
+        refusals.push(opened.reason);
+        throw new McpError(-32602, `requestState refused: ${opened.reason}`, { reason: opened.reason });
+      }
+      const confirm = ctx.inputResponses?.confirm as { action?: string } | undefined;
+      return ok(`${name} ${opened.payload.target}: ${String(confirm?.action)}`);
+    };
   const pair = await connectedModern({
     client: { capabilities: { elicitation: {} } },
     setup: (s) => {
@@ -746,7 +848,16 @@ test("requestState sealed by the handler (RequestStateSealer) is opened on the r
   assert.equal(params(calls[1]).requestState, token, "echoed untouched");
 
   const forged = (name: string, requestState: string): Promise<unknown> =>
-    withTimeout(pair.client.request("tools/call" as string, { name, arguments: { target: "prod" }, inputResponses: { confirm: { action: "accept" } }, requestState }), 5000, `forged ${name}`);
+    withTimeout(
+      pair.client.request("tools/call" as string, {
+        name,
+        arguments: { target: "prod" },
+        inputResponses: { confirm: { action: "accept" } },
+        requestState,
+      }),
+      5000,
+      `forged ${name}`,
+    );
 
   // Tampered: one character of the payload changed.
   const dot = token.indexOf(".");
@@ -824,7 +935,13 @@ test("subscriptions/listen through the peer layer: acknowledged, list_changed ta
   pair.client.onNotification("notifications/subscriptions/acknowledged", (p) => acks.push(p));
   pair.client.onNotification("notifications/tools/list_changed", (p) => changes.push(p));
   const controller = new PeerAbortController();
-  const listen = track(pair.client.request("subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } }, { signal: controller.signal, timeoutMs: Infinity }));
+  const listen = track(
+    pair.client.request(
+      "subscriptions/listen",
+      { notifications: { toolsListChanged: true, promptsListChanged: true } },
+      { signal: controller.signal, timeoutMs: Infinity },
+    ),
+  );
   await pair.settle();
   assert.equal(listen.state, "pending", "the stream stays open");
   const listenId = pair.clientHost.messages("subscriptions/listen")[0]?.id;
@@ -845,7 +962,10 @@ test("subscriptions/listen through the peer layer: acknowledged, list_changed ta
   await pair.settle();
   assert.equal(listen.state, "rejected");
   assert.ok(listen.error instanceof RequestAbortedError, String(listen.error));
-  assert.deepEqual(pair.clientHost.messages("notifications/cancelled").map((m) => params(m).requestId), [listenId]);
+  assert.deepEqual(
+    pair.clientHost.messages("notifications/cancelled").map((m) => params(m).requestId),
+    [listenId],
+  );
 
   // The server forgot the subscription: another registration sends nothing.
   const before = pair.serverHost.sent.length;
@@ -858,11 +978,17 @@ test("subscriptions/listen through the peer layer: acknowledged, list_changed ta
 test("subscriptions/listen: several subscriptions each get their own tagged notification; a session-era client's list_changed is untagged", async () => {
   const pair = await connectedModern({ setup: (s) => s.tool("first", {}, () => ok("1")) });
   const changes: unknown[] = [];
-  pair.client.onNotification("notifications/tools/list_changed", (p) => changes.push((p?._meta as Message | undefined)?.[META_SUBSCRIPTION_ID]));
+  pair.client.onNotification("notifications/tools/list_changed", (p) =>
+    changes.push((p?._meta as Message | undefined)?.[META_SUBSCRIPTION_ID]),
+  );
   const a = new PeerAbortController();
   const b = new PeerAbortController();
-  const first = track(pair.client.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, { signal: a.signal, timeoutMs: Infinity }));
-  const second = track(pair.client.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, { signal: b.signal, timeoutMs: Infinity }));
+  const first = track(
+    pair.client.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, { signal: a.signal, timeoutMs: Infinity }),
+  );
+  const second = track(
+    pair.client.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, { signal: b.signal, timeoutMs: Infinity }),
+  );
   const none = track(pair.client.request("subscriptions/listen", { notifications: {} }, { timeoutMs: Infinity }));
   await pair.settle();
   const ids = pair.clientHost.messages("subscriptions/listen").map((m) => m.id);

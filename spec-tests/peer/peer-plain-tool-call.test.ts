@@ -19,14 +19,22 @@ const nestedJson = (depth: number): string => '{"a":'.repeat(depth) + "{}" + "}"
 const ok = (text: string): CallToolResult => ({ content: [{ type: "text", text }] });
 
 /** A session-era ServerSession, initialized, fed raw lines; what it writes is in `sent`. */
-function session(setup: (server: Server) => void, options: Partial<ServerOptions> = {}): { session: ServerSession; sent: Message[]; call(id: number, name: string, argumentsJson?: string, metaJson?: string): void } {
+function session(
+  setup: (server: Server) => void,
+  options: Partial<ServerOptions> = {},
+): { session: ServerSession; sent: Message[]; call(id: number, name: string, argumentsJson?: string, metaJson?: string): void } {
   const host = new FakeHost(new FakeClock(), true);
   const server = new Server({ info: SERVER_INFO, paginationSecret: SECRET, ...options });
   setup(server);
   const connected = server.connect(host);
   connected.receiveBytes(
     lines(
-      { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } } },
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
     ),
   );
@@ -36,7 +44,11 @@ function session(setup: (server: Server) => void, options: Partial<ServerOptions
     sent: host.sent,
     call(id, name, argumentsJson = "{}", metaJson) {
       const meta = metaJson === undefined ? "" : `,"_meta":${metaJson}`;
-      connected.receiveBytes(new TextEncoder().encode(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${argumentsJson}${meta}}}\n`));
+      connected.receiveBytes(
+        new TextEncoder().encode(
+          `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${argumentsJson}${meta}}}\n`,
+        ),
+      );
     },
   };
 }

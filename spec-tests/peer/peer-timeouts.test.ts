@@ -6,7 +6,14 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ConnectionClosedError, PeerAbortController, RequestAbortedError, RequestTimeoutError, type AbortSignalLike, type HandlerContext } from "../../lib/peer/index.js";
+import {
+  ConnectionClosedError,
+  PeerAbortController,
+  RequestAbortedError,
+  RequestTimeoutError,
+  type AbortSignalLike,
+  type HandlerContext,
+} from "../../lib/peer/index.js";
 import type { CallToolResult } from "../../lib/types/index.js";
 import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
 
@@ -89,7 +96,9 @@ test("(a) without resetTimeoutOnProgress, progress every 300 ms does not keep a 
 test("(b) with resetTimeoutOnProgress, progress keeps the request alive past its timeout until the result", async () => {
   const { pair, calls } = await slowPair();
   const seen: number[] = [];
-  const call = track(pair.client.callTool("slow", {}, { timeoutMs: 1000, resetTimeoutOnProgress: true, onProgress: (p) => seen.push(p.progress) }));
+  const call = track(
+    pair.client.callTool("slow", {}, { timeoutMs: 1000, resetTimeoutOnProgress: true, onProgress: (p) => seen.push(p.progress) }),
+  );
   await pair.settle();
   const handler = calls[0];
   assert.ok(handler !== undefined);
@@ -132,7 +141,9 @@ test("(b) with resetTimeoutOnProgress, 1000 ms without progress after the last o
 
 test("(c) resetTimeoutOnProgress with maxTotalMs 2500: rejects at exactly 2500 (total) while progress keeps coming", async () => {
   const { pair, calls } = await slowPair();
-  const call = track(pair.client.callTool("slow", {}, { timeoutMs: 1000, resetTimeoutOnProgress: true, maxTotalMs: 2500, onProgress: () => {} }));
+  const call = track(
+    pair.client.callTool("slow", {}, { timeoutMs: 1000, resetTimeoutOnProgress: true, maxTotalMs: 2500, onProgress: () => {} }),
+  );
   await pair.settle();
   const handler = calls[0];
   assert.ok(handler !== undefined);
@@ -146,7 +157,10 @@ test("(c) resetTimeoutOnProgress with maxTotalMs 2500: rejects at exactly 2500 (
   await pair.advanceTo(2500);
   const error = timeoutError(call.error, "total");
   assert.match(error.message, /total time cap after 2500 ms/);
-  assert.deepEqual(pair.clientHost.messages("notifications/cancelled")[0]?.params, { requestId: callId(pair), reason: "timeout (total deadline)" });
+  assert.deepEqual(pair.clientHost.messages("notifications/cancelled")[0]?.params, {
+    requestId: callId(pair),
+    reason: "timeout (total deadline)",
+  });
   assert.equal(handler.ctx.signal.aborted, true);
 });
 
@@ -213,13 +227,19 @@ test("(f) resetTimeoutOnProgress without onProgress still attaches a progress to
   await pair.settle();
   const sent = pair.clientHost.messages("tools/call")[0]?.params as { arguments: unknown; _meta?: { progressToken?: unknown } };
   assert.deepEqual(sent.arguments, { x: 1 });
-  assert.ok(sent._meta !== undefined && (typeof sent._meta.progressToken === "number" || typeof sent._meta.progressToken === "string"), "the server received _meta.progressToken");
+  assert.ok(
+    sent._meta !== undefined && (typeof sent._meta.progressToken === "number" || typeof sent._meta.progressToken === "string"),
+    "the server received _meta.progressToken",
+  );
   // The server can use it: its progress pushes the client's deadline back.
   await pair.advanceTo(900);
   calls[0]?.ctx.progress(1);
   await pair.settle();
   assert.equal(pair.serverHost.messages("notifications/progress").length, 1);
-  assert.equal((pair.serverHost.messages("notifications/progress")[0]?.params as { progressToken: unknown }).progressToken, sent._meta.progressToken);
+  assert.equal(
+    (pair.serverHost.messages("notifications/progress")[0]?.params as { progressToken: unknown }).progressToken,
+    sent._meta.progressToken,
+  );
   await pair.advanceTo(1899);
   assert.equal(call.state, "pending");
   await pair.advanceTo(1900);
@@ -364,7 +384,10 @@ test("(h) aborting mid-flight rejects with RequestAbortedError, sends notificati
   assert.equal(call.error.reason, reason);
   assert.equal(call.error.message, "tools/call aborted: user pressed stop");
   const id = callId(pair);
-  assert.deepEqual(pair.clientHost.messages("notifications/cancelled").map((m) => m.params), [{ requestId: id, reason: "aborted" }]);
+  assert.deepEqual(
+    pair.clientHost.messages("notifications/cancelled").map((m) => m.params),
+    [{ requestId: id, reason: "aborted" }],
+  );
   assert.equal(calls[0]?.ctx.signal.aborted, true, "the server handler saw the cancellation");
   assert.equal(pair.clientHost.armed, undefined, "the aborted request no longer holds the timer");
   // A response that crossed the cancellation is dropped silently.
@@ -419,7 +442,8 @@ test("(h) the listener is removed once the request settles; a later abort does n
 });
 
 test("(h) the platform's AbortController is accepted by shape", async () => {
-  const Native = (globalThis as unknown as { AbortController?: new () => { signal: AbortSignalLike; abort(reason?: unknown): void } }).AbortController;
+  const Native = (globalThis as unknown as { AbortController?: new () => { signal: AbortSignalLike; abort(reason?: unknown): void } })
+    .AbortController;
   if (Native === undefined) return;
   const { pair } = await slowPair();
   const controller = new Native();
@@ -508,8 +532,12 @@ test("server → client request: an AbortSignal cancels it (already aborted: not
     client: { capabilities: { elicitation: {} } },
     setup: (server) => {
       server.tool("ask", {}, (_args, ctx) => {
-        outcomes.push(track(ctx.elicit({ message: "name?", requestedSchema: { type: "object", properties: {} } }, { signal: before.signal })));
-        outcomes.push(track(ctx.elicit({ message: "name?", requestedSchema: { type: "object", properties: {} } }, { signal: controller.signal })));
+        outcomes.push(
+          track(ctx.elicit({ message: "name?", requestedSchema: { type: "object", properties: {} } }, { signal: before.signal })),
+        );
+        outcomes.push(
+          track(ctx.elicit({ message: "name?", requestedSchema: { type: "object", properties: {} } }, { signal: controller.signal })),
+        );
         return new Promise<CallToolResult>(() => {});
       });
     },

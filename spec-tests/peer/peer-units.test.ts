@@ -48,7 +48,11 @@ test("toJsonSafe refuses what has no JSON form, saying what and where", () => {
   assert.ok(toJsonSafe({ x: shared, y: shared }).ok, "a shared object is no cycle");
   assert.deepEqual(toJsonSafe([[[]]], 2), { ok: false, reason: "nested deeper than 2 levels" });
   assert.ok(toJsonSafe([[]], 2).ok);
-  const thrown = toJsonSafe({ toJSON: () => { throw "plain string"; } });
+  const thrown = toJsonSafe({
+    toJSON: () => {
+      throw "plain string";
+    },
+  });
   assert.deepEqual(thrown, { ok: false, reason: "reading it threw: plain string" });
 });
 

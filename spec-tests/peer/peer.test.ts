@@ -28,7 +28,18 @@ import {
   type StandardSchemaV1,
 } from "../../lib/peer/index.js";
 import type { CallToolResult } from "../../lib/index.js";
-import { CLIENT_INFO, FakeClock, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
+import {
+  CLIENT_INFO,
+  FakeClock,
+  Pair,
+  SECRET,
+  SERVER_INFO,
+  ScriptedServer,
+  initializeResult,
+  lines,
+  track,
+  type PairOptions,
+} from "../peer-harness.js";
 import { mcpError, rejection } from "../support.js";
 
 async function connected(options: PairOptions = {}): Promise<Pair> {
@@ -47,7 +58,6 @@ function assertNoStack(message: string): void {
   assert.equal(/\n\s+at /.test(message), false, `no stack trace in ${JSON.stringify(message)}`);
   assert.equal(message.includes(".js:"), false, `no source locations in ${JSON.stringify(message)}`);
 }
-
 
 const OK: CallToolResult = { content: [{ type: "text", text: "ok" }] };
 
@@ -86,7 +96,10 @@ test("connect() rejects when the server answers a version the client does not sp
   const result = track(scripted.client.connect());
   await scripted.settle();
   assert.ok(result.error instanceof ConnectionClosedError, String(result.error));
-  assert.match(result.error.message, /^initialize: connection closed \(server answered unsupported protocol version string "1999-01-01"\)$/);
+  assert.match(
+    result.error.message,
+    /^initialize: connection closed \(server answered unsupported protocol version string "1999-01-01"\)$/,
+  );
   assert.deepEqual(diagnostics, ["V-04"]);
   assert.deepEqual(closes, ["fatal:V-04"]);
   assert.equal(scripted.client.server, undefined);
@@ -144,7 +157,10 @@ test("requests before connect() reject with ProtocolMisuseError and send nothing
 
 test("listTools() follows nextCursor over several pages with a small pageSize", async () => {
   const names = ["a", "b", "c", "d", "e"];
-  const pair = await connected({ server: { pageSize: 2 }, setup: (s) => names.forEach((n) => s.tool(n, { description: `tool ${n}` }, () => OK)) });
+  const pair = await connected({
+    server: { pageSize: 2 },
+    setup: (s) => names.forEach((n) => s.tool(n, { description: `tool ${n}` }, () => OK)),
+  });
   const tools = await pair.client.listTools();
   assert.deepEqual(
     tools.map((t) => t.name),
@@ -236,7 +252,13 @@ test("callTool() passes arguments to the handler and returns its result; without
   assert.deepEqual(pair.clientHost.messages("tools/call")[1]?.params, { name: "echo" });
   assert.deepEqual(seen[3], {}, "absent arguments reach the handler as {}");
   const [tool] = await pair.client.listTools();
-  assert.deepEqual(tool, { name: "echo", inputSchema: { type: "object" }, title: "Echo", annotations: { readOnlyHint: true }, _meta: { "x.example/k": 1 } });
+  assert.deepEqual(tool, {
+    name: "echo",
+    inputSchema: { type: "object" },
+    title: "Echo",
+    annotations: { readOnlyHint: true },
+    _meta: { "x.example/k": 1 },
+  });
 });
 
 test("an unknown tool is a protocol error -32602 with the name", async () => {
@@ -279,7 +301,9 @@ test("a function validator: its message on failure, its value replaces the argum
           inputSchema: { type: "object" },
           validator: (value) => {
             const n = (value as { n?: unknown }).n;
-            return typeof n === "number" && n > 0 ? { ok: true, value: { n: n * 2 } } : { ok: false, message: "n must be a positive number" };
+            return typeof n === "number" && n > 0
+              ? { ok: true, value: { n: n * 2 } }
+              : { ok: false, message: "n must be a positive number" };
           },
         },
         (args) => {
@@ -443,9 +467,17 @@ test("callbacks that throw do not stop the driver: later events in the same inpu
     throw new Error("notification handler bug");
   });
   pair.client.onNotification("notifications/message", (p) => notes.push(String(p?.data)));
-  const call = track(pair.client.callTool("t", {}, { onProgress: () => {
-    throw new Error("progress callback bug");
-  } }));
+  const call = track(
+    pair.client.callTool(
+      "t",
+      {},
+      {
+        onProgress: () => {
+          throw new Error("progress callback bug");
+        },
+      },
+    ),
+  );
   await pair.settle();
   const id = pair.clientHost.messages("tools/call")[0]?.id;
   const token = (pair.clientHost.messages("tools/call")[0]?.params as { _meta: { progressToken: unknown } })._meta.progressToken;
@@ -494,16 +526,27 @@ test("readResource(): a static resource, and templates matched with their RFC 65
       });
     },
   });
-  assert.deepEqual(await pair.client.readResource("file:///readme.md"), { contents: [{ uri: "file:///readme.md", mimeType: "text/markdown", text: "# Hi" }] });
-  assert.deepEqual(await pair.client.readResource("users://42/profile?fields=name"), { contents: [{ uri: "users://42/profile?fields=name", text: "user 42" }] });
+  assert.deepEqual(await pair.client.readResource("file:///readme.md"), {
+    contents: [{ uri: "file:///readme.md", mimeType: "text/markdown", text: "# Hi" }],
+  });
+  assert.deepEqual(await pair.client.readResource("users://42/profile?fields=name"), {
+    contents: [{ uri: "users://42/profile?fields=name", text: "user 42" }],
+  });
   await pair.client.readResource("users://7/profile");
   await pair.client.readResource("repo://me/engine/issues/1/2");
   await pair.client.readResource("files:///docs/a%20b.txt");
-  assert.deepEqual(seen, [{ id: "42", fields: "name" }, { id: "7" }, { owner: "me", repo: "engine", num: ["1", "2"] }, { path: "docs/a b.txt" }]);
+  assert.deepEqual(seen, [
+    { id: "42", fields: "name" },
+    { id: "7" },
+    { owner: "me", repo: "engine", num: ["1", "2"] },
+    { path: "docs/a b.txt" },
+  ]);
 });
 
 test("a resource that is not found → McpError -32002 with data.uri", async () => {
-  const pair = await connected({ setup: (s) => s.resourceTemplate("users://{id}", { name: "u" }, (uri) => ({ contents: [{ uri, text: "" }] })) });
+  const pair = await connected({
+    setup: (s) => s.resourceTemplate("users://{id}", { name: "u" }, (uri) => ({ contents: [{ uri, text: "" }] })),
+  });
   const error = await mcpError(pair.client.readResource("other://x"), -32002);
   assert.deepEqual(error.data, { uri: "other://x" });
   assert.match(error.message, /Resource not found: other:\/\/x/);
@@ -554,10 +597,14 @@ test("getPrompt(): arguments reach the handler; a missing required argument → 
   const pair = await connected({
     setup: (s) =>
       s.prompt("greet", { description: "Greets", arguments: [{ name: "name", required: true }, { name: "tone" }] }, (args) => ({
-        messages: [{ role: "user", content: { type: "text", text: `Hello ${args.name}${args.tone !== undefined ? ` (${args.tone})` : ""}` } }],
+        messages: [
+          { role: "user", content: { type: "text", text: `Hello ${args.name}${args.tone !== undefined ? ` (${args.tone})` : ""}` } },
+        ],
       })),
   });
-  assert.deepEqual(await pair.client.getPrompt("greet", { name: "Ada", tone: "warm" }), { messages: [{ role: "user", content: { type: "text", text: "Hello Ada (warm)" } }] });
+  assert.deepEqual(await pair.client.getPrompt("greet", { name: "Ada", tone: "warm" }), {
+    messages: [{ role: "user", content: { type: "text", text: "Hello Ada (warm)" } }],
+  });
   const missing = await mcpError(pair.client.getPrompt("greet", { tone: "warm" }), -32602);
   assert.match(missing.message, /Missing required argument name for prompt greet/);
   assert.deepEqual(missing.data, { argument: "name" });
@@ -565,7 +612,11 @@ test("getPrompt(): arguments reach the handler; a missing required argument → 
   const unknown = await mcpError(pair.client.getPrompt("nope", {}), -32602);
   assert.deepEqual(unknown.data, { name: "nope" });
   assert.deepEqual(pair.clientHost.messages("prompts/get")[2]?.params, { name: "greet" }, "no arguments key without arguments");
-  assert.deepEqual((await pair.client.listPrompts())[0], { name: "greet", description: "Greets", arguments: [{ name: "name", required: true }, { name: "tone" }] });
+  assert.deepEqual((await pair.client.listPrompts())[0], {
+    name: "greet",
+    description: "Greets",
+    arguments: [{ name: "name", required: true }, { name: "tone" }],
+  });
 });
 
 test("complete(): more than 100 candidates → 100 values, the total, hasMore true; context arguments reach the completer", async () => {
@@ -574,10 +625,17 @@ test("complete(): more than 100 candidates → 100 values, the total, hasMore tr
     setup: (s) => {
       s.prompt(
         "pick",
-        { arguments: [{ name: "item" }, { name: "free" }], complete: { item: (value) => Array.from({ length: 150 }, (_, i) => `${value}${i}`) } },
+        {
+          arguments: [{ name: "item" }, { name: "free" }],
+          complete: { item: (value) => Array.from({ length: 150 }, (_, i) => `${value}${i}`) },
+        },
         () => ({ messages: [] }),
       );
-      s.resourceTemplate("db://{table}/{row}", { name: "rows", complete: { row: (value, ctx) => (contexts.push(ctx), [`${value}-1`, `${value}-2`]) } }, (uri) => ({ contents: [{ uri, text: "" }] }));
+      s.resourceTemplate(
+        "db://{table}/{row}",
+        { name: "rows", complete: { row: (value, ctx) => (contexts.push(ctx), [`${value}-1`, `${value}-2`]) } },
+        (uri) => ({ contents: [{ uri, text: "" }] }),
+      );
     },
   });
   const many = await pair.client.complete({ ref: { type: "ref/prompt", name: "pick" }, argument: { name: "item", value: "x" } });
@@ -586,10 +644,16 @@ test("complete(): more than 100 candidates → 100 values, the total, hasMore tr
   assert.equal(many.completion.values[99], "x99");
   assert.equal(many.completion.total, 150);
   assert.equal(many.completion.hasMore, true);
-  const few = await pair.client.complete({ ref: { type: "ref/resource", uri: "db://{table}/{row}" }, argument: { name: "row", value: "r" }, context: { arguments: { table: "users" } } });
+  const few = await pair.client.complete({
+    ref: { type: "ref/resource", uri: "db://{table}/{row}" },
+    argument: { name: "row", value: "r" },
+    context: { arguments: { table: "users" } },
+  });
   assert.deepEqual(few, { completion: { values: ["r-1", "r-2"], total: 2, hasMore: false } });
   assert.deepEqual(contexts, [{ arguments: { table: "users" } }]);
-  assert.deepEqual(await pair.client.complete({ ref: { type: "ref/prompt", name: "pick" }, argument: { name: "free", value: "" } }), { completion: { values: [], total: 0, hasMore: false } });
+  assert.deepEqual(await pair.client.complete({ ref: { type: "ref/prompt", name: "pick" }, argument: { name: "free", value: "" } }), {
+    completion: { values: [], total: 0, hasMore: false },
+  });
   await mcpError(pair.client.complete({ ref: { type: "ref/prompt", name: "nope" }, argument: { name: "item", value: "" } }), -32602);
   await mcpError(pair.client.complete({ ref: { type: "ref/resource", uri: "db://other" }, argument: { name: "row", value: "" } }), -32602);
 });
@@ -609,7 +673,10 @@ test("complete(): a completer that throws is answered -32603 with its message", 
         () => ({ messages: [] }),
       ),
   });
-  const error = await mcpError(pair.client.complete({ ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "" } }), -32603);
+  const error = await mcpError(
+    pair.client.complete({ ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "" } }),
+    -32603,
+  );
   assert.equal(error.message, "MCP error -32603: index offline");
 });
 
@@ -658,7 +725,10 @@ test("with logging: false the capability is not declared and ctx.log is a no-op"
   context?.log("error", "nobody listens");
   await pair.settle();
   assert.equal(pair.serverHost.messages("notifications/message").length, 0);
-  assert.ok((await rejection(pair.client.setLoggingLevel("info"))) instanceof ProtocolMisuseError, "the client does not ask a server without logging");
+  assert.ok(
+    (await rejection(pair.client.setLoggingLevel("info"))) instanceof ProtocolMisuseError,
+    "the client does not ask a server without logging",
+  );
 });
 
 // ── capabilities and list_changed ────────────────────────────────────────────────
@@ -679,7 +749,11 @@ test("capabilities follow the registrations, merged with options.capabilities", 
   const prompts = new Server({ info: SERVER_INFO, paginationSecret: SECRET, logging: false });
   prompts.prompt("p", {}, () => ({ messages: [] }));
   assert.deepEqual(prompts.capabilities(), { prompts: { listChanged: true }, completions: {} });
-  const merged = new Server({ info: SERVER_INFO, paginationSecret: SECRET, capabilities: { tools: { listChanged: false }, experimental: { x: {} } } });
+  const merged = new Server({
+    info: SERVER_INFO,
+    paginationSecret: SECRET,
+    capabilities: { tools: { listChanged: false }, experimental: { x: {} } },
+  });
   merged.tool("t", {}, () => OK);
   assert.deepEqual(merged.capabilities(), { tools: { listChanged: false }, experimental: { x: {} }, logging: {} });
 });
@@ -693,7 +767,8 @@ test("registering or removing after initialization sends list_changed (seen by o
     },
   });
   const seen: string[] = [];
-  for (const m of ["notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"]) pair.client.onNotification(m, () => seen.push(m.split("/")[1] as string));
+  for (const m of ["notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"])
+    pair.client.onNotification(m, () => seen.push(m.split("/")[1] as string));
   const early = pair.server.tool("early", {}, () => OK);
   await pair.settle();
   assert.equal(pair.serverHost.sent.length, 0, "nothing before initialization");
@@ -717,7 +792,10 @@ test("registering or removing after initialization sends list_changed (seen by o
   p.remove();
   await pair.settle();
   assert.deepEqual(seen, ["tools", "tools", "tools", "prompts", "resources", "resources", "prompts"]);
-  assert.throws(() => pair.server.tool("first", {}, () => OK), /unique names: expected a tool name not registered yet, got "first", which is/);
+  assert.throws(
+    () => pair.server.tool("first", {}, () => OK),
+    /unique names: expected a tool name not registered yet, got "first", which is/,
+  );
 });
 
 test("list_changed is not sent for a kind the session did not declare; onNotification unsubscribes", async () => {
@@ -777,7 +855,10 @@ test("maxConcurrentHandlers 2: the third and fourth calls wait their turn in ord
   await pair.settle();
   assert.deepEqual(started, ["a", "b"], "two running, two waiting");
   assert.equal(pair.session.waitingRequests, 2);
-  assert.ok(calls.every((c) => c.state === "pending"), "nobody refused");
+  assert.ok(
+    calls.every((c) => c.state === "pending"),
+    "nobody refused",
+  );
   resolvers.get("b")?.(OK);
   await pair.settle();
   assert.equal(calls[1]?.state, "resolved");
@@ -788,7 +869,10 @@ test("maxConcurrentHandlers 2: the third and fourth calls wait their turn in ord
   resolvers.get("c")?.(OK);
   resolvers.get("d")?.(OK);
   await pair.settle();
-  assert.ok(calls.every((c) => c.state === "resolved"), calls.map((c) => c.state).join(","));
+  assert.ok(
+    calls.every((c) => c.state === "resolved"),
+    calls.map((c) => c.state).join(","),
+  );
 });
 
 test("maxConcurrentHandlers 1: a request cancelled while waiting is removed and never runs; the next one does", async () => {
@@ -845,7 +929,10 @@ test("ctx.createMessage, ctx.elicit and ctx.listRoots reach the client's handler
     setup: (s) =>
       s.tool("agent", {}, async (_args, ctx) => {
         const sample = await ctx.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 5 });
-        const answer = await ctx.elicit({ message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
+        const answer = await ctx.elicit({
+          message: "Your name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+        });
         const roots = await ctx.listRoots();
         return { content: [{ type: "text", text: JSON.stringify([sample.content, answer.content, roots.roots]) }] };
       }),
@@ -868,7 +955,11 @@ test("a server request without a client handler → McpError -32601; a throwing 
     client: { capabilities: { sampling: {}, elicitation: {}, roots: {} } },
     setup: (s) =>
       s.tool("probe", {}, async (_args, ctx) => {
-        for (const attempt of [() => ctx.createMessage({ messages: [], maxTokens: 1 }), () => ctx.elicit({ message: "?", requestedSchema: { type: "object", properties: {} } }), () => ctx.listRoots()]) {
+        for (const attempt of [
+          () => ctx.createMessage({ messages: [], maxTokens: 1 }),
+          () => ctx.elicit({ message: "?", requestedSchema: { type: "object", properties: {} } }),
+          () => ctx.listRoots(),
+        ]) {
           try {
             outcomes.push(await attempt());
           } catch (error) {
@@ -906,7 +997,10 @@ test("a client handler's McpError: kept when thrown synchronously too; one the p
     client: { capabilities: { sampling: {}, roots: {} } },
     setup: (s) =>
       s.tool("probe", {}, async (_args, ctx) => {
-        for (const attempt of [() => ctx.createMessage({ messages: [], maxTokens: 1 }, { timeoutMs: 1000 }), () => ctx.listRoots({ timeoutMs: 1000 })]) {
+        for (const attempt of [
+          () => ctx.createMessage({ messages: [], maxTokens: 1 }, { timeoutMs: 1000 }),
+          () => ctx.listRoots({ timeoutMs: 1000 }),
+        ]) {
           try {
             outcomes.push(await attempt());
           } catch (error) {
@@ -1019,7 +1113,10 @@ test("a server request aborted by the server: the client handler's signal aborts
   assert.equal(clientSignal?.reason, "aborted");
   resolveClient?.({ roots: [] });
   await pair.settle();
-  assert.equal(pair.clientHost.sent.filter((m) => m.result !== undefined && m.id === pair.serverHost.messages("roots/list")[0]?.id).length, 0);
+  assert.equal(
+    pair.clientHost.sent.filter((m) => m.result !== undefined && m.id === pair.serverHost.messages("roots/list")[0]?.id).length,
+    0,
+  );
 });
 
 // ── unknown methods ──────────────────────────────────────────────────────────────
@@ -1034,7 +1131,10 @@ test("a request the engine lets through but the server does not serve is answere
 
 test("client.close(): pending requests reject with ConnectionClosedError; later requests reject; onClose runs once", async () => {
   const closes: string[] = [];
-  const pair = await connected({ client: { onClose: (e) => closes.push(e.reason) }, setup: (s) => s.tool("hang", {}, () => new Promise<CallToolResult>(() => {})) });
+  const pair = await connected({
+    client: { onClose: (e) => closes.push(e.reason) },
+    setup: (s) => s.tool("hang", {}, () => new Promise<CallToolResult>(() => {})),
+  });
   const a = track(pair.client.callTool("hang"));
   const b = track(pair.client.ping({ timeoutMs: 1000 }));
   pair.client.close();
@@ -1165,7 +1265,9 @@ test("progress for a settled request is a diagnostic, not a callback", async () 
   const token = (pair.clientHost.messages("tools/call")[0]?.params as { _meta: { progressToken: unknown } })._meta.progressToken;
   resolve?.(OK);
   await call;
-  pair.client.driver.receiveBytes(lines({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 2 } }));
+  pair.client.driver.receiveBytes(
+    lines({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 2 } }),
+  );
   assert.deepEqual(seen, [{ progress: 1, total: 10, message: "one tenth" }]);
   assert.deepEqual(rules, ["P-04"]);
 });
@@ -1217,7 +1319,9 @@ test("over a message transport (PeerHost.send), outbound messages carry the rela
   await flush();
   assert.deepEqual(await calling, OK);
   const callId = 1;
-  const related = log.filter((o) => !Array.isArray(o.message) && (o.message as { id?: unknown }).id !== 0).map((o) => [(o.message as { method?: string }).method ?? "response", o.relatedRequestId]);
+  const related = log
+    .filter((o) => !Array.isArray(o.message) && (o.message as { id?: unknown }).id !== 0)
+    .map((o) => [(o.message as { method?: string }).method ?? "response", o.relatedRequestId]);
   assert.deepEqual(related, [
     ["notifications/message", callId],
     ["notifications/progress", callId],
@@ -1250,13 +1354,22 @@ test("errorMessage(): McpError without its prefix, Error message, strings, anyth
 });
 
 test("the typed errors: names, fields and messages", () => {
-  const errors = [new McpError(-1, "m"), new RequestTimeoutError("x", 1, "total", undefined), new RequestAbortedError("x", 42), new ConnectionClosedError("x"), new InvalidResultError("x", "result.a", "a string", "a number")];
+  const errors = [
+    new McpError(-1, "m"),
+    new RequestTimeoutError("x", 1, "total", undefined),
+    new RequestAbortedError("x", 42),
+    new ConnectionClosedError("x"),
+    new InvalidResultError("x", "result.a", "a string", "a number"),
+  ];
   for (const e of errors) {
     assert.ok(e instanceof PeerError);
     assert.ok(e instanceof Error);
     assert.equal(e.name, e.constructor.name);
   }
-  assert.equal(new RequestTimeoutError("tools/call", "r1", "inactivity", undefined).message, "tools/call (request r1) timed out: no answer or progress");
+  assert.equal(
+    new RequestTimeoutError("tools/call", "r1", "inactivity", undefined).message,
+    "tools/call (request r1) timed out: no answer or progress",
+  );
   assert.equal(new RequestAbortedError("ping", 42).message, "ping aborted");
   assert.equal(new RequestAbortedError("ping", 42).reason, 42);
   assert.equal(new ConnectionClosedError("ping", "eof").message, "ping: connection closed (eof)");
@@ -1270,7 +1383,12 @@ function serverEngine(): Engine<"server"> {
 }
 
 // 2025-03-26: the one version with JSON-RPC batches.
-const INIT = { jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: CLIENT_INFO } };
+const INIT = {
+  jsonrpc: "2.0",
+  id: "init",
+  method: "initialize",
+  params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: CLIENT_INFO },
+};
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
 
 test("Driver: commands issued while dispatching are flushed in order; re-entrant input is dispatched after, in engine order", () => {
@@ -1318,12 +1436,16 @@ test("Driver: commands issued while dispatching are flushed in order; re-entrant
 test("Driver: a stream host gets every message of a pump in one write; a host that neither writes nor sends drops bytes", () => {
   const engine = serverEngine();
   const writes: string[] = [];
-  const driver = new Driver(engine, { write: (b) => writes.push(new TextDecoder().decode(b)), now: () => 0, armTimer: () => {} }, (event) => {
-    if (event.kind === "request") {
-      engine.notify("notifications/tools/list_changed");
-      engine.respond(event.id, { tools: [] });
-    }
-  });
+  const driver = new Driver(
+    engine,
+    { write: (b) => writes.push(new TextDecoder().decode(b)), now: () => 0, armTimer: () => {} },
+    (event) => {
+      if (event.kind === "request") {
+        engine.notify("notifications/tools/list_changed");
+        engine.respond(event.id, { tools: [] });
+      }
+    },
+  );
   driver.receiveBytes(lines(INIT, INITIALIZED));
   writes.length = 0;
   driver.receiveBytes(lines({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
@@ -1417,12 +1539,17 @@ test("session.request() on a closed session rejects with ConnectionClosedError",
 
 test("a completion reference of an unknown type is refused with -32602", async () => {
   const pair = await connected({ setup: (s) => s.prompt("p", {}, () => ({ messages: [] })) });
-  await mcpError(pair.client.request("completion/complete" as string, { ref: { type: "ref/other", name: "p" }, argument: { name: "a", value: "" } }), -32602);
+  await mcpError(
+    pair.client.request("completion/complete" as string, { ref: { type: "ref/other", name: "p" }, argument: { name: "a", value: "" } }),
+    -32602,
+  );
 });
 
 test("pagination gives up after 10000 pages of ever-new cursors", async () => {
   let page = 0;
-  const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({ tools: {} }) : { result: { tools: [], nextCursor: `c${++page}` } }));
+  const scripted = new ScriptedServer((m) =>
+    m.method === "initialize" ? initializeResult({ tools: {} }) : { result: { tools: [], nextCursor: `c${++page}` } },
+  );
   await scripted.client.connect();
   const error = await rejection(scripted.client.listTools());
   assert.ok(error instanceof InvalidResultError, String(error));
@@ -1475,5 +1602,8 @@ test("a server request aborted with a text reason cancels it with that reason (t
   await pair.settle();
   assert.deepEqual(await calling, OK);
   assert.ok(outcome instanceof RequestAbortedError);
-  assert.deepEqual(pair.serverHost.messages("notifications/cancelled").map((m) => (m.params as { reason?: unknown }).reason), ["no longer needed"]);
+  assert.deepEqual(
+    pair.serverHost.messages("notifications/cancelled").map((m) => (m.params as { reason?: unknown }).reason),
+    ["no longer needed"],
+  );
 });

@@ -24,10 +24,16 @@ test("expired, replayed-elsewhere, tampered, foreign and malformed states are re
   const [body, mac] = token.split(".") as [string, string];
   // Change the payload but keep the MAC: the forged state must not open.
   const forged = new TextEncoder().encode(new TextDecoder().decode(base64urlDecode(body)).replace('"step":1', '"step":9'));
-  assert.deepEqual(await sealer.open(`${base64urlEncode(forged)}.${mac}`, "tools/call:deploy:alice", 10), { ok: false, reason: "tampered" });
+  assert.deepEqual(await sealer.open(`${base64urlEncode(forged)}.${mac}`, "tools/call:deploy:alice", 10), {
+    ok: false,
+    reason: "tampered",
+  });
   const flipped = base64urlDecode(mac) as Uint8Array;
   flipped[0] = (flipped[0] as number) ^ 1;
-  assert.deepEqual(await sealer.open(`${body}.${base64urlEncode(flipped)}`, "tools/call:deploy:alice", 10), { ok: false, reason: "tampered" });
+  assert.deepEqual(await sealer.open(`${body}.${base64urlEncode(flipped)}`, "tools/call:deploy:alice", 10), {
+    ok: false,
+    reason: "tampered",
+  });
   const other = new RequestStateSealer({ secret: new Uint8Array(32).fill(4) });
   assert.deepEqual(await other.open(token, "tools/call:deploy:alice", 10), { ok: false, reason: "tampered" });
   for (const bad of [undefined, 42, "", "nodot", `${body}.`, `${body}.abc`, `.${mac}`, "a+b.c"]) {

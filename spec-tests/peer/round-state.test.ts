@@ -39,23 +39,28 @@ function text(result: CallToolResult): string {
   return first.text;
 }
 
-const ask = (ctx: HandlerContext, message: string) => ctx.elicit({ message, requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } });
+const ask = (ctx: HandlerContext, message: string) =>
+  ctx.elicit({ message, requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } });
 
 /** An order tool: charges (through once, or not), then asks twice; counts runs and charges. */
 function orderTool(useOnce: boolean) {
   const counts = { runs: 0, charges: 0 };
   const setup = (s: Server): void => {
-    s.tool("order", { inputSchema: { type: "object", properties: { item: { type: "string" } }, required: ["item"] } }, async (args, ctx) => {
-      counts.runs++;
-      const charge = () => {
-        counts.charges++;
-        return { receipt: `r-${args.item}-${counts.charges}` };
-      };
-      const { receipt } = useOnce ? await ctx.once("charge", charge) : charge();
-      const first = await ask(ctx, "Ship now?");
-      const second = await ask(ctx, "Gift wrap?");
-      return { content: [{ type: "text", text: `${receipt} ${String(first.content?.ok)} ${String(second.content?.ok)}` }] };
-    });
+    s.tool(
+      "order",
+      { inputSchema: { type: "object", properties: { item: { type: "string" } }, required: ["item"] } },
+      async (args, ctx) => {
+        counts.runs++;
+        const charge = () => {
+          counts.charges++;
+          return { receipt: `r-${args.item}-${counts.charges}` };
+        };
+        const { receipt } = useOnce ? await ctx.once("charge", charge) : charge();
+        const first = await ask(ctx, "Ship now?");
+        const second = await ask(ctx, "Gift wrap?");
+        return { content: [{ type: "text", text: `${receipt} ${String(first.content?.ok)} ${String(second.content?.ok)}` }] };
+      },
+    );
   };
   return { counts, setup };
 }
@@ -65,11 +70,18 @@ function orderTool(useOnce: boolean) {
  * server pass through `rewrite`, which may change the requestState of each tools/call retry);
  * `clock.now` is the time both sides read. No timers: nothing here times out.
  */
-async function interceptedLink(server: Server, rewrite: (state: string, params: Message) => void): Promise<{ client: Client; clock: { now: number } }> {
+async function interceptedLink(
+  server: Server,
+  rewrite: (state: string, params: Message) => void,
+): Promise<{ client: Client; clock: { now: number } }> {
   const clock = { now: 0 };
   let session: ServerSession | undefined;
   let client: Client | undefined;
-  const host = (deliver: (bytes: Uint8Array) => void): PeerHost => ({ write: (bytes) => void Promise.resolve().then(() => deliver(bytes)), now: () => clock.now, armTimer: () => undefined });
+  const host = (deliver: (bytes: Uint8Array) => void): PeerHost => ({
+    write: (bytes) => void Promise.resolve().then(() => deliver(bytes)),
+    now: () => clock.now,
+    armTimer: () => undefined,
+  });
   const toServer = (bytes: Uint8Array): void => {
     const out = decoder
       .decode(bytes)
@@ -177,13 +189,22 @@ test("the binding separates method, target, arguments and principal, and ignores
   assert.notEqual(roundBinding("tools/call", { name: "u", arguments: { a: 1, b: [1, { c: 2, d: null }] } }, "alice"), base);
   assert.notEqual(roundBinding("tools/call", { name: "t", arguments: { a: 1, b: [1, { c: 2, d: null }] } }, "bob"), base);
   assert.notEqual(roundBinding("prompts/get", { name: "t", arguments: { a: 1, b: [1, { c: 2, d: null }] } }, "alice"), base);
-  assert.notEqual(roundBinding("resources/read", { uri: "file:///a" }, undefined), roundBinding("resources/read", { uri: "file:///b" }, undefined));
+  assert.notEqual(
+    roundBinding("resources/read", { uri: "file:///a" }, undefined),
+    roundBinding("resources/read", { uri: "file:///b" }, undefined),
+  );
 });
 
 test("inputRounds options are checked when the Server is made", () => {
-  assert.throws(() => new Server({ info: SERVER_INFO, inputRounds: { secret: new Uint8Array(16) } }), /inputRounds\.secret: expected a Uint8Array of at least 32 bytes, got 16 bytes/);
+  assert.throws(
+    () => new Server({ info: SERVER_INFO, inputRounds: { secret: new Uint8Array(16) } }),
+    /inputRounds\.secret: expected a Uint8Array of at least 32 bytes, got 16 bytes/,
+  );
   assert.throws(() => new Server({ info: SERVER_INFO, inputRounds: { secret: "x" as unknown as Uint8Array } }), /got string/);
-  assert.throws(() => new Server({ info: SERVER_INFO, inputRounds: { secret: ROUNDS_SECRET, ttlMs: 0 } }), /inputRounds\.ttlMs: expected a positive number, got 0/);
+  assert.throws(
+    () => new Server({ info: SERVER_INFO, inputRounds: { secret: ROUNDS_SECRET, ttlMs: 0 } }),
+    /inputRounds\.ttlMs: expected a positive number, got 0/,
+  );
   assert.doesNotThrow(() => checkInputRounds(undefined));
 });
 
@@ -200,22 +221,50 @@ test("openRounds: a malformed token, values nested too deep, and a payload of th
 
   let deep: unknown = 1;
   for (let i = 0; i < 10; i++) deep = { d: deep };
-  const deepSealed = openRounds({ name: "t", requestState: seal({ a: {}, o: {} }), inputResponses: { k: deep } as never }, 4, options, bindingOf, 0);
-  assert.ok(!deepSealed.ok && deepSealed.code === ErrorCode.InvalidParams && /inputResponses nested deeper than 4/.test(deepSealed.message));
+  const deepSealed = openRounds(
+    { name: "t", requestState: seal({ a: {}, o: {} }), inputResponses: { k: deep } as never },
+    4,
+    options,
+    bindingOf,
+    0,
+  );
+  assert.ok(
+    !deepSealed.ok && deepSealed.code === ErrorCode.InvalidParams && /inputResponses nested deeper than 4/.test(deepSealed.message),
+  );
   const deepPlain = openRounds({ name: "t", inputResponses: { k: deep } as never }, 4, options, bindingOf, 0);
   assert.ok(!deepPlain.ok && /inputResponses nested deeper than 4/.test(deepPlain.message));
 
-  const unsealed = openRounds({ name: "t", inputResponses: { k: 1 } }, 8, undefined, () => assert.fail("no binding is computed (no hashing) without inputRounds"), 0);
+  const unsealed = openRounds(
+    { name: "t", inputResponses: { k: 1 } },
+    8,
+    undefined,
+    () => assert.fail("no binding is computed (no hashing) without inputRounds"),
+    0,
+  );
   assert.ok(unsealed.ok && unsealed.rounds.answers?.k === 1);
 
   const odd = openRounds({ name: "t", requestState: seal("not an object") }, 8, options, bindingOf, 0);
   assert.ok(odd.ok);
   assert.equal(odd.rounds.answers, undefined);
 
-  const fresh = openRounds({ name: "t", requestState: seal({ a: { "elicitation/create#0": { action: "accept" } }, o: { k: { v: 1 }, bad: 2 } }), inputResponses: { "elicitation/create#1": { action: "decline" } } }, 8, options, bindingOf, 0);
+  const fresh = openRounds(
+    {
+      name: "t",
+      requestState: seal({ a: { "elicitation/create#0": { action: "accept" } }, o: { k: { v: 1 }, bad: 2 } }),
+      inputResponses: { "elicitation/create#1": { action: "decline" } },
+    },
+    8,
+    options,
+    bindingOf,
+    0,
+  );
   assert.ok(fresh.ok);
   assert.deepEqual(fresh.rounds.answers, { "elicitation/create#0": { action: "accept" }, "elicitation/create#1": { action: "decline" } });
-  assert.deepEqual((JSON.parse(roundBinding("tools/call", {}, undefined)) as string[]).slice(0, 3), ["tools/call", "", ""], "no name or uri: an empty target");
+  assert.deepEqual(
+    (JSON.parse(roundBinding("tools/call", {}, undefined)) as string[]).slice(0, 3),
+    ["tools/call", "", ""],
+    "no name or uri: an empty target",
+  );
 });
 
 test("RoundState.inputRequired: sealed when configured, carried plainly when not, an Error when the state cannot be encoded", async () => {

@@ -5,7 +5,13 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isStandardSchema, runValidator, type StandardSchemaV1, type StandardSchemaV1Issue, type ToolValidator } from "../../lib/peer/server/standard-schema.js";
+import {
+  isStandardSchema,
+  runValidator,
+  type StandardSchemaV1,
+  type StandardSchemaV1Issue,
+  type ToolValidator,
+} from "../../lib/peer/server/standard-schema.js";
 
 /** A minimal Standard Schema for { name: string; age?: number }, coercing a numeric string age. */
 function fakeSchema(mode: "sync" | "async"): StandardSchemaV1<unknown, { name: string; age?: number }> {
@@ -36,13 +42,21 @@ for (const mode of ["sync", "async"] as const) {
     const schema = fakeSchema(mode);
     assert.ok(isStandardSchema(schema));
     assert.deepEqual(await runValidator(schema, { name: "Ada" }), { ok: true, value: { name: "Ada" } });
-    assert.deepEqual(await runValidator(schema, { name: "Ada", age: "36" }), { ok: true, value: { name: "Ada", age: 36 } }, "the coerced value replaces the input");
+    assert.deepEqual(
+      await runValidator(schema, { name: "Ada", age: "36" }),
+      { ok: true, value: { name: "Ada", age: 36 } },
+      "the coerced value replaces the input",
+    );
   });
 
   test(`Standard Schema (${mode}): issues become one readable message with JSON pointer paths`, async () => {
     const schema = fakeSchema(mode);
     assert.deepEqual(await runValidator(schema, { age: "x" }), { ok: false, message: "/name: Expected string; /age: Expected number" });
-    assert.deepEqual(await runValidator(schema, "nope"), { ok: false, message: "Expected object" }, "an issue without a path is the bare message");
+    assert.deepEqual(
+      await runValidator(schema, "nope"),
+      { ok: false, message: "Expected object" },
+      "an issue without a path is the bare message",
+    );
   });
 }
 
@@ -71,7 +85,11 @@ test("Standard Schema: path segments of every kind (keys, indexes, { key }, symb
 
 test("Standard Schema: long issue lists are capped at 10 in the message", async () => {
   const schema: StandardSchemaV1 = {
-    "~standard": { version: 1, vendor: "fake", validate: () => ({ issues: Array.from({ length: 25 }, (_, i) => ({ message: `m${i}`, path: [i] })) }) },
+    "~standard": {
+      version: 1,
+      vendor: "fake",
+      validate: () => ({ issues: Array.from({ length: 25 }, (_, i) => ({ message: `m${i}`, path: [i] })) }),
+    },
   };
   const result = await runValidator(schema, []);
   assert.equal(result.ok, false);
@@ -96,12 +114,26 @@ test("Standard Schema: a callable schema (ArkType style) is used as a schema, no
 });
 
 test("Standard Schema: malformed results and throwing validators resolve to failures", async () => {
-  const returning = (result: unknown): StandardSchemaV1 => ({ "~standard": { version: 1, vendor: "fake", validate: () => result as { value: unknown } } });
+  const returning = (result: unknown): StandardSchemaV1 => ({
+    "~standard": { version: 1, vendor: "fake", validate: () => result as { value: unknown } },
+  });
   assert.deepEqual(await runValidator(returning(null), 1), { ok: false, message: "the schema returned null instead of a result" });
   assert.deepEqual(await runValidator(returning({ issues: [] }), 1), { ok: false, message: "invalid value" });
   assert.deepEqual(await runValidator(returning({ issues: "bad" }), 1), { ok: false, message: "invalid value" });
-  assert.deepEqual(await runValidator(returning({ value: undefined }), 1), { ok: true, value: undefined }, "undefined is a legitimate output");
-  const throwing: StandardSchemaV1 = { "~standard": { version: 1, vendor: "fake", validate: () => { throw new Error("kaput"); } } };
+  assert.deepEqual(
+    await runValidator(returning({ value: undefined }), 1),
+    { ok: true, value: undefined },
+    "undefined is a legitimate output",
+  );
+  const throwing: StandardSchemaV1 = {
+    "~standard": {
+      version: 1,
+      vendor: "fake",
+      validate: () => {
+        throw new Error("kaput");
+      },
+    },
+  };
   assert.deepEqual(await runValidator(throwing, 1), { ok: false, message: "validator threw: kaput" });
   const rejecting: StandardSchemaV1 = { "~standard": { version: 1, vendor: "fake", validate: () => Promise.reject(new Error("later")) } };
   assert.deepEqual(await runValidator(rejecting, 1), { ok: false, message: "validator threw: later" });
@@ -112,7 +144,10 @@ test("isStandardSchema recognizes only objects with a validate function under ~s
   assert.equal(isStandardSchema({}), false);
   assert.equal(isStandardSchema({ "~standard": {} }), false);
   assert.equal(isStandardSchema({ "~standard": { validate: 1 } }), false);
-  assert.equal(isStandardSchema(() => 1), false);
+  assert.equal(
+    isStandardSchema(() => 1),
+    false,
+  );
   assert.equal(isStandardSchema({ "~standard": { version: 1, vendor: "v", validate: () => ({ value: 1 }) } }), true);
 });
 
@@ -120,7 +155,8 @@ test("isStandardSchema recognizes only objects with a validate function under ~s
 // Plain validator functions.
 
 test("validator functions: ok with or without a value, failures with their message, sync and async", async () => {
-  const positive: ToolValidator = (value) => (typeof value === "number" && value > 0 ? { ok: true } : { ok: false, message: "must be positive" });
+  const positive: ToolValidator = (value) =>
+    typeof value === "number" && value > 0 ? { ok: true } : { ok: false, message: "must be positive" };
   assert.deepEqual(await runValidator(positive, 3), { ok: true, value: 3 }, "no value: the input passes through");
   assert.deepEqual(await runValidator(positive, -1), { ok: false, message: "must be positive" });
   const doubling: ToolValidator = async (value) => ({ ok: true, value: (value as number) * 2 });
@@ -130,14 +166,36 @@ test("validator functions: ok with or without a value, failures with their messa
 });
 
 test("validator functions: throws, rejections and malformed returns resolve to failures", async () => {
-  assert.deepEqual(await runValidator(() => { throw new Error("bad input"); }, 1), { ok: false, message: "validator threw: bad input" });
-  assert.deepEqual(await runValidator(() => { throw "plain string"; }, 1), { ok: false, message: "validator threw: plain string" });
-  assert.deepEqual(await runValidator(() => Promise.reject(new Error("async bad")), 1), { ok: false, message: "validator threw: async bad" });
+  assert.deepEqual(
+    await runValidator(() => {
+      throw new Error("bad input");
+    }, 1),
+    { ok: false, message: "validator threw: bad input" },
+  );
+  assert.deepEqual(
+    await runValidator(() => {
+      throw "plain string";
+    }, 1),
+    { ok: false, message: "validator threw: plain string" },
+  );
+  assert.deepEqual(await runValidator(() => Promise.reject(new Error("async bad")), 1), {
+    ok: false,
+    message: "validator threw: async bad",
+  });
   const loose = (result: unknown): ToolValidator => (() => result) as unknown as ToolValidator;
-  assert.deepEqual(await runValidator(loose(true), 1), { ok: false, message: "the validator returned boolean instead of { ok: true } or { ok: false, message }" });
-  assert.deepEqual(await runValidator(loose(undefined), 1), { ok: false, message: "the validator returned undefined instead of { ok: true } or { ok: false, message }" });
+  assert.deepEqual(await runValidator(loose(true), 1), {
+    ok: false,
+    message: "the validator returned boolean instead of { ok: true } or { ok: false, message }",
+  });
+  assert.deepEqual(await runValidator(loose(undefined), 1), {
+    ok: false,
+    message: "the validator returned undefined instead of { ok: true } or { ok: false, message }",
+  });
   assert.deepEqual(await runValidator(loose({ ok: false }), 1), { ok: false, message: "invalid value" });
-  assert.deepEqual(await runValidator(loose({ ok: "yes" }), 1), { ok: false, message: "the validator returned object instead of { ok: true } or { ok: false, message }" });
+  assert.deepEqual(await runValidator(loose({ ok: "yes" }), 1), {
+    ok: false,
+    message: "the validator returned object instead of { ok: true } or { ok: false, message }",
+  });
 });
 
 // ---------------------------------------------------------------------------------------
@@ -152,7 +210,7 @@ test("{ jsonSchema } uses the JSON Schema validator; errors are listed with thei
     ok: false,
     message: '/days: expected a number >= 1, got number 0; /city: required property "city" is missing',
   });
-  assert.deepEqual(await runValidator(validator, "Paris"), { ok: false, message: "expected object, got string \"Paris\"" });
+  assert.deepEqual(await runValidator(validator, "Paris"), { ok: false, message: 'expected object, got string "Paris"' });
   assert.deepEqual(await runValidator({ jsonSchema: { $schema: "http://json-schema.org/draft-04/schema#" } }, {}), {
     ok: false,
     message:
@@ -161,6 +219,12 @@ test("{ jsonSchema } uses the JSON Schema validator; errors are listed with thei
 });
 
 test("an unsupported validator resolves to a failure", async () => {
-  assert.deepEqual(await runValidator(42 as unknown as ToolValidator, 1), { ok: false, message: "unsupported validator: expected a function, a Standard Schema object or { jsonSchema }" });
-  assert.deepEqual(await runValidator(null as unknown as ToolValidator, 1), { ok: false, message: "unsupported validator: expected a function, a Standard Schema object or { jsonSchema }" });
+  assert.deepEqual(await runValidator(42 as unknown as ToolValidator, 1), {
+    ok: false,
+    message: "unsupported validator: expected a function, a Standard Schema object or { jsonSchema }",
+  });
+  assert.deepEqual(await runValidator(null as unknown as ToolValidator, 1), {
+    ok: false,
+    message: "unsupported validator: expected a function, a Standard Schema object or { jsonSchema }",
+  });
 });

@@ -9,7 +9,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, TASKS_EXTENSION, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
 import { isoTimestamp } from "../../lib/peer/server/task-server.js";
-import { MemoryTaskStore, McpError, PeerAbortController, RequestAbortedError, TaskCancelledError, TaskFailedError, type HandlerContext, type TaskInfo } from "../../lib/peer/index.js";
+import {
+  MemoryTaskStore,
+  McpError,
+  PeerAbortController,
+  RequestAbortedError,
+  TaskCancelledError,
+  TaskFailedError,
+  type HandlerContext,
+  type TaskInfo,
+} from "../../lib/peer/index.js";
 import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../peer-harness.js";
 import { rejection } from "../support.js";
 import { httpHeaderProblem } from "../../lib/http/headers.js";
@@ -34,7 +43,11 @@ async function tasksPair(options: PairOptions & { declare?: boolean; ttlMs?: num
   const pair = new Pair({
     ...options,
     server: { versions: ALL, tasks: { newTaskId: () => `task-${++ids}`, pollIntervalMs: 500, ttlMs: options.ttlMs }, ...options.server },
-    client: { versions: ALL, capabilities: options.declare === false ? { elicitation: {} } : { elicitation: {}, sampling: {}, ...EXT }, ...options.client },
+    client: {
+      versions: ALL,
+      capabilities: options.declare === false ? { elicitation: {} } : { elicitation: {}, sampling: {}, ...EXT },
+      ...options.client,
+    },
   });
   const connected = await pair.connect();
   assert.equal(connected.era, "modern");
@@ -105,12 +118,17 @@ test("aborting the call cancels the task: tasks/cancel is sent, the handler's si
   const after = await pair.client.tasks.get(taskId);
   assert.equal(after.status, "cancelled");
   // Idempotent: a second cancel of an ended task is the same empty ack.
-  assert.deepEqual(Object.keys(await pair.client.tasks.cancel(taskId)).filter((k) => k !== "_meta"), ["resultType"]);
+  assert.deepEqual(
+    Object.keys(await pair.client.tasks.cancel(taskId)).filter((k) => k !== "_meta"),
+    ["resultType"],
+  );
 });
 
 test("the server cancels a task: the client's call rejects with TaskCancelledError", async () => {
   let taskId: string | undefined;
-  const pair = await tasksPair({ setup: (s) => s.tool("forever", { taskSupport: "optional" }, (_a, ctx) => ((taskId = ctx.taskId), untilAborted(ctx.signal))) });
+  const pair = await tasksPair({
+    setup: (s) => s.tool("forever", { taskSupport: "optional" }, (_a, ctx) => ((taskId = ctx.taskId), untilAborted(ctx.signal))),
+  });
   const box = track(pair.client.callTool("forever"));
   await pair.advance(100);
   assert.ok(taskId !== undefined);
@@ -126,7 +144,11 @@ test("input mid-task over several rounds: inputRequests answered by the client's
   const pair = await tasksPair({
     setup: (s) =>
       s.tool("interview", { taskSupport: "required" }, async (_a, ctx) => {
-        const first = await ctx.elicit({ mode: "form", message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
+        const first = await ctx.elicit({
+          mode: "form",
+          message: "name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+        });
         const [a, b] = await Promise.all([
           ctx.elicit({ mode: "form", message: "colour?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } }),
           ctx.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 5 }),
@@ -134,8 +156,15 @@ test("input mid-task over several rounds: inputRequests answered by the client's
         return ok(`${String(first.content?.name)}/${String(a.content?.name)}/${b.model}`);
       }),
   });
-  pair.client.setRequestHandler("elicitation/create", (params) => (asked.push(params.message), { action: "accept", content: { name: params.message.replace("?", "!") } }));
-  pair.client.setRequestHandler("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "yo" }, model: "m1" }));
+  pair.client.setRequestHandler(
+    "elicitation/create",
+    (params) => (asked.push(params.message), { action: "accept", content: { name: params.message.replace("?", "!") } }),
+  );
+  pair.client.setRequestHandler("sampling/createMessage", () => ({
+    role: "assistant",
+    content: { type: "text", text: "yo" },
+    model: "m1",
+  }));
   const box = await run(pair, pair.client.callTool("interview"));
   assert.equal(box.state, "resolved", String(box.error));
   assert.equal(text(box.value as CallToolResult), "name!/colour!/m1");
@@ -146,11 +175,15 @@ test("input mid-task over several rounds: inputRequests answered by the client's
 
 test("tasks/update: unknown keys are ignored and a partial answer keeps the task input_required", async () => {
   const pair = await tasksPair({
-    setup: (s) => s.tool("two", { taskSupport: "optional" }, async (_a, ctx) => {
-      const schema = { type: "object" as const, properties: { name: { type: "string" as const } } };
-      await Promise.all([ctx.elicit({ mode: "form", message: "a", requestedSchema: schema }), ctx.elicit({ mode: "form", message: "b", requestedSchema: schema })]);
-      return ok("both");
-    }),
+    setup: (s) =>
+      s.tool("two", { taskSupport: "optional" }, async (_a, ctx) => {
+        const schema = { type: "object" as const, properties: { name: { type: "string" as const } } };
+        await Promise.all([
+          ctx.elicit({ mode: "form", message: "a", requestedSchema: schema }),
+          ctx.elicit({ mode: "form", message: "b", requestedSchema: schema }),
+        ]);
+        return ok("both");
+      }),
   });
   const created = await pair.client.tasks.create("two", {});
   assert.ok("task" in created);
@@ -173,7 +206,10 @@ test("tasks/update: unknown keys are ignored and a partial answer keeps the task
 
 test("expiry by ttlMs: a task past its TTL is -32602 'expired' once, then unknown; its handler is stopped", async () => {
   let signal: HandlerContext["signal"] | undefined;
-  const pair = await tasksPair({ ttlMs: 2000, setup: (s) => s.tool("forever", { taskSupport: "optional" }, (_a, ctx) => ((signal = ctx.signal), untilAborted(ctx.signal))) });
+  const pair = await tasksPair({
+    ttlMs: 2000,
+    setup: (s) => s.tool("forever", { taskSupport: "optional" }, (_a, ctx) => ((signal = ctx.signal), untilAborted(ctx.signal))),
+  });
   const box = await run(pair, pair.client.callTool("forever"), 500, 10);
   assert.equal(box.state, "rejected");
   assert.ok(box.error instanceof McpError && box.error.code === -32602, String(box.error));
@@ -186,7 +222,12 @@ test("expiry by ttlMs: a task past its TTL is -32602 'expired' once, then unknow
 
 test("unknown task ids: -32602 for tasks/get, tasks/update and tasks/cancel; a malformed taskId too", async () => {
   const pair = await tasksPair({ setup: (s) => s.tool("t", {}, () => ok("t")) });
-  for (const call of [pair.client.tasks.get("nope"), pair.client.tasks.update("nope", {}), pair.client.tasks.cancel("nope"), pair.client.request("tasks/get" as string, { taskId: 42 })]) {
+  for (const call of [
+    pair.client.tasks.get("nope"),
+    pair.client.tasks.update("nope", {}),
+    pair.client.tasks.cancel("nope"),
+    pair.client.request("tasks/get" as string, { taskId: 42 }),
+  ]) {
     const error = await rejection(call);
     assert.ok(error instanceof McpError && error.code === -32602, String(error));
   }
@@ -210,13 +251,26 @@ test("a client that did not declare the extension: plain results for task-capabl
 
 test("notifications/tasks reach a subscriptions/listen stream that named the task", async () => {
   let release: (() => void) | undefined;
-  const pair = await tasksPair({ setup: (s) => s.tool("gated", { taskSupport: "optional" }, () => new Promise<CallToolResult>((resolve) => (release = () => resolve(ok("released"))))) });
+  const pair = await tasksPair({
+    setup: (s) =>
+      s.tool(
+        "gated",
+        { taskSupport: "optional" },
+        () => new Promise<CallToolResult>((resolve) => (release = () => resolve(ok("released")))),
+      ),
+  });
   const created = await pair.client.tasks.create("gated", {});
   assert.ok("task" in created);
   const statuses: unknown[] = [];
   pair.client.onNotification("notifications/tasks", (params) => statuses.push(params?.status));
   const controller = new PeerAbortController();
-  void pair.client.request("subscriptions/listen", { notifications: { taskIds: [created.task.taskId] } }, { signal: controller.signal, timeoutMs: Infinity }).catch(() => undefined);
+  void pair.client
+    .request(
+      "subscriptions/listen",
+      { notifications: { taskIds: [created.task.taskId] } },
+      { signal: controller.signal, timeoutMs: Infinity },
+    )
+    .catch(() => undefined);
   await pair.settle();
   release?.();
   await pair.settle();
@@ -226,7 +280,13 @@ test("notifications/tasks reach a subscriptions/listen stream that named the tas
 
 test("MemoryTaskStore: bounded (ended tasks forgotten first, then refusal), expiry by the caller's clock", async () => {
   const store = new MemoryTaskStore({ maxTasks: 2 });
-  const task = (taskId: string, status: "working" | "completed" = "working") => ({ taskId, status, createdAt: 0, lastUpdatedAt: 0, ttlMs: 1000 });
+  const task = (taskId: string, status: "working" | "completed" = "working") => ({
+    taskId,
+    status,
+    createdAt: 0,
+    lastUpdatedAt: 0,
+    ttlMs: 1000,
+  });
   await store.create(task("a", "completed"));
   await store.create(task("b"));
   await store.create(task("c"));
@@ -240,7 +300,14 @@ test("MemoryTaskStore: bounded (ended tasks forgotten first, then refusal), expi
 test("2025-11-25: a tool with taskSupport required on a server declaring tasks is called task-augmented, polled, and its result fetched with tasks/result", async () => {
   let polls = 0;
   const server = new ScriptedServer((message) => {
-    const task = (status: string) => ({ taskId: "t1", status, createdAt: "2025-11-25T10:00:00Z", lastUpdatedAt: "2025-11-25T10:00:00Z", ttl: 60000, pollInterval: 250 });
+    const task = (status: string) => ({
+      taskId: "t1",
+      status,
+      createdAt: "2025-11-25T10:00:00Z",
+      lastUpdatedAt: "2025-11-25T10:00:00Z",
+      ttl: 60000,
+      pollInterval: 250,
+    });
     switch (message.method) {
       case "initialize":
         return initializeResult({ tools: {}, tasks: { requests: { tools: { call: {} } } } });
@@ -252,7 +319,9 @@ test("2025-11-25: a tool with taskSupport required on a server declaring tasks i
       case "tasks/get":
         return { result: task(++polls < 2 ? "working" : "completed") };
       case "tasks/result":
-        return { result: { content: [{ type: "text", text: "core done" }], _meta: { "io.modelcontextprotocol/related-task": { taskId: "t1" } } } };
+        return {
+          result: { content: [{ type: "text", text: "core done" }], _meta: { "io.modelcontextprotocol/related-task": { taskId: "t1" } } },
+        };
       default:
         return { error: { code: -32601, message: "no" } };
     }
@@ -268,7 +337,10 @@ test("2025-11-25: a tool with taskSupport required on a server declaring tasks i
   }
   assert.equal(box.state, "resolved", String(box.error));
   assert.equal(text(box.value as CallToolResult), "core done");
-  assert.deepEqual(server.received.filter((m) => m.id !== undefined).map((m) => m.method), ["initialize", "tools/list", "tools/call", "tasks/get", "tasks/get", "tasks/result"]);
+  assert.deepEqual(
+    server.received.filter((m) => m.id !== undefined).map((m) => m.method),
+    ["initialize", "tools/list", "tools/call", "tasks/get", "tasks/get", "tasks/result"],
+  );
 });
 
 test("TX-09: over 2026-07-28 HTTP, tasks/get, tasks/update and tasks/cancel need Mcp-Name equal to params.taskId (the method table's nameParam)", () => {

@@ -146,7 +146,15 @@ test("RFC 6570 section 3.2 examples expand as the RFC shows", () => {
 });
 
 test("RFC 6570 section 1.2 level examples", () => {
-  const vars: UriTemplateVariables = { var: "value", hello: "Hello World!", path: "/foo/bar", x: "1024", y: "768", empty: "", list: ["red", "green", "blue"] };
+  const vars: UriTemplateVariables = {
+    var: "value",
+    hello: "Hello World!",
+    path: "/foo/bar",
+    x: "1024",
+    y: "768",
+    empty: "",
+    list: ["red", "green", "blue"],
+  };
   const rows: ReadonlyArray<readonly [string, string]> = [
     ["{var}", "value"],
     ["{hello}", "Hello%20World%21"],
@@ -252,7 +260,8 @@ test("match round trips: MCP-style templates", () => {
 
 test("match round trips: RFC examples whose expansion is unambiguous", () => {
   const vars = RFC_VARS as Record<string, string | string[]>;
-  const pick = (...names: string[]): Record<string, string | string[]> => Object.fromEntries(names.map((n) => [n, vars[n] as string | string[]]));
+  const pick = (...names: string[]): Record<string, string | string[]> =>
+    Object.fromEntries(names.map((n) => [n, vars[n] as string | string[]]));
   roundTrip("{count}", pick("count"));
   roundTrip("{/count*}", pick("count"));
   roundTrip("{;count*}", pick("count"));
@@ -389,7 +398,8 @@ test("malformed templates throw a UriTemplateError naming the position", () => {
     );
   }
   // Valid edge cases.
-  for (const ok of ["{a.b}", "{%41}", "{_}", "{x:9999}", "{x*}", "{a,b*,c:2}", "%7B{x}", "a?b=c&d{&e}"]) assert.doesNotThrow(() => parseTemplate(ok), ok);
+  for (const ok of ["{a.b}", "{%41}", "{_}", "{x:9999}", "{x*}", "{a,b*,c:2}", "%7B{x}", "a?b=c&d{&e}"])
+    assert.doesNotThrow(() => parseTemplate(ok), ok);
 });
 
 // ---------------------------------------------------------------------------------------

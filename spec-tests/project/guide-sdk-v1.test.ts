@@ -24,13 +24,28 @@ test("every ```ts block of docs/from-sdk-v1.md compiles against the packed decla
   assert.ok(blocks.length >= 10, `${GUIDE} has only ${blocks.length} ts blocks`);
   const sources: { [file: string]: string } = {};
   for (const block of blocks) sources[`guide/line-${block.line}.ts`] = `${block.prelude}\n${block.code}\nexport {};\n`;
-  const result = typeCheck(packed.consumer, "guide", { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"], noUnusedLocals: false }, sources);
+  const result = typeCheck(
+    packed.consumer,
+    "guide",
+    { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"], noUnusedLocals: false },
+    sources,
+  );
   assert.equal(result.status, 0, `${GUIDE} blocks do not compile (guide/line-N.ts is the block at line N):\n${result.output}`);
 });
 
 test("the guide maps each SDK v1 piece it promises: registerTool, resources and templates, prompts, transports, errors, testing", () => {
   const text = readFileSync(join(ROOT, GUIDE), "utf8");
-  for (const sdk of ["registerTool", "registerResource", "ResourceTemplate", "registerPrompt", "StdioServerTransport", "StreamableHTTPServerTransport", "express", "McpError", "InMemoryTransport"]) {
+  for (const sdk of [
+    "registerTool",
+    "registerResource",
+    "ResourceTemplate",
+    "registerPrompt",
+    "StdioServerTransport",
+    "StreamableHTTPServerTransport",
+    "express",
+    "McpError",
+    "InMemoryTransport",
+  ]) {
     assert.ok(text.includes(sdk), `${GUIDE} does not mention ${sdk}`);
   }
 });

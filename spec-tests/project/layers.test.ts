@@ -58,12 +58,24 @@ export function importsOf(file: string, text: string): Import[] {
   const statement = /^\s*(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s*["'](\.{1,2}\/[^"']+)["']/gms;
   for (const match of text.matchAll(statement)) {
     const clause = (match[2] ?? "").trim();
-    const names = /^\{([\s\S]*)\}$/.exec(clause)?.[1]?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    const names = /^\{([\s\S]*)\}$/
+      .exec(clause)?.[1]
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
     const typeOnly = match[1] !== undefined || (names !== undefined && names.length > 0 && names.every((n) => n.startsWith("type ")));
-    found.push({ from: file, to: posix(relative(root, resolve(dirname(join(root, file)), (match[3] as string).replace(/\.js$/, ".ts")))), typeOnly });
+    found.push({
+      from: file,
+      to: posix(relative(root, resolve(dirname(join(root, file)), (match[3] as string).replace(/\.js$/, ".ts")))),
+      typeOnly,
+    });
   }
   for (const match of text.matchAll(/^\s*import\s*["'](\.{1,2}\/[^"']+)["']/gm)) {
-    found.push({ from: file, to: posix(relative(root, resolve(dirname(join(root, file)), (match[1] as string).replace(/\.js$/, ".ts")))), typeOnly: false });
+    found.push({
+      from: file,
+      to: posix(relative(root, resolve(dirname(join(root, file)), (match[1] as string).replace(/\.js$/, ".ts")))),
+      typeOnly: false,
+    });
   }
   return found;
 }
@@ -168,7 +180,10 @@ test("the order check refuses an upward import, a sibling import and an unplaced
   assert.match(orderProblem({ from: "lib/peer/server/server.ts", to: "lib/peer/client/client.ts", typeOnly: true }) ?? "", /siblings/);
   assert.match(orderProblem({ from: "lib/elsewhere/x.ts", to: "lib/wire/framing.ts", typeOnly: false }) ?? "", /no place in LAYERS/);
   assert.equal(orderProblem({ from: "lib/engine/engine.ts", to: "lib/wire/framing.ts", typeOnly: false }), undefined);
-  const loop = importsOf("lib/rules/a.ts", 'import { b } from "./b.js";\nimport type { C } from "../wire/c.js";\nexport { type D } from "./d.js";');
+  const loop = importsOf(
+    "lib/rules/a.ts",
+    'import { b } from "./b.js";\nimport type { C } from "../wire/c.js";\nexport { type D } from "./d.js";',
+  );
   assert.deepEqual(
     loop.map((e) => [e.to, e.typeOnly]),
     [
@@ -177,5 +192,7 @@ test("the order check refuses an upward import, a sibling import and an unplaced
       ["lib/rules/d.ts", true],
     ],
   );
-  assert.deepEqual(cycles([...loop, { from: "lib/rules/b.ts", to: "lib/rules/a.ts", typeOnly: false }]), [["lib/rules/a.ts", "lib/rules/b.ts"]]);
+  assert.deepEqual(cycles([...loop, { from: "lib/rules/b.ts", to: "lib/rules/a.ts", typeOnly: false }]), [
+    ["lib/rules/a.ts", "lib/rules/b.ts"],
+  ]);
 });

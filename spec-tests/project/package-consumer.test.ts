@@ -20,8 +20,15 @@ after(() => packed?.cleanup());
 
 /** One `import * as` per "exports" entry, so an entry added later is checked without editing this test. */
 function importEveryEntry(): string {
-  const entries = Object.keys(packed.manifest.exports).map((entry, i) => ({ name: `entry${i}`, specifier: entry === "." ? "mcp-engine" : `mcp-engine/${entry.slice(2)}` }));
-  return [...entries.map((e) => `import * as ${e.name} from "${e.specifier}";`), `export const entries: object[] = [${entries.map((e) => e.name).join(", ")}];`, ""].join("\n");
+  const entries = Object.keys(packed.manifest.exports).map((entry, i) => ({
+    name: `entry${i}`,
+    specifier: entry === "." ? "mcp-engine" : `mcp-engine/${entry.slice(2)}`,
+  }));
+  return [
+    ...entries.map((e) => `import * as ${e.name} from "${e.specifier}";`),
+    `export const entries: object[] = [${entries.map((e) => e.name).join(", ")}];`,
+    "",
+  ].join("\n");
 }
 
 // Types and values from each entry, used the way the README shows them.
@@ -100,11 +107,19 @@ export const sse = createServer((_req, res) => legacy.open(res));
 `;
 
 test("the tarball carries LICENSE, README, package.json and every file that exports and bin name", () => {
-  for (const required of ["LICENSE", "README.md", "package.json"]) assert.ok(packed.files.includes(required), `${required} is not in the tarball: ${packed.files.filter((f) => !f.includes("/")).join(", ")}`);
+  for (const required of ["LICENSE", "README.md", "package.json"])
+    assert.ok(
+      packed.files.includes(required),
+      `${required} is not in the tarball: ${packed.files.filter((f) => !f.includes("/")).join(", ")}`,
+    );
   assert.match(readFileSync(join(packed.packageDir, "LICENSE"), "utf8"), /^MIT License\n\nCopyright \(c\) \d{4} the mcp-engine authors\n/);
-  const targets = [...Object.values(packed.manifest.exports).flatMap((e) => [e.types, e.default]), ...Object.values(packed.manifest.bin ?? {})];
+  const targets = [
+    ...Object.values(packed.manifest.exports).flatMap((e) => [e.types, e.default]),
+    ...Object.values(packed.manifest.bin ?? {}),
+  ];
   assert.ok(targets.length >= 8, `exports and bin name ${targets.length} files`);
-  for (const target of targets) assert.ok(packed.files.includes(target.replace(/^\.\//, "")), `${target} is named in package.json but not in the tarball`);
+  for (const target of targets)
+    assert.ok(packed.files.includes(target.replace(/^\.\//, "")), `${target} is named in package.json but not in the tarball`);
 });
 
 test("every source map in the tarball carries its sources or points at files in the tarball", () => {
@@ -112,7 +127,11 @@ test("every source map in the tarball carries its sources or points at files in 
   assert.ok(maps.length > 10, `only ${maps.length} source maps in the tarball`);
   const broken: string[] = [];
   for (const map of maps) {
-    const parsed = JSON.parse(readFileSync(join(packed.packageDir, map), "utf8")) as { sources: string[]; sourcesContent?: Array<string | null>; sourceRoot?: string };
+    const parsed = JSON.parse(readFileSync(join(packed.packageDir, map), "utf8")) as {
+      sources: string[];
+      sourcesContent?: Array<string | null>;
+      sourceRoot?: string;
+    };
     assert.ok(parsed.sources.length > 0, `${map} names no source`);
     parsed.sources.forEach((source, i) => {
       if (typeof parsed.sourcesContent?.[i] === "string") return;
@@ -124,18 +143,33 @@ test("every source map in the tarball carries its sources or points at files in 
 });
 
 test("every export's declarations compile for a strict consumer without @types/node (ECMAScript libraries only)", () => {
-  const result = typeCheck(packed.consumer, "bare", { ...STRICT_CONSUMER, lib: ["es2022"], types: [] }, { "entries.ts": importEveryEntry(), "uses.ts": USES });
+  const result = typeCheck(
+    packed.consumer,
+    "bare",
+    { ...STRICT_CONSUMER, lib: ["es2022"], types: [] },
+    { "entries.ts": importEveryEntry(), "uses.ts": USES },
+  );
   assert.equal(result.status, 0, `tsc reported:\n${result.output}`);
 });
 
 test("every export's declarations compile for a strict consumer with @types/node, and Node's request, response and server fit the hosts", () => {
   linkTypesNode(packed.consumer);
-  const result = typeCheck(packed.consumer, "node", { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"] }, { "entries.ts": importEveryEntry(), "uses.ts": USES, "node-uses.ts": NODE_USES });
+  const result = typeCheck(
+    packed.consumer,
+    "node",
+    { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"] },
+    { "entries.ts": importEveryEntry(), "uses.ts": USES, "node-uses.ts": NODE_USES },
+  );
   assert.equal(result.status, 0, `tsc reported:\n${result.output}`);
 });
 
 test("every export's declarations compile for a strict browser-style consumer (DOM libraries, moduleResolution bundler)", () => {
-  const result = typeCheck(packed.consumer, "dom", { ...STRICT_CONSUMER, module: "esnext", moduleResolution: "bundler", lib: ["es2022", "dom"], types: [] }, { "entries.ts": importEveryEntry(), "uses.ts": USES });
+  const result = typeCheck(
+    packed.consumer,
+    "dom",
+    { ...STRICT_CONSUMER, module: "esnext", moduleResolution: "bundler", lib: ["es2022", "dom"], types: [] },
+    { "entries.ts": importEveryEntry(), "uses.ts": USES },
+  );
   assert.equal(result.status, 0, `tsc reported:\n${result.output}`);
 });
 
@@ -156,6 +190,11 @@ export const secret: Promise<Uint8Array> = sharedSecret(client, "requestState");
 test("mcp-engine/stores/redis takes a node-redis client as it is (redis's own declarations, strict, with @types/node)", () => {
   linkTypesNode(packed.consumer);
   linkPackages(packed.consumer, ["redis"]);
-  const result = typeCheck(packed.consumer, "redis", { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"] }, { "redis-uses.ts": REDIS_USES });
+  const result = typeCheck(
+    packed.consumer,
+    "redis",
+    { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"] },
+    { "redis-uses.ts": REDIS_USES },
+  );
   assert.equal(result.status, 0, `tsc reported:\n${result.output}`);
 });

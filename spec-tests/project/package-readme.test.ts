@@ -13,7 +13,16 @@ import { after, before, test } from "node:test";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 import { McpError } from "../../lib/peer/shared/errors.js";
 import { Pair } from "../peer-harness.js";
-import { ROOT, STRICT_CONSUMER, linkPackages, linkTypesNode, packIntoConsumer, tsBlocks, typeCheck, type Packed } from "../package-harness.js";
+import {
+  ROOT,
+  STRICT_CONSUMER,
+  linkPackages,
+  linkTypesNode,
+  packIntoConsumer,
+  tsBlocks,
+  typeCheck,
+  type Packed,
+} from "../package-harness.js";
 import { mcpError } from "../support.js";
 
 const PRELUDE = `// Host objects the README's examples use without creating them.
@@ -33,7 +42,19 @@ before(() => {
 after(() => packed?.cleanup());
 
 test("block extraction: ```ts fences only, their line numbers, and a ts-prelude comment before one", () => {
-  const markdown = ["# t", "```sh", "npm test", "```", "<!-- ts-prelude: declare const x: number; -->", "```ts", "const y = x;", "```", "```ts", "export {};", "```"].join("\n");
+  const markdown = [
+    "# t",
+    "```sh",
+    "npm test",
+    "```",
+    "<!-- ts-prelude: declare const x: number; -->",
+    "```ts",
+    "const y = x;",
+    "```",
+    "```ts",
+    "export {};",
+    "```",
+  ].join("\n");
   assert.deepEqual(tsBlocks(markdown), [
     { line: 7, code: "const y = x;", prelude: "declare const x: number;" },
     { line: 10, code: "export {};", prelude: "" },
@@ -46,7 +67,12 @@ test("every ```ts block of README.md compiles against the packed declarations (s
   const sources: { [file: string]: string } = { "readme/prelude.d.ts": PRELUDE };
   // Each block is a module of its own (`export {}`), so two blocks may both declare `server`.
   for (const block of blocks) sources[`readme/line-${block.line}.ts`] = `${block.prelude}\n${block.code}\nexport {};\n`;
-  const result = typeCheck(packed.consumer, "readme", { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"], noUnusedLocals: false }, sources);
+  const result = typeCheck(
+    packed.consumer,
+    "readme",
+    { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"], noUnusedLocals: false },
+    sources,
+  );
   // tsc names the file of each error: line-N.ts is the block that starts on README.md line N.
   assert.equal(result.status, 0, `README blocks do not compile (readme/line-N.ts is the block at README.md line N):\n${result.output}`);
 });
@@ -75,7 +101,9 @@ function failing(): Pair {
       server.tool("throws-mcp-error", {}, async () => {
         throw new McpError(-32602, "size must be positive", { field: "size" });
       });
-      server.tool("typed", { inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }, () => ({ content: [] }));
+      server.tool("typed", { inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }, () => ({
+        content: [],
+      }));
       server.resource("file:///gone", { name: "gone" }, () => {
         throw new Error("file vanished");
       });
@@ -167,7 +195,10 @@ test("a list cursor is sealed: the next page follows from the issued one, an edi
   assert.ok(typeof cursor === "string" && cursor.includes("."), `a sealed cursor, got ${String(cursor)}`);
   const second = pair.client.request("tools/list", { cursor });
   await pair.settle();
-  assert.deepEqual(((await second).tools as Array<{ name: string }>).map((t) => t.name), ["b"]);
+  assert.deepEqual(
+    ((await second).tools as Array<{ name: string }>).map((t) => t.name),
+    ["b"],
+  );
   const [payload, mac] = cursor.split(".") as [string, string];
   // The first character carries the top bits of the first byte, so the payload really changes.
   const forged = `${payload.startsWith("e") ? "f" : "e"}${payload.slice(1)}.${mac}`;

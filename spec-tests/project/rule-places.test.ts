@@ -24,9 +24,12 @@ interface Place {
 /** The rows of the "Where the rules are decided" table. */
 function places(): Place[] {
   const start = text.indexOf("## Where the rules are decided");
-  assert.ok(start >= 0, "RULES.md has a section \"Where the rules are decided\"");
+  assert.ok(start >= 0, 'RULES.md has a section "Where the rules are decided"');
   const end = text.indexOf("\n## ", start + 1);
-  const rows = text.slice(start, end === -1 ? undefined : end).split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| Decision") && !l.startsWith("| ---"));
+  const rows = text
+    .slice(start, end === -1 ? undefined : end)
+    .split("\n")
+    .filter((l) => l.startsWith("| ") && !l.startsWith("| Decision") && !l.startsWith("| ---"));
   return rows.map((line) => {
     const [decision = "", ids = "", where = ""] = line.slice(2, -2).split(" | ");
     const code = [...where.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? "");
@@ -37,8 +40,12 @@ function places(): Place[] {
 test("the section names a place for each decision issue 13 lists, with ids that have entries", () => {
   const list = places();
   const ids = new Set(list.flatMap((p) => p.ids));
-  for (const id of ["L-10", "L-01", "M-09", "P-05", "X-02", "C-01", "M-10", "RS-02", "MOD-02", "C-04"]) assert.ok(ids.has(id), `no place for ${id}`);
-  assert.deepEqual(list.flatMap((p) => p.ids).filter((id) => !rules.has(id)), []);
+  for (const id of ["L-10", "L-01", "M-09", "P-05", "X-02", "C-01", "M-10", "RS-02", "MOD-02", "C-04"])
+    assert.ok(ids.has(id), `no place for ${id}`);
+  assert.deepEqual(
+    list.flatMap((p) => p.ids).filter((id) => !rules.has(id)),
+    [],
+  );
 });
 
 test("every place exists: the file under lib/, each symbol in it, and a citation of the row's ids", () => {

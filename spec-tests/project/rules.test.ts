@@ -10,7 +10,18 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { renameTree } from "../apply-rule-renames.js";
-import { collectOutsideRefs, idsIn, loadRenames, outsidePattern, outsideRefsOf, parseRules, readTree, resolveOld, usesOf, type RenameMap } from "../rules-inventory.js";
+import {
+  collectOutsideRefs,
+  idsIn,
+  loadRenames,
+  outsidePattern,
+  outsideRefsOf,
+  parseRules,
+  readTree,
+  resolveOld,
+  usesOf,
+  type RenameMap,
+} from "../rules-inventory.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const rulesText = readFileSync(join(root, "RULES.md"), "utf8");
@@ -23,7 +34,9 @@ const VERSION = "(?:2024-11-05|2025-03-26|2025-06-18|2025-11-25|2026-07-28)";
 const VERSIONS = new RegExp(`^(?:all|${VERSION}(?: … ${VERSION})?(?:, ${VERSION}(?: … ${VERSION})?)*)$`);
 const LEVELS = new Set(["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY", "policy"]);
 // Extensions are documented beside the specification, under /extensions/.
-const LINK = new RegExp(`^(?:https://modelcontextprotocol\\.io/specification/${VERSION}(?:/[a-z0-9_/-]+)?(?:#[a-z0-9_-]+)?|https://modelcontextprotocol\\.io/extensions/[a-z0-9_/-]+(?:#[a-z0-9_-]+)?|https://www\\.jsonrpc\\.org/specification(?:#[a-z0-9_]+)?|https://www\\.rfc-editor\\.org/rfc/rfc\\d+(?:#[a-z0-9.-]+)?)$`);
+const LINK = new RegExp(
+  `^(?:https://modelcontextprotocol\\.io/specification/${VERSION}(?:/[a-z0-9_/-]+)?(?:#[a-z0-9_-]+)?|https://modelcontextprotocol\\.io/extensions/[a-z0-9_/-]+(?:#[a-z0-9_-]+)?|https://www\\.jsonrpc\\.org/specification(?:#[a-z0-9_]+)?|https://www\\.rfc-editor\\.org/rfc/rfc\\d+(?:#[a-z0-9.-]+)?)$`,
+);
 
 /** Every id the (renamed) tree cites, with where. */
 function citedIds(): Map<string, string[]> {
@@ -38,7 +51,8 @@ function citedIds(): Map<string, string[]> {
 
 test("RULES.md parses: families, at least one entry each, ids unique and in their family", () => {
   assert.ok(rules.size >= 100, `only ${rules.size} entries`);
-  for (const entry of rules.values()) assert.equal(entry.id.split("-")[0], entry.family, `${entry.id} sits under family ${entry.family} (RULES.md:${entry.line})`);
+  for (const entry of rules.values())
+    assert.equal(entry.id.split("-")[0], entry.family, `${entry.id} sits under family ${entry.family} (RULES.md:${entry.line})`);
 });
 
 test("every RULES.md entry has a level, versions, a one-line statement and a specification link", () => {
@@ -90,17 +104,31 @@ test("every fixture lists only ids of RULES.md, and its spec header is the links
 });
 
 test("the rename transform leaves no citation of a document outside the repository, and is idempotent", () => {
-  assert.deepEqual(outsideRefsOf(renamed, outsidePattern(renames)).map((r) => `${r.file}:${r.line}`), []);
+  assert.deepEqual(
+    outsideRefsOf(renamed, outsidePattern(renames)).map((r) => `${r.file}:${r.line}`),
+    [],
+  );
   const again = renameTree(renamed, renames, rules);
   assert.deepEqual(again.report.changed, []);
 });
 
 test("split ids resolve by context: one old id, several rules", () => {
   const map: RenameMap = renames;
-  assert.equal(resolveOld(map, "limit", "this.violation(\"limit\", `lines of at most ${limit} bytes`)", []), "LIM-01");
-  assert.equal(resolveOld(map, "limit", "assert.throws(() => c.request(\"x\"), isRule(\"limit\"));", ["c.request(\"x\");", "const c = operatingClient({ limits: { maxPendingOutbound: 2 } });"]), "LIM-03");
+  assert.equal(resolveOld(map, "limit", 'this.violation("limit", `lines of at most ${limit} bytes`)', []), "LIM-01");
+  assert.equal(
+    resolveOld(map, "limit", 'assert.throws(() => c.request("x"), isRule("limit"));', [
+      'c.request("x");',
+      "const c = operatingClient({ limits: { maxPendingOutbound: 2 } });",
+    ]),
+    "LIM-03",
+  );
   assert.equal(resolveOld(map, "a.1", '{"event":{"kind":"violation","rule":"a.1","id":1,"code":-32602}}', []), "SCH-01");
-  assert.equal(resolveOld(map, "a.1", '{"event":{"kind":"violation","rule":"a.1","id":1}}', ['{"in":{"jsonrpc":"2.0","id":1,"result":{"completion":{"values":[]}}}}']), "CM-01");
+  assert.equal(
+    resolveOld(map, "a.1", '{"event":{"kind":"violation","rule":"a.1","id":1}}', [
+      '{"in":{"jsonrpc":"2.0","id":1,"result":{"completion":{"values":[]}}}}',
+    ]),
+    "CM-01",
+  );
   assert.equal(resolveOld(map, "limit", "nothing to go by", []), "unresolved");
   assert.equal(resolveOld(map, "M-01", "anything", []), undefined);
 });
@@ -109,6 +137,13 @@ test("split ids resolve by context: one old id, several rules", () => {
 // (lib/hosts/node.d.ts) list only the two-argument form.
 const testWithOptions = test as unknown as (name: string, options: { todo?: string }, fn: () => void) => Promise<void>;
 
-testWithOptions("no file under lib/, spec-tests/ (but the rename map), bench/, fixtures/ or README.md cites a document outside the repository", {}, () => {
-  assert.deepEqual(collectOutsideRefs(root).map((r) => `${r.file}:${r.line}: ${r.text.slice(0, 80)}`), []);
-});
+testWithOptions(
+  "no file under lib/, spec-tests/ (but the rename map), bench/, fixtures/ or README.md cites a document outside the repository",
+  {},
+  () => {
+    assert.deepEqual(
+      collectOutsideRefs(root).map((r) => `${r.file}:${r.line}: ${r.text.slice(0, 80)}`),
+      [],
+    );
+  },
+);

@@ -51,7 +51,11 @@ function fixtureNames(): Named[] {
 function namesOf(path: string): Named[] {
   const file = relative(specTests, path);
   const text = readFileSync(path, "utf8");
-  const named: Named[] = testNames(text).map((t) => ({ where: `spec-tests/${file}:${t.line}`, name: t.name, dynamicStart: t.dynamicStart }));
+  const named: Named[] = testNames(text).map((t) => ({
+    where: `spec-tests/${file}:${t.line}`,
+    name: t.name,
+    dynamicStart: t.dynamicStart,
+  }));
   if (file === join("corpus", "fixtures.test.ts")) named.push(...fixtureNames());
   return named;
 }

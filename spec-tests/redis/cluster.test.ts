@@ -10,7 +10,25 @@ import assert from "node:assert/strict";
 import { TASKS_EXTENSION } from "../../lib/rules/negotiated-extensions.js";
 import { META_SUBSCRIPTION_ID } from "../../lib/rules/modern.js";
 import type { FetchResponse } from "../support.js";
-import { NODE_SCRIPT, SseReader, initialize, keysUnder, redisCommand, messagesOf, modernHeaders, modernRequest, platform, post, sessionCall, sessionHeaders, startNode, testRedis, until, type Json, type NodeProcess } from "./harness.js";
+import {
+  NODE_SCRIPT,
+  SseReader,
+  initialize,
+  keysUnder,
+  redisCommand,
+  messagesOf,
+  modernHeaders,
+  modernRequest,
+  platform,
+  post,
+  sessionCall,
+  sessionHeaders,
+  startNode,
+  testRedis,
+  until,
+  type Json,
+  type NodeProcess,
+} from "./harness.js";
 
 type Context = Parameters<Parameters<typeof test>[1]>[0];
 
@@ -45,7 +63,11 @@ test("round robin over three nodes (session era): initialize on one, notificatio
   const deleted = await platform.fetch(at(1), { method: "DELETE", headers: sessionHeaders(sessionId) });
   assert.equal(deleted.status, 200);
   for (let i = 0; i < 3; i++) {
-    await until(async () => (await sessionCall(at(i), sessionId, { id: 900 + i, method: "ping" })).status === 404, `node ${i} forgot the ended session`, 3000);
+    await until(
+      async () => (await sessionCall(at(i), sessionId, { id: 900 + i, method: "ping" })).status === 404,
+      `node ${i} forgot the ended session`,
+      3000,
+    );
   }
 });
 
@@ -55,12 +77,19 @@ test("elicitation: a tool on node A asks the client; the answer POSTed to node B
   const [a, b] = nodes as [NodeProcess, NodeProcess, NodeProcess];
   const sessionId = await initialize(b.url, { elicitation: {} });
   await sessionCall(a.url, sessionId, { method: "notifications/initialized" });
-  const response = await post(a.url, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "test_elicitation", arguments: { message: "Who are you?" } } }, sessionHeaders(sessionId));
+  const response = await post(
+    a.url,
+    { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "test_elicitation", arguments: { message: "Who are you?" } } },
+    sessionHeaders(sessionId),
+  );
   assert.equal(response.status, 200);
   const reader = new SseReader(response);
   const ask = await reader.message();
   assert.equal(ask?.method, "elicitation/create", `the elicitation request first: ${JSON.stringify(ask)}`);
-  const answered = await sessionCall(b.url, sessionId, { id: ask?.id, result: { action: "accept", content: { username: "ada", email: "ada@example.com" } } });
+  const answered = await sessionCall(b.url, sessionId, {
+    id: ask?.id,
+    result: { action: "accept", content: { username: "ada", email: "ada@example.com" } },
+  });
   assert.equal(answered.status, 202, "node B accepts the answer it does not await");
   const result = await reader.message();
   assert.equal(result?.id, 7);
@@ -75,7 +104,16 @@ test("an SSE stream on node A, A killed mid-stream: resumed with Last-Event-ID o
   const [a, b] = await Promise.all([startNode(t, redis, NODE_SCRIPT), startNode(t, redis, NODE_SCRIPT)]);
   const sessionId = await initialize(a.url, {});
   await sessionCall(b.url, sessionId, { method: "notifications/initialized" });
-  const response = await post(a.url, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ticker", arguments: { count: 200, everyMs: 10 }, _meta: { progressToken: "p" } } }, sessionHeaders(sessionId));
+  const response = await post(
+    a.url,
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "ticker", arguments: { count: 200, everyMs: 10 }, _meta: { progressToken: "p" } },
+    },
+    sessionHeaders(sessionId),
+  );
   const reader = new SseReader(response);
   const seen: string[] = [];
   let last: string | undefined;
@@ -99,8 +137,15 @@ test("an SSE stream on node A, A killed mid-stream: resumed with Last-Event-ID o
   assert.equal(new Set(all).size, all.length, `no event twice: ${all.join(" ")}`);
   const stream = (last as string).slice(0, (last as string).lastIndexOf(":"));
   const sequence = all.map((id) => Number(id.slice(id.lastIndexOf(":") + 1)));
-  assert.deepEqual(sequence, sequence.map((_, i) => i + 1), "events 1…n in order, none missing");
-  assert.ok(all.every((id) => id.startsWith(`${stream}:`)), "all of one stream");
+  assert.deepEqual(
+    sequence,
+    sequence.map((_, i) => i + 1),
+    "events 1…n in order, none missing",
+  );
+  assert.ok(
+    all.every((id) => id.startsWith(`${stream}:`)),
+    "all of one stream",
+  );
   assert.ok(replayed.length > 0, "node A had sent more than the client read before it died");
   assert.ok(sequence.length < 200, "A died before the end");
   // Every event A stored is what the client got, the two parts together.
@@ -113,7 +158,10 @@ test("an SSE stream on node A, A killed mid-stream: resumed with Last-Event-ID o
 });
 
 function withLastEventId(url: string, sessionId: string, last: string): Promise<FetchResponse> {
-  return platform.fetch(url, { method: "GET", headers: { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25", "last-event-id": last } });
+  return platform.fetch(url, {
+    method: "GET",
+    headers: { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25", "last-event-id": last },
+  });
 }
 
 async function storedEvents(redis: string, sessionId: string): Promise<string[]> {

@@ -52,7 +52,8 @@ export interface RedisServer {
 /** A redis-server of the test's own (needed to stop and restart it); CI installs the binary. */
 export async function privateRedis(t: TestLike): Promise<RedisServer | undefined> {
   if (REDIS_SERVER === undefined) {
-    if (process.env.CI === "true") throw new Error("redis-server is not installed: .ci/run installs it (apt-get install redis-server) before the tests");
+    if (process.env.CI === "true")
+      throw new Error("redis-server is not installed: .ci/run installs it (apt-get install redis-server) before the tests");
     t.skip("no redis-server on this machine");
     return undefined;
   }
@@ -68,7 +69,9 @@ async function startRedisServer(binary: string, detached = false): Promise<Redis
     url: `redis://127.0.0.1:${port}`,
     port,
     start: async () => {
-      child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "ignore", "ignore"] });
+      child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+        stdio: ["ignore", "ignore", "ignore"],
+      });
       if (detached) {
         // The file's shared server must not keep its test process alive; it dies with it.
         const started = child;
@@ -97,7 +100,8 @@ let fileRedis: Promise<RedisServer> | undefined;
 export async function testRedis(t: TestLike): Promise<string | undefined> {
   const url = process.env.MCP_TEST_REDIS_URL;
   if (url !== undefined && url !== "") return url;
-  if (process.env.CI === "true") throw new Error("MCP_TEST_REDIS_URL is not set: under CI, .ci/run starts redis-server and exports it; the Redis tests do not skip");
+  if (process.env.CI === "true")
+    throw new Error("MCP_TEST_REDIS_URL is not set: under CI, .ci/run starts redis-server and exports it; the Redis tests do not skip");
   if (REDIS_SERVER === undefined) return (await privateRedis(t))?.url;
   // One server for the whole test file, stopped when its process exits: a test's own cleanup
   // (closing its clients) runs while the server is still there.
@@ -301,10 +305,20 @@ export class SseReader {
 
 /** initialize on `url`, answered with a session id; notifications/initialized is the caller's (it may go elsewhere). */
 export async function initialize(url: string, capabilities: Json = {}): Promise<string> {
-  const response = await post(url, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: SESSION_VERSION, capabilities, clientInfo: { name: "redis-test", version: "1" } } }, sessionHeaders(undefined));
+  const response = await post(
+    url,
+    {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: SESSION_VERSION, capabilities, clientInfo: { name: "redis-test", version: "1" } },
+    },
+    sessionHeaders(undefined),
+  );
   const sessionId = response.headers.get("mcp-session-id");
   const [answer] = await messagesOf(response);
-  if (response.status !== 200 || sessionId === null || answer?.result === undefined) throw new Error(`initialize on ${url}: ${response.status} ${JSON.stringify(answer)}`);
+  if (response.status !== 200 || sessionId === null || answer?.result === undefined)
+    throw new Error(`initialize on ${url}: ${response.status} ${JSON.stringify(answer)}`);
   return sessionId;
 }
 
@@ -318,12 +332,29 @@ let modernId = 1;
 
 /** A 2026-07-28 request with its envelope. */
 export function modernRequest(method: string, params: Json = {}, capabilities: Json = {}): Json {
-  return { jsonrpc: "2.0", id: modernId++, method, params: { ...params, _meta: { [META_PROTOCOL_VERSION]: MODERN, [META_CLIENT_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: { name: "redis-test", version: "1" } } } };
+  return {
+    jsonrpc: "2.0",
+    id: modernId++,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        [META_PROTOCOL_VERSION]: MODERN,
+        [META_CLIENT_CAPABILITIES]: capabilities,
+        [META_CLIENT_INFO]: { name: "redis-test", version: "1" },
+      },
+    },
+  };
 }
 
 export function modernHeaders(body: Json): Record<string, string> {
   const params = body.params as Json;
-  const headers: Record<string, string> = { accept: ACCEPT, "content-type": "application/json", "mcp-protocol-version": MODERN, "mcp-method": String(body.method) };
+  const headers: Record<string, string> = {
+    accept: ACCEPT,
+    "content-type": "application/json",
+    "mcp-protocol-version": MODERN,
+    "mcp-method": String(body.method),
+  };
   if (body.method === "tools/call" || body.method === "prompts/get") headers["mcp-name"] = String(params.name);
   if (body.method === "resources/read") headers["mcp-name"] = String(params.uri);
   if (typeof body.method === "string" && body.method.startsWith("tasks/")) headers["mcp-name"] = String(params.taskId);

@@ -20,15 +20,23 @@ async function main(): Promise<void> {
   const client = createClient({ url: url as string, disableOfflineQueue: true });
   await client.connect();
   const server = new Server({ info: { name: "redis-test-node", version: "1" } });
-  server.tool("ticker", { inputSchema: { type: "object", properties: { count: { type: "number" }, everyMs: { type: "number" } } } }, async (args, ctx) => {
-    const count = Number(args.count ?? 10);
-    for (let i = 1; i <= count; i++) {
-      ctx.progress(i, count, `tick ${i}`);
-      await new Promise<void>((resolve) => setTimeout(resolve, Number(args.everyMs ?? 20)));
-    }
-    return { content: [{ type: "text", text: "ticked" }] };
+  server.tool(
+    "ticker",
+    { inputSchema: { type: "object", properties: { count: { type: "number" }, everyMs: { type: "number" } } } },
+    async (args, ctx) => {
+      const count = Number(args.count ?? 10);
+      for (let i = 1; i <= count; i++) {
+        ctx.progress(i, count, `tick ${i}`);
+        await new Promise<void>((resolve) => setTimeout(resolve, Number(args.everyMs ?? 20)));
+      }
+      return { content: [{ type: "text", text: "ticked" }] };
+    },
+  );
+  const running = await serveHttp(server, {
+    port: Number(port),
+    ...redisHttpStores(client),
+    onError: (error) => process.stderr.write(`node error: ${String(error)}\n`),
   });
-  const running = await serveHttp(server, { port: Number(port), ...redisHttpStores(client), onError: (error) => process.stderr.write(`node error: ${String(error)}\n`) });
   process.stderr.write(`listening on ${running.url}\n`);
   process.on("SIGTERM", () => {
     void running.close().then(() => process.exit(0));

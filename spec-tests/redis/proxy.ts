@@ -12,7 +12,11 @@ interface UpstreamResponse {
   readonly headers: { forEach(callback: (value: string, name: string) => void): void };
   readonly body: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> } } | null;
 }
-const upstreamFetch = (globalThis as unknown as { fetch(url: string, init: { method: string; headers: Record<string, string>; body?: Uint8Array }): Promise<UpstreamResponse> }).fetch;
+const upstreamFetch = (
+  globalThis as unknown as {
+    fetch(url: string, init: { method: string; headers: Record<string, string>; body?: Uint8Array }): Promise<UpstreamResponse>;
+  }
+).fetch;
 
 const HOP_BY_HOP = new Set(["host", "connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"]);
 
@@ -30,10 +34,15 @@ function main(): void {
     req.on("end", () => {
       const upstream = upstreams[next++ % upstreams.length] as string;
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string" && !HOP_BY_HOP.has(name)) headers[name] = value;
+      for (const [name, value] of Object.entries(req.headers))
+        if (typeof value === "string" && !HOP_BY_HOP.has(name)) headers[name] = value;
       const body = concatBytes(chunks);
       const method = req.method ?? "GET";
-      upstreamFetch(upstream + (req.url ?? "").replace(/^\/mcp/, ""), { method, headers, ...(method === "GET" || method === "HEAD" ? {} : { body }) }).then(
+      upstreamFetch(upstream + (req.url ?? "").replace(/^\/mcp/, ""), {
+        method,
+        headers,
+        ...(method === "GET" || method === "HEAD" ? {} : { body }),
+      }).then(
         async (answer) => {
           const out: Record<string, string> = {};
           answer.headers.forEach((value, name) => {
@@ -58,7 +67,9 @@ function main(): void {
       );
     });
   });
-  server.listen(Number(listen), "127.0.0.1", () => process.stderr.write(`round-robin proxy on http://127.0.0.1:${listen}/mcp over ${upstreams.join(", ")}\n`));
+  server.listen(Number(listen), "127.0.0.1", () =>
+    process.stderr.write(`round-robin proxy on http://127.0.0.1:${listen}/mcp over ${upstreams.join(", ")}\n`),
+  );
 }
 
 main();

@@ -6,7 +6,25 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { initialize, keysUnder, messagesOf, modernHeaders, modernRequest, platform, post, privateRedis, redisCommand, sessionCall, sessionHeaders, startNode, testRedis, until, SseReader, type Json, type NodeProcess } from "./harness.js";
+import {
+  initialize,
+  keysUnder,
+  messagesOf,
+  modernHeaders,
+  modernRequest,
+  platform,
+  post,
+  privateRedis,
+  redisCommand,
+  sessionCall,
+  sessionHeaders,
+  startNode,
+  testRedis,
+  until,
+  SseReader,
+  type Json,
+  type NodeProcess,
+} from "./harness.js";
 
 const TOTAL = 10_000;
 const WORKERS = 30;
@@ -61,8 +79,10 @@ test("soak: 10,000 requests over three nodes, one killed and restarted midway: e
       return [] as Json[];
     });
     const answers = messages.filter((m) => m.id === id && (m.result !== undefined || m.error !== undefined));
-    if (response.status === 200 && answers.length === 1 && answers[0]?.result !== undefined) outcomes.set("answered", (outcomes.get("answered") ?? 0) + 1);
-    else if (response.status >= 400 && messages.length === 1 && typeof (messages[0]?.error as Json | undefined)?.code === "number") outcomes.set("refused", (outcomes.get("refused") ?? 0) + 1);
+    if (response.status === 200 && answers.length === 1 && answers[0]?.result !== undefined)
+      outcomes.set("answered", (outcomes.get("answered") ?? 0) + 1);
+    else if (response.status >= 400 && messages.length === 1 && typeof (messages[0]?.error as Json | undefined)?.code === "number")
+      outcomes.set("refused", (outcomes.get("refused") ?? 0) + 1);
     else problems.push(`request ${index} (${method} on ${at(index)}): ${response.status} ${JSON.stringify(messages).slice(0, 200)}`);
   };
 
@@ -114,7 +134,16 @@ test("Redis restarted mid-run: requests fail with a clear error while it is away
     assert.equal(during.status, 500, "an internal error while the shared store is away");
     assert.equal((during.messages[0]?.error as Json | undefined)?.code, -32603);
     assert.ok(Date.now() - started < 4000, "it fails at once, not after a long wait");
-    const minted = await post(node.url, { jsonrpc: "2.0", id: 3, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } }, sessionHeaders(undefined));
+    const minted = await post(
+      node.url,
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      sessionHeaders(undefined),
+    );
     assert.equal(minted.status, 500, "no session is minted that the other nodes could not find");
     assert.equal(minted.headers.get("mcp-session-id"), null);
     assert.match(JSON.stringify(await messagesOf(minted)), /session store is unavailable/);
@@ -123,25 +152,37 @@ test("Redis restarted mid-run: requests fail with a clear error while it is away
   await redis.start();
   // The nodes reconnect by themselves; the old session went with Redis (it saved nothing): 404, a clear answer.
   let after = "";
-  await until(async () => {
-    after = await initialize(a.url, {}).catch(() => "");
-    return after !== "";
-  }, "initialize succeeds again", 8000);
-  await until(async () => (await sessionCall(b.url, after, { id: 4, method: "ping" }).catch(() => ({ status: 0 }))).status === 200, "node B serves the new session", 5000);
+  await until(
+    async () => {
+      after = await initialize(a.url, {}).catch(() => "");
+      return after !== "";
+    },
+    "initialize succeeds again",
+    8000,
+  );
+  await until(
+    async () => (await sessionCall(b.url, after, { id: 4, method: "ping" }).catch(() => ({ status: 0 }))).status === 200,
+    "node B serves the new session",
+    5000,
+  );
   assert.equal((await sessionCall(b.url, before, { id: 5, method: "ping" })).status, 404);
   // The bus is back too: a listen stream on A hears a change made on B.
   let heard: Json | undefined;
-  await until(async () => {
-    const listen = modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } });
-    const abort = new platform.AbortController();
-    const reader = new SseReader(await post(a.url, listen, modernHeaders(listen), abort.signal));
-    await reader.message();
-    const change = modernRequest("tools/call", { name: "test_trigger_tool_change", arguments: {} });
-    await messagesOf(await post(b.url, change, modernHeaders(change)));
-    heard = await reader.message(1000).catch(() => undefined);
-    abort.abort();
-    reader.cancel();
-    return heard !== undefined;
-  }, "the bus carries changes again", 8000);
+  await until(
+    async () => {
+      const listen = modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } });
+      const abort = new platform.AbortController();
+      const reader = new SseReader(await post(a.url, listen, modernHeaders(listen), abort.signal));
+      await reader.message();
+      const change = modernRequest("tools/call", { name: "test_trigger_tool_change", arguments: {} });
+      await messagesOf(await post(b.url, change, modernHeaders(change)));
+      heard = await reader.message(1000).catch(() => undefined);
+      abort.abort();
+      reader.cancel();
+      return heard !== undefined;
+    },
+    "the bus carries changes again",
+    8000,
+  );
   assert.equal(heard?.method, "notifications/tools/list_changed");
 });

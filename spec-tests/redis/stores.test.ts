@@ -12,7 +12,16 @@ import type { BusMessage } from "../../lib/http-server/bus.js";
 import type { EngineSnapshot } from "../../lib/engine/engine.js";
 import type { StoredTask } from "../../lib/peer/server/task-store.js";
 import { keyPartOk, replyPairs, replyText } from "../../lib/stores/redis-client.js";
-import { RedisBus, RedisEventStore, RedisSessionStore, RedisTaskStore, redisHttpStores, sharedSecret, wallClock, type RedisClientLike } from "../../lib/stores/redis.js";
+import {
+  RedisBus,
+  RedisEventStore,
+  RedisSessionStore,
+  RedisTaskStore,
+  redisHttpStores,
+  sharedSecret,
+  wallClock,
+  type RedisClientLike,
+} from "../../lib/stores/redis.js";
 import { keysUnder, testRedis, until } from "./harness.js";
 
 interface NodeRedis extends RedisClientLike {
@@ -38,7 +47,18 @@ async function redis(t: Context): Promise<{ client: NodeRedis; prefix: string; u
   return { client, prefix, url };
 }
 
-const SNAPSHOT: EngineSnapshot = { format: 1, role: "server", version: "2025-11-25", phase: "operating", peerInfo: { name: "c", version: "1" }, peerCapabilities: {}, peerInstructions: undefined, nextId: 3, loggingLevel: undefined, subscriptions: [] };
+const SNAPSHOT: EngineSnapshot = {
+  format: 1,
+  role: "server",
+  version: "2025-11-25",
+  phase: "operating",
+  peerInfo: { name: "c", version: "1" },
+  peerCapabilities: {},
+  peerInstructions: undefined,
+  nextId: 3,
+  loggingLevel: undefined,
+  subscriptions: [],
+};
 
 test("session store: put, get (the TTL renewed), delete; ids a peer made up are unknown, values that are not ours are not sessions", async (t) => {
   const r = await redis(t);
@@ -55,7 +75,12 @@ test("session store: put, get (the TTL renewed), delete; ids a peer made up are 
     await store.delete(bad);
     await assert.rejects(store.put(bad, SNAPSHOT), RangeError);
   }
-  for (const [id, value] of [["notjson", "{"], ["array", "[1]"], ["format2", '{"format":2}'], ["huge", JSON.stringify({ format: 1, pad: "x".repeat(5000) })]] as const) {
+  for (const [id, value] of [
+    ["notjson", "{"],
+    ["array", "[1]"],
+    ["format2", '{"format":2}'],
+    ["huge", JSON.stringify({ format: 1, pad: "x".repeat(5000) })],
+  ] as const) {
     await r.client.sendCommand(["SET", `${r.prefix}session:${id}`, value]);
     assert.equal(await store.get(id), undefined, id);
   }
@@ -76,13 +101,19 @@ test("event store on Redis Streams: replay after a sequence number, per stream; 
   assert.equal(await store.replay("other", "a", 0), undefined, "a session the store never saw");
   // The bound: 4 events per session, the oldest trimmed.
   await store.append("s", "b", { seq: 2, text: "event b2" });
-  assert.deepEqual((await store.replay("s", "a", 0))?.map((e) => e.seq), [2, 3]);
+  assert.deepEqual(
+    (await store.replay("s", "a", 0))?.map((e) => e.seq),
+    [2, 3],
+  );
   const ttl = Number(await r.client.sendCommand(["PTTL", `${r.prefix}events:s`]));
   assert.ok(ttl > 20_000 && ttl <= 30_000, `eventTtlMs (${ttl})`);
   // Entries that are not ours (other fields, a bad sequence number) are skipped.
   await r.client.sendCommand(["XADD", `${r.prefix}events:s`, "*", "x", "y"]);
   await r.client.sendCommand(["XADD", `${r.prefix}events:s`, "*", "s", "b", "q", "NaN", "t", "bad"]);
-  assert.deepEqual((await store.replay("s", "b", 0))?.map((e) => e.seq), [1, 2]);
+  assert.deepEqual(
+    (await store.replay("s", "b", 0))?.map((e) => e.seq),
+    [1, 2],
+  );
   await store.forget("s");
   assert.equal(await store.replay("s", "a", 0), undefined);
   for (const bad of ["", "a b", "x".repeat(300)]) {
@@ -106,7 +137,11 @@ test("task store: create is strongly consistent and refuses a taken id; updates;
   await store.create(task("t1", 1000, 10_000));
   assert.deepEqual(await store.get("t1", 2000), task("t1", 1000, 10_000));
   await assert.rejects(store.create(task("t1", 1000, 10_000)), /taken/);
-  const asking = await store.update("t1", { status: "input_required", statusMessage: "waiting", inputRequests: { "elicitation/create#0": { method: "elicitation/create" } } }, 3000);
+  const asking = await store.update(
+    "t1",
+    { status: "input_required", statusMessage: "waiting", inputRequests: { "elicitation/create#0": { method: "elicitation/create" } } },
+    3000,
+  );
   assert.ok(asking !== undefined && asking !== "expired");
   assert.equal(asking.status, "input_required");
   assert.equal(asking.lastUpdatedAt, 3000);
@@ -143,7 +178,18 @@ test("task store: create is strongly consistent and refuses a taken id; updates;
     assert.equal(await store.update(bad, { status: "failed" }, 0), undefined);
     await assert.rejects(store.create(task(bad, 0, 10)), RangeError);
   }
-  await r.client.sendCommand(["HSET", `${r.prefix}task:odd`, "status", '"sleeping"', "createdAt", "0", "lastUpdatedAt", "0", "ttlMs", "null"]);
+  await r.client.sendCommand([
+    "HSET",
+    `${r.prefix}task:odd`,
+    "status",
+    '"sleeping"',
+    "createdAt",
+    "0",
+    "lastUpdatedAt",
+    "0",
+    "ttlMs",
+    "null",
+  ]);
   assert.equal(await store.get("odd", 0), undefined);
   await r.client.sendCommand(["HSET", `${r.prefix}task:odd2`, "status", "{", "createdAt", "0"]);
   assert.equal(await store.get("odd2", 0), undefined);
@@ -159,7 +205,8 @@ test("bus on Redis pub/sub: another node hears a message, the sender does not; f
   await one.subscribe((m) => heardOne.push(m));
   await two.subscribe((m) => heardTwo.push(m));
   const channel = `${r.prefix}bus`;
-  for (const raw of ["nospace", " leading", "three {", 'three {"kind":"nope"}', 'three {"kind":"ended"}']) await r.client.sendCommand(["PUBLISH", channel, raw]);
+  for (const raw of ["nospace", " leading", "three {", 'three {"kind":"nope"}', 'three {"kind":"ended"}'])
+    await r.client.sendCommand(["PUBLISH", channel, raw]);
   await one.publish({ kind: "ended", session: "s1" });
   await until(() => heardTwo.length > 0, "the other node hears it");
   assert.deepEqual(heardTwo, [{ kind: "ended", session: "s1" }]);
@@ -186,7 +233,13 @@ test("shared secrets: the first node makes one, every node reads the same; a cor
 });
 
 test("reply readers: RESP2 arrays, RESP3 maps and objects, buffers; anything else reads as nothing", () => {
-  assert.deepEqual([...replyPairs(["a", "1", "b", "2", "c"])], [["a", "1"], ["b", "2"]]);
+  assert.deepEqual(
+    [...replyPairs(["a", "1", "b", "2", "c"])],
+    [
+      ["a", "1"],
+      ["b", "2"],
+    ],
+  );
   assert.deepEqual([...replyPairs(new Map([["a", "1"]]))], [["a", "1"]]);
   assert.deepEqual([...replyPairs({ a: "1", b: 2 })], [["a", "1"]]);
   assert.deepEqual([...replyPairs(null)], []);

@@ -13,7 +13,18 @@ import { Engine, LocalProtocolError, type EngineOptions } from "../../index.js";
 import { HOST_OPS, performHostCall, type HostCall } from "./host-ops.js";
 
 /** The engine configuration keys the adapter accepts in `configure` (FORMAT.md, "Configuration"). */
-const CONFIG_KEYS = ["info", "capabilities", "instructions", "autoInitialize", "limits", "logLevel", "serverInfoInResults", "discoverAnyVersion", "validateResults", "versions"];
+const CONFIG_KEYS = [
+  "info",
+  "capabilities",
+  "instructions",
+  "autoInitialize",
+  "limits",
+  "logLevel",
+  "serverInfoInResults",
+  "discoverAnyVersion",
+  "validateResults",
+  "versions",
+];
 
 const MAX_EARLY_BYTES = 1 << 20;
 
@@ -47,7 +58,8 @@ export function serveAdapter(fd: number): void {
   };
   const flush = (): void => {
     if (engine === undefined) return;
-    for (let out = engine.pollOutbound(); out !== undefined; out = engine.pollOutbound()) process.stdout.write(JSON.stringify(out.message) + "\n");
+    for (let out = engine.pollOutbound(); out !== undefined; out = engine.pollOutbound())
+      process.stdout.write(JSON.stringify(out.message) + "\n");
     while (engine.pollEvent() !== undefined) {
       // Events are the engine's own observations; the runner judges the wire only.
     }
@@ -79,14 +91,16 @@ export function serveAdapter(fd: number): void {
       case "configure":
         return configure(command);
       case "time": {
-        if (engine === undefined || typeof command.now !== "number") return { ok: false, error: { message: "time needs a configured engine and a number" } };
+        if (engine === undefined || typeof command.now !== "number")
+          return { ok: false, error: { message: "time needs a configured engine and a number" } };
         now = command.now;
         engine.handleTimeout(now);
         flush();
         return { ok: true };
       }
       case "call": {
-        if (engine === undefined || !isRecord(command.call) || typeof command.call.op !== "string") return { ok: false, error: { message: "call needs a configured engine and {op, ...}" } };
+        if (engine === undefined || !isRecord(command.call) || typeof command.call.op !== "string")
+          return { ok: false, error: { message: "call needs a configured engine and {op, ...}" } };
         try {
           const returns = performHostCall(engine, command.call as HostCall);
           flush();
@@ -94,7 +108,11 @@ export function serveAdapter(fd: number): void {
         } catch (error) {
           flush();
           // The refusal with every field it carries (rule, code, expected, got), as the fixture's `throws` may name any.
-          if (error instanceof LocalProtocolError) return { ok: false, error: { ...(JSON.parse(JSON.stringify(error)) as Record<string, unknown>), rule: error.rule, message: error.message } };
+          if (error instanceof LocalProtocolError)
+            return {
+              ok: false,
+              error: { ...(JSON.parse(JSON.stringify(error)) as Record<string, unknown>), rule: error.rule, message: error.message },
+            };
           return { ok: false, error: { message: error instanceof Error ? error.message : String(error) } };
         }
       }

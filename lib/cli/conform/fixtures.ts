@@ -66,10 +66,13 @@ export function loadFixtures(dir: string, role: "client" | "server"): { fixtures
   const problems: string[] = [];
   for (const path of listFixtureFiles(join(dir, role))) {
     try {
-      const lines = readFileSync(path, "utf8").split("\n").filter((l) => l !== "");
+      const lines = readFileSync(path, "utf8")
+        .split("\n")
+        .filter((l) => l !== "");
       const values = lines.map((l) => JSON.parse(l) as unknown);
       const header = values[0] as FixtureHeader;
-      if (typeof header?.fixture !== "string" || !Array.isArray(header.versions) || !Array.isArray(header.rules)) throw new Error("header needs fixture, versions and rules");
+      if (typeof header?.fixture !== "string" || !Array.isArray(header.versions) || !Array.isArray(header.rules))
+        throw new Error("header needs fixture, versions and rules");
       fixtures.push({ header, steps: values.slice(1) as Step[] });
     } catch (error) {
       problems.push(`${relative(dir, path)}: ${error instanceof Error ? error.message : String(error)}`);
@@ -142,7 +145,8 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   const adapter = target.adapter;
   const profile = adapter === undefined ? profileProblem(requires.profile, target.pass) : adapterProfileProblem(header, adapter);
   if (profile !== undefined) return profile;
-  if (requires.strict === true && adapter?.strict !== true && requires.profile === undefined) return "strict phase rules (engine option ENG-03)";
+  if (requires.strict === true && adapter?.strict !== true && requires.profile === undefined)
+    return "strict phase rules (engine option ENG-03)";
   if (requires.clock === true && adapter?.clock !== true) return "a virtual clock (time steps)";
   // Without an adapter, a fixture whose every command has a trigger runs through the trigger tools (checked with `tools` below).
   const viaTriggers = adapter === undefined && requires.triggers === true;
@@ -151,8 +155,10 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   // With an adapter the target is configured per case (configure), so the fixture's own setup holds.
   if (adapter !== undefined) return undefined;
   if (!target.versions.has(version)) return `protocol version ${version}`;
-  for (const v of requires.versions ?? []) if (!target.versions.has(v)) return `protocol version ${v} (a server speaking ${(requires.versions ?? []).join(", ")})`;
-  if (requires.modernOnly === true && [...target.versions].some((v) => !(MODERN_VERSIONS as readonly string[]).includes(v))) return `a server speaking only ${MODERN_VERSIONS.join(", ")}`;
+  for (const v of requires.versions ?? [])
+    if (!target.versions.has(v)) return `protocol version ${v} (a server speaking ${(requires.versions ?? []).join(", ")})`;
+  if (requires.modernOnly === true && [...target.versions].some((v) => !(MODERN_VERSIONS as readonly string[]).includes(v)))
+    return `a server speaking only ${MODERN_VERSIONS.join(", ")}`;
   if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
   for (const key of requires.without ?? []) if (declaresPath(target.capabilities, key)) return `no ${key} capability`;
   for (const tool of requires.tools ?? []) if (!target.tools.has(tool)) return `tool ${tool} of the conformance profile`;
@@ -169,16 +175,21 @@ export const DEFAULT_SETTINGS_NEED = "the target's default settings";
  * changed the settings it assumes.
  */
 function profileProblem(needed: string | undefined, pass: PassProfile | undefined): string | undefined {
-  if (needed === undefined) return pass !== undefined && pass.settings && pass.announced ? `${DEFAULT_SETTINGS_NEED} (profile ${pass.name} changes them)` : undefined;
+  if (needed === undefined)
+    return pass !== undefined && pass.settings && pass.announced
+      ? `${DEFAULT_SETTINGS_NEED} (profile ${pass.name} changes them)`
+      : undefined;
   if (pass?.name !== needed) return `target profile ${needed} (judged in its own pass: --profiles ${needed} or all)`;
-  if (!pass.announced) return `target profile ${needed} (the target did not announce it: no "mcp-conform-profile: ${needed}" line on stderr, so it runs its default configuration)`;
+  if (!pass.announced)
+    return `target profile ${needed} (the target did not announce it: no "mcp-conform-profile: ${needed}" line on stderr, so it runs its default configuration)`;
   return undefined;
 }
 
 /** With an adapter the fixture's own configuration stands in for its profile: the adapter must apply every key of it. */
 function adapterProfileProblem(header: FixtureHeader, adapter: AdapterSupport): string | undefined {
   if (header.requires?.profile === undefined) return undefined;
-  for (const key of Object.keys(header.config ?? {})) if (key !== "info" && key !== "capabilities" && !adapter.config.has(key)) return `engine configuration key ${key}`;
+  for (const key of Object.keys(header.config ?? {}))
+    if (key !== "info" && key !== "capabilities" && !adapter.config.has(key)) return `engine configuration key ${key}`;
   if (!(header.strict ?? [false]).includes(false) && !adapter.strict) return "strict phase rules (engine option ENG-03)";
   return undefined;
 }

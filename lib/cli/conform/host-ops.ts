@@ -13,7 +13,21 @@ export interface HostCall {
 }
 
 /** The ops an engine host can perform, by name. */
-export const HOST_OPS = ["initialize", "acceptInitialize", "request", "notify", "respond", "respondError", "sendProgress", "sendTaskProgress", "cancel", "setDeadline", "close", "startModern", "endSubscriptions"] as const;
+export const HOST_OPS = [
+  "initialize",
+  "acceptInitialize",
+  "request",
+  "notify",
+  "respond",
+  "respondError",
+  "sendProgress",
+  "sendTaskProgress",
+  "cancel",
+  "setDeadline",
+  "close",
+  "startModern",
+  "endSubscriptions",
+] as const;
 
 export function performHostCall(engine: Engine, call: HostCall): unknown {
   // The fixture's arguments are untyped JSON; the engine validates each one itself.

@@ -105,7 +105,12 @@ export function parseHttpFixture(text: string, id: string): HttpFixture | string
   if (value.fixture !== id) return `${id}: "fixture" must be the file's id ${JSON.stringify(id)}, got ${JSON.stringify(value.fixture)}`;
   if (typeof value.title !== "string") return `${id}: "title" must be a string`;
   if (value.era !== "session" && value.era !== "modern") return `${id}: "era" must be "session" or "modern"`;
-  if (!stringList(value.versions) || value.versions.length === 0 || !value.versions.every((v) => (HTTP_VERSIONS as readonly string[]).includes(v))) return `${id}: "versions" must list versions among ${HTTP_VERSIONS.join(", ")}`;
+  if (
+    !stringList(value.versions) ||
+    value.versions.length === 0 ||
+    !value.versions.every((v) => (HTTP_VERSIONS as readonly string[]).includes(v))
+  )
+    return `${id}: "versions" must list versions among ${HTTP_VERSIONS.join(", ")}`;
   if (!stringList(value.rules) || value.rules.length === 0) return `${id}: "rules" must list at least one rule id`;
   if (!LEVELS.includes(value.level as RuleLevel)) return `${id}: "level" must be one of ${LEVELS.join(", ")}`;
   const requires = value.requires ?? [];
@@ -118,7 +123,17 @@ export function parseHttpFixture(text: string, id: string): HttpFixture | string
     if (typeof exchange === "string") return `${id}: exchange ${i}: ${exchange}`;
     exchanges.push(exchange);
   }
-  return { fixture: id, title: value.title, era: value.era, versions: value.versions, rules: value.rules, level: value.level as RuleLevel, requires, spec: value.spec, exchanges };
+  return {
+    fixture: id,
+    title: value.title,
+    era: value.era,
+    versions: value.versions,
+    rules: value.rules,
+    level: value.level as RuleLevel,
+    requires,
+    spec: value.spec,
+    exchanges,
+  };
 }
 
 function parseExchange(value: unknown): Exchange | string {
@@ -149,7 +164,12 @@ function parseExchange(value: unknown): Exchange | string {
   const out: Exchange = {
     name: value.name,
     setup: value.setup === true,
-    request: { method: request.method, headers: headers as Record<string, string>, ...(request.json !== undefined ? { json: request.json } : {}), ...(typeof request.text === "string" ? { text: request.text } : {}) },
+    request: {
+      method: request.method,
+      headers: headers as Record<string, string>,
+      ...(request.json !== undefined ? { json: request.json } : {}),
+      ...(typeof request.text === "string" ? { text: request.text } : {}),
+    },
     expect,
     ...(unsupportedIf !== undefined ? { unsupportedIf } : {}),
     ...(typeof value.feature === "string" ? { feature: value.feature } : {}),
@@ -180,7 +200,11 @@ function parseExpectation(value: unknown): Expectation | string {
   const extra = unknownKey(value, EXPECT_KEYS);
   if (extra !== undefined || value.anyOf !== undefined) return `unknown member ${extra ?? "anyOf"}`;
   const status = value.status === undefined ? undefined : Array.isArray(value.status) ? value.status : [value.status];
-  if (status !== undefined && !status.every((s) => (typeof s === "number" && Number.isInteger(s)) || (typeof s === "string" && /^[1-5]xx$/.test(s)))) return "status must be a number, a class such as \"4xx\", or a list of them";
+  if (
+    status !== undefined &&
+    !status.every((s) => (typeof s === "number" && Number.isInteger(s)) || (typeof s === "string" && /^[1-5]xx$/.test(s)))
+  )
+    return 'status must be a number, a class such as "4xx", or a list of them';
   if (value.body !== undefined && value.body !== "empty") return 'body must be "empty"';
   const headers = value.headers;
   if (headers !== undefined) {

@@ -66,7 +66,8 @@ export function matchValue(actual: unknown, pattern: unknown, captures: Captures
 function match(actual: unknown, pattern: unknown, found: Map<string, unknown>, path: string): string | undefined {
   if (pattern === "$any") return actual === undefined ? `${path}: expected a value, got none` : undefined;
   if (pattern === "$absent") return actual === undefined ? undefined : `${path}: expected no member, got ${show(actual)}`;
-  if (pattern === "$absentOrNull") return actual === undefined || actual === null ? undefined : `${path}: expected no member or null, got ${show(actual)}`;
+  if (pattern === "$absentOrNull")
+    return actual === undefined || actual === null ? undefined : `${path}: expected no member or null, got ${show(actual)}`;
   if (isObject(pattern)) {
     const op = operator(pattern);
     if (op !== undefined) return matchOperator(op, actual, pattern, found, path);
@@ -99,11 +100,19 @@ function operator(pattern: Record<string, unknown>): Operator | undefined {
   return undefined;
 }
 
-function matchOperator(op: Operator, actual: unknown, pattern: Record<string, unknown>, found: Map<string, unknown>, path: string): string | undefined {
+function matchOperator(
+  op: Operator,
+  actual: unknown,
+  pattern: Record<string, unknown>,
+  found: Map<string, unknown>,
+  path: string,
+): string | undefined {
   const arg = pattern[op];
   switch (op) {
     case "$literal":
-      return actual !== undefined && JSON.stringify(actual) === JSON.stringify(arg) ? undefined : `${path}: expected exactly ${show(arg)}, got ${show(actual)}`;
+      return actual !== undefined && JSON.stringify(actual) === JSON.stringify(arg)
+        ? undefined
+        : `${path}: expected exactly ${show(arg)}, got ${show(actual)}`;
     case "$oneOf": {
       if (!Array.isArray(arg)) return `${path}: malformed pattern ($oneOf needs an array)`;
       const problems: string[] = [];
@@ -121,7 +130,9 @@ function matchOperator(op: Operator, actual: unknown, pattern: Record<string, un
     case "$not":
       // A value that is present and does not match (captures inside are dropped).
       if (actual === undefined) return `${path}: expected a value, got none`;
-      return match(actual, arg, new Map(found), path) === undefined ? `${path}: expected anything but ${show(arg)}, got ${show(actual)}` : undefined;
+      return match(actual, arg, new Map(found), path) === undefined
+        ? `${path}: expected anything but ${show(arg)}, got ${show(actual)}`
+        : undefined;
     case "$capture": {
       if (typeof arg !== "string") return `${path}: malformed pattern ($capture needs a name)`;
       const inner = Object.hasOwn(pattern, "$match") ? pattern.$match : "$any";
@@ -130,7 +141,9 @@ function matchOperator(op: Operator, actual: unknown, pattern: Record<string, un
       return problem;
     }
     case "$type":
-      return typeOf(actual) === arg || (arg === "number" && typeOf(actual) === "integer") ? undefined : `${path}: expected ${String(arg)}, got ${show(actual)}`;
+      return typeOf(actual) === arg || (arg === "number" && typeOf(actual) === "integer")
+        ? undefined
+        : `${path}: expected ${String(arg)}, got ${show(actual)}`;
     case "$contains": {
       if (!Array.isArray(actual)) return `${path}: expected an array containing ${show(arg)}, got ${show(actual)}`;
       for (const element of actual) {

@@ -21,7 +21,9 @@ import { MissingCapture, compile, isObject, matchValue, show, substitute, type C
 export interface FetchedAnswer {
   readonly status: number;
   readonly headers: { get(name: string): string | null };
-  readonly body: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> } } | null;
+  readonly body: {
+    getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> };
+  } | null;
 }
 
 export interface AbortSignalLike {
@@ -29,7 +31,10 @@ export interface AbortSignalLike {
 }
 
 /** The fetch the replay calls (the global fetch fits). */
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: never }) => Promise<FetchedAnswer>;
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: never },
+) => Promise<FetchedAnswer>;
 
 export interface ReplayOptions {
   /** How long one exchange may take, answer read included. Default 3000 ms. */
@@ -55,7 +60,13 @@ interface Answer {
 type Verdict = { kind: "ok" } | { kind: "failed"; reason: string } | { kind: "not-applicable"; reason: string };
 
 /** Replays `fixture` at `version` against `url`. */
-export async function replayCase(fixture: HttpFixture, version: string, url: string, fetchFn: FetchLike, options: ReplayOptions = {}): Promise<CaseResult> {
+export async function replayCase(
+  fixture: HttpFixture,
+  version: string,
+  url: string,
+  fetchFn: FetchLike,
+  options: ReplayOptions = {},
+): Promise<CaseResult> {
   const base = { fixture: fixture.fixture, version, transport: "http" as const, rules: fixture.rules, level: fixture.level };
   const captures: Captures = new Map([["version", version]]);
   const features = new Map<string, string>();
@@ -67,18 +78,37 @@ export async function replayCase(fixture: HttpFixture, version: string, url: str
     } catch (error) {
       if (error instanceof MissingCapture) {
         const feature = features.get(error.capture);
-        verdict = { kind: "not-applicable", reason: feature === undefined ? `nothing captured for \${${error.capture}}` : `the target lacks ${feature} (nothing captured for \${${error.capture}})` };
-      } else verdict = { kind: exchange.setup ? "not-applicable" : "failed", reason: `request failed: ${error instanceof Error ? error.message : String(error)}` };
+        verdict = {
+          kind: "not-applicable",
+          reason:
+            feature === undefined
+              ? `nothing captured for \${${error.capture}}`
+              : `the target lacks ${feature} (nothing captured for \${${error.capture}})`,
+        };
+      } else
+        verdict = {
+          kind: exchange.setup ? "not-applicable" : "failed",
+          reason: `request failed: ${error instanceof Error ? error.message : String(error)}`,
+        };
     }
     if (verdict.kind === "ok") continue;
     const where = `${exchange.setup ? "setup " : ""}exchange "${exchange.name}"`;
-    if (verdict.kind === "failed" && exchange.setup) return { ...base, outcome: "not-applicable", reason: `${where} did not go as expected: ${verdict.reason}` };
+    if (verdict.kind === "failed" && exchange.setup)
+      return { ...base, outcome: "not-applicable", reason: `${where} did not go as expected: ${verdict.reason}` };
     return { ...base, outcome: verdict.kind, reason: `${where}: ${verdict.reason}` };
   }
   return { ...base, outcome: "passed" };
 }
 
-async function runExchange(exchange: Exchange, url: string, fetchFn: FetchLike, captures: Captures, features: Map<string, string>, requires: readonly string[], ms: number): Promise<Verdict> {
+async function runExchange(
+  exchange: Exchange,
+  url: string,
+  fetchFn: FetchLike,
+  captures: Captures,
+  features: Map<string, string>,
+  requires: readonly string[],
+  ms: number,
+): Promise<Verdict> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(exchange.request.headers)) {
     const v = substitute(value, captures);
@@ -106,7 +136,8 @@ async function runExchange(exchange: Exchange, url: string, fetchFn: FetchLike, 
     for (const [k, v] of found) captures.set(k, v);
     for (const [capture, feature] of declared) {
       features.set(capture, feature);
-      if (!found.has(capture) && requires.includes(feature)) return { kind: "not-applicable", reason: `the target lacks ${feature} (no ${capture} in the answer)` };
+      if (!found.has(capture) && requires.includes(feature))
+        return { kind: "not-applicable", reason: `the target lacks ${feature} (no ${capture} in the answer)` };
     }
     return { kind: "ok" };
   }
@@ -115,7 +146,13 @@ async function runExchange(exchange: Exchange, url: string, fetchFn: FetchLike, 
     const feature = exchange.feature === undefined ? "a feature" : String(substitute(exchange.feature, captures));
     return { kind: "not-applicable", reason: `the target lacks ${feature} (answered ${answer.status})` };
   }
-  return { kind: "failed", reason: problems.length === 1 ? (problems[0] as string) : `none of ${problems.length} allowed answers: ${problems.map((p, i) => `(${i + 1}) ${p}`).join(" ")}` };
+  return {
+    kind: "failed",
+    reason:
+      problems.length === 1
+        ? (problems[0] as string)
+        : `none of ${problems.length} allowed answers: ${problems.map((p, i) => `(${i + 1}) ${p}`).join(" ")}`,
+  };
 }
 
 /** How much of an SSE answer the expectations need: a number of events, and whether the responses to the request. */
@@ -132,10 +169,20 @@ function needsOf(alternatives: readonly Expectation[], sent: unknown): { events:
 /** The ids of the requests in a body (a request, or a batch). */
 function requestIds(sent: unknown): unknown[] {
   const items = Array.isArray(sent) ? sent : [sent];
-  return items.filter((m) => isObject(m) && typeof m.method === "string" && m.id !== undefined).map((m) => (m as Record<string, unknown>).id);
+  return items
+    .filter((m) => isObject(m) && typeof m.method === "string" && m.id !== undefined)
+    .map((m) => (m as Record<string, unknown>).id);
 }
 
-async function exchangeOnce(fetchFn: FetchLike, url: string, method: string, headers: Record<string, string>, body: string | undefined, needs: { events: number; responseIds: readonly unknown[] | undefined }, ms: number): Promise<Answer> {
+async function exchangeOnce(
+  fetchFn: FetchLike,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  needs: { events: number; responseIds: readonly unknown[] | undefined },
+  ms: number,
+): Promise<Answer> {
   const controller = new AbortController();
   let timedOut = false;
   // Every wait is raced against the deadline as well as aborted: a fetch that ignores its signal (an in-process handler) cannot hold the replay.
@@ -156,13 +203,16 @@ async function exchangeOnce(fetchFn: FetchLike, url: string, method: string, hea
     const contentType = response.headers.get("content-type") ?? "";
     const header = (name: string): string | undefined => response.headers.get(name) ?? undefined;
     const reader = response.body?.getReader();
-    if (reader === undefined) return { status: response.status, header, contentType, text: "", events: isSse(contentType) ? [] : undefined, cut: undefined };
+    if (reader === undefined)
+      return { status: response.status, header, contentType, text: "", events: isSse(contentType) ? [] : undefined, cut: undefined };
     const decoder = new TextDecoder();
     if (isSse(contentType)) {
       const parser = new SseParser();
       const events: SseEvent[] = [];
       let cut: string | undefined;
-      const satisfied = (): boolean => events.length >= needs.events && (needs.responseIds === undefined || needs.responseIds.every((id) => responsesIn(events).some((r) => r.id === id)));
+      const satisfied = (): boolean =>
+        events.length >= needs.events &&
+        (needs.responseIds === undefined || needs.responseIds.every((id) => responsesIn(events).some((r) => r.id === id)));
       try {
         while (!satisfied()) {
           const { done, value } = await bounded(reader.read());
@@ -170,7 +220,9 @@ async function exchangeOnce(fetchFn: FetchLike, url: string, method: string, hea
           if (value !== undefined) parser.push(value, events);
         }
       } catch (error) {
-        cut = timedOut ? `the stream gave no more within ${ms} ms` : `the stream broke: ${error instanceof Error ? error.message : String(error)}`;
+        cut = timedOut
+          ? `the stream gave no more within ${ms} ms`
+          : `the stream broke: ${error instanceof Error ? error.message : String(error)}`;
       }
       reader.cancel().catch(() => undefined);
       return { status: response.status, header, contentType, text: undefined, events, cut };
@@ -219,14 +271,16 @@ function responsesIn(events: readonly SseEvent[]): Record<string, unknown>[] {
     } catch {
       continue;
     }
-    for (const m of Array.isArray(value) ? value : [value]) if (isObject(m) && m.method === undefined && ("result" in m || "error" in m)) out.push(m);
+    for (const m of Array.isArray(value) ? value : [value])
+      if (isObject(m) && m.method === undefined && ("result" in m || "error" in m)) out.push(m);
   }
   return out;
 }
 
 /** Whether the answer meets one expectation: undefined when it does, else what differs. */
 function judge(answer: Answer, e: Expectation, sent: unknown, found: Captures, declared: Map<string, string>): string | undefined {
-  if (e.status !== undefined && !e.status.some((s) => statusMatches(answer.status, s))) return `status: expected ${e.status.join(" or ")}, got ${answer.status}`;
+  if (e.status !== undefined && !e.status.some((s) => statusMatches(answer.status, s)))
+    return `status: expected ${e.status.join(" or ")}, got ${answer.status}`;
   for (const [name, h] of Object.entries(e.headers ?? {})) {
     const value = answer.header(name);
     if (h.capture !== undefined && h.feature !== undefined) declared.set(h.capture, h.feature);
@@ -239,11 +293,13 @@ function judge(answer: Answer, e: Expectation, sent: unknown, found: Captures, d
       if (h.present === true || h.match !== undefined) return `header ${name}: expected one, got none`;
       continue;
     }
-    if (h.match !== undefined && compile(h.match)?.test(value) !== true) return `header ${name}: expected a value matching /${h.match}/, got ${show(value)}`;
+    if (h.match !== undefined && compile(h.match)?.test(value) !== true)
+      return `header ${name}: expected a value matching /${h.match}/, got ${show(value)}`;
     if (h.capture !== undefined) found.set(h.capture, value);
   }
   if (e.body === "empty") {
-    if (answer.events !== undefined && answer.events.length > 0) return `body: expected none, got an SSE stream of ${answer.events.length} events`;
+    if (answer.events !== undefined && answer.events.length > 0)
+      return `body: expected none, got an SSE stream of ${answer.events.length} events`;
     if (answer.text !== undefined && answer.text.trim() !== "") return `body: expected none, got ${show(answer.text)}`;
   }
   if (e.json !== undefined) {
@@ -261,7 +317,8 @@ function judge(answer: Answer, e: Expectation, sent: unknown, found: Captures, d
     if (answer.events === undefined) return `body: expected an SSE stream, got Content-Type ${show(answer.contentType)}`;
     for (let i = 0; i < e.events.length; i++) {
       const event = answer.events[i];
-      if (event === undefined) return `event ${i}: expected one, got ${answer.events.length} events${answer.cut === undefined ? " before the stream ended" : ` (${answer.cut})`}`;
+      if (event === undefined)
+        return `event ${i}: expected one, got ${answer.events.length} events${answer.cut === undefined ? " before the stream ended" : ` (${answer.cut})`}`;
       const problem = judgeEvent(event, e.events[i] as EventExpectation, found, i);
       if (problem !== undefined) return problem;
     }
@@ -278,12 +335,16 @@ function judgeResponse(answer: Answer, pattern: unknown, sent: unknown, found: C
       return problem === undefined ? undefined : `responses on the stream ${problem}`;
     }
     const id = isObject(sent) ? sent.id : undefined;
-    const response = responses.find((r) => r.id === id) ?? (responses.length === 1 && (responses[0] as Record<string, unknown>).id == null ? responses[0] : undefined);
-    if (response === undefined) return `response: expected one on the SSE stream for id ${show(id)}, got ${responses.length === 0 ? "none" : show(responses)}${answer.cut === undefined ? "" : ` (${answer.cut})`}`;
+    const response =
+      responses.find((r) => r.id === id) ??
+      (responses.length === 1 && (responses[0] as Record<string, unknown>).id == null ? responses[0] : undefined);
+    if (response === undefined)
+      return `response: expected one on the SSE stream for id ${show(id)}, got ${responses.length === 0 ? "none" : show(responses)}${answer.cut === undefined ? "" : ` (${answer.cut})`}`;
     const problem = matchValue(response, pattern, found);
     return problem === undefined ? undefined : `response ${problem}`;
   }
-  if (!isJson(answer.contentType)) return `response: expected application/json or text/event-stream, got Content-Type ${show(answer.contentType)}`;
+  if (!isJson(answer.contentType))
+    return `response: expected application/json or text/event-stream, got Content-Type ${show(answer.contentType)}`;
   const parsed = parseJson(answer.text);
   if (parsed === undefined) return `response: expected JSON, got ${show(answer.text)}${answer.cut === undefined ? "" : ` (${answer.cut})`}`;
   const problem = matchValue(parsed.value, pattern, found);

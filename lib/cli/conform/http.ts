@@ -22,7 +22,10 @@ export { replayCase, DEFAULT_EXCHANGE_MS } from "./http-replay.js";
  * (fixtures/, whose http/ folder is read) or its http/ folder itself; `versions` keeps only
  * those versions; `fetch` defaults to the global fetch.
  */
-export async function runHttpConformance(url: string, options: { fixturesDir: string; versions?: readonly string[]; fetch?: typeof fetch }): Promise<readonly CaseResult[]> {
+export async function runHttpConformance(
+  url: string,
+  options: { fixturesDir: string; versions?: readonly string[]; fetch?: typeof fetch },
+): Promise<readonly CaseResult[]> {
   const fetchFn: FetchLike = options.fetch ?? fetch;
   const results: CaseResult[] = [];
   for (const fixture of loadHttpFixtures(options.fixturesDir)) {

@@ -57,7 +57,16 @@ export interface ConformArgs {
 }
 
 export function parseConformArgs(argv: readonly string[]): { ok: true; args: ConformArgs } | { ok: false; problem: string } {
-  const args: ConformArgs = { role: "server", profile: undefined, profiles: undefined, baseline: undefined, format: "text", only: undefined, timeoutMs: 3000, target: undefined };
+  const args: ConformArgs = {
+    role: "server",
+    profile: undefined,
+    profiles: undefined,
+    baseline: undefined,
+    format: "text",
+    only: undefined,
+    timeoutMs: 3000,
+    target: undefined,
+  };
   let at = 0;
   while (at < argv.length) {
     const word = argv[at++] as string;
@@ -68,7 +77,8 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
       return { ok: true, args };
     }
     if (!word.startsWith("--")) {
-      if (!/^https?:\/\//i.test(word) || at !== argv.length) return { ok: false, problem: `conform takes -- <command...> or one URL; got ${JSON.stringify(word)}` };
+      if (!/^https?:\/\//i.test(word) || at !== argv.length)
+        return { ok: false, problem: `conform takes -- <command...> or one URL; got ${JSON.stringify(word)}` };
       args.target = { kind: "url", url: word };
       return { ok: true, args };
     }
@@ -76,15 +86,24 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
     if (value === undefined) return { ok: false, problem: `${word} needs a value` };
     switch (word) {
       case "--role":
-        if (value !== "server" && value !== "client") return { ok: false, problem: `--role takes server or client; got ${JSON.stringify(value)}` };
+        if (value !== "server" && value !== "client")
+          return { ok: false, problem: `--role takes server or client; got ${JSON.stringify(value)}` };
         args.role = value;
         break;
       case "--profile":
-        if (args.profiles !== undefined) return { ok: false, problem: "--profile (the capabilities of one run) and --profiles (one probed pass per target profile) exclude each other" };
+        if (args.profiles !== undefined)
+          return {
+            ok: false,
+            problem: "--profile (the capabilities of one run) and --profiles (one probed pass per target profile) exclude each other",
+          };
         args.profile = value;
         break;
       case "--profiles": {
-        if (args.profile !== undefined) return { ok: false, problem: "--profile (the capabilities of one run) and --profiles (one probed pass per target profile) exclude each other" };
+        if (args.profile !== undefined)
+          return {
+            ok: false,
+            problem: "--profile (the capabilities of one run) and --profiles (one probed pass per target profile) exclude each other",
+          };
         const names = parseProfileNames(value);
         if (typeof names === "string") return { ok: false, problem: names };
         args.profiles = names;
@@ -94,7 +113,8 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
         args.baseline = value;
         break;
       case "--format":
-        if (value !== "text" && value !== "json" && value !== "tap" && value !== "junit") return { ok: false, problem: `--format takes text, json, tap or junit; got ${JSON.stringify(value)}` };
+        if (value !== "text" && value !== "json" && value !== "tap" && value !== "junit")
+          return { ok: false, problem: `--format takes text, json, tap or junit; got ${JSON.stringify(value)}` };
         args.format = value;
         break;
       case "--only":
@@ -102,7 +122,8 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
         break;
       case "--timeout": {
         const ms = Number(value);
-        if (!/^\d+$/.test(value) || ms <= 0) return { ok: false, problem: `--timeout takes a positive whole number of milliseconds; got ${JSON.stringify(value)}` };
+        if (!/^\d+$/.test(value) || ms <= 0)
+          return { ok: false, problem: `--timeout takes a positive whole number of milliseconds; got ${JSON.stringify(value)}` };
         args.timeoutMs = ms;
         break;
       }
@@ -137,14 +158,27 @@ export interface ProbeSpawn {
 }
 
 function spawnProbe(spawn: ProbeSpawn, adapter: boolean): StdioTarget {
-  return new StdioTarget({ command: spawn.command, args: spawn.args, adapter, ...(spawn.env !== undefined ? { env: spawn.env } : {}), ...(spawn.stderr !== undefined ? { stderr: spawn.stderr } : {}) });
+  return new StdioTarget({
+    command: spawn.command,
+    args: spawn.args,
+    adapter,
+    ...(spawn.env !== undefined ? { env: spawn.env } : {}),
+    ...(spawn.stderr !== undefined ? { stderr: spawn.stderr } : {}),
+  });
 }
 
 /** One initialize at `version`: the result, when the target answers with one. */
 async function probeSession(spawn: ProbeSpawn, version: string, ms: number): Promise<Record<string, unknown> | undefined> {
   const target = spawnProbe(spawn, false);
   try {
-    target.write(JSON.stringify({ jsonrpc: "2.0", id: "probe", method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: CLIENT_INFO } }) + "\n");
+    target.write(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "probe",
+        method: "initialize",
+        params: { protocolVersion: version, capabilities: {}, clientInfo: CLIENT_INFO },
+      }) + "\n",
+    );
     const answer = await answerTo(target, "probe", ms);
     const result = answer?.result;
     if (!isRecord(result)) return undefined;
@@ -167,7 +201,9 @@ async function probeModern(spawn: ProbeSpawn, ms: number): Promise<Record<string
     const meta = { [META_PROTOCOL_VERSION]: MODERN, [META_CLIENT_CAPABILITIES]: {}, [META_CLIENT_INFO]: CLIENT_INFO };
     target.write(JSON.stringify({ jsonrpc: "2.0", id: "probe", method: "server/discover", params: { _meta: meta } }) + "\n");
     const answer = await answerTo(target, "probe", ms);
-    return isRecord(answer?.result) && Array.isArray(answer.result.supportedVersions) && answer.result.supportedVersions.includes(MODERN) ? answer.result : undefined;
+    return isRecord(answer?.result) && Array.isArray(answer.result.supportedVersions) && answer.result.supportedVersions.includes(MODERN)
+      ? answer.result
+      : undefined;
   } finally {
     await target.stop(300);
   }
@@ -181,7 +217,12 @@ async function probeAdapter(spawn: ProbeSpawn, ms: number): Promise<AdapterSuppo
     const supports = hello?.ok === true && isRecord(hello.supports) ? hello.supports : undefined;
     if (supports === undefined) return undefined;
     const strings = (v: unknown): Set<string> => new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-    return { ops: strings(supports.ops), clock: supports.clock === true, config: strings(supports.config), strict: supports.strict === true };
+    return {
+      ops: strings(supports.ops),
+      clock: supports.clock === true,
+      config: strings(supports.config),
+      strict: supports.strict === true,
+    };
   } finally {
     await target.stop(300);
   }
@@ -194,10 +235,22 @@ export interface ProbeResult {
   readonly announced: ReadonlySet<string>;
 }
 
-export async function probeTarget(command: string, args: readonly string[], ms: number, profiles: Record<string, unknown>, profileName: string | undefined, env?: Readonly<Record<string, string>>): Promise<ProbeResult | string> {
+export async function probeTarget(
+  command: string,
+  args: readonly string[],
+  ms: number,
+  profiles: Record<string, unknown>,
+  profileName: string | undefined,
+  env?: Readonly<Record<string, string>>,
+): Promise<ProbeResult | string> {
   let stderr = "";
   // Kept short: only the announcement line matters, and a chatty target must not grow the runner.
-  const spawn: ProbeSpawn = { command, args, ...(env !== undefined ? { env } : {}), stderr: (text) => (stderr = (stderr + text).slice(-8192)) };
+  const spawn: ProbeSpawn = {
+    command,
+    args,
+    ...(env !== undefined ? { env } : {}),
+    stderr: (text) => (stderr = (stderr + text).slice(-8192)),
+  };
   const announced = new Set<string>();
   const collect = (): void => {
     for (const name of announcedProfiles(stderr)) announced.add(name);
@@ -225,11 +278,16 @@ export async function probeTarget(command: string, args: readonly string[], ms: 
   const adapter = await probeAdapter(spawn, Math.min(ms, 1500));
   if (profileName !== undefined) {
     const named = profiles[profileName];
-    if (!isRecord(named)) return `unknown profile ${JSON.stringify(profileName)}; fixtures/manifest.json names ${Object.keys(profiles).join(", ")}`;
+    if (!isRecord(named))
+      return `unknown profile ${JSON.stringify(profileName)}; fixtures/manifest.json names ${Object.keys(profiles).join(", ")}`;
     capabilities = named;
   }
   if (versions.size === 0 && adapter === undefined) return "the target answered no initialize and no server/discover";
-  return { profile: { versions, capabilities: capabilities ?? {}, tools, ...(adapter !== undefined ? { adapter } : {}) }, serverInfo, announced };
+  return {
+    profile: { versions, capabilities: capabilities ?? {}, tools, ...(adapter !== undefined ? { adapter } : {}) },
+    serverInfo,
+    announced,
+  };
 }
 
 export interface RunOptions {
@@ -252,12 +310,20 @@ export interface RunOptions {
 export async function runStdioConformance(command: string, args: readonly string[], options: RunOptions): Promise<CaseResult[]> {
   const { fixtures } = loadFixtures(options.fixturesDir, options.role);
   const jobs: (() => Promise<CaseResult>)[] = [];
-  const replay: ReplayOptions = { command, args, adapter: options.profile.adapter !== undefined, timeoutMs: options.timeoutMs, graceMs: options.graceMs ?? 150, ...(options.env !== undefined ? { env: options.env } : {}) };
+  const replay: ReplayOptions = {
+    command,
+    args,
+    adapter: options.profile.adapter !== undefined,
+    timeoutMs: options.timeoutMs,
+    graceMs: options.graceMs ?? 150,
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  };
   for (const { header, steps } of fixtures) {
     if (options.only !== undefined && !header.fixture.startsWith(options.only)) continue;
     for (const version of caseVersions(header, options.profile, options.newestOnly === true)) {
       if (options.select !== undefined && !options.select(header.fixture, version)) continue;
-      const missing = options.role === "client" ? "a client under test (stdio replay covers servers)" : notApplicable(header, version, options.profile);
+      const missing =
+        options.role === "client" ? "a client under test (stdio replay covers servers)" : notApplicable(header, version, options.profile);
       const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules, level: "MUST" as const };
       if (missing !== undefined) jobs.push(async () => ({ ...base, outcome: "not-applicable", reason: missing }));
       else jobs.push(() => replayCase(header, steps, version, replay));
@@ -291,18 +357,26 @@ export interface PassesOptions extends Omit<RunOptions, "profile" | "select" | "
 export async function runStdioPasses(command: string, args: readonly string[], options: PassesOptions): Promise<CaseResult[] | string> {
   const { profiles, probeMs, warn = () => undefined, ...run } = options;
   let answered = 0;
-  const cases = await runPasses(profiles, options.newestOnly === true, async (name, select) => {
-    const env = profileEnvironment(name);
-    const probed = await probeTarget(command, args, probeMs, {}, undefined, env);
-    if (typeof probed === "string") return probed;
-    answered++;
-    const published = PUBLISHED_PROFILES.get(name);
-    const pass = { name, announced: probed.announced.has(name), settings: published !== undefined && hasSettings(published) };
-    warn(`profile ${name}${pass.announced ? " (announced)" : " (not announced: the target runs its default configuration)"}: ${describeTarget(probed)}`);
-    const mismatch = pass.announced && published !== undefined ? capabilityMismatch(published, probed.profile.capabilities) : undefined;
-    if (mismatch !== undefined) warn(`profile ${name}: announced, but the target declares ${mismatch}; its cases are judged on what it declares\n`);
-    return runStdioConformance(command, args, { ...run, profile: { ...probed.profile, pass }, select, env });
-  }, warn);
+  const cases = await runPasses(
+    profiles,
+    options.newestOnly === true,
+    async (name, select) => {
+      const env = profileEnvironment(name);
+      const probed = await probeTarget(command, args, probeMs, {}, undefined, env);
+      if (typeof probed === "string") return probed;
+      answered++;
+      const published = PUBLISHED_PROFILES.get(name);
+      const pass = { name, announced: probed.announced.has(name), settings: published !== undefined && hasSettings(published) };
+      warn(
+        `profile ${name}${pass.announced ? " (announced)" : " (not announced: the target runs its default configuration)"}: ${describeTarget(probed)}`,
+      );
+      const mismatch = pass.announced && published !== undefined ? capabilityMismatch(published, probed.profile.capabilities) : undefined;
+      if (mismatch !== undefined)
+        warn(`profile ${name}: announced, but the target declares ${mismatch}; its cases are judged on what it declares\n`);
+      return runStdioConformance(command, args, { ...run, profile: { ...probed.profile, pass }, select, env });
+    },
+    warn,
+  );
   return answered === 0 ? "the target answered no initialize and no server/discover under any profile" : cases;
 }
 
@@ -357,7 +431,15 @@ export async function conformMain(argv: readonly string[], write: (text: string)
     }
   } else if (args.profiles !== undefined) {
     const only = args.only !== undefined ? { only: args.only } : {};
-    const passed = await runStdioPasses(target.command, target.args, { fixturesDir, role: args.role, timeoutMs: args.timeoutMs, probeMs: args.timeoutMs, profiles: args.profiles, warn, ...only });
+    const passed = await runStdioPasses(target.command, target.args, {
+      fixturesDir,
+      role: args.role,
+      timeoutMs: args.timeoutMs,
+      probeMs: args.timeoutMs,
+      profiles: args.profiles,
+      warn,
+      ...only,
+    });
     if (typeof passed === "string") {
       warn(`mcp-engine conform: ${passed}\n`);
       return 2;
@@ -371,7 +453,13 @@ export async function conformMain(argv: readonly string[], write: (text: string)
       return 2;
     }
     warn(describeTarget(probed));
-    results = await runStdioConformance(target.command, target.args, { fixturesDir, role: args.role, timeoutMs: args.timeoutMs, profile: probed.profile, ...(args.only !== undefined ? { only: args.only } : {}) });
+    results = await runStdioConformance(target.command, target.args, {
+      fixturesDir,
+      role: args.role,
+      timeoutMs: args.timeoutMs,
+      profile: probed.profile,
+      ...(args.only !== undefined ? { only: args.only } : {}),
+    });
   }
   const judged = applyBaseline(results, baseline);
   write(render(judged, args.format));

@@ -105,7 +105,14 @@ export function compare(expected: unknown, actual: unknown, options: CompareOpti
   return Object.is(expected, actual) ? undefined : `${at}: expected ${show(expected)}, got ${show(actual)}`;
 }
 
-function compareOperator(op: string, argument: unknown, actual: unknown, options: { subset: boolean; bindings: Bindings }, at: string, present: boolean): string | undefined {
+function compareOperator(
+  op: string,
+  argument: unknown,
+  actual: unknown,
+  options: { subset: boolean; bindings: Bindings },
+  at: string,
+  present: boolean,
+): string | undefined {
   const { bindings } = options;
   switch (op) {
     case "$oneOf": {
@@ -125,7 +132,8 @@ function compareOperator(op: string, argument: unknown, actual: unknown, options
     }
     case "$unordered": {
       if (!Array.isArray(argument)) return `${at}: $unordered needs an array`;
-      if (!present || !Array.isArray(actual) || actual.length !== argument.length) return `${at}: expected ${argument.length} entries in any order, got ${show(actual)}`;
+      if (!present || !Array.isArray(actual) || actual.length !== argument.length)
+        return `${at}: expected ${argument.length} entries in any order, got ${show(actual)}`;
       return matchUnordered(argument, actual, options, at);
     }
     case "$capture": {
@@ -148,7 +156,12 @@ function compareOperator(op: string, argument: unknown, actual: unknown, options
 }
 
 /** Every expected entry matches a distinct actual entry (backtracking; batches are small). */
-function matchUnordered(expected: readonly unknown[], actual: readonly unknown[], options: { subset: boolean; bindings: Bindings }, at: string): string | undefined {
+function matchUnordered(
+  expected: readonly unknown[],
+  actual: readonly unknown[],
+  options: { subset: boolean; bindings: Bindings },
+  at: string,
+): string | undefined {
   const used = new Array<boolean>(actual.length).fill(false);
   const attempt = (i: number): boolean => {
     if (i === expected.length) return true;

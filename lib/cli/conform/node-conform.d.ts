@@ -4,7 +4,7 @@
 declare module "node:child_process" {
   export interface ChildProcess {
     /** stdin, stdout, stderr, then the extra pipes asked for (fd 3: the host-adapter channel). */
-    readonly stdio: readonly (NodeReadable & NodeWritable | null)[];
+    readonly stdio: readonly ((NodeReadable & NodeWritable) | null)[];
   }
 }
 

@@ -28,10 +28,13 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export function parseProfileNames(text: string): readonly string[] | string {
   if (text.trim() === "all") return TARGET_PROFILES;
   const names = text.split(",").map((n) => n.trim());
-  for (const name of names) if (!NAME.test(name)) return `--profiles takes comma-separated profile names (letters, digits, _ . -) or all; got ${JSON.stringify(name)} in ${JSON.stringify(text)}`;
+  for (const name of names)
+    if (!NAME.test(name))
+      return `--profiles takes comma-separated profile names (letters, digits, _ . -) or all; got ${JSON.stringify(name)} in ${JSON.stringify(text)}`;
   const seen = new Set<string>();
   for (const name of names) {
-    if (!PUBLISHED_PROFILES.has(name)) return `--profiles: ${JSON.stringify(name)} is no published target profile (fixtures/FORMAT.md, "Target profiles": ${TARGET_PROFILES.join(", ")}, or all)`;
+    if (!PUBLISHED_PROFILES.has(name))
+      return `--profiles: ${JSON.stringify(name)} is no published target profile (fixtures/FORMAT.md, "Target profiles": ${TARGET_PROFILES.join(", ")}, or all)`;
     if (seen.has(name)) return `--profiles names ${JSON.stringify(name)} twice`;
     seen.add(name);
   }
@@ -65,7 +68,12 @@ export type PassRun = (profile: string, select: CaseFilter) => Promise<readonly 
  * failed) reported it, marked with that pass's profile. With `newestOnly` a case is its fixture
  * (its version may differ between passes, as the targets speak different versions).
  */
-export async function runPasses(profiles: readonly string[], newestOnly: boolean, run: PassRun, warn: (text: string) => void): Promise<CaseResult[]> {
+export async function runPasses(
+  profiles: readonly string[],
+  newestOnly: boolean,
+  run: PassRun,
+  warn: (text: string) => void,
+): Promise<CaseResult[]> {
   const key = (fixture: string, version: string): string => (newestOnly ? fixture : `${fixture}@${version}`);
   const cases = new Map<string, CaseResult>();
   const reasons = new Map<string, string[]>();
@@ -85,12 +93,15 @@ export async function runPasses(profiles: readonly string[], newestOnly: boolean
       if (result.outcome === "not-applicable") {
         // That a settings profile was not the case's default says nothing about what the case lacks: left out beside other reasons.
         const known = reasons.get(k) ?? [];
-        if (!(known.length > 0 && (result.reason ?? "").startsWith(DEFAULT_SETTINGS_NEED))) reasons.set(k, [...known, `${result.reason ?? "?"} (${profile})`]);
+        if (!(known.length > 0 && (result.reason ?? "").startsWith(DEFAULT_SETTINGS_NEED)))
+          reasons.set(k, [...known, `${result.reason ?? "?"} (${profile})`]);
         if (earlier === undefined) cases.set(k, result);
         continue;
       }
       cases.set(k, { ...result, profile });
     }
   }
-  return [...cases].map(([k, c]) => (c.outcome === "not-applicable" && profiles.length > 1 ? { ...c, reason: (reasons.get(k) ?? []).join("; ") } : c));
+  return [...cases].map(([k, c]) =>
+    c.outcome === "not-applicable" && profiles.length > 1 ? { ...c, reason: (reasons.get(k) ?? []).join("; ") } : c,
+  );
 }

@@ -29,7 +29,12 @@ export interface ReplayOptions {
 }
 
 /** Notifications a server may send on its own at any time after the handshake (FORMAT.md, "Unsolicited"). */
-const UNSOLICITED = new Set(["notifications/message", "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"]);
+const UNSOLICITED = new Set([
+  "notifications/message",
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/resources/list_changed",
+]);
 
 const BARRIER = "mcp-conform-barrier-";
 const STARTUP_MS = 20_000;
@@ -99,8 +104,10 @@ class Ledger {
     const sent = this.sent.get(key) ?? 0;
     const answered = (this.answered.get(key) ?? 0) + 1;
     this.answered.set(key, answered);
-    if (sent === 0) return new Failure("ID-04", "MUST", `a response for id ${key}, which was never sent: ${JSON.stringify(message).slice(0, 300)}`);
-    if (answered > sent) return new Failure("JR-01", "MUST", `a second response for request ${key}: ${JSON.stringify(message).slice(0, 300)}`);
+    if (sent === 0)
+      return new Failure("ID-04", "MUST", `a response for id ${key}, which was never sent: ${JSON.stringify(message).slice(0, 300)}`);
+    if (answered > sent)
+      return new Failure("JR-01", "MUST", `a second response for request ${key}: ${JSON.stringify(message).slice(0, 300)}`);
     return undefined;
   }
 }
@@ -141,7 +148,11 @@ function allowed(message: unknown): boolean {
 }
 
 /** The next message that counts: barrier answers and allowed notifications are passed over; the global checks run on each. */
-async function nextMessage(state: CaseState, options: ReplayOptions, useBarrier: boolean): Promise<{ entry?: Received; barrier: boolean; failure?: Failure }> {
+async function nextMessage(
+  state: CaseState,
+  options: ReplayOptions,
+  useBarrier: boolean,
+): Promise<{ entry?: Received; barrier: boolean; failure?: Failure }> {
   // Until the target has said anything, allow for a slow start (a loaded machine, a runtime that loads slowly).
   const deadline = Date.now() + (state.target.heardFrom ? options.timeoutMs : Math.max(options.timeoutMs, STARTUP_MS));
   let barrierSent = false;
@@ -158,7 +169,8 @@ async function nextMessage(state: CaseState, options: ReplayOptions, useBarrier:
       barrierSent = true;
       continue;
     }
-    if (entry.kind === "malformed") return { entry, barrier: false, failure: new Failure("M-01", "MUST", `a line that is not JSON: ${entry.line.slice(0, 200)}`) };
+    if (entry.kind === "malformed")
+      return { entry, barrier: false, failure: new Failure("M-01", "MUST", `a line that is not JSON: ${entry.line.slice(0, 200)}`) };
     if (isBarrierAnswer(entry.value)) {
       if (barrierSent) return { barrier: true };
       continue;
@@ -211,7 +223,11 @@ function expectedCodes(expected: unknown): unknown[] {
 /** JSON-RPC's error codes name their own rule: an answer with another code than -32602 for invalid params breaks JR-02. */
 function codeRule(expected: unknown, actual: unknown): string | undefined {
   // In a batch reply: the entry answering the same id.
-  const entries = Array.isArray(expected) ? expected : isRecord(expected) && Array.isArray(expected.$unordered) ? expected.$unordered : undefined;
+  const entries = Array.isArray(expected)
+    ? expected
+    : isRecord(expected) && Array.isArray(expected.$unordered)
+      ? expected.$unordered
+      : undefined;
   if (entries !== undefined) {
     if (!Array.isArray(actual)) return undefined;
     for (const entry of entries) {
@@ -259,7 +275,10 @@ async function matchOut(state: CaseState, step: Step, options: ReplayOptions, he
       return new Failure(rule, level, problem);
     }
     const actual = got.entry.value;
-    if (byId !== undefined && !(isRecord(actual) && Object.hasOwn(actual, "id") && idKey(actual.id) === idKey(byId.id) && !Object.hasOwn(actual, "method"))) {
+    if (
+      byId !== undefined &&
+      !(isRecord(actual) && Object.hasOwn(actual, "id") && idKey(actual.id) === idKey(byId.id) && !Object.hasOwn(actual, "method"))
+    ) {
       held.push(got.entry);
       continue;
     }
@@ -274,8 +293,14 @@ async function matchOut(state: CaseState, step: Step, options: ReplayOptions, he
     if (problem === undefined) {
       for (const [k, v] of trial) state.bindings.set(k, v);
       // The wire form forgave the id of a reply to an unreadable message: our M-10 policy, noted, never failed.
-      if (isRecord(exact) && (exact.id === null || exact.id === "$absent") && compare(exact, actual, { bindings: new Map(trial) }) !== undefined) {
-        state.deviations.push(`M-10 (policy): expected id ${JSON.stringify(exact.id)}, got ${isRecord(actual) && Object.hasOwn(actual, "id") ? JSON.stringify(actual.id) : "no id"}`);
+      if (
+        isRecord(exact) &&
+        (exact.id === null || exact.id === "$absent") &&
+        compare(exact, actual, { bindings: new Map(trial) }) !== undefined
+      ) {
+        state.deviations.push(
+          `M-10 (policy): expected id ${JSON.stringify(exact.id)}, got ${isRecord(actual) && Object.hasOwn(actual, "id") ? JSON.stringify(actual.id) : "no id"}`,
+        );
       }
       return undefined;
     }
@@ -317,14 +342,24 @@ async function expectQuiet(state: CaseState, step: Step, options: ReplayOptions)
   }
 }
 
-async function quietFor(state: CaseState, step: Step, options: ReplayOptions, held: Received[], useBarrier = true): Promise<Failure | undefined> {
+async function quietFor(
+  state: CaseState,
+  step: Step,
+  options: ReplayOptions,
+  held: Received[],
+  useBarrier = true,
+): Promise<Failure | undefined> {
   const rule = typeof step.rule === "string" ? step.rule : "M-08";
   const level = (typeof step.level === "string" ? step.level : "MUST") as RuleLevel;
   const barrier = useBarrier ? barrierMessage(state) : undefined;
   if (barrier !== undefined) state.target.write(barrier);
   const started = Date.now();
   for (;;) {
-    const entry = await state.target.next(barrier !== undefined ? Math.max(1, options.timeoutMs - (Date.now() - started)) : Math.max(1, options.graceMs - (Date.now() - started)));
+    const entry = await state.target.next(
+      barrier !== undefined
+        ? Math.max(1, options.timeoutMs - (Date.now() - started))
+        : Math.max(1, options.graceMs - (Date.now() - started)),
+    );
     if (entry === undefined) return undefined;
     if (entry.kind === "malformed") return new Failure("M-01", "MUST", `a line that is not JSON: ${entry.line.slice(0, 200)}`);
     if (isBarrierAnswer(entry.value)) return undefined;
@@ -336,7 +371,8 @@ async function quietFor(state: CaseState, step: Step, options: ReplayOptions, he
       // The implementation answered a request the fixture leaves with its host: fine, unless it refused
       // it with something else than a refusal of the name (the request itself was fine).
       const refusal = refusedOtherwise(entry.value);
-      if (refusal !== undefined && level !== "policy" && level !== "MAY") return new Failure(rule, level, `expected the request served, got ${refusal}`);
+      if (refusal !== undefined && level !== "policy" && level !== "MAY")
+        return new Failure(rule, level, `expected the request served, got ${refusal}`);
       held.push(entry);
       continue;
     }
@@ -356,7 +392,13 @@ async function quietFor(state: CaseState, step: Step, options: ReplayOptions, he
  * and what comes before it waits for the next steps. A refused command's message must not
  * appear before the answer.
  */
-async function runTrigger(state: CaseState, header: FixtureHeader, step: Step, trigger: Record<string, unknown>, options: ReplayOptions): Promise<Failure | undefined> {
+async function runTrigger(
+  state: CaseState,
+  header: FixtureHeader,
+  step: Step,
+  trigger: Record<string, unknown>,
+  options: ReplayOptions,
+): Promise<Failure | undefined> {
   const rule = typeof step.rule === "string" ? step.rule : (header.rules[0] ?? "M-01");
   const level = (typeof step.level === "string" ? step.level : (header.levels?.[rule] ?? "MUST")) as RuleLevel;
   const call = (state.triggers as TriggerLedger).callFor(trigger);
@@ -372,7 +414,8 @@ async function runTrigger(state: CaseState, header: FixtureHeader, step: Step, t
     const deadline = Date.now() + (state.target.heardFrom ? options.timeoutMs : Math.max(options.timeoutMs, STARTUP_MS));
     for (;;) {
       const entry = await state.target.next(Math.max(1, deadline - Date.now()));
-      if (entry === undefined) return new Failure(rule, level, `the trigger tool ${String(trigger.tool)} did not answer the runner's tools/call ${call.id}`);
+      if (entry === undefined)
+        return new Failure(rule, level, `the trigger tool ${String(trigger.tool)} did not answer the runner's tools/call ${call.id}`);
       if (entry.kind === "malformed") return new Failure("M-01", "MUST", `a line that is not JSON: ${entry.line.slice(0, 200)}`);
       // A late answer to a barrier of an earlier step proves nothing here.
       if (isBarrierAnswer(entry.value)) continue;
@@ -394,7 +437,11 @@ async function runTrigger(state: CaseState, header: FixtureHeader, step: Step, t
 
 let seq = 0;
 
-async function hostCommand(state: CaseState, request: Record<string, unknown>, options: ReplayOptions): Promise<Record<string, unknown> | Failure> {
+async function hostCommand(
+  state: CaseState,
+  request: Record<string, unknown>,
+  options: ReplayOptions,
+): Promise<Record<string, unknown> | Failure> {
   // The first command (configure) may meet a slow start.
   const ms = request.op === "configure" ? Math.max(options.timeoutMs, STARTUP_MS) : options.timeoutMs;
   const answer = await state.target.command({ ...request, seq: ++seq, op: String(request.op) }, ms);
@@ -402,7 +449,12 @@ async function hostCommand(state: CaseState, request: Record<string, unknown>, o
   return answer;
 }
 
-async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly Step[], options: ReplayOptions): Promise<Failure | Unjudgeable | undefined> {
+async function runSteps(
+  state: CaseState,
+  header: FixtureHeader,
+  steps: readonly Step[],
+  options: ReplayOptions,
+): Promise<Failure | Unjudgeable | undefined> {
   let lastQuiet: Step | undefined;
   for (const raw of steps) {
     const step = substitute(raw, state.version) as Step;
@@ -426,12 +478,17 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
       state.target.closeStdin();
     } else if ("out" in step) {
       const triggers = state.triggers;
-      const expected = triggers === undefined ? step : { ...step, out: triggers.expected(step.out), ...("wire" in step ? { wire: triggers.expected(step.wire) } : {}) };
+      const expected =
+        triggers === undefined
+          ? step
+          : { ...step, out: triggers.expected(step.out), ...("wire" in step ? { wire: triggers.expected(step.wire) } : {}) };
       const failure = await expectOut(state, expected, options);
       if (failure !== undefined) {
         // The request a trigger asked for never came because the implementation refused to send it: no verdict.
         const refusal = triggers?.refusal(step.out, state.triggerAnswers);
-        return refusal !== undefined ? new Unjudgeable(`the implementation refused to send the request a trigger asked for: ${refusal}`) : failure;
+        return refusal !== undefined
+          ? new Unjudgeable(`the implementation refused to send the request a trigger asked for: ${refusal}`)
+          : failure;
       }
       lastQuiet = undefined;
     } else if ("quiet" in step) {
@@ -449,10 +506,20 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
       const answer = await hostCommand(state, { op: "call", call: step.call }, options);
       if (answer instanceof Failure) return answer;
       if ("throws" in step) {
-        if (answer.ok !== false) return new Failure(header.rules[0] ?? "M-01", "MUST", `host command ${JSON.stringify(step.call)} should be refused locally; it was performed`);
+        if (answer.ok !== false)
+          return new Failure(
+            header.rules[0] ?? "M-01",
+            "MUST",
+            `host command ${JSON.stringify(step.call)} should be refused locally; it was performed`,
+          );
         const problem = compare(step.throws, answer.error, { subset: true });
         if (problem !== undefined) return new Failure(header.rules[0] ?? "M-01", "MUST", `host command refused differently: ${problem}`);
-      } else if (answer.ok !== true) return new Failure(header.rules[0] ?? "M-01", "MUST", `host command ${JSON.stringify(step.call)} failed: ${JSON.stringify(answer.error)}`);
+      } else if (answer.ok !== true)
+        return new Failure(
+          header.rules[0] ?? "M-01",
+          "MUST",
+          `host command ${JSON.stringify(step.call)} failed: ${JSON.stringify(answer.error)}`,
+        );
       else if ("returns" in step) {
         const problem = compare(step.returns, answer.returns, { bindings: state.bindings });
         if (problem !== undefined) return new Failure(header.rules[0] ?? "M-01", "MUST", `host command returned differently: ${problem}`);
@@ -479,16 +546,35 @@ async function runSteps(state: CaseState, header: FixtureHeader, steps: readonly
     if (failure !== undefined) return failure;
     if (isTriggerAnswer(entry.value)) continue;
     if (lastQuiet !== undefined && !allowed(entry.value) && !answersOpen(lastQuiet, entry.value)) {
-      return new Failure(String(lastQuiet.rule ?? "M-08"), (lastQuiet.level ?? "MUST") as RuleLevel, `expected nothing more, got ${JSON.stringify(entry.value).slice(0, 300)}`);
+      return new Failure(
+        String(lastQuiet.rule ?? "M-08"),
+        (lastQuiet.level ?? "MUST") as RuleLevel,
+        `expected nothing more, got ${JSON.stringify(entry.value).slice(0, 300)}`,
+      );
     }
   }
 }
 
 /** Runs one case; the caller has decided it applies. */
-export async function replayCase(header: FixtureHeader, steps: readonly Step[], version: string, options: ReplayOptions): Promise<CaseResult> {
-  const target = new StdioTarget({ command: options.command, args: options.args, adapter: options.adapter, ...(options.stderr !== undefined ? { stderr: options.stderr } : {}), ...(options.env !== undefined ? { env: options.env } : {}) });
+export async function replayCase(
+  header: FixtureHeader,
+  steps: readonly Step[],
+  version: string,
+  options: ReplayOptions,
+): Promise<CaseResult> {
+  const target = new StdioTarget({
+    command: options.command,
+    args: options.args,
+    adapter: options.adapter,
+    ...(options.stderr !== undefined ? { stderr: options.stderr } : {}),
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  });
   const era = (MODERN_VERSIONS as readonly string[]).includes(version) ? "modern" : "session";
-  const selfAnswered = new Set(options.adapter ? [] : steps.filter((s) => s.wire === "answer" && isRecord(s.call)).map((s) => idKey((s.call as Record<string, unknown>).id)));
+  const selfAnswered = new Set(
+    options.adapter
+      ? []
+      : steps.filter((s) => s.wire === "answer" && isRecord(s.call)).map((s) => idKey((s.call as Record<string, unknown>).id)),
+  );
   const state: CaseState = {
     target,
     version,
@@ -508,13 +594,37 @@ export async function replayCase(header: FixtureHeader, steps: readonly Step[], 
   const level = strongest(header);
   try {
     if (options.adapter) {
-      const configured = await hostCommand(state, { op: "configure", role: header.role, version, strict: (header.strict ?? [false]).includes(false) ? false : true, config: substitute(header.config ?? {}, version) }, options);
-      if (configured instanceof Failure || configured.ok !== true) return { ...base, level, outcome: "not-applicable", reason: `the adapter refused the configuration: ${JSON.stringify(configured instanceof Failure ? configured.reason : configured.error)}` };
+      const configured = await hostCommand(
+        state,
+        {
+          op: "configure",
+          role: header.role,
+          version,
+          strict: (header.strict ?? [false]).includes(false) ? false : true,
+          config: substitute(header.config ?? {}, version),
+        },
+        options,
+      );
+      if (configured instanceof Failure || configured.ok !== true)
+        return {
+          ...base,
+          level,
+          outcome: "not-applicable",
+          reason: `the adapter refused the configuration: ${JSON.stringify(configured instanceof Failure ? configured.reason : configured.error)}`,
+        };
     }
     const failure = await runSteps(state, header, steps, options);
     if (failure instanceof Unjudgeable) return { ...base, level, outcome: "not-applicable", reason: failure.reason };
-    if (failure === undefined) return { ...base, level, outcome: "passed", ...(state.deviations.length > 0 ? { deviations: state.deviations } : {}) };
-    return { ...base, level: failure.level, outcome: "failed", failedRule: failure.rule, reason: failure.reason, ...(state.deviations.length > 0 ? { deviations: state.deviations } : {}) };
+    if (failure === undefined)
+      return { ...base, level, outcome: "passed", ...(state.deviations.length > 0 ? { deviations: state.deviations } : {}) };
+    return {
+      ...base,
+      level: failure.level,
+      outcome: "failed",
+      failedRule: failure.rule,
+      reason: failure.reason,
+      ...(state.deviations.length > 0 ? { deviations: state.deviations } : {}),
+    };
   } finally {
     await target.stop(200);
   }

@@ -19,7 +19,8 @@ export function parseBaseline(text: string): Baseline | string {
   } catch (error) {
     return `the baseline is not JSON: ${error instanceof Error ? error.message : String(error)}`;
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "the baseline must be an object: {\"fixture-id[@version]\": \"reason\"}";
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return 'the baseline must be an object: {"fixture-id[@version]": "reason"}';
   const out = new Map<string, string>();
   for (const [key, reason] of Object.entries(value)) {
     if (typeof reason !== "string" || reason === "") return `baseline entry ${JSON.stringify(key)} needs a reason (a non-empty string)`;
@@ -47,7 +48,9 @@ export function applyBaseline(results: readonly CaseResult[], baseline: Baseline
     return { ...r, expected: baseline.get(key) as string };
   });
   const stale = [...used].filter((k) => !failedKeys.has(k)).sort();
-  const unexpected = cases.filter((c) => c.outcome === "failed" && c.expected === undefined && (c.level === "MUST" || c.level === "SHOULD")).length;
+  const unexpected = cases.filter(
+    (c) => c.outcome === "failed" && c.expected === undefined && (c.level === "MUST" || c.level === "SHOULD"),
+  ).length;
   return { cases, stale, unexpected };
 }
 
@@ -88,7 +91,8 @@ export function judgedShare(cases: readonly CaseResult[]): { judged: number; tot
 const caseName = (c: CaseResult): string => `${c.fixture}@${c.version}${c.profile !== undefined ? ` [${c.profile}]` : ""}`;
 
 function textLine(c: CaseResult): string {
-  if (c.outcome === "passed") return `PASS   ${caseName(c)}${c.deviations !== undefined ? `  (${c.deviations.length} informative: ${c.deviations[0]})` : ""}`;
+  if (c.outcome === "passed")
+    return `PASS   ${caseName(c)}${c.deviations !== undefined ? `  (${c.deviations.length} informative: ${c.deviations[0]})` : ""}`;
   if (c.outcome === "not-applicable") return `N/A    ${caseName(c)}  needs ${c.reason ?? "?"}`;
   const tag = c.expected !== undefined ? "XFAIL" : c.level === "policy" || c.level === "MAY" ? "INFO " : "FAIL ";
   return `${tag}  ${caseName(c)}  [${c.failedRule ?? "?"} ${c.level}] ${c.reason ?? ""}${c.expected !== undefined ? `  (baseline: ${c.expected})` : ""}`;
@@ -96,10 +100,13 @@ function textLine(c: CaseResult): string {
 
 export function summaryLines(judged: Judged): string[] {
   const lines = ["", "family   passed  failed  n/a"];
-  for (const [f, t] of tallyByFamily(judged.cases)) lines.push(`${f.padEnd(8)} ${String(t.passed).padStart(6)}  ${String(t.failed).padStart(6)}  ${String(t.notApplicable).padStart(3)}`);
+  for (const [f, t] of tallyByFamily(judged.cases))
+    lines.push(`${f.padEnd(8)} ${String(t.passed).padStart(6)}  ${String(t.failed).padStart(6)}  ${String(t.notApplicable).padStart(3)}`);
   const share = judgedShare(judged.cases);
   const failedRules = [...new Set(judged.cases.filter((c) => c.outcome === "failed").map((c) => c.failedRule ?? "?"))].sort();
-  lines.push(`judged fixtures: ${share.judged}/${share.total} (${share.total === 0 ? 0 : Math.round((share.judged / share.total) * 100)} %)`);
+  lines.push(
+    `judged fixtures: ${share.judged}/${share.total} (${share.total === 0 ? 0 : Math.round((share.judged / share.total) * 100)} %)`,
+  );
   lines.push(`failed rules: ${failedRules.length === 0 ? "none" : failedRules.join(", ")}`);
   for (const key of judged.stale) lines.push(`STALE  baseline entry ${key}: the case passes now; remove the entry`);
   lines.push(`unexpected failures: ${judged.unexpected}`);
@@ -113,7 +120,9 @@ export function render(judged: Judged, format: Format): string {
   switch (format) {
     case "json": {
       const families = Object.fromEntries(tallyByFamily(cases));
-      return JSON.stringify({ cases, families, judged: judgedShare(cases), stale: judged.stale, unexpected: judged.unexpected }, null, 1) + "\n";
+      return (
+        JSON.stringify({ cases, families, judged: judgedShare(cases), stale: judged.stale, unexpected: judged.unexpected }, null, 1) + "\n"
+      );
     }
     case "tap": {
       const lines = ["TAP version 13", `1..${cases.length}`];
@@ -121,20 +130,32 @@ export function render(judged: Judged, format: Format): string {
         const n = i + 1;
         if (c.outcome === "passed") lines.push(`ok ${n} - ${caseName(c)}`);
         else if (c.outcome === "not-applicable") lines.push(`ok ${n} - ${caseName(c)} # SKIP needs ${c.reason ?? "?"}`);
-        else if (c.expected !== undefined || c.level === "policy" || c.level === "MAY") lines.push(`not ok ${n} - ${caseName(c)} [${c.failedRule ?? "?"}] # TODO ${c.expected ?? c.level}`);
-        else lines.push(`not ok ${n} - ${caseName(c)} [${c.failedRule ?? "?"} ${c.level}]`, "  ---", `  message: ${JSON.stringify(c.reason ?? "")}`, "  ...");
+        else if (c.expected !== undefined || c.level === "policy" || c.level === "MAY")
+          lines.push(`not ok ${n} - ${caseName(c)} [${c.failedRule ?? "?"}] # TODO ${c.expected ?? c.level}`);
+        else
+          lines.push(
+            `not ok ${n} - ${caseName(c)} [${c.failedRule ?? "?"} ${c.level}]`,
+            "  ---",
+            `  message: ${JSON.stringify(c.reason ?? "")}`,
+            "  ...",
+          );
       });
       return lines.join("\n") + "\n";
     }
     case "junit": {
       const failures = cases.filter((c) => c.outcome === "failed" && c.expected === undefined).length;
       const skipped = cases.filter((c) => c.outcome === "not-applicable").length;
-      const lines = [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuite name="mcp-engine conform" tests="${cases.length}" failures="${failures}" skipped="${skipped}">`];
+      const lines = [
+        `<?xml version="1.0" encoding="UTF-8"?>`,
+        `<testsuite name="mcp-engine conform" tests="${cases.length}" failures="${failures}" skipped="${skipped}">`,
+      ];
       for (const c of cases) {
         lines.push(`  <testcase classname="${xml(c.fixture)}" name="${xml(caseName(c))}">`);
         if (c.outcome === "not-applicable") lines.push(`    <skipped message="${xml(`needs ${c.reason ?? "?"}`)}"/>`);
-        else if (c.outcome === "failed" && c.expected !== undefined) lines.push(`    <skipped message="${xml(`expected failure: ${c.expected}`)}"/>`);
-        else if (c.outcome === "failed") lines.push(`    <failure type="${xml(`${c.failedRule ?? "?"} ${c.level}`)}" message="${xml(c.reason ?? "")}"/>`);
+        else if (c.outcome === "failed" && c.expected !== undefined)
+          lines.push(`    <skipped message="${xml(`expected failure: ${c.expected}`)}"/>`);
+        else if (c.outcome === "failed")
+          lines.push(`    <failure type="${xml(`${c.failedRule ?? "?"} ${c.level}`)}" message="${xml(c.reason ?? "")}"/>`);
         lines.push("  </testcase>");
       }
       lines.push("</testsuite>");

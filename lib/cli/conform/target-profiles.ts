@@ -23,7 +23,12 @@ import { registerProfileTools } from "./profile-tools.js";
 /** Settings a profile may name; the keys are the fixtures' `config` keys (FORMAT.md "Configuration"), plus `strict`. */
 export interface ProfileSettings {
   /** Bounds, in the fixtures' terms: longest input line (bytes), entries per batch, requests in flight each way. */
-  readonly limits?: { readonly maxLineBytes: number; readonly maxBatchLength: number; readonly maxPendingInbound: number; readonly maxPendingOutbound: number };
+  readonly limits?: {
+    readonly maxLineBytes: number;
+    readonly maxBatchLength: number;
+    readonly maxPendingInbound: number;
+    readonly maxPendingOutbound: number;
+  };
   /** The protocol versions spoken, and no other. */
   readonly versions?: readonly string[];
   /** 2026-07-28: answer server/discover whatever version it names (true), or refuse an unknown one with -32022 (false). */
@@ -56,7 +61,14 @@ export const ANNOUNCEMENT_PREFIX = "mcp-conform-profile: ";
 /** Every published profile, in pass order (`--profiles all`). */
 export const PUBLISHED_PROFILES: ReadonlyMap<string, PublishedProfile> = new Map<string, PublishedProfile>([
   ["full", { description: "every capability it has (its default configuration)", capabilities: "all", settings: {} }],
-  ["tools", { description: "only tools: the tools of the conformance profile (slow and the trigger tools it offers)", capabilities: { tools: {} }, settings: {} }],
+  [
+    "tools",
+    {
+      description: "only tools: the tools of the conformance profile (slow and the trigger tools it offers)",
+      capabilities: { tools: {} },
+      settings: {},
+    },
+  ],
   [
     "core",
     {
@@ -68,7 +80,8 @@ export const PUBLISHED_PROFILES: ReadonlyMap<string, PublishedProfile> = new Map
   [
     "bare",
     {
-      description: "tools, resources and prompts with every flag false (no listChanged, no subscribe): no completions, logging or extensions",
+      description:
+        "tools, resources and prompts with every flag false (no listChanged, no subscribe): no completions, logging or extensions",
       capabilities: { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false }, prompts: { listChanged: false } },
       settings: {},
     },
@@ -76,7 +89,8 @@ export const PUBLISHED_PROFILES: ReadonlyMap<string, PublishedProfile> = new Map
   [
     "limits",
     {
-      description: "its default capabilities with small bounds: 200-byte input lines, batches of 2, 2 peer requests and 1 own request in flight",
+      description:
+        "its default capabilities with small bounds: 200-byte input lines, batches of 2, 2 peer requests and 1 own request in flight",
       capabilities: "all",
       settings: { limits: { maxLineBytes: 200, maxBatchLength: 2, maxPendingInbound: 2, maxPendingOutbound: 1 } },
     },
@@ -92,13 +106,27 @@ export const PUBLISHED_PROFILES: ReadonlyMap<string, PublishedProfile> = new Map
   [
     "discover-any",
     {
-      description: "only 2026-07-28; server/discover answered whatever version it names; the instructions \"Use the tools.\"",
+      description: 'only 2026-07-28; server/discover answered whatever version it names; the instructions "Use the tools."',
       capabilities: "all",
       settings: { versions: MODERN_ONLY, discoverAnyVersion: true, instructions: "Use the tools." },
     },
   ],
-  ["old-versions", { description: "only 2024-11-05 and 2025-06-18 (it counter-offers 2025-06-18)", capabilities: "all", settings: { versions: [V2024_11_05, V2025_06_18] } }],
-  ["strict", { description: "strict phase rules: a request other than ping before notifications/initialized is refused", capabilities: "all", settings: { strict: true } }],
+  [
+    "old-versions",
+    {
+      description: "only 2024-11-05 and 2025-06-18 (it counter-offers 2025-06-18)",
+      capabilities: "all",
+      settings: { versions: [V2024_11_05, V2025_06_18] },
+    },
+  ],
+  [
+    "strict",
+    {
+      description: "strict phase rules: a request other than ping before notifications/initialized is refused",
+      capabilities: "all",
+      settings: { strict: true },
+    },
+  ],
 ]);
 
 /** A profile that changes settings (its cases are judged only in its own pass). */
@@ -109,7 +137,8 @@ export function hasSettings(profile: PublishedProfile): boolean {
 /** The names an implementation announced on stderr (lines `mcp-conform-profile: <name>`). */
 export function announcedProfiles(stderr: string): Set<string> {
   const names = new Set<string>();
-  for (const line of stderr.split(/\r?\n/)) if (line.startsWith(ANNOUNCEMENT_PREFIX)) names.add(line.slice(ANNOUNCEMENT_PREFIX.length).trim());
+  for (const line of stderr.split(/\r?\n/))
+    if (line.startsWith(ANNOUNCEMENT_PREFIX)) names.add(line.slice(ANNOUNCEMENT_PREFIX.length).trim());
   return names;
 }
 
@@ -140,9 +169,13 @@ export function capabilityMismatch(profile: PublishedProfile, declared: Readonly
 }
 
 /** The profiles as fixtures/manifest.json publishes them: name → capabilities and settings. */
-export function manifestProfiles(): Record<string, { description: string; capabilities: "all" | ServerCapabilities; settings: ProfileSettings }> {
+export function manifestProfiles(): Record<
+  string,
+  { description: string; capabilities: "all" | ServerCapabilities; settings: ProfileSettings }
+> {
   const out: Record<string, { description: string; capabilities: "all" | ServerCapabilities; settings: ProfileSettings }> = {};
-  for (const [name, p] of PUBLISHED_PROFILES) out[name] = { description: p.description, capabilities: p.capabilities, settings: p.settings };
+  for (const [name, p] of PUBLISHED_PROFILES)
+    out[name] = { description: p.description, capabilities: p.capabilities, settings: p.settings };
   return out;
 }
 
@@ -162,11 +195,17 @@ function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (typeof value !== "object" || value === null) return value;
   const record = value as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(record).sort().map((k) => [k, canonical(record[k])]));
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((k) => [k, canonical(record[k])]),
+  );
 }
 
 /** What `mcp-engine serve` runs for the profile in `env` under MCP_CONFORM=1: undefined for its default (no or an unknown name). */
-export function requestedProfile(env: Readonly<Record<string, string | undefined>>): { name: string; profile: PublishedProfile } | undefined {
+export function requestedProfile(
+  env: Readonly<Record<string, string | undefined>>,
+): { name: string; profile: PublishedProfile } | undefined {
   if (env.MCP_CONFORM !== "1") return undefined;
   const name = env[PROFILE_VARIABLE];
   if (name === undefined) return undefined;
@@ -179,7 +218,9 @@ export interface ProfileServerOptions {
   readonly toolsOnly: boolean;
   /** Declared instead of what the server derives from its registrations (a capability profile other than tools). */
   readonly capabilities?: ServerCapabilities;
-  readonly server: Partial<Pick<ServerOptions, "limits" | "versions" | "discoverAnyVersion" | "serverInfoInResults" | "instructions" | "strict">>;
+  readonly server: Partial<
+    Pick<ServerOptions, "limits" | "versions" | "discoverAnyVersion" | "serverInfoInResults" | "instructions" | "strict">
+  >;
 }
 
 /** The peer Server options that run `profile` (the settings map one to one onto ServerOptions). */

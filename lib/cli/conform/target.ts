@@ -10,7 +10,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 
 const MAX_LINE = 4 * 1024 * 1024;
 
-export type Received = { readonly kind: "message"; readonly value: unknown; readonly line: string } | { readonly kind: "malformed"; readonly line: string };
+export type Received =
+  | { readonly kind: "message"; readonly value: unknown; readonly line: string }
+  | { readonly kind: "malformed"; readonly line: string };
 
 /** Splits bytes into lines (LF, CR LF tolerated) and hands each non-empty one on. */
 class Lines {
@@ -57,7 +59,10 @@ export class StdioTarget {
     const env: Record<string, string | undefined> = { ...process.env, ...options.env, MCP_CONFORM: "1" };
     if (options.adapter) env.MCP_CONFORM_ADAPTER = "3";
     else delete env.MCP_CONFORM_ADAPTER;
-    this.child = spawn(options.command, options.args, { stdio: options.adapter ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"], env });
+    this.child = spawn(options.command, options.args, {
+      stdio: options.adapter ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
+      env,
+    });
     const lines = new Lines((line) => {
       this.heardFrom = true;
       let value: unknown;
@@ -161,7 +166,8 @@ export class StdioTarget {
   async command(request: { seq: number; op: string; [key: string]: unknown }, ms: number): Promise<Record<string, unknown> | undefined> {
     if (this.channel === undefined) return undefined;
     this.channel.write(JSON.stringify({ ...request, stdinBytes: this.stdinBytes, stdinClosed: this.stdinClosed }) + "\n");
-    const find = (): number => this.adapterInbox.findIndex((a) => typeof a === "object" && a !== null && (a as { seq?: unknown }).seq === request.seq);
+    const find = (): number =>
+      this.adapterInbox.findIndex((a) => typeof a === "object" && a !== null && (a as { seq?: unknown }).seq === request.seq);
     if (find() < 0) await this.waitFor(() => find() >= 0, ms);
     const at = find();
     if (at < 0) return undefined;

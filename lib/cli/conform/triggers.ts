@@ -95,7 +95,9 @@ export class TriggerLedger {
     if (isRecord(value) && value.method === "notifications/progress" && isRecord(value.params)) {
       // Progress for the token of a triggered request goes to the token the implementation chose (same JSON value only).
       const token = this.tokenOf.get(idKey(value.params.progressToken));
-      return token !== undefined && bindings.has(token) ? { ...value, params: { ...value.params, progressToken: bindings.get(token) } } : value;
+      return token !== undefined && bindings.has(token)
+        ? { ...value, params: { ...value.params, progressToken: bindings.get(token) } }
+        : value;
     }
     if (!isRecord(value) || Object.hasOwn(value, "method") || !Object.hasOwn(value, "id")) return value;
     const name = this.captureOf.get(idKey(value.id));

@@ -4,7 +4,6 @@ import type { HttpTimers } from "../../peer/shared/timers.js";
 // timers that do not keep a process alive on their own, and where unreportable errors go.
 // No `node:` import: this host runs anywhere the fetch handler does.
 
-
 interface RuntimeGlobals {
   performance?: { now(): number };
   setTimeout(fn: () => void, ms: number): unknown;
@@ -20,7 +19,8 @@ export const webTimers: HttpTimers = {
   now: () => (runtime.performance !== undefined ? runtime.performance.now() : Date.now()),
   setTimeout: (fn, ms) => {
     const handle = runtime.setTimeout(fn, ms);
-    if (typeof handle === "object" && handle !== null && typeof (handle as { unref?: unknown }).unref === "function") (handle as { unref(): void }).unref();
+    if (typeof handle === "object" && handle !== null && typeof (handle as { unref?: unknown }).unref === "function")
+      (handle as { unref(): void }).unref();
     else if (typeof handle === "number") runtime.Deno?.unrefTimer?.(handle);
     return handle;
   },

@@ -66,7 +66,14 @@ export class PendingCall {
   private parts(): RareParts {
     const rare = this.rare;
     if (rare !== undefined && typeof rare !== "function") return rare;
-    const parts: RareParts = { ticket: undefined, step: rare, options: rare === undefined ? undefined : NO_CALL_OPTIONS, cleanup: undefined, onProgress: undefined, totalMs: undefined };
+    const parts: RareParts = {
+      ticket: undefined,
+      step: rare,
+      options: rare === undefined ? undefined : NO_CALL_OPTIONS,
+      cleanup: undefined,
+      onProgress: undefined,
+      totalMs: undefined,
+    };
     this.rare = parts;
     return parts;
   }
@@ -150,7 +157,12 @@ function capture(resolve: (result: JsonObject | PromiseLike<JsonObject>) => void
  * The engine options of a call sent at once (not queued): one object reused by every such
  * call, since Engine.request reads its options during the call and keeps none of them.
  */
-const SCRATCH_OPTIONS: { -readonly [K in keyof RequestOptions]: RequestOptions[K] } = { deadline: undefined, totalDeadline: undefined, resetOnProgressMs: undefined, progressToken: undefined };
+const SCRATCH_OPTIONS: { -readonly [K in keyof RequestOptions]: RequestOptions[K] } = {
+  deadline: undefined,
+  totalDeadline: undefined,
+  resetOnProgressMs: undefined,
+  progressToken: undefined,
+};
 
 /** A request past maxPendingOutbound, waiting for an answer to make room; its deadlines run from the call. */
 interface QueuedRequest {
@@ -205,7 +217,12 @@ export class OutgoingCalls {
     if (engine.isClosed) return Promise.reject(new ConnectionClosedError(method, "the session is closed"));
     // Encoded later, in a drain: a value JSON cannot encode is refused here, where the caller learns of it.
     // `fresh`: the params object was made for this call (callTool's); only its members are the caller's, and only they are copied.
-    const copy = params === undefined ? undefined : fresh ? copyMembers(params as JsonObject, this.options.maxJsonDepth) : copyJson(params, this.options.maxJsonDepth);
+    const copy =
+      params === undefined
+        ? undefined
+        : fresh
+          ? copyMembers(params as JsonObject, this.options.maxJsonDepth)
+          : copyJson(params, this.options.maxJsonDepth);
     if (copy instanceof NotJson) return Promise.reject(unencodable(method, "params", copy.reason));
     const sendParams = copy as JsonObject | undefined;
     const now = this.options.host.now();
@@ -221,7 +238,13 @@ export class OutgoingCalls {
     const engineOptions = queue ? {} : SCRATCH_OPTIONS;
     const deadline = Number.isFinite(timeoutMs) ? now + timeoutMs : undefined;
     // The default timeout alone: the deadline waits in the ring, not in the engine (see `defaults`).
-    const ringed = !queue && deadline !== undefined && options.timeoutMs === undefined && options.maxTotalMs === undefined && options.resetTimeoutOnProgress !== true && this.defaults.accepts(deadline);
+    const ringed =
+      !queue &&
+      deadline !== undefined &&
+      options.timeoutMs === undefined &&
+      options.maxTotalMs === undefined &&
+      options.resetTimeoutOnProgress !== true &&
+      this.defaults.accepts(deadline);
     engineOptions.deadline = ringed ? undefined : deadline;
     engineOptions.totalDeadline = options.maxTotalMs !== undefined ? now + options.maxTotalMs : undefined;
     engineOptions.resetOnProgressMs = options.resetTimeoutOnProgress === true && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
@@ -325,7 +348,10 @@ export class OutgoingCalls {
     for (const { method, engineOptions, call } of this.queued.takeExpired(now)) {
       call.ticket = undefined;
       call.cleanup?.();
-      const total = engineOptions.totalDeadline !== undefined && engineOptions.totalDeadline <= now && (engineOptions.deadline === undefined || engineOptions.totalDeadline <= engineOptions.deadline);
+      const total =
+        engineOptions.totalDeadline !== undefined &&
+        engineOptions.totalDeadline <= now &&
+        (engineOptions.deadline === undefined || engineOptions.totalDeadline <= engineOptions.deadline);
       call.reject(new RequestTimeoutError(method, "(queued)", total ? "total" : "inactivity", total ? call.totalMs : call.timeoutMs));
     }
   }

@@ -39,12 +39,32 @@ import type {
   Tool,
 } from "../../types/index.js";
 import { Driver, type PeerHost } from "../shared/driver.js";
-import { ConnectionClosedError, HttpAuthError, InvalidResultError, McpError, ProtocolMisuseError, RequestAbortedError, RequestTimeoutError, ResponseTooLargeError, localFailure, peerErrorOf, unencodable } from "../shared/errors.js";
+import {
+  ConnectionClosedError,
+  HttpAuthError,
+  InvalidResultError,
+  McpError,
+  ProtocolMisuseError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  localFailure,
+  peerErrorOf,
+  unencodable,
+} from "../shared/errors.js";
 import { HandlerPool, errorMessage, shielded } from "../shared/handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, toJsonSafe } from "../shared/json-safe.js";
 import { requestWithInput } from "./input-client.js";
 import { NO_CALL_OPTIONS, OutgoingCalls, PendingCall, type ResultStep } from "./client-calls.js";
-import { extensionMethodsOf, withExtensions, type ExtensionNotifications, type ExtensionRequests, type NotIn, type ParamsOf, type ResultOf } from "../shared/custom-methods.js";
+import {
+  extensionMethodsOf,
+  withExtensions,
+  type ExtensionNotifications,
+  type ExtensionRequests,
+  type NotIn,
+  type ParamsOf,
+  type ResultOf,
+} from "../shared/custom-methods.js";
 import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { ClientOptions, ConnectResult, ServerRequestHandler, UntypedMethod } from "./client-options.js";
 
@@ -82,8 +102,17 @@ export class Client {
     this.host = host;
     this.options = options;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
-    this.inflight = new HandlerPool({ maxConcurrent: options.maxConcurrentHandlers ?? 100, maxJsonDepth: this.maxJsonDepth, onFault: (error, where) => this.fault(error, where) });
-    this.calls = new OutgoingCalls(this, { host, defaultTimeoutMs: this.defaultTimeoutMs, maxJsonDepth: this.maxJsonDepth, maxPendingOutbound: options.limits?.maxPendingOutbound });
+    this.inflight = new HandlerPool({
+      maxConcurrent: options.maxConcurrentHandlers ?? 100,
+      maxJsonDepth: this.maxJsonDepth,
+      onFault: (error, where) => this.fault(error, where),
+    });
+    this.calls = new OutgoingCalls(this, {
+      host,
+      defaultTimeoutMs: this.defaultTimeoutMs,
+      maxJsonDepth: this.maxJsonDepth,
+      maxPendingOutbound: options.limits?.maxPendingOutbound,
+    });
     this.currentEngine = this.makeEngine(0);
     this.currentDriver = this.makeDriver(this.currentEngine);
     this.input = {
@@ -92,11 +121,19 @@ export class Client {
       receiveEof: () => this.currentDriver.receiveEof(),
       onTimer: () => this.currentDriver.onTimer(),
     };
-    this.pollTimers = new PollTimers(() => this.host.now(), () => this.driver.pump());
+    this.pollTimers = new PollTimers(
+      () => this.host.now(),
+      () => this.driver.pump(),
+    );
     this.tasks = new TaskClient({
       era: () => this.engine.era,
       send: (m, p, o) => this.send(m, p, o),
-      request: (m, p, o, then, fresh) => (then === undefined ? this.request(m, p, o) : this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(m) ? this.request(m, p, o).then((result) => then(result, o)) : this.send(m, p, o, then, fresh)),
+      request: (m, p, o, then, fresh) =>
+        then === undefined
+          ? this.request(m, p, o)
+          : this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(m)
+            ? this.request(m, p, o).then((result) => then(result, o))
+            : this.send(m, p, o, then, fresh),
       now: () => this.host.now(),
       sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
       handlers: this.handlers,
@@ -121,7 +158,12 @@ export class Client {
   }
 
   private makeDriver(engine: Engine<"client">): Driver<"client"> {
-    const driver = new Driver(engine, this.host, (event) => this.onEvent(event), (error, where) => this.fault(error, where));
+    const driver = new Driver(
+      engine,
+      this.host,
+      (event) => this.onEvent(event),
+      (error, where) => this.fault(error, where),
+    );
     driver.timers = {
       next: () => {
         const queued = this.calls.queued.nextExpiry();
@@ -142,7 +184,17 @@ export class Client {
   /** An exception that escaped a guard of the peer layer: reported as a diagnostic (rule "peer-fault"), never thrown. */
   private fault(error: unknown, where: string): void {
     const onDiagnostic = this.options.onDiagnostic;
-    if (onDiagnostic !== undefined) shielded(() => onDiagnostic({ kind: "diagnostic", rule: "peer-fault", expected: `no exception in ${where}`, got: errorMessage(error), method: undefined, error: undefined }));
+    if (onDiagnostic !== undefined)
+      shielded(() =>
+        onDiagnostic({
+          kind: "diagnostic",
+          rule: "peer-fault",
+          expected: `no exception in ${where}`,
+          got: errorMessage(error),
+          method: undefined,
+          error: undefined,
+        }),
+      );
   }
 
   private makeEngine(firstRequestId: number): Engine<"client"> {
@@ -182,7 +234,13 @@ export class Client {
     const session = ours === undefined || ours.some((v) => VERSION_PROFILES[v].era === "session");
     const era = this.options.era ?? (modern ? "auto" : "session");
     if (era === "session") return this.initializeSession(options.timeoutMs);
-    if (era === "modern" || !session) return this.discoverOnly(options.timeoutMs, session ? 'era "modern" rules out falling back to initialize' : "this client speaks no session-era version to fall back to initialize");
+    if (era === "modern" || !session)
+      return this.discoverOnly(
+        options.timeoutMs,
+        session
+          ? 'era "modern" rules out falling back to initialize'
+          : "this client speaks no session-era version to fall back to initialize",
+      );
     let probe: ConnectResult | undefined;
     try {
       probe = await this.discoverRetrying(this.options.probeTimeoutMs ?? 5000);
@@ -207,7 +265,11 @@ export class Client {
       return await this.discoverRetrying(timeoutMs);
     } catch (error) {
       if (error instanceof McpError && !(error instanceof HttpAuthError) && error.code !== ErrorCode.UnsupportedProtocolVersion) {
-        throw new McpError(error.code, `${errorMessage(error)} (server/discover refused: the server does not seem to speak 2026-07-28, and ${why})`, error.data);
+        throw new McpError(
+          error.code,
+          `${errorMessage(error)} (server/discover refused: the server does not seem to speak 2026-07-28, and ${why})`,
+          error.data,
+        );
       }
       throw error;
     }
@@ -222,7 +284,8 @@ export class Client {
     try {
       return await this.discover(timeoutMs);
     } catch (error) {
-      const retry = error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion ? this.modernChoice(error.data) : undefined;
+      const retry =
+        error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion ? this.modernChoice(error.data) : undefined;
       if (retry === undefined) throw error;
       this.replaceEngine();
       return this.discover(timeoutMs, retry);
@@ -234,7 +297,12 @@ export class Client {
     this.engine.startModern(version);
     const result = (await this.request("server/discover", undefined, { timeoutMs })) as JsonObject;
     if (!Array.isArray(result.supportedVersions) || typeof result.capabilities !== "object" || this.connectResult?.era !== "modern") {
-      throw new InvalidResultError("server/discover", "result", "a DiscoverResult (supportedVersions, capabilities)", `a result with keys ${Object.keys(result).slice(0, 8).join(", ") || "(none)"}`);
+      throw new InvalidResultError(
+        "server/discover",
+        "result",
+        "a DiscoverResult (supportedVersions, capabilities)",
+        `a result with keys ${Object.keys(result).slice(0, 8).join(", ") || "(none)"}`,
+      );
     }
     return this.connectResult;
   }
@@ -243,13 +311,17 @@ export class Client {
   private modernChoice(data: unknown): ModernVersion | undefined {
     const supported = (data as { supported?: unknown } | undefined)?.supported;
     if (!Array.isArray(supported)) return undefined;
-    const ours = (this.options.versions ?? []).filter((v): v is ModernVersion => VERSION_PROFILES[v].era === "modern" && supported.includes(v));
+    const ours = (this.options.versions ?? []).filter(
+      (v): v is ModernVersion => VERSION_PROFILES[v].era === "modern" && supported.includes(v),
+    );
     return ours.length === 0 ? undefined : newestVersion(ours);
   }
 
   private speaksAnyOf(data: unknown): boolean {
     const supported = (data as { supported?: unknown } | undefined)?.supported;
-    return Array.isArray(supported) && (this.options.versions ?? []).some((v) => VERSION_PROFILES[v].era === "session" && supported.includes(v));
+    return (
+      Array.isArray(supported) && (this.options.versions ?? []).some((v) => VERSION_PROFILES[v].era === "session" && supported.includes(v))
+    );
   }
 
   /** A fresh engine after the modern probe: ids continue after the probe's, so a late answer cannot match a new request. */
@@ -295,17 +367,29 @@ export class Client {
    * ProtocolMisuseError (the call is not allowed now, or its params have no JSON form: nothing
    * was sent). Under 2026-07-28, an input handler of ours that throws fails the call with what it threw.
    */
-  request<M extends keyof ClientRequests>(method: M, ...args: ArgsFor<ClientRequests, M, CallOptions>): Promise<ClientRequests[M]["result"]>;
-  request<M extends keyof ExtensionRequests>(method: M, params: ParamsOf<ExtensionRequests[M]>, options?: CallOptions): Promise<ResultOf<ExtensionRequests[M]>>;
+  request<M extends keyof ClientRequests>(
+    method: M,
+    ...args: ArgsFor<ClientRequests, M, CallOptions>
+  ): Promise<ClientRequests[M]["result"]>;
+  request<M extends keyof ExtensionRequests>(
+    method: M,
+    params: ParamsOf<ExtensionRequests[M]>,
+    options?: CallOptions,
+  ): Promise<ResultOf<ExtensionRequests[M]>>;
   request<M extends string>(method: UntypedMethod<M>, params?: object, options?: CallOptions): Promise<JsonObject>;
   request(method: string, params?: object, options: CallOptions = NO_CALL_OPTIONS): Promise<JsonObject> {
-    if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method)) return this.requestWithRounds(method, params as JsonObject | undefined, options);
+    if (this.engine.era === "modern" && INPUT_REQUIRED_METHODS.has(method))
+      return this.requestWithRounds(method, params as JsonObject | undefined, options);
     return this.send(method, params, options);
   }
 
   /** 2026-07-28: a request that may come back input_required (a method of its own: closures in request() would make every call allocate its context). */
   private requestWithRounds(method: string, params: JsonObject | undefined, options: CallOptions): Promise<JsonObject> {
-    const rounds = { send: (m: string, p: JsonObject | undefined, o: CallOptions) => this.send(m, p, o), now: () => this.host.now(), handlers: this.handlers };
+    const rounds = {
+      send: (m: string, p: JsonObject | undefined, o: CallOptions) => this.send(m, p, o),
+      now: () => this.host.now(),
+      handlers: this.handlers,
+    };
     return requestWithInput(rounds, method, params, options, this.options.maxInputRounds ?? 10, this.options.maxInputRequests ?? 32);
   }
 
@@ -425,7 +509,11 @@ export class Client {
 
   // ── internals ─────────────────────────────────────────────────────────────────
 
-  private async paginate(method: "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list", key: string, options?: CallOptions): Promise<unknown[]> {
+  private async paginate(
+    method: "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list",
+    key: string,
+    options?: CallOptions,
+  ): Promise<unknown[]> {
     const items: unknown[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
@@ -435,13 +523,20 @@ export class Client {
       if (Array.isArray(list)) {
         // A server could page without end: what is gathered is bounded, not just the number of pages.
         const max = this.options.maxListItems ?? 100_000;
-        if (items.length + list.length > max) throw new InvalidResultError(method, key, `at most ${max} items over all pages (maxListItems)`, `${items.length + list.length}`);
+        if (items.length + list.length > max)
+          throw new InvalidResultError(method, key, `at most ${max} items over all pages (maxListItems)`, `${items.length + list.length}`);
         for (const item of list) items.push(item);
       }
       const next = result.nextCursor;
       if (typeof next !== "string") return items;
       // N-01/N-02: a cursor that comes back again would loop forever.
-      if (seen.has(next)) throw new InvalidResultError(method, "result.nextCursor", "a cursor not seen before in this listing (N-01)", JSON.stringify(next).slice(0, 80));
+      if (seen.has(next))
+        throw new InvalidResultError(
+          method,
+          "result.nextCursor",
+          "a cursor not seen before in this listing (N-01)",
+          JSON.stringify(next).slice(0, 80),
+        );
       seen.add(next);
       cursor = next;
     }
@@ -468,7 +563,9 @@ export class Client {
         return;
       case "timeout": {
         const call = this.calls.settle(event.id);
-        call?.reject(new RequestTimeoutError(event.method, event.id, event.deadline, event.deadline === "total" ? call.totalMs : call.timeoutMs));
+        call?.reject(
+          new RequestTimeoutError(event.method, event.id, event.deadline, event.deadline === "total" ? call.totalMs : call.timeoutMs),
+        );
         return;
       }
       case "connection-closed":
@@ -557,4 +654,3 @@ export class Client {
     this.inflight.run(id, new ServerRequestJob(this.engine, this.driver, id, params, handler, this.maxJsonDepth));
   }
 }
-

@@ -19,7 +19,14 @@ export interface InputRounds {
 }
 
 /** Sends `method` and runs its input rounds to the final result. */
-export async function requestWithInput(rounds: InputRounds, method: string, params: JsonObject | undefined, options: CallOptions, maxRounds: number, maxInputRequests: number): Promise<JsonObject> {
+export async function requestWithInput(
+  rounds: InputRounds,
+  method: string,
+  params: JsonObject | undefined,
+  options: CallOptions,
+  maxRounds: number,
+  maxInputRequests: number,
+): Promise<JsonObject> {
   const started = rounds.now();
   let current = params;
   for (let round = 1; ; round++) {
@@ -40,17 +47,31 @@ export async function requestWithInput(rounds: InputRounds, method: string, para
 }
 
 /** Answers each input request with the handler for its method; one without a handler fails the call. */
-export async function fulfil(rounds: Pick<InputRounds, "handlers">, method: string, inputRequests: unknown, signal: AbortSignalLike | undefined, max: number): Promise<JsonObject> {
+export async function fulfil(
+  rounds: Pick<InputRounds, "handlers">,
+  method: string,
+  inputRequests: unknown,
+  signal: AbortSignalLike | undefined,
+  max: number,
+): Promise<JsonObject> {
   // The keys are the server's: collected in a Map, so "__proto__" stays a key like any other.
   const responses = new Map<string, unknown>();
-  const requests = typeof inputRequests === "object" && inputRequests !== null ? Object.entries(inputRequests as { [key: string]: unknown }) : [];
-  if (requests.length > max) throw new InvalidResultError(method, "result.inputRequests", `at most ${max} input requests (maxInputRequests)`, `${requests.length}`);
+  const requests =
+    typeof inputRequests === "object" && inputRequests !== null ? Object.entries(inputRequests as { [key: string]: unknown }) : [];
+  if (requests.length > max)
+    throw new InvalidResultError(method, "result.inputRequests", `at most ${max} input requests (maxInputRequests)`, `${requests.length}`);
   for (const [key, entry] of requests) {
     const request = (typeof entry === "object" && entry !== null ? entry : {}) as { method?: unknown; params?: unknown };
     const inputMethod = String(request.method);
     const handler = rounds.handlers.get(inputMethod);
     // Not the server's error answer but ours to give: the call fails locally (the server asked what we cannot do, or we declared a capability without its handler).
-    if (handler === undefined) throw new InvalidResultError(method, `result.inputRequests[${JSON.stringify(key).slice(0, 80)}].method`, "an input request this client has a handler for (setRequestHandler)", inputMethod.slice(0, 80));
+    if (handler === undefined)
+      throw new InvalidResultError(
+        method,
+        `result.inputRequests[${JSON.stringify(key).slice(0, 80)}].method`,
+        "an input request this client has a handler for (setRequestHandler)",
+        inputMethod.slice(0, 80),
+      );
     const controller = new PeerAbortController();
     const onAbort = (): void => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });

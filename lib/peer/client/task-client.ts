@@ -21,7 +21,14 @@ import type { JsonObject } from "../../wire/envelope.js";
 import { isJsonObject } from "../../wire/envelope.js";
 import type { CallToolRequestParams, CallToolResult, ServerCapabilities } from "../../types/index.js";
 import type { ServerRequestHandler } from "./client.js";
-import { InvalidResultError, McpError, RequestAbortedError, RequestTimeoutError, TaskCancelledError, TaskFailedError } from "../shared/errors.js";
+import {
+  InvalidResultError,
+  McpError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  TaskCancelledError,
+  TaskFailedError,
+} from "../shared/errors.js";
 import { NO_CALL_OPTIONS } from "./client-calls.js";
 import { fulfil } from "./input-client.js";
 import { DeadlineQueue } from "./request-queue.js";
@@ -57,7 +64,13 @@ export interface TaskTransport {
    * A request with its input_required rounds (2026-07-28); `then` maps its final result in the
    * same promise step; `fresh`: params is an object made for this call (only its members need the JSON-safe copy).
    */
-  request(method: string, params: JsonObject | undefined, options: CallOptions, then?: (result: JsonObject, options: CallOptions) => JsonObject | PromiseLike<JsonObject>, fresh?: boolean): Promise<JsonObject>;
+  request(
+    method: string,
+    params: JsonObject | undefined,
+    options: CallOptions,
+    then?: (result: JsonObject, options: CallOptions) => JsonObject | PromiseLike<JsonObject>,
+    fresh?: boolean,
+  ): Promise<JsonObject>;
   /** The host's clock, ms. */
   now(): number;
   /** Resolves after `ms` on the host's clock; rejects when the signal aborts. */
@@ -119,19 +132,29 @@ export class TaskClient {
   private coreTaskCall(name: string): boolean {
     const caps = this.transport.serverCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined;
     const support = this.toolTasks.get(name);
-    return this.transport.era() === "session" && caps?.tasks?.requests?.tools?.call !== undefined && (support === "optional" || support === "required");
+    return (
+      this.transport.era() === "session" &&
+      caps?.tasks?.requests?.tools?.call !== undefined &&
+      (support === "optional" || support === "required")
+    );
   }
 
   /**
    * Starts a tool call: resolves with the task when the server made one, or with the result
    * when it answered at once (a 2026-07-28 server decides; so does a tool that cannot run as a task).
    */
-  async create(name: string, args: Record<string, unknown> | undefined,
-    options: TaskCallOptions = {}): Promise<{ task: TaskInfo } | { result: CallToolResult }> {
+  async create(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: TaskCallOptions = {},
+  ): Promise<{ task: TaskInfo } | { result: CallToolResult }> {
     const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
     if (options.task !== false && this.coreTaskCall(name)) {
-      const created = await this.transport.send("tools/call", { ...params, task: options.ttlMs === undefined ? {} : { ttl: options.ttlMs } } as JsonObject,
-        options);
+      const created = await this.transport.send(
+        "tools/call",
+        { ...params, task: options.ttlMs === undefined ? {} : { ttl: options.ttlMs } } as JsonObject,
+        options,
+      );
       return { task: info(checkedTask("tools/call", created.task), "core") };
     }
     const result = await this.transport.request("tools/call", params as unknown as JsonObject, options);
@@ -164,7 +187,13 @@ export class TaskClient {
     if (options.task !== false && this.coreTaskCall(name)) return this.coreTaskCallTool(name, args, options);
     // The common case in one promise step: a result, or (2026-07-28) the task the server made of the call.
     const params: CallToolRequestParams = args === undefined ? { name } : { name, arguments: args };
-    return this.transport.request("tools/call", params as unknown as JsonObject, options, this.finishCall, true) as unknown as Promise<CallToolResult>;
+    return this.transport.request(
+      "tools/call",
+      params as unknown as JsonObject,
+      options,
+      this.finishCall,
+      true,
+    ) as unknown as Promise<CallToolResult>;
   }
 
   /** A 2025-11-25 task-augmented call to its end (a method of its own: a closure in callTool would make every call allocate its context). */
@@ -174,7 +203,9 @@ export class TaskClient {
 
   /** A tools/call result, or the task the server made of the call (2026-07-28), followed to its end. Made once: no closure per call. */
   private readonly finishCall = (result: JsonObject, options: TaskCallOptions): JsonObject | Promise<JsonObject> =>
-    result.resultType === "task" ? (this.wait(info(checkedTask("tools/call", result), "extension"), options) as unknown as Promise<JsonObject>) : result;
+    result.resultType === "task"
+      ? (this.wait(info(checkedTask("tools/call", result), "extension"), options) as unknown as Promise<JsonObject>)
+      : result;
 
   /** Polls a task to its end: its result, or TaskFailedError / TaskCancelledError; aborting the signal cancels the task. */
   async wait(task: TaskInfo, options: TaskCallOptions = {}): Promise<CallToolResult> {
@@ -189,7 +220,8 @@ export class TaskClient {
       if (signal?.aborted === true || error instanceof RequestTimeoutError) {
         // The caller gave up (or its time cap passed): the server is told, best-effort (the answer changes nothing here).
         this.cancel(task.taskId, { timeoutMs: options.timeoutMs }).catch(() => undefined);
-        if (signal?.aborted === true) throw error instanceof RequestAbortedError ? error : new RequestAbortedError("tools/call", signal.reason);
+        if (signal?.aborted === true)
+          throw error instanceof RequestAbortedError ? error : new RequestAbortedError("tools/call", signal.reason);
       }
       throw error;
     }
@@ -205,13 +237,18 @@ export class TaskClient {
       onTask?.(seen);
       interval = seen.pollIntervalMs ?? interval;
       if (seen.status === "completed") {
-        if (!isJsonObject(current.result)) throw new InvalidResultError("tasks/get", "result.result", "the result of a completed task", typeof current.result);
+        if (!isJsonObject(current.result))
+          throw new InvalidResultError("tasks/get", "result.result", "the result of a completed task", typeof current.result);
         return current.result as unknown as CallToolResult;
       }
       if (seen.status === "failed") {
         const error = isJsonObject(current.error) ? current.error : {};
-        throw new TaskFailedError(seen.taskId, typeof error.code === "number" ? error.code : -32603,
-          typeof error.message === "string" ? error.message : (seen.statusMessage ?? "failed"), error.data);
+        throw new TaskFailedError(
+          seen.taskId,
+          typeof error.code === "number" ? error.code : -32603,
+          typeof error.message === "string" ? error.message : (seen.statusMessage ?? "failed"),
+          error.data,
+        );
       }
       if (seen.status === "cancelled") throw new TaskCancelledError(seen.taskId, seen.statusMessage);
       if (seen.status === "input_required" && isJsonObject(current.inputRequests)) {
@@ -220,9 +257,19 @@ export class TaskClient {
         for (const key of Object.keys(current.inputRequests)) if (!answered.has(key)) fresh.set(key, current.inputRequests[key]);
         if (fresh.size > 0) {
           if (answered.size + fresh.size > maxAnswered)
-            throw new InvalidResultError("tasks/get", "result.inputRequests",
-            `at most ${maxAnswered} input requests over the task (maxInputRounds × maxInputRequests)`, `${answered.size + fresh.size}`);
-          const responses = await fulfil(this.transport, "tasks/get", Object.fromEntries(fresh), call.signal, this.transport.maxInputRequests);
+            throw new InvalidResultError(
+              "tasks/get",
+              "result.inputRequests",
+              `at most ${maxAnswered} input requests over the task (maxInputRounds × maxInputRequests)`,
+              `${answered.size + fresh.size}`,
+            );
+          const responses = await fulfil(
+            this.transport,
+            "tasks/get",
+            Object.fromEntries(fresh),
+            call.signal,
+            this.transport.maxInputRequests,
+          );
           for (const key of fresh.keys()) answered.add(key);
           await this.update(seen.taskId, responses, call);
           continue;
@@ -245,7 +292,8 @@ export class TaskClient {
         try {
           result = await this.result(seen.taskId, { ...call, timeoutMs: seen.status === "input_required" ? Infinity : call.timeoutMs });
         } catch (error) {
-          if (error instanceof McpError) throw new TaskFailedError(seen.taskId, error.code, error.message.replace(/^MCP error -?\d+: /, ""), error.data);
+          if (error instanceof McpError)
+            throw new TaskFailedError(seen.taskId, error.code, error.message.replace(/^MCP error -?\d+: /, ""), error.data);
           throw error;
         }
         if (seen.status === "failed") throw new TaskFailedError(seen.taskId, -32603, seen.statusMessage ?? "the task failed", result);

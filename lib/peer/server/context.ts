@@ -131,7 +131,12 @@ export interface ContextSession {
   /** True while `job` is the running handler of `id`. */
   isCurrent(id: RequestId, job: HandlerJob): boolean;
   /** Sends a request to the client (session era), related to `related`. */
-  request(method: "sampling/createMessage" | "elicitation/create" | "roots/list", params: object | undefined, options: CallOptions | undefined, related: RequestId): Promise<JsonObject>;
+  request(
+    method: "sampling/createMessage" | "elicitation/create" | "roots/list",
+    params: object | undefined,
+    options: CallOptions | undefined,
+    related: RequestId,
+  ): Promise<JsonObject>;
   /** Runs the method's handler for `context`. */
   serve(context: RequestContext): object | Promise<object>;
   /** Answers what a handler threw. */
@@ -162,7 +167,8 @@ export class RequestContext extends HandlerJob implements HandlerContext {
     http: TransportRequestInfo | undefined,
   ) {
     super();
-    this.extras = modern === undefined && rounds === undefined && http === undefined ? undefined : { modern, rounds, http, prepared: undefined };
+    this.extras =
+      modern === undefined && rounds === undefined && http === undefined ? undefined : { modern, rounds, http, prepared: undefined };
   }
 
   private get more(): ContextExtras {
@@ -254,7 +260,8 @@ export class RequestContext extends HandlerJob implements HandlerContext {
     if (engine.isClosed || (engine.ownCapabilities as ServerCapabilities).logging === undefined) return;
     const safe = toJsonSafe(data, this.owner.maxJsonDepth);
     if (!safe.ok) throw unencodable("notifications/message", "data", safe.reason);
-    const params: LoggingMessageNotificationParams = logger === undefined ? { level, data: safe.value } : { level, data: safe.value, logger };
+    const params: LoggingMessageNotificationParams =
+      logger === undefined ? { level, data: safe.value } : { level, data: safe.value, logger };
     // 2026-07-28: a log message goes with its request; once that is answered or cancelled, it has nowhere to go.
     if (this.modern !== undefined && !this.owner.isCurrent(this.requestId, this)) return;
     engine.notify("notifications/message", params, { relatedRequestId: this.requestId });
@@ -262,15 +269,21 @@ export class RequestContext extends HandlerJob implements HandlerContext {
   }
 
   createMessage(params: CreateMessageRequestParams, options?: CallOptions): Promise<CreateMessageResult> {
-    return this.modern !== undefined ? this.ask("sampling/createMessage", params) : (this.owner.request("sampling/createMessage", params, options, this.requestId) as unknown as Promise<CreateMessageResult>);
+    return this.modern !== undefined
+      ? this.ask("sampling/createMessage", params)
+      : (this.owner.request("sampling/createMessage", params, options, this.requestId) as unknown as Promise<CreateMessageResult>);
   }
 
   elicit(params: ElicitRequestParams, options?: CallOptions): Promise<ElicitResult> {
-    return this.modern !== undefined ? this.ask("elicitation/create", params) : (this.owner.request("elicitation/create", params, options, this.requestId) as unknown as Promise<ElicitResult>);
+    return this.modern !== undefined
+      ? this.ask("elicitation/create", params)
+      : (this.owner.request("elicitation/create", params, options, this.requestId) as unknown as Promise<ElicitResult>);
   }
 
   listRoots(options?: CallOptions): Promise<ListRootsResult> {
-    return this.modern !== undefined ? this.ask("roots/list", undefined) : (this.owner.request("roots/list", undefined, options, this.requestId) as unknown as Promise<ListRootsResult>);
+    return this.modern !== undefined
+      ? this.ask("roots/list", undefined)
+      : (this.owner.request("roots/list", undefined, options, this.requestId) as unknown as Promise<ListRootsResult>);
   }
 
   once<T>(key: string, fn: () => T | Promise<T>): Promise<T> {
@@ -278,7 +291,13 @@ export class RequestContext extends HandlerJob implements HandlerContext {
   }
 
   inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never {
-    if (this.modern === undefined) throw new ProtocolMisuseError({ rule: "MOD-10", expected: "input_required results only under 2026-07-28", got: "a session-era request", method: "inputRequired" });
+    if (this.modern === undefined)
+      throw new ProtocolMisuseError({
+        rule: "MOD-10",
+        expected: "input_required results only under 2026-07-28",
+        got: "a session-era request",
+        method: "inputRequired",
+      });
     throw new InputRequiredSignal(inputRequests as unknown as JsonObject, undefined, requestState);
   }
 
@@ -293,7 +312,12 @@ export class RequestContext extends HandlerJob implements HandlerContext {
     const answers = rounds.answers;
     const answer = answers !== undefined && Object.hasOwn(answers, key) ? answers[key] : undefined;
     if (answer !== undefined) return Promise.resolve(answer as T);
-    const asked = Promise.reject(rounds.inputRequired({ [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } }, this.owner.maxJsonDepth));
+    const asked = Promise.reject(
+      rounds.inputRequired(
+        { [key]: inputParams === undefined ? { method: inputMethod } : { method: inputMethod, params: inputParams } },
+        this.owner.maxJsonDepth,
+      ),
+    );
     // Control flow, not a failure: a handler that did not await the call must not leave a rejection unhandled.
     asked.catch(() => undefined);
     return asked;

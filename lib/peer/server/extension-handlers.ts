@@ -21,12 +21,18 @@ export class ExtensionHandlers<Request, Notification> {
   }
 
   setRequestHandler(method: string, handler: Request): void {
-    if (!this.requestMethods.has(method)) throw new Error(`[MT-03] expected a request method of a declared extension (ServerOptions.extensions[id].requests); got ${JSON.stringify(method)}`);
+    if (!this.requestMethods.has(method))
+      throw new Error(
+        `[MT-03] expected a request method of a declared extension (ServerOptions.extensions[id].requests); got ${JSON.stringify(method)}`,
+      );
     this.requests.set(method, handler);
   }
 
   setNotificationHandler(method: string, handler: Notification): void {
-    if (!this.notificationMethods.has(method)) throw new Error(`[MT-03] expected a client notification of a declared extension (ServerOptions.extensions[id].clientNotifications); got ${JSON.stringify(method)}`);
+    if (!this.notificationMethods.has(method))
+      throw new Error(
+        `[MT-03] expected a client notification of a declared extension (ServerOptions.extensions[id].clientNotifications); got ${JSON.stringify(method)}`,
+      );
     this.notifications.set(method, handler);
   }
 
@@ -40,7 +46,10 @@ export class ExtensionHandlers<Request, Notification> {
 }
 
 /** A server's handler of an extension request: its params as sent, its result answered like any handler's. */
-export type ExtensionRequestHandler<P = JsonObject | undefined, R extends object = object> = (params: P, context: HandlerContext) => R | Promise<R>;
+export type ExtensionRequestHandler<P = JsonObject | undefined, R extends object = object> = (
+  params: P,
+  context: HandlerContext,
+) => R | Promise<R>;
 
 /** A server's handler of an extension notification from the client. */
 export type ExtensionNotificationHandler<P = JsonObject | undefined> = (params: P, session: ServerSession) => void;

@@ -35,7 +35,9 @@ export class InputRequiredSignal extends Error {
  */
 export const ANSWERS_STATE = "mcp-engine/answers:";
 
-export type Answers = { readonly ok: true; readonly answers: JsonObject | undefined } | { readonly ok: false; readonly code: number; readonly message: string };
+export type Answers =
+  | { readonly ok: true; readonly answers: JsonObject | undefined }
+  | { readonly ok: false; readonly code: number; readonly message: string };
 
 /** The answers of every round so far: those carried in our requestState, then the retry's inputResponses; refused when nested too deep. */
 export function collectAnswers(params: JsonObject, maxDepth: number): Answers {
@@ -60,11 +62,18 @@ export function collectAnswers(params: JsonObject, maxDepth: number): Answers {
 
 /** The -32602 for a peer value nested deeper than maxDepth. */
 export function tooDeep(where: string, maxDepth: number): Answers & { ok: false } {
-  return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: ${where} nested deeper than ${maxDepth} levels (maxJsonDepth)` };
+  return {
+    ok: false,
+    code: ErrorCode.InvalidParams,
+    message: `Invalid params: ${where} nested deeper than ${maxDepth} levels (maxJsonDepth)`,
+  };
 }
 
 /** The input_required result of a round, as plain JSON, or why it cannot be sent. */
-export function inputRequiredResult(signal: InputRequiredSignal, maxDepth: number): { ok: true; result: JsonObject } | { ok: false; reason: string } {
+export function inputRequiredResult(
+  signal: InputRequiredSignal,
+  maxDepth: number,
+): { ok: true; result: JsonObject } | { ok: false; reason: string } {
   const result: JsonObject = { resultType: "input_required", inputRequests: signal.requests };
   if (signal.state !== undefined) result.requestState = signal.state;
   else if (signal.answered !== undefined && Object.keys(signal.answered).length > 0) {
@@ -78,7 +87,14 @@ export function inputRequiredResult(signal: InputRequiredSignal, maxDepth: numbe
 }
 
 /** Ends a modern request with its input_required result (MOD-10), or -32021 when the request did not declare what the input needs. */
-export function answerInputRequired(engine: Engine<"server">, id: RequestId, method: string, modern: ModernRequestInfo, signal: InputRequiredSignal, maxDepth: number): void {
+export function answerInputRequired(
+  engine: Engine<"server">,
+  id: RequestId,
+  method: string,
+  modern: ModernRequestInfo,
+  signal: InputRequiredSignal,
+  maxDepth: number,
+): void {
   const built = inputRequiredResult(signal, maxDepth);
   if (!built.ok) {
     engine.respondError(id, ErrorCode.InternalError, `The input_required result cannot be sent as JSON: ${built.reason}`);
@@ -87,7 +103,9 @@ export function answerInputRequired(engine: Engine<"server">, id: RequestId, met
   const result = built.result;
   const problem = inputRequiredProblem(method, result, modern);
   if (problem?.missing !== undefined) {
-    engine.respondError(id, ErrorCode.MissingRequiredClientCapability, "Missing required client capability", { requiredCapabilities: problem.missing });
+    engine.respondError(id, ErrorCode.MissingRequiredClientCapability, "Missing required client capability", {
+      requiredCapabilities: problem.missing,
+    });
     return;
   }
   try {

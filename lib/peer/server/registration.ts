@@ -16,18 +16,29 @@ export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** Refuses a tool name outside TOOL_NAME. */
 export function checkToolName(name: unknown): asserts name is string {
   if (typeof name === "string" && TOOL_NAME.test(name)) return;
-  const got = typeof name !== "string" ? typeof name : name.length === 0 ? "an empty name" : name.length > 128 ? `${name.length} characters` : JSON.stringify(name);
+  const got =
+    typeof name !== "string"
+      ? typeof name
+      : name.length === 0
+        ? "an empty name"
+        : name.length > 128
+          ? `${name.length} characters`
+          : JSON.stringify(name);
   throw new Error(`tool name rule (2025-11-25): expected 1 to 128 characters of [A-Za-z0-9_.-], got ${got}`);
 }
 
 /** J-02: a tool's inputSchema, and its outputSchema when given, is a schema object whose root type is "object". */
 export function checkToolSchema(name: string, which: "inputSchema" | "outputSchema", schema: unknown): void {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-    throw new Error(`[J-02] tool ${name}: ${which} must be a JSON Schema object with type "object"; got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`);
+    throw new Error(
+      `[J-02] tool ${name}: ${which} must be a JSON Schema object with type "object"; got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`,
+    );
   }
   const type = (schema as { type?: unknown }).type;
   if (type !== "object") {
-    throw new Error(`[J-02] tool ${name}: ${which} must have root type "object" (clients refuse any other); got ${type === undefined ? "no type" : describeType(type)}`);
+    throw new Error(
+      `[J-02] tool ${name}: ${which} must have root type "object" (clients refuse any other); got ${type === undefined ? "no type" : describeType(type)}`,
+    );
   }
 }
 
@@ -61,5 +72,6 @@ export function argumentsValidator(validator: ToolValidator | undefined): ToolVa
 /** J-02: a schema the built-in validator cannot apply in full is refused at registration, with the keyword's location. */
 export function refuseUnusableSchema(tool: string, field: string, schema: object | undefined): void {
   const problem = schema === undefined ? undefined : checkSchema(schema);
-  if (problem !== undefined) throw new Error(`[J-02] tool ${JSON.stringify(tool)}: the ${field} cannot be applied by the built-in validator: ${problem}`);
+  if (problem !== undefined)
+    throw new Error(`[J-02] tool ${JSON.stringify(tool)}: the ${field} cannot be applied by the built-in validator: ${problem}`);
 }

@@ -11,7 +11,13 @@ import { base64urlDecode, base64urlEncode } from "../../codec/pagination.js";
 
 /** The part of Web Crypto this helper uses, declared by shape (the portable layers have no DOM types). */
 export interface SubtleCryptoLike {
-  importKey(format: "raw", keyData: Uint8Array, algorithm: { name: "HMAC"; hash: "SHA-256" }, extractable: false, usages: Array<"sign" | "verify">): Promise<unknown>;
+  importKey(
+    format: "raw",
+    keyData: Uint8Array,
+    algorithm: { name: "HMAC"; hash: "SHA-256" },
+    extractable: false,
+    usages: Array<"sign" | "verify">,
+  ): Promise<unknown>;
   sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
   verify(algorithm: "HMAC", key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
 }
@@ -25,7 +31,9 @@ export interface RequestStateOptions {
   subtle?: SubtleCryptoLike;
 }
 
-export type OpenedState<T> = { readonly ok: true; readonly payload: T } | { readonly ok: false; readonly reason: "malformed" | "tampered" | "expired" | "other-request" };
+export type OpenedState<T> =
+  | { readonly ok: true; readonly payload: T }
+  | { readonly ok: false; readonly reason: "malformed" | "tampered" | "expired" | "other-request" };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -43,7 +51,8 @@ export class RequestStateSealer {
   private readonly key: Promise<unknown>;
 
   constructor(options: RequestStateOptions) {
-    if (!(options.secret instanceof Uint8Array) || options.secret.length < 32) throw new RangeError("secret must be a Uint8Array of at least 32 bytes");
+    if (!(options.secret instanceof Uint8Array) || options.secret.length < 32)
+      throw new RangeError("secret must be a Uint8Array of at least 32 bytes");
     const ttl = options.ttlMs ?? 600_000;
     if (!(ttl > 0)) throw new RangeError(`ttlMs must be positive; got ${String(ttl)}`);
     this.ttlMs = ttl;
@@ -96,7 +105,8 @@ export function readStateBody<T>(body: Uint8Array, binding: string, now: number)
   } catch {
     return { ok: false, reason: "malformed" };
   }
-  if (typeof sealed !== "object" || sealed === null || sealed.v !== 1 || typeof sealed.e !== "number" || typeof sealed.b !== "string") return { ok: false, reason: "malformed" };
+  if (typeof sealed !== "object" || sealed === null || sealed.v !== 1 || typeof sealed.e !== "number" || typeof sealed.b !== "string")
+    return { ok: false, reason: "malformed" };
   if (now >= sealed.e) return { ok: false, reason: "expired" };
   if (sealed.b !== binding) return { ok: false, reason: "other-request" };
   return { ok: true, payload: sealed.p as T };

@@ -42,9 +42,12 @@ const encoder = new TextEncoder();
 export function checkInputRounds(options: InputRoundsOptions | undefined): void {
   if (options === undefined) return;
   if (!(options.secret instanceof Uint8Array) || options.secret.length < 32) {
-    throw new RangeError(`inputRounds.secret: expected a Uint8Array of at least 32 bytes, got ${options.secret instanceof Uint8Array ? `${options.secret.length} bytes` : typeof options.secret}`);
+    throw new RangeError(
+      `inputRounds.secret: expected a Uint8Array of at least 32 bytes, got ${options.secret instanceof Uint8Array ? `${options.secret.length} bytes` : typeof options.secret}`,
+    );
   }
-  if (options.ttlMs !== undefined && !(options.ttlMs > 0)) throw new RangeError(`inputRounds.ttlMs: expected a positive number, got ${String(options.ttlMs)}`);
+  if (options.ttlMs !== undefined && !(options.ttlMs > 0))
+    throw new RangeError(`inputRounds.ttlMs: expected a positive number, got ${String(options.ttlMs)}`);
 }
 
 /** What a request is: the state of one request must not open on another (a different tool, arguments or principal). */
@@ -64,14 +67,22 @@ function canonicalJson(value: unknown): string {
   return value === undefined ? "null" : JSON.stringify(value);
 }
 
-export type OpenedRounds = { readonly ok: true; readonly rounds: RoundState } | { readonly ok: false; readonly code: number; readonly message: string; readonly data?: JsonObject };
+export type OpenedRounds =
+  | { readonly ok: true; readonly rounds: RoundState }
+  | { readonly ok: false; readonly code: number; readonly message: string; readonly data?: JsonObject };
 
 /**
  * The answers and once values of the rounds so far, from the retry's requestState and
  * inputResponses; a sealed state is verified against the request's binding first (computed
  * only when sealing is configured: it hashes the arguments). Never throws.
  */
-export function openRounds(params: JsonObject, maxDepth: number, options: InputRoundsOptions | undefined, bindingOf: () => string, now: number): OpenedRounds {
+export function openRounds(
+  params: JsonObject,
+  maxDepth: number,
+  options: InputRoundsOptions | undefined,
+  bindingOf: () => string,
+  now: number,
+): OpenedRounds {
   const state = params.requestState;
   const binding = options === undefined ? "" : bindingOf();
   if (options === undefined || typeof state !== "string" || !state.startsWith(SEALED_ROUNDS)) {
@@ -81,8 +92,19 @@ export function openRounds(params: JsonObject, maxDepth: number, options: InputR
   }
   const parts = splitToken(state.slice(SEALED_ROUNDS.length));
   const verified = parts !== undefined && constantTimeEqual(hmacSha256(options.secret, parts.body), parts.mac);
-  const opened = parts === undefined ? { ok: false as const, reason: "malformed" } : verified ? readStateBody<unknown>(parts.body, binding, now) : { ok: false as const, reason: "tampered" };
-  if (!opened.ok) return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: requestState refused (${opened.reason}): expected the sealed state this server issued for this request, unaltered and unexpired`, data: { reason: opened.reason } };
+  const opened =
+    parts === undefined
+      ? { ok: false as const, reason: "malformed" }
+      : verified
+        ? readStateBody<unknown>(parts.body, binding, now)
+        : { ok: false as const, reason: "tampered" };
+  if (!opened.ok)
+    return {
+      ok: false,
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: requestState refused (${opened.reason}): expected the sealed state this server issued for this request, unaltered and unexpired`,
+      data: { reason: opened.reason },
+    };
   const payload = opened.payload as { a?: unknown; o?: unknown };
   const carried = isJsonObject(payload) && isJsonObject(payload.a) ? payload.a : undefined;
   const once = isJsonObject(payload) && isJsonObject(payload.o) ? payload.o : undefined;
@@ -122,7 +144,11 @@ export class RoundState {
   once<T>(key: string, fn: () => T | Promise<T>, modern: boolean): Promise<T> {
     if (typeof key !== "string") return Promise.reject(new TypeError(`ctx.once: expected a string key, got ${typeof key}`));
     if (modern && this.options === undefined) {
-      return Promise.reject(new Error("ctx.once under 2026-07-28 keeps its values in the sealed requestState between input rounds: expected ServerOptions.inputRounds ({ secret: 32+ bytes from a cryptographic source }), got none"));
+      return Promise.reject(
+        new Error(
+          "ctx.once under 2026-07-28 keeps its values in the sealed requestState between input rounds: expected ServerOptions.inputRounds ({ secret: 32+ bytes from a cryptographic source }), got none",
+        ),
+      );
     }
     const kept = this.values[key];
     if (kept !== undefined) return Promise.resolve(kept.v as T);
@@ -132,7 +158,8 @@ export class RoundState {
       const value = await fn();
       // undefined (a step with no result) is kept as "done, no value": the key without v.
       const safe = value === undefined ? { ok: true as const, value: undefined } : toJsonSafe(value);
-      if (!safe.ok) throw new TypeError(`ctx.once(${JSON.stringify(key)}): the value must be JSON to travel between input rounds: ${safe.reason}`);
+      if (!safe.ok)
+        throw new TypeError(`ctx.once(${JSON.stringify(key)}): the value must be JSON to travel between input rounds: ${safe.reason}`);
       this.values[key] = safe.value === undefined ? {} : { v: safe.value };
       return safe.value as T;
     })();

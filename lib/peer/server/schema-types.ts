@@ -21,19 +21,31 @@ export interface JsonSchemaLiteral {
 export type ToolSchemaInput = StandardSchemaV1 | JsonSchemaLiteral;
 
 /** The output type a Standard Schema validates to (what a handler receives after defaults and transforms). */
-export type StandardOutput<S extends StandardSchemaV1> = NonNullable<S["~standard"]["types"]> extends { readonly output: infer O } ? O : unknown;
+export type StandardOutput<S extends StandardSchemaV1> =
+  NonNullable<S["~standard"]["types"]> extends { readonly output: infer O } ? O : unknown;
 
 /** The input type a Standard Schema accepts (what a handler must produce for an outputSchema). */
-export type StandardInput<S extends StandardSchemaV1> = NonNullable<S["~standard"]["types"]> extends { readonly input: infer I } ? I : unknown;
+export type StandardInput<S extends StandardSchemaV1> =
+  NonNullable<S["~standard"]["types"]> extends { readonly input: infer I } ? I : unknown;
 
 /**
  * A tool's `args`: the output type of its Standard Schema (the inputSchema, or a Standard Schema
  * given as `validator`), the JSON Schema's inferred type, or Record<string, unknown> when nothing is known.
  */
-export type ToolArgs<S, V = undefined> = [V] extends [StandardSchemaV1] ? ObjectOr<StandardOutput<V>> : [S] extends [undefined] ? Record<string, unknown> : S extends StandardSchemaV1 ? ObjectOr<StandardOutput<S>> : ObjectOr<InferJsonSchema<S>>;
+export type ToolArgs<S, V = undefined> = [V] extends [StandardSchemaV1]
+  ? ObjectOr<StandardOutput<V>>
+  : [S] extends [undefined]
+    ? Record<string, unknown>
+    : S extends StandardSchemaV1
+      ? ObjectOr<StandardOutput<S>>
+      : ObjectOr<InferJsonSchema<S>>;
 
 /** What a handler's structuredContent must be for this outputSchema (undefined: anything, or none). */
-export type ToolStructured<S> = [S] extends [undefined] ? CallToolResult["structuredContent"] : S extends StandardSchemaV1 ? StandardInput<S> : ObjectOr<InferJsonSchema<S>>;
+export type ToolStructured<S> = [S] extends [undefined]
+  ? CallToolResult["structuredContent"]
+  : S extends StandardSchemaV1
+    ? StandardInput<S>
+    : ObjectOr<InferJsonSchema<S>>;
 
 /**
  * What a tool handler returns: with an outputSchema, a result whose structuredContent has the
@@ -44,7 +56,9 @@ export type ToolResultFor<O> = [O] extends [undefined]
   ? CallToolResult
   : undefined extends O
     ? CallToolResult
-    : (Omit<CallToolResult, "structuredContent" | "isError"> & { structuredContent: ToolStructured<O>; isError?: false }) | (CallToolResult & { isError: true });
+    :
+        | (Omit<CallToolResult, "structuredContent" | "isError"> & { structuredContent: ToolStructured<O>; isError?: false })
+        | (CallToolResult & { isError: true });
 
 // A root that is not an object type (unknown, a wide schema) falls back to the untyped arguments of before.
 type ObjectOr<T> = unknown extends T ? Record<string, unknown> : T extends object ? T : Record<string, unknown>;
@@ -63,7 +77,11 @@ export type PromptArgs<A, S> = [S] extends [undefined]
     : A extends readonly PromptArgumentLiteral[]
       ? string extends A[number]["name"]
         ? Record<string, string>
-        : Flatten<{ [K in Extract<A[number], { readonly required: true }>["name"]]: string } & { [K in Exclude<A[number], { readonly required: true }>["name"]]?: string }>
+        : Flatten<
+            { [K in Extract<A[number], { readonly required: true }>["name"]]: string } & {
+              [K in Exclude<A[number], { readonly required: true }>["name"]]?: string;
+            }
+          >
       : Record<string, string>
   : S extends StandardSchemaV1
     ? ObjectOr<StandardOutput<S>>
@@ -106,9 +124,13 @@ type Combined<S, D extends number> = S extends { readonly const: infer C }
           ? AllOf<U, D>
           : ByType<S, D>;
 
-type Branches<U extends readonly unknown[], D extends number> = number extends U["length"] ? unknown : { [I in keyof U]: Infer<U[I], Depth[D]> }[number];
+type Branches<U extends readonly unknown[], D extends number> = number extends U["length"]
+  ? unknown
+  : { [I in keyof U]: Infer<U[I], Depth[D]> }[number];
 
-type AllOf<U extends readonly unknown[], D extends number> = number extends U["length"] ? unknown : Flatten<Intersect<{ [I in keyof U]: Infer<U[I], Depth[D]> }[number]>>;
+type AllOf<U extends readonly unknown[], D extends number> = number extends U["length"]
+  ? unknown
+  : Flatten<Intersect<{ [I in keyof U]: Infer<U[I], Depth[D]> }[number]>>;
 
 type Intersect<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
 
@@ -156,15 +178,25 @@ type ObjectType<S, D extends number> = S extends { readonly properties: infer P 
   ? string extends keyof P
     ? Record<string, unknown>
     : Flatten<
-        { -readonly [K in keyof P & RequiredKeys<S>]: Infer<P[K], Depth[D]> } & { -readonly [K in Exclude<keyof P, RequiredKeys<S>>]?: Infer<P[K], Depth[D]> }
+        { -readonly [K in keyof P & RequiredKeys<S>]: Infer<P[K], Depth[D]> } & {
+          -readonly [K in Exclude<keyof P, RequiredKeys<S>>]?: Infer<P[K], Depth[D]>;
+        }
       >
   : S extends { readonly additionalProperties: infer A extends object }
     ? Record<string, Infer<A, Depth[D]>>
     : Record<string, unknown>;
 
 // A required list typed only as string[] (not a literal) names no member for certain: all stay optional, the wider type.
-type RequiredKeys<S> = S extends { readonly required: infer R extends readonly string[] } ? (string extends R[number] ? never : R[number]) : never;
+type RequiredKeys<S> = S extends { readonly required: infer R extends readonly string[] }
+  ? string extends R[number]
+    ? never
+    : R[number]
+  : never;
 
-type Mutable<T> = T extends readonly unknown[] ? { -readonly [K in keyof T]: Mutable<T[K]> } : T extends object ? { -readonly [K in keyof T]: Mutable<T[K]> } : T;
+type Mutable<T> = T extends readonly unknown[]
+  ? { -readonly [K in keyof T]: Mutable<T[K]> }
+  : T extends object
+    ? { -readonly [K in keyof T]: Mutable<T[K]> }
+    : T;
 
 type Flatten<T> = { [K in keyof T]: T[K] } & {};

@@ -25,7 +25,12 @@ const MAX_COMPLETIONS = 100;
  * outputSchema; failures become isError results, an unknown tool -32602 (TL-02). Without a
  * promise where none is needed: a synchronous validator and handler answer in this turn.
  */
-export function callTool(server: Server, params: JsonObject, context: HandlerContext, found?: ToolEntry): CallToolResult | Promise<CallToolResult> {
+export function callTool(
+  server: Server,
+  params: JsonObject,
+  context: HandlerContext,
+  found?: ToolEntry,
+): CallToolResult | Promise<CallToolResult> {
   const name = params.name as string;
   // `found`: the entry the caller looked up for this call in this same turn (one Map lookup, not two).
   const entry = found ?? server.tools.get(name);
@@ -35,7 +40,12 @@ export function callTool(server: Server, params: JsonObject, context: HandlerCon
 }
 
 /** callTool once its tool is found: the arguments validated, the handler run, its output checked. */
-export function callFoundTool(entry: ToolEntry, name: string, params: JsonObject, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+export function callFoundTool(
+  entry: ToolEntry,
+  name: string,
+  params: JsonObject,
+  context: HandlerContext,
+): CallToolResult | Promise<CallToolResult> {
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   if (entry.validator === undefined) return runTool(entry, name, args, context);
   const checked = checkValue(entry.validator, args);
@@ -46,7 +56,13 @@ export function callFoundTool(entry: ToolEntry, name: string, params: JsonObject
 // The promise paths are functions of their own: a closure in callTool or runTool would make
 // every call allocate the function's context, synchronous ones included.
 
-function validatedLater(entry: ToolEntry, name: string, args: Record<string, unknown>, checked: Promise<ValidationOutcome>, context: HandlerContext): Promise<CallToolResult> {
+function validatedLater(
+  entry: ToolEntry,
+  name: string,
+  args: Record<string, unknown>,
+  checked: Promise<ValidationOutcome>,
+  context: HandlerContext,
+): Promise<CallToolResult> {
   return checked.then((outcome) => afterValidation(entry, name, args, outcome, context));
 }
 
@@ -60,12 +76,23 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
-function afterValidation(entry: ToolEntry, name: string, args: Record<string, unknown>, checked: ValidationOutcome, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+function afterValidation(
+  entry: ToolEntry,
+  name: string,
+  args: Record<string, unknown>,
+  checked: ValidationOutcome,
+  context: HandlerContext,
+): CallToolResult | Promise<CallToolResult> {
   if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`);
   return runTool(entry, name, checked.value !== undefined ? (checked.value as Record<string, unknown>) : args, context);
 }
 
-function runTool(entry: ToolEntry, name: string, args: Record<string, unknown>, context: HandlerContext): CallToolResult | Promise<CallToolResult> {
+function runTool(
+  entry: ToolEntry,
+  name: string,
+  args: Record<string, unknown>,
+  context: HandlerContext,
+): CallToolResult | Promise<CallToolResult> {
   let result: CallToolResult | Promise<CallToolResult>;
   try {
     result = entry.handler(args, context);
@@ -83,7 +110,12 @@ function handlerFailure(error: unknown): CallToolResult {
 }
 
 /** resources/read: an exact resource, else the first template that matches; -32002 (-32602 under 2026-07-28) for none. */
-export async function readResource(server: Server, notFoundCode: number, uri: string, context: HandlerContext): Promise<ReadResourceResult> {
+export async function readResource(
+  server: Server,
+  notFoundCode: number,
+  uri: string,
+  context: HandlerContext,
+): Promise<ReadResourceResult> {
   const exact = server.resources.get(uri);
   if (exact !== undefined) return exact.read(uri, context);
   for (const entry of server.templates.values()) {
@@ -99,7 +131,8 @@ export async function getPrompt(server: Server, params: JsonObject, context: Han
   if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
   const args = (params.arguments ?? {}) as Record<string, string>;
   for (const arg of entry.definition.arguments ?? []) {
-    if (arg.required === true && typeof args[arg.name] !== "string") throw new McpError(ErrorCode.InvalidParams, `Missing required argument ${arg.name} for prompt ${name}`, { argument: arg.name });
+    if (arg.required === true && typeof args[arg.name] !== "string")
+      throw new McpError(ErrorCode.InvalidParams, `Missing required argument ${arg.name} for prompt ${name}`, { argument: arg.name });
   }
   // An argsSchema validates (and may transform) the arguments: -32602 with the path of each problem.
   return entry.handler((await checkPromptArguments(name, entry.validator, args)) as Record<string, string>, context);
@@ -139,10 +172,21 @@ function completerFor(table: { [name: string]: Completer } | undefined, name: un
 }
 
 /** A list answer: every item in one page without a paginator (and any cursor refused: N-05), else the page the cursor names. */
-export function respondPage(engine: Engine<"server">, paginator: Paginator | undefined, id: RequestId, key: string, items: readonly object[], cursor: unknown): void {
+export function respondPage(
+  engine: Engine<"server">,
+  paginator: Paginator | undefined,
+  id: RequestId,
+  key: string,
+  items: readonly object[],
+  cursor: unknown,
+): void {
   if (paginator === undefined) {
     // One page, and so no cursor was ever issued: any cursor is one we did not make (N-05).
-    if (typeof cursor === "string") engine.respondError(id, ErrorCode.InvalidParams, "Invalid cursor", { cursor, reason: "this server lists everything in one page and issues no cursors" });
+    if (typeof cursor === "string")
+      engine.respondError(id, ErrorCode.InvalidParams, "Invalid cursor", {
+        cursor,
+        reason: "this server lists everything in one page and issues no cursors",
+      });
     else engine.respond(id, { [key]: items });
     return;
   }

@@ -7,7 +7,19 @@ import type { EngineLimits } from "../../engine/engine.js";
 import type { JsonObject } from "../../wire/envelope.js";
 import type { EngineEvent } from "../../engine/events.js";
 import type { ProtocolVersion } from "../../rules/versions.js";
-import type { CallToolResult, GetPromptResult, Implementation, Prompt, PromptArgument, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool, ToolAnnotations } from "../../types/index.js";
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Implementation,
+  Prompt,
+  PromptArgument,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+  ToolAnnotations,
+} from "../../types/index.js";
 import type { HandlerContext } from "./context.js";
 import type { Extensions } from "../shared/custom-methods.js";
 import type { InputRoundsOptions } from "./round-state.js";
@@ -24,7 +36,11 @@ import type { UriTemplate } from "../../uri-template/template.js";
  * valibot, ...: it validates, applies defaults and types them; its library produces the listed
  * JSON Schema through `~standard.jsonSchema`, else give `jsonSchema`). See typed-schemas.ts.
  */
-export interface ToolDefinition<I = ToolSchemaInput | undefined, O = ToolSchemaInput | undefined, V extends StandardSchemaV1 | undefined = StandardSchemaV1 | undefined> {
+export interface ToolDefinition<
+  I = ToolSchemaInput | undefined,
+  O = ToolSchemaInput | undefined,
+  V extends StandardSchemaV1 | undefined = StandardSchemaV1 | undefined,
+> {
   title?: string;
   description?: string;
   inputSchema?: I;
@@ -68,7 +84,11 @@ export interface ResourceTemplateDefinition {
   complete?: { [variable: string]: Completer };
 }
 
-export type TemplateReader = (uri: string, variables: Record<string, string | string[]>, context: HandlerContext) => ReadResourceResult | Promise<ReadResourceResult>;
+export type TemplateReader = (
+  uri: string,
+  variables: Record<string, string | string[]>,
+  context: HandlerContext,
+) => ReadResourceResult | Promise<ReadResourceResult>;
 
 /** Candidate values for an argument, given what the user typed and the other arguments. */
 export type Completer = (value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>;

@@ -26,7 +26,15 @@ import { Paginator } from "../../codec/pagination.js";
 import type { ClientCapabilities, Prompt, PromptArgument, Resource, ServerCapabilities, Tool } from "../../types/index.js";
 import type { ModernRequestInfo } from "../../rules/modern.js";
 import { Driver, type PeerHost } from "../shared/driver.js";
-import { ConnectionClosedError, ResponseTooLargeError, McpError, RequestAbortedError, RequestTimeoutError, localFailure, unencodable } from "../shared/errors.js";
+import {
+  ConnectionClosedError,
+  ResponseTooLargeError,
+  McpError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  localFailure,
+  unencodable,
+} from "../shared/errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded, type HandlerJob } from "../shared/handlers.js";
 import { RequestContext, type ContextSession, type TransportRequestInfo } from "./context.js";
 import { InputRequiredSignal, answerInputRequired, tooDeep } from "./input-rounds.js";
@@ -38,14 +46,50 @@ import { resolvePromptArguments, resolveToolSchemas } from "./typed-schemas.js";
 import { complete, getPrompt, readResource, respondPage } from "./server-methods.js";
 import { TaskRunner, callToolOrTask, plainToolOf, runPlainTool, sessionTool } from "./task-server.js";
 import { TASKS_EXTENSION } from "../../rules/negotiated-extensions.js";
-import { extensionMethodsOf, withExtensions, type ExtensionNotifications, type ExtensionRequests, type NotIn, type ParamsOf, type ResultOf } from "../shared/custom-methods.js";
+import {
+  extensionMethodsOf,
+  withExtensions,
+  type ExtensionNotifications,
+  type ExtensionRequests,
+  type NotIn,
+  type ParamsOf,
+  type ResultOf,
+} from "../shared/custom-methods.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
 import { parseTemplate } from "../../uri-template/template.js";
 
-import type { PromptDefinition, PromptEntry, PromptHandler, Registration, ResourceDefinition, ResourceReader, ResourceTemplateDefinition, ServerChange, ServerOptions, TemplateEntry, TemplateReader, ToolDefinition, ToolEntry, ToolHandler } from "./server-options.js";
+import type {
+  PromptDefinition,
+  PromptEntry,
+  PromptHandler,
+  Registration,
+  ResourceDefinition,
+  ResourceReader,
+  ResourceTemplateDefinition,
+  ServerChange,
+  ServerOptions,
+  TemplateEntry,
+  TemplateReader,
+  ToolDefinition,
+  ToolEntry,
+  ToolHandler,
+} from "./server-options.js";
 
 export type { HandlerContext, InputRequest, TransportRequestInfo } from "./context.js";
-export type { Completer, PromptDefinition, PromptHandler, Registration, ResourceDefinition, ResourceReader, ResourceTemplateDefinition, ServerChange, ServerOptions, TemplateReader, ToolDefinition, ToolHandler } from "./server-options.js";
+export type {
+  Completer,
+  PromptDefinition,
+  PromptHandler,
+  Registration,
+  ResourceDefinition,
+  ResourceReader,
+  ResourceTemplateDefinition,
+  ServerChange,
+  ServerOptions,
+  TemplateReader,
+  ToolDefinition,
+  ToolHandler,
+} from "./server-options.js";
 import type { CallOptions } from "../shared/call-options.js";
 import { ExtensionHandlers, type ExtensionNotificationHandler, type ExtensionRequestHandler } from "./extension-handlers.js";
 
@@ -68,13 +112,19 @@ export class Server {
     checkInputRounds(options.inputRounds);
     this.options = options;
     this.extensionHandlers = new ExtensionHandlers(options.extensions);
-    this.taskRunner = options.tasks === undefined ? undefined : new TaskRunner(
-          options.tasks,
-          (task) => this.spread({ kind: "task", task }),
-          (taskId, inputResponses) => this.spread({ kind: "taskInput", taskId, inputResponses }),
-        );
+    this.taskRunner =
+      options.tasks === undefined
+        ? undefined
+        : new TaskRunner(
+            options.tasks,
+            (task) => this.spread({ kind: "task", task }),
+            (taskId, inputResponses) => this.spread({ kind: "taskInput", taskId, inputResponses }),
+          );
     if (options.pageSize === undefined) this.paginator = undefined;
-    else if (options.paginationSecret === undefined) throw new Error("pagination (N-05): pageSize needs a paginationSecret (at least 16 bytes from a cryptographic source) to seal the cursors; got none");
+    else if (options.paginationSecret === undefined)
+      throw new Error(
+        "pagination (N-05): pageSize needs a paginationSecret (at least 16 bytes from a cryptographic source) to seal the cursors; got none",
+      );
     else this.paginator = new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize });
   }
 
@@ -85,13 +135,14 @@ export class Server {
    * of that name is registered already; with a Standard Schema, also when no JSON Schema can
    * be listed for it (no ~standard.jsonSchema and no jsonSchema option; typed-schemas.ts).
    */
-  tool<const I extends ToolSchemaInput | undefined = undefined, const O extends ToolSchemaInput | undefined = undefined, V extends StandardSchemaV1 | undefined = undefined>(
-    name: string,
-    definition: ToolDefinition<I, O, V>,
-    handler: ToolHandler<ToolArgs<I, V>, ToolResultFor<O>>,
-  ): Registration {
+  tool<
+    const I extends ToolSchemaInput | undefined = undefined,
+    const O extends ToolSchemaInput | undefined = undefined,
+    V extends StandardSchemaV1 | undefined = undefined,
+  >(name: string, definition: ToolDefinition<I, O, V>, handler: ToolHandler<ToolArgs<I, V>, ToolResultFor<O>>): Registration {
     if (this.options.allowAnyToolName !== true) checkToolName(name);
-    else if (typeof name !== "string" || name.length === 0) throw new Error(`tool name rule: expected a non-empty string, got ${typeof name === "string" ? "an empty name" : typeof name}`);
+    else if (typeof name !== "string" || name.length === 0)
+      throw new Error(`tool name rule: expected a non-empty string, got ${typeof name === "string" ? "an empty name" : typeof name}`);
     const schemas = resolveToolSchemas(name, definition);
     const tool: Tool = { name, inputSchema: schemas.inputSchema };
     if (definition.title !== undefined) tool.title = definition.title;
@@ -100,29 +151,59 @@ export class Server {
     if (definition.annotations !== undefined) tool.annotations = definition.annotations;
     if (definition._meta !== undefined) tool._meta = definition._meta;
     if (definition.taskSupport !== undefined) {
-      if (this.taskRunner === undefined) throw new Error(`tool ${name}: taskSupport ${JSON.stringify(definition.taskSupport)} needs ServerOptions.tasks (a task store and task ids); got none`);
+      if (this.taskRunner === undefined)
+        throw new Error(
+          `tool ${name}: taskSupport ${JSON.stringify(definition.taskSupport)} needs ServerOptions.tasks (a task store and task ids); got none`,
+        );
       tool.execution = { taskSupport: definition.taskSupport };
     }
     // The entry holds the handler untyped: the validator made its arguments what ToolArgs<I> says.
-    const entry: ToolEntry = { definition: listable(`tool ${name}`, tool), validator: argumentsValidator(schemas.validator), outputValidator: schemas.outputValidator, handler: handler as ToolHandler, taskSupport: definition.taskSupport, beforeTask: definition.beforeTask as ToolEntry["beforeTask"] };
+    const entry: ToolEntry = {
+      definition: listable(`tool ${name}`, tool),
+      validator: argumentsValidator(schemas.validator),
+      outputValidator: schemas.outputValidator,
+      handler: handler as ToolHandler,
+      taskSupport: definition.taskSupport,
+      beforeTask: definition.beforeTask as ToolEntry["beforeTask"],
+    };
     return this.register("tool", this.tools, name, entry, "notifications/tools/list_changed");
   }
 
   resource(uri: string, definition: ResourceDefinition, read: ResourceReader): Registration {
-    return this.register("resource", this.resources, uri, { definition: listable(`resource ${uri}`, { uri, ...definition }), read }, "notifications/resources/list_changed");
+    return this.register(
+      "resource",
+      this.resources,
+      uri,
+      { definition: listable(`resource ${uri}`, { uri, ...definition }), read },
+      "notifications/resources/list_changed",
+    );
   }
 
   resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, read: TemplateReader): Registration {
     const { complete, ...rest } = definition;
-    const entry: TemplateEntry = { definition: listable(`resource template ${uriTemplate}`, { uriTemplate, ...rest }), template: parseTemplate(uriTemplate), read, complete };
+    const entry: TemplateEntry = {
+      definition: listable(`resource template ${uriTemplate}`, { uriTemplate, ...rest }),
+      template: parseTemplate(uriTemplate),
+      read,
+      complete,
+    };
     return this.register("resource template", this.templates, uriTemplate, entry, "notifications/resources/list_changed");
   }
 
-  prompt<const A extends readonly PromptArgument[] | undefined = undefined, const S extends ToolSchemaInput | undefined = undefined>(name: string, definition: PromptDefinition<A, S>, handler: PromptHandler<PromptArgs<A, S>>): Registration {
+  prompt<const A extends readonly PromptArgument[] | undefined = undefined, const S extends ToolSchemaInput | undefined = undefined>(
+    name: string,
+    definition: PromptDefinition<A, S>,
+    handler: PromptHandler<PromptArgs<A, S>>,
+  ): Registration {
     const { complete, argsSchema, jsonSchema, arguments: listed, ...rest } = definition;
     const resolved = resolvePromptArguments(name, { arguments: listed, argsSchema, jsonSchema });
     const prompt: Prompt = resolved.arguments === undefined ? { name, ...rest } : { name, ...rest, arguments: resolved.arguments };
-    const entry: PromptEntry = { definition: listable(`prompt ${name}`, prompt), handler: handler as PromptHandler, validator: resolved.validator, complete };
+    const entry: PromptEntry = {
+      definition: listable(`prompt ${name}`, prompt),
+      handler: handler as PromptHandler,
+      validator: resolved.validator,
+      complete,
+    };
     return this.register("prompt", this.prompts, name, entry, "notifications/prompts/list_changed");
   }
 
@@ -131,14 +212,20 @@ export class Server {
    * Error for any other method). It is answered like a tool's handler: the result, or the
    * McpError it throws, or -32603. Typed by ExtensionRequests when augmented.
    */
-  setRequestHandler<M extends keyof ExtensionRequests>(method: M, handler: ExtensionRequestHandler<ParamsOf<ExtensionRequests[M]>, ResultOf<ExtensionRequests[M]> & object>): void;
+  setRequestHandler<M extends keyof ExtensionRequests>(
+    method: M,
+    handler: ExtensionRequestHandler<ParamsOf<ExtensionRequests[M]>, ResultOf<ExtensionRequests[M]> & object>,
+  ): void;
   setRequestHandler<M extends string>(method: NotIn<M, ExtensionRequests>, handler: ExtensionRequestHandler): void;
   setRequestHandler(method: string, handler: ExtensionRequestHandler<never>): void {
     this.extensionHandlers.setRequestHandler(method, handler as ExtensionRequestHandler);
   }
 
   /** Hears a client notification of a declared extension (ServerOptions.extensions[id].clientNotifications). */
-  setNotificationHandler<M extends keyof ExtensionNotifications>(method: M, handler: ExtensionNotificationHandler<ExtensionNotifications[M]>): void;
+  setNotificationHandler<M extends keyof ExtensionNotifications>(
+    method: M,
+    handler: ExtensionNotificationHandler<ExtensionNotifications[M]>,
+  ): void;
   setNotificationHandler<M extends string>(method: NotIn<M, ExtensionNotifications>, handler: ExtensionNotificationHandler): void;
   setNotificationHandler(method: string, handler: ExtensionNotificationHandler<never>): void {
     this.extensionHandlers.setNotificationHandler(method, handler as ExtensionNotificationHandler);
@@ -153,7 +240,8 @@ export class Server {
     if (this.prompts.size > 0) caps.prompts = { listChanged: true, ...caps.prompts };
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions = {};
     // Offered under 2026-07-28 through server/discover; the session era has no extensions and ignores the key.
-    if (this.taskRunner !== undefined) (caps as { extensions?: object }).extensions = { ...(caps as { extensions?: object }).extensions, [TASKS_EXTENSION]: {} };
+    if (this.taskRunner !== undefined)
+      (caps as { extensions?: object }).extensions = { ...(caps as { extensions?: object }).extensions, [TASKS_EXTENSION]: {} };
     return withExtensions(caps, this.options.extensions) as ServerCapabilities;
   }
 
@@ -186,7 +274,8 @@ export class Server {
       this.taskRunner?.answerHere(change.taskId, change.inputResponses).catch(() => undefined);
       return;
     }
-    if (change.kind === "task" && change.task.status === "cancelled" && typeof change.task.taskId === "string") this.taskRunner?.stopHere(change.task.taskId, "the task was cancelled");
+    if (change.kind === "task" && change.task.status === "cancelled" && typeof change.task.taskId === "string")
+      this.taskRunner?.stopHere(change.task.taskId, "the task was cancelled");
     for (const session of sessions) {
       if (change.kind === "listChanged") session.listChanged(change.method);
       else if (change.kind === "resourceUpdated") session.resourceUpdated(change.uri);
@@ -201,7 +290,10 @@ export class Server {
 
   private register<V>(kind: string, map: Map<string, V>, key: string, value: V, changed: string): Registration {
     // Names are unique (a client could not tell two apart): a second registration is refused, not a replacement.
-    if (map.has(key)) throw new Error(`unique names: expected a ${kind} name not registered yet, got ${JSON.stringify(key)}, which is (remove() its registration first to replace it)`);
+    if (map.has(key))
+      throw new Error(
+        `unique names: expected a ${kind} name not registered yet, got ${JSON.stringify(key)}, which is (remove() its registration first to replace it)`,
+      );
     map.set(key, value);
     this.announce(changed);
     return {
@@ -231,14 +323,21 @@ export class ServerSession implements ContextSession {
   readonly maxJsonDepth: number;
   /** The HTTP request being fed (receiveMessage), read when a request starts. */
   private inbound: TransportRequestInfo | undefined;
-  private readonly outgoing = new Map<number, { method: string; resolve: (r: JsonObject) => void; reject: (e: Error) => void; cleanup: (() => void) | undefined }>();
+  private readonly outgoing = new Map<
+    number,
+    { method: string; resolve: (r: JsonObject) => void; reject: (e: Error) => void; cleanup: (() => void) | undefined }
+  >();
 
   constructor(server: Server, host: PeerHost, snapshot?: EngineSnapshot) {
     this.server = server;
     this.host = host;
     this.maxJsonDepth = server.options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
     const onFault = (error: unknown, where: string): void => this.fault(error, where);
-    this.handlers = new HandlerPool({ maxConcurrent: server.options.maxConcurrentHandlers ?? 100, maxJsonDepth: this.maxJsonDepth, onFault });
+    this.handlers = new HandlerPool({
+      maxConcurrent: server.options.maxConcurrentHandlers ?? 100,
+      maxJsonDepth: this.maxJsonDepth,
+      onFault,
+    });
     const options: EngineOptions<"server"> = {
       role: "server",
       info: server.options.info,
@@ -262,7 +361,14 @@ export class ServerSession implements ContextSession {
 
   /** An exception that escaped a guard of the peer layer: reported as a diagnostic (rule "peer-fault"), never thrown. */
   private fault(error: unknown, where: string): void {
-    const event = { kind: "diagnostic" as const, rule: "peer-fault", expected: `no exception in ${where}`, got: errorMessage(error), method: undefined, error: undefined };
+    const event = {
+      kind: "diagnostic" as const,
+      rule: "peer-fault",
+      expected: `no exception in ${where}`,
+      got: errorMessage(error),
+      method: undefined,
+      error: undefined,
+    };
     shielded(() => this.server.options.onDiagnostic?.(event, this));
   }
 
@@ -309,7 +415,12 @@ export class ServerSession implements ContextSession {
    * ResponseTooLargeError, or ProtocolMisuseError (the client did not declare the capability,
    * the session is 2026-07-28, or the params have no JSON form: nothing was sent).
    */
-  request(method: "sampling/createMessage" | "elicitation/create" | "roots/list" | "ping", params: object | undefined, options: CallOptions = {}, related?: RequestId): Promise<JsonObject> {
+  request(
+    method: "sampling/createMessage" | "elicitation/create" | "roots/list" | "ping",
+    params: object | undefined,
+    options: CallOptions = {},
+    related?: RequestId,
+  ): Promise<JsonObject> {
     return new Promise<JsonObject>((resolve, reject) => {
       if (options.signal?.aborted) {
         reject(new RequestAbortedError(method, options.signal.reason));
@@ -488,13 +599,28 @@ export class ServerSession implements ContextSession {
         this.respondPage(id, "tools", [...this.server.tools.values()].map(modern === undefined ? sessionToolOf : definitionOf), p.cursor);
         return;
       case "resources/list":
-        this.respondPage(id, "resources", [...this.server.resources.values()].map((r) => r.definition), p.cursor);
+        this.respondPage(
+          id,
+          "resources",
+          [...this.server.resources.values()].map((r) => r.definition),
+          p.cursor,
+        );
         return;
       case "resources/templates/list":
-        this.respondPage(id, "resourceTemplates", [...this.server.templates.values()].map((t) => t.definition), p.cursor);
+        this.respondPage(
+          id,
+          "resourceTemplates",
+          [...this.server.templates.values()].map((t) => t.definition),
+          p.cursor,
+        );
         return;
       case "prompts/list":
-        this.respondPage(id, "prompts", [...this.server.prompts.values()].map((t) => t.definition), p.cursor);
+        this.respondPage(
+          id,
+          "prompts",
+          [...this.server.prompts.values()].map((t) => t.definition),
+          p.cursor,
+        );
         return;
       case "resources/subscribe":
       case "resources/unsubscribe":
@@ -546,7 +672,11 @@ export class ServerSession implements ContextSession {
       case "tasks/cancel": {
         const runner = this.server.taskRunner as TaskRunner;
         const now = this.host.now();
-        return context.method === "tasks/get" ? runner.get(p, now) : context.method === "tasks/update" ? runner.update(p, now) : runner.cancel(p, now);
+        return context.method === "tasks/get"
+          ? runner.get(p, now)
+          : context.method === "tasks/update"
+            ? runner.update(p, now)
+            : runner.cancel(p, now);
       }
       default:
         // An extension's request (MT-03): request() ran it only when the extension has a handler.
@@ -556,7 +686,8 @@ export class ServerSession implements ContextSession {
 
   /** @internal Answers what a handler threw; an McpError becomes its JSON-RPC error. */
   answerError(context: RequestContext, error: unknown): void {
-    if (error instanceof InputRequiredSignal && context.modern !== undefined) answerInputRequired(this.engine, context.requestId, context.method, context.modern, error, this.maxJsonDepth);
+    if (error instanceof InputRequiredSignal && context.modern !== undefined)
+      answerInputRequired(this.engine, context.requestId, context.method, context.modern, error, this.maxJsonDepth);
     else respondWithError(this.engine, context.requestId, error, this.maxJsonDepth);
   }
 

@@ -108,7 +108,8 @@ function settle(answer: unknown, read: (result: unknown) => ValidationOutcome): 
 }
 
 function fromStandard(result: unknown): ValidationOutcome {
-  if (typeof result !== "object" || result === null) return { ok: false, message: `the schema returned ${describe(result)} instead of a result` };
+  if (typeof result !== "object" || result === null)
+    return { ok: false, message: `the schema returned ${describe(result)} instead of a result` };
   const issues = (result as { issues?: unknown }).issues;
   if (issues === undefined) return { ok: true, value: (result as { value?: unknown }).value };
   if (!Array.isArray(issues) || issues.length === 0) return { ok: false, message: "invalid value" };

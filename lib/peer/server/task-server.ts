@@ -83,8 +83,13 @@ const iso = isoTimestamp;
 
 /** The Task fields of a stored task, as the wire has them (CreateTaskResult, tasks/get). */
 export function wireTask(task: StoredTask): JsonObject {
-  const out: JsonObject = { taskId: task.taskId, status: task.status, createdAt: iso(task.createdAt), lastUpdatedAt: iso(task.lastUpdatedAt),
-    ttlMs: task.ttlMs };
+  const out: JsonObject = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: iso(task.createdAt),
+    lastUpdatedAt: iso(task.lastUpdatedAt),
+    ttlMs: task.ttlMs,
+  };
   if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
   if (task.pollIntervalMs !== undefined) out.pollIntervalMs = task.pollIntervalMs;
   return out;
@@ -101,12 +106,16 @@ export function detailedTask(task: StoredTask): JsonObject {
 
 function taskIdOf(params: JsonObject): string {
   const id = params.taskId;
-  if (typeof id !== "string") throw new McpError(ErrorCode.InvalidParams, "Invalid params: taskId must be a string", { path: "params.taskId" });
+  if (typeof id !== "string")
+    throw new McpError(ErrorCode.InvalidParams, "Invalid params: taskId must be a string", { path: "params.taskId" });
   return id;
 }
 
 function notFound(lookup: TaskLookup): McpError {
-  return new McpError(ErrorCode.InvalidParams, lookup === "expired" ? "Failed to retrieve task: Task has expired" : "Failed to retrieve task: Task not found");
+  return new McpError(
+    ErrorCode.InvalidParams,
+    lookup === "expired" ? "Failed to retrieve task: Task has expired" : "Failed to retrieve task: Task not found",
+  );
 }
 
 export class TaskRunner {
@@ -136,8 +145,9 @@ export class TaskRunner {
 
   /** The -32021 for a tool that runs only as a task, asked by a request that did not declare the extension. */
   static requiredError(): McpError {
-    return new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability",
-      { requiredCapabilities: extensionCapabilities(TASKS_EXTENSION) });
+    return new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability", {
+      requiredCapabilities: extensionCapabilities(TASKS_EXTENSION),
+    });
   }
 
   /**
@@ -145,16 +155,32 @@ export class TaskRunner {
    * once the store has the task. `work` gets the task's context and returns the tool result;
    * an McpError it throws fails the task with that error.
    */
-  async start(session: ServerSession, requestId: RequestId, modern: ModernRequestInfo, now: () => number,
-    work: (context: HandlerContext) => Promise<JsonObject>): Promise<JsonObject> {
+  async start(
+    session: ServerSession,
+    requestId: RequestId,
+    modern: ModernRequestInfo,
+    now: () => number,
+    work: (context: HandlerContext) => Promise<JsonObject>,
+  ): Promise<JsonObject> {
     const at = now();
-    const task: StoredTask = { taskId: this.options.newTaskId(), status: "working", createdAt: at, lastUpdatedAt: at, ttlMs: this.ttlMs,
-      pollIntervalMs: this.pollIntervalMs };
+    const task: StoredTask = {
+      taskId: this.options.newTaskId(),
+      status: "working",
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+    };
     // Handlers of tasks past their TTL stop here, even when nobody asks for them again (bounded like the store).
     for (const [id, other] of this.running) if (other.expiresAt <= at) this.forget(id, "the task expired");
     await this.store.create(task);
-    const running: Running = { controller: new PeerAbortController(), expiresAt: this.ttlMs === null ? Infinity : at + this.ttlMs, outstanding: new Map(),
-      nextKey: 0, now };
+    const running: Running = {
+      controller: new PeerAbortController(),
+      expiresAt: this.ttlMs === null ? Infinity : at + this.ttlMs,
+      outstanding: new Map(),
+      nextKey: 0,
+      now,
+    };
     this.running.set(task.taskId, running);
     const context = this.context(session, requestId, modern, task.taskId, running);
     // Detached: the request is answered with the task; the outcome goes to the store.
@@ -163,8 +189,10 @@ export class TaskRunner {
       .then(
         (result) => this.finish(task.taskId, running, { status: "completed", result }),
         (error: unknown) => {
-          const failure = error instanceof McpError ? { code: error.code, message: errorMessage(error),
-            ...(error.data === undefined ? {} : { data: error.data }) } : { code: ErrorCode.InternalError, message: errorMessage(error) };
+          const failure =
+            error instanceof McpError
+              ? { code: error.code, message: errorMessage(error), ...(error.data === undefined ? {} : { data: error.data }) }
+              : { code: ErrorCode.InternalError, message: errorMessage(error) };
           return this.finish(task.taskId, running, { status: "failed", error: failure as JsonObject, statusMessage: failure.message });
         },
       )
@@ -257,8 +285,11 @@ export class TaskRunner {
     running.outstanding.clear();
   }
 
-  private async finish(taskId: string, running: Running,
-    change: { status: "completed" | "failed"; result?: JsonObject; error?: JsonObject; statusMessage?: string }): Promise<void> {
+  private async finish(
+    taskId: string,
+    running: Running,
+    change: { status: "completed" | "failed"; result?: JsonObject; error?: JsonObject; statusMessage?: string },
+  ): Promise<void> {
     if (this.running.get(taskId) !== running) return;
     this.running.delete(taskId);
     const now = running.now();
@@ -274,13 +305,22 @@ export class TaskRunner {
     const requests: JsonObject = {};
     for (const [key, entry] of running.outstanding) requests[key] = entry.request;
     const pending = running.outstanding.size > 0;
-    const updated = await this.store.update(taskId,
-      pending ? { status: "input_required", inputRequests: requests } : { status: "working", inputRequests: null }, running.now());
+    const updated = await this.store.update(
+      taskId,
+      pending ? { status: "input_required", inputRequests: requests } : { status: "working", inputRequests: null },
+      running.now(),
+    );
     if (updated !== undefined && updated !== "expired") this.announce(detailedTask(updated));
   }
 
   /** The context a task's handler runs with: the creating request's client, the task's signal, input through inputRequests. */
-  private context(session: ServerSession, requestId: RequestId, modern: ModernRequestInfo, taskId: string, running: Running): HandlerContext {
+  private context(
+    session: ServerSession,
+    requestId: RequestId,
+    modern: ModernRequestInfo,
+    taskId: string,
+    running: Running,
+  ): HandlerContext {
     const ask = <T>(method: string, params: object | undefined): Promise<T> => {
       if (running.controller.signal.aborted) return Promise.reject(new RequestAbortedError(method, running.controller.signal.reason));
       const key = `${method}#${running.nextKey++}`;
@@ -288,12 +328,19 @@ export class TaskRunner {
       // The creating request's client must have declared this kind of input (MOD-02): otherwise the task fails with -32021.
       const problem = inputRequiredProblem("tools/call", { resultType: "input_required", inputRequests: { [key]: request } }, modern);
       if (problem !== undefined) {
-        return Promise.reject(new McpError(ErrorCode.MissingRequiredClientCapability, "Missing required client capability",
-          problem.missing === undefined ? undefined : { requiredCapabilities: problem.missing }));
+        return Promise.reject(
+          new McpError(
+            ErrorCode.MissingRequiredClientCapability,
+            "Missing required client capability",
+            problem.missing === undefined ? undefined : { requiredCapabilities: problem.missing },
+          ),
+        );
       }
       return new Promise<T>((resolve, reject) => {
         running.outstanding.set(key, { request, resolve: resolve as (answer: unknown) => void, reject });
-        this.writeOutstanding(taskId, running).catch((error: unknown) => reject(error instanceof Error ? error : new Error(errorMessage(error))));
+        this.writeOutstanding(taskId, running).catch((error: unknown) =>
+          reject(error instanceof Error ? error : new Error(errorMessage(error))),
+        );
       });
     };
     const memo = RoundState.session();
@@ -334,14 +381,25 @@ export class TaskRunner {
  * step, which runs in the request and may take input rounds); a task-only tool asked
  * without the extension is -32021; everything else is a plain call.
  */
-export function callToolOrTask(server: Server, session: ServerSession, params: JsonObject, context: HandlerContext, clock: { now(): number }): CallToolResult | Promise<CallToolResult | JsonObject> {
+export function callToolOrTask(
+  server: Server,
+  session: ServerSession,
+  params: JsonObject,
+  context: HandlerContext,
+  clock: { now(): number },
+): CallToolResult | Promise<CallToolResult | JsonObject> {
   const entry = typeof params.name === "string" ? server.tools.get(params.name) : undefined;
   const runner = server.taskRunner;
   const modern = context.modern;
   const support = entry?.taskSupport;
   // The common case first: no tasks, no beforeTask step; the call may answer in this turn.
   if (entry === undefined || isPlainTool(entry)) return callTool(server, params, context, entry);
-  const asTask = entry !== undefined && runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
+  const asTask =
+    entry !== undefined &&
+    runner !== undefined &&
+    modern !== undefined &&
+    support !== undefined &&
+    declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
   if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
   return callAsTask(server, session, params, context, clock, entry, asTask ? runner : undefined);
 }
@@ -366,13 +424,28 @@ export function runPlainTool(entry: ToolEntry, context: RequestContext): CallToo
 }
 
 /** The task path of callToolOrTask (a function of its own: its closures would make every tools/call allocate a context). */
-async function callAsTask(server: Server, session: ServerSession, params: JsonObject, context: HandlerContext, clock: { now(): number }, entry: ToolEntry | undefined, runner: TaskRunner | undefined): Promise<CallToolResult | JsonObject> {
+async function callAsTask(
+  server: Server,
+  session: ServerSession,
+  params: JsonObject,
+  context: HandlerContext,
+  clock: { now(): number },
+  entry: ToolEntry | undefined,
+  runner: TaskRunner | undefined,
+): Promise<CallToolResult | JsonObject> {
   const modern = context.modern;
   // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
-  const prepared = entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
+  const prepared =
+    entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
   if (runner === undefined || modern === undefined) return callTool(server, params, withPrepared(context, prepared));
   // A task runs as whoever created it: the creating request's ctx.auth.
-  return runner.start(session, context.requestId, modern, () => clock.now(), async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject);
+  return runner.start(
+    session,
+    context.requestId,
+    modern,
+    () => clock.now(),
+    async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject,
+  );
 }
 
 /**

@@ -77,9 +77,11 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async create(task: StoredTask): Promise<void> {
-    if (this.tasks.has(task.taskId)) throw new Error(`task store: expected a new task id, got ${JSON.stringify(task.taskId)}, which is taken`);
+    if (this.tasks.has(task.taskId))
+      throw new Error(`task store: expected a new task id, got ${JSON.stringify(task.taskId)}, which is taken`);
     if (this.tasks.size >= this.maxTasks) this.makeRoom(task.createdAt);
-    if (this.tasks.size >= this.maxTasks) throw new Error(`task store: at most ${this.maxTasks} tasks (maxTasks), none of them ended or expired`);
+    if (this.tasks.size >= this.maxTasks)
+      throw new Error(`task store: at most ${this.maxTasks} tasks (maxTasks), none of them ended or expired`);
     this.tasks.set(task.taskId, copy(task));
   }
 

@@ -74,22 +74,35 @@ export function resolveToolSchemas(tool: string, fields: ToolSchemaFields): Reso
   const standardInput = isStandardSchema(fields.inputSchema) ? fields.inputSchema : undefined;
   const standardOutput = isStandardSchema(fields.outputSchema) ? fields.outputSchema : undefined;
   // jsonSchema stands in for a Standard Schema's converter; next to a JSON Schema it would be listed instead of the one applied.
-  if (fields.jsonSchema?.input !== undefined && standardInput === undefined) throw new Error(`tool ${JSON.stringify(tool)}: jsonSchema.input is for a Standard Schema inputSchema; expected one, got ${fields.inputSchema === undefined ? "no inputSchema" : "a JSON Schema (listed as given)"}`);
-  if (fields.jsonSchema?.output !== undefined && standardOutput === undefined) throw new Error(`tool ${JSON.stringify(tool)}: jsonSchema.output is for a Standard Schema outputSchema; expected one, got ${fields.outputSchema === undefined ? "no outputSchema" : "a JSON Schema (listed as given)"}`);
+  if (fields.jsonSchema?.input !== undefined && standardInput === undefined)
+    throw new Error(
+      `tool ${JSON.stringify(tool)}: jsonSchema.input is for a Standard Schema inputSchema; expected one, got ${fields.inputSchema === undefined ? "no inputSchema" : "a JSON Schema (listed as given)"}`,
+    );
+  if (fields.jsonSchema?.output !== undefined && standardOutput === undefined)
+    throw new Error(
+      `tool ${JSON.stringify(tool)}: jsonSchema.output is for a Standard Schema outputSchema; expected one, got ${fields.outputSchema === undefined ? "no outputSchema" : "a JSON Schema (listed as given)"}`,
+    );
   if (standardInput !== undefined && fields.validator !== undefined) {
-    throw new Error(`tool ${JSON.stringify(tool)}: expected either a Standard Schema inputSchema or a validator, got both (the schema validates the arguments itself)`);
+    throw new Error(
+      `tool ${JSON.stringify(tool)}: expected either a Standard Schema inputSchema or a validator, got both (the schema validates the arguments itself)`,
+    );
   }
   const input = standardInput !== undefined ? listedSchema(tool, "input", standardInput, fields.jsonSchema?.input) : fields.inputSchema;
-  const output = standardOutput !== undefined ? listedSchema(tool, "output", standardOutput, fields.jsonSchema?.output) : fields.outputSchema;
+  const output =
+    standardOutput !== undefined ? listedSchema(tool, "output", standardOutput, fields.jsonSchema?.output) : fields.outputSchema;
   if (input !== undefined) checkToolSchema(tool, "inputSchema", input);
   if (output !== undefined) checkToolSchema(tool, "outputSchema", output);
-  const inputSchema = (input === undefined ? { type: "object" } : standardInput !== undefined ? withoutDefaultsRequired(input as object) : input) as ToolSchema;
+  const inputSchema = (
+    input === undefined ? { type: "object" } : standardInput !== undefined ? withoutDefaultsRequired(input as object) : input
+  ) as ToolSchema;
   const outputSchema = output as ToolSchema | undefined;
-  const validator: ToolValidator | undefined = standardInput ?? fields.validator ?? (input !== undefined ? { jsonSchema: input as object } : undefined);
+  const validator: ToolValidator | undefined =
+    standardInput ?? fields.validator ?? (input !== undefined ? { jsonSchema: input as object } : undefined);
   // The built-in validator applies these schemas: one it cannot apply in full is refused now, not on every call.
   refuseUnusableSchema(tool, fields.validator === undefined ? "inputSchema" : "validator's jsonSchema", appliedJsonSchema(validator));
   if (standardOutput === undefined) refuseUnusableSchema(tool, "outputSchema", outputSchema);
-  const outputValidator: ToolValidator | undefined = standardOutput ?? (outputSchema !== undefined ? { jsonSchema: outputSchema } : undefined);
+  const outputValidator: ToolValidator | undefined =
+    standardOutput ?? (outputSchema !== undefined ? { jsonSchema: outputSchema } : undefined);
   return { inputSchema, outputSchema, validator, outputValidator };
 }
 
@@ -98,9 +111,14 @@ function listedSchema(tool: string, io: "input" | "output", schema: StandardSche
   const produced = standardJsonSchema(schema, io);
   const field = `${io}Schema`;
   const vendor = String(schema["~standard"].vendor);
-  if (produced instanceof Error) throw new Error(`tool ${JSON.stringify(tool)}: the ${field}'s library (${vendor}) failed to produce a JSON Schema (${produced.message}); pass jsonSchema.${io}`);
+  if (produced instanceof Error)
+    throw new Error(
+      `tool ${JSON.stringify(tool)}: the ${field}'s library (${vendor}) failed to produce a JSON Schema (${produced.message}); pass jsonSchema.${io}`,
+    );
   if (produced === undefined) {
-    throw new Error(`tool ${JSON.stringify(tool)}: the ${field} is a Standard Schema (${vendor}) without the Standard JSON Schema interface (~standard.jsonSchema); expected jsonSchema.${io}, the JSON Schema to list, got none`);
+    throw new Error(
+      `tool ${JSON.stringify(tool)}: the ${field} is a Standard Schema (${vendor}) without the Standard JSON Schema interface (~standard.jsonSchema); expected jsonSchema.${io}, the JSON Schema to list, got none`,
+    );
   }
   return produced;
 }
@@ -117,11 +135,15 @@ export function withoutDefaultsRequired(schema: object, depth = 0): object {
   if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return schema;
   const nested: { [name: string]: unknown } = Object.create(null) as { [name: string]: unknown };
   for (const [name, value] of Object.entries(properties)) {
-    nested[name] = typeof value === "object" && value !== null && !Array.isArray(value) ? withoutDefaultsRequired(value as object, depth + 1) : value;
+    nested[name] =
+      typeof value === "object" && value !== null && !Array.isArray(value) ? withoutDefaultsRequired(value as object, depth + 1) : value;
   }
   const copy: { [keyword: string]: unknown } = { ...schema, properties: { ...nested } };
   if (Array.isArray(source.required)) {
-    copy.required = source.required.filter((name) => !(typeof name === "string" && Object.hasOwn(properties, name) && hasDefault((properties as { [name: string]: unknown })[name])));
+    copy.required = source.required.filter(
+      (name) =>
+        !(typeof name === "string" && Object.hasOwn(properties, name) && hasDefault((properties as { [name: string]: unknown })[name])),
+    );
   }
   return copy;
 }
@@ -136,11 +158,17 @@ function hasDefault(schema: unknown): boolean {
  * mismatch is an isError result naming the first problem. isError results are not checked.
  * A JSON Schema is applied synchronously (no promise where none is needed).
  */
-export function checkToolOutput(tool: string, outputValidator: ToolValidator | undefined, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+export function checkToolOutput(
+  tool: string,
+  outputValidator: ToolValidator | undefined,
+  result: CallToolResult,
+): CallToolResult | Promise<CallToolResult> {
   if (outputValidator === undefined || result.isError === true) return result;
   if (isStandardSchema(outputValidator)) {
     return runValidator(outputValidator, result.structuredContent).then((checked) =>
-      checked.ok ? { ...result, structuredContent: checked.value as CallToolResult["structuredContent"] } : outputMismatch(tool, checked.message),
+      checked.ok
+        ? { ...result, structuredContent: checked.value as CallToolResult["structuredContent"] }
+        : outputMismatch(tool, checked.message),
     );
   }
   const schema = appliedJsonSchema(outputValidator);
@@ -179,18 +207,30 @@ export function resolvePromptArguments(prompt: string, fields: PromptSchemaField
   if (schema === undefined) return { arguments: fields.arguments === undefined ? undefined : [...fields.arguments], validator: undefined };
   if (!isStandardSchema(schema)) {
     if (typeof schema !== "object" || schema === null || Array.isArray(schema) || (schema as { type?: unknown }).type !== "object") {
-      throw new Error(`prompt ${JSON.stringify(prompt)}: expected argsSchema to be a Standard Schema (an object with "~standard") or a JSON Schema with type "object", got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema === "object" ? "an object without type \"object\"" : typeof schema}`);
+      throw new Error(
+        `prompt ${JSON.stringify(prompt)}: expected argsSchema to be a Standard Schema (an object with "~standard") or a JSON Schema with type "object", got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema === "object" ? 'an object without type "object"' : typeof schema}`,
+      );
     }
     const problem = checkSchema(schema);
-    if (problem !== undefined) throw new Error(`[J-02] prompt ${JSON.stringify(prompt)}: the argsSchema cannot be applied by the built-in validator: ${problem}`);
+    if (problem !== undefined)
+      throw new Error(`[J-02] prompt ${JSON.stringify(prompt)}: the argsSchema cannot be applied by the built-in validator: ${problem}`);
     // The built-in validator applies no defaults: what the schema requires is listed as required.
-    return { arguments: fields.arguments !== undefined ? [...fields.arguments] : argumentsOf(prompt, schema, false), validator: { jsonSchema: schema } };
+    return {
+      arguments: fields.arguments !== undefined ? [...fields.arguments] : argumentsOf(prompt, schema, false),
+      validator: { jsonSchema: schema },
+    };
   }
   if (fields.arguments !== undefined) return { arguments: [...fields.arguments], validator: schema };
   const json = fields.jsonSchema?.input ?? standardJsonSchema(schema, "input");
   const vendor = String(schema["~standard"].vendor);
-  if (json instanceof Error) throw new Error(`prompt ${JSON.stringify(prompt)}: the argsSchema's library (${vendor}) failed to produce a JSON Schema (${json.message}); pass arguments or jsonSchema.input`);
-  if (json === undefined) throw new Error(`prompt ${JSON.stringify(prompt)}: the argsSchema (${vendor}) has no Standard JSON Schema interface (~standard.jsonSchema); expected arguments or jsonSchema.input, got neither`);
+  if (json instanceof Error)
+    throw new Error(
+      `prompt ${JSON.stringify(prompt)}: the argsSchema's library (${vendor}) failed to produce a JSON Schema (${json.message}); pass arguments or jsonSchema.input`,
+    );
+  if (json === undefined)
+    throw new Error(
+      `prompt ${JSON.stringify(prompt)}: the argsSchema (${vendor}) has no Standard JSON Schema interface (~standard.jsonSchema); expected arguments or jsonSchema.input, got neither`,
+    );
   return { arguments: argumentsOf(prompt, json, true), validator: schema };
 }
 
@@ -198,7 +238,9 @@ export function resolvePromptArguments(prompt: string, fields: PromptSchemaField
 function argumentsOf(prompt: string, schema: object, defaultsApplied: boolean): PromptArgument[] {
   const { properties, required } = schema as { properties?: unknown; required?: unknown };
   if (typeof properties !== "object" || properties === null || Array.isArray(properties)) {
-    throw new Error(`prompt ${JSON.stringify(prompt)}: expected the argsSchema's JSON Schema to be an object schema with properties, got ${JSON.stringify(Object.keys(schema))}`);
+    throw new Error(
+      `prompt ${JSON.stringify(prompt)}: expected the argsSchema's JSON Schema to be an object schema with properties, got ${JSON.stringify(Object.keys(schema))}`,
+    );
   }
   const requiredNames = new Set(Array.isArray(required) ? required.filter((n): n is string => typeof n === "string") : []);
   const list: PromptArgument[] = [];
@@ -214,9 +256,16 @@ function argumentsOf(prompt: string, schema: object, defaultsApplied: boolean): 
 }
 
 /** prompts/get: the arguments as the argsSchema validates them, or -32602 naming the prompt and the path of each problem. */
-export async function checkPromptArguments(prompt: string, validator: ToolValidator | undefined, args: Record<string, string>): Promise<Record<string, unknown>> {
+export async function checkPromptArguments(
+  prompt: string,
+  validator: ToolValidator | undefined,
+  args: Record<string, string>,
+): Promise<Record<string, unknown>> {
   if (validator === undefined) return args;
   const checked = await runValidator(validator, args);
   if (checked.ok) return (checked.value ?? args) as Record<string, unknown>;
-  throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${prompt}: ${checked.message}`, { name: prompt, reason: checked.message });
+  throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${prompt}: ${checked.message}`, {
+    name: prompt,
+    reason: checked.message,
+  });
 }

@@ -62,7 +62,10 @@ export function extensionMethodsOf(extensions: Extensions | undefined): Extensio
   const methods: ExtensionMethod[] = [];
   if (extensions === undefined) return methods;
   for (const [extension, declaration] of Object.entries(extensions)) {
-    if (!isExtensionId(extension)) throw new RangeError(`[MT-06] expected an extension identifier prefix/name (e.g. "com.example/search"); got ${JSON.stringify(extension)}`);
+    if (!isExtensionId(extension))
+      throw new RangeError(
+        `[MT-06] expected an extension identifier prefix/name (e.g. "com.example/search"); got ${JSON.stringify(extension)}`,
+      );
     for (const method of declaration.requests ?? []) methods.push({ method, extension, kind: "request", from: "client" });
     for (const method of declaration.serverNotifications ?? []) methods.push({ method, extension, kind: "notification", from: "server" });
     for (const method of declaration.clientNotifications ?? []) methods.push({ method, extension, kind: "notification", from: "client" });

@@ -48,7 +48,9 @@ export class RequestTimeoutError extends PeerError {
   readonly method: string;
   readonly requestId: RequestId;
   constructor(method: string, requestId: RequestId, deadline: "inactivity" | "total", ms: number | undefined) {
-    super(`${method} (request ${String(requestId)}) timed out: ${deadline === "total" ? "total time cap" : "no answer or progress"}${ms !== undefined ? ` after ${ms} ms` : ""}`);
+    super(
+      `${method} (request ${String(requestId)}) timed out: ${deadline === "total" ? "total time cap" : "no answer or progress"}${ms !== undefined ? ` after ${ms} ms` : ""}`,
+    );
     this.deadline = deadline;
     this.method = method;
     this.requestId = requestId;
@@ -168,7 +170,8 @@ export class ProtocolMisuseError extends PeerError {
     this.got = init.got;
     this.code = init.code;
     this.method = init.method;
-    if (init.cause !== undefined) Object.defineProperty(this, "cause", { value: init.cause, enumerable: false, writable: true, configurable: true });
+    if (init.cause !== undefined)
+      Object.defineProperty(this, "cause", { value: init.cause, enumerable: false, writable: true, configurable: true });
   }
 }
 
@@ -178,7 +181,8 @@ export class ProtocolMisuseError extends PeerError {
  */
 export function localFailure(error: unknown, method: string): PeerError {
   if (error instanceof PeerError) return error;
-  if (error instanceof LocalProtocolError) return new ProtocolMisuseError({ rule: error.rule, expected: error.expected, got: error.got, code: error.code, method, cause: error });
+  if (error instanceof LocalProtocolError)
+    return new ProtocolMisuseError({ rule: error.rule, expected: error.expected, got: error.got, code: error.code, method, cause: error });
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return new ProtocolMisuseError({ rule: "ENG-01", expected: "a command the engine accepts", got: message, method, cause: error });
 }

@@ -211,7 +211,9 @@ export class HandlerPool {
   }
 
   private fallback(id: RequestId, job: HandlerJob): void {
-    this.guarded("fallback answer", () => job.engine.respondError(id, ErrorCode.InternalError, "Internal error while answering the request"));
+    this.guarded("fallback answer", () =>
+      job.engine.respondError(id, ErrorCode.InternalError, "Internal error while answering the request"),
+    );
   }
 
   /** Starts waiting requests while slots are free, oldest first. */
