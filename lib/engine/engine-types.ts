@@ -83,7 +83,7 @@ export interface EngineOptions<R extends Role = Role> {
    */
   versions?: readonly ProtocolVersion[];
   /**
-   * Methods beyond the spec that we speak, each under an extension (RULES.md MT-03…MT-06):
+   * Methods beyond the spec that we speak, each under an extension (custom methods, lib/rules/custom-methods.ts):
    * they pass the gate only once both sides declared the extension (our `capabilities` must
    * name it under `extensions`). A name the spec has, or a malformed extension id, throws a RangeError.
    */
