@@ -17,7 +17,7 @@ import type { Role } from "./methods.js";
 import { progressProblem } from "./progress.js";
 import { VERSION_PROFILES, type SessionVersion } from "./versions.js";
 
-/** O-02: RFC 5424 severities, low to high. A Map, so that a peer's "toString" or "__proto__" is no level. */
+/** O-02: RFC 5424 severities, low to high. A Map, so that a peer's "toString" or "__proto__" is no level (ENG-06). */
 export const LOGGING_SEVERITY: ReadonlyMap<string, number> = new Map([
   ["debug", 0],
   ["info", 1],

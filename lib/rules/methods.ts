@@ -380,6 +380,7 @@ export const METHOD_ROWS: readonly MethodRow[] = [
     receivePhases: OPERATING,
     phaseRule: "L-12",
   }),
+  // C-05: roots list changes only from a client that declared roots.listChanged (sending it when its roots change is its host's part).
   row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender", until: "2026-07-28" }),
   row("notifications/elicitation/complete", "notification", "server", {
     cap: Cap.elicitationUrl,

@@ -371,6 +371,7 @@ function build(version: SessionVersion): VersionTables {
   params.set("notifications/cancelled", note({ requestId: idLike, reason: str }, v1125 ? [] : ["requestId"]));
   params.set(
     "notifications/progress",
+    // P-06: message, from 2025-03-26, is text.
     note({ progressToken: idLike, progress: num, total: num, ...when(v0326, { message: str }) }, ["progressToken", "progress"]),
   );
   params.set("notifications/message", note({ level, logger: str, data: anyValue }, ["level", "data"]));
