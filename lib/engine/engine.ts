@@ -577,8 +577,7 @@ export class Engine<R extends Role = Role> {
       return;
     }
     if (this.modernServer !== undefined && s.era !== "session") {
-      // MOD-23: a dual-era server takes the era from its first request; a server/discover probe commits none, so a client
-      // that learns it must fall back sends initialize next, on this connection.
+      // MOD-23: the first request picks the era; a server/discover probe picks none (a client may initialize next, here).
       if (s.era === "undecided") {
         if (method === "server/discover" && hasModernEnvelope(params)) {
           this.modernServer.answerDiscover(id, params, group);
