@@ -2,8 +2,9 @@
 // (protected resource metadata, RFC 9728; RULES.md AUTH-01) and how it answers a request's
 // credentials (RFC 6750; AUTH-05): 401 with a Bearer challenge naming the metadata URL and
 // scopes when the token is missing or invalid, 403 insufficient_scope when it lacks scopes,
-// and the verified AuthInfo otherwise. A host calls authenticate() before any MCP handling and passes AuthInfo on to
-// handlers (ctx.auth). authenticate() is asynchronous only because verifiers are (Web Crypto).
+// and the verified AuthInfo otherwise. A host calls authenticate() before any MCP handling and
+// passes AuthInfo on to handlers (ctx.auth). authenticate() is asynchronous only because
+// verifiers are (Web Crypto).
 //
 // Invariants:
 // - a token is read only from the Authorization header; one in the query string is refused

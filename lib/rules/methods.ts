@@ -505,7 +505,8 @@ export interface GateContext {
  * The one gate. `outbound` is true when our host wants to send the message (the phase is
  * the sender's), false when it arrived (the phase is the receiver's). Returns undefined
  * when the message may pass. The checks run in the order of ENG-04: unknown method (a
- * wrong-direction one counts as unknown), phase, capability, then the param gates.
+ * wrong-direction one counts as unknown), phase, capability (the param gates last); the
+ * params themselves are validated after the gate.
  */
 export function gate(
   ctx: GateContext,
