@@ -1,6 +1,7 @@
 // RULES.md is the one list of rule ids: every id that lib/, spec-tests/, bench/ and fixtures/
 // cite resolves to an entry, every entry is cited, and every entry says its level, versions
-// and specification section. The tree is checked as spec-tests/apply-rule-renames.ts leaves it
+// and specification section. Under lib/ the index is grep-complete: ids are cited one by one,
+// never as a range, and every entry is cited there (at the code that enforces it). The tree is checked as spec-tests/apply-rule-renames.ts leaves it
 // (the rename map applied in memory), so these tests hold both before and after the renames
 // land in the files; once they have landed the transform changes nothing.
 
