@@ -133,17 +133,23 @@ function headings(text: string): string[] {
     .map((l) => l.replace(/^#+ /, "").replace(/`/g, ""));
 }
 
-/** Sections cited after a link to a document (`[x.md](x.md), "Section"`) that the document has no heading for. */
+/**
+ * Sections cited after a document (`[x.md](x.md), "Section"`, `` `fixtures/FORMAT.md`, "Section" ``,
+ * `FORMAT.md, "Section"`) that the document has no heading for. A name is looked up beside the
+ * citing document, then from the root, then under fixtures/.
+ */
 export function badSections(text: string, file: string, read: (path: string) => string | undefined = readDoc): string[] {
   const out: string[] = [];
-  for (const [i, line] of text.split("\n").entries())
-    for (const m of line.matchAll(/\]\(([^)\s#]+\.md)\),\s*"([^"]+)"/g)) {
-      const target = normalize(join(dirname(file), m[1] as string));
-      const doc = read(target);
-      const section = (m[2] as string).replace(/`/g, "");
-      if (doc === undefined) continue; // badLinks reports it
-      if (!headings(doc).some((h) => h === section || h.startsWith(`${section} (`))) out.push(`${i + 1}: ${m[1]}, "${section}"`);
-    }
+  const cite = /(?:\]\(([^)\s#]+\.md)\)|`?((?:[\w.-]+\/)*[\w.-]+\.md)`?),\s*"([^"]+)"/g;
+  for (const m of text.matchAll(cite)) {
+    const name = (m[1] ?? m[2]) as string;
+    const section = (m[3] as string).replace(/\s+/g, " ").replace(/`/g, "");
+    const candidates = [normalize(join(dirname(file), name)), normalize(name), normalize(join("fixtures", name))];
+    const doc = candidates.map(read).find((d) => d !== undefined);
+    if (doc === undefined) continue; // badLinks or badPaths reports it
+    if (!headings(doc).some((h) => h === section || h.startsWith(`${section} (`) || h.startsWith(`${section}:`)))
+      out.push(`${text.slice(0, m.index).split("\n").length}: ${name}, "${section}"`);
+  }
   return out;
 }
 
