@@ -85,13 +85,13 @@ function globRegExp(pattern: string): RegExp {
 }
 
 /** Whether a repository path (a file, a folder, a glob; `<placeholders>` stand for any name) names something that exists. */
-export function pathExists(path: string, files: readonly string[] = walk("", true)): boolean {
+export function pathExists(path: string, files?: readonly string[]): boolean {
   const source = sourceOf(path);
   const cut = source.search(/[<[]/); // `fixtures/<role>/<topic>/`: the part before the first placeholder
   const plain = cut >= 0 ? source.slice(0, source.lastIndexOf("/", cut) + 1) : source;
   if (plain.includes("*")) {
     const re = globRegExp(plain.replace(/\/$/, ""));
-    return files.some((f) => re.test(f.replace(/\/$/, "")));
+    return (files ?? walk("", true)).some((f) => re.test(f.replace(/\/$/, "")));
   }
   if (plain === "") return true;
   return existsSync(join(root, plain));
@@ -217,6 +217,35 @@ export function exportedNames(file: string, read: (path: string) => string = (p)
   return names;
 }
 
+/** A code span of prose (outside fenced blocks), which may run over a line break, and the line it starts on. */
+interface Span {
+  readonly line: number;
+  readonly code: string;
+}
+
+/** The text with every fenced block's lines emptied (line numbers kept): what prose is. */
+function prose(text: string): string {
+  let inFence = false;
+  return text
+    .split("\n")
+    .map((line) => {
+      if (/^\s*```/.test(line)) {
+        inFence = !inFence;
+        return "";
+      }
+      return inFence ? "" : line;
+    })
+    .join("\n");
+}
+
+const lineAt = (text: string, index: number): number => text.slice(0, index).split("\n").length;
+
+/** The code spans of a text's prose, a span over a line break read with a space for it. */
+export function spans(text: string): Span[] {
+  const p = prose(text);
+  return [...p.matchAll(/`([^`]+)`/g)].map((m) => ({ line: lineAt(p, m.index), code: (m[1] as string).replace(/\s*\n\s*/g, " ") }));
+}
+
 /** An export attributed to an entry point: `name` from `specifier`, at `line`. */
 interface Attribution {
   readonly line: number;
@@ -244,12 +273,6 @@ export function attributions(text: string): Attribution[] {
     // import("mcp-engine/x").Name
     for (const m of line.matchAll(/\bimport\(\s*["'](mcp-engine(?:\/[\w/-]+)?)["']\s*\)\.(\w+)/g))
       out.push({ line: at, name: m[2] as string, specifier: m[1] as string });
-    // `name(...)` from `mcp-engine/x`, `Name` (from `mcp-engine/x`), `Name` in `mcp-engine/x`
-    for (const m of line.matchAll(/`([^`]+)`\s*\(?\s*(?:from|in)\s+`(mcp-engine(?:\/[\w/-]+)?)`/g)) {
-      const name = IDENT.exec(m[1] as string)?.[0];
-      if (name !== undefined && name !== "mcp" && !/\s/.test((m[1] as string).split("(")[0] ?? ""))
-        out.push({ line: at, name, specifier: m[2] as string });
-    }
     // | `mcp-engine/x` | … `Name` … `fn(args)` … |: the code spans outside parentheses (a remark in
     // parentheses may name another entry's export or a runtime global).
     const row = /^\|\s*`(mcp-engine(?:\/[\w/-]+)?)`\s*\|(.*)\|\s*$/.exec(line);
@@ -266,6 +289,14 @@ export function attributions(text: string): Attribution[] {
           out.push({ line: at, name, specifier: row[1] as string });
       }
     }
+  }
+  // `name(...)` from `mcp-engine/x`, `Name` (from `mcp-engine/x`), `Name` in `mcp-engine/x`, in prose
+  // (over a line break too).
+  const p = prose(text);
+  for (const m of p.matchAll(/`([^`]+)`\s*\(?\s*(?:from|in)\s+`(mcp-engine(?:\/[\w/-]+)?)`/g)) {
+    const name = IDENT.exec(m[1] as string)?.[0];
+    if (name !== undefined && name !== "mcp" && !/\s/.test((m[1] as string).split("(")[0] ?? ""))
+      out.push({ line: lineAt(p, m.index), name, specifier: m[2] as string });
   }
   // Imports written over several lines.
   for (const m of text.matchAll(/\bimport\s+(?:type\s+)?\{([^}]*\n[^}]*)\}\s*from\s*["'](mcp-engine(?:\/[\w/-]+)?)["']/g)) {
@@ -290,7 +321,7 @@ export function badExports(text: string, exportsOf: (specifier: string) => Reado
     if (names === undefined) out.push(`${a.line}: no entry point ${a.specifier}`);
     else if (!names.has(a.name)) out.push(`${a.line}: ${a.specifier} does not export ${a.name}`);
   }
-  return out;
+  return out.sort((x, y) => parseInt(x, 10) - parseInt(y, 10));
 }
 
 const exportCache = new Map<string, Set<string>>();
@@ -338,7 +369,13 @@ const INVOCATION =
 /** Flags given to `mcp-engine` that it does not accept, and lone flag spans that are no one's. */
 export function badFlags(text: string): string[] {
   const out: string[] = [];
-  const union = new Set<string>();
+  const check = (line: number, sub: string, rest: string): void => {
+    // Everything after a lone `--` is the server command's.
+    const own = rest.split(/\s--(?:\s|$)/)[0] ?? "";
+    for (const f of own.matchAll(/(?<![\w-])(--[a-z][a-z-]*)/g))
+      if (!accepts(sub, f[1] as string)) out.push(`${line}: mcp-engine ${sub} does not accept ${f[1]}`);
+  };
+  // Code blocks: every line; a usage block's continuation and option lines belong to its last subcommand.
   let inFence = false;
   let blockSub: string | undefined;
   for (const [i, line] of text.split("\n").entries()) {
@@ -347,37 +384,28 @@ export function badFlags(text: string): string[] {
       blockSub = undefined;
       continue;
     }
-    // In prose only code spans count; in a code block the whole line.
-    const pieces = inFence ? [line] : [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string);
-    for (const piece of pieces) {
-      const m = INVOCATION.exec(piece);
-      let sub: string | undefined;
-      let rest: string;
-      if (m !== null) {
-        sub = SUBCOMMANDS.has(m[1] as string) ? (m[1] as string) : undefined;
-        rest = sub === undefined ? "" : (m[2] as string);
-        if (inFence) blockSub = sub;
-      } else if (inFence && blockSub !== undefined && /^(?:\s+|\s*options:)/.test(piece)) {
-        sub = blockSub; // a usage block's continuation and option lines belong to its last subcommand
-        rest = piece;
-      } else {
-        // A flag standing alone in a code span of prose.
-        const lone = /^(--[a-z][a-z-]*)(?:[ =][^`]*)?$/.exec(piece);
-        if (!inFence && lone !== null) {
-          const flag = lone[1] as string;
-          if (union.size === 0) for (const s of SUBCOMMANDS) for (const f of flagsIn(s)) union.add(f);
-          if (!union.has(flag) && !Object.hasOwn(OTHER_FLAGS, flag)) out.push(`${i + 1}: ${flag} is no flag of mcp-engine`);
-        }
-        continue;
-      }
-      if (sub === undefined) continue;
-      // Everything after a lone `--` is the server command's.
-      const own = rest.split(/\s--(?:\s|$)/)[0] ?? "";
-      for (const f of own.matchAll(/(?<![\w-])(--[a-z][a-z-]*)/g))
-        if (!accepts(sub, f[1] as string)) out.push(`${i + 1}: mcp-engine ${sub} does not accept ${f[1]}`);
-    }
+    if (!inFence) continue;
+    const m = INVOCATION.exec(line);
+    if (m !== null) {
+      blockSub = SUBCOMMANDS.has(m[1] as string) ? (m[1] as string) : undefined;
+      if (blockSub !== undefined) check(i + 1, blockSub, m[2] as string);
+    } else if (blockSub !== undefined && /^(?:\s+|\s*options:)/.test(line)) check(i + 1, blockSub, line);
   }
-  return out;
+  // Prose: code spans that invoke the command, and flags standing alone in a span.
+  const union = new Set<string>();
+  for (const span of spans(text)) {
+    const m = INVOCATION.exec(span.code);
+    if (m !== null) {
+      if (SUBCOMMANDS.has(m[1] as string)) check(span.line, m[1] as string, m[2] as string);
+      continue;
+    }
+    const lone = /^(--[a-z][a-z-]*)(?:[ =].*)?$/.exec(span.code);
+    if (lone === null) continue;
+    const flag = lone[1] as string;
+    if (union.size === 0) for (const sub of SUBCOMMANDS) for (const f of flagsIn(sub)) union.add(f);
+    if (!union.has(flag) && !Object.hasOwn(OTHER_FLAGS, flag)) out.push(`${span.line}: ${flag} is no flag of mcp-engine`);
+  }
+  return out.sort((x, y) => parseInt(x, 10) - parseInt(y, 10));
 }
 
 /** The flags a subcommand accepts, from the usage texts' candidates (for the lone-span check). */
@@ -400,6 +428,9 @@ test("the check catches a missing path, link and section, a wrong export and an 
     "| `mcp-engine/auth` | `AuthFlow` (with `fetch`), `noSuchVerifier(x)`, `{ fetch }` |",
     "```sh\nmcp-engine serve --http 127.0.0.1:1 --no-such-flag\nmcp-engine conform --only x --bogus 1 -- node s.js --bogus\n```",
     "Unless `--call-destructive`, or `--made-up`; `--suite all` is the official suite's.",
+    "A span over a line break: `mcp-engine client",
+    "--no-such-option -- cmd` and `NoSuchName` from",
+    "`mcp-engine/peer`.",
   ].join("\n");
   assert.deepEqual(badPaths(text), ["1: lib/engine/no-such-file.ts", "2: dist/lib/cli/gone.js", "2: docs/nowhere.md"]);
   assert.deepEqual(badLinks(text, "README.md"), ["2: docs/nowhere.md"]);
@@ -409,11 +440,13 @@ test("the check catches a missing path, link and section, a wrong export and an 
     "6: no entry point mcp-engine/nowhere",
     "8: mcp-engine does not export Paginator",
     "9: mcp-engine/auth does not export noSuchVerifier",
+    "16: mcp-engine/peer does not export NoSuchName",
   ]);
   assert.deepEqual(badFlags(text), [
     "11: mcp-engine serve does not accept --no-such-flag",
     "12: mcp-engine conform does not accept --bogus",
     "14: --made-up is no flag of mcp-engine",
+    "15: mcp-engine client does not accept --no-such-option",
   ]);
 });
 
