@@ -362,14 +362,16 @@ export function idsIn(text: string): string[] {
   return [...text.matchAll(ID_SHAPED)].map((m) => m[0]);
 }
 
-/** Files the outside-reference check covers: all of lib/, spec-tests/, bench/, fixtures/ and README.md but the rename map, which names the old citations. */
+/** Files the outside-reference check covers: all of lib/, spec-tests/, bench/, fixtures/, docs/, README.md and RULES.md but the rename map, which names the old citations. */
 export function outsideRefFiles(root: string): string[] {
   const files = [
     ...listFiles(root, "lib", [".ts"]),
     ...listFiles(root, "spec-tests", [".ts", ".json"]),
     ...listFiles(root, "bench", [".ts"]),
     ...listFiles(root, "fixtures", [".jsonl", ".md"]),
+    ...listFiles(root, "docs", [".md"]),
     "README.md",
+    "RULES.md",
   ];
   return files.filter((f) => f !== "spec-tests/rule-renames.json");
 }
@@ -381,7 +383,7 @@ export function collectOutsideRefs(root: string): OutsideRef[] {
     try {
       tree.set(file, readFileSync(join(root, file), "utf8"));
     } catch {
-      // README.md may be absent in a partial tree.
+      // README.md and RULES.md may be absent in a partial tree.
     }
   }
   return outsideRefsOf(tree, outsidePattern(loadRenames(root)));

@@ -141,7 +141,7 @@ test("split ids resolve by context: one old id, several rules", () => {
 const testWithOptions = test as unknown as (name: string, options: { todo?: string }, fn: () => void) => Promise<void>;
 
 testWithOptions(
-  "no file under lib/, spec-tests/ (but the rename map), bench/, fixtures/ or README.md cites a document outside the repository",
+  "no file under lib/, spec-tests/ (but the rename map), bench/, fixtures/ or docs/, nor README.md or RULES.md, cites a document outside the repository",
   {},
   () => {
     assert.deepEqual(
