@@ -23,8 +23,9 @@ import { MODERN_VERSIONS, SESSION_VERSIONS } from "../rules/versions.js";
 import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { McpError } from "../peer/shared/errors.js";
 import { RequestStateSealer } from "../peer/server/request-state.js";
-import { Server, type HandlerContext, type InputRequest } from "../peer/server/server.js";
-import type { TaskOptions } from "../peer/server/task-server.js";
+import { Server } from "../peer/server/server.js";
+import type { InputRequest } from "../peer/server/context.js";
+import type { HandlerContext, TaskOptions } from "../peer/server/server-options.js";
 import type { CallToolResult, ElicitRequestParams, Implementation } from "../types/index.js";
 
 /** A 1×1 red PNG (RGBA). */

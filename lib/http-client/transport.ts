@@ -34,31 +34,15 @@
 
 import type { Outbound } from "../engine/engine.js";
 import { isJsonObject, isRequestId } from "../wire/envelope.js";
-import { encodeHeaderValue, isModernErrorResponse } from "../http/client-rules.js";
 import { hasModernEnvelope } from "../rules/modern.js";
-import { Client, type ClientOptions, type ConnectResult } from "../peer/client/client.js";
+import { Client } from "../peer/client/client.js";
+import type { ClientOptions, ConnectResult } from "../peer/client/client-options.js";
 import type { PeerHost } from "../peer/shared/driver.js";
-import { HttpAuthError, HttpTransportError } from "../peer/shared/errors.js";
 import { HttpCore } from "./connection.js";
 import { LegacyEra } from "./legacy-sse.js";
 import { ModernEra } from "./modern.js";
 import { SessionEra } from "./session.js";
 import { requestIdOf, type HttpClientTransportOptions, type MessageReceiver } from "./types.js";
-import { HttpSseParser } from "./sse.js";
-import { resolveReference } from "../uri-template/uri-reference.js";
-
-export { HTTP_TRANSPORT_ERROR } from "./types.js";
-export type {
-  AbortControllerLike,
-  FetchInit,
-  FetchLike,
-  HttpClientTransportOptions,
-  HttpErrorData,
-  MessageReceiver,
-  ReadableStreamLike,
-  ReaderLike,
-  ResponseLike,
-} from "./types.js";
 
 /**
  * A PeerHost for a Client over Streamable HTTP. Wire it with attach(client.input) right after
@@ -219,7 +203,3 @@ export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<Ht
   }
   return { client, transport, server, close: () => transport.close() };
 }
-
-export { HttpSseParser as SseParser, encodeHeaderValue, isModernErrorResponse, resolveReference };
-export type { SseEvent, SseParserOptions } from "../http/sse-parser.js";
-export { HttpAuthError, HttpTransportError };

@@ -20,7 +20,8 @@
 //   node that goes idle or shuts down only drops its own copy (the session lives on in the store).
 
 import { isJsonObject, isRequestId, type JsonObject } from "../wire/envelope.js";
-import type { ServerChange, ServerSession } from "../peer/server/server.js";
+import type { ServerChange } from "../peer/server/server-options.js";
+import type { ServerSession } from "../peer/server/session.js";
 import type { BusMessage, MessageBus } from "./bus.js";
 import type { HttpEndpoint } from "./endpoint.js";
 import type { HttpSession } from "./session.js";

@@ -22,9 +22,10 @@ import { corsOriginAllowed, corsResponseHeaders, isPreflight, preflightHeaders }
 import { acceptsSse, hostAllowed, parseEventId, sessionVersionHeaderOk } from "../http/server-rules.js";
 import { SSE_HEADERS } from "../http/sse-encoder.js";
 import { BUSY_RETRY_AFTER_SECONDS, HttpStatus } from "../http/status.js";
-import type { Server, TransportRequestInfo } from "../peer/server/server.js";
+import type { Server } from "../peer/server/server.js";
+import type { TransportRequestInfo } from "../peer/server/context.js";
 import { VERSION_PROFILES, type ModernVersion } from "../rules/versions.js";
-import type { AuthInfo } from "./auth.js";
+import type { AuthInfo } from "../auth/types.js";
 import { refuse, refuseUnread, type HttpIncoming, type HttpReply } from "./channel.js";
 import type { ModernExchange } from "./exchange.js";
 import { LegacySseEndpoint } from "./legacy-sse.js";

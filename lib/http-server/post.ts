@@ -31,7 +31,7 @@ import {
 import { HttpStatus, REFUSALS } from "../http/status.js";
 import { hasModernEnvelope, readRequestEnvelope, type ModernRefusal } from "../rules/modern.js";
 import { SESSION_VERSIONS } from "../rules/versions.js";
-import type { AuthInfo } from "./auth.js";
+import type { AuthInfo } from "../auth/types.js";
 import { answerJson, refuse, refuseUnread, type HttpIncoming, type HttpReply } from "./channel.js";
 import type { HttpEndpoint } from "./endpoint.js";
 import { ModernExchange } from "./exchange.js";

@@ -20,7 +20,7 @@ import { eventId, primesStreams, streamName } from "../http/server-rules.js";
 import { SSE_HEADERS, sseMessage, ssePriming } from "../http/sse-encoder.js";
 import { HttpStatus } from "../http/status.js";
 import type { PeerHost } from "../peer/shared/driver.js";
-import type { ServerSession } from "../peer/server/server.js";
+import type { ServerSession } from "../peer/server/session.js";
 import { byteLength, type HttpReply } from "./channel.js";
 import type { EventStore, StoredEvent } from "./options.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
