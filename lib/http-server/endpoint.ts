@@ -30,8 +30,8 @@ import { refuse, refuseUnread, type HttpIncoming, type HttpReply } from "./chann
 import type { ModernExchange } from "./exchange.js";
 import { LegacySseEndpoint } from "./legacy-sse.js";
 import { resolveOptions, type HttpServerOptions, type ResolvedHttpOptions } from "./options.js";
-import { PostHandling } from "./post.js";
-import { Cluster } from "./cluster.js";
+import { PostHandling, type PostEndpoint } from "./post.js";
+import { Cluster, type ClusterEndpoint } from "./cluster.js";
 import { HttpSession, isThenable } from "./session.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 import "./web-types.js";
@@ -50,7 +50,7 @@ function isResponseShape(value: unknown): value is ResponseShape {
 }
 
 /** The session table, the 2026-07-28 exchanges in flight and the legacy endpoint behind one Streamable HTTP path. */
-export class HttpEndpoint {
+export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
   readonly options: ResolvedHttpOptions;
   readonly sessions = new Map<string, HttpSession>();
   /** 2026-07-28 requests in flight (open listen streams included), each with its own ServerSession. */
