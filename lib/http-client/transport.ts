@@ -6,10 +6,11 @@
 //
 // This file is the facade: the PeerHost the Client drives, which picks the era of each outbound
 // message, close(), and connectHttp. The rest lives beside it, each file with its invariants:
-// http-client-core.ts (the shared connection: fetching with OAuth, settling, reading JSON and
-// SSE bodies), http-client-session.ts (the session era: initialize, sessions, resumption, the
-// GET stream, DELETE), http-client-modern.ts (2026-07-28), http-client-legacy.ts (HTTP+SSE) and
-// http-client-types.ts (the injected platform shapes and the options).
+// connection.ts (the shared connection: fetching with OAuth, settling, reading JSON and SSE
+// bodies), session.ts (the session era: initialize, sessions, resumption, the GET stream,
+// DELETE), modern.ts (2026-07-28), legacy-sse.ts (HTTP+SSE), sse.ts (the SSE parser whose
+// failures are the transport's), oauth.ts (OAuth) and types.ts (the injected platform shapes
+// and the options).
 //
 // Invariants of the whole transport:
 // - portable: no Node or DOM globals; fetch, the abort controller and the clock/timers are

@@ -82,8 +82,12 @@ export interface AnsweredRequest {
   readonly modern: ModernRequestInfo | undefined;
 }
 
-/** The handler run of a request: what its method's entry in the method table serves (a value, or a promise of one). */
-export type Serve<S extends ContextSession> = (context: RequestContext<S>) => object | Promise<object>;
+/** A request's method as its context runs it: its entry in the Server's method table, with the handler run it serves. */
+export interface ContextMethod<S extends ContextSession> {
+  readonly method: string;
+  /** The handler run of a request of this method: a value, or a promise of one. */
+  readonly serve: (context: RequestContext<S>) => object | Promise<object>;
+}
 
 /** What few requests' contexts carry (none over stdio in the session era): one object, so that the usual context is four fields smaller. */
 interface ContextExtras {
@@ -102,10 +106,9 @@ export class RequestContext<S extends ContextSession = ContextSession> extends H
 
   constructor(
     private readonly owner: S,
-    /** The handler run of its method (the serve of its entry in the method table). */
-    private readonly served: Serve<S>,
+    /** Its method, and the handler run that serves it. */
+    private readonly served: ContextMethod<S>,
     readonly requestId: RequestId,
-    readonly method: string,
     /** The request's params (an empty object when it had none). */
     readonly params: JsonObject,
     modern: ModernRequestInfo | undefined,
@@ -155,8 +158,13 @@ export class RequestContext<S extends ContextSession = ContextSession> extends H
     return this.owner.driver;
   }
 
+  /** The method of the request ("tools/call", "resources/read", "prompts/get", ...). */
+  get method(): string {
+    return this.served.method;
+  }
+
   work(): object | Promise<object> {
-    return this.served(this);
+    return this.served.serve(this);
   }
 
   fail(error: unknown): void {

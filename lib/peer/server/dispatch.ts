@@ -49,33 +49,32 @@ export function methodTable(server: ServedRegistries): Map<string, MethodEntry> 
     ["resources/subscribe", ACKNOWLEDGED],
     ["resources/unsubscribe", ACKNOWLEDGED],
     ["logging/setLevel", ACKNOWLEDGED],
-    [
-      "tools/call",
-      {
-        serve: (context) => callToolOf(server, context),
-        plainTool: { find: (params) => plainToolOf(server.tools, params), run: runPlainTool },
-      },
-    ],
-    [
-      "resources/read",
-      { serve: (context) => readResource(server, context.engine.resourceNotFoundCode, String(context.params.uri), context) },
-    ],
-    ["prompts/get", { serve: (context) => getPrompt(server.prompts, context.params, context) }],
-    ["completion/complete", { serve: (context) => complete(server, context.params) }],
   ]);
+  const served = (entry: ServedMethod): void => void table.set(entry.method, entry);
+  served({
+    method: "tools/call",
+    serve: (context) => callToolOf(server, context),
+    plainTool: { find: (params) => plainToolOf(server.tools, params), run: runPlainTool },
+  });
+  served({
+    method: "resources/read",
+    serve: (context) => readResource(server, context.engine.resourceNotFoundCode, String(context.params.uri), context),
+  });
+  served({ method: "prompts/get", serve: (context) => getPrompt(server.prompts, context.params, context) });
+  served({ method: "completion/complete", serve: (context) => complete(server, context.params) });
   const runner = server.taskRunner;
   if (runner !== undefined) {
     // Only under 2026-07-28, and only once the engine saw the extension offered and declared (the method table's extension column).
-    table.set("tasks/get", { serve: (context) => runner.get(context.params, context.session.now()) });
-    table.set("tasks/update", { serve: (context) => runner.update(context.params, context.session.now()) });
-    table.set("tasks/cancel", { serve: (context) => runner.cancel(context.params, context.session.now()) });
+    served({ method: "tasks/get", serve: (context) => runner.get(context.params, context.session.now()) });
+    served({ method: "tasks/update", serve: (context) => runner.update(context.params, context.session.now()) });
+    served({ method: "tasks/cancel", serve: (context) => runner.cancel(context.params, context.session.now()) });
   }
   return table;
 }
 
 /** The entry of an extension's request (MT-03; the engine lets it through only once both sides declared the extension). */
-export function extensionEntry(handler: ExtensionRequestHandler): ServedMethod {
-  return { serve: (context) => handler(context.params, context) };
+export function extensionEntry(method: string, handler: ExtensionRequestHandler): ServedMethod {
+  return { method, serve: (context) => handler(context.params, context) };
 }
 
 const ACKNOWLEDGED: AnsweredMethod = { answer: (session, id) => session.engine.respond(id, {}) };

@@ -186,7 +186,7 @@ export class Server {
   setRequestHandler<M extends string>(method: NotIn<M, ExtensionRequests>, handler: ExtensionRequestHandler): void;
   setRequestHandler(method: string, handler: ExtensionRequestHandler<never>): void {
     this.extensionHandlers.checkRequestMethod(method);
-    this.methods.set(method, extensionEntry(handler as ExtensionRequestHandler));
+    this.methods.set(method, extensionEntry(method, handler as ExtensionRequestHandler));
   }
 
   /** Hears a client notification of a declared extension (ServerOptions.extensions[id].clientNotifications). */

@@ -37,7 +37,7 @@ import {
 } from "../shared/errors.js";
 import { HandlerPool, errorMessage, respondWithError, shielded, type HandlerJob } from "../shared/handlers.js";
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "../shared/json-safe.js";
-import { RequestContext, type AnsweredRequest, type ContextSession, type Serve, type TransportRequestInfo } from "./context.js";
+import { RequestContext, type AnsweredRequest, type ContextMethod, type ContextSession, type TransportRequestInfo } from "./context.js";
 import { InputRequiredSignal, answerInputRequired, tooDeep } from "./input-rounds.js";
 import { openRounds, roundBinding, type RoundState } from "./round-state.js";
 import type { ExtensionNotificationHandler, ServerOptions, ToolEntry } from "./server-options.js";
@@ -63,10 +63,9 @@ export interface AnsweredMethod {
   readonly answer: (session: ServerSession, id: RequestId, params: JsonObject, modern: ModernRequestInfo | undefined) => void;
 }
 
-/** Served by a handler run in the session's handler pool. */
-export interface ServedMethod {
+/** Served by a handler run in the session's handler pool (`serve`, which the request's context runs). */
+export interface ServedMethod extends ContextMethod<ServerSession> {
   readonly answer?: undefined;
-  readonly serve: Serve<ServerSession>;
   /** tools/call: finds the plain tool a call names, so that a session-era call of one starts at once (HandlerPool.runNow). */
   readonly plainTool?: PlainTool;
 }
@@ -374,8 +373,8 @@ export class ServerSession implements ContextSession {
       return;
     }
     const plain = entry.plainTool;
-    if (plain !== undefined && modern === undefined && this.startPlainTool(id, p, plain, entry.serve)) return;
-    this.run(id, method, p, modern, entry.serve);
+    if (plain !== undefined && modern === undefined && this.startPlainTool(id, p, plain, entry)) return;
+    this.run(id, p, modern, entry);
   }
 
   /** @internal Answers what a handler threw; an McpError becomes its JSON-RPC error. */
@@ -397,12 +396,12 @@ export class ServerSession implements ContextSession {
   }
 
   /** A session-era call of a plain tool, started at once through `plain.run` alone; false when run() must take it. */
-  private startPlainTool(id: RequestId, params: JsonObject, plain: PlainTool, serve: Serve<ServerSession>): boolean {
+  private startPlainTool(id: RequestId, params: JsonObject, plain: PlainTool, entry: ServedMethod): boolean {
     const tool = plain.find(params);
     if (tool === undefined || !this.handlers.hasRoom || jsonDepthExceeds(params.arguments, this.maxJsonDepth)) return false;
     this.handlers.runNow(
       id,
-      new RequestContext<ServerSession>(this, serve, id, "tools/call", params, undefined, undefined, this.inbound),
+      new RequestContext<ServerSession>(this, entry, id, params, undefined, undefined, this.inbound),
       plain.run,
       tool,
     );
@@ -410,11 +409,11 @@ export class ServerSession implements ContextSession {
   }
 
   /** Runs a handler (now, or when a slot frees) and answers with its outcome. */
-  private run(id: RequestId, method: string, params: JsonObject, modern: ModernRequestInfo | undefined, serve: Serve<ServerSession>): void {
+  private run(id: RequestId, params: JsonObject, modern: ModernRequestInfo | undefined, entry: ServedMethod): void {
     // The peer's own values are measured before a handler or a round walks or re-encodes them.
     let rounds: RoundState | undefined;
     if (modern !== undefined) {
-      const opened = this.openRounds(method, params);
+      const opened = this.openRounds(entry.method, params);
       if (!opened.ok) {
         this.engine.respondError(id, opened.code, opened.message, opened.data);
         return;
@@ -426,6 +425,6 @@ export class ServerSession implements ContextSession {
       this.engine.respondError(id, refused.code, refused.message);
       return;
     }
-    this.handlers.run(id, new RequestContext<ServerSession>(this, serve, id, method, params, modern, rounds, this.inbound));
+    this.handlers.run(id, new RequestContext<ServerSession>(this, entry, id, params, modern, rounds, this.inbound));
   }
 }

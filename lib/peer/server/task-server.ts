@@ -414,7 +414,7 @@ async function callAsTask(
  * `context` with `prepared` set (the tasks extension's beforeTask value): a request's own
  * context is changed in place (it belongs to this one request); any other is copied.
  */
-export function withPrepared(context: HandlerContext, prepared: unknown): HandlerContext {
+function withPrepared(context: HandlerContext, prepared: unknown): HandlerContext {
   if (prepared === undefined) return context;
   if (context instanceof RequestContext) {
     context.prepared = prepared;
