@@ -4,7 +4,10 @@
 // deprecated HTTP+SSE endpoint (SSE-01) when asked. It works on HttpIncoming/HttpReply
 // (channel.ts): the fetch handler (fetch.ts) and the Node adapter (lib/hosts/http-server.ts)
 // carry the bytes. Session streams live in session.ts, the 2026-07-28 exchange in
-// exchange.ts, the POST handling in post.ts, the pure rules in lib/http/.
+// exchange.ts, the POST handling in post.ts, what goes between processes in cluster.ts, the
+// pure rules in lib/http/. Each of those takes an interface of what it uses of the endpoint
+// (SessionHost, ExchangeHost, PostEndpoint, ClusterEndpoint); this class implements them and
+// owns the session table they share.
 //
 // Invariants:
 // - secure by default: Host (and Origin, when sent) must name an allowed hostname (default

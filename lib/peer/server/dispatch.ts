@@ -10,7 +10,7 @@
 // call of one starts at once (PlainTool, HandlerPool.runNow); only a tool that may run as a
 // task goes through task-server.ts.
 
-import type { JsonObject, RequestId } from "../../wire/envelope.js";
+import type { JsonObject } from "../../wire/envelope.js";
 import type { Paginator } from "../../codec/pagination.js";
 import type { ModernRequestInfo } from "../../rules/modern.js";
 import type { CallToolResult, Tool } from "../../types/index.js";
@@ -82,8 +82,7 @@ const ACKNOWLEDGED: AnsweredMethod = { answer: (session, id) => session.engine.r
 /** A list method: every item in one page, or the page the cursor names. */
 function list(server: ServedRegistries, key: string, items: (modern: ModernRequestInfo | undefined) => readonly object[]): AnsweredMethod {
   return {
-    answer: (session: ServerSession, id: RequestId, params: JsonObject, modern: ModernRequestInfo | undefined) =>
-      respondPage(session.engine, server.paginator, id, key, items(modern), params.cursor),
+    answer: (session, id, params, modern) => respondPage(session.engine, server.paginator, id, key, items(modern), params.cursor),
   };
 }
 
