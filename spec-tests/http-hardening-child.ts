@@ -6,7 +6,8 @@
 
 import { randomBytes } from "node:crypto";
 import { createReferenceServer } from "../lib/cli/reference-server.js";
-import { MemorySessionStore, serveHttp } from "../lib/hosts/http-server.js";
+import { serveHttp } from "../lib/hosts/http-server.js";
+import { MemorySessionStore } from "../lib/http-server/options.js";
 
 function sleep(ms: number): Promise<void> {
   return new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -21,7 +21,7 @@ import { serveHttp } from "../hosts/http-server.js";
 import type { Client } from "../peer/client/client.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../rules/versions.js";
 import { StdioClient, serveStdio } from "../hosts/stdio.js";
-import type { HandlerContext } from "../peer/server/server.js";
+import type { HandlerContext } from "../peer/server/server-options.js";
 import type { Root, Tool } from "../types/index.js";
 import { USAGE, parseArgs, type CliOptions } from "./args.js";
 import { adapterFd, serveAdapter } from "./conform/adapter.js";

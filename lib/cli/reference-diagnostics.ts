@@ -13,7 +13,9 @@ import { ErrorCode } from "../wire/errors.js";
 import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { McpError } from "../peer/shared/errors.js";
 import type { RequestStateSealer } from "../peer/server/request-state.js";
-import type { HandlerContext, InputRequest, Server } from "../peer/server/server.js";
+import type { InputRequest } from "../peer/server/context.js";
+import type { Server } from "../peer/server/server.js";
+import type { HandlerContext } from "../peer/server/server-options.js";
 import type { CallToolResult, ElicitRequestParams } from "../types/index.js";
 
 const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });

@@ -19,8 +19,8 @@ import { profiledServer, toolsOnlyServer, type ProfileServerOptions } from "./co
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../rules/versions.js";
 import { McpError } from "../peer/shared/errors.js";
 import { RequestStateSealer } from "../peer/server/request-state.js";
-import { Server, type HandlerContext } from "../peer/server/server.js";
-import type { TaskOptions } from "../peer/server/task-server.js";
+import { Server } from "../peer/server/server.js";
+import type { HandlerContext, TaskOptions } from "../peer/server/server-options.js";
 import type { CallToolResult, ElicitRequestParams, Implementation } from "../types/index.js";
 
 /** A 1×1 red PNG (RGBA). */

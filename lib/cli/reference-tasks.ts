@@ -9,7 +9,8 @@
 
 import { ErrorCode } from "../wire/errors.js";
 import { McpError } from "../peer/shared/errors.js";
-import type { HandlerContext, Server } from "../peer/server/server.js";
+import type { Server } from "../peer/server/server.js";
+import type { HandlerContext } from "../peer/server/server-options.js";
 import type { CallToolResult, ElicitRequestParams, ElicitResult } from "../types/index.js";
 
 type Sleep = (ms: number, signal: HandlerContext["signal"]) => Promise<void>;

@@ -10,14 +10,8 @@ import { webcrypto } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { HttpAuthOptions } from "../http-client/oauth.js";
 import type { NodeAbortSignal } from "./node-shapes.js";
-import {
-  HttpClientTransport,
-  connectHttp,
-  type ConnectHttpOptions,
-  type FetchLike,
-  type HttpClientTransportOptions,
-  type HttpConnection,
-} from "../http-client/transport.js";
+import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type HttpConnection } from "../http-client/transport.js";
+import type { FetchLike, HttpClientTransportOptions } from "../http-client/types.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 
 /** Node's monotonic clock and timers. */

@@ -17,15 +17,12 @@ import { HttpEndpoint } from "../http-server/endpoint.js";
 import { LegacySseEndpoint as PortableLegacySseEndpoint, type LegacySseOptions } from "../http-server/legacy-sse.js";
 import type { HttpReply } from "../http-server/channel.js";
 import type { HttpHandler } from "../http-server/fetch.js";
-import { MemorySessionStore, type HttpServerOptions, type ResolvedHttpOptions, type SessionStore } from "../http-server/options.js";
-import { hostnameOf, socketTimeouts } from "../http/server-rules.js";
+import type { HttpServerOptions, ResolvedHttpOptions } from "../http-server/options.js";
+import { socketTimeouts } from "../http/server-rules.js";
 import type { Server } from "../peer/server/server.js";
 import { nodeIncoming, nodeReply } from "./http-body.js";
 import { TurnTaking } from "./http-wire.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
-
-export { MemorySessionStore, hostnameOf };
-export type { HttpServerOptions, SessionStore };
 
 /** Node's clock and timers; a server's timers never hold the process open on their own. */
 const serverTimers: HttpTimers = {

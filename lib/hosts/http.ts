@@ -3,10 +3,11 @@
 // and clock. The endpoint itself is portable (lib/http-server/, export "./http"), and so is
 // the client (lib/http-client/transport.ts).
 
-export { HttpHost, LegacySseEndpoint, MemorySessionStore, hostnameOf, serveHttp, toNodeHandler } from "./http-server.js";
-export type { HttpServerOptions, RunningHttpServer, SessionStore } from "./http-server.js";
+export { HttpHost, LegacySseEndpoint, serveHttp, toNodeHandler } from "./http-server.js";
+export { hostnameOf } from "../http/server-rules.js";
+export type { RunningHttpServer } from "./http-server.js";
 export { connectHttpNode, nodeFetch, nodeHttpTransport, nodeTimers } from "./http-client-node.js";
 export type { NodeConnectHttpOptions, NodeHttpAuthOptions, NodeHttpTransportOptions } from "./http-client-node.js";
-export type { HttpAuthHook } from "../http-server/options.js";
+export { type HttpAuthHook, MemorySessionStore, type HttpServerOptions, type SessionStore } from "../http-server/options.js";
 export type { LegacySseOptions } from "../http-server/legacy-sse.js";
 export type { NodeAbortSignal, NodeHttpServerLimits, NodeIncomingMessage, NodeServerResponse } from "./node-shapes.js";

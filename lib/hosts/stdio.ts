@@ -26,10 +26,12 @@ import { Socket } from "node:net";
 import type { NodeChildProcess as ChildProcess, NodeReadable } from "./node-shapes.js";
 export type { NodeChildProcess } from "./node-shapes.js";
 import { performance } from "node:perf_hooks";
-import { Client, type ClientOptions, type ConnectResult } from "../peer/client/client.js";
+import { Client } from "../peer/client/client.js";
+import type { ClientOptions, ConnectResult } from "../peer/client/client-options.js";
 import type { PeerHost } from "../peer/shared/driver.js";
 import { ConnectionClosedError } from "../peer/shared/errors.js";
-import type { Server, ServerSession } from "../peer/server/server.js";
+import type { Server } from "../peer/server/server.js";
+import type { ServerSession } from "../peer/server/session.js";
 import { answerPacedSink, coalescedWriter, pacedSink, type CoalescedWriter } from "./stdio-writer.js";
 export { coalescedWriter, type CoalescedWriter } from "./stdio-writer.js";
 

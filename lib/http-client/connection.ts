@@ -1,8 +1,8 @@
 // The connection state every era of the HTTP client transport shares, and the machinery they
 // all use: fetching (with OAuth), abort controllers, the ordered send queue, sleeps between
 // retries, settling a request with a synthesized error, and reading bodies (JSON or SSE) into
-// messages for the Client. The eras (http-client-session.ts, http-client-modern.ts,
-// http-client-legacy.ts) hold their own state and call in here; http-client.ts wires them.
+// messages for the Client. The eras (session.ts, modern.ts, legacy-sse.ts) hold their own
+// state and call in here; transport.ts wires them.
 //
 // Invariants:
 // - everything in flight is tracked (controllers, readers, sleeps) so teardown() stops it all;

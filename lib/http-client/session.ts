@@ -12,7 +12,7 @@
 // - every retry loop is bounded (maxReconnectAttempts consecutive attempts without progress)
 //   and waits exactly the server's last SSE `retry` (default defaultRetryMs) between tries;
 // - a 401/403 is an authorization challenge, never a fallback; only an older offer's
-//   initialize (HTTP-04: any 4xx) tries HTTP+SSE (http-client-legacy.ts) first.
+//   initialize (HTTP-04: any 4xx) tries HTTP+SSE (legacy-sse.ts) first.
 
 import { isJsonObject, type JsonObject, type RequestId } from "../wire/envelope.js";
 import { isAuthChallenge, isOk, mediaType } from "../http/client-rules.js";

@@ -6,10 +6,11 @@
 //
 // This file is the facade: the PeerHost the Client drives, which picks the era of each outbound
 // message, close(), and connectHttp. The rest lives beside it, each file with its invariants:
-// http-client-core.ts (the shared connection: fetching with OAuth, settling, reading JSON and
-// SSE bodies), http-client-session.ts (the session era: initialize, sessions, resumption, the
-// GET stream, DELETE), http-client-modern.ts (2026-07-28), http-client-legacy.ts (HTTP+SSE) and
-// http-client-types.ts (the injected platform shapes and the options).
+// connection.ts (the shared connection: fetching with OAuth, settling, reading JSON and SSE
+// bodies), session.ts (the session era: initialize, sessions, resumption, the GET stream,
+// DELETE), modern.ts (2026-07-28), legacy-sse.ts (HTTP+SSE), sse.ts (the SSE parser whose
+// failures are the transport's), oauth.ts (OAuth) and types.ts (the injected platform shapes
+// and the options).
 //
 // Invariants of the whole transport:
 // - portable: no Node or DOM globals; fetch, the abort controller and the clock/timers are
@@ -34,31 +35,15 @@
 
 import type { Outbound } from "../engine/engine.js";
 import { isJsonObject, isRequestId } from "../wire/envelope.js";
-import { encodeHeaderValue, isModernErrorResponse } from "../http/client-rules.js";
 import { hasModernEnvelope } from "../rules/modern.js";
-import { Client, type ClientOptions, type ConnectResult } from "../peer/client/client.js";
+import { Client } from "../peer/client/client.js";
+import type { ClientOptions, ConnectResult } from "../peer/client/client-options.js";
 import type { PeerHost } from "../peer/shared/driver.js";
-import { HttpAuthError, HttpTransportError } from "../peer/shared/errors.js";
 import { HttpCore } from "./connection.js";
 import { LegacyEra } from "./legacy-sse.js";
 import { ModernEra } from "./modern.js";
 import { SessionEra } from "./session.js";
 import { requestIdOf, type HttpClientTransportOptions, type MessageReceiver } from "./types.js";
-import { HttpSseParser } from "./sse.js";
-import { resolveReference } from "../uri-template/uri-reference.js";
-
-export { HTTP_TRANSPORT_ERROR } from "./types.js";
-export type {
-  AbortControllerLike,
-  FetchInit,
-  FetchLike,
-  HttpClientTransportOptions,
-  HttpErrorData,
-  MessageReceiver,
-  ReadableStreamLike,
-  ReaderLike,
-  ResponseLike,
-} from "./types.js";
 
 /**
  * A PeerHost for a Client over Streamable HTTP. Wire it with attach(client.input) right after
@@ -219,7 +204,3 @@ export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<Ht
   }
   return { client, transport, server, close: () => transport.close() };
 }
-
-export { HttpSseParser as SseParser, encodeHeaderValue, isModernErrorResponse, resolveReference };
-export type { SseEvent, SseParserOptions } from "../http/sse-parser.js";
-export { HttpAuthError, HttpTransportError };

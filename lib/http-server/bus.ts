@@ -13,7 +13,7 @@
 //   events, tasks) lives in the stores; the bus only reaches live processes.
 
 import { isJsonObject, type JsonObject } from "../wire/envelope.js";
-import type { ServerChange } from "../peer/server/server.js";
+import type { ServerChange } from "../peer/server/server-options.js";
 
 /** One message between nodes. */
 export type BusMessage =

@@ -2,6 +2,8 @@
 // does with the message bus (bus.ts). Sessions themselves travel through the SessionStore
 // and stream events through the EventStore; this module handles what only a live process
 // holds: its pending server-to-client requests, its GET and listen streams, its running tasks.
+// What it needs of the endpoint is ClusterEndpoint: the session table, the 2026-07-28
+// requests in flight, the Server's change relay, the session store and the error report.
 //
 // Invariants (only with a shared bus; the standalone default changes nothing):
 // - a client's answer to a server request that this node's copy of the session does not
@@ -20,11 +22,21 @@
 //   node that goes idle or shuts down only drops its own copy (the session lives on in the store).
 
 import { isJsonObject, isRequestId, type JsonObject } from "../wire/envelope.js";
-import type { ServerChange, ServerSession } from "../peer/server/server.js";
+import type { ServerChange } from "../peer/server/server-options.js";
 import type { BusMessage, MessageBus } from "./bus.js";
-import type { HttpEndpoint } from "./endpoint.js";
-import type { HttpSession } from "./session.js";
-import { isThenable } from "./session.js";
+import type { ResolvedHttpOptions } from "./options.js";
+import { isThenable, type HttpSession, type SessionTable } from "./session.js";
+import type { Server } from "../peer/server/server.js";
+import type { ServerSession } from "../peer/server/session.js";
+
+/** What the cluster needs of its endpoint (HttpEndpoint). */
+export interface ClusterEndpoint extends SessionTable {
+  readonly options: Pick<ResolvedHttpOptions, "onError" | "store">;
+  /** The Server, whose changes go through the bus when it is shared (its relay) and are applied here. */
+  readonly server: Pick<Server, "relay" | "applyChange">;
+  /** The 2026-07-28 requests in flight here, each with its own ServerSession. */
+  readonly exchanges: Iterable<{ readonly session: ServerSession }>;
+}
 
 export class Cluster {
   readonly bus: MessageBus;
@@ -33,7 +45,7 @@ export class Cluster {
   readonly streamPrefix: string;
 
   constructor(
-    private readonly endpoint: HttpEndpoint,
+    private readonly endpoint: ClusterEndpoint,
     bus: MessageBus,
   ) {
     this.bus = bus;
@@ -129,7 +141,7 @@ export class Cluster {
           return;
         }
         session.session.receiveMessage(m);
-        this.endpoint.posts.endCancelled(session, undefined, m);
+        session.endCancelled(undefined, m);
         return;
       }
     }

@@ -4,7 +4,10 @@
 // deprecated HTTP+SSE endpoint (SSE-01) when asked. It works on HttpIncoming/HttpReply
 // (channel.ts): the fetch handler (fetch.ts) and the Node adapter (lib/hosts/http-server.ts)
 // carry the bytes. Session streams live in session.ts, the 2026-07-28 exchange in
-// exchange.ts, the POST handling in post.ts, the pure rules in lib/http/.
+// exchange.ts, the POST handling in post.ts, what goes between processes in cluster.ts, the
+// pure rules in lib/http/. Each of those takes an interface of what it uses of the endpoint
+// (SessionHost, ExchangeHost, PostEndpoint, ClusterEndpoint); this class implements them and
+// owns the session table they share.
 //
 // Invariants:
 // - secure by default: Host (and Origin, when sent) must name an allowed hostname (default
@@ -22,15 +25,16 @@ import { corsOriginAllowed, corsResponseHeaders, isPreflight, preflightHeaders }
 import { acceptsSse, hostAllowed, parseEventId, sessionVersionHeaderOk } from "../http/server-rules.js";
 import { SSE_HEADERS } from "../http/sse-encoder.js";
 import { BUSY_RETRY_AFTER_SECONDS, HttpStatus } from "../http/status.js";
-import type { Server, TransportRequestInfo } from "../peer/server/server.js";
+import type { Server } from "../peer/server/server.js";
+import type { TransportRequestInfo } from "../peer/server/context.js";
 import { VERSION_PROFILES, type ModernVersion } from "../rules/versions.js";
-import type { AuthInfo } from "./auth.js";
+import type { AuthInfo } from "../auth/types.js";
 import { refuse, refuseUnread, type HttpIncoming, type HttpReply } from "./channel.js";
 import type { ModernExchange } from "./exchange.js";
 import { LegacySseEndpoint } from "./legacy-sse.js";
 import { resolveOptions, type HttpServerOptions, type ResolvedHttpOptions } from "./options.js";
-import { PostHandling } from "./post.js";
-import { Cluster } from "./cluster.js";
+import { PostHandling, type PostEndpoint } from "./post.js";
+import { Cluster, type ClusterEndpoint } from "./cluster.js";
 import { HttpSession, isThenable } from "./session.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 import "./web-types.js";
@@ -49,7 +53,7 @@ function isResponseShape(value: unknown): value is ResponseShape {
 }
 
 /** The session table, the 2026-07-28 exchanges in flight and the legacy endpoint behind one Streamable HTTP path. */
-export class HttpEndpoint {
+export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
   readonly options: ResolvedHttpOptions;
   readonly sessions = new Map<string, HttpSession>();
   /** 2026-07-28 requests in flight (open listen streams included), each with its own ServerSession. */

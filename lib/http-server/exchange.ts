@@ -11,7 +11,7 @@ import { httpStatusFor } from "../http/headers.js";
 import { MODERN_SSE_HEADERS, SSE_KEEP_ALIVE, sseMessage } from "../http/sse-encoder.js";
 import { HttpStatus } from "../http/status.js";
 import type { PeerHost } from "../peer/shared/driver.js";
-import type { ServerSession } from "../peer/server/server.js";
+import type { ServerSession } from "../peer/server/session.js";
 import { answerJson, refuse, type HttpReply } from "./channel.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 

@@ -19,7 +19,7 @@ export { MemoryEventStore, MemorySessionStore } from "./options.js";
 export { MemoryBusHub, StandaloneBus, parseBusMessage } from "./bus.js";
 export type { BusMessage, MessageBus } from "./bus.js";
 export type { EventStore, HttpServerOptions, MemoryEventStoreOptions, SessionStore, StoredEvent } from "./options.js";
-export type { AuthInfo } from "./auth.js";
+export type { AuthInfo } from "../auth/types.js";
 export type { WebRequest, WebResponse } from "./web-types.js";
 export type { LegacySseOptions } from "./legacy-sse.js";
 export type { CorsOptions } from "../http/cors.js";

@@ -12,7 +12,8 @@
 import { SSE_HEADERS, sseEndpoint, sseMessage } from "../http/sse-encoder.js";
 import { HttpStatus } from "../http/status.js";
 import type { PeerHost } from "../peer/shared/driver.js";
-import type { Server, ServerSession } from "../peer/server/server.js";
+import type { Server } from "../peer/server/server.js";
+import type { ServerSession } from "../peer/server/session.js";
 import type { HttpReply } from "./channel.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 

@@ -10,7 +10,7 @@
 import type { EngineSnapshot } from "../engine/engine.js";
 import { resolveLimits, type HttpLimits } from "../http/server-rules.js";
 import type { AuthRequest, AuthenticateResult, HttpAnswer } from "../auth/resource-server.js";
-import type { AuthInfo } from "./auth.js";
+import type { AuthInfo } from "../auth/types.js";
 import type { CorsOptions } from "../http/cors.js";
 import type { LegacySseOptions } from "./legacy-sse.js";
 import { StandaloneBus, type MessageBus } from "./bus.js";

@@ -1,7 +1,9 @@
 // POSTs on the Streamable HTTP endpoint (RULES.md HTTP-01…HTTP-04, MOD-20): reading the body within its
 // limit, picking the era, a 2026-07-28 request fed to a ServerSession of its own (its
 // headers checked against the body first), a session-era POST routed to its session's
-// streams, and the initialize that mints a session. Split out of endpoint.ts.
+// streams, and the initialize that mints a session. What it needs of the endpoint is
+// PostEndpoint: the options and the Server, the session table, and the endpoint's services
+// named there (HttpEndpoint implements it).
 //
 // Invariants:
 // - the body is read only up to maxBodyBytes (413 beyond, never parsed);
@@ -18,7 +20,6 @@ import { httpHeaderProblem, paramHeaderProblem } from "../http/headers.js";
 import {
   acceptsPost,
   batchesAllowed,
-  cancelledTarget,
   firstMalformed,
   initializeOutcome,
   initializeShapeProblem,
@@ -30,17 +31,40 @@ import {
 } from "../http/server-rules.js";
 import { HttpStatus, REFUSALS } from "../http/status.js";
 import { hasModernEnvelope, readRequestEnvelope, type ModernRefusal } from "../rules/modern.js";
-import { SESSION_VERSIONS } from "../rules/versions.js";
-import type { AuthInfo } from "./auth.js";
+import { SESSION_VERSIONS, type ModernVersion } from "../rules/versions.js";
+import type { AuthInfo } from "../auth/types.js";
 import { answerJson, refuse, refuseUnread, type HttpIncoming, type HttpReply } from "./channel.js";
-import type { HttpEndpoint } from "./endpoint.js";
-import { ModernExchange } from "./exchange.js";
-import { HttpSession, type Stream } from "./session.js";
+import type { Cluster } from "./cluster.js";
+import { ModernExchange, type ExchangeHost } from "./exchange.js";
+import type { ResolvedHttpOptions } from "./options.js";
+import { HttpSession, type SessionHost, type SessionTable } from "./session.js";
+import type { TransportRequestInfo } from "../peer/server/context.js";
+import type { Server } from "../peer/server/server.js";
+
+/** What POST handling needs of its endpoint (HttpEndpoint). */
+export interface PostEndpoint extends SessionTable, SessionHost, ExchangeHost {
+  readonly options: ResolvedHttpOptions;
+  /** The Server whose sessions the POSTs feed (a tool's inputSchema is read for Mcp-Param-* headers). */
+  readonly server: Pick<Server, "connect" | "tools">;
+  /** The 2026-07-28 versions served (empty: session era only). */
+  readonly modernVersions: readonly ModernVersion[];
+  readonly cluster: Pick<Cluster, "shared" | "forward" | "deliverElsewhere">;
+  /** SessionTable's, restated: SessionHost names it too, with fewer reasons. */
+  endSession(session: HttpSession, why?: "ended" | "idle" | "shutdown" | "elsewhere"): void;
+  /** The session a request names (HTTP-03): 400 when it names none, 404 when it is unknown or ended (answered; undefined then). */
+  sessionOf(incoming: HttpIncoming, reply: HttpReply): Promise<HttpSession | undefined>;
+  /** maxSessions: at the cap, a new session is refused 503 (answered; true then). */
+  sessionsFull(reply: HttpReply, id: RequestId | undefined): boolean;
+  /** Writes the session's snapshot to the SessionStore. */
+  save(session: HttpSession): void;
+  /** What handlers see of the HTTP request that carried theirs (ctx.http, ctx.auth). */
+  transportInfo(incoming: HttpIncoming, sessionId: string | undefined, auth: AuthInfo | undefined): TransportRequestInfo;
+}
 
 export class PostHandling {
-  constructor(private readonly endpoint: HttpEndpoint) {}
+  constructor(private readonly endpoint: PostEndpoint) {}
 
-  private get options(): HttpEndpoint["options"] {
+  private get options(): ResolvedHttpOptions {
     return this.endpoint.options;
   }
 
@@ -226,7 +250,7 @@ export class PostHandling {
     } finally {
       session.current = undefined;
     }
-    for (const m of local) this.endCancelled(session, stream, m);
+    for (const m of local) session.endCancelled(stream, m);
     if (requestIds.size === 0) {
       // Notifications and responses only: 202 with no body, unless the engine refused something (then its error).
       if (stream.mode === "pending" && stream.seq === 0 && !reply.headSent) {
@@ -305,18 +329,5 @@ export class PostHandling {
       this.options.onError(error);
       return false;
     }
-  }
-
-  /** a request the client cancelled gets no answer, so the stream that awaited it ends rather than stay open for good. */
-  endCancelled(session: HttpSession, current: Stream | undefined, m: unknown): void {
-    const target = cancelledTarget(m);
-    if (target === undefined) return;
-    const owner = session.owners.get(target);
-    if (owner === undefined || owner === current || !owner.open) return;
-    session.owners.delete(target);
-    owner.awaiting.delete(target);
-    if (owner.awaiting.size > 0) return;
-    if (owner.mode === "pending") owner.startSse();
-    owner.finish();
   }
 }

@@ -16,11 +16,11 @@
 
 import type { Outbound } from "../engine/engine.js";
 import type { JsonObject, JsonRpcMessage, RequestId } from "../wire/envelope.js";
-import { eventId, primesStreams, streamName } from "../http/server-rules.js";
+import { cancelledTarget, eventId, primesStreams, streamName } from "../http/server-rules.js";
 import { SSE_HEADERS, sseMessage, ssePriming } from "../http/sse-encoder.js";
 import { HttpStatus } from "../http/status.js";
 import type { PeerHost } from "../peer/shared/driver.js";
-import type { ServerSession } from "../peer/server/server.js";
+import type { ServerSession } from "../peer/server/session.js";
 import { byteLength, type HttpReply } from "./channel.js";
 import type { EventStore, StoredEvent } from "./options.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
@@ -40,6 +40,17 @@ export interface SessionHost {
   readonly cluster: { deliverElsewhere(session: HttpSession, message: JsonObject): boolean };
   endSession(session: HttpSession, why?: "idle"): void;
   keepAlive(session: HttpSession): void;
+}
+
+/** An endpoint's session table, as the parts that find and end sessions use it (HttpEndpoint holds it). */
+export interface SessionTable {
+  /** This process's sessions by Mcp-Session-Id: found, added and dropped here. */
+  readonly sessions: Map<string, HttpSession>;
+  /**
+   * Ends one session: its streams close, its engine closes, the store forgets it (with a shared
+   * bus, only this node's copy unless it ended for good).
+   */
+  endSession(session: HttpSession, why?: "ended" | "idle" | "shutdown" | "elsewhere"): void;
 }
 
 /** One SSE-capable reply channel: a POST's answer, or the session's GET stream. */
@@ -253,6 +264,19 @@ export class HttpSession {
 
   forget(stream: Stream): void {
     for (const id of stream.awaiting) if (this.owners.get(id) === stream) this.owners.delete(id);
+  }
+
+  /** X-04: a request the client cancelled (`message`, when it is notifications/cancelled) gets no answer, so the stream that awaited it ends rather than stay open for good. */
+  endCancelled(current: Stream | undefined, message: unknown): void {
+    const target = cancelledTarget(message);
+    if (target === undefined) return;
+    const owner = this.owners.get(target);
+    if (owner === undefined || owner === current || !owner.open) return;
+    this.owners.delete(target);
+    owner.awaiting.delete(target);
+    if (owner.awaiting.size > 0) return;
+    if (owner.mode === "pending") owner.startSse();
+    owner.finish();
   }
 
   touch(): void {

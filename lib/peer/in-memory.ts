@@ -20,9 +20,11 @@
 // the clock never goes back. This file reads no clock and starts no timer.
 
 import type { EngineSnapshot } from "../engine/engine.js";
-import { Client, type ClientOptions } from "./client/client.js";
+import { Client } from "./client/client.js";
+import type { ClientOptions } from "./client/client-options.js";
 import type { PeerHost } from "./shared/driver.js";
-import type { Server, ServerSession } from "./server/server.js";
+import type { Server } from "./server/server.js";
+import type { ServerSession } from "./server/session.js";
 
 /** One side's host timer on a ManualClock: armed for an absolute time, or disarmed. */
 export interface ManualTimer {

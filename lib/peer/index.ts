@@ -2,8 +2,9 @@
 // over the core engine. Portable like the core (no Node imports); time and the one timer
 // come from the host through PeerHost.
 
-export { Client, errorMessage } from "./client/client.js";
-export type { ClientOptions, ConnectResult, ServerRequestContext, ServerRequestHandler, UntypedMethod } from "./client/client.js";
+export { Client } from "./client/client.js";
+export { errorMessage } from "./shared/handlers.js";
+export type { ClientOptions, ConnectResult, ServerRequestContext, ServerRequestHandler, UntypedMethod } from "./client/client-options.js";
 export { Driver } from "./shared/driver.js";
 export type { PeerHost } from "./shared/driver.js";
 export {
@@ -19,6 +20,7 @@ export {
   HttpAuthError,
   TaskCancelledError,
   TaskFailedError,
+  HttpTransportError,
 } from "./shared/errors.js";
 export type { RequestFailure } from "./shared/errors.js";
 export type {
@@ -36,11 +38,11 @@ export {
   type JsonSchemaOptions,
   type JsonSchemaResult,
 } from "../json-schema/validator.js";
-export { Server, ServerSession } from "./server/server.js";
+export { Server } from "./server/server.js";
+export { ServerSession } from "./server/session.js";
 export type {
   Completer,
   HandlerContext,
-  InputRequest,
   PromptDefinition,
   PromptHandler,
   Registration,
@@ -51,7 +53,10 @@ export type {
   TemplateReader,
   ToolDefinition,
   ToolHandler,
-} from "./server/server.js";
+  TaskOptions,
+  ExtensionNotificationHandler,
+  ExtensionRequestHandler,
+} from "./server/server-options.js";
 export { PeerAbortController } from "./shared/signal.js";
 export type { AbortSignalLike } from "./shared/signal.js";
 export { runValidator } from "./server/standard-schema.js";
@@ -73,29 +78,22 @@ export type { ExplicitJsonSchemas } from "./server/typed-schemas.js";
 export type { InputRoundsOptions } from "./server/round-state.js";
 export { parseTemplate } from "../uri-template/template.js";
 export type { UriTemplate } from "../uri-template/template.js";
+export { HttpClientTransport, connectHttp } from "../http-client/transport.js";
+export { HttpSseParser as SseParser } from "../http-client/sse.js";
+export { resolveReference } from "../uri-template/uri-reference.js";
+export { encodeHeaderValue, isModernErrorResponse } from "../http/client-rules.js";
 export {
   HTTP_TRANSPORT_ERROR,
-  HttpClientTransport,
-  HttpTransportError,
-  SseParser,
-  connectHttp,
-  encodeHeaderValue,
-  isModernErrorResponse,
-  resolveReference,
-} from "../http-client/transport.js";
-export type {
-  AbortControllerLike,
-  ConnectHttpOptions,
-  FetchInit,
-  FetchLike,
-  HttpClientTransportOptions,
-  HttpConnection,
-  HttpErrorData,
-  ReadableStreamLike,
-  ResponseLike,
-  SseEvent,
-  SseParserOptions,
-} from "../http-client/transport.js";
+  type AbortControllerLike,
+  type FetchInit,
+  type FetchLike,
+  type HttpClientTransportOptions,
+  type HttpErrorData,
+  type ReadableStreamLike,
+  type ResponseLike,
+} from "../http-client/types.js";
+export type { ConnectHttpOptions, HttpConnection } from "../http-client/transport.js";
+export type { SseEvent, SseParserOptions } from "../http/sse-parser.js";
 export { RequestStateSealer } from "./server/request-state.js";
 export type { OpenedState, RequestStateOptions, SubtleCryptoLike } from "./server/request-state.js";
 export { OAuthClient } from "../http-client/oauth.js";
@@ -103,12 +101,10 @@ export type { AuthFetch, HttpAuthOptions } from "../http-client/oauth.js";
 export { MemoryTaskStore } from "./server/task-store.js";
 export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskLookup, TaskStatus, TaskStore } from "./server/task-store.js";
 export { TaskRunner, detailedTask, wireTask } from "./server/task-server.js";
-export type { TaskOptions } from "./server/task-server.js";
 export { TaskClient } from "./client/task-client.js";
 export type { TaskCallOptions, TaskInfo } from "./client/task-client.js";
 export { ManualClock, linkInMemory } from "./in-memory.js";
 export type { InMemoryLink, LinkOptions, ManualClockOptions, ManualTimer } from "./in-memory.js";
-export type { TransportRequestInfo } from "./server/context.js";
+export type { TransportRequestInfo, InputRequest } from "./server/context.js";
 export type { CallOptions, ProgressInfo } from "./shared/call-options.js";
-export type { ExtensionNotificationHandler, ExtensionRequestHandler } from "./server/extension-handlers.js";
 export type { HttpTimers } from "./shared/timers.js";

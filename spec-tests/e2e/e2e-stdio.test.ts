@@ -12,7 +12,8 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { StdioClient, type StdioClientOptions } from "../../lib/hosts/stdio.js";
-import type { Client, ClientOptions } from "../../lib/peer/client/client.js";
+import type { Client } from "../../lib/peer/client/client.js";
+import type { ClientOptions } from "../../lib/peer/client/client-options.js";
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError } from "../../lib/peer/shared/errors.js";
 import { PeerAbortController } from "../../lib/peer/shared/signal.js";
 import {

@@ -18,7 +18,7 @@ import { serveHttp } from "../../lib/hosts/http-server.js";
 import { StdioClient } from "../../lib/hosts/stdio.js";
 import type { Client } from "../../lib/peer/client/client.js";
 import { McpError, RequestAbortedError, TaskFailedError } from "../../lib/peer/shared/errors.js";
-import type { HandlerContext } from "../../lib/peer/server/server.js";
+import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import { PeerAbortController } from "../../lib/peer/shared/signal.js";
 import type { TaskInfo } from "../../lib/peer/client/task-client.js";
 import type { ClientCapabilities, ElicitResult } from "../../lib/types/index.js";

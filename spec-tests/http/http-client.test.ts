@@ -22,23 +22,19 @@ import type { EngineEvent } from "../../lib/engine/events.js";
 import { Driver } from "../../lib/peer/shared/driver.js";
 import { ConnectionClosedError, McpError, PeerAbortController, type AbortSignalLike } from "../../lib/peer/index.js";
 import { decodeHeaderValue } from "../../lib/http/headers.js";
+import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type HttpConnection } from "../../lib/http-client/transport.js";
+import { HttpSseParser as SseParser } from "../../lib/http-client/sse.js";
+import { HttpTransportError } from "../../lib/peer/shared/errors.js";
+import type { SseEvent } from "../../lib/http/sse-parser.js";
+import { resolveReference } from "../../lib/uri-template/uri-reference.js";
+import { encodeHeaderValue, isModernErrorResponse } from "../../lib/http/client-rules.js";
 import {
   HTTP_TRANSPORT_ERROR,
-  HttpClientTransport,
-  HttpTransportError,
-  SseParser,
-  connectHttp,
-  encodeHeaderValue,
-  isModernErrorResponse,
-  resolveReference,
-  type ConnectHttpOptions,
   type FetchInit,
-  type HttpConnection,
   type ReaderLike,
   type ReadableStreamLike,
   type ResponseLike,
-  type SseEvent,
-} from "../../lib/http-client/transport.js";
+} from "../../lib/http-client/types.js";
 import type { HttpTimers } from "../../lib/peer/shared/timers.js";
 
 const encoder = new TextEncoder();

@@ -18,7 +18,8 @@ import {
 } from "../../lib/http-server/index.js";
 import { TASKS_EXTENSION } from "../../lib/rules/negotiated-extensions.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../../lib/rules/modern.js";
-import { Server, type HandlerContext } from "../../lib/peer/server/server.js";
+import { Server } from "../../lib/peer/server/server.js";
+import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import { MemoryTaskStore } from "../../lib/peer/server/task-store.js";
 import { sleep } from "../support.js";
 import type { HttpTimers } from "../../lib/peer/shared/timers.js";

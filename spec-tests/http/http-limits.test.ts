@@ -16,7 +16,8 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { connect, type Socket } from "node:net";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
-import { HttpHost, MemorySessionStore, serveHttp, type HttpServerOptions, type RunningHttpServer } from "../../lib/hosts/http-server.js";
+import { HttpHost, serveHttp, type RunningHttpServer } from "../../lib/hosts/http-server.js";
+import { MemorySessionStore, type HttpServerOptions } from "../../lib/http-server/options.js";
 import { Server } from "../../lib/peer/server/server.js";
 import { sleep, withTimeout } from "../support.js";
 

@@ -26,7 +26,8 @@ import { randomBytes } from "node:crypto";
 import { Engine } from "../../lib/engine/engine.js";
 import type { EngineEvent } from "../../lib/engine/events.js";
 import { connectHttpNode, nodeHttpTransport } from "../../lib/hosts/http-client-node.js";
-import { HttpHost, serveHttp, type HttpServerOptions, type RunningHttpServer } from "../../lib/hosts/http-server.js";
+import { HttpHost, serveHttp, type RunningHttpServer } from "../../lib/hosts/http-server.js";
+import type { HttpServerOptions } from "../../lib/http-server/options.js";
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -36,8 +37,9 @@ import {
   META_SUBSCRIPTION_ID,
 } from "../../lib/rules/modern.js";
 import { Driver } from "../../lib/peer/shared/driver.js";
-import { HTTP_TRANSPORT_ERROR } from "../../lib/http-client/transport.js";
-import { Server, type HandlerContext } from "../../lib/peer/server/server.js";
+import { HTTP_TRANSPORT_ERROR } from "../../lib/http-client/types.js";
+import { Server } from "../../lib/peer/server/server.js";
+import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import type { ProtocolVersion } from "../../lib/rules/versions.js";
 import { withTimeout, type FetchResponse, type StreamReader } from "../support.js";
 

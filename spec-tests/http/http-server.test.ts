@@ -22,15 +22,10 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import type { EngineSnapshot } from "../../lib/engine/engine.js";
-import {
-  HttpHost,
-  MemorySessionStore,
-  serveHttp,
-  type HttpServerOptions,
-  type RunningHttpServer,
-  type SessionStore,
-} from "../../lib/hosts/http-server.js";
-import type { HandlerContext, Server } from "../../lib/peer/server/server.js";
+import { HttpHost, serveHttp, type RunningHttpServer } from "../../lib/hosts/http-server.js";
+import { MemorySessionStore, type HttpServerOptions, type SessionStore } from "../../lib/http-server/options.js";
+import type { Server } from "../../lib/peer/server/server.js";
+import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import { sleep, withTimeout } from "../support.js";
 
 // ── the platform's fetch, typed locally (the project has no DOM or Node type packages) ──

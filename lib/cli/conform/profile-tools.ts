@@ -12,7 +12,8 @@
 
 import { McpError } from "../../peer/shared/errors.js";
 import { PeerAbortController } from "../../peer/index.js";
-import type { HandlerContext, Server } from "../../peer/server/server.js";
+import type { Server } from "../../peer/server/server.js";
+import type { HandlerContext } from "../../peer/server/server-options.js";
 import type { CallToolResult, LoggingLevel } from "../../types/index.js";
 
 const OBJECT_ARGS = { type: "object" } as const;

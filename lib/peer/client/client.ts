@@ -68,10 +68,7 @@ import {
 import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
 import type { ClientOptions, ConnectResult, ServerRequestHandler, UntypedMethod } from "./client-options.js";
 
-export { errorMessage, respondWithError, shielded } from "../shared/handlers.js";
-export type { ClientOptions, ConnectResult, ServerRequestContext, ServerRequestHandler, UntypedMethod } from "./client-options.js";
 import type { CallOptions } from "../shared/call-options.js";
-export type { CallOptions, ProgressInfo } from "../shared/call-options.js";
 import { ServerRequestJob } from "./server-request-job.js";
 
 const MAX_PAGES = 10_000;

@@ -7,7 +7,7 @@
 // round; the server's keys are kept as keys ("__proto__" included), never set on a plain object.
 
 import type { JsonObject } from "../../wire/envelope.js";
-import type { ServerRequestHandler } from "./client.js";
+import type { ServerRequestHandler } from "./client-options.js";
 import { InputRoundsExceededError, InvalidResultError, RequestTimeoutError } from "../shared/errors.js";
 import { PeerAbortController, type AbortSignalLike } from "../shared/signal.js";
 import type { CallOptions } from "../shared/call-options.js";

@@ -20,7 +20,7 @@
 import type { JsonObject } from "../../wire/envelope.js";
 import { isJsonObject } from "../../wire/envelope.js";
 import type { CallToolRequestParams, CallToolResult, ServerCapabilities } from "../../types/index.js";
-import type { ServerRequestHandler } from "./client.js";
+import type { ServerRequestHandler } from "./client-options.js";
 import {
   InvalidResultError,
   McpError,

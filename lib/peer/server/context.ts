@@ -1,12 +1,16 @@
-// What a server's handler receives as `ctx`: the HandlerContext interface and the one object
-// per request that implements it (RequestContext).
+// What a server's handler receives as `ctx`: the one object per request that implements
+// HandlerContext (server-options.ts), RequestContext, with what it needs of its session
+// (ContextSession) and what an HTTP endpoint tells it (TransportRequestInfo).
 //
 // A request allocates one RequestContext: it is the handler pool's job (handlers.ts), the
 // abort state and the context (what only 2026-07-28, HTTP or task requests carry is in one
 // more object, made only for them). Everything a handler may read is computed when read: the
 // AbortSignal is made the first time `signal` is read, requestState and inputResponses are
 // picked out of the params on demand, the helpers are methods of one prototype (no closure
-// per request), so a handler that reads nothing costs nothing more than the object.
+// per request), so a handler that reads nothing costs nothing more than the object. The
+// handler it runs is the one its method's entry in the Server's method table names (given
+// when the request starts); its session is typed by whatever made it (ctx.session), so
+// nothing here depends on ServerSession beyond ContextSession.
 //
 // Invariants: the fields of a context never change once the request started (a getter reads
 // the request's own params, session or HTTP request); progress() and log() are best-effort and
@@ -32,79 +36,9 @@ import { HandlerJob } from "../shared/handlers.js";
 import { InputRequiredSignal } from "./input-rounds.js";
 import { RoundState } from "./round-state.js";
 import { toJsonSafe } from "../shared/json-safe.js";
-import type { AbortSignalLike } from "../shared/signal.js";
-import type { ServerSession } from "./server.js";
 import type { CallOptions } from "../shared/call-options.js";
-
-/** What every handler receives. */
-export interface HandlerContext {
-  readonly requestId: RequestId;
-  /** The method of the request ("tools/call", "resources/read", "prompts/get", ...). */
-  readonly method: string;
-  /** The client's capabilities: the session's (session era) or this request's own (2026-07-28). */
-  readonly clientCapabilities: ClientCapabilities | undefined;
-  /** Under 2026-07-28: what this request said about its client; undefined in the session era. */
-  readonly modern: ModernRequestInfo | undefined;
-  /**
-   * Under 2026-07-28, on the retry of an input_required answer: the requestState the client
-   * echoed (attacker-controlled: open it with RequestStateSealer) and its inputResponses, as
-   * sent. Undefined otherwise. A handler that returns its own input_required result reads them here.
-   */
-  readonly requestState: string | undefined;
-  readonly inputResponses: JsonObject | undefined;
-  /** Aborted when the client cancels the request or the session closes (a task's: when it is cancelled or expires). */
-  readonly signal: AbortSignalLike;
-  /** Tasks extension: the task this handler runs for; undefined when it answers its request directly. */
-  readonly taskId?: string;
-  /** Tasks extension: what the tool's beforeTask step returned, in the task's handler. */
-  readonly prepared?: unknown;
-  readonly session: ServerSession;
-  /** Who is asking: what the HTTP endpoint's authenticate hook verified for the request carrying this one (HTTP + OAuth), else undefined. */
-  readonly auth: AuthInfo | undefined;
-  /** Over HTTP: the request that carried this one (its headers, the session id); undefined over stdio and in memory. */
-  readonly http?: TransportRequestInfo;
-  /** Over HTTP in the session era: the Mcp-Session-Id of the request; undefined otherwise (2026-07-28 has no sessions). */
-  readonly sessionId: string | undefined;
-  /** A header of the HTTP request that carried this one (case-insensitive name); undefined when absent or not over HTTP. */
-  header(name: string): string | undefined;
-  /** Reports progress when the client asked for it (a no-op otherwise, and after the answer). */
-  progress(progress: number, total?: number, message?: string): void;
-  /** Sends a log message (dropped by the engine below the level the client set). Throws ProtocolMisuseError when `data` has no JSON form. */
-  log(level: LoggingLevel, data: unknown, logger?: string): void;
-  /**
-   * Asks the client to sample (needs the client's sampling capability). Under 2026-07-28
-   * there are no server requests: the call ends the handler with an input_required result,
-   * and when the client retries with its answer the handler runs again and the same call
-   * resolves with it (calls are matched by their order within the handler). In the session
-   * era it rejects as ServerSession.request does (McpError only when the client answered an error).
-   */
-  createMessage(params: CreateMessageRequestParams, options?: CallOptions): Promise<CreateMessageResult>;
-  /** Asks the client to elicit input (needs the client's elicitation capability). Rejects as createMessage does. */
-  elicit(params: ElicitRequestParams, options?: CallOptions): Promise<ElicitResult>;
-  /** Asks the client for its roots (needs the client's roots capability). Rejects as createMessage does. */
-  listRoots(options?: CallOptions): Promise<ListRootsResult>;
-  /**
-   * 2026-07-28 (tools/call, prompts/get, resources/read): ends the request with an
-   * input_required result of the handler's own making, for handlers that name their input
-   * requests and keep their own requestState (seal it: RequestStateSealer) instead of the
-   * rounds createMessage/elicit/listRoots manage; do not mix the two in one handler. The
-   * client's retry is a new request: its handler reads the answers and the echoed state in
-   * inputResponses and requestState. An input request of a kind the request's client did not
-   * declare turns the answer into -32021. Throws (never returns); in the session era, where
-   * there are no input_required results, it throws a ProtocolMisuseError (MOD-10).
-   */
-  inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never;
-  /**
-   * Runs `fn` once per request and resolves with its value (a JSON copy). Under 2026-07-28 a
-   * handler that calls elicit/createMessage/listRoots runs again from the top on each input
-   * round; work before the first input request (a charge, a job started) runs on every round
-   * unless it goes through once: the value travels to the next rounds in the sealed
-   * requestState, and fn runs only in the first. Needs ServerOptions.inputRounds under
-   * 2026-07-28 (rejects without it); await it before the input request it must precede.
-   * Not with inputRequired(), whose requestState is the handler's own.
-   */
-  once<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
-}
+import type { Driver } from "../shared/driver.js";
+import type { Engine } from "../../engine/engine.js";
 
 /** What an HTTP endpoint tells handlers about the HTTP request that carried theirs. */
 export interface TransportRequestInfo {
@@ -124,8 +58,8 @@ export type InputRequest =
 
 /** What a RequestContext needs of its session (ServerSession implements it; members are @internal there). */
 export interface ContextSession {
-  readonly engine: ServerSession["engine"];
-  readonly driver: ServerSession["driver"];
+  readonly engine: Engine<"server">;
+  readonly driver: Driver<"server">;
   readonly clientCapabilities: ClientCapabilities | undefined;
   readonly maxJsonDepth: number;
   /** True while `job` is the running handler of `id`. */
@@ -137,10 +71,22 @@ export interface ContextSession {
     options: CallOptions | undefined,
     related: RequestId,
   ): Promise<JsonObject>;
-  /** Runs the method's handler for `context`. */
-  serve(context: RequestContext): object | Promise<object>;
   /** Answers what a handler threw. */
-  answerError(context: RequestContext, error: unknown): void;
+  answerError(request: AnsweredRequest, error: unknown): void;
+}
+
+/** What answering a handler's error reads of its request. */
+export interface AnsweredRequest {
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly modern: ModernRequestInfo | undefined;
+}
+
+/** A request's method as its context runs it: its entry in the Server's method table, with the handler run it serves. */
+export interface ContextMethod<S extends ContextSession> {
+  readonly method: string;
+  /** The handler run of a request of this method: a value, or a promise of one. */
+  readonly serve: (context: RequestContext<S>) => object | Promise<object>;
 }
 
 /** What few requests' contexts carry (none over stdio in the session era): one object, so that the usual context is four fields smaller. */
@@ -151,14 +97,18 @@ interface ContextExtras {
   prepared: unknown;
 }
 
-/** The context of one request to a server's handler; also its handler-pool job. */
-export class RequestContext extends HandlerJob implements HandlerContext {
+/**
+ * The context of one request to a server's handler; also its handler-pool job. `S`: the
+ * session that made it, which handlers read as ctx.session (ServerSession).
+ */
+export class RequestContext<S extends ContextSession = ContextSession> extends HandlerJob {
   private extras: ContextExtras | undefined;
 
   constructor(
-    private readonly owner: ContextSession & ServerSession,
+    private readonly owner: S,
+    /** Its method, and the handler run that serves it. */
+    private readonly served: ContextMethod<S>,
     readonly requestId: RequestId,
-    readonly method: string,
     /** The request's params (an empty object when it had none). */
     readonly params: JsonObject,
     modern: ModernRequestInfo | undefined,
@@ -200,23 +150,28 @@ export class RequestContext extends HandlerJob implements HandlerContext {
     this.more.rounds = rounds;
   }
 
-  get engine(): ServerSession["engine"] {
+  get engine(): Engine<"server"> {
     return this.owner.engine;
   }
 
-  get driver(): ServerSession["driver"] {
+  get driver(): Driver<"server"> {
     return this.owner.driver;
   }
 
+  /** The method of the request ("tools/call", "resources/read", "prompts/get", ...). */
+  get method(): string {
+    return this.served.method;
+  }
+
   work(): object | Promise<object> {
-    return this.owner.serve(this);
+    return this.served.serve(this);
   }
 
   fail(error: unknown): void {
     this.owner.answerError(this, error);
   }
 
-  get session(): ServerSession {
+  get session(): S {
     return this.owner;
   }
 
@@ -322,17 +277,4 @@ export class RequestContext extends HandlerJob implements HandlerContext {
     asked.catch(() => undefined);
     return asked;
   }
-}
-
-/**
- * `context` with `prepared` set (the tasks extension's beforeTask value): a request's own
- * context is changed in place (it belongs to this one request); any other is copied.
- */
-export function withPrepared(context: HandlerContext, prepared: unknown): HandlerContext {
-  if (prepared === undefined) return context;
-  if (context instanceof RequestContext) {
-    context.prepared = prepared;
-    return context;
-  }
-  return { ...context, prepared };
 }

@@ -1,5 +1,8 @@
 // The request methods a Server answers through its registries (tools/call, resources/read,
-// prompts/get, completion/complete), run by ServerSession inside its handler pool.
+// prompts/get, completion/complete, and the list answers), which the method table
+// (dispatch.ts) runs; they read the registries (Registries), nothing else of the Server. A
+// plain tool (no task support, no beforeTask step) is called from here alone: only a tool
+// that may run as a task goes through task-server.ts.
 //
 // Invariants: a tool's failure (invalid arguments, a throw, structuredContent that does not
 // match its outputSchema) is an isError result without a stack trace; unknown names and bad
@@ -13,12 +16,19 @@ import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResul
 import { McpError } from "../shared/errors.js";
 import { errorMessage } from "../shared/handlers.js";
 import { InputRequiredSignal } from "./input-rounds.js";
-import type { Completer, Server } from "./server.js";
-import type { HandlerContext } from "./context.js";
+import type { Completer, HandlerContext, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from "./server-options.js";
 import { checkValue, type ValidationOutcome } from "./standard-schema.js";
 import { checkPromptArguments, checkToolOutput } from "./typed-schemas.js";
 
 const MAX_COMPLETIONS = 100;
+
+/** What the methods read of a Server: its registries, by name (by URI for resources and templates). */
+export interface Registries {
+  readonly tools: ReadonlyMap<string, ToolEntry>;
+  readonly resources: ReadonlyMap<string, ResourceEntry>;
+  readonly templates: ReadonlyMap<string, TemplateEntry>;
+  readonly prompts: ReadonlyMap<string, PromptEntry>;
+}
 
 /**
  * tools/call: arguments validated, the handler run, structuredContent checked against the
@@ -26,14 +36,14 @@ const MAX_COMPLETIONS = 100;
  * promise where none is needed: a synchronous validator and handler answer in this turn.
  */
 export function callTool(
-  server: Server,
+  tools: ReadonlyMap<string, ToolEntry>,
   params: JsonObject,
   context: HandlerContext,
   found?: ToolEntry,
 ): CallToolResult | Promise<CallToolResult> {
   const name = params.name as string;
   // `found`: the entry the caller looked up for this call in this same turn (one Map lookup, not two).
-  const entry = found ?? server.tools.get(name);
+  const entry = found ?? tools.get(name);
   // TL-02: an unknown tool is a protocol error (-32602), not a tool result.
   if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
   return callFoundTool(entry, name, params, context);
@@ -53,6 +63,25 @@ export function callFoundTool(
   return afterValidation(entry, name, args, checked, context);
 }
 
+/** A tool callTool alone runs: no task support, no beforeTask step. */
+export function isPlainTool(entry: ToolEntry): boolean {
+  return entry.taskSupport === undefined && entry.beforeTask === undefined;
+}
+
+/** The plain tool (isPlainTool) a tools/call names; undefined for any other call. */
+export function plainToolOf(tools: ReadonlyMap<string, ToolEntry>, params: JsonObject): ToolEntry | undefined {
+  const entry = typeof params.name === "string" ? tools.get(params.name) : undefined;
+  return entry !== undefined && isPlainTool(entry) ? entry : undefined;
+}
+
+/** The handler run of a plain tool's call started at once (HandlerPool.runNow): callFoundTool, without the method table's dispatch. */
+export function runPlainTool(
+  entry: ToolEntry,
+  context: HandlerContext & { readonly params: JsonObject },
+): CallToolResult | Promise<CallToolResult> {
+  return callFoundTool(entry, context.params.name as string, context.params, context);
+}
+
 // The promise paths are functions of their own: a closure in callTool or runTool would make
 // every call allocate the function's context, synchronous ones included.
 
@@ -69,8 +98,6 @@ function validatedLater(
 function checkedLater(entry: ToolEntry, name: string, result: Promise<CallToolResult>): Promise<CallToolResult> {
   return result.then((value) => checkToolOutput(name, entry.outputValidator, value), handlerFailure);
 }
-
-type ToolEntry = Server["tools"] extends Map<string, infer E> ? E : never;
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
@@ -111,7 +138,7 @@ function handlerFailure(error: unknown): CallToolResult {
 
 /** resources/read: an exact resource, else the first template that matches; -32002 (-32602 under 2026-07-28) for none. */
 export async function readResource(
-  server: Server,
+  server: Pick<Registries, "resources" | "templates">,
   notFoundCode: number,
   uri: string,
   context: HandlerContext,
@@ -125,9 +152,13 @@ export async function readResource(
   throw new McpError(notFoundCode, `Resource not found: ${uri}`, { uri });
 }
 
-export async function getPrompt(server: Server, params: JsonObject, context: HandlerContext): Promise<GetPromptResult> {
+export async function getPrompt(
+  prompts: ReadonlyMap<string, PromptEntry>,
+  params: JsonObject,
+  context: HandlerContext,
+): Promise<GetPromptResult> {
   const name = params.name as string;
-  const entry = server.prompts.get(name);
+  const entry = prompts.get(name);
   if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
   const args = (params.arguments ?? {}) as Record<string, string>;
   for (const arg of entry.definition.arguments ?? []) {
@@ -139,7 +170,7 @@ export async function getPrompt(server: Server, params: JsonObject, context: Han
 }
 
 /** completion/complete: at most MAX_COMPLETIONS values, with the total the completer found. */
-export async function complete(server: Server, params: JsonObject): Promise<CompleteResult> {
+export async function complete(server: Pick<Registries, "prompts" | "templates">, params: JsonObject): Promise<CompleteResult> {
   const ref = params.ref as JsonObject;
   const argument = params.argument as { name: string; value: string };
   const context = { arguments: ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<string, string> };

@@ -1,16 +1,27 @@
-// The types a Server is built from: its options, the definitions and handlers of tools,
-// resources, resource templates and prompts, the registry entries sessions read, and the
-// changes a Server spreads to its sessions. Re-exported from server.ts (the public names
-// stay there); this file holds no logic.
+// The types a Server is built from and its handlers are written against: its options (with
+// the tasks extension's), the definitions and handlers of tools, resources, resource
+// templates, prompts and extension methods, the context every handler receives
+// (HandlerContext), the registry entries the methods read, and the changes a Server spreads
+// to its sessions. This file holds no logic; it names ServerSession because the public types
+// do (ctx.session, onDiagnostic, onSessionClosed).
 
 import type { EngineLimits } from "../../engine/engine.js";
-import type { JsonObject } from "../../wire/envelope.js";
+import type { JsonObject, RequestId } from "../../wire/envelope.js";
 import type { EngineEvent } from "../../engine/events.js";
+import type { ModernRequestInfo } from "../../rules/modern.js";
 import type { ProtocolVersion } from "../../rules/versions.js";
+import type { AuthInfo } from "../../auth/types.js";
 import type {
   CallToolResult,
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
   GetPromptResult,
   Implementation,
+  ListRootsResult,
+  LoggingLevel,
   Prompt,
   PromptArgument,
   ReadResourceResult,
@@ -20,15 +31,96 @@ import type {
   Tool,
   ToolAnnotations,
 } from "../../types/index.js";
-import type { HandlerContext } from "./context.js";
+import type { CallOptions } from "../shared/call-options.js";
 import type { Extensions } from "../shared/custom-methods.js";
+import type { AbortSignalLike } from "../shared/signal.js";
+import type { InputRequest, TransportRequestInfo } from "./context.js";
 import type { InputRoundsOptions } from "./round-state.js";
 import type { ToolArgs, ToolSchemaInput } from "./schema-types.js";
-import type { ServerSession } from "./server.js";
+import type { ServerSession } from "./session.js";
 import type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
-import type { TaskOptions } from "./task-server.js";
+import type { TaskStore } from "./task-store.js";
 import type { ExplicitJsonSchemas } from "./typed-schemas.js";
 import type { UriTemplate } from "../../uri-template/template.js";
+
+/** What every handler receives. */
+export interface HandlerContext {
+  readonly requestId: RequestId;
+  /** The method of the request ("tools/call", "resources/read", "prompts/get", ...). */
+  readonly method: string;
+  /** The client's capabilities: the session's (session era) or this request's own (2026-07-28). */
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  /** Under 2026-07-28: what this request said about its client; undefined in the session era. */
+  readonly modern: ModernRequestInfo | undefined;
+  /**
+   * Under 2026-07-28, on the retry of an input_required answer: the requestState the client
+   * echoed (attacker-controlled: open it with RequestStateSealer) and its inputResponses, as
+   * sent. Undefined otherwise. A handler that returns its own input_required result reads them here.
+   */
+  readonly requestState: string | undefined;
+  readonly inputResponses: JsonObject | undefined;
+  /** Aborted when the client cancels the request or the session closes (a task's: when it is cancelled or expires). */
+  readonly signal: AbortSignalLike;
+  /** Tasks extension: the task this handler runs for; undefined when it answers its request directly. */
+  readonly taskId?: string;
+  /** Tasks extension: what the tool's beforeTask step returned, in the task's handler. */
+  readonly prepared?: unknown;
+  readonly session: ServerSession;
+  /** Who is asking: what the HTTP endpoint's authenticate hook verified for the request carrying this one (HTTP + OAuth), else undefined. */
+  readonly auth: AuthInfo | undefined;
+  /** Over HTTP: the request that carried this one (its headers, the session id); undefined over stdio and in memory. */
+  readonly http?: TransportRequestInfo;
+  /** Over HTTP in the session era: the Mcp-Session-Id of the request; undefined otherwise (2026-07-28 has no sessions). */
+  readonly sessionId: string | undefined;
+  /** A header of the HTTP request that carried this one (case-insensitive name); undefined when absent or not over HTTP. */
+  header(name: string): string | undefined;
+  /** Reports progress when the client asked for it (a no-op otherwise, and after the answer). */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends a log message (dropped by the engine below the level the client set). Throws ProtocolMisuseError when `data` has no JSON form. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /**
+   * Asks the client to sample (needs the client's sampling capability). Under 2026-07-28
+   * there are no server requests: the call ends the handler with an input_required result,
+   * and when the client retries with its answer the handler runs again and the same call
+   * resolves with it (calls are matched by their order within the handler). In the session
+   * era it rejects as ServerSession.request does (McpError only when the client answered an error).
+   */
+  createMessage(params: CreateMessageRequestParams, options?: CallOptions): Promise<CreateMessageResult>;
+  /** Asks the client to elicit input (needs the client's elicitation capability). Rejects as createMessage does. */
+  elicit(params: ElicitRequestParams, options?: CallOptions): Promise<ElicitResult>;
+  /** Asks the client for its roots (needs the client's roots capability). Rejects as createMessage does. */
+  listRoots(options?: CallOptions): Promise<ListRootsResult>;
+  /**
+   * 2026-07-28 (tools/call, prompts/get, resources/read): ends the request with an
+   * input_required result of the handler's own making, for handlers that name their input
+   * requests and keep their own requestState (seal it: RequestStateSealer) instead of the
+   * rounds createMessage/elicit/listRoots manage; do not mix the two in one handler. The
+   * client's retry is a new request: its handler reads the answers and the echoed state in
+   * inputResponses and requestState. An input request of a kind the request's client did not
+   * declare turns the answer into -32021. Throws (never returns); in the session era, where
+   * there are no input_required results, it throws a ProtocolMisuseError (MOD-10).
+   */
+  inputRequired(inputRequests: { readonly [key: string]: InputRequest }, requestState?: string): never;
+  /**
+   * Runs `fn` once per request and resolves with its value (a JSON copy). Under 2026-07-28 a
+   * handler that calls elicit/createMessage/listRoots runs again from the top on each input
+   * round; work before the first input request (a charge, a job started) runs on every round
+   * unless it goes through once: the value travels to the next rounds in the sealed
+   * requestState, and fn runs only in the first. Needs ServerOptions.inputRounds under
+   * 2026-07-28 (rejects without it); await it before the input request it must precede.
+   * Not with inputRequired(), whose requestState is the handler's own.
+   */
+  once<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
+}
+
+/** A server's handler of an extension request: its params as sent, its result answered like any handler's. */
+export type ExtensionRequestHandler<P = JsonObject | undefined, R extends object = object> = (
+  params: P,
+  context: HandlerContext,
+) => R | Promise<R>;
+
+/** A server's handler of an extension notification from the client. */
+export type ExtensionNotificationHandler<P = JsonObject | undefined> = (params: P, session: ServerSession) => void;
 
 /**
  * A tool. `inputSchema` / `outputSchema`: a JSON Schema object (listed as given, applied by the
@@ -163,6 +255,12 @@ export interface ToolEntry {
 }
 
 /** @internal */
+export interface ResourceEntry {
+  readonly definition: Resource;
+  readonly read: ResourceReader;
+}
+
+/** @internal */
 export interface TemplateEntry {
   readonly definition: ResourceTemplate;
   readonly template: UriTemplate;
@@ -176,6 +274,18 @@ export interface PromptEntry {
   readonly handler: PromptHandler;
   readonly validator: ToolValidator | undefined;
   readonly complete: { [argument: string]: Completer } | undefined;
+}
+
+/** The tasks extension (ServerOptions.tasks): where tasks live and how their ids are made. */
+export interface TaskOptions {
+  /** Where tasks live. Default: a MemoryTaskStore (this process only). */
+  store?: TaskStore;
+  /** Unguessable task ids (SEP-2663: they may act as bearer tokens): the host's source of randomness, e.g. crypto.randomUUID. */
+  newTaskId: () => string;
+  /** How long a task is kept from its creation, ms; null: until deleted. Default 3600000. */
+  ttlMs?: number | null;
+  /** The polling interval suggested to clients, ms. Default 1000. */
+  pollIntervalMs?: number;
 }
 
 /** What a Server tells its sessions about: a list changed, a resource changed, a task changed (its wire form). */

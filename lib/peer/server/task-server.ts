@@ -2,8 +2,9 @@
 // that may or must run as a task is answered with a CreateTaskResult once its task is in the
 // store, its handler runs on, detached from the request, and tasks/get, tasks/update and
 // tasks/cancel read and steer it. One TaskRunner per Server: a task outlives the session
-// (an HTTP request, under 2026-07-28) that created it. plainToolOf names the tools that need
-// none of this: server.ts starts a session-era call of one of them without callToolOrTask.
+// (an HTTP request, under 2026-07-28) that created it. Only a tools/call of a tool with task
+// support or a beforeTask step comes here (callTaskTool); the method table (dispatch.ts) calls
+// a plain tool through server-methods.ts alone.
 //
 // Invariants:
 // - the CreateTaskResult is sent only after TaskStore.create() resolved (TX-08, strong consistency);
@@ -28,21 +29,10 @@ import { errorMessage } from "../shared/handlers.js";
 import { RoundState } from "./round-state.js";
 import { PeerAbortController } from "../shared/signal.js";
 import { MemoryTaskStore, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
-import type { Server, ServerSession } from "./server.js";
-import { withPrepared, type HandlerContext, type RequestContext } from "./context.js";
-import { callFoundTool, callTool } from "./server-methods.js";
-import type { ToolEntry } from "./server-options.js";
-
-export interface TaskOptions {
-  /** Where tasks live. Default: a MemoryTaskStore (this process only). */
-  store?: TaskStore;
-  /** Unguessable task ids (SEP-2663: they may act as bearer tokens): the host's source of randomness, e.g. crypto.randomUUID. */
-  newTaskId: () => string;
-  /** How long a task is kept from its creation, ms; null: until deleted. Default 3600000. */
-  ttlMs?: number | null;
-  /** The polling interval suggested to clients, ms. Default 1000. */
-  pollIntervalMs?: number;
-}
+import type { ServerSession } from "./session.js";
+import { RequestContext } from "./context.js";
+import { callTool } from "./server-methods.js";
+import type { HandlerContext, TaskOptions, ToolEntry } from "./server-options.js";
 
 interface Running {
   readonly controller: PeerAbortController;
@@ -353,7 +343,7 @@ export class TaskRunner {
       inputResponses: undefined,
       signal: running.controller.signal,
       session,
-      // The creating request's credentials are put here by callToolOrTask; a task outlives its HTTP request.
+      // The creating request's credentials are put here by callTaskTool; a task outlives its HTTP request.
       auth: undefined,
       sessionId: undefined,
       header: () => undefined,
@@ -376,76 +366,61 @@ export class TaskRunner {
 }
 
 /**
- * tools/call on a Server with tasks: a tool that may or must run as a task, asked by a
- * 2026-07-28 request that declared the extension, becomes a task (after its beforeTask
- * step, which runs in the request and may take input rounds); a task-only tool asked
- * without the extension is -32021; everything else is a plain call.
+ * tools/call of a tool with task support or a beforeTask step (not isPlainTool): asked by a
+ * 2026-07-28 request that declared the extension, a tool that may or must run as a task
+ * becomes one (after its beforeTask step, which runs in the request and may take input
+ * rounds); a task-only tool asked without the extension is -32021; anything else is a plain
+ * call after the beforeTask step. `runner`: the Server's (undefined without ServerOptions.tasks).
  */
-export function callToolOrTask(
-  server: Server,
-  session: ServerSession,
-  params: JsonObject,
-  context: HandlerContext,
-  clock: { now(): number },
-): CallToolResult | Promise<CallToolResult | JsonObject> {
-  const entry = typeof params.name === "string" ? server.tools.get(params.name) : undefined;
-  const runner = server.taskRunner;
+export function callTaskTool(
+  tools: ReadonlyMap<string, ToolEntry>,
+  runner: TaskRunner | undefined,
+  entry: ToolEntry,
+  context: HandlerContext & { readonly params: JsonObject },
+): Promise<CallToolResult | JsonObject> {
   const modern = context.modern;
-  const support = entry?.taskSupport;
-  // The common case first: no tasks, no beforeTask step; the call may answer in this turn.
-  if (entry === undefined || isPlainTool(entry)) return callTool(server, params, context, entry);
+  const support = entry.taskSupport;
   const asTask =
-    entry !== undefined &&
-    runner !== undefined &&
-    modern !== undefined &&
-    support !== undefined &&
-    declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
+    runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
   if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
-  return callAsTask(server, session, params, context, clock, entry, asTask ? runner : undefined);
+  return callAsTask(tools, context, entry, asTask ? runner : undefined);
 }
 
-/**
- * The tool a session-era tools/call names when callTool alone runs it (no task support, no
- * beforeTask step: callToolOrTask's common case, decided once); undefined otherwise.
- */
-export function plainToolOf(server: Server, params: JsonObject): ToolEntry | undefined {
-  const entry = typeof params.name === "string" ? server.tools.get(params.name) : undefined;
-  return entry !== undefined && isPlainTool(entry) ? entry : undefined;
-}
-
-/** A tool callTool alone runs: no task support, no beforeTask step. */
-function isPlainTool(entry: ToolEntry): boolean {
-  return entry.taskSupport === undefined && entry.beforeTask === undefined;
-}
-
-/** The handler run of such a call (HandlerPool.runNow): what callToolOrTask would run, without its dispatch. */
-export function runPlainTool(entry: ToolEntry, context: RequestContext): CallToolResult | Promise<CallToolResult> {
-  return callFoundTool(entry, context.params.name as string, context.params, context);
-}
-
-/** The task path of callToolOrTask (a function of its own: its closures would make every tools/call allocate a context). */
+/** The rest of callTaskTool, asynchronous (a function of its own, so that callTaskTool throws its -32021 in this turn). */
 async function callAsTask(
-  server: Server,
-  session: ServerSession,
-  params: JsonObject,
-  context: HandlerContext,
-  clock: { now(): number },
-  entry: ToolEntry | undefined,
+  tools: ReadonlyMap<string, ToolEntry>,
+  context: HandlerContext & { readonly params: JsonObject },
+  entry: ToolEntry,
   runner: TaskRunner | undefined,
 ): Promise<CallToolResult | JsonObject> {
+  const params = context.params;
   const modern = context.modern;
   // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
   const prepared =
-    entry?.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
-  if (runner === undefined || modern === undefined) return callTool(server, params, withPrepared(context, prepared));
+    entry.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
+  if (runner === undefined || modern === undefined) return callTool(tools, params, withPrepared(context, prepared));
+  const session = context.session;
   // A task runs as whoever created it: the creating request's ctx.auth.
   return runner.start(
     session,
     context.requestId,
     modern,
-    () => clock.now(),
-    async (taskContext) => (await callTool(server, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject,
+    () => session.now(),
+    async (taskContext) => (await callTool(tools, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject,
   );
+}
+
+/**
+ * `context` with `prepared` set (the tasks extension's beforeTask value): a request's own
+ * context is changed in place (it belongs to this one request); any other is copied.
+ */
+function withPrepared(context: HandlerContext, prepared: unknown): HandlerContext {
+  if (prepared === undefined) return context;
+  if (context instanceof RequestContext) {
+    context.prepared = prepared;
+    return context;
+  }
+  return { ...context, prepared };
 }
 
 /**

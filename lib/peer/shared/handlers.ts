@@ -144,7 +144,7 @@ export class HandlerPool {
   /**
    * Starts `job` at once with `work(arg, job)` as its handler run instead of job.work(), for a
    * caller that checked hasRoom and knows what the job's work() would dispatch to (a plain
-   * tools/call, server.ts): each call on the way costs when the caches are cold, as they are
+   * tools/call, lib/peer/server/session.ts): each call on the way costs when the caches are cold, as they are
    * when a server wakes for one request. Answered, aborted and counted as run() does.
    */
   runNow<T, J extends HandlerJob>(id: RequestId, job: J, work: (arg: T, job: J) => object | Promise<object>, arg: T): void {

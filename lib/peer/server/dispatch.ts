@@ -1,0 +1,102 @@
+// The method table of a Server: for each request method it serves, how a session starts a
+// request of it (session.ts reads the table; this file fills it). One table per Server, built
+// with it: the methods of the spec it serves, the tasks extension's when it has a task
+// runner, and an entry per extension request handler set later (setRequestHandler). A method
+// without an entry is answered -32601 by the session.
+//
+// The entries close over the Server's registries once, when the table is built: a request
+// allocates nothing here. tools/call is the one method two ways: a plain tool (no task
+// support, no beforeTask step) is called through server-methods.ts alone, and a session-era
+// call of one starts at once (PlainTool, HandlerPool.runNow); only a tool that may run as a
+// task goes through task-server.ts.
+
+import type { JsonObject } from "../../wire/envelope.js";
+import type { Paginator } from "../../codec/pagination.js";
+import type { ModernRequestInfo } from "../../rules/modern.js";
+import type { CallToolResult, Tool } from "../../types/index.js";
+import type { RequestContext } from "./context.js";
+import {
+  callTool,
+  complete,
+  getPrompt,
+  isPlainTool,
+  plainToolOf,
+  readResource,
+  respondPage,
+  runPlainTool,
+  type Registries,
+} from "./server-methods.js";
+import type { ExtensionRequestHandler, ToolEntry } from "./server-options.js";
+import type { AnsweredMethod, MethodEntry, ServedMethod, ServerSession } from "./session.js";
+import { callTaskTool, sessionTool, type TaskRunner } from "./task-server.js";
+
+/** What the table reads of its Server: the registries, the pages they are listed in, the tasks runner. */
+export interface ServedRegistries extends Registries {
+  /** Undefined when lists come in one page. */
+  readonly paginator: Paginator | undefined;
+  /** Undefined without ServerOptions.tasks. */
+  readonly taskRunner: TaskRunner | undefined;
+}
+
+/** The method table of a Server (see the file comment). */
+export function methodTable(server: ServedRegistries): Map<string, MethodEntry> {
+  const table = new Map<string, MethodEntry>([
+    ["tools/list", list(server, "tools", (modern) => [...server.tools.values()].map(modern === undefined ? sessionToolOf : definitionOf))],
+    ["resources/list", list(server, "resources", () => [...server.resources.values()].map((r) => r.definition))],
+    ["resources/templates/list", list(server, "resourceTemplates", () => [...server.templates.values()].map((t) => t.definition))],
+    ["prompts/list", list(server, "prompts", () => [...server.prompts.values()].map((p) => p.definition))],
+    // The engine records subscriptions and the level from these answers.
+    ["resources/subscribe", ACKNOWLEDGED],
+    ["resources/unsubscribe", ACKNOWLEDGED],
+    ["logging/setLevel", ACKNOWLEDGED],
+  ]);
+  const served = (entry: ServedMethod): void => void table.set(entry.method, entry);
+  served({
+    method: "tools/call",
+    serve: (context) => callToolOf(server, context),
+    plainTool: { find: (params) => plainToolOf(server.tools, params), run: runPlainTool },
+  });
+  served({
+    method: "resources/read",
+    serve: (context) => readResource(server, context.engine.resourceNotFoundCode, String(context.params.uri), context),
+  });
+  served({ method: "prompts/get", serve: (context) => getPrompt(server.prompts, context.params, context) });
+  served({ method: "completion/complete", serve: (context) => complete(server, context.params) });
+  const runner = server.taskRunner;
+  if (runner !== undefined) {
+    // Only under 2026-07-28, and only once the engine saw the extension offered and declared (the method table's extension column).
+    served({ method: "tasks/get", serve: (context) => runner.get(context.params, context.session.now()) });
+    served({ method: "tasks/update", serve: (context) => runner.update(context.params, context.session.now()) });
+    served({ method: "tasks/cancel", serve: (context) => runner.cancel(context.params, context.session.now()) });
+  }
+  return table;
+}
+
+/** The entry of an extension's request (MT-03; the engine lets it through only once both sides declared the extension). */
+export function extensionEntry(method: string, handler: ExtensionRequestHandler): ServedMethod {
+  return { method, serve: (context) => handler(context.params, context) };
+}
+
+const ACKNOWLEDGED: AnsweredMethod = { answer: (session, id) => session.engine.respond(id, {}) };
+
+/** A list method: every item in one page, or the page the cursor names. */
+function list(server: ServedRegistries, key: string, items: (modern: ModernRequestInfo | undefined) => readonly object[]): AnsweredMethod {
+  return {
+    answer: (session, id, params, modern) => respondPage(session.engine, server.paginator, id, key, items(modern), params.cursor),
+  };
+}
+
+const sessionToolOf = (t: ToolEntry): Tool => sessionTool(t.definition);
+const definitionOf = (t: ToolEntry): Tool => t.definition;
+
+/** tools/call: a plain tool (or an unknown one: -32602) through callTool alone; a tool that may run as a task through the task code. */
+function callToolOf(
+  server: ServedRegistries,
+  context: RequestContext<ServerSession>,
+): CallToolResult | Promise<CallToolResult | JsonObject> {
+  const params = context.params;
+  const entry = typeof params.name === "string" ? server.tools.get(params.name) : undefined;
+  // The common case first: no tasks, no beforeTask step; the call may answer in this turn.
+  if (entry === undefined || isPlainTool(entry)) return callTool(server.tools, params, context, entry);
+  return callTaskTool(server.tools, server.taskRunner, entry, context);
+}
