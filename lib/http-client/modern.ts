@@ -1,4 +1,4 @@
-// The 2026-07-28 era of the HTTP client transport (MOD-17…MOD-20): every message is its own
+// The 2026-07-28 era of the HTTP client transport (MOD-17, MOD-18, MOD-19, MOD-20): every message is its own
 // POST with MCP-Protocol-Version (the `_meta` version), Mcp-Method and, for tools/call,
 // prompts/get and resources/read, Mcp-Name (values outside visible ASCII as `=?base64?…?=`),
 // and for tools/call an Mcp-Param-{Name} for each argument the tool's inputSchema marks with

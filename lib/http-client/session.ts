@@ -1,4 +1,4 @@
-// The session era of Streamable HTTP (HTTP-01…HTTP-10, 2025-03-26 up to 2025-11-25): the
+// The session era of Streamable HTTP (HTTP-01, HTTP-03, HTTP-05, HTTP-06, HTTP-07, HTTP-10; 2025-03-26 up to 2025-11-25): the
 // initialize POST that decides the transport, POSTs carrying Mcp-Session-Id and
 // MCP-Protocol-Version, response streams resumed with GET and Last-Event-ID, the standalone
 // GET stream, re-initialization after a 404, and the DELETE that ends the session.
@@ -33,6 +33,7 @@ import {
 } from "./types.js";
 import type { SseEvent } from "../http/sse-parser.js";
 
+/** HTTP-05: a session id holds only visible ASCII; another is ignored, not echoed. */
 const SESSION_ID = /^[\x21-\x7e]+$/;
 
 export class SessionEra<S> {

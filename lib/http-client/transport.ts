@@ -1,5 +1,5 @@
-// The client side of Streamable HTTP (RULES.md HTTP-01…HTTP-10), with the deprecated HTTP+SSE
-// transport (SSE-01) as a fallback and the 2026-07-28 transport (MOD-17…MOD-20): a PeerHost whose
+// The client side of Streamable HTTP (RULES.md HTTP-01; the session era in ./session.ts), with the deprecated HTTP+SSE
+// transport (SSE-01) as the fallback of HTTP-04 and the 2026-07-28 transport (MOD-20, in ./modern.ts): a PeerHost whose
 // send() POSTs each outbound message, and the receive side that turns JSON bodies and SSE streams
 // back into messages for the Client's driver. What HTTP answers and headers mean (header
 // encoding, status interpretation, fallback detection) is decided in lib/http/client-rules.ts.

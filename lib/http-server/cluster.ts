@@ -86,7 +86,7 @@ export class Cluster {
     return true;
   }
 
-  /** This node opened the session's GET stream: the node that held it before ends its own. */
+  /** CL-03: this node opened the session's GET stream: the node that held it before ends its own. */
   holdsStream(session: HttpSession): void {
     if (this.shared) this.publish({ kind: "stream", session: session.id });
   }

@@ -1,4 +1,4 @@
-// The Streamable HTTP endpoint (RULES.md HTTP-01…HTTP-04), portable: one path with POST, GET and DELETE,
+// The Streamable HTTP endpoint (RULES.md HTTP-01, HTTP-06, HTTP-07), portable: one path with POST, GET and DELETE,
 // sessions minted here, answers as JSON or SSE, resumable SSE streams; and when the Server
 // speaks 2026-07-28 (MOD-20), that stateless revision on the same path (option `eras`); the
 // deprecated HTTP+SSE endpoint (SSE-01) when asked. It works on HttpIncoming/HttpReply

@@ -52,7 +52,7 @@ export interface StoredEvent {
 
 /**
  * Where the events of resumable (session-era) SSE streams are kept for replay after
- * Last-Event-ID (HTTP-01…HTTP-04). Streams are named by session and stream id; sequence numbers grow by
+ * Last-Event-ID (HTTP-10). Streams are named by session and stream id; sequence numbers grow by
  * one per stream. Any method may answer asynchronously (a shared store).
  */
 export interface EventStore {
@@ -170,7 +170,7 @@ export interface HttpServerOptions {
    * a standalone bus (one process).
    */
   bus?: MessageBus;
-  /** Session ids: unguessable, visible ASCII. Default crypto.randomUUID (Web Crypto). */
+  /** Session ids: unguessable, visible ASCII (HTTP-05). Default crypto.randomUUID (Web Crypto). */
   sessionId?: () => string;
   /** "auto": JSON unless the handler sends something before its result; "sse": always SSE. Default "auto". */
   responseMode?: "auto" | "sse";

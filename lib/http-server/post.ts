@@ -1,4 +1,4 @@
-// POSTs on the Streamable HTTP endpoint (RULES.md HTTP-01…HTTP-04, MOD-20): reading the body within its
+// POSTs on the Streamable HTTP endpoint (RULES.md HTTP-01, HTTP-02, HTTP-03, MOD-20): reading the body within its
 // limit, picking the era, a 2026-07-28 request fed to a ServerSession of its own (its
 // headers checked against the body first), a session-era POST routed to its session's
 // streams, and the initialize that mints a session. What it needs of the endpoint is
@@ -143,7 +143,7 @@ export class PostHandling {
   private postModern(incoming: HttpIncoming, reply: HttpReply, message: JsonObject, auth: AuthInfo | undefined): void {
     const method = message.method as string;
     if (!("id" in message)) {
-      // HTTP-01…HTTP-04, MOD-20: a notification the server cannot accept gets an HTTP error, not 202.
+      // HTTP-02, MOD-20: a notification the server cannot accept gets an HTTP error, not 202.
       const problem = malformedItem(message);
       if (problem !== undefined) {
         refuse(reply, "invalidRequest", `Invalid request: ${problem}`);
@@ -217,7 +217,7 @@ export class PostHandling {
     session.touch();
     const requestIds = requestIdsOf(items);
     if (requestIds.size === 0) {
-      // HTTP-01…HTTP-04: notifications and responses the server cannot accept get an HTTP error, not 202; the engine sees none of them.
+      // HTTP-02: notifications and responses the server cannot accept get an HTTP error, not 202; the engine sees none of them.
       const malformed = firstMalformed(items);
       if (malformed !== undefined) {
         const where = Array.isArray(body) ? `batch member ${malformed.index}: ` : "";

@@ -1,4 +1,4 @@
-// The session era's streams on the Streamable HTTP endpoint (RULES.md HTTP-01…HTTP-04): one HttpSession
+// The session era's streams on the Streamable HTTP endpoint (RULES.md HTTP-03, HTTP-06, HTTP-10): one HttpSession
 // per Mcp-Session-Id with its ServerSession, and the Streams (a POST's answer, the GET stream)
 // its messages are routed to. Portable: replies are HttpReply (channel.ts), timers come from
 // the endpoint's host, events are kept in the EventStore for resumption.
@@ -164,7 +164,7 @@ export class Stream {
     const res = this.res;
     if (res === undefined) return;
     res.head(HttpStatus.ok, SSE_HEADERS);
-    // HTTP-01…HTTP-04 (2025-11-25): prime the stream with an event id (empty data) and the retry advice, so a client can resume it.
+    // HTTP-09 (2025-11-25): prime the stream with an event id (empty data) and the retry advice, so a client can resume it.
     if (primesStreams(this.owner.session.engine.negotiatedVersion)) {
       res.write(ssePriming(eventId(this.id, 0), this.owner.http.options.sseRetryMs));
     } else {

@@ -448,7 +448,7 @@ export class Client {
   // The helpers below reject as request() does (RequestFailure); the listings also with
   // InvalidResultError when the server's pages loop (a cursor seen before) or grow past maxListItems.
 
-  /** Every tool, following nextCursor until the last page. */
+  /** Every tool, following nextCursor (N-03) until the last page. */
   async listTools(options?: CallOptions): Promise<Tool[]> {
     const tools = (await this.paginate("tools/list", "tools", options)) as Tool[];
     this.tasks.learnTools(tools);

@@ -200,7 +200,7 @@ export class TaskRunner {
     return detailedTask(task);
   }
 
-  /** tasks/update: answers outstanding input requests; keys not outstanding are ignored. */
+  /** tasks/update (TX-07): answers outstanding input requests; keys not outstanding are ignored; acknowledged with an empty result. */
   async update(params: JsonObject, now: number): Promise<JsonObject> {
     const taskId = taskIdOf(params);
     const responses = params.inputResponses;

@@ -1,4 +1,4 @@
-// Extensions and custom methods in the peer layer (RULES.md MT-03…MT-06): what a Client or a
+// Extensions and custom methods in the peer layer (RULES.md MT-03; the engine's table enforces MT-04, MT-05 and MT-06): what a Client or a
 // Server declares, the handlers a Server registers for an extension's requests and client
 // notifications, and the types users augment (declaration merging) so that calls, handlers
 // and notifications of their extension are typed like the spec's own methods.
