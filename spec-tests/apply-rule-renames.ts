@@ -29,7 +29,7 @@ import {
   wordIdSpans,
   type RenameMap,
   type RuleEntry,
-} from "./rules-inventory.js";
+} from "./support/rules-inventory.js";
 
 /** The option that keeps the outside-citation test of rules.test.ts a todo until this script has run. */
 export const TODO_MARKER = '{ todo: "until the renames land (node dist/spec-tests/apply-rule-renames.js)" }';

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_TIMEOUT_MS, parseArgs, type CliOptions } from "../../lib/cli/args.js";
 import { describeProgress, pendingDisplay } from "../../lib/cli/progress.js";
 import { rootProblem, rootsFor } from "../../lib/cli/roots.js";
-import { runNode } from "../support.js";
+import { runNode } from "../support/helpers.js";
 
 const here = fileURLToPath(new URL("..", import.meta.url)); // the spec-tests folder
 const MAIN = join(here, "..", "lib", "cli", "main.js");

@@ -436,7 +436,7 @@ describe("a server/discover probe commits no era (stdio fallback in place)", () 
 
 describe("the peer layer: an answer over maxLineBytes rejects its call at once", () => {
   it("LIM-01: callTool rejects with ResponseTooLargeError naming the size and the limit; the connection goes on", async () => {
-    const { Pair } = await import("../peer-harness.js");
+    const { Pair } = await import("../support/peer-harness.js");
     const { ResponseTooLargeError } = await import("../../lib/peer/index.js");
     const pair = new Pair({
       client: { limits: { maxLineBytes: 4096 } },

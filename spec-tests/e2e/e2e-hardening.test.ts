@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { withTimeout } from "../support.js";
+import { withTimeout } from "../support/helpers.js";
 
 const here = dirname(dirname(fileURLToPath(import.meta.url))); // the spec-tests folder
 const FIXTURE = join(here, "fixtures-servers", "hardening-server.js");

@@ -18,7 +18,7 @@ import { serveHttp, type HttpServerOptions } from "../../lib/hosts/http-server.j
 import type { FetchLike, ResponseLike } from "../../lib/http-client/transport.js";
 import { HttpAuthError, HttpTransportError, McpError } from "../../lib/peer/index.js";
 import { Server } from "../../lib/peer/server/server.js";
-import { rejection, sleep, withTimeout } from "../support.js";
+import { rejection, sleep, withTimeout } from "../support/helpers.js";
 
 const CHALLENGE = 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource", scope="mcp"';
 const INFO = { name: "auth-test", version: "1" };

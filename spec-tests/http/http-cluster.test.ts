@@ -20,7 +20,7 @@ import { TASKS_EXTENSION } from "../../lib/rules/negotiated-extensions.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../../lib/rules/modern.js";
 import { Server, type HandlerContext } from "../../lib/peer/server/server.js";
 import { MemoryTaskStore } from "../../lib/peer/server/task-store.js";
-import { sleep } from "../support.js";
+import { sleep } from "../support/helpers.js";
 import type { HttpTimers } from "../../lib/peer/shared/timers.js";
 
 const LATEST = "2025-11-25";

@@ -12,7 +12,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { median } from "../../bench/run.js";
-import { bogusInitializeBodies, endlessChunkedBody, pinger, pipelinedPosts, startChild, validInitializeBody } from "../http-attack.js";
+import {
+  bogusInitializeBodies,
+  endlessChunkedBody,
+  pinger,
+  pipelinedPosts,
+  startChild,
+  validInitializeBody,
+} from "../support/http-attack.js";
 
 const MAX_SESSIONS = 100;
 const MAX_BODY = 1024 * 1024;

@@ -18,7 +18,7 @@ import { connect, type Socket } from "node:net";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { HttpHost, MemorySessionStore, serveHttp, type HttpServerOptions, type RunningHttpServer } from "../../lib/hosts/http-server.js";
 import { Server } from "../../lib/peer/server/server.js";
-import { sleep, withTimeout } from "../support.js";
+import { sleep, withTimeout } from "../support/helpers.js";
 
 interface FetchResponse {
   readonly status: number;

@@ -39,7 +39,7 @@ import { Driver } from "../../lib/peer/shared/driver.js";
 import { HTTP_TRANSPORT_ERROR } from "../../lib/http-client/transport.js";
 import { Server, type HandlerContext } from "../../lib/peer/server/server.js";
 import type { ProtocolVersion } from "../../lib/rules/versions.js";
-import { withTimeout, type FetchResponse, type StreamReader } from "../support.js";
+import { withTimeout, type FetchResponse, type StreamReader } from "../support/helpers.js";
 
 // ── the platform's fetch, typed locally (the project has no DOM or Node type packages) ──
 

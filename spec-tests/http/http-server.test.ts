@@ -31,7 +31,7 @@ import {
   type SessionStore,
 } from "../../lib/hosts/http-server.js";
 import type { HandlerContext, Server } from "../../lib/peer/server/server.js";
-import { sleep, withTimeout } from "../support.js";
+import { sleep, withTimeout } from "../support/helpers.js";
 
 // ── the platform's fetch, typed locally (the project has no DOM or Node type packages) ──
 

@@ -22,8 +22,8 @@ import {
   ResponseTooLargeError,
   type HandlerContext,
 } from "../../lib/peer/index.js";
-import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../peer-harness.js";
-import { rejection } from "../support.js";
+import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../support/peer-harness.js";
+import { rejection } from "../support/helpers.js";
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 

@@ -9,8 +9,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { McpError, ProtocolMisuseError, Server, type ExtensionDeclaration, type Extensions } from "../../lib/peer/index.js";
 import type { JsonObject } from "../../lib/index.js";
-import { Pair, SECRET, SERVER_INFO, type PairOptions } from "../peer-harness.js";
-import { rejection } from "../support.js";
+import { Pair, SECRET, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
+import { rejection } from "../support/helpers.js";
 
 // As users write it against "mcp-engine/peer" (the index re-exports the interfaces).
 declare module "../../lib/peer/index.js" {

@@ -15,7 +15,7 @@ import {
 } from "../../lib/peer/index.js";
 import { createHttpHandler } from "../../lib/http-server/index.js";
 import type { CallToolResult } from "../../lib/types/index.js";
-import { track } from "../peer-harness.js";
+import { track } from "../support/peer-harness.js";
 
 const CLIENT = { name: "in-memory-test", version: "1.0.0" };
 const ok = (text: string): CallToolResult => ({ content: [{ type: "text", text }] });

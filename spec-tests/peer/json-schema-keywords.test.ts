@@ -13,7 +13,7 @@ import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator
 import { Server } from "../../lib/peer/server/server.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import type { CallToolResult } from "../../lib/index.js";
-import { Pair, SECRET, SERVER_INFO } from "../peer-harness.js";
+import { Pair, SECRET, SERVER_INFO } from "../support/peer-harness.js";
 
 test("an unknown keyword is refused with its JSON pointer location (issue 11 item 13)", () => {
   const cases: Array<[unknown, string, string]> = [

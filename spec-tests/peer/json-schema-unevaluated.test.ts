@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { validateJsonSchema } from "../../lib/json-schema/validator.js";
-import { testRows, type Row } from "../json-schema-rows.js";
+import { testRows, type Row } from "../support/json-schema-rows.js";
 
 const EXTRA = /unexpected property "(\w+)" \(unevaluatedProperties is false/;
 const EXTRA_ITEM = /unexpected item \d+ \(unevaluatedItems is false/;

@@ -16,7 +16,7 @@ import {
 } from "../../lib/peer/index.js";
 import { DeadlineRing } from "../../lib/peer/client/default-deadlines.js";
 import type { CallToolResult } from "../../lib/types/index.js";
-import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
+import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../support/peer-harness.js";
 
 const DONE: CallToolResult = { content: [{ type: "text", text: "done" }] };
 

@@ -4,7 +4,7 @@
 // still working while queued), tool names and schemas checked at server.tool(), and handler
 // signals that are the runtime's AbortSignal (so fetch stops when the client cancels).
 //
-// In-process cases run on the fake clock of peer-harness.ts; the fetch case uses a real local
+// In-process cases run on the fake clock of support/peer-harness.ts; the fetch case uses a real local
 // HTTP server and waits only for events, each bounded by withTimeout.
 
 import { test } from "node:test";
@@ -19,8 +19,8 @@ import {
   RequestTimeoutError,
   Server,
 } from "../../lib/peer/index.js";
-import { Pair, SECRET, SERVER_INFO, track, type PairOptions } from "../peer-harness.js";
-import { withTimeout } from "../support.js";
+import { Pair, SECRET, SERVER_INFO, track, type PairOptions } from "../support/peer-harness.js";
+import { withTimeout } from "../support/helpers.js";
 
 const OK: CallToolResult = { content: [{ type: "text", text: "ok" }] };
 

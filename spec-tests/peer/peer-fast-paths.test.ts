@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client, Server, validateJsonSchema, type PeerHost } from "../../lib/peer/index.js";
-import { lines } from "../peer-harness.js";
+import { lines } from "../support/peer-harness.js";
 import { acceptsEveryObject } from "../../lib/json-schema/validator.js";
 import { argumentsValidator } from "../../lib/peer/server/registration.js";
 

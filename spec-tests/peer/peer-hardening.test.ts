@@ -11,7 +11,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
 import { McpError, ProtocolMisuseError, Server, type ServerOptions, type ServerSession } from "../../lib/peer/index.js";
-import { FakeClock, FakeHost, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines } from "../peer-harness.js";
+import { FakeClock, FakeHost, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines } from "../support/peer-harness.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 type Message = Record<string, unknown>;

@@ -1,12 +1,12 @@
 // The peer layer under 2026-07-28 ("modern" era), in process: a Client and a Server joined by
-// fake PeerHosts on a fake clock (spec-tests/peer-harness.ts). Covers connect() and its era
+// fake PeerHosts on a fake clock (spec-tests/support/peer-harness.ts). Covers connect() and its era
 // choice (the server/discover probe, the fallback to initialize, the cases that must not fall
 // back), multi round-trip requests (input_required rounds fulfilled by the client's handlers,
 // their bounds, -32601 and -32021; handlers' own input_required results via ctx.inputRequired), requestState sealed end to end, per-request logging, and
 // subscriptions/listen through the peer layer.
 //
 // Nothing waits on real time except the WebCrypto of RequestStateSealer, which runs off the
-// main thread: those awaits are bounded by `withTimeout()` (support.ts).
+// main thread: those awaits are bounded by `withTimeout()` (support/helpers.ts).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -32,8 +32,8 @@ import {
   lines,
   track,
   type PairOptions,
-} from "../peer-harness.js";
-import { mcpError, rejection, withTimeout } from "../support.js";
+} from "../support/peer-harness.js";
+import { mcpError, rejection, withTimeout } from "../support/helpers.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 const META_VERSION = "io.modelcontextprotocol/protocolVersion";

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { CallToolResult } from "../../lib/index.js";
 import { McpError, Server, type ServerOptions, type ServerSession } from "../../lib/peer/index.js";
-import { FakeClock, FakeHost, SECRET, SERVER_INFO, lines } from "../peer-harness.js";
+import { FakeClock, FakeHost, SECRET, SERVER_INFO, lines } from "../support/peer-harness.js";
 
 type Message = Record<string, unknown>;
 

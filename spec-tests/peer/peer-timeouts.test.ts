@@ -15,7 +15,7 @@ import {
   type HandlerContext,
 } from "../../lib/peer/index.js";
 import type { CallToolResult } from "../../lib/types/index.js";
-import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
+import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../support/peer-harness.js";
 
 interface SlowCall {
   readonly ctx: HandlerContext;

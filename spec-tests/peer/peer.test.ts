@@ -1,5 +1,5 @@
 // The peer layer in process (lib/peer): a Client and a Server joined by fake PeerHosts on a
-// fake clock (spec-tests/peer-harness.ts). Covers connect() and its failures, the typed
+// fake clock (spec-tests/support/peer-harness.ts). Covers connect() and its failures, the typed
 // helpers (pagination, tools, resources and templates, subscriptions, prompts, completion,
 // logging), tool failures as isError results, capabilities derived from registrations,
 // list_changed, handler concurrency and its limit, server → client requests, close(), the
@@ -39,8 +39,8 @@ import {
   lines,
   track,
   type PairOptions,
-} from "../peer-harness.js";
-import { mcpError, rejection } from "../support.js";
+} from "../support/peer-harness.js";
+import { mcpError, rejection } from "../support/helpers.js";
 
 async function connected(options: PairOptions = {}): Promise<Pair> {
   const pair = new Pair(options);

@@ -13,8 +13,8 @@ import { InputRequiredSignal } from "../../lib/peer/server/input-rounds.js";
 import { stateBody } from "../../lib/peer/server/request-state.js";
 import { base64urlEncode } from "../../lib/codec/pagination.js";
 import { hmacSha256 } from "../../lib/codec/sha256.js";
-import { Pair, SERVER_INFO, type PairOptions } from "../peer-harness.js";
-import { mcpError, rejection } from "../support.js";
+import { Pair, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
+import { mcpError, rejection } from "../support/helpers.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 const ROUNDS_SECRET = new Uint8Array(32).fill(9);

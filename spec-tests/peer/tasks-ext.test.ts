@@ -1,4 +1,4 @@
-// Task round trips in process (spec-tests/peer-harness.ts, a fake clock): the 2026-07-28
+// Task round trips in process (spec-tests/support/peer-harness.ts, a fake clock): the 2026-07-28
 // tasks extension between our Client and our Server (completion, tool errors, failure,
 // cancellation from either side, input mid-task over several rounds, expiry, unknown and
 // expired ids, a client that did not declare the extension, notifications/tasks on a listen
@@ -19,8 +19,8 @@ import {
   type HandlerContext,
   type TaskInfo,
 } from "../../lib/peer/index.js";
-import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../peer-harness.js";
-import { rejection } from "../support.js";
+import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../support/peer-harness.js";
+import { rejection } from "../support/helpers.js";
 import { httpHeaderProblem } from "../../lib/http/headers.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];

@@ -2,7 +2,7 @@
 // zod v4 or valibot schema lists the JSON Schema its library produced (or the one given in
 // jsonSchema), with defaulted fields not required; the schema validates each call, applies its
 // defaults, and reports problems with their paths; an outputSchema checks structuredContent.
-// The type-level side is spec-tests/types-schemas.ts.
+// The type-level side is spec-tests/peer/types-schemas.ts.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,8 +10,8 @@ import * as v from "valibot";
 import * as z from "zod";
 import { ErrorCode, type CallToolResult } from "../../lib/index.js";
 import { Server, standardJsonSchema, withoutDefaultsRequired, type StandardSchemaV1 } from "../../lib/peer/index.js";
-import { Pair, SERVER_INFO, type PairOptions } from "../peer-harness.js";
-import { mcpError } from "../support.js";
+import { Pair, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
+import { mcpError } from "../support/helpers.js";
 
 async function connected(options: PairOptions): Promise<Pair> {
   const pair = new Pair(options);

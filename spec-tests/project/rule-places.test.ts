@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseRules } from "../rules-inventory.js";
+import { parseRules } from "../support/rules-inventory.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const text = readFileSync(join(root, "RULES.md"), "utf8");

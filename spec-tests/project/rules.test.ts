@@ -21,7 +21,7 @@ import {
   resolveOld,
   usesOf,
   type RenameMap,
-} from "../rules-inventory.js";
+} from "../support/rules-inventory.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const rulesText = readFileSync(join(root, "RULES.md"), "utf8");

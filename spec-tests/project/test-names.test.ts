@@ -3,7 +3,7 @@
 // every id a test name cites anywhere under spec-tests/ has a RULES.md entry, and that in the
 // folders below at least the share BARS sets of the test names cite one. It prints the figures.
 //
-// Names are read from the sources (spec-tests/test-names.ts): one declaration is one name. The
+// Names are read from the sources (spec-tests/support/test-names.ts): one declaration is one name. The
 // corpus's replay tests are named by fixtureTestName from each fixture's header, so that folder
 // counts one name per fixture. A name that opens with a placeholder (`${c.rule}: …`) counts as
 // citing only where DYNAMIC says where its ids come from.
@@ -13,9 +13,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseFixture } from "../replayer.js";
-import { listFiles, parseRules } from "../rules-inventory.js";
-import { fixtureTestName, leadingIds, testNames, unknownIds } from "../test-names.js";
+import { parseFixture } from "../support/replayer.js";
+import { listFiles, parseRules } from "../support/rules-inventory.js";
+import { fixtureTestName, leadingIds, testNames, unknownIds } from "../support/test-names.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const specTests = join(root, "spec-tests");

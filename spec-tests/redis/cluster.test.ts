@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TASKS_EXTENSION } from "../../lib/rules/negotiated-extensions.js";
 import { META_SUBSCRIPTION_ID } from "../../lib/rules/modern.js";
-import type { FetchResponse } from "../support.js";
+import type { FetchResponse } from "../support/helpers.js";
 import {
   NODE_SCRIPT,
   SseReader,

@@ -13,7 +13,7 @@
 // Error messages are built from these same literals (`[rule] expected ...; got ...`), so the
 // literals cover them.
 //
-// Run after `npm run build`: `node dist/spec-tests/rules-inventory.js [root]` prints the
+// Run after `npm run build`: `node dist/spec-tests/support/rules-inventory.js [root]` prints the
 // inventory (id, count, files; `--all` lists every file) and the outside citations
 // (`--refs` lists each line).
 

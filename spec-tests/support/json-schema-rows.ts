@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkSchema, validateJsonSchema } from "../lib/json-schema/validator.js";
+import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator.js";
 
 export interface Row {
   name: string;
