@@ -1,5 +1,5 @@
 // A well-behaved client's ping against the HTTP host (the reference server in a child
-// process, maxSessions 100, 1 MiB bodies), idle and then while the host takes issue 10's
+// process, maxSessions 100, 1 MiB bodies), idle and then while the host takes an
 // attack: 20,000 bogus initialize POSTs pipelined over 8 keep-alive sockets (50 in flight
 // each), then 1,000 valid initializes beyond the session cap, with endless chunked bodies
 // meanwhile. Prints the ping medians (and their ratio), the attack's rate and the server's

@@ -87,7 +87,7 @@ test("unknown options, bad values and misplaced words are refused with a reason"
 });
 
 test("`mcp-engine client --timeout` with a bad flag: the usage on stderr, exit 2, nothing spawned", async () => {
-  // The defect: `--timeout` used to be spawned as the server command (spawn --timeout ENOENT).
+  // `--timeout` without its value is an option error, never taken for the server command (spawn --timeout ENOENT).
   for (const args of [
     ["client", "--bogus", "--", process.execPath, MAIN, "serve"],
     ["client", "--timeout", "--", process.execPath, MAIN, "serve"],

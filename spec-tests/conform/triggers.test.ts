@@ -1,7 +1,7 @@
 // Host commands through the trigger tools: the annotator's derivation of a command's trigger
-// (spec-tests/tools/corpus-triggers.ts), the runner's translation of it (lib/cli/conform/triggers.ts:
-// the tools/call, the ids the implementation picks, what a refused command must not send),
-// and applicability through triggers (lib/cli/conform/fixtures.ts).
+// (spec-tests/tools/corpus-triggers.ts), the runner's translation of it
+// (lib/cli/conform/triggers.ts: the tools/call, the ids the implementation picks, what a refused
+// command must not send), and applicability through triggers (lib/cli/conform/fixtures.ts).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

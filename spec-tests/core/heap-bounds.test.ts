@@ -1,6 +1,6 @@
 // Memory stays within the configured limits under a peer that grows every table: a child
 // process (with --expose-gc) runs heap-probe.js and reports the heap growth after GC. CI runs
-// 100,000 messages per path; MCP_HEAP_PROBE_COUNT=1000000 runs the million.
+// 100,000 messages per path; MCP_HEAP_PROBE_COUNT=1000000 runs a million.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,8 +1,8 @@
-// Over a real child process (stdio), run with --unhandled-rejections=strict: hostile requests
-// and misbehaving handlers each get an answer, the process answers the next request, and it
-// exits 0 when its stdin ends (issue 10, defect 1 and "the peer layer never crashes its
-// process"). The requests are written as raw JSON text, so the 5,000-deep values never have
-// to be encoded on this side. Every wait is for an event, bounded by withTimeout.
+// Over a real child process (stdio), run with --unhandled-rejections=strict: hostile requests and
+// misbehaving handlers each get an answer, the process answers the next request, and it exits 0
+// when its stdin ends: the peer layer never crashes its process. The requests are written as raw
+// JSON text, so the 5,000-deep values never have to be encoded on this side. Every wait is for an
+// event, bounded by withTimeout.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,11 +1,11 @@
-// Defaults that must not break ordinary workloads, and registration that refuses what clients
-// would reject (issue 11 items 8, 14, 15): lists in one page unless the author asks for pages,
-// the client queueing past the engine's maxPendingOutbound (FIFO, with timeouts and aborts
-// still working while queued), tool names and schemas checked at server.tool(), and handler
-// signals that are the runtime's AbortSignal (so fetch stops when the client cancels).
+// Defaults that must not break ordinary workloads, and registration that refuses what clients would
+// reject: lists in one page unless the author asks for pages, the client queueing past the engine's
+// maxPendingOutbound (FIFO, with timeouts and aborts still working while queued), tool names and
+// schemas checked at server.tool(), and handler signals that are the runtime's AbortSignal (so
+// fetch stops when the client cancels).
 //
-// In-process cases run on the fake clock of support/peer-harness.ts; the fetch case uses a real local
-// HTTP server and waits only for events, each bounded by withTimeout.
+// In-process cases run on the fake clock of support/peer-harness.ts; the fetch case uses a real
+// local HTTP server and waits only for events, each bounded by withTimeout.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -30,7 +30,7 @@ async function connected(options: PairOptions = {}): Promise<Pair> {
   return pair;
 }
 
-// ── item 8b: one page unless the author asks for pages ──────────────────────────────────────
+// ── one page unless the author asks for pages ───────────────────────────────────────────────
 
 test("a default Server lists 120 tools, resources, templates and prompts in one page each (one round trip, no nextCursor)", async () => {
   const pair = await connected({
@@ -81,7 +81,7 @@ test("pageSize without paginationSecret is refused at construction, saying what 
   assert.equal(paged.paginator?.pageSize, 10);
 });
 
-// ── item 8c: the client queues past maxPendingOutbound ─────────────────────────────────────
+// ── the client queues past maxPendingOutbound ──────────────────────────────────────────────
 
 test("1,100 concurrent callTool against a default Server all succeed (the client queues past its 1,024 in flight)", async () => {
   const pair = await connected({ setup: (s) => s.tool("echo", {}, (args) => ({ content: [{ type: "text", text: String(args.i) }] })) });
@@ -198,7 +198,7 @@ test("close() rejects queued requests with ConnectionClosedError", async () => {
   assert.ok(second.error instanceof ConnectionClosedError);
 });
 
-// ── item 14: registration refuses what clients reject ───────────────────────────────────────
+// ── registration refuses what clients reject ────────────────────────────────────────────────
 
 test("server.tool refuses names outside [A-Za-z0-9_.-]{1,128}, naming the rule, the expectation and what it got", () => {
   const server = new Server({ info: SERVER_INFO });
@@ -277,7 +277,7 @@ test("a definition JSON cannot encode is refused at registration (it would fail 
   );
 });
 
-// ── item 15: handler signals abort fetch ────────────────────────────────────────────────────
+// ── handler signals abort fetch ─────────────────────────────────────────────────────────────
 
 test("ctx.signal is the runtime's AbortSignal: fetch on a slow server is aborted when the client cancels", async () => {
   let arrived: () => void = () => undefined;

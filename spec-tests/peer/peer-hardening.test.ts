@@ -1,4 +1,4 @@
-// The peer layer never crashes its process (issue 10): peer values too deep to encode, handler
+// The peer layer never crashes its process: peer values too deep to encode, handler
 // results JSON cannot encode (BigInt, cycles, throwing getters, deep nesting), handlers that
 // throw synchronously or asynchronously, and internal control flow the handler did not await.
 // Each case is driven against a ServerSession (or a Client) fed raw lines, so nothing on the
@@ -100,9 +100,9 @@ function assertError(message: Message | undefined, codes: readonly number[], pat
   assert.match(error.message, pattern);
 }
 
-// ── issue 10, defect 1: a deep value in inputResponses or in the carried answers ─────────────
+// ── a deep value in inputResponses or in the carried answers ─────────────────────────────────
 
-test("defect 1: a 5,000-deep value in inputResponses is answered -32602 and the session answers the next request", async () => {
+test("a 5,000-deep value in inputResponses is answered -32602 and the session answers the next request", async () => {
   const raw = new RawSession(elicitingServer);
   raw.callModern(1, "ask", `"inputResponses":{"other#0":${deepJson(5000)}}`);
   await raw.settle();
@@ -112,7 +112,7 @@ test("defect 1: a 5,000-deep value in inputResponses is answered -32602 and the 
   assert.deepEqual((raw.answer(2)?.result as Message | undefined)?.content, [{ type: "text", text: "echo" }]);
 });
 
-test("defect 1: a 5,000-deep value in an unsealed mcp-engine/answers requestState is answered -32602", async () => {
+test("a 5,000-deep value in an unsealed mcp-engine/answers requestState is answered -32602", async () => {
   const raw = new RawSession(elicitingServer);
   const state = JSON.stringify("mcp-engine/answers:" + `{"other#0":${deepJson(5000)}}`);
   raw.callModern(1, "ask", `"requestState":${state}`);
@@ -123,7 +123,7 @@ test("defect 1: a 5,000-deep value in an unsealed mcp-engine/answers requestStat
   assert.ok(raw.answer(2)?.result !== undefined);
 });
 
-test("defect 1: answers within the depth bound are carried to the next round as before", async () => {
+test("answers within the depth bound are carried to the next round", async () => {
   const raw = new RawSession(elicitingServer);
   raw.callModern(1, "ask", `"inputResponses":{"other#0":${deepJson(20)}}`);
   await raw.settle();

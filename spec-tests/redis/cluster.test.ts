@@ -1,4 +1,4 @@
-// Several real server processes on one real Redis behave as one MCP server (issue 16): the
+// Several real server processes on one real Redis behave as one MCP server: the
 // session era round robin, an elicitation answered on another node, an SSE stream resumed
 // on another node after its node was killed, a listen stream hearing a change made
 // elsewhere, a task steered from three nodes. The soak and the Redis restart are in

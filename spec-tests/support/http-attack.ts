@@ -83,7 +83,7 @@ export function postRequest(port: number, body: string, headers = ""): string {
   return `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${ACCEPT}\r\nContent-Type: application/json\r\n${headers}Content-Length: ${body.length}\r\n\r\n${body}`;
 }
 
-/** The bogus initializes of defect 10.4, in turn: a bare {method}, one refused -32602, one without id. */
+/** The bogus initializes the host must mint no session for, in turn: a bare {method}, one refused -32602, one without id. */
 export function bogusInitializeBodies(): string[] {
   return [
     JSON.stringify({ method: "initialize" }),

@@ -1,6 +1,6 @@
-// Helpers of the package tests (spec-tests/project/package-*.test.ts, guide-sdk-v1.test.ts): pack the built project the way
-// `npm publish` would, unpack it into a throwaway consumer project, and type-check code
-// there with the project's own TypeScript. Not a test file itself.
+// Helpers of the package tests (spec-tests/project/package-*.test.ts, guide-sdk-v1.test.ts): pack
+// the built project the way `npm publish` would, unpack it into a throwaway consumer project, and
+// type-check code there with the project's own TypeScript. Not a test file itself.
 //
 // Invariants:
 // - offline: `npm pack` reads only the work tree (scripts ignored, so a prepack build never
