@@ -134,7 +134,7 @@ function text(result: CallToolResult): string {
   return first !== undefined && first.type === "text" ? first.text : "";
 }
 
-test("tools/call: an argument unevaluatedProperties refuses is an isError result naming it; the handler is not called", async () => {
+test("TL-01: tools/call: an argument unevaluatedProperties refuses is an isError result naming it; the handler is not called", async () => {
   let calls = 0;
   const pair = new Pair({
     setup: (s) =>

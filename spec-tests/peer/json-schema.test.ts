@@ -509,7 +509,7 @@ test("unresolvable, non-local and malformed references are schema errors", () =>
 // ---------------------------------------------------------------------------------------
 // Dialects.
 
-test("dialects: 2020-12 and draft-07 are accepted, $ref siblings apply only in 2020-12, others are refused", () => {
+test("J-01: dialects: 2020-12 and draft-07 are accepted, $ref siblings apply only in 2020-12, others are refused", () => {
   for (const uri of [
     "https://json-schema.org/draft/2020-12/schema",
     "https://json-schema.org/draft/2020-12/schema#",

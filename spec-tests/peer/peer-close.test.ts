@@ -24,7 +24,7 @@ import { OK, connected } from "../support/peer-helpers.js";
 
 // ── close ────────────────────────────────────────────────────────────────────────
 
-test("client.close(): pending requests reject with ConnectionClosedError; later requests reject; onClose runs once", async () => {
+test("S-01: client.close(): pending requests reject with ConnectionClosedError; later requests reject; onClose runs once", async () => {
   const closes: string[] = [];
   const pair = await connected({
     client: { onClose: (e) => closes.push(e.reason) },
@@ -46,7 +46,7 @@ test("client.close(): pending requests reject with ConnectionClosedError; later 
   assert.equal(late.message, "ping: connection closed (the session is closed)");
 });
 
-test("session.close(): running handlers see their signal abort; their late answers are not sent; EOF closes the client", async () => {
+test("S-01: session.close(): running handlers see their signal abort; their late answers are not sent; EOF closes the client", async () => {
   const signals: AbortSignalLike[] = [];
   const reasons: unknown[] = [];
   const resolvers: Array<(r: CallToolResult) => void> = [];
@@ -78,7 +78,7 @@ test("session.close(): running handlers see their signal abort; their late answe
   assert.ok(call.error instanceof ConnectionClosedError);
 });
 
-test("close with a server → client request in flight: it rejects with ConnectionClosedError; the client handler's signal aborts", async () => {
+test("S-01: close with a server → client request in flight: it rejects with ConnectionClosedError; the client handler's signal aborts", async () => {
   let outcome: ReturnType<typeof track> | undefined;
   let clientSignal: AbortSignalLike | undefined;
   const pair = await connected({
@@ -103,7 +103,7 @@ test("close with a server → client request in flight: it rejects with Connecti
   assert.equal((outcome?.error as Error).message, "sampling/createMessage: connection closed");
 });
 
-test("a request whose answer the server never sends is settled by close(); a late result after close is ignored", async () => {
+test("S-01: a request whose answer the server never sends is settled by close(); a late result after close is ignored", async () => {
   const pair = await connected({ setup: (s) => s.tool("hang", {}, () => new Promise<CallToolResult>(() => {})) });
   const call = track(pair.client.callTool("hang"));
   await pair.settle();
@@ -116,7 +116,7 @@ test("a request whose answer the server never sends is settled by close(); a lat
 
 // ── events the client passes on ──────────────────────────────────────────────────
 
-test("onDiagnostic sees violations; validateResults turns a malformed result into InvalidResultError", async () => {
+test("SCH-02, ID-04: onDiagnostic sees violations; validateResults turns a malformed result into InvalidResultError", async () => {
   const rules: string[] = [];
   const scripted = new ScriptedServer(
     (m) => {
@@ -140,7 +140,7 @@ test("onDiagnostic sees violations; validateResults turns a malformed result int
   assert.deepEqual(rules, ["violation:SCH-02", "violation:ID-04"]);
 });
 
-test("progress for a settled request is a diagnostic, not a callback", async () => {
+test("P-04: progress for a settled request is a diagnostic, not a callback", async () => {
   const rules: string[] = [];
   const seen: unknown[] = [];
   let ctx: HandlerContext | undefined;
@@ -167,7 +167,7 @@ test("progress for a settled request is a diagnostic, not a callback", async () 
   assert.deepEqual(rules, ["P-04"]);
 });
 
-test("client.request() with a custom method, and client.notify()", async () => {
+test("C-05, MT-02: client.request() with a custom method, and client.notify()", async () => {
   const pair = await connected({ client: { capabilities: { roots: { listChanged: true } } } });
   assert.deepEqual(await pair.client.request("ping"), {});
   pair.client.notify("notifications/roots/list_changed");
@@ -211,7 +211,7 @@ test("the typed errors: names, fields and messages", () => {
   assert.equal(new McpError(-5, "m").data, undefined);
 });
 
-test("session.request() on a closed session rejects with ConnectionClosedError", async () => {
+test("S-01: session.request() on a closed session rejects with ConnectionClosedError", async () => {
   const pair = await connected();
   pair.session.close();
   const error = await rejection(pair.session.request("ping", undefined));

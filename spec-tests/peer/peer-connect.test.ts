@@ -12,7 +12,7 @@ import { OK, connected } from "../support/peer-helpers.js";
 
 // ── connect() ────────────────────────────────────────────────────────────────────
 
-test("connect() resolves with the negotiated version, serverInfo, capabilities and instructions", async () => {
+test("L-03: connect() resolves with the negotiated version, serverInfo, capabilities and instructions", async () => {
   const pair = new Pair({ server: { instructions: "Call echo first." }, setup: (s) => s.tool("echo", {}, () => OK) });
   assert.equal(pair.client.server, undefined, "nothing known before connect");
   const result = await pair.connect();
@@ -28,14 +28,14 @@ test("connect() resolves with the negotiated version, serverInfo, capabilities a
   assert.equal(pair.session.engine.phase, "operating");
 });
 
-test("connect() without instructions, and with an older version offered by the client", async () => {
+test("V-02, L-03: connect() without instructions, and with an older version offered by the client", async () => {
   const pair = await connected({ client: { versions: ["2025-03-26"], capabilities: { roots: {} } } });
   assert.equal(pair.client.server?.version, "2025-03-26");
   assert.equal(pair.client.server?.instructions, undefined);
   assert.deepEqual(pair.session.clientCapabilities, { roots: {} });
 });
 
-test("connect() rejects when the server answers a version the client does not speak", async () => {
+test("V-04: connect() rejects when the server answers a version the client does not speak", async () => {
   const diagnostics: string[] = [];
   const closes: string[] = [];
   const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({}, "1999-01-01") : undefined), {
@@ -55,7 +55,7 @@ test("connect() rejects when the server answers a version the client does not sp
   assert.equal(scripted.host.messages("notifications/initialized").length, 0);
 });
 
-test("connect() rejects with the server's initialize error", async () => {
+test("L-03: connect() rejects with the server's initialize error", async () => {
   const scripted = new ScriptedServer(() => ({ error: { code: -32600, message: "not today", data: { retry: false } } }));
   const error = await mcpError(scripted.client.connect(), -32600);
   assert.equal(error.message, "MCP error -32600: not today");
@@ -63,14 +63,14 @@ test("connect() rejects with the server's initialize error", async () => {
   assert.equal(scripted.client.engine.isClosed, true);
 });
 
-test("connect() rejects on a malformed initialize result", async () => {
+test("L-03: connect() rejects on a malformed initialize result", async () => {
   const scripted = new ScriptedServer(() => ({ result: { protocolVersion: "2025-11-25", capabilities: {} } }));
   const error = await rejection(scripted.client.connect());
   assert.ok(error instanceof ConnectionClosedError);
   assert.match(error.message, /serverInfo/);
 });
 
-test("close() and EOF during connect() reject it with ConnectionClosedError", async () => {
+test("S-01: close() and EOF during connect() reject it with ConnectionClosedError", async () => {
   const silent = new ScriptedServer(() => undefined);
   const p = track(silent.client.connect());
   await silent.settle();
@@ -87,7 +87,7 @@ test("close() and EOF during connect() reject it with ConnectionClosedError", as
   assert.ok(q.error instanceof ConnectionClosedError);
 });
 
-test("a second connect() rejects with ProtocolMisuseError naming the engine's rule (never the engine's LocalProtocolError)", async () => {
+test("L-01: a second connect() rejects with ProtocolMisuseError naming the engine's rule (never the engine's LocalProtocolError)", async () => {
   const pair = await connected();
   const error = await rejection(pair.client.connect());
   assert.ok(error instanceof ProtocolMisuseError && !(error instanceof LocalProtocolError), String(error));
@@ -95,7 +95,7 @@ test("a second connect() rejects with ProtocolMisuseError naming the engine's ru
   assert.ok((error as Error & { cause?: unknown }).cause instanceof LocalProtocolError);
 });
 
-test("requests before connect() reject with ProtocolMisuseError and send nothing", async () => {
+test("L-10: requests before connect() reject with ProtocolMisuseError and send nothing", async () => {
   const pair = new Pair({ setup: (s) => s.tool("echo", {}, () => OK) });
   const error = await rejection(pair.client.listTools());
   assert.ok(error instanceof ProtocolMisuseError && error.rule === "L-10", String(error));
@@ -104,7 +104,7 @@ test("requests before connect() reject with ProtocolMisuseError and send nothing
 
 // ── pagination ───────────────────────────────────────────────────────────────────
 
-test("listTools() follows nextCursor over several pages with a small pageSize", async () => {
+test("N-02, N-03: listTools() follows nextCursor over several pages with a small pageSize", async () => {
   const names = ["a", "b", "c", "d", "e"];
   const pair = await connected({
     server: { pageSize: 2 },
@@ -123,7 +123,7 @@ test("listTools() follows nextCursor over several pages with a small pageSize", 
   assert.notEqual((requests[1]?.params as { cursor: string }).cursor, (requests[2]?.params as { cursor: string }).cursor);
 });
 
-test("listResources(), listResourceTemplates() and listPrompts() paginate too", async () => {
+test("N-03: listResources(), listResourceTemplates() and listPrompts() paginate too", async () => {
   const pair = await connected({
     server: { pageSize: 2 },
     setup: (s) => {
@@ -168,7 +168,7 @@ test("a server that repeats a cursor makes listTools() reject instead of looping
   assert.equal(scripted.host.messages("tools/list").length, 2, "stopped at the first repeat");
 });
 
-test("a page without a list contributes nothing; a forged cursor is refused by the server (-32602)", async () => {
+test("N-05: a page without a list contributes nothing; a forged cursor is refused by the server (-32602)", async () => {
   const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({ prompts: {} }) : { result: {} }));
   const connecting = scripted.client.connect();
   await scripted.settle();

@@ -84,7 +84,7 @@ const INIT = {
 };
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
 
-test("Driver: commands issued while dispatching are flushed in order; re-entrant input is dispatched after, in engine order", () => {
+test("M-09: Driver: commands issued while dispatching are flushed in order; re-entrant input is dispatched after, in engine order", () => {
   const engine = serverEngine();
   const sent: unknown[] = [];
   const order: string[] = [];

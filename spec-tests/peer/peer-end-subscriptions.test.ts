@@ -12,7 +12,7 @@ import { Pair, track } from "../support/peer-harness.js";
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
-test("endSubscriptions answers each open listen with its final result; later changes reach none; a second call sends nothing", async () => {
+test("MOD-15: endSubscriptions answers each open listen with its final result; later changes reach none; a second call sends nothing", async () => {
   const pair = new Pair({
     server: { versions: ALL },
     client: { versions: ALL },

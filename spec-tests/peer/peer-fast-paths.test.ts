@@ -224,7 +224,7 @@ test("a tool whose JSON Schema accepts every object runs no validator per call; 
   assert.equal(acceptsEveryObject(hostile), false, "a throwing getter answers false");
 });
 
-test("tools/call: a schema that accepts every object takes any object's arguments; a narrower one still refuses", () => {
+test("TL-01, SCH-01: tools/call: a schema that accepts every object takes any object's arguments; a narrower one still refuses", () => {
   const server = new Server({ info: { name: "fast", version: "1.0.0" } });
   server.tool("open", { inputSchema: { type: "object", properties: {} } }, (args) => ({
     content: [{ type: "text", text: JSON.stringify(args) }],

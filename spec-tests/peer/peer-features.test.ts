@@ -48,7 +48,7 @@ test("readResource(): a static resource, and templates matched with their RFC 65
   ]);
 });
 
-test("a resource that is not found → McpError -32002 with data.uri", async () => {
+test("RS-02: a resource that is not found → McpError -32002 with data.uri", async () => {
   const pair = await connected({
     setup: (s) => s.resourceTemplate("users://{id}", { name: "u" }, (uri) => ({ contents: [{ uri, text: "" }] })),
   });
@@ -57,7 +57,7 @@ test("a resource that is not found → McpError -32002 with data.uri", async () 
   assert.match(error.message, /Resource not found: other:\/\/x/);
 });
 
-test("subscribe/unsubscribe: notifyResourceUpdated reaches only the sessions subscribed to that URI", async () => {
+test("C-04, L-12: subscribe/unsubscribe: notifyResourceUpdated reaches only the sessions subscribed to that URI", async () => {
   const setup = (s: Server): void => {
     s.resource("mem://a", { name: "a" }, (uri) => ({ contents: [{ uri, text: "a" }] }));
     s.resource("mem://b", { name: "b" }, (uri) => ({ contents: [{ uri, text: "b" }] }));
@@ -98,7 +98,7 @@ test("subscribe/unsubscribe: notifyResourceUpdated reaches only the sessions sub
 
 // ── prompts and completion ───────────────────────────────────────────────────────
 
-test("getPrompt(): arguments reach the handler; a missing required argument → -32602; an unknown prompt → -32602", async () => {
+test("PR-01, JR-02: getPrompt(): arguments reach the handler; a missing required argument → -32602; an unknown prompt → -32602", async () => {
   const pair = await connected({
     setup: (s) =>
       s.prompt("greet", { description: "Greets", arguments: [{ name: "name", required: true }, { name: "tone" }] }, (args) => ({
@@ -124,7 +124,7 @@ test("getPrompt(): arguments reach the handler; a missing required argument → 
   });
 });
 
-test("complete(): more than 100 candidates → 100 values, the total, hasMore true; context arguments reach the completer", async () => {
+test("CM-01: complete(): more than 100 candidates → 100 values, the total, hasMore true; context arguments reach the completer", async () => {
   const contexts: unknown[] = [];
   const pair = await connected({
     setup: (s) => {
@@ -187,7 +187,7 @@ test("complete(): a completer that throws is answered -32603 with its message", 
 
 // ── logging ──────────────────────────────────────────────────────────────────────
 
-test("setLoggingLevel(): ctx.log below the level is not delivered; at or above it is, with the logger", async () => {
+test("O-03: setLoggingLevel(): ctx.log below the level is not delivered; at or above it is, with the logger", async () => {
   const logs: unknown[] = [];
   let context: HandlerContext | undefined;
   const pair = await connected({
@@ -215,7 +215,7 @@ test("setLoggingLevel(): ctx.log below the level is not delivered; at or above i
   ]);
 });
 
-test("with logging: false the capability is not declared and ctx.log is a no-op", async () => {
+test("O-01, C-01: with logging: false the capability is not declared and ctx.log is a no-op", async () => {
   let context: HandlerContext | undefined;
   const pair = await connected({
     server: { logging: false },
@@ -238,7 +238,7 @@ test("with logging: false the capability is not declared and ctx.log is a no-op"
 
 // ── capabilities and list_changed ────────────────────────────────────────────────
 
-test("capabilities follow the registrations, merged with options.capabilities", () => {
+test("C-02: capabilities follow the registrations, merged with options.capabilities", () => {
   const bare = new Server({ info: SERVER_INFO, paginationSecret: SECRET });
   assert.deepEqual(bare.capabilities(), { logging: {} });
   assert.deepEqual(new Server({ info: SERVER_INFO, paginationSecret: SECRET, logging: false }).capabilities(), {});
@@ -263,7 +263,7 @@ test("capabilities follow the registrations, merged with options.capabilities", 
   assert.deepEqual(merged.capabilities(), { tools: { listChanged: false }, experimental: { x: {} }, logging: {} });
 });
 
-test("registering or removing after initialization sends list_changed (seen by onNotification); not before", async () => {
+test("L-12: registering or removing after initialization sends list_changed (seen by onNotification); not before", async () => {
   const pair = new Pair({
     setup: (s) => {
       s.tool("first", {}, () => OK);
@@ -303,7 +303,7 @@ test("registering or removing after initialization sends list_changed (seen by o
   );
 });
 
-test("list_changed is not sent for a kind the session did not declare; onNotification unsubscribes", async () => {
+test("C-04: list_changed is not sent for a kind the session did not declare; onNotification unsubscribes", async () => {
   const pair = await connected({ setup: (s) => s.tool("t", {}, () => OK) });
   const seen: string[] = [];
   const off = pair.client.onNotification("notifications/tools/list_changed", () => seen.push("a"));
@@ -323,7 +323,7 @@ test("list_changed is not sent for a kind the session did not declare; onNotific
   assert.equal(noTools.serverHost.messages("notifications/tools/list_changed").length, 0, "listChanged: false");
 });
 
-test("a completion reference of an unknown type is refused with -32602", async () => {
+test("JR-02: a completion reference of an unknown type is refused with -32602", async () => {
   const pair = await connected({ setup: (s) => s.prompt("p", {}, () => ({ messages: [] })) });
   await mcpError(
     pair.client.request("completion/complete" as string, { ref: { type: "ref/other", name: "p" }, argument: { name: "a", value: "" } }),

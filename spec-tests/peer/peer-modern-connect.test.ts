@@ -12,7 +12,7 @@ import { ALL, META_CAPS, META_VERSION, discoverAnswer, meta, modernPair, ok, par
 
 // ── connect(): the era ──────────────────────────────────────────────────────────────
 
-test('connect() era "auto" against a dual-era server: modern, with capabilities, serverInfo and instructions from server/discover', async () => {
+test('MOD-24, MOD-07: connect() era "auto" against a dual-era server: modern, with capabilities, serverInfo and instructions from server/discover', async () => {
   const pair = modernPair({ server: { instructions: "Use echo." }, setup: (s) => s.tool("echo", {}, () => ok("echo")) });
   const result = await pair.connect();
   assert.deepEqual(result, {
@@ -41,7 +41,7 @@ test('connect() era "auto" against a dual-era server: modern, with capabilities,
   assert.equal(meta(call)[META_VERSION], "2026-07-28");
 });
 
-test('connect() era "auto" against a session-only server: server/discover is refused (-32601), then initialize; era "session"', async () => {
+test('MOD-24: connect() era "auto" against a session-only server: server/discover is refused (-32601), then initialize; era "session"', async () => {
   const pair = new Pair({ client: { versions: ALL }, setup: (s) => s.tool("echo", {}, () => ok("echo")) });
   const result = await pair.connect();
   assert.equal(result.era, "session");
@@ -65,7 +65,7 @@ test('connect() era "auto" against a session-only server: server/discover is ref
   await pair.client.ping();
 });
 
-test('connect() era "auto" against a server that never answers the probe: falls back after probeTimeoutMs; the late answer does not confuse the new engine', async () => {
+test('MOD-24: connect() era "auto" against a server that never answers the probe: falls back after probeTimeoutMs; the late answer does not confuse the new engine', async () => {
   const diagnostics: string[] = [];
   const scripted = new ScriptedServer(
     (m) => {
@@ -118,7 +118,7 @@ test('connect() era "auto" against a server that never answers the probe: falls 
   );
 });
 
-test("connect(): a -32022 from a modern server naming no session version of ours rejects, without falling back", async () => {
+test("MOD-24, MOD-06: connect(): a -32022 from a modern server naming no session version of ours rejects, without falling back", async () => {
   for (const data of [{ supported: ["2099-01-01"], requested: "2026-07-28" }, { supported: [], requested: "2026-07-28" }, undefined]) {
     const scripted = new ScriptedServer(
       (m) =>
@@ -138,7 +138,7 @@ test("connect(): a -32022 from a modern server naming no session version of ours
   }
 });
 
-test("connect(): a -32022 that lists a session version we speak falls back to initialize", async () => {
+test("MOD-24, MOD-06: connect(): a -32022 that lists a session version we speak falls back to initialize", async () => {
   const scripted = new ScriptedServer(
     (m) =>
       m.method === "server/discover"
@@ -156,7 +156,7 @@ test("connect(): a -32022 that lists a session version we speak falls back to in
   assert.equal(scripted.received[1]?.id, 1);
 });
 
-test("connect(): a -32022 whose data.supported names a modern version of ours is retried once with it, with a new id (eras auto and modern)", async () => {
+test("MOD-06: connect(): a -32022 whose data.supported names a modern version of ours is retried once with it, with a new id (eras auto and modern)", async () => {
   for (const era of ["auto", "modern"] as const) {
     let discovers = 0;
     const refusal = {
@@ -203,7 +203,7 @@ test("connect(): a -32022 whose data.supported names a modern version of ours is
   }
 });
 
-test("connect(): a server that refuses the retry too gets no third server/discover: -32022 (auto falls back to initialize only for a session version it names)", async () => {
+test("MOD-06, MOD-24: connect(): a server that refuses the retry too gets no third server/discover: -32022 (auto falls back to initialize only for a session version it names)", async () => {
   const refuse = (supported: string[]) => ({
     error: { code: -32022, message: "Unsupported protocol version", data: { supported, requested: "2026-07-28" } },
   });
@@ -244,7 +244,7 @@ test("connect(): a server that refuses the retry too gets no third server/discov
   assert.equal(modernOnly.received.length, 2);
 });
 
-test('connect() era "session" never probes, even against a dual-era server', async () => {
+test('MOD-04: connect() era "session" never probes, even against a dual-era server', async () => {
   const pair = modernPair({ client: { era: "session" } });
   const result = await pair.connect();
   assert.equal(result.era, "session");
@@ -257,7 +257,7 @@ test('connect() era "session" never probes, even against a dual-era server', asy
   assert.equal(pair.session.engine.era, "session");
 });
 
-test('connect() era "modern" never initializes: against a session-only server it rejects with the probe\'s error', async () => {
+test('MOD-04: connect() era "modern" never initializes: against a session-only server it rejects with the probe\'s error', async () => {
   const pair = new Pair({ client: { versions: ALL, era: "modern" } });
   const error = await mcpError(pair.connect(), -32601);
   assert.match(
@@ -298,7 +298,7 @@ test('connect() era "modern" never initializes: against a session-only server it
   );
 });
 
-test("connect(): a modern-only client (versions 2026-07-28 only) probes by default and works against a modern-only server", async () => {
+test("MOD-07: connect(): a modern-only client (versions 2026-07-28 only) probes by default and works against a modern-only server", async () => {
   const pair = new Pair({
     server: { versions: ["2026-07-28"] },
     client: { versions: ["2026-07-28"] },
@@ -310,7 +310,7 @@ test("connect(): a modern-only client (versions 2026-07-28 only) probes by defau
   assert.equal(pair.clientHost.messages("initialize").length, 0);
 });
 
-test("connect(): a modern-only client against a session-only server rejects plainly instead of attempting initialize", async () => {
+test("MOD-24: connect(): a modern-only client against a session-only server rejects plainly instead of attempting initialize", async () => {
   const pair = new Pair({ client: { versions: ["2026-07-28"] } });
   const error = await mcpError(pair.connect(), -32601);
   assert.match(
@@ -336,7 +336,7 @@ test("connect(): a modern-only client against a session-only server rejects plai
   );
 });
 
-test("connect(): a transport that ends during the probe rejects with ConnectionClosedError, no fallback", async () => {
+test("S-01: connect(): a transport that ends during the probe rejects with ConnectionClosedError, no fallback", async () => {
   const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult() : undefined), {
     versions: ALL,
     probeTimeoutMs: 1000,

@@ -38,7 +38,7 @@ import {
 
 // ── multi round-trip requests ────────────────────────────────────────────────────────
 
-test("a tool that elicits, then samples, completes over three rounds with the client's handlers", async () => {
+test("MOD-09, MOD-10: a tool that elicits, then samples, completes over three rounds with the client's handlers", async () => {
   let runs = 0;
   const pair = await connectedModern({
     client: { capabilities: { elicitation: {}, sampling: {} } },
@@ -103,7 +103,7 @@ test("a tool that elicits, then samples, completes over three rounds with the cl
   assert.equal(answers[3]?.resultType, "complete");
 });
 
-test("the retry echoes requestState exactly when the server sent one, and never otherwise; inputResponses carry the IRR's keys", async () => {
+test("MOD-10: the retry echoes requestState exactly when the server sent one, and never otherwise; inputResponses carry the IRR's keys", async () => {
   const seen: Array<{ requestState: unknown; inputResponses: unknown }> = [];
   const pair = await connectedModern({
     client: { capabilities: { elicitation: {}, roots: {} } },
@@ -237,7 +237,7 @@ test("an input request the client has no handler for rejects the call locally (I
   assert.equal(pair.clientHost.messages("tools/call").length, 1);
 });
 
-test("an input request of a kind the request did not declare: -32021 with data.requiredCapabilities", async () => {
+test("MOD-02: an input request of a kind the request did not declare: -32021 with data.requiredCapabilities", async () => {
   const pair = await connectedModern({
     setup: (s) => {
       s.tool("ask", {}, async (_args, ctx) => {
@@ -259,7 +259,7 @@ test("an input request of a kind the request did not declare: -32021 with data.r
   assert.equal(pair.clientHost.messages("tools/call").length, 2, "no retry");
 });
 
-test("prompts/get and resources/read can go input_required too", async () => {
+test("MOD-10: prompts/get and resources/read can go input_required too", async () => {
   const pair = await connectedModern({
     client: { capabilities: { roots: {}, elicitation: {} } },
     setup: (s) => {
@@ -288,7 +288,7 @@ test("prompts/get and resources/read can go input_required too", async () => {
   assert.deepEqual(Object.keys(params(pair.clientHost.messages("resources/read")[1]).inputResponses as Message), ["elicitation/create#0"]);
 });
 
-test("ctx.inputRequired: the handler's own keys and requestState go out as given; the retry's handler reads the answers and the state", async () => {
+test("MOD-10: ctx.inputRequired: the handler's own keys and requestState go out as given; the retry's handler reads the answers and the state", async () => {
   const seen: Array<{ requestState: unknown; inputResponses: unknown }> = [];
   const pair = await connectedModern({
     client: { capabilities: { elicitation: {}, sampling: {}, roots: {} } },
@@ -347,7 +347,7 @@ test("ctx.inputRequired: the handler's own keys and requestState go out as given
   assert.equal("requestState" in params(gets[1]), false);
 });
 
-test("ctx.inputRequired asking for a kind the request did not declare: -32021 naming it; in the session era it is a tool error", async () => {
+test("MOD-02: ctx.inputRequired asking for a kind the request did not declare: -32021 naming it; in the session era it is a tool error", async () => {
   const register = (s: import("../../lib/peer/index.js").Server): void => {
     s.tool("roots-please", {}, (_args, ctx) => ctx.inputRequired({ where: { method: "roots/list" } }));
   };
@@ -392,7 +392,7 @@ test("aborting a call while the client's handler is answering an input request: 
 
 // ── requestState, sealed end to end ─────────────────────────────────────────────────
 
-test("requestState sealed by the handler (RequestStateSealer) is opened on the retry; tampered, expired and replayed states are refused", async () => {
+test("MOD-10: requestState sealed by the handler (RequestStateSealer) is opened on the retry; tampered, expired and replayed states are refused", async () => {
   const sealer = new RequestStateSealer({ secret: new Uint8Array(32).fill(9), ttlMs: 1000 });
   const refusals: string[] = [];
   let clock: { now: number } = { now: 0 };
@@ -471,7 +471,7 @@ test("requestState sealed by the handler (RequestStateSealer) is opened on the r
 
 // ── logging ─────────────────────────────────────────────────────────────────────────
 
-test("logging: the client's logLevel travels in every request's _meta; messages below it are not delivered", async () => {
+test("MOD-01, MOD-03: logging: the client's logLevel travels in every request's _meta; messages below it are not delivered", async () => {
   const logger = (s: import("../../lib/peer/index.js").Server): void => {
     s.tool("chatty", {}, (_args, ctx) => {
       for (const level of ["debug", "info", "notice", "warning", "error", "emergency"] as const) ctx.log(level, `${level} message`);
@@ -500,7 +500,7 @@ test("logging: the client's logLevel travels in every request's _meta; messages 
   for (const request of quiet.clientHost.sent.filter((m) => m.id !== undefined)) assert.equal(META_LOG_LEVEL in meta(request), false);
 });
 
-test("logging: ctx.log after the handler answered is dropped quietly, not thrown into the handler's code", async () => {
+test("MOD-03: logging: ctx.log after the handler answered is dropped quietly, not thrown into the handler's code", async () => {
   let captured: HandlerContext | undefined;
   const pair = await connectedModern({
     client: { logLevel: "debug" },
@@ -521,7 +521,7 @@ test("logging: ctx.log after the handler answered is dropped quietly, not thrown
 
 // ── subscriptions/listen ────────────────────────────────────────────────────────────
 
-test("subscriptions/listen through the peer layer: acknowledged, list_changed tagged with the subscription id, cancelled by the signal", async () => {
+test("MOD-14, MOD-15: subscriptions/listen through the peer layer: acknowledged, list_changed tagged with the subscription id, cancelled by the signal", async () => {
   const pair = await connectedModern({ setup: (s) => s.tool("first", {}, () => ok("1")) });
   const acks: unknown[] = [];
   const changes: unknown[] = [];
@@ -568,7 +568,7 @@ test("subscriptions/listen through the peer layer: acknowledged, list_changed ta
   assert.equal(changes.length, 1);
 });
 
-test("subscriptions/listen: several subscriptions each get their own tagged notification; a session-era client's list_changed is untagged", async () => {
+test("MOD-14: subscriptions/listen: several subscriptions each get their own tagged notification; a session-era client's list_changed is untagged", async () => {
   const pair = await connectedModern({ setup: (s) => s.tool("first", {}, () => ok("1")) });
   const changes: unknown[] = [];
   pair.client.onNotification("notifications/tools/list_changed", (p) =>

@@ -12,7 +12,7 @@ import { OK, connected, text } from "../support/peer-helpers.js";
 
 // ── concurrency ──────────────────────────────────────────────────────────────────
 
-test("handlers run concurrently: a never-settling handler delays neither ping nor another call", async () => {
+test("G-02: handlers run concurrently: a never-settling handler delays neither ping nor another call", async () => {
   let started = 0;
   const pair = await connected({
     setup: (s) => {
@@ -31,7 +31,7 @@ test("handlers run concurrently: a never-settling handler delays neither ping no
   assert.equal(hung.state, "pending");
 });
 
-test("maxConcurrentHandlers 2: the third and fourth calls wait their turn in order (no -32603), and run as slots free", async () => {
+test("LIM-02: maxConcurrentHandlers 2: the third and fourth calls wait their turn in order (no -32603), and run as slots free", async () => {
   const started: string[] = [];
   const resolvers = new Map<string, (r: CallToolResult) => void>();
   const pair = await connected({
@@ -67,7 +67,7 @@ test("maxConcurrentHandlers 2: the third and fourth calls wait their turn in ord
   );
 });
 
-test("maxConcurrentHandlers 1: a request cancelled while waiting is removed and never runs; the next one does", async () => {
+test("X-04: maxConcurrentHandlers 1: a request cancelled while waiting is removed and never runs; the next one does", async () => {
   const started: string[] = [];
   const resolvers = new Map<string, (r: CallToolResult) => void>();
   const pair = await connected({
@@ -98,7 +98,7 @@ test("maxConcurrentHandlers 1: a request cancelled while waiting is removed and 
   assert.equal(c.state, "resolved");
 });
 
-test("the waiting queue is bounded by limits.maxPendingInbound: past it the engine refuses at once", async () => {
+test("LIM-02: the waiting queue is bounded by limits.maxPendingInbound: past it the engine refuses at once", async () => {
   const pair = await connected({
     server: { maxConcurrentHandlers: 1, limits: { maxPendingInbound: 3 } },
     setup: (s) => s.tool("hold", {}, () => new Promise<CallToolResult>(() => undefined)),
@@ -141,7 +141,7 @@ test("ctx.createMessage, ctx.elicit and ctx.listRoots reach the client's handler
   assert.deepEqual(contexts, [pair.serverHost.messages("sampling/createMessage")[0]?.id]);
 });
 
-test("a server request without a client handler → McpError -32601; a throwing handler → -32603; McpError keeps its code", async () => {
+test("JR-01: a server request without a client handler → McpError -32601; a throwing handler → -32603; McpError keeps its code", async () => {
   const outcomes: unknown[] = [];
   const pair = await connected({
     client: { capabilities: { sampling: {}, elicitation: {}, roots: {} } },
@@ -182,7 +182,7 @@ test("a server request without a client handler → McpError -32601; a throwing 
   assert.deepEqual(roots.data, { why: "policy" });
 });
 
-test("a client handler's McpError: kept when thrown synchronously too; one the protocol refuses is answered -32603 (never left hanging)", async () => {
+test("E-01, JR-01: a client handler's McpError: kept when thrown synchronously too; one the protocol refuses is answered -32603 (never left hanging)", async () => {
   const outcomes: unknown[] = [];
   const unhandled: unknown[] = [];
   const pair = await connected({
@@ -227,7 +227,7 @@ test("a client handler's McpError: kept when thrown synchronously too; one the p
   assert.deepEqual(unhandled, []);
 });
 
-test("a client handler's result the protocol forbids (a non-file root) or that is not an object → -32603; async throws → -32603", async () => {
+test("RT-01, M-04: a client handler's result the protocol forbids (a non-file root) or that is not an object → -32603; async throws → -32603", async () => {
   const outcomes: unknown[] = [];
   const pair = await connected({
     client: { capabilities: { roots: {}, sampling: {} } },
@@ -257,7 +257,7 @@ test("a client handler's result the protocol forbids (a non-file root) or that i
   assert.equal(outcomes[1].message, "MCP error -32603: model unavailable");
 });
 
-test("a server request to a client without the capability: the ctx call rejects with ProtocolMisuseError, nothing is sent", async () => {
+test("C-01: a server request to a client without the capability: the ctx call rejects with ProtocolMisuseError, nothing is sent", async () => {
   let error: unknown;
   const pair = await connected({
     setup: (s) =>
@@ -275,12 +275,12 @@ test("a server request to a client without the capability: the ctx call rejects 
   assert.equal(pair.serverHost.messages("sampling/createMessage").length, 0);
 });
 
-test("the server can ping the client through session.request", async () => {
+test("G-01: the server can ping the client through session.request", async () => {
   const pair = await connected();
   assert.deepEqual(await Promise.all([pair.session.request("ping", undefined), pair.settle()]).then(([r]) => r), {});
 });
 
-test("a server request aborted by the server: the client handler's signal aborts and its late answer is not sent", async () => {
+test("X-04: a server request aborted by the server: the client handler's signal aborts and its late answer is not sent", async () => {
   let clientSignal: AbortSignalLike | undefined;
   let resolveClient: ((r: { roots: [] }) => void) | undefined;
   const controller = new PeerAbortController();
@@ -319,7 +319,7 @@ test("a request the engine lets through but the server does not serve is answere
   assert.match(error.message, /Method not served: tasks\/list/);
 });
 
-test("a server request aborted with a text reason cancels it with that reason (the client reads why)", async () => {
+test("X-08: a server request aborted with a text reason cancels it with that reason (the client reads why)", async () => {
   const controller = new PeerAbortController();
   let outcome: unknown;
   const pair = await connected({

@@ -39,14 +39,14 @@ test("callTool() passes arguments to the handler and returns its result; without
   });
 });
 
-test("an unknown tool is a protocol error -32602 with the name", async () => {
+test("TL-02: an unknown tool is a protocol error -32602 with the name", async () => {
   const pair = await connected({ setup: (s) => s.tool("echo", {}, () => OK) });
   const error = await mcpError(pair.client.callTool("nope"), -32602);
   assert.equal(error.message, "MCP error -32602: Unknown tool: nope");
   assert.deepEqual(error.data, { name: "nope" });
 });
 
-test("JSON Schema input validation failure → isError result naming the path, without a stack trace; the handler is not called", async () => {
+test("TL-01: JSON Schema input validation failure → isError result naming the path, without a stack trace; the handler is not called", async () => {
   let calls = 0;
   const pair = await connected({
     setup: (s) =>
@@ -69,7 +69,7 @@ test("JSON Schema input validation failure → isError result naming the path, w
   assert.equal(calls, 1);
 });
 
-test("a function validator: its message on failure, its value replaces the arguments on success", async () => {
+test("TL-01: a function validator: its message on failure, its value replaces the arguments on success", async () => {
   const received: unknown[] = [];
   const pair = await connected({
     setup: (s) =>
@@ -97,7 +97,7 @@ test("a function validator: its message on failure, its value replaces the argum
   assert.deepEqual(received, [{ n: 8 }]);
 });
 
-test("a Standard Schema validator: issues with paths become the message; its output value reaches the handler", async () => {
+test("TL-01: a Standard Schema validator: issues with paths become the message; its output value reaches the handler", async () => {
   const received: unknown[] = [];
   const schema: StandardSchemaV1<{ n: number }> = {
     "~standard": {
@@ -127,7 +127,7 @@ test("a Standard Schema validator: issues with paths become the message; its out
   assert.deepEqual((await pair.client.listTools())[0]?.inputSchema, { type: "object" });
 });
 
-test("a handler that throws → isError result with the message only (sync, async, non-Error values)", async () => {
+test("TL-01: a handler that throws → isError result with the message only (sync, async, non-Error values)", async () => {
   const pair = await connected({
     setup: (s) => {
       s.tool("sync", {}, () => {
@@ -154,7 +154,7 @@ test("a handler that throws → isError result with the message only (sync, asyn
   assert.equal(text(await pair.client.callTool("string")), "plain words");
 });
 
-test("a handler that throws McpError → that JSON-RPC error, message without the prefix, data kept", async () => {
+test("M-05: a handler that throws McpError → that JSON-RPC error, message without the prefix, data kept", async () => {
   const pair = await connected({
     setup: (s) =>
       s.tool("guarded", {}, () => {
@@ -168,7 +168,7 @@ test("a handler that throws McpError → that JSON-RPC error, message without th
   assert.deepEqual(wire.error, { code: -32001, message: "quota exceeded", data: { limit: 10 } });
 });
 
-test("outputSchema: a mismatch becomes an isError result; a match passes; isError results are not checked", async () => {
+test("TL-01: outputSchema: a mismatch becomes an isError result; a match passes; isError results are not checked", async () => {
   const outputSchema = { type: "object" as const, properties: { sum: { type: "number" } }, required: ["sum"] };
   const pair = await connected({
     setup: (s) => {
@@ -190,12 +190,12 @@ test("outputSchema: a mismatch becomes an isError result; a match passes; isErro
   assert.deepEqual((await pair.client.listTools())[0]?.outputSchema, outputSchema);
 });
 
-test("a handler result that is not an object is answered -32603", async () => {
+test("M-04: a handler result that is not an object is answered -32603", async () => {
   const pair = await connected({ setup: (s) => s.tool("broken", {}, () => null as unknown as CallToolResult) });
   await mcpError(pair.client.callTool("broken"), -32603);
 });
 
-test("a tool's McpError that the protocol refuses is answered -32603 with its message", async () => {
+test("E-01, M-05: a tool's McpError that the protocol refuses is answered -32603 with its message", async () => {
   const pair = await connected({
     setup: (s) => {
       s.tool("url", {}, () => {

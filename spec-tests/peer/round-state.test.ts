@@ -102,7 +102,7 @@ async function interceptedLink(
   return { client, clock };
 }
 
-test("2026-07-28 re-runs the handler on each input round: a side effect before ctx.elicit() without once repeats", async () => {
+test("MOD-10: 2026-07-28 re-runs the handler on each input round: a side effect before ctx.elicit() without once repeats", async () => {
   const { counts, setup } = orderTool(false);
   const pair = await connected("modern", { setup });
   pair.client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { ok: true } }));
@@ -110,7 +110,7 @@ test("2026-07-28 re-runs the handler on each input round: a side effect before c
   assert.deepEqual(counts, { runs: 3, charges: 3 });
 });
 
-test("2026-07-28 with inputRounds: a side effect through ctx.once before ctx.elicit() runs once over three rounds, its value carried sealed", async () => {
+test("MOD-10: 2026-07-28 with inputRounds: a side effect through ctx.once before ctx.elicit() runs once over three rounds, its value carried sealed", async () => {
   const { counts, setup } = orderTool(true);
   const pair = await connected("modern", { setup, server: { inputRounds: { secret: ROUNDS_SECRET } } });
   pair.client.setRequestHandler("elicitation/create", (p) => ({ action: "accept", content: { ok: p.message === "Ship now?" } }));

@@ -22,7 +22,7 @@ const specTests = join(root, "spec-tests");
 const rules = parseRules(readFileSync(join(root, "RULES.md"), "utf8"));
 
 /** The least share of test names citing an id, per folder: each folder's share rounded down, so it cannot slip back (raise a bar when a share rises). */
-const BARS: Readonly<Record<string, number>> = { core: 0.8, http: 0.9, auth: 0.95, cli: 0.65, corpus: 0.95 };
+const BARS: Readonly<Record<string, number>> = { core: 0.8, http: 0.9, auth: 0.95, cli: 0.65, corpus: 0.95, peer: 0.55 };
 
 /** Names that open with a placeholder yet cite an id, and where that id comes from. */
 const DYNAMIC: Readonly<Record<string, string>> = {
@@ -96,7 +96,7 @@ test("the check fails on a name citing an unknown id, wherever in the name it st
   assert.deepEqual(leadingIds("L-10 without a colon"), []);
 });
 
-test("in core, http, auth, cli and corpus, at least the set share of test names cite a rule id", (t) => {
+test("in core, http, auth, cli, corpus and peer, at least the set share of test names cite a rule id", (t) => {
   const short: string[] = [];
   for (const [folder, bar] of Object.entries(BARS)) {
     let total = 0;
@@ -109,8 +109,10 @@ test("in core, http, auth, cli and corpus, at least the set share of test names 
       }
     }
     const share = total === 0 ? 0 : citing / total;
-    t.diagnostic(`${folder}: ${citing} of ${total} test names cite a rule id (${(100 * share).toFixed(1)} %, bar ${100 * bar} %)`);
-    if (share < bar) short.push(`${folder}: ${(100 * share).toFixed(1)} % < ${100 * bar} %`);
+    t.diagnostic(
+      `${folder}: ${citing} of ${total} test names cite a rule id (${(100 * share).toFixed(1)} %, bar ${Math.round(100 * bar)} %)`,
+    );
+    if (share < bar) short.push(`${folder}: ${(100 * share).toFixed(1)} % < ${Math.round(100 * bar)} %`);
   }
   assert.deepEqual(short, []);
 });
