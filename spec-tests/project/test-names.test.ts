@@ -22,7 +22,7 @@ const specTests = join(root, "spec-tests");
 const rules = parseRules(readFileSync(join(root, "RULES.md"), "utf8"));
 
 /** The least share of test names citing an id, per folder: each folder's share rounded down, so it cannot slip back (raise a bar when a share rises). */
-const BARS: Readonly<Record<string, number>> = { core: 0.8, http: 0.9, auth: 0.95, cli: 0.65, corpus: 0.95, peer: 0.55 };
+const BARS: Readonly<Record<string, number>> = { core: 0.8, http: 0.9, auth: 0.95, cli: 0.65, corpus: 0.95, peer: 0.6 };
 
 /** Names that open with a placeholder yet cite an id, and where that id comes from. */
 const DYNAMIC: Readonly<Record<string, string>> = {
