@@ -568,41 +568,7 @@ export function buildCorpus(root: string): CorpusFiles {
     targetProfiles: manifestProfiles() as unknown as Json,
     fixtures: entries,
   };
-  return { files, manifest: formatJson(manifest) + "\n" };
-}
-
-/** The line width and indent of the project's formatter (biome.json), which also checks fixtures/manifest.json. */
-const LINE_WIDTH = 140;
-const INDENT = "  ";
-
-/**
- * `value` as JSON laid out the way the formatter leaves it, so that the manifest the annotator
- * writes passes `npm run format:check` unchanged: every non-empty object one member per line;
- * an array on one line when it holds no non-empty object and the line fits in LINE_WIDTH, else
- * one element per line.
- */
-export function formatJson(value: Json, indent = "", lead = 0, trail = 0): string {
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "[]";
-    const flat = value.every((v) => !isObj(v) || Object.keys(v).length === 0)
-      ? `[${value.map((v) => formatJson(v, indent)).join(", ")}]`
-      : undefined;
-    if (flat !== undefined && !flat.includes("\n") && lead + flat.length + trail <= LINE_WIDTH) return flat;
-    const inner = indent + INDENT;
-    const items = value.map((v, i) => inner + formatJson(v, inner, inner.length, i < value.length - 1 ? 1 : 0));
-    return `[\n${items.join(",\n")}\n${indent}]`;
-  }
-  if (isObj(value)) {
-    const keys = Object.keys(value);
-    if (keys.length === 0) return "{}";
-    const inner = indent + INDENT;
-    const members = keys.map((k, i) => {
-      const head = `${inner}${JSON.stringify(k)}: `;
-      return head + formatJson(value[k] as Json, inner, head.length, i < keys.length - 1 ? 1 : 0);
-    });
-    return `{\n${members.join(",\n")}\n${indent}}`;
-  }
-  return JSON.stringify(value);
+  return { files, manifest: JSON.stringify(manifest, null, 1) + "\n" };
 }
 
 function main(): number {
