@@ -82,6 +82,6 @@ export type { PhaseName, Role } from "./rules/methods.js";
 export type { LineFacts } from "./wire/line-scan.js";
 // The 2026-07-28 tasks extension's identifier (its rules are in mcp-engine/internal).
 export { TASKS_EXTENSION } from "./rules/negotiated-extensions.js";
-// Methods beyond the spec under a declared extension (RULES.md MT-03…MT-06).
+// Custom methods: methods beyond the spec under a declared extension (lib/rules/custom-methods.ts).
 export { declaredExtensions, isExtensionId } from "./rules/custom-methods.js";
 export type { ExtensionMethod } from "./rules/custom-methods.js";

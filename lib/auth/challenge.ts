@@ -1,4 +1,4 @@
-// WWW-Authenticate: the challenge syntax of RFC 9110 11.6.1 (auth-scheme, then a token68 or
+// WWW-Authenticate (RULES.md AUTH-15): the challenge syntax of RFC 9110 11.6.1 (auth-scheme, then a token68 or
 // comma-separated auth-params whose values are tokens or quoted strings, several challenges
 // in one header), the Bearer parameters of RFC 6750 3 and RFC 9728 5.1 read from it, and the
 // writer the resource server uses.

@@ -1,4 +1,4 @@
-// DPoP (RFC 9449, MCP extension SEP-1932): the proof JWT a client sends with each token
+// DPoP (RFC 9449, MCP extension SEP-1932; RULES.md AUTH-13): the proof JWT a client sends with each token
 // request and each request that presents a DPoP-bound access token. Building the signing
 // input is pure; the signature is Web Crypto's (jwt.ts signJws), done by the host's driver.
 //

@@ -4,6 +4,11 @@
 // next step: an HTTP request to make, credentials to look up, a URL to send the user to,
 // bytes to sign, or the outcome (tokens and the credentials to store, or a typed error).
 //
+// The rules of RULES.md, in the order of the flow and cited where each is applied: discovery
+// AUTH-02, the resource AUTH-04, PKCE and state AUTH-03, the issuer AUTH-07, the client's
+// identity AUTH-06, scopes and step-up AUTH-10, stored credentials and refresh AUTH-11, grants
+// without a user AUTH-12, DPoP AUTH-13, bounds and no exceptions AUTH-09.
+//
 // Order of a flow: challenge → protected resource metadata (challenge URL, path-inserted,
 // root; none at all: the 2025-03-26 rules) → `resource` check → authorization server metadata
 // (RFC 8414 / OIDC orders, exact `issuer`; none under 2025-03-26: default endpoints) → PKCE
@@ -197,7 +202,7 @@ export class AuthFlow {
     const challenge = bearerChallenge(trigger.wwwAuthenticate);
     this.rejectedToken = trigger.rejectedToken;
     this.stepUp = trigger.status === 403 && challenge?.error === "insufficient_scope";
-    // Step-up (MCP scope challenge handling, SEP-2350): the new challenge's scopes plus those already held.
+    // AUTH-10, step-up (MCP scope challenge handling, SEP-2350): the new challenge's scopes plus those already held.
     this.challengeScope = this.stepUp ? unionScopes(trigger.previousScopes, challenge?.scope) : challenge?.scope;
     this.prmQueue = protectedResourceMetadataUrls(this.options.serverUrl, challenge?.resourceMetadata);
     return this.nextPrm();
@@ -229,7 +234,7 @@ export class AuthFlow {
     const metadata = this.metadata as AuthorizationServerMetadata;
     const tokens = this.stored?.tokens;
     this.client = this.chooseClient(metadata);
-    // Stored tokens for this resource that the server has not just refused, and not expired: use them.
+    // AUTH-11: stored tokens for this resource that the server has not just refused, and not expired: use them.
     if (
       !this.stepUp &&
       tokens !== undefined &&
@@ -241,6 +246,7 @@ export class AuthFlow {
       this.waiting = "nothing";
       return { kind: "done", tokens, credentials: this.stored };
     }
+    // AUTH-11, AUTH-04: else a refresh, carrying the resource.
     if (!this.stepUp && tokens?.refreshToken !== undefined && tokens.resource === this.resource && this.client !== undefined) {
       this.lastRefreshToken = tokens.refreshToken;
       return this.tokenRequest("refresh", [
@@ -257,12 +263,12 @@ export class AuthFlow {
     if (this.waiting !== "redirect") return this.fail("flow-misuse", `an input for step ${this.waiting}`, "a redirect");
     const query = queryOf(callbackUrl);
     if (query === undefined) return this.fail("redirect", "an absolute http(s) callback URL", callbackUrl.slice(0, 200));
-    // The state binds the answer to this flow (RFC 9700 4.7); it is checked before anything else is trusted.
+    // AUTH-03: the state binds the answer to this flow (RFC 9700 4.7); it is checked before anything else is trusted.
     if (query.get("state") !== this.state)
       return this.fail("state-mismatch", "the state this flow sent", query.has("state") ? "another state" : "no state");
     const metadata = this.metadata as AuthorizationServerMetadata;
     const iss = query.get("iss");
-    // RFC 9207 2.4: a present iss is compared to the issuer, exactly; an advertised one must be present.
+    // AUTH-07 (RFC 9207 2.4): a present iss is compared to the issuer, exactly; an advertised one must be present.
     if (iss !== undefined && iss !== metadata.issuer) return this.fail("iss-mismatch", metadata.issuer, iss.slice(0, 200));
     if (iss === undefined && metadata.issParameterSupported)
       return this.fail(
@@ -271,6 +277,7 @@ export class AuthFlow {
         "no iss",
       );
     const error = query.get("error");
+    // AUTH-03: an error in the redirect is reported with the server's code.
     if (error !== undefined)
       return this.fail(
         "authorization-denied",
@@ -305,6 +312,7 @@ export class AuthFlow {
 
   // ── discovery ──────────────────────────────────────────────
 
+  /** AUTH-02: the next protected resource metadata URL (the challenge's, path-inserted, root); none left: the 2025-03-26 reading. */
   private nextPrm(): AuthStep {
     const url = this.prmQueue.shift();
     if (url === undefined) {
@@ -324,6 +332,7 @@ export class AuthFlow {
     const read = readProtectedResourceMetadata(response.body);
     if (!read.ok) return this.nextPrm();
     const prm = read.value;
+    // AUTH-02, AUTH-04: a document for another resource is refused.
     if (!resourceCovers(prm.resource, this.options.serverUrl)) {
       return this.fail("resource-mismatch", `a resource covering ${this.options.serverUrl} (RFC 9728 3.3)`, prm.resource.slice(0, 200));
     }
@@ -346,7 +355,7 @@ export class AuthFlow {
   private onAsm(response: AuthHttpResponse): AuthStep {
     if (response.status !== 200) return this.nextAsm();
     const read = readAuthorizationServerMetadata(response.body, this.legacy ? undefined : this.issuer);
-    // A document for another issuer is an attack or a misconfiguration, not a miss: stop (RFC 8414 3.3).
+    // AUTH-02: a document for another issuer is an attack or a misconfiguration, not a miss: stop (RFC 8414 3.3).
     if (!read.ok) return this.fail("authorization-server-metadata", `usable metadata of ${this.issuer}`, read.reason);
     this.issuer = read.value.issuer;
     return this.useMetadata(read.value);
@@ -357,7 +366,7 @@ export class AuthFlow {
     if (this.grant === "authorization_code" && this.options.enterprise === undefined) {
       if (metadata.authorizationEndpoint === undefined)
         return this.fail("authorization-server-metadata", "an authorization_endpoint", "none");
-      // MCP: PKCE is required, and an authorization server that does not list S256 is refused.
+      // AUTH-03: PKCE is required, and an authorization server that does not list S256 is refused.
       if (!metadata.fallback && !(metadata.codeChallengeMethods ?? []).includes("S256")) {
         return this.fail(
           "pkce-unsupported",
@@ -373,7 +382,7 @@ export class AuthFlow {
     return { kind: "load", issuer: metadata.issuer };
   }
 
-  /** MCP scope selection: the challenge's, else the resource's scopes_supported, else none; offline_access when the server lists it. */
+  /** AUTH-10: the challenge's scopes, else the resource's scopes_supported, else none; offline_access when the server lists it. */
   private chooseScopes(metadata: AuthorizationServerMetadata): readonly string[] | undefined {
     const base = this.challengeScope ?? this.prmScopes;
     if (base === undefined || base.length === 0) return undefined;
@@ -384,6 +393,7 @@ export class AuthFlow {
 
   // ── client identity ────────────────────────────────────────────
 
+  /** AUTH-06: stored, then pre-registered, then a client ID metadata document; undefined: dynamic registration next (identify). */
   private chooseClient(metadata: AuthorizationServerMetadata): ClientInformation | undefined {
     if (this.stored?.client !== undefined) return this.stored.client;
     const pre = this.options.client;
@@ -454,6 +464,7 @@ export class AuthFlow {
 
   // ── grants ───────────────────────────────────────────────
 
+  /** AUTH-12: enterprise-managed, jwt-bearer or client credentials grants; else AUTH-03's authorization code with PKCE S256. */
   private authorizeOrGrant(): AuthStep {
     const enterprise = this.options.enterprise;
     if (enterprise !== undefined) {
@@ -577,6 +588,7 @@ export class AuthFlow {
 
   private refreshSigning = false;
 
+  /** AUTH-06: the client authenticates at the token endpoint as registered. */
   private authMethod(metadata: AuthorizationServerMetadata, client: ClientInformation): string {
     if (client.tokenEndpointAuthMethod !== undefined) return client.tokenEndpointAuthMethod;
     if (this.options.signingAlgorithm !== undefined) return "private_key_jwt";
@@ -592,7 +604,7 @@ export class AuthFlow {
     this.refreshSigning = false;
     const read = readTokenResponse(response.status, response.body, this.options.now, this.useDpop());
     if (!read.ok) {
-      // A refused refresh is not the end: the user authorizes again (the stored tokens are dropped).
+      // AUTH-11: a refused refresh is not the end: the user authorizes again (the stored tokens are dropped).
       if (refreshing) {
         this.stored =
           this.stored === undefined
@@ -628,6 +640,7 @@ export class AuthFlow {
     waiting: Waiting = purpose === "refresh" ? "refresh" : "token",
   ): AuthStep {
     const max = this.options.maxRequests ?? 16;
+    // AUTH-09: a flow makes at most maxRequests requests.
     if (this.requests >= max) return this.fail("request-limit", `at most ${max} requests in one flow`, `request ${this.requests + 1}`);
     this.requests++;
     this.waiting = waiting;
@@ -635,12 +648,13 @@ export class AuthFlow {
     return dpop ? { kind: "fetch", purpose, request, dpop: true } : { kind: "fetch", purpose, request };
   }
 
-  /** DPoP when the host can sign proofs and the authorization server lists the algorithm. */
+  /** AUTH-13: DPoP when the host can sign proofs and the authorization server lists the algorithm. */
   private useDpop(): boolean {
     const alg = this.options.dpopAlgorithm;
     return alg !== undefined && (this.metadata?.dpopAlgorithms ?? []).includes(alg);
   }
 
+  /** AUTH-09: every failure ends the flow with an OAuthFlowError, never an exception. */
   private fail(rule: string, expected: string, got: string, oauthError?: string): AuthStep {
     this.waiting = "nothing";
     // The flow is over; any later input is misuse.

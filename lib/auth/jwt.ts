@@ -1,5 +1,6 @@
 // JSON Web Tokens through an injected Web Crypto: signing client assertions (private_key_jwt,
-// RFC 7523) and verifying JWT access tokens (RFC 9068) against a JWKS the host fetched.
+// RFC 7523; RULES.md AUTH-12) and verifying JWT access tokens (RFC 9068; AUTH-14) against a JWKS
+// the host fetched.
 // The Promises here are Web Crypto's own (importKey, sign and verify are asynchronous);
 // nothing else in lib/auth is asynchronous except what awaits these.
 //
@@ -102,7 +103,7 @@ function decodeJson(part: string): JsonObject | undefined {
   }
 }
 
-/** Verifies a compact JWS and its registered claims (exp, nbf, iss, aud). */
+/** AUTH-14: verifies a compact JWS (an accepted algorithm, the key its kid names) and its registered claims (exp, nbf, iss, aud). */
 export async function verifyJwt(token: string, options: JwtVerifyOptions): Promise<JwtVerifyResult> {
   if (typeof token !== "string" || token.length > MAX_TOKEN) return { ok: false, reason: "not a token of bounded size" };
   const parts = token.split(".");

@@ -1,4 +1,5 @@
-// Discovery documents: where to look for them and what a usable one holds.
+// Discovery documents: where to look for them and what a usable one holds (RULES.md AUTH-02),
+// and the canonical resource URI (AUTH-04).
 //   - protected resource metadata (RFC 9728): the URL a challenge names, else the well-known
 //     URI with the resource's path inserted, else the one at the root (MCP 2025-06-18 on);
 //   - authorization server metadata: RFC 8414 (path inserted after the well-known prefix) and
@@ -16,7 +17,7 @@
 import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { formatUrl, originOf, parseHttpUrl, type HttpUrl } from "./encoding.js";
 
-/** Where the protected resource metadata of `serverUrl` may be, in the order to try them. */
+/** AUTH-02: where the protected resource metadata of `serverUrl` may be, in the order to try them. */
 export function protectedResourceMetadataUrls(serverUrl: string, fromChallenge?: string): string[] {
   const out: string[] = [];
   if (fromChallenge !== undefined && parseHttpUrl(fromChallenge) !== undefined) out.push(fromChallenge);
@@ -28,7 +29,7 @@ export function protectedResourceMetadataUrls(serverUrl: string, fromChallenge?:
   return [...new Set(out)];
 }
 
-/** Where the metadata of the authorization server `issuer` may be, in the MCP order. */
+/** AUTH-02: where the metadata of the authorization server `issuer` may be, in the MCP order. */
 export function authorizationServerMetadataUrls(issuer: string): string[] {
   const url = parseHttpUrl(issuer);
   if (url === undefined) return [];
@@ -63,7 +64,7 @@ export function defaultEndpoints(serverUrl: string): AuthorizationServerMetadata
 }
 
 /**
- * The canonical URI of an MCP server for the `resource` parameter: scheme and host lowercased,
+ * AUTH-04: the canonical URI of an MCP server for the `resource` parameter: scheme and host lowercased,
  * default port dropped, no fragment, no trailing slash on the path (unless it is all there is).
  */
 export function canonicalResource(serverUrl: string): string | undefined {
@@ -78,7 +79,7 @@ function canonical(url: HttpUrl): string {
 }
 
 /**
- * Whether a protected resource metadata document's `resource` covers the server the client
+ * AUTH-04: whether a protected resource metadata document's `resource` covers the server the client
  * talks to (RFC 9728 3.3, MCP "MUST validate"): same origin, and the server's path is the
  * resource's path or below it.
  */
@@ -96,7 +97,7 @@ function trimSlash(path: string): string {
   return path.endsWith("/") ? path.replace(/\/+$/, "") : path;
 }
 
-/** Whether an endpoint URL may carry credentials: https, or http on a loopback host (development). */
+/** AUTH-02: whether an endpoint URL may carry credentials: https, or http on a loopback host (development). */
 export function secureEndpoint(text: string): boolean {
   const url = parseHttpUrl(text);
   if (url === undefined || url.fragment !== undefined) return false;

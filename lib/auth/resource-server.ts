@@ -1,9 +1,10 @@
 // The resource server half of MCP authorization: what a protected MCP server publishes
-// (protected resource metadata, RFC 9728) and how it answers a request's credentials
-// (RFC 6750): 401 with a Bearer challenge naming the metadata URL and scopes when the token
-// is missing or invalid, 403 insufficient_scope when it lacks scopes, and the verified AuthInfo
-// otherwise. A host calls authenticate() before any MCP handling and passes AuthInfo on to
-// handlers (ctx.auth). authenticate() is asynchronous only because verifiers are (Web Crypto).
+// (protected resource metadata, RFC 9728; RULES.md AUTH-01) and how it answers a request's
+// credentials (RFC 6750; AUTH-05): 401 with a Bearer challenge naming the metadata URL and
+// scopes when the token is missing or invalid, 403 insufficient_scope when it lacks scopes,
+// and the verified AuthInfo otherwise. A host calls authenticate() before any MCP handling and
+// passes AuthInfo on to handlers (ctx.auth). authenticate() is asynchronous only because
+// verifiers are (Web Crypto).
 //
 // Invariants:
 // - a token is read only from the Authorization header; one in the query string is refused
@@ -118,6 +119,7 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
     }),
     insufficientScope: (scopes, description = "the token lacks a required scope") =>
       (refuse(403, scopes, "insufficient_scope", description) as { ok: false; response: HttpAnswer }).response,
+    // AUTH-05: the token only from the Authorization header, valid and for this resource; else AUTH-01's 401 challenge.
     async authenticate(request, requiredScopes) {
       const needed = requiredScopes ?? options.requiredScopes ?? [];
       const target = request.url ?? "";

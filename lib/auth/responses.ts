@@ -5,7 +5,7 @@
 // - bodies are `unknown` (already JSON-parsed by the host, or undefined): only fields of the
 //   right type are read, and error texts quoted back are clipped;
 // - a token type other than Bearer is refused (a DPoP-bound token cannot be used as a bearer),
-//   except DPoP when the request carried a DPoP proof.
+//   except DPoP when the request carried a DPoP proof (RULES.md AUTH-13).
 
 import { isJsonObject } from "../wire/envelope.js";
 import { splitScope } from "./challenge.js";

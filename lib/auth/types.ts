@@ -4,7 +4,7 @@
 // Invariants:
 // - everything a store holds is plain JSON (strings, numbers, arrays), so any store can
 //   serialize it; times are milliseconds since the epoch, as the host's clock gave them;
-// - credentials are keyed by the authorization server's issuer (MCP 2026-07-28, SEP-2352):
+// - credentials are keyed by the authorization server's issuer (MCP 2026-07-28, SEP-2352; RULES.md AUTH-11):
 //   a client registration or token never travels to another authorization server.
 
 /** The client's identity at one authorization server. */

@@ -5,8 +5,7 @@
 //   SKIP  not applicable, or not tried on purpose; the detail says why
 //   FAIL  a MUST broken
 //
-// Every WARN and FAIL names the rule behind it: an id of RULES.md
-// and the section of the
+// Every WARN and FAIL names the rule behind it: an id of RULES.md and the section of the
 // specification it comes from, linked for the negotiated version. Only FAIL makes the
 // command exit non-zero.
 

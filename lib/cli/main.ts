@@ -120,7 +120,8 @@ async function serve(options: CliOptions): Promise<number> {
 /**
  * Which era the reference client speaks (--era): "auto" offers 2026-07-28 first
  * (server/discover) and falls back to initialize; "session" only initializes; "modern" only
- * speaks 2026-07-28. The report's first line says which one was used.
+ * speaks 2026-07-28. The report's first line says which one was used. Every request gets the
+ * --timeout (T-01), connecting too.
  */
 function clientOptions(options: CliOptions): {
   versions: ProtocolVersion[];

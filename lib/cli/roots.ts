@@ -1,6 +1,6 @@
 // The roots the command offers: only the directories the user names with --root.
 //
-// A root is an absolute directory as a file:// URI (roots/list allows no other scheme), made
+// A root is an absolute directory as a file:// URI (roots/list allows no other scheme, RULES.md RT-01), made
 // with the runtime's own path-to-URL conversion so that spaces, "%", "#" and non-ASCII
 // characters are percent-encoded as a server's URL parser expects.
 

@@ -1,9 +1,10 @@
-// Server-side pagination with opaque, stable, tamper-evident cursors (RULES.md N-01…N-05).
+// Server-side pagination with opaque (RULES.md N-01), stable, tamper-evident cursors (N-05), the
+// page size ours to choose (N-01) and nextCursor only while more follow (N-02).
 //
 // A cursor is base64url(JSON {l: list name, o: offset}) + "." + base64url(first 16 bytes
 // of HMAC-SHA-256(secret, payload)). The secret comes from the host (the core has no
 // randomness). A cursor made for one list is refused for another; an edited, truncated or
-// foreign cursor is refused with -32602 (N-05). Clients treat cursors as opaque (N-04).
+// foreign cursor is refused with -32602 (N-05), so a client that alters one (N-04) is caught.
 
 import { ErrorCode } from "../wire/errors.js";
 import { constantTimeEqual, hmacSha256 } from "./sha256.js";

@@ -1,6 +1,6 @@
 // The deadlines of our pending requests as a binary min-heap, so that answering a request,
 // moving a deadline and asking for the next one cost O(log n) whatever the number in flight
-// (a scan over every pending request made 10^5 requests in flight quadratic).
+// (a scan over every pending request would make 10^5 requests in flight quadratic).
 //
 // Invariants:
 // - an entry is in the heap exactly when it has a finite due time; `heapIndex` is its slot

@@ -35,14 +35,15 @@ export type ParamsFor<Map, M extends string> = M extends keyof Map ? (Map[M] ext
 export type ArgsFor<Map, M extends string, O> =
   undefined extends ParamsFor<Map, M> ? [params?: ParamsFor<Map, M>, options?: O] : [params: ParamsFor<Map, M>, options?: O];
 
+/** Every table that grows with what a peer sends has one of these bounds (ENG-08; the LIM entries of RULES.md). */
 export interface EngineLimits extends FeatureLimits {
-  /** Longest accepted input line, in bytes. Default 8 MiB for a server, 32 MiB for a client (results such as resources/read of a large blob are big). */
+  /** LIM-01: longest accepted input line, in bytes. Default 8 MiB for a server, 32 MiB for a client (results such as resources/read of a large blob are big). */
   maxLineBytes: number;
-  /** Our requests awaiting an answer. Default 1024; request() throws past it. */
+  /** LIM-03: our requests awaiting an answer. Default 1024; request() throws past it. */
   maxPendingOutbound: number;
-  /** Peer requests awaiting our answer. Default 1024; more are answered -32603 at once. */
+  /** LIM-02: peer requests awaiting our answer. Default 1024; more are answered -32603 at once. */
   maxPendingInbound: number;
-  /** Entries in one inbound batch (2025-03-26). Default 1024; a longer batch is refused whole. */
+  /** LIM-08: entries in one inbound batch (2025-03-26). Default 1024; a longer batch is refused whole. */
   maxBatchLength: number;
 }
 
@@ -83,7 +84,7 @@ export interface EngineOptions<R extends Role = Role> {
    */
   versions?: readonly ProtocolVersion[];
   /**
-   * Methods beyond the spec that we speak, each under an extension (RULES.md MT-03…MT-06):
+   * Methods beyond the spec that we speak, each under an extension (custom methods, lib/rules/custom-methods.ts):
    * they pass the gate only once both sides declared the extension (our `capabilities` must
    * name it under `extensions`). A name the spec has, or a malformed extension id, throws a RangeError.
    */
@@ -112,12 +113,13 @@ export interface EngineOptions<R extends Role = Role> {
   limits?: Partial<EngineLimits>;
 }
 
+/** T-03: the deadlines of one request, set per request. */
 export interface RequestOptions {
   /** Inactivity deadline (absolute). Progress may push it back (see resetOnProgressMs). */
   deadline?: number;
-  /** Hard deadline (absolute) that never moves. */
+  /** Hard deadline (absolute) that never moves: T-04's overall maximum. */
   totalDeadline?: number;
-  /** When progress arrives with a `now`, the inactivity deadline becomes now + this. */
+  /** T-04: when progress arrives with a `now`, the inactivity deadline becomes now + this. */
   resetOnProgressMs?: number;
   /** Ask for progress: a token of your own, or true to use the request id as the token. */
   progressToken?: ProgressToken | true;

@@ -406,7 +406,7 @@ export class Engine<R extends Role = Role> {
   /**
    * Cancels one of our requests: queues notifications/cancelled and forgets it; a late
    * response is dropped silently. Returns false when the request had already settled
-   * (the race of X-07). Throws for initialize (X-02) and for ids we never issued (X-01).
+   * (the race of X-07). Throws for initialize (X-02, L-04) and for ids we never issued (X-01).
    */
   cancel(id: number, reason?: string): boolean {
     this.s.assertOpen("notifications/cancelled");
@@ -577,8 +577,8 @@ export class Engine<R extends Role = Role> {
       return;
     }
     if (this.modernServer !== undefined && s.era !== "session") {
+      // MOD-23: the first request picks the era; a server/discover probe picks none (a client may initialize next, here).
       if (s.era === "undecided") {
-        // A server/discover probe commits no era: a client that learns it must fall back sends initialize next, on this connection.
         if (method === "server/discover" && hasModernEnvelope(params)) {
           this.modernServer.answerDiscover(id, params, group);
           return;
@@ -610,7 +610,7 @@ export class Engine<R extends Role = Role> {
       output.diagnostic(refusal.rule, refusal.expected, refusal.got, method);
     }
     if (method === "ping") {
-      output.reply({ jsonrpc: "2.0", id, result: EMPTY_RESULT }, group, id);
+      output.reply({ jsonrpc: "2.0", id, result: EMPTY_RESULT }, group, id); // G-02: at once, with {}
       return;
     }
     const invalid = s.paramsProblem(method, params);

@@ -1,8 +1,9 @@
-// The session-era handshake (L-01 … L-06, V-02 … V-04): the server's answer to initialize
-// (at once, or after its host accepts it with autoInitialize false), and the client's reading
-// of the initialize result. Which initialize is legal when is the lifecycle table's call
-// (lib/rules/lifecycle.ts); what a valid one looks like is params.ts's (initialize passes gate()
-// and params validation like every request before it gets here).
+// The session-era handshake (RULES.md L-01, L-02, L-03, L-06, V-01, V-02, V-03, V-04): the
+// server's answer to initialize (at once, or after its host accepts it with autoInitialize
+// false), and the client's reading of the initialize result. Which initialize is legal when is
+// the lifecycle table's call (lib/rules/lifecycle.ts); what a valid one looks like is
+// lib/rules/params.ts's (initialize passes gate() and params validation like every request
+// before it gets here).
 
 import type { ErrorObject, JsonObject, RequestId } from "../wire/envelope.js";
 import { describeValue, ErrorCode, LocalProtocolError } from "../wire/errors.js";
@@ -107,7 +108,7 @@ export class Handshake {
 
   // ── client ────────────────────────────────────────────────────────────────────
 
-  /** The params of our initialize: our newest session-era version, capabilities and info. Throws when initialize is not ours to send now. */
+  /** The params of our initialize: our newest session-era version (V-01), capabilities and info. Throws when initialize is not ours to send now. */
   initializeParams(): JsonObject {
     const { s } = this;
     if (s.role !== "client")
@@ -161,7 +162,7 @@ export class Handshake {
       peerCapabilities: r.capabilities as JsonObject,
       instructions,
     });
-    s.output.queue({ jsonrpc: "2.0", method: "notifications/initialized" }, undefined);
+    s.output.queue({ jsonrpc: "2.0", method: "notifications/initialized" }, undefined); // L-06
     s.move("initialize-result-received");
     s.output.events.push({ kind: "ready" });
   }

@@ -1,8 +1,9 @@
-// What the peer says about our requests: results and errors (matched by id, ID-04, X-06),
-// progress (P-04, P-05), results validated where the schema is checked (tasks/*, or every
-// method with validateResults), the 2026-07-28 client's reading of results (MOD-10; server/discover
-// tells us the server) and of change notifications (MOD-14), answers too large to read, and the
-// progress tokens released when the tasks that kept them end (P-08).
+// The peer's answers to our requests (the replies we owe the peer are lib/engine/outbound-replies.ts):
+// results and errors (matched by id, ID-04, X-06), progress (P-04, P-05, P-07), results validated
+// where the schema is checked (tasks/*, or every method with validateResults; SCH-02), the
+// 2026-07-28 client's reading of results (MOD-10, MOD-11; server/discover tells us the server) and
+// of change notifications (MOD-14), answers too large to read (LIM-01), our deadlines passing
+// (T-02), and the progress tokens released when the tasks that kept them end (P-08).
 
 import { isJsonObject, type ErrorObject, type JsonObject, type RequestId } from "../wire/envelope.js";
 import { describeValue } from "../wire/errors.js";
@@ -86,6 +87,7 @@ export class Answers {
       return;
     }
     const outcome = this.out.progress(token, progress, now);
+    // P-04, P-07: progress only on a token of ours still active.
     if (outcome.kind === "unknown-token") {
       output.diagnostic(
         "P-04",
@@ -133,7 +135,7 @@ export class Answers {
     this.s.output.events.push({ kind: "notification", method, params });
   }
 
-  /** Deadlines passed at `now`: each request times out (notifications/cancelled queued, never for initialize: it ends the session). */
+  /** T-02: deadlines passed at `now`: each request times out (notifications/cancelled queued, never for initialize: it ends the session). */
   expire(now: number): void {
     const { output } = this.s;
     for (const { pending, which } of this.out.takeExpired(now)) {

@@ -1,9 +1,12 @@
-// A server's 2026-07-28 requests inside the engine (MOD-01 – MOD-15, MOD-23): every request read with
-// its own envelope, server/discover and the subscriptions/listen acknowledgement answered
-// here, results decorated (resultType, serverInfo, cache fields), log messages sent only to
-// the request that asked for them at that level, change notifications fanned out to the
-// listen streams that opted in. The pure rules live in lib/rules/modern.ts; this file holds the one
-// piece of state the era has: the open listen streams.
+// A server's 2026-07-28 requests inside the engine: every request read with its own envelope
+// (RULES.md MOD-01, MOD-06), server/discover (MOD-07, MOD-08) and the subscriptions/listen
+// acknowledgement (MOD-12, MOD-14) answered here, results checked and decorated (MOD-10,
+// MOD-11, MOD-05, MOD-16, MOD-15; a CreateTaskResult or DetailedTask of the tasks extension,
+// TX-03, TX-04, TX-05), methods of an extension refused unless declared (TX-02, MT-05), log
+// messages sent only to the request that asked for them at that level (MOD-03, MOD-13), change
+// notifications fanned out to the listen streams that opted in (MOD-14, TX-10), and a session-era
+// initialize refused (MOD-22). The pure rules live in lib/rules/modern.ts; this file holds the
+// one piece of state the era has: the open listen streams.
 
 import type { JsonObject, RequestId } from "../wire/envelope.js";
 import { isJsonObject } from "../wire/envelope.js";
@@ -89,7 +92,8 @@ export class ModernServer {
       output.refuse(id, method, group, { code: refusal.code, rule: refusal.rule, expected: refusal.expected, got: refusal.got });
       return;
     }
-    // Methods of an extension (the table's extension column): offered by us and declared by this very request, before the host sees it.
+    // TX-02, MT-05: methods of an extension (the table's extension column, or the host's custom methods) are offered by us and
+    // declared by this very request, before the host sees it.
     const missing =
       extensionRefusal(info.version as ModernVersion, method, info.clientCapabilities, this.config.capabilities) ??
       requestExtensionRefusal(this.config.extensionMethods, method, info.clientCapabilities);
@@ -174,14 +178,14 @@ export class ModernServer {
         });
       }
     } else if (result.resultType === "task") {
-      // The tasks extension: a flat CreateTaskResult, only where tasks are allowed and only to a request that declared the extension.
+      // TX-03, TX-04: a flat CreateTaskResult, only where tasks are allowed and only to a request that declared the extension.
       const problem = createTaskResultProblem(pending.method, result, info.clientCapabilities);
       if (problem !== undefined)
         throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, method: pending.method });
     } else if (traits?.cacheable === true) {
-      result = withCacheFields(result);
+      result = withCacheFields(result); // MOD-16
     } else if (pending.method === "tasks/get") {
-      const problem = detailedTaskProblem(result);
+      const problem = detailedTaskProblem(result); // TX-05
       if (problem !== undefined)
         throw new LocalProtocolError({ rule: problem.rule, expected: problem.expected, got: problem.got, method: pending.method });
     }
@@ -190,7 +194,7 @@ export class ModernServer {
       const meta = isJsonObject(result._meta) ? result._meta : undefined;
       if (meta?.[META_SUBSCRIPTION_ID] === undefined) result = { ...result, _meta: { ...meta, [META_SUBSCRIPTION_ID]: pending.id } };
     }
-    return decorateResult(result, this.config.serverInfoInResults ? this.config.serverInfo : undefined);
+    return decorateResult(result, this.config.serverInfoInResults ? this.config.serverInfo : undefined); // MOD-11, MOD-05
   }
 
   /** A listen stream ended (answered or cancelled). */
@@ -244,6 +248,7 @@ export class ModernServer {
       output.queue({ jsonrpc: "2.0", method, params }, related);
       return true;
     }
+    // MOD-14, TX-10: a change notification goes to each listen stream whose filter wants it, naming that stream.
     let sent = false;
     for (const [id, filter] of this.listens) {
       if (!filterWants(filter, method, params)) continue;

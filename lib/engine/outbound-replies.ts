@@ -1,6 +1,8 @@
-// Our host's side of the peer's requests: results and errors (M-04, M-05, X-04; the feature
-// rules of lib/rules/features.ts; 2026-07-28 decoration in lib/engine/modern-server.ts; MOD codes retired in
-// that era), progress on them (P-01, P-04, P-05, P-08), and the peer cancelling one.
+// Our replies to the peer's requests, as our host gives them (the peer's answers to our requests
+// are lib/engine/inbound-answers.ts): results and errors (M-04, M-05, X-04; the feature rules of
+// lib/rules/features.ts; 2026-07-28 decoration in lib/engine/modern-server.ts; the codes that era
+// retired refused, E-02), progress on them (P-01, P-04, P-05, P-08, MOD-13), and the peer
+// cancelling one.
 
 import { isJsonObject, type JsonObject, type RequestId } from "../wire/envelope.js";
 import { describeValue, ErrorCode, LocalProtocolError } from "../wire/errors.js";
@@ -44,7 +46,7 @@ export class Replies {
       throw new LocalProtocolError({ rule: "M-05", expected: "a string error message", got: describeValue(message) });
     const inFlight = this.inRequests.get(id);
     if (inFlight?.modern !== undefined && (code === ErrorCode.ResourceNotFound || code === ErrorCode.UrlElicitationRequired)) {
-      // 2026-07-28 retired -32002 (a missing resource is -32602) and -32042.
+      // E-02: 2026-07-28 retired -32002 (a missing resource is -32602) and -32042.
       throw new LocalProtocolError({
         rule: "E-02",
         expected: "a code 2026-07-28 still defines (-32602 for a missing resource)",
@@ -110,7 +112,7 @@ export class Replies {
       group.remaining--;
       this.s.output.flushGroup(group);
     }
-    this.s.output.events.push({ kind: "cancelled", id, method: pending.method, reason });
+    this.s.output.events.push({ kind: "cancelled", id, method: pending.method, reason }); // the reason goes to the host
   }
 
   private queueProgress(

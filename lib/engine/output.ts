@@ -117,7 +117,7 @@ export class Output {
 
   /**
    * M-09: whether a batch may be read (allowed by the version profile, not nested, 1 to
-   * `max` entries); when not, its one -32600 (no id) is queued and the violation reported.
+   * `max` entries, LIM-08); when not, its one -32600 (no id) is queued and the violation reported.
    */
   acceptBatch(length: number, outer: BatchGroup | undefined, allowed: boolean, max: number, version: string | undefined): boolean {
     let problem: string | undefined;

@@ -2,7 +2,7 @@
 // V8's fast path) and keeps its storage when it empties, so a queue that fills and drains
 // once per message allocates nothing in the steady state. Capacity is a power of two; it
 // grows as needed and, once a burst has drained, a capacity over RETAINED_SLOTS is given
-// back, so one burst (thousands of replies to one chunk) is not held for life.
+// back, so one burst (thousands of replies to one chunk) is not held for life (ENG-08).
 
 const INITIAL_SLOTS = 16;
 /** The most slots an empty queue keeps. */

@@ -58,7 +58,7 @@ export class Session {
   readonly capabilities: JsonObject;
   readonly instructions: string | undefined;
   readonly ownCaps: number;
-  /** The host's methods beyond the spec (MT-03…MT-06). */
+  /** The host's methods beyond the spec (custom methods, lib/rules/custom-methods.ts). */
   readonly extensionMethods: ExtensionMethodTable;
   readonly output = new Output();
   /** Modern client: the logging level asked for in every request's `_meta`. */

@@ -58,7 +58,7 @@ function parsedBody(body: unknown): BodyRead {
 
 function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<BodyRead> {
   if (Number(header(req, "content-length") ?? "0") > limit) {
-    // Defect 10.5: never read what will be refused; answer and close.
+    // LIM-09: never read what will be refused; answer and close.
     closeAfterAnswer(req, res);
     return Promise.resolve({ kind: "too-large" });
   }
@@ -72,7 +72,7 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
       if (size > limit) {
         done = true;
         chunks.length = 0;
-        // Defect 10.5: stop reading (a chunked body may never end) and close once the 413 is out.
+        // LIM-09: stop reading (a chunked body may never end) and close once the 413 is out.
         closeAfterAnswer(req, res);
         resolve({ kind: "too-large" });
         return;

@@ -4,7 +4,7 @@
 // socket limits (maxConnections, headers/request/keep-alive timeouts), one request per
 // connection per event-loop turn, and closing a connection whose body will not be read.
 //
-// Invariants: bound to 127.0.0.1 unless told otherwise; no rule of the protocol is decided
+// Invariants: bound to 127.0.0.1 unless told otherwise (RULES.md HTTP-08); no rule of the protocol is decided
 // here (see lib/http/ and lib/http-server/); an exception in the endpoint is answered as
 // the endpoint's internal error, never thrown into node:http.
 
@@ -125,7 +125,7 @@ export interface RunningHttpServer {
 /** Serves `server` over Streamable HTTP. Resolves once listening. */
 export function serveHttp(server: Server, options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const host = new HttpHost(server, options);
-  // Defect 10.9: sockets are bounded in number and in how long they may idle or dawdle.
+  // LIM-11: sockets are bounded in number and in how long they may idle or dawdle.
   const http: NodeHttpServer = createServer(socketTimeouts(host.options), host.handle);
   host.limitConnections(http);
   const bind = options.host ?? "127.0.0.1";

@@ -1,10 +1,11 @@
 // Minimal declarations of the Node built-ins that the hosts, the CLI, the tests and the
 // benchmarks use. The build does not load @types/node (tsconfig "types": []; it is a dev
-// dependency only so that spec-tests/package-consumer.test.ts can compile a consumer with
-// it), so each API used is declared here, in the one place where Node is allowed; the
-// portable core (lib/*.ts, lib/peer/) is type-checked without this file. This file is never
-// shipped, and no published declaration may name what it declares: the hosts' public types
-// come from node-shapes.ts (the package tests compile every export without this file).
+// dependency only so that the package-consumer test can compile a consumer with it), so
+// each API used is declared here, in the one place where Node is allowed; the portable
+// layers (every folder of lib/ but cli/ and hosts/, whose web/ is portable; see
+// tsconfig.portable.json) are type-checked without this file. This file is never shipped,
+// and no published declaration may name what it declares: the hosts' public types come from
+// node-shapes.ts (the package tests compile every export without this file).
 
 declare module "node:test" {
   interface TestContext {
@@ -75,7 +76,7 @@ declare class URL {
   readonly searchParams: URLSearchParams;
 }
 
-// Used by the OAuth tests (spec-tests/auth-*), to read what the flow put in URLs and forms independently of lib/auth's own parser.
+// Used by the OAuth tests, to read what the flow put in URLs and forms independently of lib/auth's own parser.
 declare class URLSearchParams {
   constructor(init?: string);
   get(name: string): string | null;
@@ -242,7 +243,7 @@ declare function fetch(
 
 declare var AbortController: { new (): { readonly signal: NodeAbortSignal; abort(reason?: unknown): void } };
 
-// Used by spec-tests/http-server.test.ts: a raw client request (fetch will not send a Host
+// Used by the HTTP host's tests: a raw client request (fetch will not send a Host
 // header of the caller's choosing), and a GC handle for heap checks without --expose-gc.
 declare module "node:http" {
   export interface IncomingMessage {
@@ -291,7 +292,7 @@ declare var crypto: {
   };
 };
 
-// Used by spec-tests/package-*.test.ts and spec-tests/run.ts: temp projects, npm pack, tsc.
+// Used by the package tests and the test runner (spec-tests/): temp projects, npm pack, tsc.
 declare module "node:fs" {
   export function mkdtempSync(prefix: string): string;
   export function mkdirSync(path: string, options?: { recursive?: boolean }): string | undefined;
@@ -319,7 +320,7 @@ declare module "node:child_process" {
 }
 
 // Used by lib/hosts/http-server.ts for its connection limits (createServer's options, the
-// server's timeouts and cap, the socket under a request), and by spec-tests/http-*.test.ts
+// server's timeouts and cap, the socket under a request), and by the HTTP tests
 // for raw sockets (an endless chunked body, idle connections).
 declare module "node:http" {
   export interface ServerOptions {
@@ -378,7 +379,7 @@ declare module "node:net" {
 // Used by lib/hosts/stdio.ts: what kind of file descriptor 0 is.
 declare module "node:fs" {
   export function fstatSync(fd: number): { isFIFO(): boolean; isSocket(): boolean };
-  /** Used by spec-tests/e2e/stdio-host.test.ts: a file as a child's stdin. */
+  /** Used by the stdio host's tests: a file as a child's stdin. */
   export function openSync(path: string, flags: string): number;
   export function closeSync(fd: number): void;
 }

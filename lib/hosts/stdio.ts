@@ -152,7 +152,7 @@ function streamHandleOf(stream: object): StreamHandle | undefined {
  * the pipe's handle is taken over by a Socket made with one, through net.Socket's `handle`
  * option (the one child_process wraps the same handle with). The child's own stdout object
  * then sees nothing (data or end); it is destroyed at the reader's end or error, so that the
- * child's "close" still waits for the pipe, as before, and it closes the handle they share.
+ * child's "close" still waits for the pipe, as it does without the takeover, and it closes the handle they share.
  * Without `inPlace`, where there is no such handle (Windows, another runtime), or where taking
  * it over throws, stdout is read through its "data" events.
  */

@@ -1,8 +1,9 @@
-// Pure decisions of the Streamable HTTP client (RULES.md HTTP-01…HTTP-04, SSE-01, MOD-20, MOD-23): how request
-// headers are encoded (the 2026-07-28 headers, `=?base64?…?=`), how a status is read (success,
-// authorization challenge, a recognized modern error, the media type), and when an initialize
-// failure means "try the deprecated HTTP+SSE transport". The transport (lib/http-client/transport.ts)
-// keeps the fetch calls, streams and retries; it asks here what they mean.
+// Pure decisions of the Streamable HTTP client: how request headers are encoded (the 2026-07-28
+// headers, `=?base64?…?=`; RULES.md MOD-18, MOD-19, TX-09), how a status is read (success, an
+// authorization challenge, AUTH-08; a recognized modern error, MOD-20, MOD-24; the media type),
+// and when an initialize failure means "try the deprecated HTTP+SSE transport" (HTTP-04). The
+// transport (lib/http-client/transport.ts) keeps the fetch calls, streams and retries; it asks
+// here what they mean.
 //
 // Invariants: total over unknown input; no I/O, no clock, no Promise.
 
@@ -20,7 +21,7 @@ const MODERN_400_CODES: ReadonlySet<number> = new Set([
 ]);
 
 /**
- * Whether an HTTP error answer is a recognized 2026-07-28 JSON-RPC error (MOD-20, MOD-23): 400 with
+ * Whether an HTTP error answer is a recognized 2026-07-28 JSON-RPC error (MOD-20, MOD-24): 400 with
  * -32020, -32021 or -32022, or 404 with -32601. `body` is the response text or its parsed
  * JSON. A dual-era client that gets anything else to its first modern request (an empty or
  * unrecognized body, another status) is talking to an older server and falls back to
@@ -73,7 +74,7 @@ export function paramHeaderValue(value: unknown): string | undefined {
   return undefined;
 }
 
-/** 401, or 403: the endpoint wants (other) credentials (an authorization challenge, never a fallback). */
+/** AUTH-08: 401, or 403: the endpoint wants (other) credentials (an authorization challenge, never a fallback). */
 export function isAuthChallenge(status: number): boolean {
   return status === 401 || status === 403;
 }
@@ -121,7 +122,7 @@ export function modernRequestHeaders(
   headers["Mcp-Method"] = encodeHeaderValue(message.method);
   const nameKey = methodTraits(message.method)?.nameParam;
   const name = nameKey === undefined ? undefined : params?.[nameKey];
-  if (typeof name === "string") headers["Mcp-Name"] = encodeHeaderValue(name);
+  if (typeof name === "string") headers["Mcp-Name"] = encodeHeaderValue(name); // TX-09 for the tasks extension's requests
   if (message.method === "tools/call" && typeof name === "string") {
     for (const param of paramsOf(name) ?? []) {
       const value = paramHeaderValue(valueAtPath(params?.arguments, param.path));

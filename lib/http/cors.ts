@@ -1,6 +1,7 @@
 // Cross-origin access to the Streamable HTTP endpoint for browser clients (Fetch standard's
 // CORS protocol): which origins may call, what a preflight is answered, and which headers a
-// cross-origin answer exposes. Off unless origins are configured. Pure: headers in, headers out.
+// cross-origin answer exposes. Off unless origins are configured (RULES.md HTTP-13). Pure:
+// headers in, headers out.
 //
 // Invariants: an origin is allowed only by exact match (scheme, host, port), or all with "*";
 // a preflight from any other origin is refused (403) and an actual request from one gets no

@@ -1,8 +1,9 @@
-// Pure decisions of Streamable HTTP (RULES.md HTTP-01…HTTP-04, SSE-01, MOD-20) on the server side: the limits
-// and their defaults, Host/Origin checks, which era a POST belongs to, what a POST's items
-// must look like before the engine sees them, when an initialize earns a session, event ids
-// and Last-Event-ID, and what to do with a request body the host will not read. Under the
-// core's rules: no I/O, no clock, no Promise, no platform types.
+// Pure decisions of Streamable HTTP on the server side: the limits and their defaults (RULES.md
+// LIM-09, LIM-10, LIM-11), Host/Origin checks (HTTP-08), which era a POST belongs to (MOD-23),
+// what a POST's items must look like before the engine sees them (HTTP-01, HTTP-02, HTTP-12,
+// L-05, L-07, M-09), when an initialize earns a session (HTTP-03), primed streams, event ids
+// and Last-Event-ID (HTTP-06, HTTP-09, HTTP-10), and what to do with a request body the host
+// will not read. Under the core's rules: no I/O, no clock, no Promise, no platform types.
 //
 // Invariants: every function is total over unknown input (never throws) and answers from its
 // arguments alone.
@@ -11,7 +12,7 @@ import { isJsonObject, isRequestId, type JsonObject, type JsonRpcMessage, type R
 import { hasModernEnvelope } from "../rules/modern.js";
 import { SESSION_VERSIONS, VERSION_PROFILES, isProtocolVersion } from "../rules/versions.js";
 
-/** The host's bounds, resolved (see HttpServerOptions for each). */
+/** The host's bounds, resolved (see HttpServerOptions for each): LIM-09 the body, LIM-10 the sessions, LIM-11 the connections. */
 export interface HttpLimits {
   readonly maxBodyBytes: number;
   readonly maxSessions: number;
@@ -66,7 +67,7 @@ export function socketTimeouts(limits: HttpLimits): {
 }
 
 /**
- * HTTP-01…HTTP-04: the POST of a notification or response the server cannot accept gets an HTTP error,
+ * HTTP-02: the POST of a notification or response the server cannot accept gets an HTTP error,
  * not 202. Why `item` is not a well-formed JSON-RPC 2.0 notification or response (expected
  * versus got), or undefined when it is one. Requests are the engine's to judge.
  */
@@ -105,7 +106,7 @@ export function firstMalformed(items: readonly unknown[]): { index: number; prob
   return undefined;
 }
 
-/** Why an initialize POST cannot open a session before the engine even sees it (HTTP-01…HTTP-04: initialize is a request), or undefined. */
+/** Why an initialize POST cannot open a session before the engine even sees it (L-05: never batched; initialize is a request), or undefined. */
 export function initializeShapeProblem(body: unknown): string | undefined {
   if (Array.isArray(body)) return "initialize must not be batched";
   if (!isJsonObject(body) || !("id" in body)) return "initialize must be a request: expected an id, got none";
@@ -114,7 +115,7 @@ export function initializeShapeProblem(body: unknown): string | undefined {
 }
 
 /**
- * Defect 10.4: a session is minted only for an initialize the engine answered with a result.
+ * HTTP-03: a session (and its Mcp-Session-Id) is minted only for an initialize the engine answered with a result.
  * `answers` are the messages the engine sent while handling it (in order).
  */
 export function initializeOutcome(
@@ -130,7 +131,7 @@ export function initializeOutcome(
 }
 
 /**
- * A request body the host will not read (refused before or while reading it): drain a body
+ * LIM-09: a request body the host will not read (refused before or while reading it): drain a body
  * declared within the limit (the connection stays usable); close the connection after the
  * answer when it is declared over the limit or of unknown length (chunked), so a peer cannot
  * make the host read without end.
@@ -179,7 +180,7 @@ export function hostnameOf(value: string, isOrigin: boolean): string | undefined
   return name === "" ? undefined : name;
 }
 
-/** HTTP-01…HTTP-04 (DNS rebinding): Host must name an allowed hostname, and Origin, when sent, too. An empty allow-list refuses everything. */
+/** HTTP-08 (DNS rebinding): Host must name an allowed hostname, and Origin, when sent, too. An empty allow-list refuses everything. */
 export function hostAllowed(host: string | undefined, origin: string | undefined, allowed: ReadonlySet<string>): boolean {
   const hostName = host === undefined ? undefined : hostnameOf(host, false);
   if (hostName === undefined || !allowed.has(hostName)) return false;
@@ -188,20 +189,22 @@ export function hostAllowed(host: string | undefined, origin: string | undefined
   return originName !== undefined && allowed.has(originName);
 }
 
-/** L-07/HTTP-01…HTTP-04: a session-era MCP-Protocol-Version header, when present, must name a session version we speak. */
+/** L-07: a session-era MCP-Protocol-Version header, when present, must name a session version we speak. */
 export function sessionVersionHeaderOk(version: string | undefined): boolean {
   return version === undefined || (SESSION_VERSIONS as readonly string[]).includes(version);
 }
 
-/** HTTP-01…HTTP-04: a POST must accept both JSON and SSE answers; a GET, SSE. */
+/** HTTP-01, HTTP-12: a POST must accept both JSON and SSE answers (406 otherwise). */
 export function acceptsPost(accept: string | undefined): boolean {
   return accept !== undefined && accept.includes("application/json") && accept.includes("text/event-stream");
 }
 
+/** HTTP-06: a GET must accept SSE, the only answer it gets. */
 export function acceptsSse(accept: string | undefined): boolean {
   return accept !== undefined && accept.includes("text/event-stream");
 }
 
+/** HTTP-12: a body not labelled application/json is refused (415). */
 export function isJsonContentType(contentType: string | undefined): boolean {
   return contentType !== undefined && contentType.toLowerCase().startsWith("application/json");
 }
@@ -230,7 +233,7 @@ export function batchesAllowed(version: string | undefined): boolean {
   return isProtocolVersion(version) && VERSION_PROFILES[version].batching;
 }
 
-/** HTTP-01…HTTP-04 (2025-11-25 on): whether a session's SSE streams open with a priming event (an id, the retry advice) so they can be resumed. */
+/** HTTP-09 (2025-11-25 on): whether a session's SSE streams open with a priming event (an id, the retry advice) so they can be resumed. */
 export function primesStreams(version: string | undefined): boolean {
   return isProtocolVersion(version) && VERSION_PROFILES[version].primedStreams;
 }
@@ -252,7 +255,7 @@ export function cancelledTarget(item: unknown): RequestId | undefined {
   return typeof target === "string" || typeof target === "number" ? target : undefined;
 }
 
-/** An SSE event id of a session stream: "<stream>:<seq>", unique per session. */
+/** An SSE event id of a session stream: "<stream>:<seq>", unique per session, so a resumption replays only its own stream (HTTP-10). */
 export function eventId(stream: string, seq: number): string {
   return `${stream}:${seq}`;
 }

@@ -20,7 +20,7 @@ export function sseMessage(message: unknown, id?: string): string {
   return `${id === undefined ? "" : `id: ${id}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
-/** HTTP-01…HTTP-04 (2025-11-25): the priming event: an event id with empty data and the reconnection advice. */
+/** HTTP-09 (2025-11-25): the priming event: an event id with empty data and the reconnection advice. */
 export function ssePriming(id: string, retryMs: number): string {
   return `id: ${id}\nretry: ${retryMs}\ndata: \n\n`;
 }

@@ -1,7 +1,7 @@
 // An incremental text/event-stream (SSE) parser for the Streamable HTTP and HTTP+SSE
 // clients: text in (bytes, any split), events out. Portable (TextDecoder only); no I/O.
 // Invariants: each character is scanned once; a line or an event's data longer than
-// maxLength throws (the error tooLong() makes) instead of growing without bound.
+// maxLength throws (the error tooLong() makes) instead of growing without bound (RULES.md LIM-12).
 
 export interface SseEvent {
   /** The event type; "message" when the event named none. */
@@ -15,7 +15,7 @@ export interface SseParserOptions {
   /** The last event id carried over from an earlier connection of the same stream. */
   lastEventId?: string;
   retry?: number;
-  /** Longest line or event data, in characters; longer input throws. Default 8 MiB. */
+  /** LIM-12: longest line or event data, in characters; longer input throws. Default 8 MiB. */
   maxLength?: number;
 }
 

@@ -1,9 +1,10 @@
-// The status table of Streamable HTTP (RULES.md HTTP-01…HTTP-04, SSE-01, MOD-20) on the server side: every
-// refusal the endpoint makes, with its HTTP status and the JSON-RPC code of its error body,
-// plus the few success statuses. Hosts and the fetch handler name a refusal, never a number.
+// The status table of Streamable HTTP on the server side (RULES.md HTTP-02, HTTP-03, HTTP-06,
+// HTTP-07, HTTP-08, HTTP-11, HTTP-12, HTTP-13, L-07, LIM-09, LIM-10, MOD-22): every refusal the
+// endpoint makes, with its HTTP status and the JSON-RPC code of its error body, plus the few
+// success statuses. Hosts and the fetch handler name a refusal, never a number.
 //
 // Invariants: one row per refusal kind; an error body is a JSON-RPC error object, with the
-// request id when the refused request had a readable one, without it otherwise.
+// request id when the refused request had a readable one, without it otherwise (HTTP-02).
 
 import type { JsonObject, RequestId } from "../wire/envelope.js";
 import { ErrorCode } from "../wire/errors.js";
@@ -17,33 +18,33 @@ export const HttpStatus = {
 
 /** Why the endpoint refuses a request, with the status and JSON-RPC code it answers. */
 export const REFUSALS = {
-  /** HTTP-01…HTTP-04: Host or Origin outside the allow-list (DNS rebinding). */
+  /** HTTP-08, HTTP-13: Host or Origin outside the allow-list (DNS rebinding), or an Origin CORS does not allow. */
   forbidden: { status: 403, code: ErrorCode.InvalidRequest },
   /** A path the endpoint does not serve. */
   notFound: { status: 404, code: ErrorCode.InvalidRequest },
   /** HTTP-03: an unknown or ended Mcp-Session-Id (or legacy sessionId). */
   sessionNotFound: { status: 404, code: ErrorCode.InvalidRequest },
-  /** HTTP-01…HTTP-04: a Last-Event-ID naming no stream of the session. */
+  /** HTTP-12: a Last-Event-ID naming no stream of the session. */
   unknownEventId: { status: 404, code: ErrorCode.InvalidRequest },
-  /** A method the path does not take (Allow says which). */
+  /** A method the path does not take (Allow says which): HTTP-06 a GET without streams, HTTP-07 a DELETE not allowed, HTTP-12. */
   methodNotAllowed: { status: 405, code: ErrorCode.InvalidRequest },
-  /** HTTP-01…HTTP-04: Accept lacks what the answer may be. */
+  /** HTTP-11, HTTP-12: Accept lacks what the answer may be. */
   notAcceptable: { status: 406, code: ErrorCode.InvalidRequest },
-  /** HTTP-01…HTTP-04: a second GET stream while one is attached. */
+  /** HTTP-12: a second GET stream while one is attached. */
   conflict: { status: 409, code: ErrorCode.InvalidRequest },
-  /** A body over maxBodyBytes (never read further). */
+  /** LIM-09: a body over maxBodyBytes (never read further). */
   tooLarge: { status: 413, code: ErrorCode.InvalidRequest },
-  /** HTTP-01…HTTP-04: the body is not application/json. */
+  /** HTTP-12: the body is not application/json. */
   unsupportedMediaType: { status: 415, code: ErrorCode.InvalidRequest },
   /** A body that is not UTF-8 or not JSON. */
   parseError: { status: 400, code: ErrorCode.ParseError },
-  /** A message the endpoint will not hand to an engine (malformed, batched where batches are not allowed, no session id, a bad version header). */
+  /** A message the endpoint will not hand to an engine (malformed, batched where batches are not allowed, no session id: HTTP-03, a bad version header: L-07). */
   invalidRequest: { status: 400, code: ErrorCode.InvalidRequest },
-  /** MOD-23: a version this endpoint does not serve. */
+  /** MOD-22: a session-era initialize where only 2026-07-28 is served (data names the versions). */
   unsupportedVersion: { status: 400, code: ErrorCode.UnsupportedProtocolVersion },
-  /** A refused initialize: the engine's own error, answered 400 (defect 10.4). */
+  /** A refused initialize: the engine's own error, answered 400 and no session opened. */
   refusedInitialize: { status: 400, code: ErrorCode.InvalidRequest },
-  /** maxSessions reached (with Retry-After). */
+  /** LIM-10: maxSessions reached (with Retry-After). */
   busy: { status: 503, code: ErrorCode.InternalError },
   /** Host shutdown while a request was in flight. */
   shuttingDown: { status: 503, code: ErrorCode.InternalError },

@@ -1,5 +1,5 @@
-// The in-place applicators of the JSON Schema validator (./json-schema.ts): allOf, anyOf,
-// oneOf, not, if/then/else, as keyword checks for ./json-schema-compile.ts.
+// The in-place applicators of the JSON Schema validator (./validator.ts): allOf, anyOf,
+// oneOf, not, if/then/else, as keyword checks for the compiler (./compile.ts).
 //
 // Invariants:
 // - annotations (for unevaluated*) follow JSON Schema 2020-12: allOf and the taken then/else

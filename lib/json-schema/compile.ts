@@ -1,4 +1,4 @@
-// The JSON Schema compiler (./json-schema.ts): turns a schema document into a graph of
+// The JSON Schema compiler (./validator.ts): turns a schema document into a graph of
 // nodes, each a list of keyword closures, and checks the graph for cycles that would never
 // consume a value.
 //

@@ -1,4 +1,4 @@
-// Evaluation state of the JSON Schema validator (./json-schema.ts): compiled nodes, the
+// Evaluation state of the JSON Schema validator (./validator.ts): compiled nodes, the
 // context a validation threads through them, and the annotations that unevaluatedProperties
 // and unevaluatedItems read.
 //

@@ -1,4 +1,4 @@
-// The identifiers of one JSON Schema document (./json-schema.ts): the base URI of every
+// The identifiers of one JSON Schema document (./validator.ts): the base URI of every
 // subschema ($id, resolved against the enclosing base per RFC 3986), the embedded schema
 // resources, the $anchor and $dynamicAnchor names, and the resolution of a $ref or
 // $dynamicRef to the subschema it names.

@@ -1,8 +1,7 @@
 // A JSON Schema validator for tool inputs and outputs (draft 2020-12, and draft-07 as MCP
 // servers still send it): no dependency, no eval, no `new Function`. This file is the
-// public face; the compiler is ./json-schema-compile.ts (+ -combinators), identifiers and
-// references ./json-schema-index.ts, evaluation state ./json-schema-eval.ts, value
-// helpers ./json-schema-values.ts.
+// public face; the compiler is ./compile.ts (its applicators ./combinators.ts), identifiers
+// and references ./identifiers.ts, evaluation state ./eval.ts, value helpers ./values.ts.
 //
 // Keywords applied: type, enum, const, minimum, maximum, exclusiveMinimum,
 // exclusiveMaximum, multipleOf, minLength/maxLength (code points), pattern (ECMA-262 with

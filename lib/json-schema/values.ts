@@ -1,4 +1,4 @@
-// Value helpers of the JSON Schema validator (./json-schema.ts): JSON types, JSON equality,
+// Value helpers of the JSON Schema validator (./validator.ts): JSON types, JSON equality,
 // a canonical text for uniqueItems, multipleOf on binary floats, and short renderings for
 // messages.
 //

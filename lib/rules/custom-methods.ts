@@ -1,4 +1,11 @@
-// Methods outside the specification, served under a declared extension (RULES.md MT-03…MT-06).
+// Custom methods: methods no version of the specification has, which a host adds under an
+// extension it names (RULES.md MT-03, MT-04, MT-05, MT-06). This file is the engine's table of
+// them and the reading of who declared their extensions. Two neighbours differ:
+// - lib/rules/negotiated-extensions.ts holds the extensions the specification itself defines
+//   for 2026-07-28 (the tasks extension); their methods are rows of the spec's method table,
+//   not entries of this one;
+// - lib/peer/shared/custom-methods.ts is the peer layer's typed declaration of custom methods
+//   and their handlers, from which the Client and the Server build this table.
 //
 // The host names each method it speaks beyond the spec (EngineOptions.extensionMethods): its
 // kind, its sender and the extension it belongs to. The one gate (lib/rules/methods.ts) reads this
@@ -11,7 +18,7 @@
 //   `experimental`, the session era's own slot for capabilities outside the spec.
 //
 // Invariants: nothing here keeps state; peer-supplied names are only looked up in Maps and
-// read with Object.hasOwn; a table that would shadow a spec method is refused when built.
+// read with Object.hasOwn (ENG-06); a table that would shadow a spec method is refused when built.
 
 import { isJsonObject } from "../wire/envelope.js";
 import { ErrorCode, describeValue } from "../wire/errors.js";
@@ -71,7 +78,7 @@ export function extensionMethodTable(list: readonly ExtensionMethod[] | undefine
   return table;
 }
 
-/** The extensions a capabilities object declares in an era (see the file comment for where each era looks). */
+/** MT-03: the extensions a capabilities object declares in an era (see the file comment for where each era looks). */
 export function declaredExtensions(capabilities: unknown, era: "session" | "modern"): ReadonlySet<string> {
   const declared = new Set<string>();
   if (!isJsonObject(capabilities)) return declared;

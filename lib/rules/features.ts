@@ -1,6 +1,8 @@
-// Feature rules that depend on what happened earlier in the session (RULES.md C-01…C-10, O-01…O-05,
-// K-03…K-05, TK-02…TK-08, E-01): logging level, resource subscriptions, URL elicitations, completion
-// caps, roots, `_meta` key rules, tool-level task support and the task status machine.
+// Feature rules that depend on what happened earlier in the session (RULES.md C-04, C-07, C-08,
+// O-02, O-03, MOD-03, K-03, K-04, TK-02, TK-03, TK-04, TK-05, TK-06, TK-08, E-01, CM-01, RT-01,
+// P-01, P-05, P-08, LIM-04, LIM-05, LIM-06, LIM-07): logging level, resource subscriptions, URL
+// elicitations, completion caps, roots, `_meta` key rules, tool-level task support and the task
+// status machine.
 //
 // The engine calls one hook per message and direction, after gate() and params validation:
 // - outbound hooks throw LocalProtocolError and change no state when they refuse;
@@ -15,7 +17,7 @@ import type { Role } from "./methods.js";
 import { progressProblem } from "./progress.js";
 import { VERSION_PROFILES, type SessionVersion } from "./versions.js";
 
-/** O-02: RFC 5424 severities, low to high. A Map, so that a peer's "toString" or "__proto__" is no level. */
+/** O-02: RFC 5424 severities, low to high. A Map, so that a peer's "toString" or "__proto__" is no level (ENG-06). */
 export const LOGGING_SEVERITY: ReadonlyMap<string, number> = new Map([
   ["debug", 0],
   ["info", 1],

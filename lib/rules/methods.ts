@@ -1,4 +1,5 @@
-// The method table and the one gate function (RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, L-10…L-13, C-01…C-10).
+// The method table and the one gate function (RULES.md MT-01, MT-02, MT-03, MT-05, L-01, L-04, L-06, L-10, L-11,
+// L-12, L-13, C-01, C-04, C-06, C-07, C-08, C-09, G-01, O-01, X-02, TX-06, ENG-02, ENG-03, ENG-04).
 //
 // Every method and notification of every session-era version is one row: who sends it,
 // in which phases of the sender it may be sent and in which phases of the receiver it is
@@ -84,7 +85,7 @@ export interface MethodRow {
   readonly phaseRule: string | undefined;
   readonly since: ProtocolVersion;
   readonly until: ProtocolVersion | undefined;
-  /** X-02: false for initialize, which is never cancelled (nor timed out with a notifications/cancelled). */
+  /** X-02, L-04: false for initialize, which is never cancelled (nor timed out with a notifications/cancelled). */
   readonly cancellable: boolean;
   /** 2026-07-28 (MOD-10): its result may be input_required. */
   readonly inputRequired: boolean;
@@ -254,6 +255,7 @@ export const METHOD_ROWS: readonly MethodRow[] = [
     phaseRule: "L-06",
     until: "2026-07-28",
   }),
+  // G-01: either side may ping; L-13: it is answered in every phase.
   row("ping", "request", "both", {
     sendPhases: OPEN,
     receivePhases: OPEN,
@@ -338,13 +340,14 @@ export const METHOD_ROWS: readonly MethodRow[] = [
     until: "2026-07-28",
   }),
   // Tasks (2026-07-28, the io.modelcontextprotocol/tasks extension): the client asks, the server holds the tasks.
-  // tasks/result and tasks/list have no row here: removed, they are unknown methods (-32601).
+  // TX-06: tasks/result and tasks/list have no row here: removed, they are unknown methods (-32601).
   row("tasks/get", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
   row("tasks/update", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
   row("tasks/cancel", "request", "client", { since: "2026-07-28", extension: TASKS_EXTENSION, nameParam: "taskId" }),
   row("notifications/tasks", "notification", "server", { since: "2026-07-28", extension: TASKS_EXTENSION, receivePhases: OPERATING }),
   // Announcements, gated on the sender's own declaration: list changes only from a server that declared the matching
   // listChanged, resources/updated only with resources.subscribe (C-04; a refusal cites the capability rule, C-01).
+  // O-01: log messages only from a server that declared logging.
   row("notifications/message", "notification", "server", {
     cap: Cap.logging,
     capOf: "sender",
@@ -377,6 +380,7 @@ export const METHOD_ROWS: readonly MethodRow[] = [
     receivePhases: OPERATING,
     phaseRule: "L-12",
   }),
+  // C-05: roots list changes only from a client that declared roots.listChanged (sending it when its roots change is its host's part).
   row("notifications/roots/list_changed", "notification", "client", { cap: Cap.rootsListChanged, capOf: "sender", until: "2026-07-28" }),
   row("notifications/elicitation/complete", "notification", "server", {
     cap: Cap.elicitationUrl,
@@ -419,7 +423,7 @@ export function methodTraits(method: string): MethodTraits | undefined {
   return TRAITS.get(method);
 }
 
-/** X-02: whether a request of `method` may be cancelled (every one but initialize). */
+/** X-02, L-04: whether a request of `method` may be cancelled (every one but initialize). */
 export function isCancellable(method: string): boolean {
   return TRAITS.get(method)?.cancellable !== false;
 }
@@ -500,7 +504,9 @@ export interface GateContext {
 /**
  * The one gate. `outbound` is true when our host wants to send the message (the phase is
  * the sender's), false when it arrived (the phase is the receiver's). Returns undefined
- * when the message may pass.
+ * when the message may pass. The checks run in the order of ENG-04: unknown method (a
+ * wrong-direction one counts as unknown), phase, capability (the param gates last); the
+ * params themselves are validated after the gate.
  */
 export function gate(
   ctx: GateContext,
@@ -565,6 +571,7 @@ export function gate(
     const caps = r.capOf === "receiver" ? ctx.receiverCaps : ctx.senderCaps;
     if ((caps & r.cap) !== r.cap) {
       const owner = r.capOf === "receiver" ? (ctx.sender === "client" ? "server" : "client") : ctx.sender;
+      // C-09: an undeclared capability is answered as an unknown method.
       return {
         code: ErrorCode.MethodNotFound,
         rule: "C-01",

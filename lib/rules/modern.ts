@@ -1,7 +1,8 @@
-// The stateless revision 2026-07-28 ("modern" era, RULES.md MOD-01…MOD-24) as pure functions: the
-// per-request `_meta` envelope, the checks on input-required results, result decoration,
-// server/discover and subscription filters (the Streamable HTTP header rules are in
-// lib/http/headers.ts).
+// The stateless revision 2026-07-28 ("modern" era) as pure functions: the per-request `_meta`
+// envelope (RULES.md MOD-01, MOD-03, MOD-06), the checks on input-required results (MOD-02,
+// MOD-10), result decoration (MOD-05, MOD-11, MOD-16), server/discover (MOD-07, MOD-08) and
+// subscription filters (MOD-12, MOD-14, TX-10). The Streamable HTTP header rules are in
+// lib/http/headers.ts; the state of the era (open listen streams) in lib/engine/modern-server.ts.
 //
 // Invariants:
 // - nothing here keeps state: every request carries its own version, client capabilities
@@ -96,11 +97,12 @@ export function readRequestEnvelope(
   const info = meta[META_CLIENT_INFO];
   if (info !== undefined && !isImplementation(info))
     return missing(`params._meta["${META_CLIENT_INFO}"]`, "an Implementation {name, version}", info);
+  // MOD-03: the level a request's log messages are sent at, when it names one.
   const level = meta[META_LOG_LEVEL];
   if (level !== undefined && severityOf(level) === undefined) {
     return missing(`params._meta["${META_LOG_LEVEL}"]`, "a logging level (debug … emergency)", level);
   }
-  // server/discover is answered whatever version it names, so a client can learn ours (issue 7/6 item 3).
+  // MOD-08: server/discover is answered whatever version it names, so a client can learn ours.
   if (!anyVersion && !supported.includes(version)) {
     return refusal(
       ErrorCode.UnsupportedProtocolVersion,
@@ -218,7 +220,7 @@ export function missingCapabilityRefusal(missing: JsonObject): ModernRefusal {
   );
 }
 
-/** A result as a modern server sends it: resultType present ("complete" unless set), serverInfo in _meta when given. */
+/** A result as a modern server sends it: resultType present ("complete" unless set, MOD-11), serverInfo in _meta when given (MOD-05). */
 export function decorateResult(result: JsonObject, serverInfo: JsonObject | undefined): JsonObject {
   const hasType = typeof result.resultType === "string";
   if (hasType && serverInfo === undefined) return result;
@@ -287,7 +289,7 @@ export interface SubscriptionFilter {
   taskIds?: string[];
 }
 
-/** The subset of a requested filter the server honours, given its capabilities; undefined when malformed. */
+/** MOD-12: the subset of a requested filter the server honours, given its capabilities; undefined when malformed. */
 export function acceptedFilter(requested: unknown, serverCaps: number): SubscriptionFilter | undefined {
   if (!isJsonObject(requested)) return undefined;
   const out: SubscriptionFilter = {};
@@ -312,7 +314,7 @@ export function acceptedFilter(requested: unknown, serverCaps: number): Subscrip
   return out;
 }
 
-/** Whether a subscription with `filter` wants the change notification `method` (with `params`). */
+/** Whether a subscription with `filter` wants the change notification `method` (with `params`): MOD-14; notifications/tasks only for a task it named (TX-10). */
 export function filterWants(filter: SubscriptionFilter, method: string, params: JsonObject | undefined): boolean {
   switch (method) {
     case "notifications/tools/list_changed":

@@ -1,7 +1,11 @@
-// Protocol extensions of 2026-07-28 negotiated per request, and the tasks extension
-// `io.modelcontextprotocol/tasks` (SEP-2663) as pure rules: which methods need it (the
+// Negotiated extensions: the extensions the specification defines for 2026-07-28, declared per
+// request, as pure rules; today the tasks extension `io.modelcontextprotocol/tasks` (SEP-2663;
+// RULES.md TX-01, TX-02, TX-03, TX-04, TX-05, MT-01, MOD-12): which methods need it (the
 // `extension` column of the method table), which may answer with a task (`taskAugmentable`),
 // the shapes of CreateTaskResult and DetailedTask, and the taskIds of a listen filter.
+//
+// Their methods are rows of the spec's method table (lib/rules/methods.ts). Methods a host adds
+// beyond the spec under an extension of its own are custom methods (lib/rules/custom-methods.ts).
 //
 // Invariants:
 // - an extension is declared by a key under `capabilities.extensions`; the client's are
@@ -21,7 +25,7 @@ export { TASKS_EXTENSION } from "./methods.js";
 export const TASK_STATUSES: ReadonlySet<string> = new Set(["working", "input_required", "completed", "failed", "cancelled"]);
 export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
 
-/** Whether a capabilities object declares `extension` (a key under `extensions`, own keys only). */
+/** TX-01: whether a capabilities object declares `extension` (a key under `extensions`, own keys only); a request's own, never remembered. */
 export function declaresExtension(capabilities: unknown, extension: string): boolean {
   if (!isJsonObject(capabilities)) return false;
   const extensions = capabilities.extensions;

@@ -1,11 +1,12 @@
 // Validators for the params of every request and notification, and for the result of every
-// request, of the four session-era versions (RULES.md MT-01, MT-02, SCH-01, SCH-02, SCH-03, N-01…N-05, O-01…O-05, K-03…K-05, J-01, J-04, TK-02…TK-08, K-04, SCH-05, TK-08).
+// request, of the four session-era versions (RULES.md SCH-01, SCH-02, SCH-03, SCH-04, SCH-05,
+// MT-01, L-02, L-03, N-01, O-02, O-04, K-05, J-02, J-04, TK-03, TK-07, CM-01).
 //
 // Invariants:
 // - one table per version (a Map for params, a Map for results), built once at module load
 //   from shared sub-schemas; a lookup never builds anything;
 // - a method absent from a version (RULES.md MT-01) has no validator in it: undefined;
-// - unknown members pass at every depth; a member introduced by a later version is an
+// - unknown members pass at every depth (SCH-04); a member introduced by a later version is an
 //   unknown (unchecked) member in earlier ones; content blocks and completion references
 //   are tagged unions in which an unknown tag passes;
 // - enums are open (any string) except the logging level, the elicitation action and mode,
@@ -14,7 +15,7 @@
 //   says integer (SCH-05): sizes, maxTokens, totals, ttl, pollInterval, schema bounds, elicited
 //   numbers; Task.ttl may be null;
 // - `_meta` is any object, except in request params where `progressToken`, when present, is
-//   a string or an integer; cursors are opaque strings.
+//   a string or an integer (K-05); cursors are opaque strings (N-01).
 
 import { isJsonObject } from "../wire/envelope.js";
 import { describeValue } from "../wire/errors.js";
@@ -95,6 +96,7 @@ function build(version: SessionVersion): VersionTables {
     { name: str, ...title, version: str, ...when(v1125, { description: str, websiteUrl: str, icons: arrayOf(icon) }) },
     ["name", "version"],
   );
+  // J-02: a tool's inputSchema and outputSchema are object schemas.
   const objectSchema = object(
     { ...when(v1125, { $schema: str }), type: literal("object"), properties: recordOf(anyObject), required: strings },
     ["type"],
@@ -161,7 +163,7 @@ function build(version: SessionVersion): VersionTables {
   });
   const samplingContent = v1125 ? oneOrMany(samplingBlock) : samplingBlock;
 
-  // Tasks.
+  // Tasks: TK-07, createdAt, lastUpdatedAt and ttl (null: unlimited) on every Task.
   const taskShape: Shape = {
     taskId: str,
     status: closedEnum(TASK_STATUSES),
@@ -184,7 +186,7 @@ function build(version: SessionVersion): VersionTables {
   const page = (key: string, item: Check): Check => res({ [key]: arrayOf(item), nextCursor: str }, [key]);
   const empty = res({});
   const createTaskResult = res({ task }, ["task"]);
-  /** From 2025-11-25 a task-augmented request may be answered by CreateTaskResult: told apart by `task` without `key`. */
+  /** TK-03: from 2025-11-25 a task-augmented request may be answered by CreateTaskResult: told apart by `task` without `key`. */
   const orTask = (main: Check, key: string): Check =>
     v1125 ? (v) => (isJsonObject(v) && v.task !== undefined && v[key] === undefined ? createTaskResult(v) : main(v)) : main;
 
@@ -241,7 +243,7 @@ function build(version: SessionVersion): VersionTables {
   );
   const createMessageResult = res({ role, content: samplingContent, model: str, stopReason: str }, ["role", "content", "model"]);
 
-  // Elicitation (2025-06-18): a flat object of primitive property schemas, tagged by `type`.
+  // Elicitation (2025-06-18): a flat object of primitive property schemas, tagged by `type` (J-04).
   const option = object({ const: str, title: str }, ["const", "title"]);
   const base: Shape = { title: str, description: str };
   const primitiveSchema = tagged("type", {
@@ -301,6 +303,7 @@ function build(version: SessionVersion): VersionTables {
     },
     ["ref", "argument"],
   );
+  // CM-01: at most 100 completion values.
   const completeResult = res({ completion: object({ values: arrayOf(str, 100), total: num, hasMore: bool }, ["values"]) }, ["completion"]);
 
   // Prompts and tool results.
@@ -323,6 +326,7 @@ function build(version: SessionVersion): VersionTables {
     results.set(method, r);
   };
 
+  // L-02, L-03: what initialize and its result must carry.
   request(
     "initialize",
     req({ protocolVersion: str, capabilities: clientCapabilities, clientInfo: implementation }, [
@@ -367,6 +371,7 @@ function build(version: SessionVersion): VersionTables {
   params.set("notifications/cancelled", note({ requestId: idLike, reason: str }, v1125 ? [] : ["requestId"]));
   params.set(
     "notifications/progress",
+    // P-06: message, from 2025-03-26, is text.
     note({ progressToken: idLike, progress: num, total: num, ...when(v0326, { message: str }) }, ["progressToken", "progress"]),
   );
   params.set("notifications/message", note({ level, logger: str, data: anyValue }, ["level", "data"]));

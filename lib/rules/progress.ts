@@ -1,4 +1,4 @@
-// Progress (P-01 … P-05): tokens and the one rule that progress strictly increases, used for
+// Progress tokens (P-01) and the one rule that progress strictly increases (P-05), used for
 // what we receive, what our host sends and what a task of ours reports alike.
 
 import { isJsonObject, isRequestId, type JsonObject } from "../wire/envelope.js";
@@ -9,7 +9,7 @@ export function isProgressToken(value: unknown): value is ProgressToken {
   return isRequestId(value);
 }
 
-/** The token a request asked progress on (`params._meta.progressToken`), if it is a valid one. */
+/** P-01: the token a request asked progress on (`params._meta.progressToken`), if it is a valid one. */
 export function progressTokenOf(params: JsonObject | undefined): ProgressToken | undefined {
   if (params === undefined) return undefined;
   const meta = params._meta;

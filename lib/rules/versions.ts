@@ -18,7 +18,7 @@ export interface VersionProfile {
   readonly era: "session" | "modern";
   /** JSON-RPC batches are allowed (M-09: 2025-03-26 only). */
   readonly batching: boolean;
-  /** Session-era SSE streams open with a priming event (an event id and the retry advice) so a client can resume them (HTTP-01…HTTP-04, 2025-11-25). */
+  /** Session-era SSE streams open with a priming event (an event id and the retry advice) so a client can resume them (HTTP-09, 2025-11-25). */
   readonly primedStreams: boolean;
   /** HTTP-04: an initialize refused 400, 404 or 405 (not any 4xx) means "try HTTP+SSE" (2025-11-25 on). */
   readonly strictLegacyFallback: boolean;
@@ -28,9 +28,9 @@ export interface VersionProfile {
   readonly resourceNotFoundCode: number;
   /** How `_meta` keys are checked (K-03, K-04): not at all, reserved labels anywhere in the prefix, or the second label only. */
   readonly metaKeyRules: "none" | "any-label" | "second-label";
-  /** Tasks in the core protocol (TK-02 … TK-08): 2025-11-25 only (2026-07-28 moved them to an extension). */
+  /** Tasks in the core protocol (the TK rules): 2025-11-25 only (2026-07-28 has them as an extension, the TX rules). */
   readonly coreTasks: boolean;
-  /** -32042 URLElicitationRequiredError with data.elicitations (C-07): 2025-11-25 only. */
+  /** -32042 URLElicitationRequiredError with data.elicitations (E-01): 2025-11-25 only. */
   readonly urlElicitationError: boolean;
 }
 

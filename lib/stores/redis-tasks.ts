@@ -3,7 +3,7 @@
 // update is a handful of HSET/HDEL in one server-side script (no JSON decoding in Redis).
 //
 // Invariants:
-// - create is strongly consistent: one script refuses an id that exists and writes the
+// - create is strongly consistent (RULES.md TX-08): one script refuses an id that exists and writes the
 //   whole task with its expiry; its promise resolves once Redis has answered, so a get on
 //   any node finds the task after that;
 // - an ended task (completed, failed, cancelled) stays as it ended: an update of one is

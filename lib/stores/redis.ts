@@ -63,7 +63,11 @@ export interface RedisSessionStoreOptions extends RedisKeys {
   maxSnapshotBytes?: number;
 }
 
-/** SessionStore on Redis: one string key per session, with a sliding TTL. */
+/**
+ * SessionStore on Redis: one string key per session, with a sliding TTL. Every node reads the
+ * latest snapshot from here, and a session the store no longer holds is unknown on every node
+ * (RULES.md CL-01); deleting it ends it for all of them (CL-04).
+ */
 export class RedisSessionStore implements SessionStore {
   private readonly prefix: string;
   private readonly ttl: string;
@@ -111,7 +115,7 @@ export interface RedisEventStoreOptions extends RedisKeys {
   eventTtlMs?: number;
 }
 
-/** EventStore on Redis Streams: one stream per session, each entry naming its SSE stream and sequence number. */
+/** EventStore on Redis Streams: one stream per session, each entry naming its SSE stream and sequence number; bounded and expiring (LIM-12). */
 export class RedisEventStore implements EventStore {
   private readonly prefix: string;
   private readonly maxEvents: string;
@@ -219,6 +223,7 @@ export class RedisBus implements MessageBus {
       const space = raw.indexOf(" ");
       // Our own messages come back too: this node acted on them already.
       if (space <= 0 || raw.slice(0, space) === this.nodeId) return;
+      // CL-02: a bus message of another kind or shape is dropped.
       const message = parseBusMessage(raw.slice(space + 1));
       if (message !== undefined) listener(message);
     });

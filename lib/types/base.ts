@@ -3,9 +3,9 @@
 // Implementation, Annotations, the message role and the logging level.
 //
 // One set of types covers the four session-era versions: a member added later is optional
-// and tagged `@since <version>`. Types are hand-written from each version's schema.json
-// (RULES.md MT-01, SCH-01…SCH-05); where schema.ts says `number` but the generated JSON says `integer`
-// (RULES.md SCH-05) the TypeScript `number` is used.
+// and tagged `@since <version>`. Types are hand-written from each version's schema.json (the
+// checks a message passes are lib/rules/params.ts); where schema.ts says `number` but the
+// generated JSON says `integer` (RULES.md SCH-05) the TypeScript `number` is used.
 
 import type { JsonObject, RequestId } from "../wire/envelope.js";
 

@@ -1,4 +1,5 @@
-// Tasks (2025-11-25, experimental; RULES.md TK-02…TK-08): the Task object, task augmentation of
+// Tasks (2025-11-25, experimental; their rules, the TK family of RULES.md, are checked in
+// lib/rules/features.ts and lib/rules/params.ts): the Task object, task augmentation of
 // `tools/call`, `sampling/createMessage` and `elicitation/create`, and the params/results
 // of `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`. Either side can be the
 // task receiver. Numeric fields are TS `number` (the JSON says integer; RULES.md SCH-05).

@@ -1,4 +1,4 @@
-// Matching a URI against a parsed RFC 6570 template (uri-template.ts): the work inside one
+// Matching a URI against a parsed RFC 6570 template (./template.ts): the work inside one
 // group of adjacent expressions and inside one expression (rules 3 to 5 of
 // `UriTemplate.match`), and the percent-decoding of what was matched.
 //

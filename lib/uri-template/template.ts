@@ -7,9 +7,9 @@
 // - expansion percent-encodes each value as UTF-8 (upper-case hex) outside the operator's
 //   allowed set: unreserved characters for most operators, unreserved plus reserved for
 //   "+" and "#" (RFC 6570 section 3.2.1);
-// - matching uses no regular expression and never backtracks: its cost is linear in the
-//   length of the URI for a given template (the official TypeScript SDK's regex-based
-//   matcher had a ReDoS vulnerability; the matching inside a group is in uri-template-match.ts).
+// - matching uses no regular expression and never backtracks, so no URI can make it slow
+//   (a regex-based matcher is open to ReDoS): its cost is linear in the length of the URI for
+//   a given template; the matching inside a group is in ./match.ts.
 //   How a URI is split when several splits are possible is documented on `UriTemplate.match`;
 //   `match(expand(vars))` gives `vars` back whenever the expansion is unambiguous.
 // - only ECMAScript and TextDecoder are used (browsers, Deno, Bun, Workers, Node).

@@ -1,4 +1,5 @@
-// JSON-RPC 2.0 envelope classification, as MCP narrows it (RULES.md M-01…M-10, ID-01…ID-04, M-10, ID-02).
+// JSON-RPC 2.0 envelope classification, as MCP narrows it (RULES.md M-01, M-02, M-03, M-04, M-05,
+// M-06, M-07, ID-01, ID-02).
 //
 // classify() turns any JSON value into exactly one Envelope. It never throws and never
 // copies: params, result and error objects are the caller's objects, passed by reference.
@@ -144,6 +145,7 @@ export function classify(value: unknown): Envelope {
       if (!isJsonObject(result)) return invalid("M-04", "result as an object", describeValue(result), "response", readableId);
       return { kind: "result", id: readableId, result };
     }
+    // M-06: an error may come without a readable id (null or none); a malformed one is refused.
     if (hasId && id !== null && readableId === null) {
       const p = idProblem(id);
       return invalid(p.rule, p.expected, p.got, "response", null);

@@ -6,7 +6,7 @@
 //   whatever reply it owes first, then reports the violation as an event.
 //
 // Both carry the rule id (listed in RULES.md: M-03, ID-02, L-10, ...), what was expected
-// and what arrived, so a log line is enough to find the rule in the specification.
+// and what arrived (ENG-07), so a log line is enough to find the rule in the specification.
 
 /** JSON-RPC and MCP error codes. Codes from every version live here; which ones apply is decided by the version tables. */
 export const ErrorCode = {
@@ -39,7 +39,7 @@ export type ErrorCodeName = keyof typeof ErrorCode;
 /** Rule ids are the ids of RULES.md (e.g. "M-03", "ID-02", "LIM-01"), one scheme for protocol rules and our own policies. */
 export type RuleId = string;
 
-/** Describes a JSON value briefly, for "got" fields: type plus a short rendering. */
+/** ENG-07: describes a JSON value briefly, for "got" fields: type plus a short rendering (a string clipped to 40 characters). */
 export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return `array(${value.length})`;

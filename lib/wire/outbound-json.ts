@@ -8,7 +8,7 @@
 // a -32603 error for that request (the peer is owed an answer, and its id is the peer's own,
 // always encodable), any other message of ours (a request, a notification) is dropped, and
 // each refusal is recorded for a diagnostic. Inside a batch reply only the failing answers are
-// replaced. The usual message costs one JSON.stringify, as before: nothing is checked until
+// replaced. The usual message costs one JSON.stringify: nothing is checked until
 // it throws.
 //
 // Invariants: nothing here throws (what a failing value threw is described without calling

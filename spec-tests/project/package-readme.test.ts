@@ -1,13 +1,15 @@
-// The README as a user reads it: every ```ts block compiles against the packed package's
-// declarations (strict, skipLibCheck false, @types/node), and what its "Errors on the wire"
-// and "Which versions a Server speaks" sections say is what goes on the wire.
+// The README and docs/ as a user reads them: every ```ts block of README.md and of docs/*.md
+// compiles against the packed package's declarations (strict, skipLibCheck false,
+// @types/node; docs/from-sdk-v1.md has a test of its own, guide-sdk-v1.test.ts), and what
+// docs/guide.md says in "Errors on the wire", "Which versions a Server speaks" and "Paging"
+// is what goes on the wire.
 //
 // A block may use host objects it does not create (the engine example's `transport` and
 // `armTimer`): PRELUDE declares those for every block, and a block may add its own with an
 // HTML comment on the line before its fence: <!-- ts-prelude: declare const x: number; -->
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
@@ -61,23 +63,41 @@ test("block extraction: ```ts fences only, their line numbers, and a ts-prelude 
   ]);
 });
 
-test("every ```ts block of README.md compiles against the packed declarations (strict, skipLibCheck false, @types/node)", () => {
-  const blocks = tsBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
-  assert.ok(blocks.length >= 6, `README.md has only ${blocks.length} ts blocks`);
-  const sources: { [file: string]: string } = { "readme/prelude.d.ts": PRELUDE };
-  // Each block is a module of its own (`export {}`), so two blocks may both declare `server`.
-  for (const block of blocks) sources[`readme/line-${block.line}.ts`] = `${block.prelude}\n${block.code}\nexport {};\n`;
+/** README.md and every docs/*.md but the SDK guide, which guide-sdk-v1.test.ts compiles with valibot. */
+function documents(): string[] {
+  const docs = readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md") && name !== "from-sdk-v1.md")
+    .sort();
+  return ["README.md", ...docs.map((name) => `docs/${name}`)];
+}
+
+test("every ```ts block of README.md and docs/*.md compiles against the packed declarations (strict, skipLibCheck false, @types/node)", () => {
+  const sources: { [file: string]: string } = { "docs-blocks/prelude.d.ts": PRELUDE };
+  let count = 0;
+  for (const doc of documents()) {
+    const blocks = tsBlocks(readFileSync(join(ROOT, doc), "utf8"), doc);
+    if (doc === "README.md") assert.ok(blocks.length >= 2, `README.md has only ${blocks.length} ts blocks: a server and a client`);
+    count += blocks.length;
+    // Each block is a module of its own (`export {}`), so two blocks may both declare `server`.
+    const stem = doc.replace(/\.md$/, "").replace("/", "-");
+    for (const block of blocks) sources[`docs-blocks/${stem}-line-${block.line}.ts`] = `${block.prelude}\n${block.code}\nexport {};\n`;
+  }
+  assert.ok(count >= 15, `README.md and docs/ hold only ${count} ts blocks`);
   const result = typeCheck(
     packed.consumer,
-    "readme",
+    "docs-blocks",
     { ...STRICT_CONSUMER, lib: ["es2022"], types: ["node"], noUnusedLocals: false },
     sources,
   );
-  // tsc names the file of each error: line-N.ts is the block that starts on README.md line N.
-  assert.equal(result.status, 0, `README blocks do not compile (readme/line-N.ts is the block at README.md line N):\n${result.output}`);
+  // tsc names the file of each error: docs-blocks/<doc>-line-N.ts is the block that starts on line N of <doc>.
+  assert.equal(
+    result.status,
+    0,
+    `blocks do not compile (docs-blocks/<doc>-line-N.ts is the block at line N of README.md or docs/<doc>.md):\n${result.output}`,
+  );
 });
 
-// ---- what "Errors on the wire" says -------------------------------------------------------
+// ---- what docs/guide.md says in "Errors on the wire" ---------------------------------------
 
 /** The answer the server wrote to the request `id`. */
 function answer(pair: Pair, id: unknown): Record<string, unknown> {
@@ -161,7 +181,7 @@ test("refusals before any handler: an unknown tool is -32602, arguments against 
   assert.match(JSON.stringify(result.content), /Invalid arguments for tool typed/);
 });
 
-// ---- what "Which versions a Server speaks" and "Why paginationSecret" say ------------------
+// ---- what docs/guide.md says in "Which versions a Server speaks" and "Paging" -------------
 
 test("a Server without versions speaks the session era only: server/discover is -32601 and a dual-era client falls back to initialize", async () => {
   const pair = new Pair({ client: { versions: [...SESSION_VERSIONS, ...MODERN_VERSIONS] } });

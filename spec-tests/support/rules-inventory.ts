@@ -1,6 +1,7 @@
 // Rule-id inventory: every place the project names a protocol rule, found by reading the
 // source tree (lib/, spec-tests/, bench/ and fixtures/). RULES.md is the list these ids must
-// resolve to (project/rules.test.ts), and parseRules reads it for the other checks.
+// resolve to (project/rules.test.ts), and parseRules reads it for the other checks. Also the
+// lines that cite a document outside the repository, which no file may do.
 //
 // What counts as a use of a rule id:
 // - in TypeScript, any id-shaped token (one to four capitals, a dash, two digits), in code,
@@ -11,7 +12,8 @@
 // literals cover them.
 //
 // Run after `npm run build`: `node dist/spec-tests/support/rules-inventory.js [root]` prints the
-// inventory (id, count, files; `--all` lists every file).
+// inventory (id, count, files; `--all` lists every file) and every line that cites a document
+// outside the repository.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -30,7 +32,7 @@ export interface RuleUse {
 /** Id-shaped tokens: a family of 1 to 4 capitals, a dash, two digits (`M-01`, `TK-08`, `MOD-12`); `UTF-16` is an encoding. */
 export const ID_SHAPED = /\b(?!UTF-)[A-Z]{1,4}-\d{2}\b/g;
 const SKIP_DIRS = new Set(["node_modules", "dist", ".git", "coverage"]);
-/** The inventory names ids as examples in its comments; that is not a use. */
+/** The inventory names ids as examples in its comments and holds the outside-citation pattern: neither is a use. */
 export const TOOLING = ["spec-tests/support/rules-inventory.ts"];
 
 /** Files under root/dir with one of the extensions, in a stable order. */
@@ -176,6 +178,52 @@ export function collectUses(root: string): RuleUse[] {
   return usesOf(readTree(root));
 }
 
+// ── citations of documents outside the repository ───────────────────────────────────────
+
+export interface OutsideRef {
+  readonly file: string;
+  readonly line: number;
+  readonly text: string;
+}
+
+/**
+ * A citation of a document that is not in the repository, so a reader cannot follow it: a
+ * design document or digest named by file or by section number (`DESIGN.md`, `DESIGN section 4`,
+ * `DIGEST`). Rules are cited by their RULES.md ids instead.
+ */
+export const OUTSIDE = /\bDIGEST\b|\bDESIGN\b(?:\.md)?(?:\s+(?:section|sections|§)\s*\d|\s+\d)|DESIGN\.md|\bDESIGN section/;
+
+/** Files the outside-reference check covers: lib/, spec-tests/, bench/, fixtures/, docs/, README.md and RULES.md, but this file, which holds the pattern. */
+export function outsideRefFiles(root: string): string[] {
+  const files = [
+    ...listFiles(root, "lib", [".ts"]),
+    ...listFiles(root, "spec-tests", [".ts", ".json"]),
+    ...listFiles(root, "bench", [".ts"]),
+    ...listFiles(root, "fixtures", [".jsonl", ".md"]),
+    ...listFiles(root, "docs", [".md"]),
+    "README.md",
+    "RULES.md",
+  ];
+  return files.filter((f) => !TOOLING.includes(f));
+}
+
+/** Every line of the covered files that cites a document outside the repository. */
+export function collectOutsideRefs(root: string): OutsideRef[] {
+  const refs: OutsideRef[] = [];
+  for (const file of outsideRefFiles(root)) {
+    let text: string;
+    try {
+      text = readFileSync(join(root, file), "utf8");
+    } catch {
+      continue; // README.md and RULES.md may be absent in a partial tree.
+    }
+    text.split("\n").forEach((line, i) => {
+      if (OUTSIDE.test(line)) refs.push({ file, line: i + 1, text: line.trim() });
+    });
+  }
+  return refs;
+}
+
 // ── RULES.md ─────────────────────────────────────────────────────────────────────────────
 
 export interface RuleEntry {
@@ -236,6 +284,9 @@ function main(): void {
       `${id.padEnd(9)} ${String(list.length).padStart(4)}  [${kinds}]  ${(more === "" ? shown : shown.slice(0, 4)).join(" ")}${more}\n`,
     );
   }
+  const refs = collectOutsideRefs(root);
+  process.stdout.write(`\n${refs.length} lines cite a document outside the repository\n`);
+  for (const r of refs) process.stdout.write(`${r.file}:${r.line}: ${r.text.slice(0, 160)}\n`);
 }
 
 if (process.argv[1] !== undefined && /rules-inventory\.js$/.test(process.argv[1])) main();

@@ -1,5 +1,5 @@
 // The host commands of the fixture format (fixtures/FORMAT.md, "Host commands") performed on
-// an Engine: one table shared by the engine's own replayer (spec-tests/replayer.ts) and the
+// an Engine: one table shared by the engine's own replayer (in spec-tests/) and the
 // host adapter our `serve` speaks (adapter.ts), so both mean the same by each op.
 //
 // Invariant: an unknown op is refused with an Error naming it; the arguments are passed to the

@@ -1,6 +1,6 @@
 // The matching language of the fixture corpus (fixtures/FORMAT.md, "Matching"): one function
 // that compares an expectation with what arrived, shared by the engine's own replayer
-// (spec-tests/replayer.ts) and the black-box runner (`mcp-engine conform`), so both read the
+// (in spec-tests/) and the black-box runner (`mcp-engine conform`), so both read the
 // corpus the same way.
 //
 // Invariants: never throws on any input; peer-supplied keys are read with Object.hasOwn only;

@@ -4,7 +4,7 @@
 // `conform_end_subscriptions`, through which a runner without a host adapter makes the server
 // send a request, a notification, a cancellation, progress on the call's own token, or end its
 // 2026-07-28 subscriptions/listen streams. Registered by
-// `mcp-engine serve` (reference-server.ts) and the known-bad servers of the tests.
+// `mcp-engine serve` (lib/cli/reference-server.ts) and the known-bad servers of the tests.
 //
 // Invariants: every send goes through the session's ordinary API (ServerSession.request /
 // notify, HandlerContext.log), so the engine's own checks apply and a refused send answers the
