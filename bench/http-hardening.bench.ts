@@ -1,9 +1,9 @@
 // A well-behaved client's ping against the HTTP host (the reference server in a child
-// process, maxSessions 100, 1 MiB bodies), idle and then while the host takes issue 10's
+// process, maxSessions 100, 1 MiB bodies), idle and then while the host takes an
 // attack: 20,000 bogus initialize POSTs pipelined over 8 keep-alive sockets (50 in flight
 // each), then 1,000 valid initializes beyond the session cap, with endless chunked bodies
 // meanwhile. Prints the ping medians (and their ratio), the attack's rate and the server's
-// heap after GC before and after. The drivers are spec-tests/http-attack.ts, shared with the
+// heap after GC before and after. The drivers are spec-tests/support/http-attack.ts, shared with the
 // hardening test (which asserts the counts; this only measures).
 
 import { performance } from "node:perf_hooks";
@@ -14,7 +14,7 @@ import {
   pipelinedPosts,
   startChild,
   validInitializeBody,
-} from "../spec-tests/http-attack.js";
+} from "../spec-tests/support/http-attack.js";
 import { fmt, median, print } from "./run.js";
 
 function sleep(ms: number): Promise<void> {

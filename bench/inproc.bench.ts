@@ -1,5 +1,5 @@
-// In-process round trips, the core against the peer layer against a floor, all in one run
-// (issue 17's "Done when" rows). For ping and tools/call, one at a time and 1000 in flight:
+// In-process round trips, the core against the peer layer against a floor, all in one run.
+// For ping and tools/call, one at a time and 1000 in flight:
 //
 //   floor   JSON.stringify + JSON.parse of the same request and of the same response: the
 //           work no JSON-RPC implementation in JavaScript can skip

@@ -11,7 +11,7 @@ import { bearerChallenge } from "../../lib/auth/challenge.js";
 import { MemoryCredentialStore } from "../../lib/auth/types.js";
 import { connectHttpNode } from "../../lib/hosts/http-client-node.js";
 import type { OAuthFlowError } from "../../lib/auth/errors.js";
-import { firstText, withTimeout } from "../support.js";
+import { firstText, withTimeout } from "../support/helpers.js";
 import { startTestAuthServer } from "./test-as.js";
 import { after, headless, protectedServer } from "./protected.js";
 

@@ -10,7 +10,7 @@ import { protectedResource, type ProtectedResource } from "../../lib/auth/resour
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { HttpHost } from "../../lib/hosts/http-server.js";
 import { Server } from "../../lib/peer/server/server.js";
-import { sleep } from "../support.js";
+import { sleep } from "../support/helpers.js";
 import type { TestAuthServer } from "./test-as.js";
 
 /** Cleanup after a test (node:test's t.after, not in our declarations of node:test). */

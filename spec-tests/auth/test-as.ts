@@ -7,7 +7,7 @@
 import { createHash, webcrypto } from "node:crypto";
 import { createServer } from "node:http";
 import { signJwt } from "../../lib/auth/jwt.js";
-import { concat } from "../support.js";
+import { concat } from "../support/helpers.js";
 
 export interface TestAuthServer {
   readonly issuer: string;

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_TIMEOUT_MS, parseArgs, type CliOptions } from "../../lib/cli/args.js";
 import { describeProgress, pendingDisplay } from "../../lib/cli/progress.js";
 import { rootProblem, rootsFor } from "../../lib/cli/roots.js";
-import { runNode } from "../support.js";
+import { runNode } from "../support/helpers.js";
 
 const here = fileURLToPath(new URL("..", import.meta.url)); // the spec-tests folder
 const MAIN = join(here, "..", "lib", "cli", "main.js");
@@ -87,7 +87,7 @@ test("unknown options, bad values and misplaced words are refused with a reason"
 });
 
 test("`mcp-engine client --timeout` with a bad flag: the usage on stderr, exit 2, nothing spawned", async () => {
-  // The defect: `--timeout` used to be spawned as the server command (spawn --timeout ENOENT).
+  // `--timeout` without its value is an option error, never taken for the server command (spawn --timeout ENOENT).
   for (const args of [
     ["client", "--bogus", "--", process.execPath, MAIN, "serve"],
     ["client", "--timeout", "--", process.execPath, MAIN, "serve"],

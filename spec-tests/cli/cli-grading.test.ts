@@ -28,7 +28,7 @@ import {
 import { destructiveReason, nameWords } from "../../lib/cli/safety.js";
 import { ConnectionClosedError, InvalidResultError, McpError, RequestTimeoutError } from "../../lib/peer/shared/errors.js";
 import type { Tool } from "../../lib/types/index.js";
-import { ScriptedServer, initializeResult } from "../peer-harness.js";
+import { ScriptedServer, initializeResult } from "../support/peer-harness.js";
 
 const unreachable = (): CheckResult => {
   throw new Error("not a refusal");

@@ -25,7 +25,7 @@ const object = (
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> => ({ type: "object", properties, required, ...extra });
 
-test("J-01: an integer parameter gets an integer, within its bounds (the resourceId defect)", () => {
+test("J-01: an integer parameter gets an integer, within its bounds", () => {
   assert.deepEqual(valid(object({ resourceId: { type: "integer" } })), { resourceId: 1 });
   assert.deepEqual(valid(object({ n: { type: "integer", minimum: 5, maximum: 9 } })), { n: 5 });
   assert.deepEqual(valid(object({ n: { type: "integer", maximum: -3 } })), { n: -3 });

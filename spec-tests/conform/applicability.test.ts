@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { declaresPath, notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
-import { annotate } from "../corpus-annotate.js";
+import { annotate } from "../tools/corpus-annotate.js";
 
 const target = (versions: readonly string[], adapter = false): TargetProfile => ({
   versions: new Set(versions),

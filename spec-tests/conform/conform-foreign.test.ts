@@ -16,7 +16,7 @@ import { test } from "node:test";
 import { runStdioPasses } from "../../lib/cli/conform/index.js";
 import { applyBaseline, exitCode, parseBaseline } from "../../lib/cli/conform/report.js";
 import type { CaseResult } from "../../lib/cli/conform/types.js";
-import { ruleLevels } from "../corpus-levels.js";
+import { ruleLevels } from "../tools/corpus-levels.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const fixturesDir = join(root, "fixtures");

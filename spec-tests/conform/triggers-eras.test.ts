@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TriggerLedger } from "../../lib/cli/conform/triggers.js";
-import { annotate } from "../corpus-annotate.js";
-import { modernTriggerOf } from "../corpus-triggers.js";
+import { annotate } from "../tools/corpus-annotate.js";
+import { modernTriggerOf } from "../tools/corpus-triggers.js";
 
 type Obj = Parameters<typeof modernTriggerOf>[0];
 

@@ -1,14 +1,14 @@
 // Host commands through the trigger tools: the annotator's derivation of a command's trigger
-// (spec-tests/corpus-triggers.ts), the runner's translation of it (lib/cli/conform/triggers.ts:
-// the tools/call, the ids the implementation picks, what a refused command must not send),
-// and applicability through triggers (lib/cli/conform/fixtures.ts).
+// (spec-tests/tools/corpus-triggers.ts), the runner's translation of it
+// (lib/cli/conform/triggers.ts: the tools/call, the ids the implementation picks, what a refused
+// command must not send), and applicability through triggers (lib/cli/conform/fixtures.ts).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
 import { compare } from "../../lib/cli/conform/match.js";
 import { TriggerLedger, forbidden, isTriggerAnswer } from "../../lib/cli/conform/triggers.js";
-import { refusalLevel, triggerOf } from "../corpus-triggers.js";
+import { refusalLevel, triggerOf } from "../tools/corpus-triggers.js";
 
 type Obj = Parameters<typeof triggerOf>[0];
 

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DEFAULT_MAX_LINE_BYTES, LineDecoder, encodeMessage, encodeMessages } from "../../lib/index.js";
 import type { DecodedItem, FramingError, LineDecoderOptions } from "../../lib/index.js";
-import { concat } from "../support.js";
+import { concat } from "../support/helpers.js";
 
 // ---------------------------------------------------------------------------------------
 // Helpers

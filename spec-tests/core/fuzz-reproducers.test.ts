@@ -1,5 +1,5 @@
-// Minimised reproducers of what the fuzzer (spec-tests/fuzz/) found, one test each, so a
-// fixed defect stays fixed. Each names the seed and failure kind it was first seen as.
+// Minimised reproducers of failures the fuzzer (spec-tests/fuzz/) can find, one test each, so
+// that none comes back. Each names the fuzzer seed and the failure kind it reproduces.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";

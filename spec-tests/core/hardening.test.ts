@@ -1,5 +1,5 @@
-// Regression tests for what a hostile or broken peer could do to the core (issue "no input
-// crashes, wedges or exhausts anything"): sticky internal errors instead of throws, task status
+// What a hostile or broken peer could do to the core, checked so that no input crashes, wedges
+// or exhausts anything: sticky internal errors instead of throws, task status
 // from the peer never used as an object key, bounded peer-fed tables with a clear outcome when
 // full, prototype keys as log levels, the line decoder releasing its buffer, over-long lines
 // whose id is still recovered, a discover probe that commits no era, and the one log-level rule.
@@ -132,7 +132,7 @@ describe("inputs never throw: a sticky internal error instead", () => {
   });
 });
 
-describe("task status from the peer is data, never a key (defect: moves.includes is not a function)", () => {
+describe("task status from the peer is data, never a key (a status named like an Object.prototype member included)", () => {
   for (const status of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
     it(`TK-03: a CreateTaskResult with status ${JSON.stringify(status)} is a TK-03 violation and a later status notification does not throw`, () => {
       const c = operatingClient(TASK_CAPS);
@@ -436,7 +436,7 @@ describe("a server/discover probe commits no era (stdio fallback in place)", () 
 
 describe("the peer layer: an answer over maxLineBytes rejects its call at once", () => {
   it("LIM-01: callTool rejects with ResponseTooLargeError naming the size and the limit; the connection goes on", async () => {
-    const { Pair } = await import("../peer-harness.js");
+    const { Pair } = await import("../support/peer-harness.js");
     const { ResponseTooLargeError } = await import("../../lib/peer/index.js");
     const pair = new Pair({
       client: { limits: { maxLineBytes: 4096 } },

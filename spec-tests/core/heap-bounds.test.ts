@@ -1,13 +1,13 @@
 // Memory stays within the configured limits under a peer that grows every table: a child
 // process (with --expose-gc) runs heap-probe.js and reports the heap growth after GC. CI runs
-// 100,000 messages per path; MCP_HEAP_PROBE_COUNT=1000000 runs the issue's million.
+// 100,000 messages per path; MCP_HEAP_PROBE_COUNT=1000000 runs a million.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DEFAULT_FEATURE_LIMITS } from "../../lib/index.js";
-import { runNode } from "../support.js";
+import { runNode } from "../support/helpers.js";
 
-const PROBE = new URL("../heap-probe.js", import.meta.url).pathname;
+const PROBE = new URL("../support/heap-probe.js", import.meta.url).pathname;
 const COUNT = Number(process.env.MCP_HEAP_PROBE_COUNT ?? "100000");
 
 test(`ENG-08: ${COUNT} messages down each table-growing path and 20 engines that saw a 7 MiB line: heap growth after GC stays small, tables at their limits`, async () => {

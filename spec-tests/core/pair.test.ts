@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Engine, LocalProtocolError, type EngineEvent, type JsonObject, type RequestOptions } from "../../lib/index.js";
-import { mulberry32 } from "../support.js";
+import { mulberry32 } from "../support/helpers.js";
 
 // ── Deterministic randomness ────────────────────────────────────────────────────────
 

@@ -7,13 +7,16 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
-import { parseFixture, replay, type Fixture, type InputMode } from "../replayer.js";
-import { fixtureTestName } from "../test-names.js";
+import { parseFixture, replay, type Fixture, type InputMode } from "../support/replayer.js";
+import { fixtureTestName } from "../support/test-names.js";
 import { listFixtureFiles } from "../../lib/cli/conform/fixtures.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const fixturesDir = join(root, "fixtures");
-const expectedFailures = JSON.parse(readFileSync(join(root, "spec-tests", "expected-failures.json"), "utf8")) as Record<string, string>;
+const expectedFailures = JSON.parse(readFileSync(join(root, "spec-tests", "corpus", "expected-failures.json"), "utf8")) as Record<
+  string,
+  string
+>;
 
 const fixtures: Fixture[] = listFixtureFiles(fixturesDir).map((path) => parseFixture(readFileSync(path, "utf8"), relative(root, path)));
 const seen = new Set<string>();

@@ -1,5 +1,5 @@
 // fixtures/manifest.json and the derived annotations of every fixture match the files
-// (spec-tests/corpus-annotate.ts rebuilds both: run it with --write after editing a fixture),
+// (spec-tests/tools/corpus-annotate.ts rebuilds both: run it with --write after editing a fixture),
 // the changelog names the corpus version, and FORMAT.md documents every config key, step key,
 // requirement and event kind the corpus uses.
 
@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
-import { CORPUS_VERSION, buildCorpus } from "../corpus-annotate.js";
+import { CORPUS_VERSION, buildCorpus } from "../tools/corpus-annotate.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const built = buildCorpus(root);
@@ -27,7 +27,7 @@ const manifest = JSON.parse(readFileSync(join(root, "fixtures", "manifest.json")
 };
 const format = readFileSync(join(root, "fixtures", "FORMAT.md"), "utf8");
 
-test("every fixture's annotations are up to date (node dist/spec-tests/corpus-annotate.js --write)", () => {
+test("every fixture's annotations are up to date (node dist/spec-tests/tools/corpus-annotate.js --write)", () => {
   const stale = [...built.files].filter(([rel, text]) => readFileSync(join(root, rel), "utf8") !== text).map(([rel]) => rel);
   assert.deepEqual(stale, []);
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
-import type { Run } from "../support.js";
+import type { Run } from "../support/helpers.js";
 
 const here = fileURLToPath(new URL("..", import.meta.url)); // the spec-tests folder
 const MAIN = join(here, "..", "lib", "cli", "main.js");

@@ -1,15 +1,15 @@
-// Over a real child process (stdio), run with --unhandled-rejections=strict: hostile requests
-// and misbehaving handlers each get an answer, the process answers the next request, and it
-// exits 0 when its stdin ends (issue 10, defect 1 and "the peer layer never crashes its
-// process"). The requests are written as raw JSON text, so the 5,000-deep values never have
-// to be encoded on this side. Every wait is for an event, bounded by withTimeout.
+// Over a real child process (stdio), run with --unhandled-rejections=strict: hostile requests and
+// misbehaving handlers each get an answer, the process answers the next request, and it exits 0
+// when its stdin ends: the peer layer never crashes its process. The requests are written as raw
+// JSON text, so the 5,000-deep values never have to be encoded on this side. Every wait is for an
+// event, bounded by withTimeout.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { withTimeout } from "../support.js";
+import { withTimeout } from "../support/helpers.js";
 
 const here = dirname(dirname(fileURLToPath(import.meta.url))); // the spec-tests folder
 const FIXTURE = join(here, "fixtures-servers", "hardening-server.js");

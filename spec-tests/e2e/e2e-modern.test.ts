@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { StdioClient, type StdioClientOptions } from "../../lib/hosts/stdio.js";
 import { McpError } from "../../lib/peer/shared/errors.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
-import { type Run, firstText, runNode, withTimeout } from "../support.js";
+import { type Run, firstText, runNode, withTimeout } from "../support/helpers.js";
 
 const here = dirname(dirname(fileURLToPath(import.meta.url))); // the spec-tests folder
 const MAIN = join(here, "..", "lib", "cli", "main.js");

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { withTimeout } from "../support.js";
+import { withTimeout } from "../support/helpers.js";
 
 const MAIN = new URL("../../lib/cli/main.js", import.meta.url).pathname;
 

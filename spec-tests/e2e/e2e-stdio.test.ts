@@ -24,7 +24,7 @@ import {
   type CheckResult,
 } from "../../lib/cli/reference-client.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
-import { type Run, firstText, runNode, sleep, withTimeout } from "../support.js";
+import { type Run, firstText, runNode, sleep, withTimeout } from "../support/helpers.js";
 
 const here = dirname(dirname(fileURLToPath(import.meta.url))); // the spec-tests folder
 const MAIN = join(here, "..", "lib", "cli", "main.js");

@@ -22,7 +22,7 @@ import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import { PeerAbortController } from "../../lib/peer/shared/signal.js";
 import type { TaskInfo } from "../../lib/peer/client/task-client.js";
 import type { ClientCapabilities, ElicitResult } from "../../lib/types/index.js";
-import { firstText, rejection, sleep, withTimeout } from "../support.js";
+import { firstText, rejection, sleep, withTimeout } from "../support/helpers.js";
 
 const here = dirname(dirname(fileURLToPath(import.meta.url))); // the spec-tests folder
 const MAIN = join(here, "..", "lib", "cli", "main.js");

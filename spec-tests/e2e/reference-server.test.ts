@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { serveHttp } from "../../lib/hosts/http-server.js";
 import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from "../../lib/rules/modern.js";
-import { withTimeout, type FetchResponse } from "../support.js";
+import { withTimeout, type FetchResponse } from "../support/helpers.js";
 
 const platformFetch = (
   globalThis as unknown as {

@@ -27,7 +27,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StdioClient, coalescedWriter, nodeHost, readChildOutput } from "../../lib/hosts/stdio.js";
 import { answerPacedSink, pacedSink } from "../../lib/hosts/stdio-writer.js";
-import { sleep, withTimeout } from "../support.js";
+import { sleep, withTimeout } from "../support/helpers.js";
 
 const text = new TextDecoder();
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);

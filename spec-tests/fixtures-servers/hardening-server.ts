@@ -1,5 +1,5 @@
-// A stdio MCP server for spec-tests/e2e-hardening.test.ts: tools whose handlers misbehave in
-// every way the peer layer must contain (issue 10: the peer layer never crashes its process).
+// A stdio MCP server for spec-tests/e2e/e2e-hardening.test.ts: tools whose handlers misbehave in
+// every way the peer layer must contain (the peer layer never crashes its process).
 // Run it with --unhandled-rejections=strict: any rejection the layer left unhandled, and any
 // exception thrown into an event listener, ends the process, which the test would see.
 //

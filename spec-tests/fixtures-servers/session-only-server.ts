@@ -1,5 +1,5 @@
 // A stdio MCP server that speaks only the session era (2025-11-25, no 2026-07-28), for
-// spec-tests/e2e-modern.test.ts: a modern-only client must get a clear refusal from it, and a
+// spec-tests/e2e/e2e-modern.test.ts: a modern-only client must get a clear refusal from it, and a
 // dual-era client must fall back to initialize.
 //
 // Tools: echo {value} → value.

@@ -1,4 +1,4 @@
-// A stdio MCP server for spec-tests/e2e-stdio.test.ts: the scenarios the reference server
+// A stdio MCP server for spec-tests/e2e/e2e-stdio.test.ts: the scenarios the reference server
 // does not have. Built on lib/peer and lib/hosts/stdio like any real server.
 //
 // Tools:

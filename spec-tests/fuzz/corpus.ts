@@ -10,7 +10,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../../lib/index.js";
-import { substitute } from "../replayer.js";
+import { substitute } from "../support/replayer.js";
 
 export type Role = "client" | "server";
 

@@ -8,7 +8,7 @@
 // "__proto__" are defined as own properties, as JSON.parse would make them.
 
 import type { Rng } from "./prng.js";
-import { concat } from "../support.js";
+import { concat } from "../support/helpers.js";
 
 export { concat };
 

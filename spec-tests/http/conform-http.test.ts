@@ -18,8 +18,8 @@ import { matchValue, MissingCapture, substitute, type Captures } from "../../lib
 import type { CaseResult } from "../../lib/cli/conform/types.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { createHttpHandler } from "../../lib/http-server/index.js";
-import { FIXTURES, inProcessFetch, tally } from "../http-conform-run.js";
-import { parseRules } from "../rules-inventory.js";
+import { FIXTURES, inProcessFetch, tally } from "../tools/http-conform-run.js";
+import { parseRules } from "../support/rules-inventory.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const CLI = join(ROOT, "dist", "lib", "cli", "main.js");

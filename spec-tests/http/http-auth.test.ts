@@ -1,10 +1,10 @@
-// Authorization challenges on the HTTP client (issue 11, item 9): a 401 or 403 from the
-// endpoint is never taken for "not a modern server". Whatever request
-// met it (the server/discover probe, initialize, a later call, a 2026-07-28 request) rejects
-// with HttpAuthError carrying the status, the WWW-Authenticate value and the URL; a GET
-// stream refused that way is reported to onError with it (HttpTransportError.auth). A
-// server cannot forge one with a JSON-RPC error body. An older offer (2024-11-05) still tries HTTP+SSE on a 401 as HTTP-01…HTTP-04 item
-// 22 says for any 4xx; when that fails too, the challenge is what the caller gets.
+// Authorization challenges on the HTTP client: a 401 or 403 from the endpoint is never taken
+// for "not a modern server". Whatever request met it (the server/discover probe, initialize, a
+// later call, a 2026-07-28 request) rejects with HttpAuthError carrying the status, the
+// WWW-Authenticate value and the URL; a GET stream refused that way is reported to onError
+// with it (HttpTransportError.auth). A server cannot forge one with a JSON-RPC error body. An
+// older offer (2024-11-05) still tries HTTP+SSE on a 401, as HTTP-04 says for any 4xx; when
+// that fails too, the challenge is what the caller gets.
 //
 // The reference server on 127.0.0.1 sits behind a fetch that answers the chosen requests
 // with the challenge; every request is recorded, so "no fallback" is checked on the wire. Every wait is bounded (withTimeout).
@@ -19,7 +19,7 @@ import type { HttpServerOptions } from "../../lib/http-server/options.js";
 import type { FetchLike, ResponseLike } from "../../lib/http-client/types.js";
 import { HttpAuthError, HttpTransportError, McpError } from "../../lib/peer/index.js";
 import { Server } from "../../lib/peer/server/server.js";
-import { rejection, sleep, withTimeout } from "../support.js";
+import { rejection, sleep, withTimeout } from "../support/helpers.js";
 
 const CHALLENGE = 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource", scope="mcp"';
 const INFO = { name: "auth-test", version: "1" };

@@ -21,7 +21,7 @@ import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } fro
 import { Server } from "../../lib/peer/server/server.js";
 import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import { MemoryTaskStore } from "../../lib/peer/server/task-store.js";
-import { sleep } from "../support.js";
+import { sleep } from "../support/helpers.js";
 import type { HttpTimers } from "../../lib/peer/shared/timers.js";
 
 const LATEST = "2025-11-25";

@@ -1,4 +1,4 @@
-// Issue 10's measurement for the HTTP host, as a test: the reference server in a child
+// The HTTP host under attack, measured as a test: the reference server in a child
 // process (node --expose-gc, maxSessions 100) takes 20,000 bogus initialize POSTs (a bare
 // {method}, one refused -32602, one without id; pipelined over 8 keep-alive sockets, 50 in
 // flight each), 1,000 valid initializes (beyond its session cap), and endless chunked bodies
@@ -12,7 +12,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { median } from "../../bench/run.js";
-import { bogusInitializeBodies, endlessChunkedBody, pinger, pipelinedPosts, startChild, validInitializeBody } from "../http-attack.js";
+import {
+  bogusInitializeBodies,
+  endlessChunkedBody,
+  pinger,
+  pipelinedPosts,
+  startChild,
+  validInitializeBody,
+} from "../support/http-attack.js";
 
 const MAX_SESSIONS = 100;
 const MAX_BODY = 1024 * 1024;

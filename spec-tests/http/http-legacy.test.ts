@@ -9,7 +9,7 @@ import { connectHttpNode } from "../../lib/hosts/http-client-node.js";
 import { serveHttp } from "../../lib/hosts/http-server.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { SESSION_VERSIONS } from "../../lib/rules/versions.js";
-import { firstText, sleep, withTimeout } from "../support.js";
+import { firstText, sleep, withTimeout } from "../support/helpers.js";
 
 const reference = () => createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) });
 

@@ -1,4 +1,4 @@
-// The HTTP host's bounds against hostile or broken clients (issue 10, defects 4, 5 and 9):
+// The HTTP host's bounds against hostile or broken clients:
 // a session is minted only for an initialize that succeeded; a notification-only POST that
 // is not well-formed JSON-RPC gets 400, not 202; a body over the limit is answered 413 and
 // the connection closed without reading the rest (an endless chunked body included); new
@@ -19,7 +19,7 @@ import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import { HttpHost, serveHttp, type RunningHttpServer } from "../../lib/hosts/http-server.js";
 import { MemorySessionStore, type HttpServerOptions } from "../../lib/http-server/options.js";
 import { Server } from "../../lib/peer/server/server.js";
-import { sleep, withTimeout } from "../support.js";
+import { sleep, withTimeout } from "../support/helpers.js";
 
 interface FetchResponse {
   readonly status: number;
@@ -95,7 +95,7 @@ async function eventually(condition: () => boolean, ms: number, label: string): 
   }
 }
 
-// ── defect 4: sessions only for an initialize that succeeded ─────────────────────────
+// ── sessions only for an initialize that succeeded ───────────────────────────────────
 
 test("HTTP-03: initialize refused by the engine (-32602): 400 with the JSON-RPC error, no Mcp-Session-Id, nothing kept", async (t) => {
   const { url, host, server, store } = await serve(t);
@@ -154,7 +154,7 @@ test("HTTP-03: a good initialize answered as SSE (responseMode sse) still gets i
   assert.equal(host.sessions.size, 1);
 });
 
-// ── defect 9: a malformed notification-only POST is an HTTP error ────────────────────
+// ── a malformed notification-only POST is an HTTP error ──────────────────────────────
 
 test("HTTP-02: a notification-only POST that is not well-formed JSON-RPC: 400 with a -32600 error and no id, never 202", async (t) => {
   const { url } = await serve(t);
@@ -236,7 +236,7 @@ test("M-09, HTTP-02: 2025-03-26: a batch of notifications with one malformed mem
   );
 });
 
-// ── defect 9: caps on sessions ─────────────────────────────────────────────────────
+// ── caps on sessions ───────────────────────────────────────────────────────────────
 
 test("LIM-10: maxSessions: an initialize beyond the cap gets 503 with a JSON-RPC error and Retry-After; a DELETE frees a slot", async (t) => {
   const { url, host } = await serve(t, { maxSessions: 2 });
@@ -330,7 +330,7 @@ function postHead(port: number, extra: string): string {
   return `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n${extra}\r\n`;
 }
 
-// ── defect 5: after a 413 the connection is closed, the rest never read ───────────────
+// ── after a 413 the connection is closed, the rest never read ─────────────────────────
 
 test("LIM-09: an endless chunked body: 413 with Connection: close, then the server closes the connection (bounded bytes read)", async (t) => {
   const { port } = await serve(t, { maxBodyBytes: 64 * 1024 });
@@ -385,7 +385,7 @@ test("LIM-09: a small refused body is drained, not cut: the keep-alive connectio
   raw.socket.destroy();
 });
 
-// ── defect 9: connections ─────────────────────────────────────────────────────────
+// ── connections ───────────────────────────────────────────────────────────────────
 
 test("LIM-11: maxConnections: a connection beyond the cap is closed at once; the others keep working", async (t) => {
   const { port, url } = await serve(t, { maxConnections: 3 });

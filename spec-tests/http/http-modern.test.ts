@@ -41,7 +41,7 @@ import { HTTP_TRANSPORT_ERROR } from "../../lib/http-client/types.js";
 import { Server } from "../../lib/peer/server/server.js";
 import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import type { ProtocolVersion } from "../../lib/rules/versions.js";
-import { withTimeout, type FetchResponse, type StreamReader } from "../support.js";
+import { withTimeout, type FetchResponse, type StreamReader } from "../support/helpers.js";
 
 // ── the platform's fetch, typed locally (the project has no DOM or Node type packages) ──
 

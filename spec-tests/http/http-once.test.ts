@@ -11,7 +11,7 @@ import { connectHttpNode, serveHttp } from "../../lib/hosts/http.js";
 import { Server } from "../../lib/peer/index.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 import type { ElicitResult } from "../../lib/types/index.js";
-import { withTimeout } from "../support.js";
+import { withTimeout } from "../support/helpers.js";
 
 const versions = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 

@@ -17,7 +17,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runNode } from "../support.js";
+import { runNode } from "../support/helpers.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const dist = join(root, "dist");

@@ -22,8 +22,8 @@ import {
   ResponseTooLargeError,
   type HandlerContext,
 } from "../../lib/peer/index.js";
-import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../peer-harness.js";
-import { rejection } from "../support.js";
+import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../support/peer-harness.js";
+import { rejection } from "../support/helpers.js";
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 
@@ -501,7 +501,7 @@ test("the table covers both sides and every class of the taxonomy but the HTTP a
   assert.ok(ROWS.some((r) => r.side === "Server") && ROWS.some((r) => r.side === "Client"));
 });
 
-test("an exception of an engine command that is no LocalProtocolError still rejects as a ProtocolMisuseError (its cause kept)", async () => {
+test("ENG-01: an exception of an engine command that is no LocalProtocolError still rejects as a ProtocolMisuseError (its cause kept)", async () => {
   const pair = await connected({ setup: (s) => s.tool("t", {}, () => OK) });
   // A stand-in for any exception of a command that names no protocol rule.
   const engine = pair.client.engine as unknown as { request: (...args: unknown[]) => number };

@@ -9,8 +9,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { McpError, ProtocolMisuseError, Server, type ExtensionDeclaration, type Extensions } from "../../lib/peer/index.js";
 import type { JsonObject } from "../../lib/index.js";
-import { Pair, SECRET, SERVER_INFO, type PairOptions } from "../peer-harness.js";
-import { rejection } from "../support.js";
+import { Pair, SECRET, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
+import { rejection } from "../support/helpers.js";
 
 // As users write it against "mcp-engine/peer" (the index re-exports the interfaces).
 declare module "../../lib/peer/index.js" {
@@ -56,7 +56,7 @@ async function pairOf(
 }
 
 for (const era of ["session", "modern"] as const) {
-  test(`MT-03 ${era}: a declared extension's request is served and its notification heard, typed by the augmented maps`, async () => {
+  test(`MT-03: ${era} era: a declared extension's request is served and its notification heard, typed by the augmented maps`, async () => {
     const pair = await pairOf(era, EXTENSIONS, EXTENSIONS);
     const heard: string[] = [];
     pair.client.onNotification("com.example/search/hit", (params) => heard.push(params.hit));
@@ -69,7 +69,7 @@ for (const era of ["session", "modern"] as const) {
     assert.deepEqual((caps?.extensions as JsonObject | undefined)?.["com.example/search"], { maxHits: 10 });
   });
 
-  test(`MT-03 ${era}: a client without the declaration cannot call it (ProtocolMisuseError, nothing sent)`, async () => {
+  test(`MT-03, MT-01: ${era} era: a client without the declaration cannot call it (ProtocolMisuseError, nothing sent)`, async () => {
     const pair = await pairOf(era, EXTENSIONS, undefined);
     const error = await rejection(pair.client.request("com.example/search/query" as string, { q: "x" }));
     // Not in this client's table at all: as unknown as any method outside the spec (MT-01).
@@ -77,7 +77,7 @@ for (const era of ["session", "modern"] as const) {
     assert.equal(pair.clientHost.messages("com.example/search/query").length, 0);
   });
 
-  test(`MT-03 ${era}: a server that did not declare it is not asked (ProtocolMisuseError); one that declares it but has no handler answers -32601`, async () => {
+  test(`MT-03: ${era} era: a server that did not declare it is not asked (ProtocolMisuseError); one that declares it but has no handler answers -32601`, async () => {
     const pair = await pairOf(era, undefined, EXTENSIONS);
     const error = await rejection(pair.client.request("com.example/search/query", { q: "x" }));
     assert.ok(error instanceof ProtocolMisuseError && /peer's capabilities/.test(error.expected), String(error));
@@ -92,7 +92,7 @@ for (const era of ["session", "modern"] as const) {
   });
 }
 
-test("MT-03 session era: the client's extension notification reaches the server's handler; a peer's undeclared one does not", async () => {
+test("MT-03, MT-02: session era: the client's extension notification reaches the server's handler; a peer's undeclared one does not", async () => {
   const server = new Server({ info: SERVER_INFO, versions: ["2025-11-25"], extensions: EXTENSIONS });
   const heard: string[] = [];
   server.setNotificationHandler("com.example/search/hint", (params) => heard.push(params.text));
@@ -107,7 +107,7 @@ test("MT-03 session era: the client's extension notification reaches the server'
   );
 });
 
-test("MT-05 2026-07-28: a server notification of an extension needs a request in flight that declared it", async () => {
+test("MT-05: 2026-07-28: a server notification of an extension needs a request in flight that declared it", async () => {
   const pair = await pairOf("modern", EXTENSIONS, EXTENSIONS);
   assert.throws(
     () => pair.session.notify("com.example/search/hit", { hit: "x" }),
@@ -115,7 +115,7 @@ test("MT-05 2026-07-28: a server notification of an extension needs a request in
   );
 });
 
-test("handlers only for declared methods; MT-06 and MT-04 at construction", () => {
+test("MT-03, MT-06, MT-04: handlers only for declared methods; a malformed extension identifier and a name that shadows the spec refused at construction", () => {
   const server = new Server({ info: SERVER_INFO, extensions: EXTENSIONS });
   assert.throws(() => server.setRequestHandler("com.example/other", () => ({})), /MT-03/);
   assert.throws(() => server.setNotificationHandler("com.example/search/hit", () => undefined), /MT-03/);

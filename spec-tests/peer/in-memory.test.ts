@@ -15,7 +15,7 @@ import {
 } from "../../lib/peer/index.js";
 import { createHttpHandler } from "../../lib/http-server/index.js";
 import type { CallToolResult } from "../../lib/types/index.js";
-import { track } from "../peer-harness.js";
+import { track } from "../support/peer-harness.js";
 
 const CLIENT = { name: "in-memory-test", version: "1.0.0" };
 const ok = (text: string): CallToolResult => ({ content: [{ type: "text", text }] });
@@ -34,7 +34,7 @@ function echoServer(versions?: Server["options"]["versions"]): Server {
   return server;
 }
 
-test("linkInMemory, session era: connect() initializes, tools answer through both engines", async () => {
+test("TL-01: linkInMemory, session era: connect() initializes, tools answer through both engines", async () => {
   const link = linkInMemory(echoServer(), { info: CLIENT });
   const connected = await link.client.connect();
   assert.equal(connected.era, "session");
@@ -45,7 +45,7 @@ test("linkInMemory, session era: connect() initializes, tools answer through bot
   assert.equal(bad.isError, true);
 });
 
-test("linkInMemory, 2026-07-28: server/discover, and input rounds (ctx.elicit) answered by the client's handler", async () => {
+test("MOD-09, MOD-10: linkInMemory, 2026-07-28: server/discover, and input rounds (ctx.elicit) answered by the client's handler", async () => {
   const server = new Server({ info: { name: "modern", version: "1.0.0" }, versions: ["2026-07-28"] });
   server.tool("greet", {}, async (_args, ctx) => {
     const who = await ctx.elicit({ message: "Name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
@@ -58,7 +58,7 @@ test("linkInMemory, 2026-07-28: server/discover, and input rounds (ctx.elicit) a
   assert.equal(textOf(await link.client.callTool("greet")), "hello Ada");
 });
 
-test("ManualClock: a timeout fires exactly at its deadline when the clock advances, and never by itself", async () => {
+test("T-03: ManualClock: a timeout fires exactly at its deadline when the clock advances, and never by itself", async () => {
   const server = new Server({ info: { name: "slow", version: "1.0.0" } });
   server.tool("never", {}, () => new Promise<CallToolResult>(() => undefined));
   const clock = new ManualClock({ start: 5000 });
@@ -76,7 +76,7 @@ test("ManualClock: a timeout fires exactly at its deadline when the clock advanc
   await assert.rejects(clock.advanceTo(10), RangeError, "the clock does not go back");
 });
 
-test("linkInMemory close(): the pipe ends both ways and pending calls reject with ConnectionClosedError", async () => {
+test("S-01: linkInMemory close(): the pipe ends both ways and pending calls reject with ConnectionClosedError", async () => {
   const server = new Server({ info: { name: "slow", version: "1.0.0" } });
   server.tool("never", {}, () => new Promise<CallToolResult>(() => undefined));
   const link = linkInMemory(server, { info: CLIENT });
@@ -173,7 +173,7 @@ test("ctx over the in-memory link: requestId and method of each request; no HTTP
   }
 });
 
-test("ctx.signal is made when first read, and is already aborted when read after the client cancelled", async () => {
+test("X-04: ctx.signal is made when first read, and is already aborted when read after the client cancelled", async () => {
   const server = new Server({ info: { name: "cancel", version: "1.0.0" } });
   let release: (() => void) | undefined;
   let observed: { aborted: boolean; reason: unknown } | undefined;
@@ -195,7 +195,7 @@ test("ctx.signal is made when first read, and is already aborted when read after
   assert.deepEqual(observed, { aborted: true, reason: "stop" });
 });
 
-test("ctx over the HTTP handler: requestId, method, the session id, headers and AuthInfo (session era), and no session id under 2026-07-28", async () => {
+test("HTTP-03, MOD-20: ctx over the HTTP handler: requestId, method, the session id, headers and AuthInfo (session era), and no session id under 2026-07-28", async () => {
   const seen: HandlerContext[] = [];
   const handler = createHttpHandler(recordingServer(seen), {
     onError: () => {},

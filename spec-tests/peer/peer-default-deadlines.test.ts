@@ -16,7 +16,7 @@ import {
 } from "../../lib/peer/index.js";
 import { DeadlineRing } from "../../lib/peer/client/default-deadlines.js";
 import type { CallToolResult } from "../../lib/types/index.js";
-import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
+import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../support/peer-harness.js";
 
 const DONE: CallToolResult = { content: [{ type: "text", text: "done" }] };
 
@@ -54,7 +54,7 @@ async function fire(scripted: ScriptedServer, at: number): Promise<void> {
   await scripted.settle();
 }
 
-test("a default-timeout call times out at its deadline as the engine would: error, notifications/cancelled, late answer dropped, timer disarmed", async () => {
+test("T-01, T-02, X-06: a default-timeout call times out at its deadline as the engine would: error, notifications/cancelled, late answer dropped, timer disarmed", async () => {
   const diagnostics: string[] = [];
   const { pair, calls } = await slowPair({ client: { defaultTimeoutMs: 1000, onDiagnostic: (e) => diagnostics.push(e.rule) } });
   pair.clientHost.armCalls.length = 0;
@@ -99,7 +99,7 @@ test("calls answered before their default deadline leave nothing behind: no time
   assert.deepEqual(pair.clientHost.messages("notifications/cancelled"), [], "nothing fired later");
 });
 
-test("default and custom timeouts interleave: each call times out at its own deadline, the timer armed for the earliest", async () => {
+test("T-03: default and custom timeouts interleave: each call times out at its own deadline, the timer armed for the earliest", async () => {
   const { pair } = await slowPair({ client: { defaultTimeoutMs: 1000 } });
   pair.clientHost.armCalls.length = 0;
   const a = track(pair.client.callTool("slow", { n: "a" })); // 1000, default
@@ -132,7 +132,7 @@ test("default and custom timeouts interleave: each call times out at its own dea
   );
 });
 
-test("a late timer expires default and custom deadlines together, in id order, as the engine alone would", async () => {
+test("T-02: a late timer expires default and custom deadlines together, in id order, as the engine alone would", async () => {
   const scripted = await silentServer(1000);
   const order: string[] = [];
   const settleOrder = (name: string, p: Promise<unknown>) =>
@@ -182,7 +182,7 @@ test("after the clock jumps backwards, a default deadline earlier than those bef
   assert.equal(scripted.host.armed, undefined);
 });
 
-test("with the default timeout, resetTimeoutOnProgress still moves the deadline, and maxTotalMs still caps it", async () => {
+test("T-04: with the default timeout, resetTimeoutOnProgress still moves the deadline, and maxTotalMs still caps it", async () => {
   const { pair, calls } = await slowPair({ client: { defaultTimeoutMs: 1000 } });
   const reset = track(pair.client.callTool("slow", { n: "reset" }, { resetTimeoutOnProgress: true }));
   const capped = track(pair.client.callTool("slow", { n: "capped" }, { maxTotalMs: 300 }));
@@ -198,7 +198,7 @@ test("with the default timeout, resetTimeoutOnProgress still moves the deadline,
   assert.match(timeoutError(reset.error, "inactivity").message, /no answer or progress after 1000 ms/);
 });
 
-test("an aborted or closed default-timeout call no longer holds the timer, and nothing fires for it later", async () => {
+test("X-01: an aborted or closed default-timeout call no longer holds the timer, and nothing fires for it later", async () => {
   const { pair } = await slowPair({ client: { defaultTimeoutMs: 1000 } });
   const controller = new PeerAbortController();
   const aborted = track(pair.client.callTool("slow", {}, { signal: controller.signal }));
@@ -224,7 +224,7 @@ test("an aborted or closed default-timeout call no longer holds the timer, and n
   );
 });
 
-test("a call answered while another's default deadline is pending leaves the earlier deadline armed", async () => {
+test("T-03: a call answered while another's default deadline is pending leaves the earlier deadline armed", async () => {
   const { pair, calls } = await slowPair({ client: { defaultTimeoutMs: 1000 } });
   pair.clientHost.armCalls.length = 0;
   const a = track(pair.client.callTool("slow", { n: "a" })); // 1000

@@ -1,11 +1,11 @@
-// Defaults that must not break ordinary workloads, and registration that refuses what clients
-// would reject (issue 11 items 8, 14, 15): lists in one page unless the author asks for pages,
-// the client queueing past the engine's maxPendingOutbound (FIFO, with timeouts and aborts
-// still working while queued), tool names and schemas checked at server.tool(), and handler
-// signals that are the runtime's AbortSignal (so fetch stops when the client cancels).
+// Defaults that must not break ordinary workloads, and registration that refuses what clients would
+// reject: lists in one page unless the author asks for pages, the client queueing past the engine's
+// maxPendingOutbound (FIFO, with timeouts and aborts still working while queued), tool names and
+// schemas checked at server.tool(), and handler signals that are the runtime's AbortSignal (so
+// fetch stops when the client cancels).
 //
-// In-process cases run on the fake clock of peer-harness.ts; the fetch case uses a real local
-// HTTP server and waits only for events, each bounded by withTimeout.
+// In-process cases run on the fake clock of support/peer-harness.ts; the fetch case uses a real
+// local HTTP server and waits only for events, each bounded by withTimeout.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -19,8 +19,8 @@ import {
   RequestTimeoutError,
   Server,
 } from "../../lib/peer/index.js";
-import { Pair, SECRET, SERVER_INFO, track, type PairOptions } from "../peer-harness.js";
-import { withTimeout } from "../support.js";
+import { Pair, SECRET, SERVER_INFO, track, type PairOptions } from "../support/peer-harness.js";
+import { withTimeout } from "../support/helpers.js";
 
 const OK: CallToolResult = { content: [{ type: "text", text: "ok" }] };
 
@@ -30,9 +30,9 @@ async function connected(options: PairOptions = {}): Promise<Pair> {
   return pair;
 }
 
-// ── item 8b: one page unless the author asks for pages ──────────────────────────────────────
+// ── one page unless the author asks for pages ───────────────────────────────────────────────
 
-test("a default Server lists 120 tools, resources, templates and prompts in one page each (one round trip, no nextCursor)", async () => {
+test("N-01, N-02: a default Server lists 120 tools, resources, templates and prompts in one page each (one round trip, no nextCursor)", async () => {
   const pair = await connected({
     setup: (s) => {
       for (let i = 0; i < 120; i++) {
@@ -57,7 +57,7 @@ test("a default Server lists 120 tools, resources, templates and prompts in one 
   );
 });
 
-test("without pageSize no paginationSecret is needed; a cursor sent anyway is refused -32602 (none was issued)", async () => {
+test("N-05: without pageSize no paginationSecret is needed; a cursor sent anyway is refused -32602 (none was issued)", async () => {
   const server = new Server({ info: SERVER_INFO });
   assert.equal(server.paginator, undefined);
   server.tool("only", {}, () => OK);
@@ -81,9 +81,9 @@ test("pageSize without paginationSecret is refused at construction, saying what 
   assert.equal(paged.paginator?.pageSize, 10);
 });
 
-// ── item 8c: the client queues past maxPendingOutbound ─────────────────────────────────────
+// ── the client queues past maxPendingOutbound ──────────────────────────────────────────────
 
-test("1,100 concurrent callTool against a default Server all succeed (the client queues past its 1,024 in flight)", async () => {
+test("LIM-03: 1,100 concurrent callTool against a default Server all succeed (the client queues past its 1,024 in flight)", async () => {
   const pair = await connected({ setup: (s) => s.tool("echo", {}, (args) => ({ content: [{ type: "text", text: String(args.i) }] })) });
   const calls = Array.from({ length: 1100 }, (_, i) => pair.client.callTool("echo", { i }));
   await pair.settle();
@@ -110,7 +110,7 @@ async function queueing(max: number): Promise<{ pair: Pair; release: (tag: strin
   return { pair, started, release: (tag) => resolvers.get(tag)?.(OK) };
 }
 
-test("past maxPendingOutbound requests wait in call order and go out one per answer", async () => {
+test("LIM-03: past maxPendingOutbound requests wait in call order and go out one per answer", async () => {
   const { pair, started, release } = await queueing(2);
   const calls = ["a", "b", "c", "d"].map((tag) => track(pair.client.callTool("hold", { tag })));
   await pair.settle();
@@ -128,7 +128,7 @@ test("past maxPendingOutbound requests wait in call order and go out one per ans
   assert.ok(calls.every((c) => c.state === "resolved"));
 });
 
-test("a queued request's timeout runs from the call: it rejects RequestTimeoutError without ever being sent", async () => {
+test("T-03: a queued request's timeout runs from the call: it rejects RequestTimeoutError without ever being sent", async () => {
   const { pair, started, release } = await queueing(1);
   const first = track(pair.client.callTool("hold", { tag: "a" }, { timeoutMs: 10_000 }));
   const second = track(pair.client.callTool("hold", { tag: "b" }, { timeoutMs: 100 }));
@@ -144,7 +144,7 @@ test("a queued request's timeout runs from the call: it rejects RequestTimeoutEr
   assert.deepEqual(started, ["a"]);
 });
 
-test("a queued request's maxTotalMs is a total deadline too", async () => {
+test("T-03: a queued request's maxTotalMs is a total deadline too", async () => {
   const { pair } = await queueing(1);
   track(pair.client.callTool("hold", { tag: "a" }, { timeoutMs: Infinity }));
   const second = track(pair.client.callTool("hold", { tag: "b" }, { timeoutMs: Infinity, maxTotalMs: 50 }));
@@ -153,7 +153,7 @@ test("a queued request's maxTotalMs is a total deadline too", async () => {
   assert.equal(second.error.deadline, "total");
 });
 
-test("a queued request aborted by its signal rejects RequestAbortedError, is never sent and sends no cancellation", async () => {
+test("X-01: a queued request aborted by its signal rejects RequestAbortedError, is never sent and sends no cancellation", async () => {
   const { pair, started, release } = await queueing(1);
   const controller = new PeerAbortController();
   track(pair.client.callTool("hold", { tag: "a" }));
@@ -172,7 +172,7 @@ test("a queued request aborted by its signal rejects RequestAbortedError, is nev
   assert.equal(third.state, "resolved");
 });
 
-test("a sent request that was queued first can still be aborted (notifications/cancelled goes out)", async () => {
+test("X-01: a sent request that was queued first can still be aborted (notifications/cancelled goes out)", async () => {
   const { pair, release } = await queueing(1);
   const controller = new PeerAbortController();
   track(pair.client.callTool("hold", { tag: "a" }));
@@ -187,7 +187,7 @@ test("a sent request that was queued first can still be aborted (notifications/c
   assert.equal(pair.clientHost.messages("notifications/cancelled").length, 1);
 });
 
-test("close() rejects queued requests with ConnectionClosedError", async () => {
+test("S-01: close() rejects queued requests with ConnectionClosedError", async () => {
   const { pair } = await queueing(1);
   const first = track(pair.client.callTool("hold", { tag: "a" }));
   const second = track(pair.client.callTool("hold", { tag: "b" }));
@@ -198,7 +198,7 @@ test("close() rejects queued requests with ConnectionClosedError", async () => {
   assert.ok(second.error instanceof ConnectionClosedError);
 });
 
-// ── item 14: registration refuses what clients reject ───────────────────────────────────────
+// ── registration refuses what clients reject ────────────────────────────────────────────────
 
 test("server.tool refuses names outside [A-Za-z0-9_.-]{1,128}, naming the rule, the expectation and what it got", () => {
   const server = new Server({ info: SERVER_INFO });
@@ -223,7 +223,7 @@ test("server.tool refuses names outside [A-Za-z0-9_.-]{1,128}, naming the rule, 
   assert.equal(server.tools.size, 2);
 });
 
-test('server.tool refuses an inputSchema or outputSchema whose root type is not "object" (J-02)', () => {
+test('J-02: server.tool refuses an inputSchema or outputSchema whose root type is not "object"', () => {
   const server = new Server({ info: SERVER_INFO });
   assert.throws(
     () => server.tool("s", { inputSchema: { type: "string" } as never }, () => OK),
@@ -277,7 +277,7 @@ test("a definition JSON cannot encode is refused at registration (it would fail 
   );
 });
 
-// ── item 15: handler signals abort fetch ────────────────────────────────────────────────────
+// ── handler signals abort fetch ─────────────────────────────────────────────────────────────
 
 test("ctx.signal is the runtime's AbortSignal: fetch on a slow server is aborted when the client cancels", async () => {
   let arrived: () => void = () => undefined;

@@ -1,18 +1,18 @@
 // ServerSession.endSubscriptions (2026-07-28): the server ends every open subscriptions/listen
 // stream with its final result carrying the subscription id (MOD-15), after which no change
 // notification reaches the ended streams; with none open it sends nothing. In process, through
-// the peer harness (spec-tests/peer-harness.ts).
+// the peer harness (spec-tests/support/peer-harness.ts).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../../lib/index.js";
 import { PeerAbortController } from "../../lib/peer/index.js";
-import { Pair, track } from "../peer-harness.js";
+import { Pair, track } from "../support/peer-harness.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
-test("endSubscriptions answers each open listen with its final result; later changes reach none; a second call sends nothing", async () => {
+test("MOD-15: endSubscriptions answers each open listen with its final result; later changes reach none; a second call sends nothing", async () => {
   const pair = new Pair({
     server: { versions: ALL },
     client: { versions: ALL },

@@ -1,4 +1,4 @@
-// What the peer layer's fast paths promise (issue 17): a synchronous handler is answered in
+// What the peer layer's fast paths promise: a synchronous handler is answered in
 // the same turn; the answers to one chunk of requests leave in one write; requests a client
 // makes in one synchronous run leave in one write; a validation's reused state never leaks
 // one call's errors into another's.
@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client, Server, validateJsonSchema, type PeerHost } from "../../lib/peer/index.js";
-import { lines } from "../peer-harness.js";
+import { lines } from "../support/peer-harness.js";
 import { acceptsEveryObject } from "../../lib/json-schema/validator.js";
 import { argumentsValidator } from "../../lib/peer/server/registration.js";
 
@@ -164,7 +164,7 @@ test("M-03: callTool copies the caller's arguments at the call (its own params o
 
 test("M-03: callTool arguments nested past maxJsonDepth are refused at the call with the depth the whole params would have", async () => {
   const { client, writes } = await rawClient({ maxJsonDepth: 3 });
-  // params (0) → arguments (1) → a (2) → b (3): too deep for maxJsonDepth 3, as before the members were copied on their own.
+  // params (0) → arguments (1) → a (2) → b (3): too deep for maxJsonDepth 3: the depth counts from params, though the members are copied on their own.
   const refused = await client.callTool("echo", { a: { b: {} } }).then(
     () => undefined,
     (error: unknown) => error,
@@ -224,7 +224,7 @@ test("a tool whose JSON Schema accepts every object runs no validator per call; 
   assert.equal(acceptsEveryObject(hostile), false, "a throwing getter answers false");
 });
 
-test("tools/call: a schema that accepts every object takes any object's arguments; a narrower one still refuses", () => {
+test("TL-01, SCH-01: tools/call: a schema that accepts every object takes any object's arguments; a narrower one still refuses", () => {
   const server = new Server({ info: { name: "fast", version: "1.0.0" } });
   server.tool("open", { inputSchema: { type: "object", properties: {} } }, (args) => ({
     content: [{ type: "text", text: JSON.stringify(args) }],

@@ -1,4 +1,4 @@
-// The peer layer never crashes its process (issue 10): peer values too deep to encode, handler
+// The peer layer never crashes its process: peer values too deep to encode, handler
 // results JSON cannot encode (BigInt, cycles, throwing getters, deep nesting), handlers that
 // throw synchronously or asynchronously, and internal control flow the handler did not await.
 // Each case is driven against a ServerSession (or a Client) fed raw lines, so nothing on the
@@ -11,7 +11,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
 import { McpError, ProtocolMisuseError, Server, type ServerOptions, type ServerSession } from "../../lib/peer/index.js";
-import { FakeClock, FakeHost, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines } from "../peer-harness.js";
+import { FakeClock, FakeHost, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines } from "../support/peer-harness.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 type Message = Record<string, unknown>;
@@ -100,9 +100,9 @@ function assertError(message: Message | undefined, codes: readonly number[], pat
   assert.match(error.message, pattern);
 }
 
-// ── issue 10, defect 1: a deep value in inputResponses or in the carried answers ─────────────
+// ── a deep value in inputResponses or in the carried answers ─────────────────────────────────
 
-test("defect 1: a 5,000-deep value in inputResponses is answered -32602 and the session answers the next request", async () => {
+test("a 5,000-deep value in inputResponses is answered -32602 and the session answers the next request", async () => {
   const raw = new RawSession(elicitingServer);
   raw.callModern(1, "ask", `"inputResponses":{"other#0":${deepJson(5000)}}`);
   await raw.settle();
@@ -112,7 +112,7 @@ test("defect 1: a 5,000-deep value in inputResponses is answered -32602 and the 
   assert.deepEqual((raw.answer(2)?.result as Message | undefined)?.content, [{ type: "text", text: "echo" }]);
 });
 
-test("defect 1: a 5,000-deep value in an unsealed mcp-engine/answers requestState is answered -32602", async () => {
+test("a 5,000-deep value in an unsealed mcp-engine/answers requestState is answered -32602", async () => {
   const raw = new RawSession(elicitingServer);
   const state = JSON.stringify("mcp-engine/answers:" + `{"other#0":${deepJson(5000)}}`);
   raw.callModern(1, "ask", `"requestState":${state}`);
@@ -123,7 +123,7 @@ test("defect 1: a 5,000-deep value in an unsealed mcp-engine/answers requestStat
   assert.ok(raw.answer(2)?.result !== undefined);
 });
 
-test("defect 1: answers within the depth bound are carried to the next round as before", async () => {
+test("answers within the depth bound are carried to the next round", async () => {
   const raw = new RawSession(elicitingServer);
   raw.callModern(1, "ask", `"inputResponses":{"other#0":${deepJson(20)}}`);
   await raw.settle();
@@ -193,7 +193,7 @@ const HOSTILE_RESULTS: ReadonlyArray<readonly [string, () => unknown, RegExp]> =
 ];
 
 for (const [what, make, reason] of HOSTILE_RESULTS) {
-  test(`a handler result holding ${what} is answered -32603 saying why; the session answers the next request`, async () => {
+  test(`ENG-09: a handler result holding ${what} is answered -32603 saying why; the session answers the next request`, async () => {
     const raw = sessionEra((s) => {
       s.tool("hostile", {}, () => make() as CallToolResult);
       s.tool("echo", {}, () => ok("echo"));
@@ -276,7 +276,7 @@ test("ENG-09: a message host (send, which encodes each message itself) still get
   assert.equal(reads, 1);
 });
 
-test("handlers that throw synchronously, asynchronously, a non-Error, or an Error whose message getter throws: each is answered", async () => {
+test("TL-01, JR-01: handlers that throw synchronously, asynchronously, a non-Error, or an Error whose message getter throws: each is answered", async () => {
   const raw = sessionEra((s) => {
     s.tool("sync", {}, () => {
       throw new Error("sync failure");
@@ -313,7 +313,7 @@ test("handlers that throw synchronously, asynchronously, a non-Error, or an Erro
   assertError(raw.answer(6), [-32603], /prompt failure/);
 });
 
-test("an McpError whose data JSON cannot encode is answered -32603 with its message", async () => {
+test("ENG-09: an McpError whose data JSON cannot encode is answered -32603 with its message", async () => {
   const raw = sessionEra((s) =>
     s.prompt("p", {}, () => {
       throw new McpError(-32000, "custom failure", { n: 1n });
@@ -324,7 +324,7 @@ test("an McpError whose data JSON cannot encode is answered -32603 with its mess
   assertError(raw.answer(1), [-32603], /custom failure/);
 });
 
-test("ctx.log with data JSON cannot encode throws a ProtocolMisuseError into the handler (answered), not into a later drain", async () => {
+test("M-03: ctx.log with data JSON cannot encode throws a ProtocolMisuseError into the handler (answered), not into a later drain", async () => {
   const raw = sessionEra((s) =>
     s.tool("log", {}, (_args, ctx) => {
       ctx.log("info", { n: 2n });
@@ -350,7 +350,7 @@ test("2026-07-28: a handler that calls ctx.elicit without awaiting it leaves no 
   assert.deepEqual((raw.answer(1)?.result as Message | undefined)?.content, [{ type: "text", text: "answered anyway" }]);
 });
 
-test("completion for an argument named like an Object.prototype member finds no completer (own keys only)", async () => {
+test("ENG-06: completion for an argument named like an Object.prototype member finds no completer (own keys only)", async () => {
   const raw = sessionEra((s) =>
     s.prompt("p", { arguments: [{ name: "item" }], complete: { item: () => ["x"] } }, () => ({ messages: [] })),
   );
@@ -396,7 +396,7 @@ test("a host whose write throws: the fault is reported as a diagnostic and nothi
 
 // ── the client side ──────────────────────────────────────────────────────────────────────────
 
-test("client: a server-request handler whose result holds a BigInt is answered -32603; callTool params JSON cannot encode reject at once", async () => {
+test("ENG-09, M-03: client: a server-request handler whose result holds a BigInt is answered -32603; callTool params JSON cannot encode reject at once", async () => {
   const pair = new Pair({
     client: { capabilities: { roots: {} } },
     setup: (s) =>
@@ -426,7 +426,7 @@ test("client: a server-request handler whose result holds a BigInt is answered -
   assert.equal(pair.clientHost.messages("tools/call").length, 1, "the refused call never went out");
 });
 
-test("client, 2026-07-28: input requests keyed __proto__ are answered under that key; more than maxInputRequests fail the call", async () => {
+test("ENG-06: client, 2026-07-28: input requests keyed __proto__ are answered under that key; more than maxInputRequests fail the call", async () => {
   const seen: Message[] = [];
   const discover = {
     result: {
@@ -501,7 +501,7 @@ test("client: listTools over pages stops at maxListItems with an InvalidResultEr
   assert.equal(page, 2, "no page requested past the bound");
 });
 
-test("client: server requests past maxConcurrentHandlers wait their turn in order; one cancelled while waiting never runs", async () => {
+test("X-04: client: server requests past maxConcurrentHandlers wait their turn in order; one cancelled while waiting never runs", async () => {
   const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult({}) : undefined), {
     maxConcurrentHandlers: 1,
     capabilities: { roots: {} },

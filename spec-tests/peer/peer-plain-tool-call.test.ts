@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { CallToolResult } from "../../lib/index.js";
 import { McpError, Server, type ServerOptions, type ServerSession } from "../../lib/peer/index.js";
-import { FakeClock, FakeHost, SECRET, SERVER_INFO, lines } from "../peer-harness.js";
+import { FakeClock, FakeHost, SECRET, SERVER_INFO, lines } from "../support/peer-harness.js";
 
 type Message = Record<string, unknown>;
 
@@ -59,7 +59,7 @@ async function settle(): Promise<void> {
 
 const answerOf = (sent: readonly Message[], id: number): Message | undefined => sent.find((m) => m.id === id && m.method === undefined);
 
-test("a synchronous plain tool is answered before receiveBytes returns, its progress first", () => {
+test("P-01: a synchronous plain tool is answered before receiveBytes returns, its progress first", () => {
   const s = session((server) =>
     server.tool("count", {}, (_args, ctx) => {
       ctx.progress(1, 2);
@@ -75,7 +75,7 @@ test("a synchronous plain tool is answered before receiveBytes returns, its prog
   assert.deepEqual(answerOf(s.sent, 7)?.result, ok("id 7 tools/call"));
 });
 
-test("what a plain tool throws is answered as on the general path: an isError result, or the McpError's own error", async () => {
+test("TL-01: what a plain tool throws is answered as on the general path: an isError result, or the McpError's own error", async () => {
   const s = session((server) => {
     server.tool("fails", {}, () => {
       throw new Error("broken");
@@ -94,7 +94,7 @@ test("what a plain tool throws is answered as on the general path: an isError re
   assert.deepEqual(answerOf(s.sent, 3)?.result, ok("late"));
 });
 
-test("a plain tool's arguments are still validated against its input schema, and an unknown tool is still -32602", () => {
+test("TL-01, TL-02: a plain tool's arguments are still validated against its input schema, and an unknown tool is still -32602", () => {
   let ran = 0;
   const s = session((server) =>
     server.tool("typed", { inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } }, (args) => {

@@ -15,7 +15,7 @@ import {
   type HandlerContext,
 } from "../../lib/peer/index.js";
 import type { CallToolResult } from "../../lib/types/index.js";
-import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../peer-harness.js";
+import { Pair, ScriptedServer, initializeResult, lines, track, type PairOptions } from "../support/peer-harness.js";
 
 interface SlowCall {
   readonly ctx: HandlerContext;
@@ -54,7 +54,7 @@ function callId(pair: Pair, n = 0): unknown {
 
 // ── (a) no reset ─────────────────────────────────────────────────────────────────
 
-test("(a) without resetTimeoutOnProgress, progress every 300 ms does not keep a 1000 ms request alive", async () => {
+test("T-02, T-04: (a) without resetTimeoutOnProgress, progress every 300 ms does not keep a 1000 ms request alive", async () => {
   const { pair, calls } = await slowPair();
   const seen: number[] = [];
   const call = track(pair.client.callTool("slow", {}, { timeoutMs: 1000, onProgress: (p) => seen.push(p.progress) }));
@@ -93,7 +93,7 @@ test("(a) without resetTimeoutOnProgress, progress every 300 ms does not keep a 
 
 // ── (b) reset on progress ────────────────────────────────────────────────────────
 
-test("(b) with resetTimeoutOnProgress, progress keeps the request alive past its timeout until the result", async () => {
+test("T-04: (b) with resetTimeoutOnProgress, progress keeps the request alive past its timeout until the result", async () => {
   const { pair, calls } = await slowPair();
   const seen: number[] = [];
   const call = track(
@@ -118,7 +118,7 @@ test("(b) with resetTimeoutOnProgress, progress keeps the request alive past its
   assert.equal(pair.clientHost.armed, undefined);
 });
 
-test("(b) with resetTimeoutOnProgress, 1000 ms without progress after the last one times out (inactivity)", async () => {
+test("T-04: (b) with resetTimeoutOnProgress, 1000 ms without progress after the last one times out (inactivity)", async () => {
   const { pair, calls } = await slowPair();
   const call = track(pair.client.callTool("slow", {}, { timeoutMs: 1000, resetTimeoutOnProgress: true, onProgress: () => {} }));
   await pair.settle();
@@ -139,7 +139,7 @@ test("(b) with resetTimeoutOnProgress, 1000 ms without progress after the last o
 
 // ── (c) total cap with progress ──────────────────────────────────────────────────
 
-test("(c) resetTimeoutOnProgress with maxTotalMs 2500: rejects at exactly 2500 (total) while progress keeps coming", async () => {
+test("T-04, T-02: (c) resetTimeoutOnProgress with maxTotalMs 2500: rejects at exactly 2500 (total) while progress keeps coming", async () => {
   const { pair, calls } = await slowPair();
   const call = track(
     pair.client.callTool("slow", {}, { timeoutMs: 1000, resetTimeoutOnProgress: true, maxTotalMs: 2500, onProgress: () => {} }),
@@ -166,7 +166,7 @@ test("(c) resetTimeoutOnProgress with maxTotalMs 2500: rejects at exactly 2500 (
 
 // ── (d) total cap without progress ───────────────────────────────────────────────
 
-test("(d) maxTotalMs without any inactivity timeout: rejects at the cap (total)", async () => {
+test("T-03: (d) maxTotalMs without any inactivity timeout: rejects at the cap (total)", async () => {
   const { pair, calls } = await slowPair();
   const call = track(pair.client.callTool("slow", {}, { timeoutMs: Infinity, maxTotalMs: 700 }));
   await pair.advanceTo(699);
@@ -177,7 +177,7 @@ test("(d) maxTotalMs without any inactivity timeout: rejects at the cap (total)"
   assert.equal(calls[0]?.ctx.signal.aborted, true);
 });
 
-test("(d) a cap above the timeout without progress: the inactivity timeout fires first", async () => {
+test("T-03: (d) a cap above the timeout without progress: the inactivity timeout fires first", async () => {
   const { pair } = await slowPair();
   const call = track(pair.client.callTool("slow", {}, { timeoutMs: 1000, resetTimeoutOnProgress: true, maxTotalMs: 2500 }));
   await pair.advanceTo(999);
@@ -186,7 +186,7 @@ test("(d) a cap above the timeout without progress: the inactivity timeout fires
   timeoutError(call.error, "inactivity");
 });
 
-test("(d) no timeout and no cap: nothing is armed and the request waits indefinitely", async () => {
+test("T-03: (d) no timeout and no cap: nothing is armed and the request waits indefinitely", async () => {
   const { pair, calls } = await slowPair();
   const before = pair.clientHost.armCalls.length;
   const call = track(pair.client.callTool("slow", {}, { timeoutMs: Infinity }));
@@ -200,7 +200,7 @@ test("(d) no timeout and no cap: nothing is armed and the request waits indefini
 
 // ── (e) cap below the timeout ────────────────────────────────────────────────────
 
-test("(e) maxTotalMs 500 below timeoutMs 1000: total at 500", async () => {
+test("T-03: (e) maxTotalMs 500 below timeoutMs 1000: total at 500", async () => {
   const { pair } = await slowPair();
   const call = track(pair.client.callTool("slow", {}, { timeoutMs: 1000, maxTotalMs: 500 }));
   await pair.settle();
@@ -212,7 +212,7 @@ test("(e) maxTotalMs 500 below timeoutMs 1000: total at 500", async () => {
   assert.match(error.message, /after 500 ms/);
 });
 
-test("(e) a cap equal to the timeout: both pass at once and the total deadline is reported", async () => {
+test("T-03: (e) a cap equal to the timeout: both pass at once and the total deadline is reported", async () => {
   const { pair } = await slowPair();
   const call = track(pair.client.callTool("slow", {}, { timeoutMs: 1000, maxTotalMs: 1000 }));
   await pair.advanceTo(1000);
@@ -221,7 +221,7 @@ test("(e) a cap equal to the timeout: both pass at once and the total deadline i
 
 // ── (f) progress tokens ──────────────────────────────────────────────────────────
 
-test("(f) resetTimeoutOnProgress without onProgress still attaches a progress token, and progress resets", async () => {
+test("P-01, T-04: (f) resetTimeoutOnProgress without onProgress still attaches a progress token, and progress resets", async () => {
   const { pair, calls } = await slowPair();
   const call = track(pair.client.callTool("slow", { x: 1 }, { timeoutMs: 1000, resetTimeoutOnProgress: true }));
   await pair.settle();
@@ -246,7 +246,7 @@ test("(f) resetTimeoutOnProgress without onProgress still attaches a progress to
   timeoutError(call.error, "inactivity");
 });
 
-test("(f) without onProgress or resetTimeoutOnProgress no token is attached and ctx.progress is a no-op", async () => {
+test("P-01: (f) without onProgress or resetTimeoutOnProgress no token is attached and ctx.progress is a no-op", async () => {
   const { pair, calls } = await slowPair();
   const call = track(pair.client.callTool("slow", {}, { timeoutMs: 1000 }));
   await pair.settle();
@@ -260,7 +260,7 @@ test("(f) without onProgress or resetTimeoutOnProgress no token is attached and 
   assert.equal(call.state, "resolved");
 });
 
-test("(f) resetTimeoutOnProgress with an infinite timeout attaches a token and arms nothing", async () => {
+test("P-01: (f) resetTimeoutOnProgress with an infinite timeout attaches a token and arms nothing", async () => {
   const { pair } = await slowPair();
   const before = pair.clientHost.armCalls.length;
   void pair.client.callTool("slow", {}, { timeoutMs: Infinity, resetTimeoutOnProgress: true });
@@ -329,7 +329,7 @@ test("(g) a timer that fires early changes nothing and the deadline is armed aga
   assert.deepEqual(pair.clientHost.armCalls, [1000, 1000], "a fired timer is spent: nothing to disarm");
 });
 
-test("(g) two requests with different deadlines time out one after the other, each at its own time", async () => {
+test("T-03: (g) two requests with different deadlines time out one after the other, each at its own time", async () => {
   const { pair } = await slowPair();
   const first = track(pair.client.callTool("slow", {}, { timeoutMs: 300 }));
   const second = track(pair.client.callTool("slow", {}, { timeoutMs: 800 }));
@@ -342,7 +342,7 @@ test("(g) two requests with different deadlines time out one after the other, ea
   assert.equal(pair.clientHost.armed, undefined);
 });
 
-test("(g) the client's defaultTimeoutMs applies to requests without timeoutMs", async () => {
+test("T-01: (g) the client's defaultTimeoutMs applies to requests without timeoutMs", async () => {
   const { pair } = await slowPair({ client: { defaultTimeoutMs: 250 } });
   const call = track(pair.client.callTool("slow"));
   await pair.advanceTo(249);
@@ -369,7 +369,7 @@ test("(h) an already-aborted signal rejects without sending anything", async () 
   assert.equal(calls.length, 0);
 });
 
-test("(h) aborting mid-flight rejects with RequestAbortedError, sends notifications/cancelled, and ignores a late response", async () => {
+test("X-01, X-06: (h) aborting mid-flight rejects with RequestAbortedError, sends notifications/cancelled, and ignores a late response", async () => {
   const diagnostics: string[] = [];
   const { pair, calls } = await slowPair({ client: { onDiagnostic: (e) => diagnostics.push(e.rule) } });
   const controller = new PeerAbortController();
@@ -401,7 +401,7 @@ test("(h) aborting mid-flight rejects with RequestAbortedError, sends notificati
   assert.equal(ping.state, "resolved");
 });
 
-test("(h) a string abort reason is forwarded as the cancellation reason", async () => {
+test("X-08: (h) a string abort reason is forwarded as the cancellation reason", async () => {
   const { pair } = await slowPair();
   const controller = new PeerAbortController();
   const call = track(pair.client.callTool("slow", {}, { signal: controller.signal }));
@@ -413,7 +413,7 @@ test("(h) a string abort reason is forwarded as the cancellation reason", async 
   assert.equal((pair.clientHost.messages("notifications/cancelled")[0]?.params as { reason: unknown }).reason, "superseded");
 });
 
-test("(h) the listener is removed once the request settles; a later abort does nothing", async () => {
+test("X-01: (h) the listener is removed once the request settles; a later abort does nothing", async () => {
   const { pair, calls } = await slowPair();
   let added = 0;
   let removed = 0;
@@ -455,7 +455,7 @@ test("(h) the platform's AbortController is accepted by shape", async () => {
   assert.equal(pair.clientHost.messages("notifications/cancelled").length, 1);
 });
 
-test("(h) aborting after close rejects nothing twice and sends nothing", async () => {
+test("X-01: (h) aborting after close rejects nothing twice and sends nothing", async () => {
   const { pair } = await slowPair();
   const controller = new PeerAbortController();
   const call = track(pair.client.callTool("slow", {}, { signal: controller.signal }));
@@ -471,7 +471,7 @@ test("(h) aborting after close rejects nothing twice and sends nothing", async (
 
 // ── the same policies on server → client requests ────────────────────────────────
 
-test("server → client request: timeoutMs rejects with RequestTimeoutError and the client handler's signal aborts", async () => {
+test("T-02, T-03: server → client request: timeoutMs rejects with RequestTimeoutError and the client handler's signal aborts", async () => {
   let clientSignal: AbortSignalLike | undefined;
   let outcome: ReturnType<typeof track> | undefined;
   const { pair } = await slowPair({
@@ -500,7 +500,7 @@ test("server → client request: timeoutMs rejects with RequestTimeoutError and 
   assert.equal(pair.serverHost.armed, undefined);
 });
 
-test("server → client request: maxTotalMs caps it; the server's defaultTimeoutMs applies otherwise", async () => {
+test("T-01, T-03: server → client request: maxTotalMs caps it; the server's defaultTimeoutMs applies otherwise", async () => {
   const outcomes: Array<ReturnType<typeof track>> = [];
   const { pair } = await slowPair({
     client: { capabilities: { roots: {} } },
@@ -522,7 +522,7 @@ test("server → client request: maxTotalMs caps it; the server's defaultTimeout
   timeoutError(outcomes[1]?.error, "inactivity");
 });
 
-test("server → client request: an AbortSignal cancels it (already aborted: nothing sent)", async () => {
+test("X-01: server → client request: an AbortSignal cancels it (already aborted: nothing sent)", async () => {
   const controller = new PeerAbortController();
   const before = new PeerAbortController();
   before.abort("no");
@@ -563,7 +563,7 @@ test("server → client request: an AbortSignal cancels it (already aborted: not
 
 // ── connect() deadline ───────────────────────────────────────────────────────────
 
-test("connect({ timeoutMs }) against a silent server rejects at the deadline without notifications/cancelled", async () => {
+test("L-04, X-02: connect({ timeoutMs }) against a silent server rejects at the deadline without notifications/cancelled", async () => {
   const closes: string[] = [];
   const scripted = new ScriptedServer(() => undefined, { onClose: (e) => closes.push(e.reason) });
   const result = track(scripted.client.connect({ timeoutMs: 1000 }));
@@ -584,7 +584,7 @@ test("connect({ timeoutMs }) against a silent server rejects at the deadline wit
   assert.equal(scripted.host.armed, undefined);
 });
 
-test("connect() with an infinite timeout arms nothing; a late answer still connects", async () => {
+test("T-03: connect() with an infinite timeout arms nothing; a late answer still connects", async () => {
   const scripted = new ScriptedServer((m) => (m.method === "initialize" ? initializeResult() : undefined));
   const result = track(scripted.client.connect({ timeoutMs: Infinity }));
   await scripted.settle();

@@ -13,8 +13,8 @@ import { InputRequiredSignal } from "../../lib/peer/server/input-rounds.js";
 import { stateBody } from "../../lib/peer/server/request-state.js";
 import { base64urlEncode } from "../../lib/codec/pagination.js";
 import { hmacSha256 } from "../../lib/codec/sha256.js";
-import { Pair, SERVER_INFO, type PairOptions } from "../peer-harness.js";
-import { mcpError, rejection } from "../support.js";
+import { Pair, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
+import { mcpError, rejection } from "../support/helpers.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 const ROUNDS_SECRET = new Uint8Array(32).fill(9);
@@ -102,7 +102,7 @@ async function interceptedLink(
   return { client, clock };
 }
 
-test("2026-07-28 re-runs the handler on each input round: a side effect before ctx.elicit() without once repeats", async () => {
+test("MOD-10: 2026-07-28 re-runs the handler on each input round: a side effect before ctx.elicit() without once repeats", async () => {
   const { counts, setup } = orderTool(false);
   const pair = await connected("modern", { setup });
   pair.client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { ok: true } }));
@@ -110,7 +110,7 @@ test("2026-07-28 re-runs the handler on each input round: a side effect before c
   assert.deepEqual(counts, { runs: 3, charges: 3 });
 });
 
-test("2026-07-28 with inputRounds: a side effect through ctx.once before ctx.elicit() runs once over three rounds, its value carried sealed", async () => {
+test("MOD-10: 2026-07-28 with inputRounds: a side effect through ctx.once before ctx.elicit() runs once over three rounds, its value carried sealed", async () => {
   const { counts, setup } = orderTool(true);
   const pair = await connected("modern", { setup, server: { inputRounds: { secret: ROUNDS_SECRET } } });
   pair.client.setRequestHandler("elicitation/create", (p) => ({ action: "accept", content: { ok: p.message === "Ship now?" } }));

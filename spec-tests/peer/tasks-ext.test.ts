@@ -1,4 +1,4 @@
-// Task round trips in process (spec-tests/peer-harness.ts, a fake clock): the 2026-07-28
+// Task round trips in process (spec-tests/support/peer-harness.ts, a fake clock): the 2026-07-28
 // tasks extension between our Client and our Server (completion, tool errors, failure,
 // cancellation from either side, input mid-task over several rounds, expiry, unknown and
 // expired ids, a client that did not declare the extension, notifications/tasks on a listen
@@ -19,8 +19,8 @@ import {
   type HandlerContext,
   type TaskInfo,
 } from "../../lib/peer/index.js";
-import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../peer-harness.js";
-import { rejection } from "../support.js";
+import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../support/peer-harness.js";
+import { rejection } from "../support/helpers.js";
 import { httpHeaderProblem } from "../../lib/http/headers.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
@@ -61,7 +61,7 @@ async function run<T>(pair: Pair, promise: Promise<T>, stepMs = 500, steps = 40)
   return box;
 }
 
-test("a tool that may run as a task: CreateTaskResult over the wire, polled to its result at the server's interval", async () => {
+test("TX-04, TX-11: a tool that may run as a task: CreateTaskResult over the wire, polled to its result at the server's interval", async () => {
   const pair = await tasksPair({ setup: (s) => s.tool("slow", { taskSupport: "optional" }, async () => ok("done")) });
   const seen: TaskInfo[] = [];
   const box = await run(pair, pair.client.callTool("slow", {}, { onTask: (t) => seen.push(t) }));
@@ -78,7 +78,7 @@ test("a tool that may run as a task: CreateTaskResult over the wire, polled to i
   assert.ok(pair.clientHost.messages("tasks/get").length >= 1);
 });
 
-test("a tool error completes the task with isError; a protocol error fails it: TaskFailedError with the code", async () => {
+test("TX-05, TX-11: a tool error completes the task with isError; a protocol error fails it: TaskFailedError with the code", async () => {
   const pair = await tasksPair({
     setup: (s) => {
       s.tool("bad", { taskSupport: "required" }, () => ({ ...ok("no"), isError: true }));
@@ -96,7 +96,7 @@ test("a tool error completes the task with isError; a protocol error fails it: T
   assert.deepEqual(crash.error.data, { why: "test" });
 });
 
-test("aborting the call cancels the task: tasks/cancel is sent, the handler's signal aborts, the task ends cancelled", async () => {
+test("TX-11, TX-07: aborting the call cancels the task: tasks/cancel is sent, the handler's signal aborts, the task ends cancelled", async () => {
   let handlerSignal: HandlerContext["signal"] | undefined;
   const pair = await tasksPair({
     setup: (s) =>
@@ -124,7 +124,7 @@ test("aborting the call cancels the task: tasks/cancel is sent, the handler's si
   );
 });
 
-test("the server cancels a task: the client's call rejects with TaskCancelledError", async () => {
+test("TX-11: the server cancels a task: the client's call rejects with TaskCancelledError", async () => {
   let taskId: string | undefined;
   const pair = await tasksPair({
     setup: (s) => s.tool("forever", { taskSupport: "optional" }, (_a, ctx) => ((taskId = ctx.taskId), untilAborted(ctx.signal))),
@@ -139,7 +139,7 @@ test("the server cancels a task: the client's call rejects with TaskCancelledErr
   assert.equal(box.error.statusMessage, "shutting down");
 });
 
-test("input mid-task over several rounds: inputRequests answered by the client's handlers through tasks/update, each key once", async () => {
+test("TX-07, TX-11: input mid-task over several rounds: inputRequests answered by the client's handlers through tasks/update, each key once", async () => {
   const asked: string[] = [];
   const pair = await tasksPair({
     setup: (s) =>
@@ -173,7 +173,7 @@ test("input mid-task over several rounds: inputRequests answered by the client's
   assert.deepEqual(updates.flat().sort(), ["elicitation/create#0", "elicitation/create#1", "sampling/createMessage#2"]);
 });
 
-test("tasks/update: unknown keys are ignored and a partial answer keeps the task input_required", async () => {
+test("TX-07: tasks/update: unknown keys are ignored and a partial answer keeps the task input_required", async () => {
   const pair = await tasksPair({
     setup: (s) =>
       s.tool("two", { taskSupport: "optional" }, async (_a, ctx) => {
@@ -204,7 +204,7 @@ test("tasks/update: unknown keys are ignored and a partial answer keeps the task
   assert.equal(text(done.result as CallToolResult), "both");
 });
 
-test("expiry by ttlMs: a task past its TTL is -32602 'expired' once, then unknown; its handler is stopped", async () => {
+test("TX-05: expiry by ttlMs: a task past its TTL is -32602 'expired' once, then unknown; its handler is stopped", async () => {
   let signal: HandlerContext["signal"] | undefined;
   const pair = await tasksPair({
     ttlMs: 2000,
@@ -220,7 +220,7 @@ test("expiry by ttlMs: a task past its TTL is -32602 'expired' once, then unknow
   assert.ok(again instanceof McpError && again.code === -32602 && /not found/.test(again.message), String(again));
 });
 
-test("unknown task ids: -32602 for tasks/get, tasks/update and tasks/cancel; a malformed taskId too", async () => {
+test("TX-05: unknown task ids: -32602 for tasks/get, tasks/update and tasks/cancel; a malformed taskId too", async () => {
   const pair = await tasksPair({ setup: (s) => s.tool("t", {}, () => ok("t")) });
   for (const call of [
     pair.client.tasks.get("nope"),
@@ -233,7 +233,7 @@ test("unknown task ids: -32602 for tasks/get, tasks/update and tasks/cancel; a m
   }
 });
 
-test("a client that did not declare the extension: plain results for task-capable tools, -32021 for task-only ones and for tasks/*", async () => {
+test("TX-02, TX-03: a client that did not declare the extension: plain results for task-capable tools, -32021 for task-only ones and for tasks/*", async () => {
   const pair = await tasksPair({
     declare: false,
     setup: (s) => {
@@ -249,7 +249,7 @@ test("a client that did not declare the extension: plain results for task-capabl
   assert.ok(get instanceof McpError && get.code === -32021, String(get));
 });
 
-test("notifications/tasks reach a subscriptions/listen stream that named the task", async () => {
+test("TX-10: notifications/tasks reach a subscriptions/listen stream that named the task", async () => {
   let release: (() => void) | undefined;
   const pair = await tasksPair({
     setup: (s) =>
@@ -297,7 +297,7 @@ test("MemoryTaskStore: bounded (ended tasks forgotten first, then refusal), expi
   assert.equal(await store.get("b", 1000), undefined);
 });
 
-test("2025-11-25: a tool with taskSupport required on a server declaring tasks is called task-augmented, polled, and its result fetched with tasks/result", async () => {
+test("TK-08, TK-03, TK-04: 2025-11-25: a tool with taskSupport required on a server declaring tasks is called task-augmented, polled, and its result fetched with tasks/result", async () => {
   let polls = 0;
   const server = new ScriptedServer((message) => {
     const task = (status: string) => ({
@@ -354,13 +354,13 @@ test("TX-09: over 2026-07-28 HTTP, tasks/get, tasks/update and tasks/cancel need
   }
 });
 
-test("task timestamps: the host's ms as ISO 8601 UTC, computed without a Date (the peer layer reads no clock)", () => {
+test("TX-04: task timestamps: the host's ms as ISO 8601 UTC, computed without a Date (the peer layer reads no clock)", () => {
   for (const ms of [0, 951_782_400_000, 1_785_000_000_123, 4_102_444_799_999, 1_709_164_800_000, 86_399_999, -1, -86_400_000 * 366]) {
     assert.equal(isoTimestamp(ms), new Date(ms).toISOString(), String(ms));
   }
 });
 
-test("a task's handler sends no progress and no log messages (SEP-2663), even when the creating request asked for both", async () => {
+test("TX-10: a task's handler sends no progress and no log messages (SEP-2663), even when the creating request asked for both", async () => {
   const pair = await tasksPair({
     client: { logLevel: "debug" },
     setup: (s) =>

@@ -2,7 +2,7 @@
 // zod v4 or valibot schema lists the JSON Schema its library produced (or the one given in
 // jsonSchema), with defaulted fields not required; the schema validates each call, applies its
 // defaults, and reports problems with their paths; an outputSchema checks structuredContent.
-// The type-level side is spec-tests/types-schemas.ts.
+// The type-level side is spec-tests/peer/types-schemas.ts.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,8 +10,8 @@ import * as v from "valibot";
 import * as z from "zod";
 import { ErrorCode, type CallToolResult } from "../../lib/index.js";
 import { Server, standardJsonSchema, withoutDefaultsRequired, type StandardSchemaV1 } from "../../lib/peer/index.js";
-import { Pair, SERVER_INFO, type PairOptions } from "../peer-harness.js";
-import { mcpError } from "../support.js";
+import { Pair, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
+import { mcpError } from "../support/helpers.js";
 
 async function connected(options: PairOptions): Promise<Pair> {
   const pair = new Pair(options);
@@ -66,7 +66,7 @@ test("a zod tool lists the JSON Schema zod produces, without its defaulted field
   assert.equal((tool?.inputSchema.properties?.city as { description?: unknown }).description, "The city");
 });
 
-test("the schema validates each call: defaults applied, problems reported with their paths as isError results (TL-01)", async () => {
+test("TL-01: the schema validates each call: defaults applied, problems reported with their paths as isError results", async () => {
   const seen: unknown[] = [];
   const pair = await connected({
     setup: (s) =>
@@ -237,7 +237,7 @@ test("a zod outputSchema is listed from zod's output JSON Schema; structuredCont
   assert.deepEqual(await pair.client.callTool("failed"), { content: [{ type: "text", text: "no" }], isError: true });
 });
 
-test("a prompt's argsSchema lists its arguments from the JSON Schema, validates them (-32602 with the path), and applies defaults", async () => {
+test("JR-02: a prompt's argsSchema lists its arguments from the JSON Schema, validates them (-32602 with the path), and applies defaults", async () => {
   const seen: unknown[] = [];
   const pair = await connected({
     setup: (s) =>
@@ -333,7 +333,7 @@ test("prompt arguments: listed as given next to an argsSchema; jsonSchema.input 
   assert.equal(server.prompts.size, 4);
 });
 
-test("a prompt's argsSchema may be a JSON Schema literal: arguments derived from it, applied by the built-in validator (-32602 with the path)", async () => {
+test("JR-02: a prompt's argsSchema may be a JSON Schema literal: arguments derived from it, applied by the built-in validator (-32602 with the path)", async () => {
   const seen: unknown[] = [];
   const pair = await connected({
     setup: (s) =>
@@ -410,7 +410,7 @@ test("an ArkType-style schema (a function carrying ~standard) is a Standard Sche
   assert.equal(called, 0);
 });
 
-test("a JSON Schema literal keeps the built-in validator: listed as given, problems reported with their paths", async () => {
+test("TL-01: a JSON Schema literal keeps the built-in validator: listed as given, problems reported with their paths", async () => {
   const pair = await connected({
     setup: (s) =>
       s.tool("lit", { inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } }, (args) => ({

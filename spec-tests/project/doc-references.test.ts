@@ -340,7 +340,7 @@ function packageExports(specifier: string): Set<string> | undefined {
  * that accepts each (checked to hold it); `undefined`: a tool outside this repository.
  */
 const OTHER_FLAGS: Readonly<Record<string, string | undefined>> = {
-  "--write": "spec-tests/corpus-annotate.ts", // node dist/spec-tests/corpus-annotate.js --write
+  "--write": "spec-tests/tools/corpus-annotate.ts", // node dist/spec-tests/tools/corpus-annotate.js --write
   "--seed": "spec-tests/fuzz/main.ts", // npm run fuzz -- …
   "--episodes": "spec-tests/fuzz/main.ts",
   "--verbose": "spec-tests/fuzz/main.ts",

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, STRICT_CONSUMER, linkPackages, packIntoConsumer, tsBlocks, typeCheck, type Packed } from "../package-harness.js";
+import { ROOT, STRICT_CONSUMER, linkPackages, packIntoConsumer, tsBlocks, typeCheck, type Packed } from "../support/package-harness.js";
 
 const GUIDE = "docs/from-sdk-v1.md";
 let packed: Packed;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
-import { STRICT_CONSUMER, linkPackages, linkTypesNode, packIntoConsumer, typeCheck, type Packed } from "../package-harness.js";
+import { STRICT_CONSUMER, linkPackages, linkTypesNode, packIntoConsumer, typeCheck, type Packed } from "../support/package-harness.js";
 
 let packed: Packed;
 

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 import { McpError } from "../../lib/peer/shared/errors.js";
-import { Pair } from "../peer-harness.js";
+import { Pair } from "../support/peer-harness.js";
 import {
   ROOT,
   STRICT_CONSUMER,
@@ -24,8 +24,8 @@ import {
   tsBlocks,
   typeCheck,
   type Packed,
-} from "../package-harness.js";
-import { mcpError } from "../support.js";
+} from "../support/package-harness.js";
+import { mcpError } from "../support/helpers.js";
 
 const PRELUDE = `// Host objects the README's examples use without creating them.
 declare const transport: { write(bytes: Uint8Array): void; onData(listener: (chunk: Uint8Array) => void): void };

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { after, test } from "node:test";
-import { ROOT } from "../package-harness.js";
+import { ROOT } from "../support/package-harness.js";
 import { testFiles } from "../run.js";
 
 const base = mkdtempSync(join(tmpdir(), "mcp-engine-runner-"));

@@ -1,6 +1,6 @@
-// RULES.md names where each of the decisions issue 13 lists is made ("Where the rules are
-// decided"): a file under lib/ and the symbols there. This checks that the section lists them
-// all, that every id it names has an entry, and that each named file exists, holds each named
+// RULES.md names, for each decision that must be made in one place, where it is made ("Where the
+// rules are decided"): a file under lib/ and the symbols there. This checks that the section lists
+// them all, that every id it names has an entry, and that each named file exists, holds each named
 // symbol and cites the row's ids, so a move or a rename cannot leave the list pointing nowhere.
 
 import { test } from "node:test";
@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseRules } from "../rules-inventory.js";
+import { parseRules } from "../support/rules-inventory.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const text = readFileSync(join(root, "RULES.md"), "utf8");
@@ -37,7 +37,7 @@ function places(): Place[] {
   });
 }
 
-test("the section names a place for each decision issue 13 lists, with ids that have entries", () => {
+test("the section names a place for each of the ten decisions made in one place, with ids that have entries", () => {
   const list = places();
   const ids = new Set(list.flatMap((p) => p.ids));
   for (const id of ["L-10", "L-01", "M-09", "P-05", "X-02", "C-01", "M-10", "RS-02", "MOD-02", "C-04"])

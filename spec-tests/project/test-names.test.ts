@@ -1,10 +1,10 @@
-// Test names cite the rule they check (issue 13, item 6): a name opens with the RULES.md ids of
-// the behaviour it tests ("L-10: a request before initialize gets -32600"). This file checks that
-// every id a test name cites anywhere under spec-tests/ has a RULES.md entry, and that in the
-// folders below at least the share BARS sets of the test names cite one. It prints the figures.
+// Test names cite the rule they check: a name opens with the RULES.md ids of the behaviour it tests
+// ("L-10: a request before initialize gets -32600"). This file checks that every id a test name
+// cites anywhere under spec-tests/ has a RULES.md entry, and that in the folders below at least the
+// share BARS sets of the test names cite one. It prints the figures.
 //
-// Names are read from the sources (spec-tests/test-names.ts): one declaration is one name. The
-// corpus's replay tests are named by fixtureTestName from each fixture's header, so that folder
+// Names are read from the sources (spec-tests/support/test-names.ts): one declaration is one name.
+// The corpus's replay tests are named by fixtureTestName from each fixture's header, so that folder
 // counts one name per fixture. A name that opens with a placeholder (`${c.rule}: …`) counts as
 // citing only where DYNAMIC says where its ids come from.
 
@@ -13,16 +13,16 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseFixture } from "../replayer.js";
-import { listFiles, parseRules } from "../rules-inventory.js";
-import { fixtureTestName, leadingIds, testNames, unknownIds } from "../test-names.js";
+import { parseFixture } from "../support/replayer.js";
+import { listFiles, parseRules } from "../support/rules-inventory.js";
+import { fixtureTestName, leadingIds, testNames, unknownIds } from "../support/test-names.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const specTests = join(root, "spec-tests");
 const rules = parseRules(readFileSync(join(root, "RULES.md"), "utf8"));
 
-/** The least share of test names citing an id, per folder (what issue 13 reached, rounded down). */
-const BARS: Readonly<Record<string, number>> = { core: 0.8, http: 0.9, auth: 0.95, cli: 0.65, corpus: 0.95 };
+/** The least share of test names citing an id, per folder: each folder's share rounded down, so it cannot slip back (raise a bar when a share rises). */
+const BARS: Readonly<Record<string, number>> = { core: 0.8, http: 0.9, auth: 0.95, cli: 0.65, corpus: 0.95, peer: 0.6 };
 
 /** Names that open with a placeholder yet cite an id, and where that id comes from. */
 const DYNAMIC: Readonly<Record<string, string>> = {
@@ -96,7 +96,7 @@ test("the check fails on a name citing an unknown id, wherever in the name it st
   assert.deepEqual(leadingIds("L-10 without a colon"), []);
 });
 
-test("in core, http, auth, cli and corpus, at least the set share of test names cite a rule id", (t) => {
+test("in core, http, auth, cli, corpus and peer, at least the set share of test names cite a rule id", (t) => {
   const short: string[] = [];
   for (const [folder, bar] of Object.entries(BARS)) {
     let total = 0;
@@ -109,8 +109,10 @@ test("in core, http, auth, cli and corpus, at least the set share of test names 
       }
     }
     const share = total === 0 ? 0 : citing / total;
-    t.diagnostic(`${folder}: ${citing} of ${total} test names cite a rule id (${(100 * share).toFixed(1)} %, bar ${100 * bar} %)`);
-    if (share < bar) short.push(`${folder}: ${(100 * share).toFixed(1)} % < ${100 * bar} %`);
+    t.diagnostic(
+      `${folder}: ${citing} of ${total} test names cite a rule id (${(100 * share).toFixed(1)} %, bar ${Math.round(100 * bar)} %)`,
+    );
+    if (share < bar) short.push(`${folder}: ${(100 * share).toFixed(1)} % < ${Math.round(100 * bar)} %`);
   }
   assert.deepEqual(short, []);
 });

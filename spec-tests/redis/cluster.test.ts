@@ -1,4 +1,4 @@
-// Several real server processes on one real Redis behave as one MCP server (issue 16): the
+// Several real server processes on one real Redis behave as one MCP server: the
 // session era round robin, an elicitation answered on another node, an SSE stream resumed
 // on another node after its node was killed, a listen stream hearing a change made
 // elsewhere, a task steered from three nodes. The soak and the Redis restart are in
@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TASKS_EXTENSION } from "../../lib/rules/negotiated-extensions.js";
 import { META_SUBSCRIPTION_ID } from "../../lib/rules/modern.js";
-import type { FetchResponse } from "../support.js";
+import type { FetchResponse } from "../support/helpers.js";
 import {
   NODE_SCRIPT,
   SseReader,

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RespClient } from "../../lib/hosts/redis-resp.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../../lib/rules/modern.js";
-import { withTimeout, type FetchResponse, type StreamReader } from "../support.js";
+import { withTimeout, type FetchResponse, type StreamReader } from "../support/helpers.js";
 
 export type Json = { [key: string]: unknown };
 

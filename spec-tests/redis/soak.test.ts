@@ -1,4 +1,4 @@
-// Several processes on one Redis under load and under failure (issue 16): a soak of 10,000
+// Several processes on one Redis under load and under failure: a soak of 10,000
 // requests across three CLI nodes with one killed and restarted midway (every request
 // answered exactly once or failed with a typed error, none lost; the keys and the memory
 // of Redis back to their baseline once the sessions end), and a Redis restarted mid-run

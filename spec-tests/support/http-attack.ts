@@ -1,4 +1,4 @@
-// Attack drivers shared by the HTTP hardening test (spec-tests/http-hardening.test.ts) and
+// Attack drivers shared by the HTTP hardening test (spec-tests/http/http-hardening.test.ts) and
 // its bench (bench/http-hardening.bench.ts): the server in a child process
 // (http-hardening-child.ts), bogus initialize POSTs pipelined over raw keep-alive sockets
 // with a bounded window, endless chunked bodies, and a well-behaved client pinging on the
@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { withTimeout } from "./support.js";
+import { withTimeout } from "./helpers.js";
 
 const CHILD = fileURLToPath(new URL("./http-hardening-child.js", import.meta.url));
 const ACCEPT = "application/json, text/event-stream";
@@ -83,7 +83,7 @@ export function postRequest(port: number, body: string, headers = ""): string {
   return `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${ACCEPT}\r\nContent-Type: application/json\r\n${headers}Content-Length: ${body.length}\r\n\r\n${body}`;
 }
 
-/** The bogus initializes of defect 10.4, in turn: a bare {method}, one refused -32602, one without id. */
+/** The bogus initializes the host must mint no session for, in turn: a bare {method}, one refused -32602, one without id. */
 export function bogusInitializeBodies(): string[] {
   return [
     JSON.stringify({ method: "initialize" }),

@@ -1,6 +1,6 @@
-// Helpers of the package tests (spec-tests/package-*.test.ts): pack the built project the way
-// `npm publish` would, unpack it into a throwaway consumer project, and type-check code
-// there with the project's own TypeScript. Not a test file itself.
+// Helpers of the package tests (spec-tests/project/package-*.test.ts, guide-sdk-v1.test.ts): pack
+// the built project the way `npm publish` would, unpack it into a throwaway consumer project, and
+// type-check code there with the project's own TypeScript. Not a test file itself.
 //
 // Invariants:
 // - offline: `npm pack` reads only the work tree (scripts ignored, so a prepack build never
@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The project root (this file runs from dist/spec-tests/). */
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The project root (this file runs from dist/spec-tests/support/). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
 export interface Packed {
   /** The consumer project: package.json, node_modules/mcp-engine unpacked from the tarball. */

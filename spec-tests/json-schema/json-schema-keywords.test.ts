@@ -13,9 +13,9 @@ import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator
 import { Server } from "../../lib/peer/server/server.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import type { CallToolResult } from "../../lib/index.js";
-import { Pair, SECRET, SERVER_INFO } from "../peer-harness.js";
+import { Pair, SECRET, SERVER_INFO } from "../support/peer-harness.js";
 
-test("an unknown keyword is refused with its JSON pointer location (issue 11 item 13)", () => {
+test("an unknown keyword is refused with its JSON pointer location", () => {
   const cases: Array<[unknown, string, string]> = [
     [{ type: "object", properties: { a: { type: "string", foo: 1 } } }, "#/properties/a/foo", "foo"],
     [{ requried: ["a"] }, "#/requried", "requried"],
@@ -134,7 +134,7 @@ function text(result: CallToolResult): string {
   return first !== undefined && first.type === "text" ? first.text : "";
 }
 
-test("tools/call: an argument unevaluatedProperties refuses is an isError result naming it; the handler is not called", async () => {
+test("TL-01: tools/call: an argument unevaluatedProperties refuses is an isError result naming it; the handler is not called", async () => {
   let calls = 0;
   const pair = new Pair({
     setup: (s) =>

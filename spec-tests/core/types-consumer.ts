@@ -35,7 +35,7 @@ import type {
   Task,
   TaskStatus,
   Tool,
-} from "../lib/types/index.js";
+} from "../../lib/types/index.js";
 
 // ---- Supporting values --------------------------------------------------------------
 

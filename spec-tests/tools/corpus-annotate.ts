@@ -1,8 +1,8 @@
 // The corpus annotator and checker: derives, for every fixture, what a foreign runner needs
 // (fixtures/FORMAT.md, "Applicability" and "Wire expectations") and writes fixtures/manifest.json.
 //
-//   node dist/spec-tests/corpus-annotate.js          check: exit 1 when a fixture or the manifest is stale
-//   node dist/spec-tests/corpus-annotate.js --write  rewrite them
+//   node dist/spec-tests/tools/corpus-annotate.js          check: exit 1 when a fixture or the manifest is stale
+//   node dist/spec-tests/tools/corpus-annotate.js --write  rewrite them
 //
 // Invariants: annotation is idempotent (annotating an annotated fixture changes nothing) and
 // never alters what the engine replayer checks, except replacing the configured identity in
@@ -15,8 +15,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
-import { listFixtureFiles } from "../lib/cli/conform/fixtures.js";
-import { manifestProfiles, profileFor, type ProfileSettings } from "../lib/cli/conform/target-profiles.js";
+import { listFixtureFiles } from "../../lib/cli/conform/fixtures.js";
+import { manifestProfiles, profileFor, type ProfileSettings } from "../../lib/cli/conform/target-profiles.js";
 import { performedByCalls, refusalLevel, triggersOf } from "./corpus-triggers.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -572,7 +572,7 @@ export function buildCorpus(root: string): CorpusFiles {
 }
 
 function main(): number {
-  const root = fileURLToPath(new URL("../../", import.meta.url));
+  const root = fileURLToPath(new URL("../../../", import.meta.url));
   const write = process.argv.includes("--write");
   const { files, manifest } = buildCorpus(root);
   const stale: string[] = [];

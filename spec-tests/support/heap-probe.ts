@@ -1,9 +1,9 @@
-// Not a test file: run by heap-bounds.test.ts as `node --expose-gc heap-probe.js N`. Feeds N
+// Not a test file: run by core/heap-bounds.test.ts as `node --expose-gc heap-probe.js N`. Feeds N
 // peer messages down every path that grows a per-session table (task statuses, URL
 // elicitations, tool names, resource subscriptions, -32042 elicitation ids) and 20 engines one
 // 7 MiB line each, then prints the heap growth after GC and the table sizes as one JSON line.
 
-import { Engine, type JsonObject } from "../lib/index.js";
+import { Engine, type JsonObject } from "../../lib/index.js";
 
 declare const gc: () => void;
 

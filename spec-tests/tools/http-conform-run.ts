@@ -1,18 +1,20 @@
-// A way to run the HTTP replay of the conformance corpus alone, until `mcp-engine conform
-// <url>` carries it: `node dist/spec-tests/http-conform-run.js URL [--json]` prints one line
-// per case (outcome, level, version, fixture, rules, reason) and a per-rule tally, and exits
-// 1 when a case of level MUST, SHOULD or MAY failed (a policy case never fails the run).
-// With no URL it serves the reference server in process and replays against that.
+// The HTTP replay of the conformance corpus on its own (the replay `mcp-engine conform <url>`
+// runs, lib/cli/conform/http.ts, without the rest of the CLI's report):
+// `node dist/spec-tests/tools/http-conform-run.js URL [--json]` prints one line per case
+// (outcome, level, version, fixture, rules, reason) and a per-rule tally, and exits 1 when a
+// case of level MUST, SHOULD or MAY failed (a policy case never fails the run). With no URL it
+// serves the reference server in process and replays against that. http/conform-http.test.ts
+// uses its fixtures folder, in-process fetch and tally.
 
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createReferenceServer } from "../lib/cli/reference-server.js";
-import { runHttpConformance } from "../lib/cli/conform/http.js";
-import type { CaseResult } from "../lib/cli/conform/types.js";
-import { createHttpHandler } from "../lib/http-server/index.js";
+import { createReferenceServer } from "../../lib/cli/reference-server.js";
+import { runHttpConformance } from "../../lib/cli/conform/http.js";
+import type { CaseResult } from "../../lib/cli/conform/types.js";
+import { createHttpHandler } from "../../lib/http-server/index.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const FIXTURES = join(ROOT, "fixtures");
 
 /** A fetch that hands each request to a fetch handler in this process. */

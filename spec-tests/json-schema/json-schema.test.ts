@@ -8,8 +8,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator.js";
-import { testRows, type Row } from "../json-schema-rows.js";
-import { mulberry32 } from "../support.js";
+import { testRows, type Row } from "../support/json-schema-rows.js";
+import { mulberry32 } from "../support/helpers.js";
 
 const ROWS: Row[] = [
   {
@@ -509,7 +509,7 @@ test("unresolvable, non-local and malformed references are schema errors", () =>
 // ---------------------------------------------------------------------------------------
 // Dialects.
 
-test("dialects: 2020-12 and draft-07 are accepted, $ref siblings apply only in 2020-12, others are refused", () => {
+test("J-01: dialects: 2020-12 and draft-07 are accepted, $ref siblings apply only in 2020-12, others are refused", () => {
   for (const uri of [
     "https://json-schema.org/draft/2020-12/schema",
     "https://json-schema.org/draft/2020-12/schema#",

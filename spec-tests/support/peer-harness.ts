@@ -1,4 +1,4 @@
-// Test harness for the peer layer (spec-tests/peer*.test.ts): Pair, a Client and a
+// Test harness for the peer layer (spec-tests/peer/*.test.ts and a few others): Pair, a Client and a
 // ServerSession linked by the library's own linkInMemory on a ManualClock, recording what
 // each side wrote and every arming of its timer; ScriptedServer, a Client against a
 // hand-written server on a fake host. Nothing here reads real time or starts a real timer.
@@ -14,7 +14,7 @@ import {
   type PeerHost,
   type ServerOptions,
   type ServerSession,
-} from "../lib/peer/index.js";
+} from "../../lib/peer/index.js";
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();

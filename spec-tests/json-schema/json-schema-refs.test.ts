@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator.js";
-import { testRows, type Row } from "../json-schema-rows.js";
+import { testRows, type Row } from "../support/json-schema-rows.js";
 
 const ROWS: Row[] = [
   {

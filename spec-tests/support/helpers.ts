@@ -3,8 +3,8 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { McpError } from "../lib/peer/shared/errors.js";
-import type { CallToolResult } from "../lib/types/index.js";
+import { McpError } from "../../lib/peer/shared/errors.js";
+import type { CallToolResult } from "../../lib/types/index.js";
 
 /** `promise`, or a rejection naming `label` after `ms`: no e2e wait is unbounded. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
@@ -109,4 +109,4 @@ export interface FetchResponse {
 }
 
 /** The byte arrays one after another, in one array (the hosts' own helper). */
-export { concatBytes as concat } from "../lib/hosts/bytes.js";
+export { concatBytes as concat } from "../../lib/hosts/bytes.js";

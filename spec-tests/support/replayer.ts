@@ -2,9 +2,9 @@
 // version, strictness and input mode, and returns the first mismatch (or undefined).
 // It is deliberately small so that other implementations can port it.
 
-import { compare as compareValues, type Bindings } from "../lib/cli/conform/match.js";
-import { performHostCall, type HostCall } from "../lib/cli/conform/host-ops.js";
-import { Engine, LocalProtocolError, encodeMessage, type EngineOptions, type JsonObject, type ProtocolVersion } from "../lib/index.js";
+import { compare as compareValues, type Bindings } from "../../lib/cli/conform/match.js";
+import { performHostCall, type HostCall } from "../../lib/cli/conform/host-ops.js";
+import { Engine, LocalProtocolError, encodeMessage, type EngineOptions, type JsonObject, type ProtocolVersion } from "../../lib/index.js";
 
 export interface FixtureHeader {
   fixture: string;

@@ -8,20 +8,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { validateJsonSchema } from "../../lib/json-schema/validator.js";
-import { testRows, type Row } from "../json-schema-rows.js";
+import { testRows, type Row } from "../support/json-schema-rows.js";
 
 const EXTRA = /unexpected property "(\w+)" \(unevaluatedProperties is false/;
 const EXTRA_ITEM = /unexpected item \d+ \(unevaluatedItems is false/;
 
 const PROPERTIES: Row[] = [
   {
-    name: "false with no other keyword refuses any property (issue 11 item 13)",
+    name: "false with no other keyword refuses any property",
     schema: { unevaluatedProperties: false },
     valid: [{}, [], "x", 1, null],
     invalid: [[{ a: 1 }, "/a", EXTRA]],
   },
   {
-    name: "false beside properties refuses an extra key (issue 11 item 13)",
+    name: "false beside properties refuses an extra key",
     schema: { type: "object", properties: { foo: { type: "string" } }, unevaluatedProperties: false },
     valid: [{}, { foo: "x" }],
     invalid: [

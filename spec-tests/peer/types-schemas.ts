@@ -7,8 +7,8 @@
 
 import * as v from "valibot";
 import * as z from "zod";
-import { Server } from "../lib/peer/index.js";
-import type { InferJsonSchema, PromptArgs, ToolArgs, ToolDefinition, ToolHandler } from "../lib/peer/index.js";
+import { Server } from "../../lib/peer/index.js";
+import type { InferJsonSchema, PromptArgs, ToolArgs, ToolDefinition, ToolHandler } from "../../lib/peer/index.js";
 
 // valibot's declarations name the platform's Blob and File, which this build's lib (es2022, no DOM, no
 // @types/node globals) lacks: empty declarations merge with the real ones wherever those exist.

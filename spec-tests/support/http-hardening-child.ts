@@ -1,13 +1,13 @@
-// The server side of the HTTP hardening test and bench (spec-tests/http-attack.ts): the
+// The server side of the HTTP hardening test and bench (spec-tests/support/http-attack.ts): the
 // reference server behind serveHttp in a process of its own, so its heap is measured apart
 // from the attackers'. Run with --expose-gc; argv[2] is maxSessions, argv[3] maxBodyBytes.
 // Prints {"port":N} once listening; then answers each stdin line "stats" with one JSON line
 // (heap after GC, sessions, stored snapshots, open ServerSessions) and exits on "exit".
 
 import { randomBytes } from "node:crypto";
-import { createReferenceServer } from "../lib/cli/reference-server.js";
-import { serveHttp } from "../lib/hosts/http-server.js";
-import { MemorySessionStore } from "../lib/http-server/options.js";
+import { createReferenceServer } from "../../lib/cli/reference-server.js";
+import { serveHttp } from "../../lib/hosts/http-server.js";
+import { MemorySessionStore } from "../../lib/http-server/options.js";
 
 function sleep(ms: number): Promise<void> {
   return new Promise<void>((resolve) => setTimeout(resolve, ms));

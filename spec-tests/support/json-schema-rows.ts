@@ -1,10 +1,10 @@
-// Table-driven cases for the JSON Schema validator tests (json-schema*.test.ts): a row is a
-// schema, values it must accept, and values it must refuse, each refusal with the JSON
-// pointer path and a pattern of its first error.
+// Table-driven cases for the JSON Schema validator tests (spec-tests/json-schema/*.test.ts): a row
+// is a schema, values it must accept, and values it must refuse, each refusal with the JSON pointer
+// path and a pattern of its first error.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkSchema, validateJsonSchema } from "../lib/json-schema/validator.js";
+import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator.js";
 
 export interface Row {
   name: string;
