@@ -13,7 +13,8 @@ import { isJsonObject, type JsonObject, type RequestId } from "../wire/envelope.
 import { isAuthChallenge, isOk, legacyFallbackStatus, mediaType } from "../http/client-rules.js";
 import type { HttpAuthError } from "../peer/shared/errors.js";
 import { ACCEPT_BOTH, ACCEPT_SSE, type Cursor, type HttpCore } from "./connection.js";
-import { describe, discard, type ResponseLike } from "./types.js";
+import { discard } from "./body.js";
+import type { ResponseLike } from "./types.js";
 import type { SseEvent } from "../http/sse-parser.js";
 import { resolveReference } from "../uri-template/uri-reference.js";
 
@@ -99,7 +100,7 @@ export class LegacyEra<S> {
       try {
         res = await this.core.fetchRaw(this.endpoint ?? this.core.url, "POST", headers, JSON.stringify(message), ctl);
       } catch (error) {
-        this.core.fail(requestId, `POST failed: ${describe(error)}`, { cause: describe(error) });
+        this.core.failFetch(requestId, "POST", error);
         return;
       }
       if (isOk(res.status)) await discard(res);

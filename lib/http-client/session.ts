@@ -19,18 +19,8 @@ import { isAuthChallenge, isOk, mediaType } from "../http/client-rules.js";
 import { HttpTransportError } from "../peer/shared/errors.js";
 import { ACCEPT_BOTH, ACCEPT_SSE, type Cursor, type Failure, type HttpCore, type Intercept, type StandaloneStream } from "./connection.js";
 import type { LegacyEra } from "./legacy-sse.js";
-import {
-  authErrorOf,
-  authReport,
-  cancelQuietly,
-  clip,
-  describe,
-  discard,
-  isResponseTo,
-  readError,
-  type ReadableStreamLike,
-  type ResponseLike,
-} from "./types.js";
+import { authErrorOf, cancelQuietly, clip, describe, discard, readError } from "./body.js";
+import { authReport, isResponseTo, type ReadableStreamLike, type ResponseLike } from "./types.js";
 import type { SseEvent } from "../http/sse-parser.js";
 
 /** HTTP-05: a session id holds only visible ASCII; another is ignored, not echoed. */
@@ -59,7 +49,7 @@ export class SessionEra<S> {
         res = await this.core.fetchRaw(this.core.url, "POST", this.core.headers(ACCEPT_BOTH, false, true), JSON.stringify(message), ctl);
       } catch (error) {
         unblock();
-        this.core.fail(requestId, `initialize: POST failed: ${describe(error)}`, { cause: describe(error) });
+        this.core.failFetch(requestId, "initialize: POST", error);
         return;
       }
       if (!this.core.active) return void discard(res);
@@ -87,7 +77,7 @@ export class SessionEra<S> {
       this.captureSession(res);
       unblock();
       const failure = await this.consume(res, requestId, undefined);
-      if (failure !== undefined) this.core.fail(requestId, failure.message, failure.data);
+      if (failure !== undefined) this.core.settle(requestId, failure);
     } finally {
       unblock();
       this.core.release(ctl);
@@ -124,7 +114,7 @@ export class SessionEra<S> {
       try {
         res = await this.core.fetchRaw(this.core.url, "POST", this.core.headers(ACCEPT_BOTH, true, true), JSON.stringify(message), ctl);
       } catch (error) {
-        this.core.fail(requestId, `POST failed: ${describe(error)}`, { cause: describe(error) });
+        this.core.failFetch(requestId, "POST", error);
         return false;
       }
       if (!this.core.active) {
@@ -146,7 +136,7 @@ export class SessionEra<S> {
         return false;
       }
       const failure = await this.consume(res, requestId, undefined);
-      if (failure !== undefined) this.core.fail(requestId, failure.message, failure.data);
+      if (failure !== undefined) this.core.settle(requestId, failure);
       if (isJsonObject(message) && message.method === "notifications/initialized") this.openStandalone();
       return false;
     } finally {

@@ -186,7 +186,16 @@ const AUTH_PROBE_TIMEOUT_MS = 120_000;
 
 /** A Client over Streamable HTTP (or HTTP+SSE after a fallback), initialized and operating. */
 export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<HttpConnection<S>> {
-  const transport = new HttpClientTransport<S>(options);
+  // AUTH-16: the caller's request timeout, when it gave one, is also each OAuth request's deadline.
+  const callerTimeout = options.defaultTimeoutMs ?? options.connectTimeoutMs;
+  const transport = new HttpClientTransport<S>(
+    options.auth !== undefined &&
+      options.auth.requestTimeoutMs === undefined &&
+      callerTimeout !== undefined &&
+      Number.isFinite(callerTimeout)
+      ? { ...options, auth: { ...options.auth, requestTimeoutMs: callerTimeout } }
+      : options,
+  );
   // With OAuth, the probe's answer may wait for an authorization (a user at a browser): the probe
   // timeout that tells a silent older server apart must not run out during it.
   const client = new Client(
