@@ -490,8 +490,19 @@ export class OAuthClient<S = unknown> {
   /** AUTH-16: the error of a wait that ended without its value. */
   private waitError(raced: { kind: "deadline"; ms: number; whole: boolean } | { kind: "closed" }, what: string): OAuthFlowError {
     if (raced.kind === "closed") return new OAuthFlowError("closed", what, "the transport closed before it came");
-    const bound = raced.whole ? `the flow's deadline (flowTimeoutMs)` : `the request deadline (requestTimeoutMs)`;
-    return new OAuthFlowError("deadline", `${what} within ${raced.ms} ms, ${bound} (AUTH-16)`, "none in time: the request was aborted");
+    if (raced.whole) {
+      const flowMs = this.options.flowTimeoutMs ?? DEFAULT_AUTH_FLOW_TIMEOUT_MS;
+      return new OAuthFlowError(
+        "deadline",
+        `${what} within the flow's ${flowMs} ms (flowTimeoutMs, AUTH-16)`,
+        "none before the flow's deadline",
+      );
+    }
+    return new OAuthFlowError(
+      "deadline",
+      `${what} within ${Math.round(raced.ms)} ms (requestTimeoutMs, AUTH-16)`,
+      "none in time: the request was aborted",
+    );
   }
 
   private failed(error: OAuthFlowError): false {
