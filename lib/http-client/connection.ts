@@ -10,6 +10,10 @@
 // - every request leaves through fetchRaw with `redirect: "manual"`: a redirect is followed
 //   only within the request's origin, at most MAX_REDIRECTS times, each hop with its own
 //   Authorization and DPoP proof; any other fails the request with HttpRedirectError (HTTP-14);
+// - every fetch has a deadline (T-05): a request's POST and resumption GETs are aborted when
+//   the engine cancels it (its timeout, T-02), a POST carrying no request at postTimeoutMs,
+//   the OAuth flow's at its own (AUTH-16), DELETE at deleteTimeoutMs; only the standalone GET
+//   stream, open by design, waits until close();
 // - a JSON-RPC answer is read to maxResponseBytes at most, an error body to ERROR_BODY_BYTES
 //   (LIM-13), an SSE stream event by event within maxEventLength (LIM-12);
 // - nothing is delivered or synthesized once the connection is no longer open (`active`), and
@@ -78,6 +82,9 @@ export type StreamReader = (body: ReadableStreamLike) => Promise<string | undefi
 export type Failure = { message: string; data: HttpErrorData; error?: HttpTransportError } | undefined;
 
 export const ACCEPT_BOTH = "application/json, text/event-stream";
+
+/** T-05: a POST carrying no request (a notification, a response) waits this long for its answer by default. */
+export const DEFAULT_POST_TIMEOUT_MS = 30_000;
 export const ACCEPT_SSE = "text/event-stream";
 
 export class HttpCore<S> {
@@ -86,6 +93,8 @@ export class HttpCore<S> {
   readonly extraHeaders: Record<string, string>;
   readonly maxAttempts: number;
   readonly defaultRetryMs: number;
+  /** T-05: how long a POST that carries no request waits for its answer. */
+  readonly postTimeoutMs: number;
   private readonly fetchFn: FetchLike<S>;
   private readonly makeController: (() => AbortControllerLike<S> | undefined) | undefined;
   private readonly maxEventLength: number;
@@ -112,6 +121,10 @@ export class HttpCore<S> {
   private blockers = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly controllers = new Set<AbortControllerLike<S>>();
+  /** T-05: the abort timers of controllers made with a deadline. */
+  private readonly deadlines = new Map<AbortControllerLike<S>, unknown>();
+  /** T-05: the controller of each request's current POST or resumption GET. */
+  private readonly requestControllers = new Map<RequestId, AbortControllerLike<S>>();
   private readonly readers = new Set<ReaderLike>();
   private readonly sleeps = new Set<Sleep>();
   private timer: unknown;
@@ -125,6 +138,7 @@ export class HttpCore<S> {
     this.extraHeaders = { ...options.headers };
     this.maxAttempts = options.maxReconnectAttempts ?? 5;
     this.defaultRetryMs = options.defaultRetryMs ?? 1000;
+    this.postTimeoutMs = options.postTimeoutMs ?? DEFAULT_POST_TIMEOUT_MS;
     this.maxEventLength = options.maxEventLength ?? 8 * 1024 * 1024;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.onError = options.onError;
@@ -164,6 +178,9 @@ export class HttpCore<S> {
     this.oauth?.abort();
     for (const ctl of this.controllers) ctl.abort("closed");
     this.controllers.clear();
+    for (const handle of this.deadlines.values()) this.timers.clearTimeout(handle);
+    this.deadlines.clear();
+    this.requestControllers.clear();
     for (const reader of this.readers) cancelQuietly(reader);
     this.readers.clear();
     for (const sleep of this.sleeps) {
@@ -403,10 +420,38 @@ export class HttpCore<S> {
     }
   }
 
-  controller(): AbortControllerLike<S> | undefined {
+  /**
+   * A controller teardown() aborts. With `deadlineMs` (T-05: a POST nothing else bounds, one
+   * carrying no request or the transport's own re-initialization) it also aborts then, unless
+   * released first.
+   */
+  controller(deadlineMs?: number): AbortControllerLike<S> | undefined {
     const ctl = this.makeController?.();
-    if (ctl !== undefined) this.controllers.add(ctl);
+    if (ctl === undefined) return undefined;
+    this.controllers.add(ctl);
+    if (deadlineMs !== undefined)
+      this.deadlines.set(
+        ctl,
+        this.timers.setTimeout(() => {
+          this.deadlines.delete(ctl);
+          ctl.abort(
+            new HttpTransportError(`[T-05] expected an answer within ${deadlineMs} ms (postTimeoutMs); got none: the request was aborted`),
+          );
+        }, deadlineMs),
+      );
     return ctl;
+  }
+
+  /** The POST (or resumption GET) of request `id` runs under `ctl`: cancelling the request aborts it (T-05). */
+  bind(id: RequestId | undefined, ctl: AbortControllerLike<S> | undefined): void {
+    if (id !== undefined && ctl !== undefined) this.requestControllers.set(id, ctl);
+  }
+
+  /** T-05: the engine cancelled request `id` (its timeout, or its caller's signal): no answer is wanted, its fetch is aborted. */
+  abandon(id: RequestId): void {
+    if (!this.inflight.has(id)) return;
+    this.abandoned.add(id);
+    this.requestControllers.get(id)?.abort("cancelled");
   }
 
   /** A controller teardown() does not abort: the DELETE of close() runs after the teardown. */
@@ -414,8 +459,13 @@ export class HttpCore<S> {
     return this.makeController?.();
   }
 
-  release(ctl: AbortControllerLike<S> | undefined): void {
-    if (ctl !== undefined) this.controllers.delete(ctl);
+  release(ctl: AbortControllerLike<S> | undefined, id?: RequestId): void {
+    if (ctl === undefined) return;
+    this.controllers.delete(ctl);
+    const deadline = this.deadlines.get(ctl);
+    if (deadline !== undefined) this.timers.clearTimeout(deadline);
+    this.deadlines.delete(ctl);
+    if (id !== undefined && this.requestControllers.get(id) === ctl) this.requestControllers.delete(id);
   }
 
   /** Runs an async task whose failures are reported, never thrown into the engine. */

@@ -93,7 +93,8 @@ export class LegacyEra<S> {
 
   /** One message POSTed to the endpoint; its answer comes on the event stream. */
   async post(message: unknown, requestId: RequestId | undefined): Promise<void> {
-    const ctl = this.core.controller();
+    // T-05: the POST only hands the message over (answers come on the stream): postTimeoutMs bounds it.
+    const ctl = this.core.controller(this.core.postTimeoutMs);
     try {
       const headers: Record<string, string> = { ...this.core.extraHeaders, "Content-Type": "application/json", Accept: ACCEPT_BOTH };
       let res: ResponseLike;

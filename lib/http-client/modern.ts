@@ -57,7 +57,8 @@ export class ModernEra<S> {
   }
 
   private async post(message: unknown, requestId: RequestId | undefined): Promise<void> {
-    const ctl = this.core.controller();
+    // T-05: a request's POST ends when it is cancelled (abort()); one carrying no request at postTimeoutMs.
+    const ctl = this.core.controller(requestId === undefined ? this.core.postTimeoutMs : undefined);
     const holder: ReaderHolder = { reader: undefined };
     if (requestId !== undefined) this.posts.set(requestId, { ctl, holder });
     try {

@@ -108,7 +108,9 @@ export class SessionEra<S> {
     }
     const gen = this.core.generation;
     const withSession = this.core.session !== undefined;
-    const ctl = this.core.controller();
+    // T-05: a request's POST ends when the engine cancels it; one carrying no request at postTimeoutMs.
+    const ctl = this.core.controller(requestId === undefined ? this.core.postTimeoutMs : undefined);
+    this.core.bind(requestId, ctl);
     try {
       let res: ResponseLike;
       try {
@@ -140,7 +142,7 @@ export class SessionEra<S> {
       if (isJsonObject(message) && message.method === "notifications/initialized") this.openStandalone();
       return false;
     } finally {
-      this.core.release(ctl);
+      this.core.release(ctl, requestId);
     }
   }
 
@@ -175,6 +177,7 @@ export class SessionEra<S> {
       const gen = this.core.generation;
       const withSession = this.core.session !== undefined;
       const ctl = this.core.controller();
+      this.core.bind(expect, ctl);
       try {
         const headers = this.core.headers(ACCEPT_SSE, true);
         headers["Last-Event-ID"] = before;
@@ -204,7 +207,7 @@ export class SessionEra<S> {
         if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429)
           return `resuming the response stream failed: HTTP ${res.status}`;
       } finally {
-        this.core.release(ctl);
+        this.core.release(ctl, expect);
       }
     }
   }
@@ -257,7 +260,8 @@ export class SessionEra<S> {
       answer = message;
       return true;
     };
-    const ctl = this.core.controller();
+    // T-05: the transport's own request: nothing but its deadline bounds it.
+    const ctl = this.core.controller(this.core.postTimeoutMs);
     try {
       const res = await this.core.fetchRaw(
         this.core.url,
@@ -284,7 +288,7 @@ export class SessionEra<S> {
     }
     const result = answer?.result;
     if (!this.core.active || !isJsonObject(result) || result.protocolVersion !== this.core.version) return false;
-    const ctl2 = this.core.controller();
+    const ctl2 = this.core.controller(this.core.postTimeoutMs);
     try {
       const res = await this.core.fetchRaw(
         this.core.url,

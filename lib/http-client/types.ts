@@ -120,6 +120,12 @@ export interface HttpClientTransportOptions<S = unknown> {
    * Default 32 MiB.
    */
   maxResponseBytes?: number;
+  /**
+   * T-05: how long a POST that carries no request (a notification, a response to the server)
+   * waits for the server's answer before it is aborted and reported. Default: the caller's
+   * request timeout when connectHttp was given one, else 30 000.
+   */
+  postTimeoutMs?: number;
   /** How long close() waits for the DELETE. Default 5000. */
   deleteTimeoutMs?: number;
   /** Failures no request can carry (a notification's POST, the GET stream, bad SSE data). */

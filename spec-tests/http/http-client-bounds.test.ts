@@ -1,7 +1,8 @@
 // The HTTP client transport's bounds against hostile servers on loopback (node:http, port 0):
 // a JSON-RPC answer is read to maxResponseBytes and an error body to 64 KiB, each stream then
 // cancelled (LIM-13); a redirect is followed by hand within the request's origin only, at most
-// 5 times, so nothing a request carries reaches another origin (HTTP-14). Also the rules of
+// 5 times, so nothing a request carries reaches another origin (HTTP-14); a request's POST ends
+// with the request, a notification's at postTimeoutMs (T-05). Also the rules of
 // redirects.ts one by one, and a check of the sources that bodies are read in body.ts only.
 
 import assert from "node:assert/strict";
@@ -17,7 +18,7 @@ import { connectHttpNode } from "../../lib/hosts/http-client-node.js";
 import { HttpHost } from "../../lib/hosts/http-server.js";
 import { Server } from "../../lib/peer/server/server.js";
 import { HttpAuthError, HttpTransportError } from "../../lib/peer/shared/errors.js";
-import { rejection, withTimeout } from "../support/helpers.js";
+import { rejection, sleep, withTimeout } from "../support/helpers.js";
 import { endless, json, redirect, site } from "../auth/hostile.js";
 import { after } from "../auth/protected.js";
 
@@ -205,4 +206,68 @@ test("LIM-13, HTTP-14: in lib/http-client and lib/auth, only body.ts takes a bod
     }
   }
   assert.deepEqual(problems, []);
+});
+
+// ── T-05 ────────────────────────────────────────────────
+
+test("T-05: a request that times out has its POST aborted; a notification's POST the server never answers is aborted at postTimeoutMs and reported", async (t) => {
+  const s = await site(t);
+  let silentAnswers = 0;
+  const closed: Promise<void>[] = [];
+  s.routes.set("/mcp", (req, res, body) => {
+    if (req.method !== "POST") {
+      res.writeHead(405);
+      res.end();
+      return;
+    }
+    const message = JSON.parse(body) as { id?: number; method?: string };
+    if (message.method === "initialize") {
+      res.writeHead(200, { "Content-Type": "application/json", "Mcp-Session-Id": "s1" });
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "slow", version: "1" } },
+        }),
+      );
+      return;
+    }
+    if (message.method === "notifications/initialized" || message.method === "notifications/cancelled") {
+      res.writeHead(202);
+      res.end();
+      return;
+    }
+    // A ping, or the roots notification: accepted, never answered.
+    silentAnswers++;
+    closed.push(new Promise<void>((resolve) => res.on("close", () => resolve())));
+  });
+  const errors: HttpTransportError[] = [];
+  const connection = await withTimeout(
+    connectHttpNode({
+      url: `${s.base}/mcp`,
+      info: INFO,
+      versions: ["2025-11-25"],
+      standaloneStream: false,
+      capabilities: { roots: { listChanged: true } },
+      postTimeoutMs: 300,
+      onError: (e) => errors.push(e),
+    }),
+    10_000,
+    "connect",
+  );
+  try {
+    await rejection(connection.client.ping({ timeoutMs: 300 }));
+    assert.equal(silentAnswers, 1);
+    await withTimeout(closed[0] as Promise<void>, 3000, "the timed-out request's POST is aborted");
+    connection.client.notify("notifications/roots/list_changed");
+    for (let i = 0; i < 100 && closed.length < 2; i++) await sleep(10);
+    await withTimeout(closed[1] as Promise<void>, 3000, "the notification's POST is aborted at postTimeoutMs");
+    for (let i = 0; i < 100 && !errors.some((e) => e.message.includes("[T-05]")); i++) await sleep(10);
+    assert.ok(
+      errors.some((e) => /\[T-05\] expected an answer within 300 ms/.test(e.message)),
+      JSON.stringify(errors.map((e) => e.message)),
+    );
+  } finally {
+    await connection.close();
+  }
 });
