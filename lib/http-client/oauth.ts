@@ -350,10 +350,7 @@ export class OAuthClient<S = unknown> {
   private async send(step: FetchStep, deadline: number): Promise<AuthHttpResponse | OAuthFlowError> {
     const request = step.request;
     const dpop = step.dpop === true;
-    const what =
-      step.purpose === "protected-resource-metadata" || step.purpose === "authorization-server-metadata"
-        ? `${step.purpose}`
-        : `a ${step.purpose} answer`;
+    const what = `a ${step.purpose} answer`;
     let hop: Hop = { url: request.url, method: request.method, body: request.body };
     let followed = 0;
     let resent = false;

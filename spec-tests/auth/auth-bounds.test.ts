@@ -222,7 +222,7 @@ test("LIM-13: `mcp-engine client <url>` against an endless protected resource me
   const started = Date.now();
   const run = await runNode([MAIN, "client", "--timeout", "2000", `${s.base}/mcp`], 20_000);
   assert.equal(run.code, 2, run.stdout + run.stderr);
-  assert.match(run.stderr, /OAuth body-limit: expected protected-resource-metadata of at most 1048576 bytes/);
+  assert.match(run.stderr, /OAuth body-limit: expected a protected-resource-metadata answer of at most 1048576 bytes/);
   assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
   await withTimeout(s.closed, 5000, "the CLI closes the endless answer");
   assert.ok(s.written < NEAR_CAP, `the server wrote ${s.written} bytes before the CLI closed the stream`);
