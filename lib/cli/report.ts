@@ -9,6 +9,10 @@
 // that in total; a pending call shows its elapsed time and progress through `pending`.
 // Rules the engine checks message by message (progress increasing per token, ids, phases)
 // are not checked again here: the engine's violations are graded in one check at the end.
+//
+// Everything of the server's that a check's name or detail quotes (names, versions, URIs,
+// MIME types, completion values, error messages) goes through the one printer for untrusted
+// text (CLI-01): `field` for a value, `errorText` for a message.
 
 import type { Client } from "../peer/client/client.js";
 import { McpError, RequestAbortedError, TaskFailedError } from "../peer/shared/errors.js";
@@ -16,8 +20,10 @@ import { PeerAbortController } from "../peer/shared/signal.js";
 import { parseTemplate } from "../uri-template/template.js";
 import type { TaskInfo } from "../peer/client/task-client.js";
 import type { CallToolResult, Tool } from "../types/index.js";
+import { untrustedText as field } from "../codec/terminal-text.js";
 import {
   RULES,
+  errorText,
   gradeDiagnostics,
   gradeError,
   gradeListRefusal,
@@ -50,8 +56,6 @@ export interface ReportOptions {
   diagnostics?: () => readonly Diagnostic[];
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /** Runs every check; resolves with how many checks got each grade. */
 export async function runReport(client: Client, options: ReportOptions): Promise<Tally> {
   const checks: CheckResult[] = [];
@@ -62,7 +66,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   const timeoutMs = options.timeoutMs ?? 30_000;
   const refusedFails =
     (name: string) =>
-    (error: McpError): CheckResult => ({ name, grade: "FAIL", detail: error.message, rule: RULES.capability });
+    (error: McpError): CheckResult => ({ name, grade: "FAIL", detail: errorText(error), rule: RULES.capability });
 
   /** One request under the report's timeout, shown while pending: its value, or the grade of its failure. */
   const request = async <T>(
@@ -110,7 +114,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     name: "initialize",
     grade: "PASS",
     detail:
-      `${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.version} ` +
+      `${field(server.serverInfo.name)} ${field(server.serverInfo.version)}, protocol ${field(server.version)} ` +
       `(${server.era === "modern" ? "modern era: server/discover, stateless" : "session era: initialize"})`,
   });
   const caps = server.capabilities;
@@ -126,7 +130,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     aliveName,
     () => alive(),
     () => "answered",
-    (error) => ({ name: aliveName, grade: "FAIL", detail: error.message, rule: RULES.ping }),
+    (error) => ({ name: aliveName, grade: "FAIL", detail: errorText(error), rule: RULES.ping }),
   );
 
   // 2026-07-28 has no logging/setLevel: the level travels in every request's _meta (ClientOptions.logLevel).
@@ -161,7 +165,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   }
 
   async function callTool(tool: Tool): Promise<void> {
-    const name = `tools/call ${tool.name}`;
+    const name = `tools/call ${field(tool.name)}`;
     const risky = destructiveReason(tool);
     if (risky !== undefined && options.callDestructiveTools !== true) {
       record({ name, grade: "SKIP", detail: `not called: ${risky} (--call-destructive calls it)` });
@@ -202,11 +206,12 @@ export async function runReport(client: Client, options: ReportOptions): Promise
           }),
       (result) => {
         const first = result.content[0];
-        const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
+        const summary =
+          first === undefined ? "no content" : first.type === "text" ? field(JSON.stringify(first.text.slice(0, 60))) : field(first.type);
         const task = tasks.get(tool.name);
         const failed = task?.status === "failed" ? ": a JSON-RPC error, as the failed status carries it" : "";
         const form = task?.form === "extension" ? "tasks extension" : `${SCHEMA_RELEASES.tasks} task-augmented`;
-        const how = task === undefined ? "" : `, ran as a task (${form}, final status ${task.status}${failed})`;
+        const how = task === undefined ? "" : `, ran as a task (${form}, final status ${field(task.status)}${failed})`;
         return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${how}${note}`;
       },
       (error) => gradeToolRefusal(name, error),
@@ -221,12 +226,12 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       const result = await request(
         "progress",
         (call) => client.callTool(progressTool.name, {}, { ...call, onProgress: (p) => (call.onProgress?.(p), seen.push(p.progress)) }),
-        (error) => ({ name: "progress", grade: "WARN", detail: error.message, rule: RULES.toolErrors }),
+        (error) => ({ name: "progress", grade: "WARN", detail: errorText(error), rule: RULES.toolErrors }),
       );
       if ("failed" in result) record(result.failed);
       else if (seen.length === 0)
         record({ name: "progress", grade: "SKIP", detail: "no progress notifications were sent (they are optional, P-03)" });
-      else record({ name: "progress", grade: "PASS", detail: `${seen.length} notifications: ${seen.join(", ")}` });
+      else record({ name: "progress", grade: "PASS", detail: `${seen.length} notifications: ${field(seen.join(", "))}` });
     }
     const slowTool = tools.find((t) => t.name === "test_tool_slow");
     if (slowTool === undefined) return;
@@ -239,7 +244,9 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       record({ name: "cancellation", grade: "WARN", detail: "the slow call finished instead of being cancelled", rule: RULES.cancel });
     } catch (error) {
       if (!(error instanceof RequestAbortedError)) {
-        record(gradeError("cancellation", error, (e) => ({ name: "cancellation", grade: "WARN", detail: e.message, rule: RULES.cancel })));
+        record(
+          gradeError("cancellation", error, (e) => ({ name: "cancellation", grade: "WARN", detail: errorText(e), rule: RULES.cancel })),
+        );
         return;
       }
       await check(
@@ -261,13 +268,13 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (error) => gradeListRefusal("resources/list", error),
       )) ?? [];
     for (const resource of resources) {
-      const name = `resources/read ${resource.uri}`;
+      const name = `resources/read ${field(resource.uri)}`;
       await check(
         name,
         (call) => client.readResource(resource.uri, call),
         (result) =>
-          `${result.contents.length} content(s)${result.contents[0]?.mimeType !== undefined ? `, ${result.contents[0].mimeType}` : ""}`,
-        (error) => ({ name, grade: "WARN", detail: `a listed resource was refused: ${error.message}`, rule: RULES.readListed }),
+          `${result.contents.length} content(s)${result.contents[0]?.mimeType !== undefined ? `, ${field(result.contents[0].mimeType)}` : ""}`,
+        (error) => ({ name, grade: "WARN", detail: `a listed resource was refused: ${errorText(error)}`, rule: RULES.readListed }),
       );
     }
     const templates =
@@ -278,7 +285,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (error) => gradeListRefusal("resources/templates/list", error),
       )) ?? [];
     for (const template of templates) {
-      const name = `resources/read ${template.uriTemplate}`;
+      const name = `resources/read ${field(template.uriTemplate)}`;
       let uri: string;
       try {
         const parsed = parseTemplate(template.uriTemplate);
@@ -295,22 +302,27 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (call) => client.readResource(uri, call),
         (error) => {
           const graded = gradeUnknownResource(name, { error }, modern);
-          return graded.grade === "PASS" ? { ...graded, detail: `${uri}: ${graded.detail} (the variables were guessed)` } : graded;
+          return graded.grade === "PASS" ? { ...graded, detail: `${field(uri)}: ${graded.detail} (the variables were guessed)` } : graded;
         },
       );
-      record("failed" in outcome ? outcome.failed : { name, grade: "PASS", detail: `${uri}: ${outcome.value.contents.length} content(s)` });
+      record(
+        "failed" in outcome
+          ? outcome.failed
+          : { name, grade: "PASS", detail: `${field(uri)}: ${outcome.value.contents.length} content(s)` },
+      );
     }
     const first = resources[0];
     if (caps.resources?.subscribe === true && first !== undefined) {
       if (modern) {
+        const name = `subscriptions/listen ${field(first.uri)}`;
         try {
-          record({ name: `subscriptions/listen ${first.uri}`, grade: "PASS", detail: await listenOnce(client, first.uri, options) });
+          record({ name, grade: "PASS", detail: await listenOnce(client, first.uri, options) });
         } catch (error) {
-          record(gradeError(`subscriptions/listen ${first.uri}`, error, refusedFails(`subscriptions/listen ${first.uri}`)));
+          record(gradeError(name, error, refusedFails(name)));
         }
       } else {
         await check(
-          `resources/subscribe ${first.uri}`,
+          `resources/subscribe ${field(first.uri)}`,
           async (call) => {
             await client.subscribeResource(first.uri, call);
             await client.unsubscribeResource(first.uri, call);
@@ -337,7 +349,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (error) => gradeListRefusal("prompts/list", error),
       )) ?? [];
     for (const prompt of prompts) {
-      const name = `prompts/get ${prompt.name}`;
+      const name = `prompts/get ${field(prompt.name)}`;
       const args = Object.create(null) as Record<string, string>; // names come from the server
       for (const arg of prompt.arguments ?? [])
         if (arg.required === true) args[arg.name] = await completeOr({ type: "ref/prompt", name: prompt.name }, arg.name, "test");
@@ -348,7 +360,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (error) => ({
           name,
           grade: "WARN",
-          detail: `a listed prompt was refused with its required arguments filled: ${error.message}`,
+          detail: `a listed prompt was refused with its required arguments filled: ${errorText(error)}`,
           rule: RULES.getListed,
         }),
       );
@@ -357,11 +369,18 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     if (caps.completions !== undefined && withArgs !== undefined) {
       const arg = (withArgs.arguments ?? [])[0]?.name as string;
       await check(
-        `completion/complete ${withArgs.name}.${arg}`,
+        `completion/complete ${field(withArgs.name)}.${field(arg)}`,
         (call) => client.complete({ ref: { type: "ref/prompt", name: withArgs.name }, argument: { name: arg, value: "" } }, call),
         (result) => {
           const values = result.completion.values;
-          return `${values.length} value(s)${values.length > 0 ? `: ${values.slice(0, 5).join(", ")}` : ""}`;
+          return `${values.length} value(s)${
+            values.length > 0
+              ? `: ${values
+                  .slice(0, 5)
+                  .map((v) => field(v))
+                  .join(", ")}`
+              : ""
+          }`;
         },
       );
     }
@@ -428,7 +447,7 @@ async function listenOnce(client: Client, uri: string, options: ReportOptions): 
         if (!(error instanceof RequestAbortedError)) throw error;
       },
     );
-    return `acknowledged ${JSON.stringify(acknowledged)}; cancelled`;
+    return `acknowledged ${field(JSON.stringify(acknowledged))}; cancelled`;
   } finally {
     stop();
   }

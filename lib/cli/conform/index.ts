@@ -22,6 +22,7 @@ import { StdioTarget } from "./target.js";
 import type { CaseResult } from "./types.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../rules/versions.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../rules/modern.js";
+import { MESSAGE_WIDTH, untrustedText } from "../../codec/terminal-text.js";
 
 const MODERN = MODERN_VERSIONS[0];
 
@@ -372,7 +373,9 @@ export async function runStdioPasses(command: string, args: readonly string[], o
       );
       const mismatch = pass.announced && published !== undefined ? capabilityMismatch(published, probed.profile.capabilities) : undefined;
       if (mismatch !== undefined)
-        warn(`profile ${name}: announced, but the target declares ${mismatch}; its cases are judged on what it declares\n`);
+        warn(
+          `profile ${name}: announced, but the target declares ${untrustedText(mismatch, MESSAGE_WIDTH)}; its cases are judged on what it declares\n`,
+        );
       return runStdioConformance(command, args, { ...run, profile: { ...probed.profile, pass }, select, env });
     },
     warn,
@@ -380,9 +383,12 @@ export async function runStdioPasses(command: string, args: readonly string[], o
   return answered === 0 ? "the target answered no initialize and no server/discover under any profile" : cases;
 }
 
-function describeTarget(probed: ProbeResult): string {
+/** The probe's findings, one line: what the target declares is quoted as untrusted text (CLI-01). */
+export function describeTarget(probed: ProbeResult): string {
   const p = probed.profile;
-  return `target: ${JSON.stringify(probed.serverInfo ?? null)} versions ${[...p.versions].join(", ") || "none"}; capabilities ${JSON.stringify(p.capabilities)}; adapter ${p.adapter === undefined ? "none" : [...p.adapter.ops].join(",")}\n`;
+  const shown = (value: unknown): string => untrustedText(JSON.stringify(value), MESSAGE_WIDTH);
+  const ops = p.adapter === undefined ? "none" : untrustedText([...p.adapter.ops].join(","), MESSAGE_WIDTH);
+  return `target: ${shown(probed.serverInfo ?? null)} versions ${[...p.versions].join(", ") || "none"}; capabilities ${shown(p.capabilities)}; adapter ${ops}\n`;
 }
 
 const corpusRoot = (): string => fileURLToPath(new URL("../../../../", import.meta.url));
@@ -426,7 +432,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
     try {
       results = await runHttpConformance(target.url, { fixturesDir });
     } catch (error) {
-      warn(`mcp-engine conform: ${error instanceof Error ? error.message : String(error)}\n`);
+      warn(`mcp-engine conform: ${untrustedText(error instanceof Error ? error.message : error, MESSAGE_WIDTH)}\n`);
       return 2;
     }
   } else if (args.profiles !== undefined) {
