@@ -5,6 +5,8 @@
 // spawned as the server command. Everything after `--` is the server command, untouched;
 // without `--`, the first word that is not an option starts it.
 
+import { parseEnvRequest, type EnvRequest } from "../hosts/spawn-env.js";
+
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export const USAGE = `usage:
@@ -30,6 +32,9 @@ options (client, demo):
                                       (repeatable); without it the client declares no roots
   --call-destructive                  also call tools that are destructive by their annotations or
                                       whose name suggests writing (skipped by default)
+  --env NAME | --env NAME=VALUE       pass our variable NAME to the spawned server, or set NAME to VALUE
+                                      (repeatable); otherwise the server gets only HOME, LOGNAME, PATH,
+                                      SHELL, TERM and USER of ours (on Windows their equivalents)
 report lines: PASS, WARN (allowed but discouraged), SKIP (not applicable, with why), FAIL (a MUST
 broken); WARN and FAIL name the spec rule. Exit codes: 0 no FAIL, 1 a FAIL, 2 bad usage or no connection.
 `;
@@ -45,6 +50,8 @@ export interface CliOptions {
   /** --root values as given (main.ts makes them absolute file:// URIs). */
   roots: string[];
   callDestructive: boolean;
+  /** --env NAME or NAME=VALUE, in order: what the spawned server gets besides its default environment (CLI-02). */
+  env: EnvRequest[];
   /** serve --http HOST:PORT */
   http: string | undefined;
   legacySse: boolean;
@@ -56,13 +63,13 @@ export interface CliOptions {
 
 export type Parsed = { ok: true; options: CliOptions } | { ok: false; problem: string };
 
-const REPORT_OPTIONS = new Set(["--era", "--timeout", "--root", "--call-destructive"]);
+const REPORT_OPTIONS = new Set(["--era", "--timeout", "--root", "--call-destructive", "--env"]);
 const ALLOWED = new Map<string, Set<string>>([
   ["serve", new Set(["--http", "--legacy-sse", "--redis"])],
   ["client", REPORT_OPTIONS],
   ["demo", REPORT_OPTIONS],
 ]);
-const TAKES_VALUE = new Set(["--era", "--timeout", "--root", "--http", "--redis"]);
+const TAKES_VALUE = new Set(["--era", "--timeout", "--root", "--http", "--redis", "--env"]);
 
 const isUrl = (word: string): boolean => /^https?:\/\//i.test(word);
 
@@ -73,6 +80,7 @@ export function parseArgs(argv: readonly string[]): Parsed {
     timeoutMs: DEFAULT_TIMEOUT_MS,
     roots: [],
     callDestructive: false,
+    env: [],
     http: undefined,
     legacySse: false,
     redis: undefined,
@@ -119,6 +127,8 @@ export function parseArgs(argv: readonly string[]): Parsed {
     if (command.length === 0) return { ok: false, problem: "client needs a server: -- <command...> or a URL" };
     if (!dashdash && command.length === 1 && isUrl(command[0] as string)) options.target = { kind: "url", url: command[0] as string };
     else options.target = { kind: "stdio", command: command[0] as string, args: command.slice(1) };
+    if (options.target.kind === "url" && options.env.length > 0)
+      return { ok: false, problem: `--env sets the environment of a spawned server; ${options.target.url} is not spawned` };
   } else if (command.length > 0) return { ok: false, problem: `${first} takes no arguments; got ${JSON.stringify(command.join(" "))}` };
   if (options.redis !== undefined && options.http === undefined)
     return { ok: false, problem: "--redis needs --http (stdio serves one client, nothing to share)" };
@@ -146,6 +156,12 @@ function apply(options: CliOptions, flag: string, value: string | undefined): st
     case "--call-destructive":
       options.callDestructive = true;
       return undefined;
+    case "--env": {
+      const request = parseEnvRequest(value as string);
+      if (typeof request === "string") return request;
+      options.env.push(request);
+      return undefined;
+    }
     case "--http":
       options.http = value;
       return undefined;

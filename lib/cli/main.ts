@@ -25,6 +25,7 @@ import { serveHttp } from "../hosts/http-server.js";
 import type { Client } from "../peer/client/client.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../rules/versions.js";
 import { StdioClient, serveStdio } from "../hosts/stdio.js";
+import { requestedEnvironment } from "../hosts/spawn-env.js";
 import type { HandlerContext } from "../peer/server/server.js";
 import type { Root, Tool } from "../types/index.js";
 import { USAGE, parseArgs, type CliOptions } from "./args.js";
@@ -234,12 +235,16 @@ async function printReport(
 async function report(command: string, args: readonly string[], options: CliOptions): Promise<number> {
   const { onDiagnostic, seen } = diagnostics();
   const stderr = serverStderr((text) => process.stderr.write(text));
+  // CLI-02: the server gets its default environment and what --env asks for, nothing else of ours.
+  const { env, missing } = requestedEnvironment(options.env);
+  for (const name of missing) process.stderr.write(`mcp-engine: --env ${untrustedText(name)}: not set here, so not passed to the server\n`);
   let connection: StdioClient;
   try {
     connection = await StdioClient.spawn({
       ...clientOptions(options),
       command,
       args,
+      env,
       info: REFERENCE_CLIENT_INFO,
       capabilities: referenceClientCapabilities(rootsOf(options)),
       stderr: (text) => stderr.push(text),
