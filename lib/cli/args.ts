@@ -8,6 +8,8 @@
 import { parseEnvRequest, type EnvRequest } from "../hosts/spawn-env.js";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The budget of a whole client report (CLI-03): connecting, every check, up to the tally. */
+export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
 
 export const USAGE = `usage:
   mcp-engine serve                    run the reference server on stdio
@@ -28,6 +30,9 @@ options (client, demo):
                                       default), or speak only one era
   --timeout MS                        give up on a request after MS ms without an answer or progress
                                       (default ${DEFAULT_TIMEOUT_MS}; progress notifications restart the wait)
+  --run-timeout MS                    end the whole report after MS ms (default ${DEFAULT_RUN_TIMEOUT_MS}): what was checked
+                                      is printed, then a STOP line, the server is closed and the exit code is 3;
+                                      at most 100 each of the tools, resources, templates and prompts are tried
   --root DIR                          declare the roots capability and answer roots/list with DIR
                                       (repeatable); without it the client declares no roots
   --call-destructive                  also call tools that are destructive by their annotations or
@@ -36,7 +41,8 @@ options (client, demo):
                                       (repeatable); otherwise the server gets only HOME, LOGNAME, PATH,
                                       SHELL, TERM and USER of ours (on Windows their equivalents)
 report lines: PASS, WARN (allowed but discouraged), SKIP (not applicable, with why), FAIL (a MUST
-broken); WARN and FAIL name the spec rule. Exit codes: 0 no FAIL, 1 a FAIL, 2 bad usage or no connection.
+broken); WARN and FAIL name the spec rule. Exit codes: 0 no FAIL, 1 a FAIL, 2 bad usage or no connection,
+3 the run budget (--run-timeout) ran out before the report was done.
 `;
 
 export type Era = "auto" | "session" | "modern";
@@ -47,6 +53,8 @@ export interface CliOptions {
   command: "serve" | "client" | "demo" | "help" | "version";
   era: Era;
   timeoutMs: number;
+  /** --run-timeout: the budget of the whole report (CLI-03). */
+  runTimeoutMs: number;
   /** --root values as given (main.ts makes them absolute file:// URIs). */
   roots: string[];
   callDestructive: boolean;
@@ -63,13 +71,13 @@ export interface CliOptions {
 
 export type Parsed = { ok: true; options: CliOptions } | { ok: false; problem: string };
 
-const REPORT_OPTIONS = new Set(["--era", "--timeout", "--root", "--call-destructive", "--env"]);
+const REPORT_OPTIONS = new Set(["--era", "--timeout", "--run-timeout", "--root", "--call-destructive", "--env"]);
 const ALLOWED = new Map<string, Set<string>>([
   ["serve", new Set(["--http", "--legacy-sse", "--redis"])],
   ["client", REPORT_OPTIONS],
   ["demo", REPORT_OPTIONS],
 ]);
-const TAKES_VALUE = new Set(["--era", "--timeout", "--root", "--http", "--redis", "--env"]);
+const TAKES_VALUE = new Set(["--era", "--timeout", "--run-timeout", "--root", "--http", "--redis", "--env"]);
 
 const isUrl = (word: string): boolean => /^https?:\/\//i.test(word);
 
@@ -78,6 +86,7 @@ export function parseArgs(argv: readonly string[]): Parsed {
     command: "help",
     era: "auto",
     timeoutMs: DEFAULT_TIMEOUT_MS,
+    runTimeoutMs: DEFAULT_RUN_TIMEOUT_MS,
     roots: [],
     callDestructive: false,
     env: [],
@@ -142,11 +151,13 @@ function apply(options: CliOptions, flag: string, value: string | undefined): st
         return `--era takes auto, session or modern; got ${JSON.stringify(value)}`;
       options.era = value;
       return undefined;
-    case "--timeout": {
+    case "--timeout":
+    case "--run-timeout": {
       const ms = Number(value);
       if (!/^\d+$/.test(value ?? "") || !Number.isSafeInteger(ms) || ms <= 0)
-        return `--timeout takes a positive whole number of milliseconds; got ${JSON.stringify(value)}`;
-      options.timeoutMs = ms;
+        return `${flag} takes a positive whole number of milliseconds; got ${JSON.stringify(value)}`;
+      if (flag === "--timeout") options.timeoutMs = ms;
+      else options.runTimeoutMs = ms;
       return undefined;
     }
     case "--root":

@@ -116,6 +116,8 @@ export interface Tally {
   warned: number;
   skipped: number;
   failed: number;
+  /** The run's budget ran out before the report was done (CLI-03): the checks counted are the ones it made. */
+  stopped?: boolean;
 }
 
 export function tally(checks: readonly CheckResult[]): Tally {
@@ -127,9 +129,9 @@ export function formatTally(t: Tally): string {
   return `${t.passed} passed, ${t.warned} warned, ${t.skipped} skipped, ${t.failed} failed`;
 }
 
-/** The exit code of a report: 1 when a check failed, else 0 (WARN and SKIP never fail a run). */
+/** The exit code of a report: 3 when its budget ran out (CLI-03), else 1 when a check failed, else 0 (WARN and SKIP never fail a run). */
 export function exitCode(t: Tally): number {
-  return t.failed > 0 ? 1 : 0;
+  return t.stopped === true ? 3 : t.failed > 0 ? 1 : 0;
 }
 
 /** An error's message as the report may print it (CLI-01): peer errors and ours alike may quote the server. */

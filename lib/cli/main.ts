@@ -13,7 +13,9 @@
 // by line, and every line of the report once more as a whole before it is written, so that no
 // control character of a peer's reaches the terminal even through a quote this file missed.
 // Exit codes: 0 no check failed (WARN and SKIP included), 1 a check failed, 2 bad usage or a
-// connection failure.
+// connection failure, 3 the report's run budget (--run-timeout, CLI-03) ran out: it is started
+// before the server is spawned or reached, cancels the request in flight when it runs out, and
+// the report then prints what it has, a STOP line, closes the server and tallies.
 
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -27,6 +29,7 @@ import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../rule
 import { StdioClient, serveStdio } from "../hosts/stdio.js";
 import { requestedEnvironment } from "../hosts/spawn-env.js";
 import type { HandlerContext } from "../peer/server/server.js";
+import { PeerAbortController, type AbortSignalLike } from "../peer/shared/signal.js";
 import type { Root, Tool } from "../types/index.js";
 import { USAGE, parseArgs, type CliOptions } from "./args.js";
 import { adapterFd, serveAdapter } from "./conform/adapter.js";
@@ -146,7 +149,16 @@ function clientOptions(options: CliOptions): {
       : options.era === "modern"
         ? [...MODERN_VERSIONS]
         : [...SESSION_VERSIONS, ...MODERN_VERSIONS];
-  return { versions, era: options.era, logLevel: "debug", defaultTimeoutMs: options.timeoutMs, connectTimeoutMs: options.timeoutMs };
+  // Connecting is part of the run: its wait is no longer than the run's budget.
+  const connectTimeoutMs = Math.min(options.timeoutMs, options.runTimeoutMs);
+  return { versions, era: options.era, logLevel: "debug", defaultTimeoutMs: options.timeoutMs, connectTimeoutMs };
+}
+
+/** The budget of one report (CLI-03): a signal that aborts `ms` after it is made; clear() when the run is over. */
+function runBudget(ms: number): { signal: AbortSignalLike; clear(): void } {
+  const controller = new PeerAbortController();
+  const timer = setTimeout(() => controller.abort(`the run budget of ${ms} ms is spent`), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 const rootsOf = (options: CliOptions): Root[] => rootsFor(options.roots, process.cwd());
@@ -212,6 +224,7 @@ async function printReport(
   title: string,
   options: CliOptions,
   seen: () => readonly Diagnostic[],
+  budget: AbortSignalLike,
 ): Promise<number> {
   const write = (text: string): void => {
     process.stdout.write(printedLines(text) + "\n");
@@ -226,7 +239,13 @@ async function printReport(
     timeoutMs: options.timeoutMs,
     pending: display,
     diagnostics: seen,
+    signal: budget,
   });
+  if (counts.stopped === true)
+    write(
+      `STOP  run budget: ${options.runTimeoutMs} ms (--run-timeout) ran out before the report was done; ` +
+        "the checks above are all it made; closing the server",
+    );
   await connection.close();
   write(formatTally(counts));
   return exitCode(counts);
@@ -234,6 +253,22 @@ async function printReport(
 
 async function report(command: string, args: readonly string[], options: CliOptions): Promise<number> {
   const { onDiagnostic, seen } = diagnostics();
+  const budget = runBudget(options.runTimeoutMs);
+  try {
+    return await reportStdio(command, args, options, onDiagnostic, seen, budget.signal);
+  } finally {
+    budget.clear();
+  }
+}
+
+async function reportStdio(
+  command: string,
+  args: readonly string[],
+  options: CliOptions,
+  onDiagnostic: (event: Diagnostic) => void,
+  seen: () => readonly Diagnostic[],
+  budget: AbortSignalLike,
+): Promise<number> {
   const stderr = serverStderr((text) => process.stderr.write(text));
   // CLI-02: the server gets its default environment and what --env asks for, nothing else of ours.
   const { env, missing } = requestedEnvironment(options.env);
@@ -258,7 +293,7 @@ async function report(command: string, args: readonly string[], options: CliOpti
     return 2;
   }
   try {
-    return await printReport(connection, [command, ...args].join(" "), options, seen);
+    return await printReport(connection, [command, ...args].join(" "), options, seen, budget);
   } finally {
     stderr.flush();
   }
@@ -269,11 +304,13 @@ async function reportHttp(url: string, options: CliOptions): Promise<number> {
   const { onDiagnostic, seen } = diagnostics();
   // OAuth: a protected server's 401 sends the user to a browser; the redirect comes back to a loopback listener.
   const auth = await interactiveAuth((text) => process.stderr.write(text + "\n"));
+  const budget = runBudget(options.runTimeoutMs);
   try {
     const connection = await connectHttpOrReport(url, options, (text) => process.stdout.write(text + "\n"), onDiagnostic, auth);
     if (connection === undefined) return 2;
-    return await printReport(connection, url, options, seen);
+    return await printReport(connection, url, options, seen, budget.signal);
   } finally {
+    budget.clear();
     await auth.close();
   }
 }

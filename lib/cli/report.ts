@@ -7,6 +7,10 @@
 // could be built (synthesize.ts); every other tool is a SKIP that says why. Every request has
 // the timeout of ReportOptions.timeoutMs, pushed back by progress, and capped at ten times
 // that in total; a pending call shows its elapsed time and progress through `pending`.
+// The whole run is bounded too (CLI-03): at most `maxItems` (100) each of the tools,
+// resources, templates and prompts are exercised, the rest named in one SKIP line, and when
+// the run's `signal` aborts (its budget, `--run-timeout`) the request in flight is cancelled
+// and the report ends before its next check, with the checks it has.
 // Rules the engine checks message by message (progress increasing per token, ids, phases)
 // are not checked again here: the engine's violations are graded in one check at the end.
 //
@@ -16,7 +20,7 @@
 
 import type { Client } from "../peer/client/client.js";
 import { McpError, RequestAbortedError, TaskFailedError } from "../peer/shared/errors.js";
-import { PeerAbortController } from "../peer/shared/signal.js";
+import { PeerAbortController, type AbortSignalLike } from "../peer/shared/signal.js";
 import { parseTemplate } from "../uri-template/template.js";
 import type { TaskInfo } from "../peer/client/task-client.js";
 import type { CallToolResult, Tool } from "../types/index.js";
@@ -54,15 +58,51 @@ export interface ReportOptions {
   pending?: PendingDisplay;
   /** The connection's protocol diagnostics so far (its onDiagnostic events), graded at the end. */
   diagnostics?: () => readonly Diagnostic[];
+  /** The run's budget: once aborted, the request in flight is cancelled and no further check runs (CLI-03). */
+  signal?: AbortSignalLike;
+  /** The most tools, resources, templates and prompts exercised, each (CLI-03). Default REPORT_MAX_ITEMS. */
+  maxItems?: number;
 }
+
+/** How many of each listed kind (tools, resources, templates, prompts) a report exercises by default (CLI-03). */
+export const REPORT_MAX_ITEMS = 100;
+
+/** Thrown inside the report when the run's budget is spent: it ends the run, never a check. */
+const STOPPED = Symbol("the run budget is spent");
 
 /** Runs every check; resolves with how many checks got each grade. */
 export async function runReport(client: Client, options: ReportOptions): Promise<Tally> {
   const checks: CheckResult[] = [];
-  const record = (check: CheckResult): void => {
-    checks.push(check);
-    options.print(check);
+  try {
+    await exercise(client, options, (check) => {
+      checks.push(check);
+      options.print(check);
+    });
+  } catch (error) {
+    if (error !== STOPPED) throw error;
+    return { ...tally(checks), stopped: true };
+  }
+  return tally(checks);
+}
+
+/** The first `max` of a listing; a SKIP line names what is left out (CLI-03). */
+function capped<T>(items: readonly T[], max: number, what: string, method: string, record: (check: CheckResult) => void): readonly T[] {
+  if (items.length <= max) return items;
+  record({
+    name: `${method} (${items.length - max} more)`,
+    grade: "SKIP",
+    detail: `not tried: the report exercises the first ${max} of the ${items.length} ${what} listed (CLI-03)`,
+  });
+  return items.slice(0, max);
+}
+
+async function exercise(client: Client, options: ReportOptions, record: (check: CheckResult) => void): Promise<void> {
+  const budget = options.signal;
+  /** Ends the run once its budget is spent. */
+  const goOn = (): void => {
+    if (budget?.aborted === true) throw STOPPED;
   };
+  const max = options.maxItems ?? REPORT_MAX_ITEMS;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const refusedFails =
     (name: string) =>
@@ -74,16 +114,20 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     run: (call: CallOptions) => Promise<T>,
     onRefused: (error: McpError) => CheckResult,
   ): Promise<{ value: T } | { failed: CheckResult }> => {
+    goOn();
     const shown = options.pending?.(name);
     const call: CallOptions = {
       timeoutMs,
       resetTimeoutOnProgress: true,
       maxTotalMs: timeoutMs * 10,
       onProgress: (p) => shown?.progress(p),
+      ...(budget !== undefined ? { signal: budget } : {}),
     };
     try {
       return { value: await run(call) };
     } catch (error) {
+      // A request cancelled because the budget ran out is no outcome of the server's.
+      goOn();
       return { failed: gradeError(name, error, onRefused) };
     } finally {
       shown?.end();
@@ -108,7 +152,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   const server = client.server;
   if (server === undefined) {
     record({ name: "initialize", grade: "FAIL", detail: "the client is not connected", rule: RULES.respond });
-    return tally(checks);
+    return;
   }
   record({
     name: "initialize",
@@ -123,8 +167,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
 
   const modern = server.era === "modern";
   // 2026-07-28 has no ping; any cheap request shows the server still answers.
-  const alive = (): Promise<unknown> =>
-    modern ? client.request("server/discover", undefined, { timeoutMs: 5000 }) : client.ping({ timeoutMs: 5000 });
+  const aliveCall: CallOptions = { timeoutMs: 5000, ...(budget !== undefined ? { signal: budget } : {}) };
+  const alive = (): Promise<unknown> => (modern ? client.request("server/discover", undefined, aliveCall) : client.ping(aliveCall));
   const aliveName = modern ? "server/discover" : "ping";
   await check(
     aliveName,
@@ -153,7 +197,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (list) => `${list.length} tools`,
         (error) => gradeListRefusal("tools/list", error),
       )) ?? [];
-    for (const tool of tools) await callTool(tool);
+    for (const tool of capped(tools, max, "tools", "tools/call", record)) await callTool(tool);
     const unknown = "tools/call unknown tool";
     const outcome = await request(
       unknown,
@@ -235,6 +279,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     }
     const slowTool = tools.find((t) => t.name === "test_tool_slow");
     if (slowTool === undefined) return;
+    goOn();
+    // Cancelled by the report itself 100 ms in: the budget needs no hold on it.
     const controller = new PeerAbortController();
     const call = client.callTool(slowTool.name, { durationMs: 30_000 }, { signal: controller.signal, timeoutMs: 60_000 });
     await options.sleep(100);
@@ -243,6 +289,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       await call;
       record({ name: "cancellation", grade: "WARN", detail: "the slow call finished instead of being cancelled", rule: RULES.cancel });
     } catch (error) {
+      goOn();
       if (!(error instanceof RequestAbortedError)) {
         record(
           gradeError("cancellation", error, (e) => ({ name: "cancellation", grade: "WARN", detail: errorText(e), rule: RULES.cancel })),
@@ -267,7 +314,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (list) => `${list.length} resources`,
         (error) => gradeListRefusal("resources/list", error),
       )) ?? [];
-    for (const resource of resources) {
+    for (const resource of capped(resources, max, "resources", "resources/read", record)) {
       const name = `resources/read ${field(resource.uri)}`;
       await check(
         name,
@@ -284,7 +331,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (list) => `${list.length} templates`,
         (error) => gradeListRefusal("resources/templates/list", error),
       )) ?? [];
-    for (const template of templates) {
+    for (const template of capped(templates, max, "templates", "resources/read", record)) {
       const name = `resources/read ${field(template.uriTemplate)}`;
       let uri: string;
       try {
@@ -313,11 +360,13 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     }
     const first = resources[0];
     if (caps.resources?.subscribe === true && first !== undefined) {
+      goOn();
       if (modern) {
         const name = `subscriptions/listen ${field(first.uri)}`;
         try {
           record({ name, grade: "PASS", detail: await listenOnce(client, first.uri, options) });
         } catch (error) {
+          goOn();
           record(gradeError(name, error, refusedFails(name)));
         }
       } else {
@@ -348,7 +397,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (list) => `${list.length} prompts`,
         (error) => gradeListRefusal("prompts/list", error),
       )) ?? [];
-    for (const prompt of prompts) {
+    for (const prompt of capped(prompts, max, "prompts", "prompts/get", record)) {
       const name = `prompts/get ${field(prompt.name)}`;
       const args = Object.create(null) as Record<string, string>; // names come from the server
       for (const arg of prompt.arguments ?? [])
@@ -386,6 +435,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     }
   }
 
+  goOn();
   // What the engine saw the server break while all of the above ran (P-05 progress, ids, phases, ...).
   if (options.diagnostics !== undefined) record(gradeDiagnostics(options.diagnostics()));
 
@@ -396,7 +446,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         : { name: "logging", grade: "SKIP", detail: "no log messages were sent (sending them is the server's choice)" },
     );
   }
-  return tally(checks);
+  return;
 
   /** The first completion the server offers for an argument, or a fallback. */
   async function completeOr(
@@ -406,7 +456,10 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   ): Promise<string> {
     if (caps.completions === undefined) return fallback;
     try {
-      const result = await client.complete({ ref, argument: { name, value: "" } }, { timeoutMs });
+      const result = await client.complete(
+        { ref, argument: { name, value: "" } },
+        { timeoutMs, ...(budget !== undefined ? { signal: budget } : {}) },
+      );
       return result.completion.values[0] ?? fallback;
     } catch {
       return fallback;
@@ -417,6 +470,9 @@ export async function runReport(client: Client, options: ReportOptions): Promise
 /** 2026-07-28: opens a subscriptions/listen stream for one URI, waits for its acknowledgement, then cancels it. */
 async function listenOnce(client: Client, uri: string, options: ReportOptions): Promise<string> {
   const controller = new PeerAbortController();
+  // The stream may stay open up to 5 s: a spent budget ends it at once.
+  const spent = (): void => controller.abort("the run budget is spent");
+  options.signal?.addEventListener("abort", spent, { once: true });
   let acknowledged: unknown;
   const stop = client.onNotification("notifications/subscriptions/acknowledged", (params) => {
     acknowledged = params?.notifications;
@@ -450,5 +506,6 @@ async function listenOnce(client: Client, uri: string, options: ReportOptions): 
     return `acknowledged ${field(JSON.stringify(acknowledged))}; cancelled`;
   } finally {
     stop();
+    options.signal?.removeEventListener("abort", spent);
   }
 }
