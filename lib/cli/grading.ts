@@ -7,7 +7,7 @@
 //
 // Every WARN and FAIL names the rule behind it: an id of RULES.md and the section of the
 // specification it comes from, linked for the negotiated version. Only FAIL makes the
-// command exit non-zero.
+// command exit non-zero (1), and a run its budget stopped (3, CLI-03).
 //
 // A detail that quotes the server (its error messages, what the engine saw arrive) quotes it
 // through the one printer for untrusted text (CLI-01): escaped, and cut at MESSAGE_WIDTH for a

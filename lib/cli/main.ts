@@ -12,6 +12,8 @@
 // (lib/codec/terminal-text.ts, CLI-01): each field where it is quoted, the server's stderr line
 // by line, and every line of the report once more as a whole before it is written, so that no
 // control character of a peer's reaches the terminal even through a quote this file missed.
+// A spawned server gets the default environment of lib/hosts/spawn-env.ts and what --env asks
+// for (CLI-02), nothing else of ours.
 // Exit codes: 0 no check failed (WARN and SKIP included), 1 a check failed, 2 bad usage or a
 // connection failure, 3 the report's run budget (--run-timeout, CLI-03) ran out: it is started
 // before the server is spawned or reached, cancels the request in flight when it runs out, and
