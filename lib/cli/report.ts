@@ -96,6 +96,7 @@ function capped<T>(items: readonly T[], max: number, what: string, method: strin
   return items.slice(0, max);
 }
 
+/** The checks, each handed to `record` when done; throws STOPPED when the run's budget is spent. */
 async function exercise(client: Client, options: ReportOptions, record: (check: CheckResult) => void): Promise<void> {
   const budget = options.signal;
   /** Ends the run once its budget is spent. */
