@@ -8,7 +8,12 @@
 // - algorithms: RS256/384/512, PS256/384/512, ES256/384/512, EdDSA (Ed25519, where the runtime
 //   has it); "none" and anything else are refused, and a key is used only with the algorithm
 //   its JWK allows (kty, crv, alg) — no algorithm confusion;
-// - the clock is an input (`now`, ms); exp and nbf are checked with a bounded tolerance;
+// - the clock is an input (`now`, ms); exp and nbf are checked with a bounded tolerance, and
+//   exp, nbf and iat must be NumericDates (JSON numbers) when present (RFC 7519 4.1.4-4.1.6);
+// - a header naming extensions in `crit` that this verifier does not understand is refused
+//   (RFC 7515 4.1.11): it understands none unless the host lists them in `criticalHeaders`;
+// - `typ` is checked when the host names the accepted types; an access-token verifier asks
+//   for `at+jwt` (RFC 9068 2.1) unless told that its issuer writes something else;
 // - verification never throws: a malformed token, an unusable key, a runtime without the
 //   algorithm all answer { ok: false, reason }.
 
@@ -86,6 +91,10 @@ export interface JwtVerifyOptions {
   readonly algorithms?: readonly string[];
   /** Seconds of tolerance on exp/nbf (default 30, at most 300). */
   readonly clockToleranceSeconds?: number;
+  /** Accepted values of the `typ` header, compared case-blind with an `application/` prefix ignored; undefined: any or none. */
+  readonly types?: readonly string[];
+  /** Header parameters this host understands when a token lists them in `crit`; default none, so any `crit` is refused. */
+  readonly criticalHeaders?: readonly string[];
 }
 
 export type JwtVerifyResult = { ok: true; header: JsonObject; claims: JsonObject } | { ok: false; reason: string };
@@ -103,6 +112,57 @@ function decodeJson(part: string): JsonObject | undefined {
   }
 }
 
+/** The `typ` value as RFC 7515 4.1.9 compares media types: case-blind, `application/` omitted. */
+function mediaType(value: string): string {
+  const lower = value.toLowerCase();
+  return lower.startsWith("application/") ? lower.slice("application/".length) : lower;
+}
+
+/** Header parameters RFC 7515 registers; `crit` may not name them (4.1.11). */
+const REGISTERED_HEADERS: ReadonlySet<string> = new Set([
+  "alg",
+  "jku",
+  "jwk",
+  "kid",
+  "x5u",
+  "x5c",
+  "x5t",
+  "x5t#S256",
+  "typ",
+  "cty",
+  "crit",
+]);
+
+/** Why a header's `crit` and `typ` are refused (RFC 7515 4.1.11, 4.1.9), or undefined. */
+function headerProblem(header: JsonObject, options: JwtVerifyOptions): string | undefined {
+  if (Object.hasOwn(header, "crit")) {
+    const crit = header.crit;
+    if (!Array.isArray(crit) || crit.length === 0) return "crit is not a non-empty array of names";
+    const understood = options.criticalHeaders ?? [];
+    const seen = new Set<string>();
+    for (const name of crit) {
+      if (typeof name !== "string" || name === "" || REGISTERED_HEADERS.has(name) || seen.has(name)) return "crit is malformed";
+      seen.add(name);
+      if (!understood.includes(name) || !Object.hasOwn(header, name)) return "crit names an extension this verifier does not understand";
+    }
+  }
+  if (options.types !== undefined) {
+    const typ = header.typ;
+    if (typeof typ !== "string" || !options.types.some((t) => mediaType(t) === mediaType(typ)))
+      return `typ is not one of ${options.types.join(", ")}`;
+  }
+  return undefined;
+}
+
+/** Why a registered date claim is not a NumericDate (RFC 7519 2, 4.1.4-4.1.6), or undefined. */
+function dateProblem(claims: JsonObject): string | undefined {
+  for (const name of ["exp", "nbf", "iat"]) {
+    if (Object.hasOwn(claims, name) && (typeof claims[name] !== "number" || !Number.isFinite(claims[name])))
+      return `${name} is not a NumericDate`;
+  }
+  return undefined;
+}
+
 /** AUTH-14: verifies a compact JWS (an accepted algorithm, the key its kid names) and its registered claims (exp, nbf, iss, aud). */
 export async function verifyJwt(token: string, options: JwtVerifyOptions): Promise<JwtVerifyResult> {
   if (typeof token !== "string" || token.length > MAX_TOKEN) return { ok: false, reason: "not a token of bounded size" };
@@ -118,6 +178,8 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
     return { ok: false, reason: "alg not accepted" };
   const params = algParams(alg);
   if (params === undefined) return { ok: false, reason: `alg ${alg.slice(0, 20)} not supported` };
+  const refused = headerProblem(header, options);
+  if (refused !== undefined) return { ok: false, reason: refused };
   const keys = isJsonObject(options.jwks) && Array.isArray(options.jwks.keys) ? options.jwks.keys.filter(isJsonObject) : [];
   const kid = typeof header.kid === "string" ? header.kid : undefined;
   const candidates = keys.filter(
@@ -144,6 +206,8 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
     }
   }
   if (!verified) return { ok: false, reason: "signature does not verify" };
+  const notDate = dateProblem(claims);
+  if (notDate !== undefined) return { ok: false, reason: notDate };
   const tolerance = Math.min(Math.max(options.clockToleranceSeconds ?? 30, 0), 300);
   const nowSec = options.now / 1000;
   if (typeof claims.exp !== "number" || claims.exp + tolerance <= nowSec)
@@ -163,17 +227,22 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
   return { ok: true, header, claims };
 }
 
+/** The `typ` an access token must carry (RFC 9068 2.1) unless the verifier is told otherwise. */
+export const ACCESS_TOKEN_TYPES: readonly string[] = ["at+jwt"];
+
 /**
  * A verifier for JWT access tokens (RFC 9068) for protectedResource(): the verified claims as
  * AuthInfo (scope from `scope` or `scp`), or undefined for an invalid token. `now` is called
  * once per token (the host's clock); the JWKS is a value or a function returning the current one.
+ * The token's `typ` must be `at+jwt` unless `types` names others (e.g. `["at+jwt", "JWT"]` for an
+ * issuer that writes `JWT`).
  */
 export function jwtAccessTokenVerifier(
   options: Omit<JwtVerifyOptions, "now" | "jwks"> & { now: () => number; jwks: unknown | (() => unknown) },
 ): (token: string) => Promise<AuthInfo | undefined> {
   return async (token) => {
     const jwks = typeof options.jwks === "function" ? (options.jwks as () => unknown)() : options.jwks;
-    const result = await verifyJwt(token, { ...options, jwks, now: options.now() });
+    const result = await verifyJwt(token, { ...options, jwks, now: options.now(), types: options.types ?? ACCESS_TOKEN_TYPES });
     if (!result.ok) return undefined;
     const c = result.claims;
     const scopes =

@@ -5,7 +5,11 @@
 // spawned as the server command. Everything after `--` is the server command, untouched;
 // without `--`, the first word that is not an option starts it.
 
+import { parseEnvRequest, type EnvRequest } from "../hosts/spawn-env.js";
+
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The budget of a whole client report (CLI-03): connecting, every check, up to the tally. */
+export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
 
 export const USAGE = `usage:
   mcp-engine serve                    run the reference server on stdio
@@ -26,12 +30,19 @@ options (client, demo):
                                       default), or speak only one era
   --timeout MS                        give up on a request after MS ms without an answer or progress
                                       (default ${DEFAULT_TIMEOUT_MS}; progress notifications restart the wait)
+  --run-timeout MS                    end the whole report after MS ms (default ${DEFAULT_RUN_TIMEOUT_MS}): what was checked
+                                      is printed, then a STOP line, the server is closed and the exit code is 3;
+                                      at most 100 each of the tools, resources, templates and prompts are tried
   --root DIR                          declare the roots capability and answer roots/list with DIR
                                       (repeatable); without it the client declares no roots
   --call-destructive                  also call tools that are destructive by their annotations or
                                       whose name suggests writing (skipped by default)
+  --env NAME | --env NAME=VALUE       pass our variable NAME to the spawned server, or set NAME to VALUE
+                                      (repeatable); otherwise the server gets only HOME, LOGNAME, PATH,
+                                      SHELL, TERM and USER of ours (on Windows their equivalents)
 report lines: PASS, WARN (allowed but discouraged), SKIP (not applicable, with why), FAIL (a MUST
-broken); WARN and FAIL name the spec rule. Exit codes: 0 no FAIL, 1 a FAIL, 2 bad usage or no connection.
+broken); WARN and FAIL name the spec rule. Exit codes: 0 no FAIL, 1 a FAIL, 2 bad usage or no connection,
+3 the run budget (--run-timeout) ran out before the report was done.
 `;
 
 export type Era = "auto" | "session" | "modern";
@@ -42,9 +53,13 @@ export interface CliOptions {
   command: "serve" | "client" | "demo" | "help" | "version";
   era: Era;
   timeoutMs: number;
+  /** --run-timeout: the budget of the whole report (CLI-03). */
+  runTimeoutMs: number;
   /** --root values as given (main.ts makes them absolute file:// URIs). */
   roots: string[];
   callDestructive: boolean;
+  /** --env NAME or NAME=VALUE, in order: what the spawned server gets besides its default environment (CLI-02). */
+  env: EnvRequest[];
   /** serve --http HOST:PORT */
   http: string | undefined;
   legacySse: boolean;
@@ -56,13 +71,13 @@ export interface CliOptions {
 
 export type Parsed = { ok: true; options: CliOptions } | { ok: false; problem: string };
 
-const REPORT_OPTIONS = new Set(["--era", "--timeout", "--root", "--call-destructive"]);
+const REPORT_OPTIONS = new Set(["--era", "--timeout", "--run-timeout", "--root", "--call-destructive", "--env"]);
 const ALLOWED = new Map<string, Set<string>>([
   ["serve", new Set(["--http", "--legacy-sse", "--redis"])],
   ["client", REPORT_OPTIONS],
   ["demo", REPORT_OPTIONS],
 ]);
-const TAKES_VALUE = new Set(["--era", "--timeout", "--root", "--http", "--redis"]);
+const TAKES_VALUE = new Set(["--era", "--timeout", "--run-timeout", "--root", "--http", "--redis", "--env"]);
 
 const isUrl = (word: string): boolean => /^https?:\/\//i.test(word);
 
@@ -71,8 +86,10 @@ export function parseArgs(argv: readonly string[]): Parsed {
     command: "help",
     era: "auto",
     timeoutMs: DEFAULT_TIMEOUT_MS,
+    runTimeoutMs: DEFAULT_RUN_TIMEOUT_MS,
     roots: [],
     callDestructive: false,
+    env: [],
     http: undefined,
     legacySse: false,
     redis: undefined,
@@ -119,6 +136,8 @@ export function parseArgs(argv: readonly string[]): Parsed {
     if (command.length === 0) return { ok: false, problem: "client needs a server: -- <command...> or a URL" };
     if (!dashdash && command.length === 1 && isUrl(command[0] as string)) options.target = { kind: "url", url: command[0] as string };
     else options.target = { kind: "stdio", command: command[0] as string, args: command.slice(1) };
+    if (options.target.kind === "url" && options.env.length > 0)
+      return { ok: false, problem: `--env sets the environment of a spawned server; ${options.target.url} is not spawned` };
   } else if (command.length > 0) return { ok: false, problem: `${first} takes no arguments; got ${JSON.stringify(command.join(" "))}` };
   if (options.redis !== undefined && options.http === undefined)
     return { ok: false, problem: "--redis needs --http (stdio serves one client, nothing to share)" };
@@ -132,11 +151,13 @@ function apply(options: CliOptions, flag: string, value: string | undefined): st
         return `--era takes auto, session or modern; got ${JSON.stringify(value)}`;
       options.era = value;
       return undefined;
-    case "--timeout": {
+    case "--timeout":
+    case "--run-timeout": {
       const ms = Number(value);
       if (!/^\d+$/.test(value ?? "") || !Number.isSafeInteger(ms) || ms <= 0)
-        return `--timeout takes a positive whole number of milliseconds; got ${JSON.stringify(value)}`;
-      options.timeoutMs = ms;
+        return `${flag} takes a positive whole number of milliseconds; got ${JSON.stringify(value)}`;
+      if (flag === "--timeout") options.timeoutMs = ms;
+      else options.runTimeoutMs = ms;
       return undefined;
     }
     case "--root":
@@ -146,6 +167,12 @@ function apply(options: CliOptions, flag: string, value: string | undefined): st
     case "--call-destructive":
       options.callDestructive = true;
       return undefined;
+    case "--env": {
+      const request = parseEnvRequest(value as string);
+      if (typeof request === "string") return request;
+      options.env.push(request);
+      return undefined;
+    }
     case "--http":
       options.http = value;
       return undefined;

@@ -18,6 +18,10 @@
 // Invariants:
 // - the listener answers only GET <callback path> and only once; it closes when the flow is
 //   over or the CLI exits (close());
+// - what the authorization and resource servers say reaches the terminal only through the one
+//   printer for untrusted text (CLI-01): the authorization URL (built from their
+//   authorization_endpoint) escaped and cut at URL_WIDTH, a flow's failure (a resource
+//   mismatch, the redirect's error_description, the token endpoint's error) at MESSAGE_WIDTH;
 // - context values are read as strings or ignored; nothing from the environment is trusted
 //   to be an object.
 
@@ -25,6 +29,7 @@ import { createServer, type Server } from "node:http";
 import type { NodeHttpAuthOptions } from "../hosts/http-client-node.js";
 import type { ClientInformation } from "../auth/types.js";
 import { DEFAULT_AUTH_REQUEST_TIMEOUT_MS } from "../http-client/oauth.js";
+import { MESSAGE_WIDTH, URL_WIDTH, untrustedText } from "../codec/terminal-text.js";
 
 /** The client ID metadata document URL the conformance suite's CIMD scenario expects. */
 const CONFORMANCE_CIMD_URL = "https://conformance-test.local/client-metadata.json";
@@ -47,6 +52,16 @@ function contextOf(text: string | undefined): Map<string, string> {
     // Not JSON: no context.
   }
   return out;
+}
+
+/** The line that sends the user to the authorization server: its URL printed as untrusted text. */
+export function authorizationPrompt(url: string, port: number): string {
+  return `Authorization needed. Open this URL in a browser:\n  ${untrustedText(url, URL_WIDTH)}\n(waiting for the redirect to 127.0.0.1:${port})`;
+}
+
+/** The line that reports a failed authorization flow: its message quotes the servers, so it is printed as untrusted text. */
+export function authFailure(error: { message: string }): string {
+  return `[auth] ${untrustedText(error.message, MESSAGE_WIDTH)}`;
 }
 
 /**
@@ -115,7 +130,7 @@ export function conformanceAuth(scenario: string, contextText: string | undefine
     ...(ctx.has("private_key_pem")
       ? { privateKeyPem: ctx.get("private_key_pem") as string, signingAlgorithm: ctx.get("signing_algorithm") ?? "ES256" }
       : {}),
-    onError: (error) => process.stderr.write(`[auth] ${error.message}\n`),
+    onError: (error) => process.stderr.write(`${authFailure(error)}\n`),
   };
   return { auth, close: async () => undefined };
 }
@@ -150,7 +165,7 @@ export async function interactiveAuth(write: (text: string) => void): Promise<Cl
     ...(process.env.MCP_CLIENT_METADATA_URL !== undefined ? { clientMetadataUrl: process.env.MCP_CLIENT_METADATA_URL } : {}),
     onRedirect: (url) =>
       new Promise<string>((resolve, reject) => {
-        write(`Authorization needed. Open this URL in a browser:\n  ${url}\n(waiting for the redirect to 127.0.0.1:${port})`);
+        write(authorizationPrompt(url, port));
         const timer = setTimeout(() => {
           waiting = undefined;
           reject(new Error("no redirect within 5 minutes"));
@@ -163,7 +178,7 @@ export async function interactiveAuth(write: (text: string) => void): Promise<Cl
           reject,
         };
       }),
-    onError: (error) => write(`[auth] ${error.message}`),
+    onError: (error) => write(authFailure(error)),
   };
   return {
     auth,

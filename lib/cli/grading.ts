@@ -7,11 +7,16 @@
 //
 // Every WARN and FAIL names the rule behind it: an id of RULES.md and the section of the
 // specification it comes from, linked for the negotiated version. Only FAIL makes the
-// command exit non-zero.
+// command exit non-zero (1), and a run its budget stopped (3, CLI-03).
+//
+// A detail that quotes the server (its error messages, what the engine saw arrive) quotes it
+// through the one printer for untrusted text (CLI-01): escaped, and cut at MESSAGE_WIDTH for a
+// message, FIELD_WIDTH for a value.
 
 import { ErrorCode } from "../wire/errors.js";
 import { SCHEMA_RELEASES } from "../rules/versions.js";
 import { ConnectionClosedError, InvalidResultError, McpError, RequestTimeoutError } from "../peer/shared/errors.js";
+import { MESSAGE_WIDTH, untrustedText } from "../codec/terminal-text.js";
 
 export type Grade = "PASS" | "WARN" | "SKIP" | "FAIL";
 
@@ -111,6 +116,8 @@ export interface Tally {
   warned: number;
   skipped: number;
   failed: number;
+  /** The run's budget ran out before the report was done (CLI-03): the checks counted are the ones it made. */
+  stopped?: boolean;
 }
 
 export function tally(checks: readonly CheckResult[]): Tally {
@@ -122,12 +129,14 @@ export function formatTally(t: Tally): string {
   return `${t.passed} passed, ${t.warned} warned, ${t.skipped} skipped, ${t.failed} failed`;
 }
 
-/** The exit code of a report: 1 when a check failed, else 0 (WARN and SKIP never fail a run). */
+/** The exit code of a report: 3 when its budget ran out (CLI-03), else 1 when a check failed, else 0 (WARN and SKIP never fail a run). */
 export function exitCode(t: Tally): number {
-  return t.failed > 0 ? 1 : 0;
+  return t.stopped === true ? 3 : t.failed > 0 ? 1 : 0;
 }
 
-const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** An error's message as the report may print it (CLI-01): peer errors and ours alike may quote the server. */
+export const errorText = (error: unknown): string => untrustedText(error instanceof Error ? error.message : error, MESSAGE_WIDTH);
+const text = errorText;
 
 /**
  * The grade of a request that ended in an error, when no more specific rule applies: an error
@@ -155,14 +164,14 @@ export function gradeToolRefusal(name: string, error: McpError): CheckResult {
     const data = error.data as { requiredCapabilities?: unknown } | undefined;
     const needs =
       typeof data === "object" && data !== null && data.requiredCapabilities !== undefined
-        ? ` ${JSON.stringify(data.requiredCapabilities)}`
+        ? ` ${untrustedText(JSON.stringify(data.requiredCapabilities))}`
         : "";
     return { name, grade: "SKIP", detail: `the tool needs a client capability this run does not declare${needs} (roots: pass --root DIR)` };
   }
   return {
     name,
     grade: "WARN",
-    detail: `refused with a protocol error for arguments valid against its inputSchema: ${error.message}`,
+    detail: `refused with a protocol error for arguments valid against its inputSchema: ${text(error)}`,
     rule: RULES.toolErrors,
   };
 }
@@ -211,7 +220,7 @@ export function gradeListRefusal(name: string, error: McpError): CheckResult {
       detail: `refused with ${error.code} although the server declares resources (read as: no templates)`,
       rule: RULES.templates,
     };
-  return { name, grade: "FAIL", detail: error.message, rule: RULES.capability };
+  return { name, grade: "FAIL", detail: text(error), rule: RULES.capability };
 }
 
 /** A protocol event of the connection: a "violation" breaks a MUST, a "diagnostic" is softer. */
@@ -233,6 +242,11 @@ const SECTIONS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^E-/, "basic/transports"],
 ];
 
+/** "RULE: expected …; got …", each part printed as untrusted text (what arrived is the server's; the rest may quote it). */
+export function formatDiagnostic(event: Diagnostic): string {
+  return `${untrustedText(event.rule)}: expected ${untrustedText(event.expected, MESSAGE_WIDTH)}; got ${untrustedText(event.got)}`;
+}
+
 /** One check for everything the engine flagged while the report ran: FAIL on a violation, WARN on a diagnostic. */
 export function gradeDiagnostics(events: readonly Diagnostic[]): CheckResult {
   const name = "protocol messages";
@@ -241,11 +255,11 @@ export function gradeDiagnostics(events: readonly Diagnostic[]): CheckResult {
   const violations = events.filter((e) => e.kind === "violation").length;
   const shown = events
     .slice(0, 3)
-    .map((e) => `${e.rule}: expected ${e.expected}; got ${e.got}`)
+    .map((e) => formatDiagnostic(e))
     .join(" | ");
   const rule: Rule = {
-    id: worst.rule,
-    says: `expected ${worst.expected}`,
+    id: untrustedText(worst.rule),
+    says: `expected ${untrustedText(worst.expected, MESSAGE_WIDTH)}`,
     page: SECTIONS.find(([prefix]) => prefix.test(worst.rule))?.[1] ?? "basic",
   };
   return {

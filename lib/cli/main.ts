@@ -8,8 +8,16 @@
 //
 // stdout belongs to the protocol when serving, and to the report otherwise; everything else
 // (the server's stderr, diagnostics, the pending-call display) goes to stderr.
+// What a server or a network says is printed through the one printer for untrusted text
+// (lib/codec/terminal-text.ts, CLI-01): each field where it is quoted, the server's stderr line
+// by line, and every line of the report once more as a whole before it is written, so that no
+// control character of a peer's reaches the terminal even through a quote this file missed.
+// A spawned server gets the default environment of lib/hosts/spawn-env.ts and what --env asks
+// for (CLI-02), nothing else of ours.
 // Exit codes: 0 no check failed (WARN and SKIP included), 1 a check failed, 2 bad usage or a
-// connection failure.
+// connection failure, 3 the report's run budget (--run-timeout, CLI-03) ran out: it is started
+// before the server is spawned or reached, cancels the request in flight when it runs out, and
+// the report then prints what it has, a STOP line, closes the server and tallies.
 
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -21,14 +29,17 @@ import { serveHttp } from "../hosts/http-server.js";
 import type { Client } from "../peer/client/client.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../rules/versions.js";
 import { StdioClient, serveStdio } from "../hosts/stdio.js";
+import { requestedEnvironment } from "../hosts/spawn-env.js";
 import type { HandlerContext } from "../peer/server/server-options.js";
+import { PeerAbortController, type AbortSignalLike } from "../peer/shared/signal.js";
 import type { Root, Tool } from "../types/index.js";
 import { USAGE, parseArgs, type CliOptions } from "./args.js";
 import { adapterFd, serveAdapter } from "./conform/adapter.js";
 import { conformMain } from "./conform/index.js";
 import { ANNOUNCEMENT_PREFIX, requestedProfile, serverOptionsFor } from "./conform/target-profiles.js";
 import { conformanceAuth, interactiveAuth, type CliAuth } from "./auth.js";
-import { exitCode, formatCheck, formatTally, type CheckResult, type Diagnostic } from "./grading.js";
+import { MESSAGE_WIDTH, untrustedText } from "../codec/terminal-text.js";
+import { errorText, exitCode, formatCheck, formatDiagnostic, formatTally, type CheckResult, type Diagnostic } from "./grading.js";
 import { pendingDisplay } from "./progress.js";
 import {
   REFERENCE_CLIENT_INFO,
@@ -65,10 +76,10 @@ async function serve(options: CliOptions): Promise<number> {
   const node =
     options.redis === undefined
       ? undefined
-      : await joinCluster(options.redis, (text) => process.stderr.write(`mcp-engine serve --redis: ${text}`)).catch(
-          (error: Error) => error,
-        );
-  if (node instanceof Error) return (process.stderr.write(`mcp-engine serve --redis: ${node.message}\n`), 2);
+      : await joinCluster(options.redis, (text) =>
+          process.stderr.write(`mcp-engine serve --redis: ${untrustedText(text.trimEnd(), MESSAGE_WIDTH)}\n`),
+        ).catch((error: Error) => error);
+  if (node instanceof Error) return (process.stderr.write(`mcp-engine serve --redis: ${errorText(node)}\n`), 2);
   // MCP_CONFORM=1 with MCP_CONFORM_PROFILE=<name>: a published target profile (conform/target-profiles.ts).
   const profile = requestedProfile(process.env);
   const server = createReferenceServer({
@@ -101,7 +112,11 @@ async function serve(options: CliOptions): Promise<number> {
   // --legacy-sse: also offer the deprecated HTTP+SSE transport of 2024-11-05 at /sse and /messages.
   // Under Bun or Deno the fetch handler is served on the runtime's own server, not its node:http emulation.
   const runtime = detectRuntime();
-  const served = { legacySse: options.legacySse, ...node?.http };
+  // A client's requests may end up in an error's message: printed as untrusted text.
+  const onError = (error: unknown): void => {
+    process.stderr.write(`mcp-engine http: ${errorText(error)}\n`);
+  };
+  const served = { legacySse: options.legacySse, onError, ...node?.http };
   const running =
     runtime === "node" ? await serveHttp(server, { host, port, ...served }) : await serveOnRuntime(runtime, server, host, port, served);
   process.stderr.write(
@@ -136,7 +151,16 @@ function clientOptions(options: CliOptions): {
       : options.era === "modern"
         ? [...MODERN_VERSIONS]
         : [...SESSION_VERSIONS, ...MODERN_VERSIONS];
-  return { versions, era: options.era, logLevel: "debug", defaultTimeoutMs: options.timeoutMs, connectTimeoutMs: options.timeoutMs };
+  // Connecting is part of the run: its wait is no longer than the run's budget.
+  const connectTimeoutMs = Math.min(options.timeoutMs, options.runTimeoutMs);
+  return { versions, era: options.era, logLevel: "debug", defaultTimeoutMs: options.timeoutMs, connectTimeoutMs };
+}
+
+/** The budget of one report (CLI-03): a signal that aborts `ms` after it is made; clear() when the run is over. */
+function runBudget(ms: number): { signal: AbortSignalLike; clear(): void } {
+  const controller = new PeerAbortController();
+  const timer = setTimeout(() => controller.abort(`the run budget of ${ms} ms is spent`), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 const rootsOf = (options: CliOptions): Root[] => rootsFor(options.roots, process.cwd());
@@ -146,7 +170,7 @@ function diagnostics(): { onDiagnostic: (event: Diagnostic) => void; seen: () =>
   const kept: Diagnostic[] = [];
   return {
     onDiagnostic: (event) => {
-      process.stderr.write(`[${event.kind}] ${event.rule}: expected ${event.expected}; got ${event.got}\n`);
+      process.stderr.write(`[${event.kind}] ${formatDiagnostic(event)}\n`);
       if (kept.length < 100) kept.push({ kind: event.kind, rule: event.rule, expected: event.expected, got: event.got });
     },
     seen: () => kept,
@@ -164,15 +188,48 @@ const display = pendingDisplay({
   },
 });
 
+/** Lines of the report, each passed through the printer once more as a whole: only our own line breaks stay. */
+const printedLines = (text: string): string =>
+  text
+    .split("\n")
+    .map((line) => untrustedText(line, Infinity))
+    .join("\n");
+
+/** The most of one unfinished line of a server's stderr kept before it is printed as it is. */
+const MAX_PARTIAL_LINE = 64 * 1024;
+
+/** A spawned server's stderr, printed line by line as untrusted text after "[server] " (a CR LF ending is a line end). */
+function serverStderr(write: (text: string) => void): { push(text: string): void; flush(): void } {
+  let partial = "";
+  const emit = (line: string): void => write(`[server] ${untrustedText(line.endsWith("\r") ? line.slice(0, -1) : line, MESSAGE_WIDTH)}\n`);
+  return {
+    push(text) {
+      const lines = (partial + text).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) emit(line);
+      // A server that never ends its line does not grow this process: the line is printed (cut) and a new one begins.
+      if (partial.length > MAX_PARTIAL_LINE) {
+        emit(partial);
+        partial = "";
+      }
+    },
+    flush() {
+      if (partial !== "") emit(partial);
+      partial = "";
+    },
+  };
+}
+
 /** Runs the report on a connected client, prints it, closes, and returns the exit code. */
 async function printReport(
   connection: { client: Client; close(): Promise<void> },
   title: string,
   options: CliOptions,
   seen: () => readonly Diagnostic[],
+  budget: AbortSignalLike,
 ): Promise<number> {
   const write = (text: string): void => {
-    process.stdout.write(text + "\n");
+    process.stdout.write(printedLines(text) + "\n");
   };
   installReferenceHandlers(connection.client, rootsOf(options));
   write(`mcp-engine client report for: ${title}`);
@@ -184,7 +241,13 @@ async function printReport(
     timeoutMs: options.timeoutMs,
     pending: display,
     diagnostics: seen,
+    signal: budget,
   });
+  if (counts.stopped === true)
+    write(
+      `STOP  run budget: ${options.runTimeoutMs} ms (--run-timeout) ran out before the report was done; ` +
+        "the checks above are all it made; closing the server",
+    );
   await connection.close();
   write(formatTally(counts));
   return exitCode(counts);
@@ -192,24 +255,50 @@ async function printReport(
 
 async function report(command: string, args: readonly string[], options: CliOptions): Promise<number> {
   const { onDiagnostic, seen } = diagnostics();
+  const budget = runBudget(options.runTimeoutMs);
+  try {
+    return await reportStdio(command, args, options, onDiagnostic, seen, budget.signal);
+  } finally {
+    budget.clear();
+  }
+}
+
+async function reportStdio(
+  command: string,
+  args: readonly string[],
+  options: CliOptions,
+  onDiagnostic: (event: Diagnostic) => void,
+  seen: () => readonly Diagnostic[],
+  budget: AbortSignalLike,
+): Promise<number> {
+  const stderr = serverStderr((text) => process.stderr.write(text));
+  // CLI-02: the server gets its default environment and what --env asks for, nothing else of ours.
+  const { env, missing } = requestedEnvironment(options.env);
+  for (const name of missing) process.stderr.write(`mcp-engine: --env ${untrustedText(name)}: not set here, so not passed to the server\n`);
   let connection: StdioClient;
   try {
     connection = await StdioClient.spawn({
       ...clientOptions(options),
       command,
       args,
+      env,
       info: REFERENCE_CLIENT_INFO,
       capabilities: referenceClientCapabilities(rootsOf(options)),
-      stderr: (text) => process.stderr.write(`[server] ${text}`),
+      stderr: (text) => stderr.push(text),
       onDiagnostic,
       // Nothing here reads the child's stdout itself.
       readInPlace: true,
     });
   } catch (error) {
-    process.stdout.write(`FAIL  initialize: ${error instanceof Error ? error.message : String(error)}\n`);
+    stderr.flush();
+    process.stdout.write(`FAIL  initialize: ${errorText(error)}\n`);
     return 2;
   }
-  return printReport(connection, [command, ...args].join(" "), options, seen);
+  try {
+    return await printReport(connection, [command, ...args].join(" "), options, seen, budget);
+  } finally {
+    stderr.flush();
+  }
 }
 
 /** Connects over HTTP to `url`, prints the report, closes. */
@@ -217,11 +306,13 @@ async function reportHttp(url: string, options: CliOptions): Promise<number> {
   const { onDiagnostic, seen } = diagnostics();
   // OAuth: a protected server's 401 sends the user to a browser; the redirect comes back to a loopback listener.
   const auth = await interactiveAuth((text) => process.stderr.write(text + "\n"));
+  const budget = runBudget(options.runTimeoutMs);
   try {
     const connection = await connectHttpOrReport(url, options, (text) => process.stdout.write(text + "\n"), onDiagnostic, auth);
     if (connection === undefined) return 2;
-    return await printReport(connection, url, options, seen);
+    return await printReport(connection, url, options, seen, budget.signal);
   } finally {
+    budget.clear();
     await auth.close();
   }
 }
@@ -241,10 +332,10 @@ async function connectHttpOrReport(
       info: REFERENCE_CLIENT_INFO,
       capabilities: referenceClientCapabilities(rootsOf(options)),
       onDiagnostic,
-      onError: (error) => process.stderr.write(`[http] ${error instanceof Error ? error.message : String(error)}\n`),
+      onError: (error) => process.stderr.write(`[http] ${errorText(error)}\n`),
     });
   } catch (error) {
-    write(`FAIL  initialize: ${error instanceof Error ? error.message : String(error)}`);
+    write(`FAIL  initialize: ${errorText(error)}`);
     return undefined;
   }
 }
@@ -315,7 +406,7 @@ function contextToolCalls(text: string | undefined): { name: string; arguments: 
  */
 async function scenario(name: string, url: string, options: CliOptions): Promise<number> {
   const log = (text: string): void => {
-    process.stderr.write(`[${name}] ${text}\n`);
+    process.stderr.write(`[${untrustedText(name)}] ${untrustedText(text, Infinity)}\n`);
   };
   const connection = await connectHttpOrReport(url, options, log, undefined, conformanceAuth(name, process.env.MCP_CONFORMANCE_CONTEXT));
   if (connection === undefined) return 1;
@@ -325,7 +416,7 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
     const declared = client.server?.capabilities ?? {};
     // C-01: a server that declared no tools is not asked for them (the initialize scenario's server declares none).
     const tools = declared.tools !== undefined ? await client.listTools() : [];
-    log(`${tools.length} tools: ${tools.map((t) => t.name).join(", ")}`);
+    log(`${tools.length} tools: ${tools.map((t) => untrustedText(t.name)).join(", ")}`);
     const find = (toolName: string): Tool => {
       const tool = tools.find((t) => t.name === toolName);
       if (tool === undefined) throw new Error(`the server has no tool ${toolName}`);
@@ -333,7 +424,7 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
     };
     const callWith = async (toolName: string, args: Record<string, unknown>): Promise<void> => {
       const result = await client.callTool(toolName, args, { timeoutMs: options.timeoutMs });
-      log(`${toolName}: ${JSON.stringify(result.content).slice(0, 200)}`);
+      log(`${untrustedText(toolName)}: ${untrustedText(JSON.stringify(result.content))}`);
     };
     const call = (toolName: string): Promise<void> => callWith(toolName, toolArguments(find(toolName)) ?? {});
     switch (name) {
@@ -377,7 +468,7 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
     }
     return 0;
   } catch (error) {
-    log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+    log(`failed: ${errorText(error)}`);
     return 1;
   } finally {
     await connection.close();
@@ -389,8 +480,8 @@ async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === "conform")
     return conformMain(
       argv.slice(1),
-      (text) => process.stdout.write(text),
-      (text) => process.stderr.write(text),
+      (text) => process.stdout.write(printedLines(text)),
+      (text) => process.stderr.write(printedLines(text)),
     );
   const parsed = parseArgs(argv);
   if (!parsed.ok) {
@@ -431,7 +522,8 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`mcp-engine: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // An exception's message may quote a peer.
+    process.stderr.write(`mcp-engine: ${printedLines(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
     process.exitCode = 2;
   },
 );

@@ -1,4 +1,3 @@
-import type { ProgressInfo } from "../peer/shared/call-options.js";
 // What the command shows on stderr while a request is pending: the elapsed time and the
 // server's latest progress notification.
 //
@@ -7,7 +6,13 @@ import type { ProgressInfo } from "../peer/shared/call-options.js";
 // a CI log) nothing is animated: one plain line per progress notification, so logs stay
 // readable and a quiet call prints nothing.
 //
+// The label (it may name a server's tool) and the server's progress message are printed as
+// untrusted text (CLI-01): escaped and cut, so only this display's own "\r\x1b[K" moves the cursor.
+//
 // Clock, timers and output are injected, so the display is tested without real time.
+
+import type { ProgressInfo } from "../peer/shared/call-options.js";
+import { untrustedText } from "../codec/terminal-text.js";
 
 export interface DisplayHost {
   write(text: string): void;
@@ -34,19 +39,16 @@ function seconds(ms: number): string {
 /** "[3/10] copying" or "[3] copying": progress, its total when known, its message when sent. */
 export function describeProgress(info: ProgressInfo): string {
   const count = info.total !== undefined ? `${info.progress}/${info.total}` : `${info.progress}`;
-  return `[${count}]${info.message !== undefined && info.message !== "" ? ` ${info.message}` : ""}`;
+  return `[${count}]${info.message !== undefined && info.message !== "" ? ` ${untrustedText(info.message)}` : ""}`;
 }
-
-/** Terminal text must not move the cursor: control characters in a server's message are shown as "?". */
-const printable = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
 
 export function pendingDisplay(host: DisplayHost): PendingDisplay {
   return (label) => {
     const started = host.now();
     let last: ProgressInfo | undefined;
     let ended = false;
-    const status = (): string =>
-      printable(`... ${label} ${seconds(host.now() - started)}${last !== undefined ? ` ${describeProgress(last)}` : ""}`);
+    const shown = untrustedText(label, Infinity);
+    const status = (): string => `... ${shown} ${seconds(host.now() - started)}${last !== undefined ? ` ${describeProgress(last)}` : ""}`;
     if (!host.isTTY) {
       return {
         progress(info) {

@@ -7,17 +7,27 @@
 // could be built (synthesize.ts); every other tool is a SKIP that says why. Every request has
 // the timeout of ReportOptions.timeoutMs, pushed back by progress, and capped at ten times
 // that in total; a pending call shows its elapsed time and progress through `pending`.
+// The whole run is bounded too (CLI-03): at most `maxItems` (100) each of the tools,
+// resources, templates and prompts are exercised, the rest named in one SKIP line, and when
+// the run's `signal` aborts (its budget, `--run-timeout`) the request in flight is cancelled
+// and the report ends before its next check, with the checks it has.
 // Rules the engine checks message by message (progress increasing per token, ids, phases)
 // are not checked again here: the engine's violations are graded in one check at the end.
+//
+// Everything of the server's that a check's name or detail quotes (names, versions, URIs,
+// MIME types, completion values, error messages) goes through the one printer for untrusted
+// text (CLI-01): `field` for a value, `errorText` for a message.
 
 import type { Client } from "../peer/client/client.js";
 import { McpError, RequestAbortedError, TaskFailedError } from "../peer/shared/errors.js";
-import { PeerAbortController } from "../peer/shared/signal.js";
+import { PeerAbortController, type AbortSignalLike } from "../peer/shared/signal.js";
 import { parseTemplate } from "../uri-template/template.js";
 import type { TaskInfo } from "../peer/client/task-client.js";
 import type { CallToolResult, Tool } from "../types/index.js";
+import { untrustedText as field } from "../codec/terminal-text.js";
 import {
   RULES,
+  errorText,
   gradeDiagnostics,
   gradeError,
   gradeListRefusal,
@@ -48,21 +58,56 @@ export interface ReportOptions {
   pending?: PendingDisplay;
   /** The connection's protocol diagnostics so far (its onDiagnostic events), graded at the end. */
   diagnostics?: () => readonly Diagnostic[];
+  /** The run's budget: once aborted, the request in flight is cancelled and no further check runs (CLI-03). */
+  signal?: AbortSignalLike;
+  /** The most tools, resources, templates and prompts exercised, each (CLI-03). Default REPORT_MAX_ITEMS. */
+  maxItems?: number;
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** How many of each listed kind (tools, resources, templates, prompts) a report exercises by default (CLI-03). */
+export const REPORT_MAX_ITEMS = 100;
+
+/** Thrown inside the report when the run's budget is spent: it ends the run, never a check. */
+const STOPPED = Symbol("the run budget is spent");
 
 /** Runs every check; resolves with how many checks got each grade. */
 export async function runReport(client: Client, options: ReportOptions): Promise<Tally> {
   const checks: CheckResult[] = [];
-  const record = (check: CheckResult): void => {
-    checks.push(check);
-    options.print(check);
+  try {
+    await exercise(client, options, (check) => {
+      checks.push(check);
+      options.print(check);
+    });
+  } catch (error) {
+    if (error !== STOPPED) throw error;
+    return { ...tally(checks), stopped: true };
+  }
+  return tally(checks);
+}
+
+/** The first `max` of a listing; a SKIP line names what is left out (CLI-03). */
+function capped<T>(items: readonly T[], max: number, what: string, method: string, record: (check: CheckResult) => void): readonly T[] {
+  if (items.length <= max) return items;
+  record({
+    name: `${method} (${items.length - max} more)`,
+    grade: "SKIP",
+    detail: `not tried: the report exercises the first ${max} of the ${items.length} ${what} listed (CLI-03)`,
+  });
+  return items.slice(0, max);
+}
+
+/** The checks, each handed to `record` when done; throws STOPPED when the run's budget is spent. */
+async function exercise(client: Client, options: ReportOptions, record: (check: CheckResult) => void): Promise<void> {
+  const budget = options.signal;
+  /** Ends the run once its budget is spent. */
+  const goOn = (): void => {
+    if (budget?.aborted === true) throw STOPPED;
   };
+  const max = options.maxItems ?? REPORT_MAX_ITEMS;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const refusedFails =
     (name: string) =>
-    (error: McpError): CheckResult => ({ name, grade: "FAIL", detail: error.message, rule: RULES.capability });
+    (error: McpError): CheckResult => ({ name, grade: "FAIL", detail: errorText(error), rule: RULES.capability });
 
   /** One request under the report's timeout, shown while pending: its value, or the grade of its failure. */
   const request = async <T>(
@@ -70,16 +115,20 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     run: (call: CallOptions) => Promise<T>,
     onRefused: (error: McpError) => CheckResult,
   ): Promise<{ value: T } | { failed: CheckResult }> => {
+    goOn();
     const shown = options.pending?.(name);
     const call: CallOptions = {
       timeoutMs,
       resetTimeoutOnProgress: true,
       maxTotalMs: timeoutMs * 10,
       onProgress: (p) => shown?.progress(p),
+      ...(budget !== undefined ? { signal: budget } : {}),
     };
     try {
       return { value: await run(call) };
     } catch (error) {
+      // A request cancelled because the budget ran out is no outcome of the server's.
+      goOn();
       return { failed: gradeError(name, error, onRefused) };
     } finally {
       shown?.end();
@@ -104,13 +153,13 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   const server = client.server;
   if (server === undefined) {
     record({ name: "initialize", grade: "FAIL", detail: "the client is not connected", rule: RULES.respond });
-    return tally(checks);
+    return;
   }
   record({
     name: "initialize",
     grade: "PASS",
     detail:
-      `${server.serverInfo.name} ${server.serverInfo.version}, protocol ${server.version} ` +
+      `${field(server.serverInfo.name)} ${field(server.serverInfo.version)}, protocol ${field(server.version)} ` +
       `(${server.era === "modern" ? "modern era: server/discover, stateless" : "session era: initialize"})`,
   });
   const caps = server.capabilities;
@@ -119,14 +168,14 @@ export async function runReport(client: Client, options: ReportOptions): Promise
 
   const modern = server.era === "modern";
   // 2026-07-28 has no ping; any cheap request shows the server still answers.
-  const alive = (): Promise<unknown> =>
-    modern ? client.request("server/discover", undefined, { timeoutMs: 5000 }) : client.ping({ timeoutMs: 5000 });
+  const aliveCall: CallOptions = { timeoutMs: 5000, ...(budget !== undefined ? { signal: budget } : {}) };
+  const alive = (): Promise<unknown> => (modern ? client.request("server/discover", undefined, aliveCall) : client.ping(aliveCall));
   const aliveName = modern ? "server/discover" : "ping";
   await check(
     aliveName,
     () => alive(),
     () => "answered",
-    (error) => ({ name: aliveName, grade: "FAIL", detail: error.message, rule: RULES.ping }),
+    (error) => ({ name: aliveName, grade: "FAIL", detail: errorText(error), rule: RULES.ping }),
   );
 
   // 2026-07-28 has no logging/setLevel: the level travels in every request's _meta (ClientOptions.logLevel).
@@ -149,7 +198,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (list) => `${list.length} tools`,
         (error) => gradeListRefusal("tools/list", error),
       )) ?? [];
-    for (const tool of tools) await callTool(tool);
+    for (const tool of capped(tools, max, "tools", "tools/call", record)) await callTool(tool);
     const unknown = "tools/call unknown tool";
     const outcome = await request(
       unknown,
@@ -161,7 +210,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   }
 
   async function callTool(tool: Tool): Promise<void> {
-    const name = `tools/call ${tool.name}`;
+    const name = `tools/call ${field(tool.name)}`;
     const risky = destructiveReason(tool);
     if (risky !== undefined && options.callDestructiveTools !== true) {
       record({ name, grade: "SKIP", detail: `not called: ${risky} (--call-destructive calls it)` });
@@ -202,11 +251,12 @@ export async function runReport(client: Client, options: ReportOptions): Promise
           }),
       (result) => {
         const first = result.content[0];
-        const summary = first === undefined ? "no content" : first.type === "text" ? JSON.stringify(first.text.slice(0, 60)) : first.type;
+        const summary =
+          first === undefined ? "no content" : first.type === "text" ? field(JSON.stringify(first.text.slice(0, 60))) : field(first.type);
         const task = tasks.get(tool.name);
         const failed = task?.status === "failed" ? ": a JSON-RPC error, as the failed status carries it" : "";
         const form = task?.form === "extension" ? "tasks extension" : `${SCHEMA_RELEASES.tasks} task-augmented`;
-        const how = task === undefined ? "" : `, ran as a task (${form}, final status ${task.status}${failed})`;
+        const how = task === undefined ? "" : `, ran as a task (${form}, final status ${field(task.status)}${failed})`;
         return `${result.isError === true ? "isError result" : "result"}: ${result.content.length} block(s), ${summary}${how}${note}`;
       },
       (error) => gradeToolRefusal(name, error),
@@ -221,15 +271,17 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       const result = await request(
         "progress",
         (call) => client.callTool(progressTool.name, {}, { ...call, onProgress: (p) => (call.onProgress?.(p), seen.push(p.progress)) }),
-        (error) => ({ name: "progress", grade: "WARN", detail: error.message, rule: RULES.toolErrors }),
+        (error) => ({ name: "progress", grade: "WARN", detail: errorText(error), rule: RULES.toolErrors }),
       );
       if ("failed" in result) record(result.failed);
       else if (seen.length === 0)
         record({ name: "progress", grade: "SKIP", detail: "no progress notifications were sent (they are optional, P-03)" });
-      else record({ name: "progress", grade: "PASS", detail: `${seen.length} notifications: ${seen.join(", ")}` });
+      else record({ name: "progress", grade: "PASS", detail: `${seen.length} notifications: ${field(seen.join(", "))}` });
     }
     const slowTool = tools.find((t) => t.name === "test_tool_slow");
     if (slowTool === undefined) return;
+    goOn();
+    // Cancelled by the report itself 100 ms in: the budget needs no hold on it.
     const controller = new PeerAbortController();
     const call = client.callTool(slowTool.name, { durationMs: 30_000 }, { signal: controller.signal, timeoutMs: 60_000 });
     await options.sleep(100);
@@ -238,8 +290,11 @@ export async function runReport(client: Client, options: ReportOptions): Promise
       await call;
       record({ name: "cancellation", grade: "WARN", detail: "the slow call finished instead of being cancelled", rule: RULES.cancel });
     } catch (error) {
+      goOn();
       if (!(error instanceof RequestAbortedError)) {
-        record(gradeError("cancellation", error, (e) => ({ name: "cancellation", grade: "WARN", detail: e.message, rule: RULES.cancel })));
+        record(
+          gradeError("cancellation", error, (e) => ({ name: "cancellation", grade: "WARN", detail: errorText(e), rule: RULES.cancel })),
+        );
         return;
       }
       await check(
@@ -260,14 +315,14 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (list) => `${list.length} resources`,
         (error) => gradeListRefusal("resources/list", error),
       )) ?? [];
-    for (const resource of resources) {
-      const name = `resources/read ${resource.uri}`;
+    for (const resource of capped(resources, max, "resources", "resources/read", record)) {
+      const name = `resources/read ${field(resource.uri)}`;
       await check(
         name,
         (call) => client.readResource(resource.uri, call),
         (result) =>
-          `${result.contents.length} content(s)${result.contents[0]?.mimeType !== undefined ? `, ${result.contents[0].mimeType}` : ""}`,
-        (error) => ({ name, grade: "WARN", detail: `a listed resource was refused: ${error.message}`, rule: RULES.readListed }),
+          `${result.contents.length} content(s)${result.contents[0]?.mimeType !== undefined ? `, ${field(result.contents[0].mimeType)}` : ""}`,
+        (error) => ({ name, grade: "WARN", detail: `a listed resource was refused: ${errorText(error)}`, rule: RULES.readListed }),
       );
     }
     const templates =
@@ -277,8 +332,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (list) => `${list.length} templates`,
         (error) => gradeListRefusal("resources/templates/list", error),
       )) ?? [];
-    for (const template of templates) {
-      const name = `resources/read ${template.uriTemplate}`;
+    for (const template of capped(templates, max, "templates", "resources/read", record)) {
+      const name = `resources/read ${field(template.uriTemplate)}`;
       let uri: string;
       try {
         const parsed = parseTemplate(template.uriTemplate);
@@ -295,22 +350,29 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (call) => client.readResource(uri, call),
         (error) => {
           const graded = gradeUnknownResource(name, { error }, modern);
-          return graded.grade === "PASS" ? { ...graded, detail: `${uri}: ${graded.detail} (the variables were guessed)` } : graded;
+          return graded.grade === "PASS" ? { ...graded, detail: `${field(uri)}: ${graded.detail} (the variables were guessed)` } : graded;
         },
       );
-      record("failed" in outcome ? outcome.failed : { name, grade: "PASS", detail: `${uri}: ${outcome.value.contents.length} content(s)` });
+      record(
+        "failed" in outcome
+          ? outcome.failed
+          : { name, grade: "PASS", detail: `${field(uri)}: ${outcome.value.contents.length} content(s)` },
+      );
     }
     const first = resources[0];
     if (caps.resources?.subscribe === true && first !== undefined) {
+      goOn();
       if (modern) {
+        const name = `subscriptions/listen ${field(first.uri)}`;
         try {
-          record({ name: `subscriptions/listen ${first.uri}`, grade: "PASS", detail: await listenOnce(client, first.uri, options) });
+          record({ name, grade: "PASS", detail: await listenOnce(client, first.uri, options) });
         } catch (error) {
-          record(gradeError(`subscriptions/listen ${first.uri}`, error, refusedFails(`subscriptions/listen ${first.uri}`)));
+          goOn();
+          record(gradeError(name, error, refusedFails(name)));
         }
       } else {
         await check(
-          `resources/subscribe ${first.uri}`,
+          `resources/subscribe ${field(first.uri)}`,
           async (call) => {
             await client.subscribeResource(first.uri, call);
             await client.unsubscribeResource(first.uri, call);
@@ -336,8 +398,8 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (list) => `${list.length} prompts`,
         (error) => gradeListRefusal("prompts/list", error),
       )) ?? [];
-    for (const prompt of prompts) {
-      const name = `prompts/get ${prompt.name}`;
+    for (const prompt of capped(prompts, max, "prompts", "prompts/get", record)) {
+      const name = `prompts/get ${field(prompt.name)}`;
       const args = Object.create(null) as Record<string, string>; // names come from the server
       for (const arg of prompt.arguments ?? [])
         if (arg.required === true) args[arg.name] = await completeOr({ type: "ref/prompt", name: prompt.name }, arg.name, "test");
@@ -348,7 +410,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         (error) => ({
           name,
           grade: "WARN",
-          detail: `a listed prompt was refused with its required arguments filled: ${error.message}`,
+          detail: `a listed prompt was refused with its required arguments filled: ${errorText(error)}`,
           rule: RULES.getListed,
         }),
       );
@@ -357,16 +419,24 @@ export async function runReport(client: Client, options: ReportOptions): Promise
     if (caps.completions !== undefined && withArgs !== undefined) {
       const arg = (withArgs.arguments ?? [])[0]?.name as string;
       await check(
-        `completion/complete ${withArgs.name}.${arg}`,
+        `completion/complete ${field(withArgs.name)}.${field(arg)}`,
         (call) => client.complete({ ref: { type: "ref/prompt", name: withArgs.name }, argument: { name: arg, value: "" } }, call),
         (result) => {
           const values = result.completion.values;
-          return `${values.length} value(s)${values.length > 0 ? `: ${values.slice(0, 5).join(", ")}` : ""}`;
+          return `${values.length} value(s)${
+            values.length > 0
+              ? `: ${values
+                  .slice(0, 5)
+                  .map((v) => field(v))
+                  .join(", ")}`
+              : ""
+          }`;
         },
       );
     }
   }
 
+  goOn();
   // What the engine saw the server break while all of the above ran (P-05 progress, ids, phases, ...).
   if (options.diagnostics !== undefined) record(gradeDiagnostics(options.diagnostics()));
 
@@ -377,7 +447,7 @@ export async function runReport(client: Client, options: ReportOptions): Promise
         : { name: "logging", grade: "SKIP", detail: "no log messages were sent (sending them is the server's choice)" },
     );
   }
-  return tally(checks);
+  return;
 
   /** The first completion the server offers for an argument, or a fallback. */
   async function completeOr(
@@ -387,7 +457,10 @@ export async function runReport(client: Client, options: ReportOptions): Promise
   ): Promise<string> {
     if (caps.completions === undefined) return fallback;
     try {
-      const result = await client.complete({ ref, argument: { name, value: "" } }, { timeoutMs });
+      const result = await client.complete(
+        { ref, argument: { name, value: "" } },
+        { timeoutMs, ...(budget !== undefined ? { signal: budget } : {}) },
+      );
       return result.completion.values[0] ?? fallback;
     } catch {
       return fallback;
@@ -398,6 +471,9 @@ export async function runReport(client: Client, options: ReportOptions): Promise
 /** 2026-07-28: opens a subscriptions/listen stream for one URI, waits for its acknowledgement, then cancels it. */
 async function listenOnce(client: Client, uri: string, options: ReportOptions): Promise<string> {
   const controller = new PeerAbortController();
+  // The stream may stay open up to 5 s: a spent budget ends it at once.
+  const spent = (): void => controller.abort("the run budget is spent");
+  options.signal?.addEventListener("abort", spent, { once: true });
   let acknowledged: unknown;
   const stop = client.onNotification("notifications/subscriptions/acknowledged", (params) => {
     acknowledged = params?.notifications;
@@ -428,8 +504,9 @@ async function listenOnce(client: Client, uri: string, options: ReportOptions): 
         if (!(error instanceof RequestAbortedError)) throw error;
       },
     );
-    return `acknowledged ${JSON.stringify(acknowledged)}; cancelled`;
+    return `acknowledged ${field(JSON.stringify(acknowledged))}; cancelled`;
   } finally {
     stop();
+    options.signal?.removeEventListener("abort", spent);
   }
 }

@@ -23,6 +23,7 @@ import type { Server } from "../peer/server/server.js";
 import { nodeIncoming, nodeReply } from "./http-body.js";
 import { TurnTaking } from "./http-wire.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
+import { MESSAGE_WIDTH, untrustedText } from "../codec/terminal-text.js";
 
 /** Node's clock and timers; a server's timers never hold the process open on their own. */
 const serverTimers: HttpTimers = {
@@ -31,8 +32,9 @@ const serverTimers: HttpTimers = {
   clearTimeout: (handle) => clearTimeout(handle),
 };
 
+/** The default onError: a client's request may end up in an error's message, so it is printed as untrusted text (CLI-01). */
 const stderrReport = (error: unknown): void => {
-  process.stderr.write(`mcp-engine http: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`mcp-engine http: ${untrustedText(error instanceof Error ? error.message : error, MESSAGE_WIDTH)}\n`);
 };
 
 /** The request handler and session table behind serveHttp; usable with any node:http server. */

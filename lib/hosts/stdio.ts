@@ -16,6 +16,9 @@
 //   to its requests unread (answerPacedSink): were both ends to pause on a full pipe, a burst of
 //   requests would leave each waiting on the other;
 // - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL;
+// - a spawned server gets only a small default environment taken from ours (CLI-02,
+//   lib/hosts/spawn-env.ts): secrets in our environment reach it only when the caller passes them
+//   (`env`) or asks for the whole of it (`inheritEnv`);
 // - nothing a peer does brings this process down: the peer layer's inputs do not throw (the
 //   driver reports what it catches), a broken pipe ends the connection (an "error" event with
 //   no listener would exit the process), and every promise made here settles and is handled.
@@ -34,6 +37,8 @@ import type { Server } from "../peer/server/server.js";
 import type { ServerSession } from "../peer/server/session.js";
 import { answerPacedSink, coalescedWriter, pacedSink, type CoalescedWriter } from "./stdio-writer.js";
 export { coalescedWriter, type CoalescedWriter } from "./stdio-writer.js";
+import { childEnvironment } from "./spawn-env.js";
+export { DEFAULT_ENV_POSIX, DEFAULT_ENV_WINDOWS, childEnvironment, defaultEnvironment } from "./spawn-env.js";
 
 /**
  * A PeerHost on Node: a monotonic clock, one timer, and a writer.
@@ -216,7 +221,15 @@ export function serveStdio(server: Server, options: ServeStdioOptions = {}): Ser
 export interface StdioClientOptions extends ClientOptions {
   command: string;
   args?: readonly string[];
+  /**
+   * Variables for the server, added to its default environment (defaultEnvironment: HOME,
+   * LOGNAME, PATH, SHELL, TERM, USER, or the Windows set; CLI-02), or to the whole of ours with
+   * `inheritEnv`; a variable set to undefined is removed. Nothing else of our environment
+   * reaches the server.
+   */
   env?: { [key: string]: string | undefined };
+  /** Hand the server our whole environment (then `env` on top), as a shell would. Default false: only the default set. */
+  inheritEnv?: boolean;
   cwd?: string;
   /** What to do with the server's stderr: forward it to ours (default), ignore it, or hand each chunk to a function. */
   stderr?: "inherit" | "ignore" | ((text: string) => void);
@@ -258,7 +271,11 @@ export class StdioClient {
 
   /** Spawns the server, initializes, and resolves once the session is operating. */
   static async spawn(options: StdioClientOptions): Promise<StdioClient> {
-    const child = spawn(options.command, options.args ?? [], { stdio: ["pipe", "pipe", "pipe"], env: options.env, cwd: options.cwd });
+    const child = spawn(options.command, options.args ?? [], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: childEnvironment(options.env, options.inheritEnv === true),
+      cwd: options.cwd,
+    });
     let client: Client | undefined;
     let spawnError: Error | undefined;
     let ended = false;

@@ -104,11 +104,14 @@ test("AUTH-12: private_key_jwt: a PKCS#8 PEM key imports and its signatures veri
 
 declare function btoa(data: string): string;
 
+/** The header RFC 9068 asks of an access token. */
+const AT = { typ: "at+jwt" };
+
 test("AUTH-14, AUTH-05: jwtAccessTokenVerifier: claims to AuthInfo (scope or scp, client_id, sub, aud, exp); invalid tokens are undefined", async () => {
   const { privateKey, jwk } = await keyPair("ES256");
   let jwksNow: unknown = { keys: [jwk] };
   const verify = jwtAccessTokenVerifier({ crypto: webcrypto, jwks: () => jwksNow, now: () => NOW, issuer: "https://as" });
-  const token = await signJwt(webcrypto, privateKey, "ES256", { ...claims, client_id: "c1" });
+  const token = await signJwt(webcrypto, privateKey, "ES256", { ...claims, client_id: "c1" }, AT);
   const info = await verify(token);
   assert.deepEqual(
     { ...info, claims: undefined },
@@ -122,10 +125,59 @@ test("AUTH-14, AUTH-05: jwtAccessTokenVerifier: claims to AuthInfo (scope or scp
       claims: undefined,
     },
   );
-  const scp = await verify(await signJwt(webcrypto, privateKey, "ES256", { iss: "https://as", exp: SEC + 60, scp: ["x", 1] }));
+  const scp = await verify(await signJwt(webcrypto, privateKey, "ES256", { iss: "https://as", exp: SEC + 60, scp: ["x", 1] }, AT));
   assert.deepEqual(scp?.scopes, ["x"]);
   jwksNow = { keys: [] };
   assert.equal(await verify(token), undefined, "the JWKS function is read per token (rotation)");
+});
+
+test("AUTH-14: RFC 7515 crit: a header naming an extension the verifier does not understand is refused, a malformed crit too", async () => {
+  const { privateKey, jwk } = await keyPair("ES256");
+  const opts = { crypto: webcrypto, jwks: { keys: [jwk] }, now: NOW };
+  const sign = (h: object): Promise<string> => signJwt(webcrypto, privateKey, "ES256", claims, h as { [k: string]: never });
+  const reason = async (token: string, extra: object = {}): Promise<string | undefined> => {
+    const r = await verifyJwt(token, { ...opts, ...extra });
+    return r.ok ? undefined : r.reason;
+  };
+  assert.match((await reason(await sign({ crit: ["exp-ext"], "exp-ext": true }))) ?? "", /crit names an extension/);
+  assert.match((await reason(await sign({ crit: [] }))) ?? "", /crit is not a non-empty array/);
+  assert.match((await reason(await sign({ crit: "b64" }))) ?? "", /crit is not a non-empty array/);
+  assert.match((await reason(await sign({ crit: ["alg"] }))) ?? "", /crit is malformed/, "crit may not name a registered header");
+  assert.match((await reason(await sign({ crit: ["x", "x"], x: 1 }), { criticalHeaders: ["x"] })) ?? "", /crit is malformed/);
+  assert.match((await reason(await sign({ crit: ["x"] }), { criticalHeaders: ["x"] })) ?? "", /does not understand/, "listed but absent");
+  assert.equal(await reason(await sign({ crit: ["x"], x: 1 }), { criticalHeaders: ["x"] }), undefined, "an understood extension passes");
+  assert.equal(await reason(await sign({})), undefined);
+});
+
+test("AUTH-14: RFC 7519 NumericDate: exp, nbf and iat given as strings (or any non-number) are refused", async () => {
+  const { privateKey, jwk } = await keyPair("ES256");
+  const opts = { crypto: webcrypto, jwks: { keys: [jwk] }, now: NOW };
+  const reason = async (c: object): Promise<string | undefined> => {
+    const r = await verifyJwt(await signJwt(webcrypto, privateKey, "ES256", c as { [k: string]: never }), opts);
+    return r.ok ? undefined : r.reason;
+  };
+  assert.match((await reason({ ...claims, nbf: String(SEC - 10) })) ?? "", /nbf is not a NumericDate/);
+  assert.match((await reason({ ...claims, nbf: String(SEC + 1000) })) ?? "", /nbf is not a NumericDate/);
+  assert.match((await reason({ ...claims, exp: String(SEC + 60) })) ?? "", /exp is not a NumericDate/);
+  assert.match((await reason({ ...claims, iat: "yesterday" })) ?? "", /iat is not a NumericDate/);
+  assert.match((await reason({ ...claims, iat: null })) ?? "", /iat is not a NumericDate/);
+  assert.equal(await reason({ ...claims, nbf: SEC - 10, iat: SEC - 10 }), undefined);
+});
+
+test("AUTH-14: RFC 9068 typ: an access-token verifier wants at+jwt (case-blind, application/ prefix allowed); JWT only when the host opts in", async () => {
+  const { privateKey, jwk } = await keyPair("ES256");
+  const verify = jwtAccessTokenVerifier({ crypto: webcrypto, jwks: { keys: [jwk] }, now: () => NOW });
+  const lenient = jwtAccessTokenVerifier({ crypto: webcrypto, jwks: { keys: [jwk] }, now: () => NOW, types: ["at+jwt", "JWT"] });
+  const sign = (h: object): Promise<string> => signJwt(webcrypto, privateKey, "ES256", claims, h as { [k: string]: never });
+  assert.notEqual(await verify(await sign({ typ: "at+jwt" })), undefined);
+  assert.notEqual(await verify(await sign({ typ: "application/AT+JWT" })), undefined);
+  assert.equal(await verify(await sign({ typ: "JWT" })), undefined, "typ JWT is refused by default");
+  assert.equal(await verify(await sign({})), undefined, "a token without typ is refused");
+  assert.equal(await verify(await sign({ typ: 7 })), undefined);
+  assert.notEqual(await lenient(await sign({ typ: "JWT" })), undefined, "the host named JWT");
+  assert.equal(await lenient(await sign({ typ: "dpop+jwt" })), undefined, "a DPoP proof is never an access token");
+  const r = await verifyJwt(await sign({ typ: "JWT" }), { crypto: webcrypto, jwks: { keys: [jwk] }, now: NOW, types: ["at+jwt"] });
+  assert.deepEqual(r, { ok: false, reason: "typ is not one of at+jwt" });
 });
 
 function request(headers: { [k: string]: string } = {}, url = "/mcp"): { url: string; headers: { [k: string]: string } } {

@@ -163,7 +163,7 @@ test("P-06: on a terminal: one live line with the elapsed time and the latest pr
   d.ticks[0]?.();
   assert.equal(d.out.at(-1), "\r\u001b[K... tools/call slow 1.5s");
   pending.progress({ progress: 3, total: 10, message: "copying\u001b[2J" });
-  assert.equal(d.out.at(-1), "\r\u001b[K... tools/call slow 1.5s [3/10] copying?[2J");
+  assert.equal(d.out.at(-1), "\r\u001b[K... tools/call slow 1.5s [3/10] copying\\x1b[2J");
   pending.end();
   assert.equal(d.out.at(-1), "\r\u001b[K");
   assert.equal(d.stopped, 1);

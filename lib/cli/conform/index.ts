@@ -22,6 +22,8 @@ import { StdioTarget } from "./target.js";
 import type { CaseResult } from "./types.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../rules/versions.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../rules/modern.js";
+import { MESSAGE_WIDTH, untrustedText } from "../../codec/terminal-text.js";
+import { parseEnvRequest, requestedEnvironment, type EnvRequest } from "../../hosts/spawn-env.js";
 
 const MODERN = MODERN_VERSIONS[0];
 
@@ -41,6 +43,9 @@ options:
   --format text|json|tap|junit   (default text)
   --only PREFIX            only fixtures whose id starts with PREFIX
   --timeout MS             the longest wait for one expected message (default 3000)
+  --env NAME | NAME=VALUE  pass our variable NAME to the stdio target, or set NAME to VALUE (repeatable);
+                           otherwise it gets only HOME, LOGNAME, PATH, SHELL, TERM and USER of ours
+                           (on Windows their equivalents) and the runner's MCP_CONFORM variables
 exit: 0 no unexpected failure, 1 an unexpected MUST/SHOULD failure or a stale baseline entry, 2 bad usage
 `;
 
@@ -53,6 +58,8 @@ export interface ConformArgs {
   format: Format;
   only: string | undefined;
   timeoutMs: number;
+  /** --env requests, in order: the stdio target's variables besides its default environment (CLI-02). */
+  env: EnvRequest[];
   target: { kind: "stdio"; command: string; args: string[] } | { kind: "url"; url: string } | undefined;
 }
 
@@ -65,6 +72,7 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
     format: "text",
     only: undefined,
     timeoutMs: 3000,
+    env: [],
     target: undefined,
   };
   let at = 0;
@@ -79,6 +87,7 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
     if (!word.startsWith("--")) {
       if (!/^https?:\/\//i.test(word) || at !== argv.length)
         return { ok: false, problem: `conform takes -- <command...> or one URL; got ${JSON.stringify(word)}` };
+      if (args.env.length > 0) return { ok: false, problem: `--env sets the environment of a stdio target; ${word} is not spawned` };
       args.target = { kind: "url", url: word };
       return { ok: true, args };
     }
@@ -125,6 +134,12 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
         if (!/^\d+$/.test(value) || ms <= 0)
           return { ok: false, problem: `--timeout takes a positive whole number of milliseconds; got ${JSON.stringify(value)}` };
         args.timeoutMs = ms;
+        break;
+      }
+      case "--env": {
+        const request = parseEnvRequest(value);
+        if (typeof request === "string") return { ok: false, problem: request };
+        args.env.push(request);
         break;
       }
       default:
@@ -348,6 +363,8 @@ export interface PassesOptions extends Omit<RunOptions, "profile" | "select" | "
   readonly probeMs: number;
   /** Told what each pass's probe found, or why a pass was skipped. */
   readonly warn?: (text: string) => void;
+  /** Variables for the target in every pass (--env), beneath each pass's own MCP_CONFORM_PROFILE. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -355,13 +372,13 @@ export interface PassesOptions extends Omit<RunOptions, "profile" | "select" | "
  * MCP_CONFORM_PROFILE set. A string when the target answered no probe in any pass.
  */
 export async function runStdioPasses(command: string, args: readonly string[], options: PassesOptions): Promise<CaseResult[] | string> {
-  const { profiles, probeMs, warn = () => undefined, ...run } = options;
+  const { profiles, probeMs, warn = () => undefined, env: given, ...run } = options;
   let answered = 0;
   const cases = await runPasses(
     profiles,
     options.newestOnly === true,
     async (name, select) => {
-      const env = profileEnvironment(name);
+      const env = { ...given, ...profileEnvironment(name) };
       const probed = await probeTarget(command, args, probeMs, {}, undefined, env);
       if (typeof probed === "string") return probed;
       answered++;
@@ -372,7 +389,9 @@ export async function runStdioPasses(command: string, args: readonly string[], o
       );
       const mismatch = pass.announced && published !== undefined ? capabilityMismatch(published, probed.profile.capabilities) : undefined;
       if (mismatch !== undefined)
-        warn(`profile ${name}: announced, but the target declares ${mismatch}; its cases are judged on what it declares\n`);
+        warn(
+          `profile ${name}: announced, but the target declares ${untrustedText(mismatch, MESSAGE_WIDTH)}; its cases are judged on what it declares\n`,
+        );
       return runStdioConformance(command, args, { ...run, profile: { ...probed.profile, pass }, select, env });
     },
     warn,
@@ -380,9 +399,12 @@ export async function runStdioPasses(command: string, args: readonly string[], o
   return answered === 0 ? "the target answered no initialize and no server/discover under any profile" : cases;
 }
 
-function describeTarget(probed: ProbeResult): string {
+/** The probe's findings, one line: what the target declares is quoted as untrusted text (CLI-01). */
+export function describeTarget(probed: ProbeResult): string {
   const p = probed.profile;
-  return `target: ${JSON.stringify(probed.serverInfo ?? null)} versions ${[...p.versions].join(", ") || "none"}; capabilities ${JSON.stringify(p.capabilities)}; adapter ${p.adapter === undefined ? "none" : [...p.adapter.ops].join(",")}\n`;
+  const shown = (value: unknown): string => untrustedText(JSON.stringify(value), MESSAGE_WIDTH);
+  const ops = p.adapter === undefined ? "none" : untrustedText([...p.adapter.ops].join(","), MESSAGE_WIDTH);
+  return `target: ${shown(probed.serverInfo ?? null)} versions ${[...p.versions].join(", ") || "none"}; capabilities ${shown(p.capabilities)}; adapter ${ops}\n`;
 }
 
 const corpusRoot = (): string => fileURLToPath(new URL("../../../../", import.meta.url));
@@ -420,13 +442,17 @@ export async function conformMain(argv: readonly string[], write: (text: string)
   const fixturesDir = join(corpusRoot(), "fixtures");
   const target = args.target;
   if (target === undefined) return 2;
+  // CLI-02: the target gets its default environment and what --env asks for, nothing else of ours.
+  const { env, missing } = requestedEnvironment(args.env);
+  for (const name of missing) warn(`mcp-engine conform: --env ${untrustedText(name)}: not set here, so not passed to the target\n`);
+  const withEnv = args.env.length > 0 ? { env } : {};
   let results: readonly CaseResult[];
   if (target.kind === "url") {
     // The Streamable HTTP replay (fixtures/http/, lib/cli/conform/ (http*.ts)) reports in the same shapes.
     try {
       results = await runHttpConformance(target.url, { fixturesDir });
     } catch (error) {
-      warn(`mcp-engine conform: ${error instanceof Error ? error.message : String(error)}\n`);
+      warn(`mcp-engine conform: ${untrustedText(error instanceof Error ? error.message : error, MESSAGE_WIDTH)}\n`);
       return 2;
     }
   } else if (args.profiles !== undefined) {
@@ -439,6 +465,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
       profiles: args.profiles,
       warn,
       ...only,
+      ...withEnv,
     });
     if (typeof passed === "string") {
       warn(`mcp-engine conform: ${passed}\n`);
@@ -447,7 +474,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
     results = passed;
   } else {
     const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as { profiles?: Record<string, unknown> };
-    const probed = await probeTarget(target.command, target.args, args.timeoutMs, manifest.profiles ?? {}, args.profile);
+    const probed = await probeTarget(target.command, target.args, args.timeoutMs, manifest.profiles ?? {}, args.profile, withEnv.env);
     if (typeof probed === "string") {
       warn(`mcp-engine conform: ${probed}\n`);
       return 2;
@@ -459,6 +486,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
       timeoutMs: args.timeoutMs,
       profile: probed.profile,
       ...(args.only !== undefined ? { only: args.only } : {}),
+      ...withEnv,
     });
   }
   const judged = applyBaseline(results, baseline);

@@ -3,8 +3,11 @@
 //
 // Invariants: only an unexpected failure at MUST or SHOULD level makes the exit code non-zero
 // (policy and MAY findings are informative); a baseline entry whose case passes is reported
-// as stale and fails the run, so that baselines never outlive the bugs they excuse.
+// as stale and fails the run, so that baselines never outlive the bugs they excuse. A case's
+// texts (its reason and deviations quote what the target sent) are rendered, in every format,
+// through the one printer for untrusted text (CLI-01): escaped, each cut at MESSAGE_WIDTH.
 
+import { MESSAGE_WIDTH, untrustedText } from "../../codec/terminal-text.js";
 import type { CaseResult } from "./types.js";
 
 export type Format = "text" | "json" | "tap" | "junit";
@@ -115,7 +118,19 @@ export function summaryLines(judged: Judged): string[] {
 
 const xml = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-export function render(judged: Judged, format: Format): string {
+/** A case as it may be printed: its free texts through the printer for untrusted text (CLI-01). */
+export function printableCase(c: CaseResult): CaseResult {
+  const shown = (text: string): string => untrustedText(text, MESSAGE_WIDTH);
+  return {
+    ...c,
+    ...(c.reason !== undefined ? { reason: shown(c.reason) } : {}),
+    ...(c.deviations !== undefined ? { deviations: c.deviations.map(shown) } : {}),
+    ...(c.expected !== undefined ? { expected: shown(c.expected) } : {}),
+  };
+}
+
+export function render(given: Judged, format: Format): string {
+  const judged: Judged = { ...given, cases: given.cases.map(printableCase) };
   const { cases } = judged;
   switch (format) {
     case "json": {

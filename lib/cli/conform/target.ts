@@ -5,8 +5,12 @@
 // Invariants: whatever the target writes (non-JSON, huge lines, nothing at all) never throws
 // here: a line that is not JSON is kept as a `malformed` entry; a line longer than MAX_LINE is
 // cut off and reported malformed; every wait has a timeout; stop() always ends the process.
+// The target's environment is the default one of a spawned server (CLI-02: HOME, PATH and
+// the like, lib/hosts/stdio.ts), the variables the runner sets, and those passed with --env;
+// nothing else of ours.
 
 import { spawn, type ChildProcess } from "node:child_process";
+import { childEnvironment } from "../../hosts/spawn-env.js";
 
 const MAX_LINE = 4 * 1024 * 1024;
 
@@ -40,7 +44,10 @@ export interface TargetOptions {
   /** Open the adapter channel on fd 3 (and tell the target with MCP_CONFORM_ADAPTER=3). */
   readonly adapter: boolean;
   readonly stderr?: (text: string) => void;
-  /** Variables set for the target besides MCP_CONFORM=1 (a pass's MCP_CONFORM_PROFILE): no env(1) wrapper needed. */
+  /**
+   * Variables set for the target besides its default environment and MCP_CONFORM=1 (a pass's
+   * MCP_CONFORM_PROFILE, those of --env): no env(1) wrapper needed.
+   */
   readonly env?: Readonly<Record<string, string>>;
 }
 
@@ -56,7 +63,7 @@ export class StdioTarget {
 
   constructor(options: TargetOptions) {
     // MCP_CONFORM=1: the target runs under the conformance runner (it may offer the profile's tools only then).
-    const env: Record<string, string | undefined> = { ...process.env, ...options.env, MCP_CONFORM: "1" };
+    const env: Record<string, string | undefined> = { ...childEnvironment(options.env, false), MCP_CONFORM: "1" };
     if (options.adapter) env.MCP_CONFORM_ADAPTER = "3";
     else delete env.MCP_CONFORM_ADAPTER;
     this.child = spawn(options.command, options.args, {
