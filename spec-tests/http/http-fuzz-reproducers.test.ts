@@ -93,3 +93,27 @@ test("HTTP-01, HTTP-02: fuzz seed 65 [bad-body]: a session-era request whose JSO
     handler.close();
   }
 });
+
+test("L-12: fuzz seed 1286 [fuzzer-error]: a resource update never throws out of notifyResourceUpdated for a session subscribed before notifications/initialized", async () => {
+  const clock = new SimClock();
+  const server = slowServer(clock);
+  const handler = createHttpHandler(server, { timers: clock.handlerTimers, onError: () => {} });
+  const session = await initialize(handler);
+  const headers = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+  // Lenient by default (ENG-03): a request before notifications/initialized is served, so the subscription holds.
+  const sub = await handler.fetch(post({ jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "file:///a" } }, headers));
+  assert.equal(sub.status, 200);
+  assert.deepEqual(((await sub.json()) as { result?: unknown }).result, {});
+  assert.doesNotThrow(() => server.notifyResourceUpdated("file:///a"));
+  // Once operating, the update reaches the session's GET stream.
+  (await handler.fetch(post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers))).body?.cancel();
+  const get = await handler.fetch(
+    new Request("http://localhost/mcp", { headers: { host: "localhost", accept: "text/event-stream", ...headers } }),
+  );
+  const reader = (get.body as ReadableStream).getReader();
+  await reader.read(); // the priming event
+  server.notifyResourceUpdated("file:///a");
+  const event = new TextDecoder().decode((await reader.read()).value);
+  assert.match(event, /"method":"notifications\/resources\/updated","params":\{"uri":"file:\/\/\/a"\}/);
+  handler.close();
+});
