@@ -31,6 +31,8 @@ export interface TargetResult {
   readonly steps: number;
   readonly config: string;
   readonly failure: (Failure & { step: number; trace: string[] }) | undefined;
+  /** What the episode reached (answers by status, SSE answers, sessions minted, ...), for the totals and the bounded test. */
+  readonly coverage: ReadonlyMap<string, number>;
 }
 
 export interface HttpEpisodeOptions {
@@ -117,6 +119,10 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
   const limit = setup.config.maxBodyBytes;
   const exchanges: Exchange[] = [];
   let inputCalls = 0;
+  const coverage = new Map<string, number>();
+  const reached = (what: string): void => {
+    coverage.set(what, (coverage.get(what) ?? 0) + 1);
+  };
 
   const expects413 = (ex: Exchange): boolean => {
     const s = ex.spec;
@@ -167,6 +173,7 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
     const contentType = res.headers.get("content-type");
     const sse = (contentType ?? "").startsWith("text/event-stream");
     const checker = sse ? new SseChecker(ex.spec.resume?.seq ?? -1, ex.spec.resume?.stream) : undefined;
+    if (sse) reached(ex.spec.resume !== undefined ? "resumed stream" : "sse answer");
     if (sse && ex.status !== 200) ep.fail("bad-sse-status", `an SSE answer with status ${ex.status} to ${ex.spec.what}`);
     const body = res.body;
     let text = "";
@@ -228,6 +235,7 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
     ex.status = status;
     const spec = ex.spec;
     ep.note(`  #${ex.n} → ${status} ${res.headers.get("content-type") ?? ""}`);
+    reached(`status ${status}`);
     if (status === 500) ep.fail("internal-500", `500 for #${ex.n} ${spec.what}`);
     else if (!TABLE_STATUSES.has(status) && !(setup.config.auth && status === 401))
       ep.fail("status-not-in-table", `status ${status} for #${ex.n} ${spec.what}`);
@@ -242,6 +250,7 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
     const sid = res.headers.get("mcp-session-id");
     if (spec.isInitialize && status === 200 && sid !== null) {
       ex.sessionId = sid;
+      reached("session minted");
       world.minted(sid, (spec.sent?.params as { protocolVersion?: string } | undefined)?.protocolVersion ?? "2025-11-25");
     }
     if (spec.method === "DELETE" && status === 200 && spec.sessionId !== undefined) world.ended(spec.sessionId);
@@ -423,6 +432,7 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
           const ex = pick(exchanges.filter((e) => e.reader !== undefined && !e.finished && !e.dropped));
           if (ex === undefined) break;
           ep.note(`drop the answer to #${ex.n}`);
+          reached("answer dropped");
           ex.dropped = true;
           ex.reader?.cancel().catch(() => undefined);
           await settle();
@@ -432,6 +442,7 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
           const ex = pick(exchanges.filter((e) => e.abort !== undefined && !e.aborted && !e.finished));
           if (ex === undefined) break;
           ep.note(`abort #${ex.n}`);
+          reached("request aborted");
           ex.aborted = true;
           ex.abort?.abort();
           await settle();
@@ -442,6 +453,7 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
           if (ex === undefined) break;
           const mode = rng.chance(0.7) ? "finish" : "error";
           ep.note(`release the body of #${ex.n}: ${mode}`);
+          reached(`stalled body released (${mode})`);
           ex.gate?.release(mode);
           await settle();
           break;
@@ -504,5 +516,6 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
     steps: ep.step,
     config: `${setup.describe}${modern}`,
     failure: ep.failure === undefined ? undefined : { ...ep.failure, step: ep.step, trace: ep.trace },
+    coverage,
   };
 }
