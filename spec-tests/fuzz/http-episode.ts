@@ -163,6 +163,12 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
       return;
     }
     checkIds(ex, value, sse);
+    for (const m of (Array.isArray(value) ? value : [value]).slice(0, 20)) {
+      const o = m as { method?: unknown; id?: unknown; result?: unknown; error?: { code?: unknown } };
+      if (typeof o?.method === "string") reached(`${o.id === undefined ? "notification" : "server request"} ${o.method}`);
+      else if (o?.result !== undefined) reached(`${ex.spec.sent !== undefined ? "2026-07-28 " : ""}result`);
+      else if (o?.error !== undefined) reached(`error ${String(o.error?.code)}`);
+    }
     const m = value as { id?: unknown; result?: { protocolVersion?: unknown } };
     if (ex.spec.isInitialize && ex.sessionId !== undefined && typeof m?.result?.protocolVersion === "string")
       world.minted(ex.sessionId, m.result.protocolVersion);
@@ -426,7 +432,7 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
           await send(world.other());
           break;
         case 4:
-          await tick(rng.pick([0, 1, 5, 10, 100, 1000, 15_000, 60_001, 600_001]));
+          await tick(rng.pick([0, 1, 5, 10, 100, 1000, 1000, 15_000, 60_001, 60_001, 600_001]));
           break;
         case 5: {
           const ex = pick(exchanges.filter((e) => e.reader !== undefined && !e.finished && !e.dropped));

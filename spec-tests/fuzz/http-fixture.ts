@@ -100,7 +100,7 @@ export function makeSetup(rng: Rng, clock: SimClock, onError: (error: unknown) =
       ? rng.pick(["both", "both", "both", "session", "modern"])
       : rng.pick(["both", "modern"])
     : rng.pick(["both", "session"]);
-  const maxBodyBytes = rng.pick([64, 512, 4096, 65_536, 4 * 1024 * 1024]);
+  const maxBodyBytes = rng.pick([64, 512, 4096, 65_536, 65_536, 4 * 1024 * 1024, 4 * 1024 * 1024, 4 * 1024 * 1024]);
   const legacy = rng.chance(0.15);
   const corsOrigin = rng.chance(0.2) ? rng.pick(["https://app.example", "http://localhost:5173"]) : undefined;
   const auth = rng.chance(0.15);
@@ -114,7 +114,7 @@ export function makeSetup(rng: Rng, clock: SimClock, onError: (error: unknown) =
     maxBodyBytes,
     sessionId: () => `fz-${tag}-${(counter++).toString(36)}`,
     ...(rng.chance(0.4) ? { maxSessions: rng.pick([1, 2, 5]) } : {}),
-    ...(rng.chance(0.5) ? { sessionIdleMs: rng.pick([50, 1000, 60_000]) } : {}),
+    ...(rng.chance(0.5) ? { sessionIdleMs: rng.pick([200, 1000, 60_000]) } : {}),
     ...(rng.chance(0.3) ? { responseMode: "sse" as const } : {}),
     ...(rng.chance(0.1) ? { getStream: false } : {}),
     ...(rng.chance(0.4) ? { keepAliveMs: rng.pick([0, 50, 1000]) } : {}),

@@ -69,6 +69,8 @@ export interface RequestSpec {
 interface Session {
   readonly id: string;
   version: string;
+  /** notifications/initialized was sent (a real client sends it first). */
+  initialized: boolean;
 }
 
 class Pool<T> {
@@ -108,6 +110,8 @@ export class HttpWorld {
   readonly legacyUris = new Pool<string>();
   readonly requestStates = new Pool<{ state: string; keys: string[]; method: string; params: Json }>();
   private nextId = 1;
+  /** The session the message being made goes to. */
+  private sessionFor: string | undefined;
   /** Whether the last body encode() made is the JSON value it was given. */
   private intact = true;
 
@@ -135,7 +139,7 @@ export class HttpWorld {
   private host(): Choice<string> {
     return pickChoice(
       this.rng,
-      0.95,
+      0.97,
       ["localhost", "localhost:3000", "127.0.0.1", "127.0.0.1:8080", "[::1]", "[::1]:9", "LOCALHOST"],
       ["evil.example", "localhost.evil.example", "localhost:abc", "[::1", "127.0.0.2", "", " "],
     );
@@ -144,7 +148,7 @@ export class HttpWorld {
   private origin(): Choice<string | undefined> {
     const good: (string | undefined)[] = [undefined, undefined, "http://localhost:3000", "http://127.0.0.1", "https://[::1]:4000"];
     if (this.config.corsOrigin !== undefined) good.push(this.config.corsOrigin);
-    return pickChoice<string | undefined>(this.rng, 0.93, good, [
+    return pickChoice<string | undefined>(this.rng, 0.97, good, [
       "https://evil.example",
       "null",
       "localhost",
@@ -163,7 +167,7 @@ export class HttpWorld {
         )
       : pickChoice<string | undefined>(
           this.rng,
-          0.93,
+          0.96,
           ["application/json, text/event-stream", "text/event-stream, application/json", "application/json;q=1, text/event-stream;q=0.5"],
           [undefined, "application/json", "text/event-stream", "*/*", ""],
         );
@@ -172,7 +176,7 @@ export class HttpWorld {
   private contentType(): Choice<string | undefined> {
     return pickChoice<string | undefined>(
       this.rng,
-      0.94,
+      0.96,
       ["application/json", "application/json; charset=utf-8", "APPLICATION/JSON"],
       [undefined, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""],
     );
@@ -218,8 +222,14 @@ export class HttpWorld {
   /** A request of the fixture's server (fixture.ts): its tools, resources, prompts and the methods around them. */
   private fixtureCall(modern: boolean): { method: string; params: { [k: string]: Json } } {
     const rng = this.rng;
-    const tool = (name: string, args: { [k: string]: Json }) => ({ method: "tools/call", params: { name, arguments: args } });
-    switch (rng.int(16)) {
+    // A progress token sometimes, so that progress notifications flow.
+    const tool = (name: string, args: { [k: string]: Json }): { method: string; params: { [k: string]: Json } } => ({
+      method: "tools/call",
+      params: rng.chance(0.3) ? { name, arguments: args, _meta: { progressToken: `pt${this.nextId}` } } : { name, arguments: args },
+    });
+    const r = rng.int(20);
+    if (r >= 16) return tool(rng.pick(["ask", "sample", "chatty", "slow"]), { n: 3, ms: 10 });
+    switch (r) {
       case 0:
         return tool("slow", { ms: rng.pick([1, 10, 100, 1000, 30_000]) });
       case 1:
@@ -438,6 +448,7 @@ export class HttpWorld {
       } else {
         sessionId = rng.chance(0.95) ? session.id : rng.pick([...this.deadSessions.items, "nope", "fz-00000000-0"]);
         versionHeader = rng.chance(0.8) ? session.version : rng.chance(0.5) ? undefined : rng.pick([MODERN, "1.0", "2025-13-01"]);
+        this.sessionFor = sessionId;
         value = this.sessionMessage(r, ids);
         what = `session ${Array.isArray(value) ? `batch of ${value.length}` : String((value as { method?: Json })?.method ?? "answer")}`;
       }
@@ -476,7 +487,8 @@ export class HttpWorld {
     };
   }
 
-  private sessionMessage(r: number, ids: (string | number)[]): Json {
+  private sessionMessage(pick: number, ids: (string | number)[]): Json {
+    let r = pick;
     const rng = this.rng;
     const request = (): Json => {
       const call = this.fixtureCall(false);
@@ -484,10 +496,18 @@ export class HttpWorld {
       ids.push(id);
       return { jsonrpc: "2.0", id, method: call.method, params: call.params };
     };
-    if (r < 5) return { jsonrpc: "2.0", method: "notifications/initialized" };
+    // The server asked something on this session: answer it often (elicitation and sampling round trips).
+    if (this.serverRequests.items.some((q) => q.session === this.sessionFor) && rng.chance(0.4)) r = 11;
+    const session = this.sessions.items.find((x) => x.id === this.sessionFor);
+    if (session !== undefined && !session.initialized && rng.chance(0.8)) r = 0;
+    if (r < 5) {
+      if (session !== undefined) session.initialized = true;
+      return { jsonrpc: "2.0", method: "notifications/initialized" };
+    }
     if (r < 11) return request();
     if (r < 13) {
-      const asked = this.serverRequests.pick(rng);
+      const mine = this.serverRequests.items.filter((q) => q.session === this.sessionFor);
+      const asked = mine.length > 0 && rng.chance(0.9) ? rng.pick(mine) : this.serverRequests.pick(rng);
       const id = asked?.id ?? rng.pick([0, 1, "x"]);
       return rng.chance(0.8)
         ? { jsonrpc: "2.0", id, result: asked?.method === "elicitation/create" ? { action: "accept", content: {} } : {} }
@@ -645,7 +665,7 @@ export class HttpWorld {
   /** A session minted by an initialize answer. */
   minted(id: string, version: string): void {
     if (this.sessions.items.some((s) => s.id === id)) return;
-    this.sessions.add({ id, version });
+    this.sessions.add({ id, version, initialized: false });
   }
 
   ended(id: string): void {
