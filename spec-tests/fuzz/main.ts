@@ -23,8 +23,8 @@ function arg(name: string, fallback: number): number {
   return value;
 }
 
-function text(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
+function text(flag: string): string | undefined {
+  const i = process.argv.indexOf(flag);
   return i === -1 ? undefined : process.argv[i + 1];
 }
 
@@ -47,7 +47,7 @@ interface Outcome {
   readonly coverage?: ReadonlyMap<string, number>;
 }
 
-const targetArg = text("target") ?? "all";
+const targetArg = text("--target") ?? "all";
 if (targetArg !== "all" && !TARGETS.includes(targetArg as Target)) throw new RangeError(`--target is one of ${TARGETS.join(", ")} or all`);
 const targets: readonly Target[] = targetArg === "all" ? TARGETS : [targetArg as Target];
 const calls = arg("calls", 0);
@@ -57,7 +57,7 @@ const steps = process.argv.includes("--steps") ? arg("steps", 60) : undefined;
 const floodChance = arg("flood", 0.02);
 const verbose = process.argv.includes("--verbose");
 const showCoverage = process.argv.includes("--coverage");
-for (const kind of (text("ignore") ?? "").split(",")) if (kind !== "") ignoredKinds.add(kind);
+for (const kind of (text("--ignore") ?? "").split(",")) if (kind !== "") ignoredKinds.add(kind);
 
 const runners: Record<Target, (seed: number) => Outcome | Promise<Outcome>> = {
   engine: (s) => runEpisode(s, { maxSteps: steps ?? 60, floodChance }),
