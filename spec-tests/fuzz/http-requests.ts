@@ -11,9 +11,9 @@
 import type { Rng } from "./prng.js";
 import type { Corpus } from "./corpus.js";
 import { clone, mutateValue, PROTO_NAMES, setMember, type Json } from "./mutate.js";
+import { bodySpec, encodeBody, type BodySpec } from "./http-bodies.js";
 
 const POOL_MAX = 32;
-const encoder = new TextEncoder();
 
 export const SESSION_ERA = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const;
 export const MODERN = "2026-07-28";
@@ -27,17 +27,6 @@ export interface HttpConfig {
   readonly legacy: boolean;
   readonly corsOrigin: string | undefined;
   readonly auth: boolean;
-}
-
-export interface BodySpec {
-  readonly bytes: Uint8Array;
-  readonly as: "string" | "bytes" | "stream";
-  /** For a stream: where its chunks end (byte offsets, the last one bytes.length). */
-  readonly cuts: readonly number[];
-  /** For a stream: after this many chunks it waits until the episode releases it. */
-  readonly stallAfter: number | undefined;
-  /** For a stream: it errors instead of sending this chunk. */
-  readonly errorAt: number | undefined;
 }
 
 export interface RequestSpec {
@@ -112,7 +101,7 @@ export class HttpWorld {
   private nextId = 1;
   /** The session the message being made goes to. */
   private sessionFor: string | undefined;
-  /** Whether the last body encode() made is the JSON value it was given. */
+  /** Whether the body being made is the JSON value it was built from (encodeBody did not damage it). */
   private intact = true;
 
   constructor(
@@ -202,8 +191,6 @@ export class HttpWorld {
     if (this.rng.chance(0.05)) headers.push(["user-agent", "fuzz/1"]);
     return host.good && origin.good && authOk;
   }
-
-  // ── bodies ──────────────────────────────────────────────
 
   private initialize(version: string): Json {
     const rng = this.rng;
@@ -297,69 +284,6 @@ export class HttpWorld {
     if (rng.chance(0.1)) meta["io.modelcontextprotocol/logLevel"] = rng.pick(["debug", "error", "bogus"]);
     if (rng.chance(0.05)) delete meta[rng.pick(Object.keys(meta))];
     params._meta = meta;
-  }
-
-  /** Bytes for a JSON value, sometimes damaged the way a network or a hostile client damages them. */
-  private encode(value: Json | undefined, raw: string | undefined): Uint8Array {
-    const rng = this.rng;
-    const text = raw ?? JSON.stringify(value);
-    const bytes = encoder.encode(text);
-    this.intact = raw === undefined;
-    if (!rng.chance(0.1)) return bytes;
-    const op = rng.int(8);
-    // Padding to the limit keeps the JSON as it was; every other edit breaks it.
-    if (op !== 6) this.intact = false;
-    switch (op) {
-      case 0:
-        return bytes.subarray(0, rng.int(bytes.length + 1)); // truncated
-      case 1: {
-        const at = rng.int(bytes.length + 1);
-        const bad = rng.pick([[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf]]);
-        const out = new Uint8Array(bytes.length + bad.length);
-        out.set(bytes.subarray(0, at));
-        out.set(bad, at);
-        out.set(bytes.subarray(at), at + bad.length);
-        return out;
-      }
-      case 2:
-        return encoder.encode(`\ufeff${text}`);
-      case 3:
-        return encoder.encode(rng.pick(["", " ", "null", "[]", "{}", "1", '"x"', "[[]]", '{"jsonrpc":"2.0"}', "nul"]));
-      case 4:
-        return encoder.encode(`${text}${text}`);
-      case 5:
-        return encoder.encode(`${"[".repeat(rng.pick([100, 5000]))}${"]".repeat(rng.pick([0, 100, 5000]))}`);
-      case 6: {
-        // Right at the limit: one under, at, one over, far over.
-        const limit = this.config.maxBodyBytes;
-        const target = Math.min(rng.pick([limit - 1, limit, limit + 1, limit * 2]), 5 * 1024 * 1024 + 1);
-        if (text[0] !== "{" || target <= text.length) return bytes;
-        return encoder.encode(`{${" ".repeat(target - text.length)}${text.slice(1)}`);
-      }
-      default: {
-        const copy = bytes.slice();
-        if (copy.length > 0) copy[rng.int(copy.length)] = rng.int(256);
-        return copy;
-      }
-    }
-  }
-
-  private body(bytes: Uint8Array): BodySpec {
-    const rng = this.rng;
-    const r = rng.int(10);
-    if (r < 5) return { bytes, as: "string", cuts: [], stallAfter: undefined, errorAt: undefined };
-    if (r < 7) return { bytes, as: "bytes", cuts: [], stallAfter: undefined, errorAt: undefined };
-    const cuts: number[] = [];
-    let at = 0;
-    const style = rng.int(3);
-    while (at < bytes.length && cuts.length < 400) {
-      at = Math.min(bytes.length, at + (style === 0 ? rng.range(1, 8) : style === 1 ? rng.range(1, 512) : rng.range(1, bytes.length)));
-      cuts.push(at);
-    }
-    if (cuts.length === 0 || cuts[cuts.length - 1] !== bytes.length) cuts.push(bytes.length);
-    const stallAfter = rng.chance(0.1) ? rng.int(cuts.length + 1) : undefined;
-    const errorAt = rng.chance(0.08) ? rng.int(cuts.length + 1) : undefined;
-    return { bytes, as: "stream", cuts, stallAfter, errorAt };
   }
 
   // ── requests ────────────────────────────────────────────
@@ -456,8 +380,9 @@ export class HttpWorld {
       if (sessionId !== undefined) headers.push(["mcp-session-id", headerSafe(sessionId, rng)]);
     }
     if (rng.chance(0.03)) raw = rng.pick(["", "{", "not json", "\u0000", '{"jsonrpc":"2.0","id":1,"method":"ping"}garbage']);
-    const bytes = this.encode(value, raw);
-    const body = this.body(bytes);
+    const { bytes, intact } = encodeBody(this.rng, value, raw, this.config.maxBodyBytes);
+    this.intact = intact;
+    const body = bodySpec(this.rng, bytes);
     const declared = this.declaredLength(headers, bytes.length);
     const limit = this.config.maxBodyBytes;
     const oversize = bytes.length > limit || (declared !== undefined && Number(declared) > limit);
@@ -612,10 +537,10 @@ export class HttpWorld {
       const value = rng.chance(0.7)
         ? { jsonrpc: "2.0", id: this.freshId(), method: rng.pick(["initialize", "ping", "tools/list"]), params: {} }
         : this.corpusMessage();
-      const bytes = this.encode(value, undefined);
+      const { bytes } = encodeBody(rng, value, undefined, this.config.maxBodyBytes);
       return {
         ...this.simple("POST", rng.chance(0.9) ? uri : "/messages", headers, "legacy message", undefined, undefined, false),
-        body: this.body(bytes),
+        body: bodySpec(rng, bytes),
         oversize: bytes.length > this.config.maxBodyBytes,
       };
     }
