@@ -413,6 +413,7 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
     if (left.length > 0) ep.fail("close-leaves", `after close(): ${left.join(", ")}`);
   };
 
+  let extraTools = 0;
   const pick = <T>(items: T[]): T | undefined => (items.length === 0 ? undefined : rng.pick(items));
 
   try {
@@ -467,7 +468,7 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
         case 8: {
           const r = rng.int(3);
           ep.note(["server adds a tool", "server removes a tool", "resource updated"][r] as string);
-          if (r === 0) setup.extras.push(setup.server.tool(`extra${setup.extras.length}`, {}, () => ({ content: [] })));
+          if (r === 0) setup.extras.push(setup.server.tool(`extra${extraTools++}`, {}, () => ({ content: [] })));
           else if (r === 1) setup.extras.shift()?.remove();
           else setup.server.notifyResourceUpdated("file:///a");
           await settle();
