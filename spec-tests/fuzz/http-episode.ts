@@ -254,6 +254,15 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
     if (spec.oversize && status < 400)
       ep.fail("oversize-accepted", `status ${status} for #${ex.n} ${spec.what}, a body over ${limit} bytes`);
     const sid = res.headers.get("mcp-session-id");
+    // HTTP-03: an initialize the server accepts mints a session; no other answer carries an id.
+    if (spec.isInitialize && spec.idsKnown && status === 200 && sid === null)
+      ep.fail("initialize-without-session", `200 without Mcp-Session-Id for #${ex.n} ${spec.what}`);
+    const mayInitialize = (): boolean =>
+      spec.body !== undefined && /"method"\s*:\s*"initialize"/.test(new TextDecoder().decode(spec.body.bytes));
+    if (sid !== null && !(status === 200 && mayInitialize()))
+      ep.fail("stray-session-id", `Mcp-Session-Id ${JSON.stringify(sid)} on a ${status} to #${ex.n} ${spec.what}`);
+    if (sid !== null && !/^[\x21-\x7e]+$/.test(sid))
+      ep.fail("bad-session-id", `Mcp-Session-Id ${JSON.stringify(sid)} is not visible ASCII (HTTP-05)`);
     if (spec.isInitialize && status === 200 && sid !== null) {
       ex.sessionId = sid;
       reached("session minted");
