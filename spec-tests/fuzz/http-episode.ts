@@ -6,11 +6,13 @@
 //
 // Oracle (besides http-oracle.ts on every answer): fetch() never throws or rejects and
 // onError is never called; no 500; a body over maxBodyBytes gets 413 once nothing before the
-// read refuses it, and 413 is never given to a smaller one; after every step the sessions,
-// their streams and backlogs, the exchanges, the stores and the handler's pending timers stay
-// within their bounds; after close() nothing is left (no session, exchange, store entry or
-// timer), every request not aborted was answered and every response stream has ended; no
-// unhandled rejection. An input call is one request given to fetch().
+// read refuses it, and 413 is never given to a smaller one; an accepted initialize, and no
+// other answer, carries a visible-ASCII Mcp-Session-Id; the answers on a POST carry its
+// request ids only; after every step the sessions, their streams and backlogs, the exchanges,
+// the stores and the handler's pending timers stay within their bounds; after close() nothing
+// is left (no session, exchange, store entry or timer), every request not aborted was answered
+// and every response stream has ended; no unhandled rejection. An input call is one request
+// given to fetch().
 //
 // Invariants: an episode is a function of its seed (seeded Rng, simulated time, seeded session
 // ids); the first failure ends it and is returned with the trace of the steps before it.
@@ -203,7 +205,11 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
               if (frame.id !== undefined && ex.sessionId !== undefined) world.eventIds.add({ session: ex.sessionId, id: frame.id });
               if (frame.data !== undefined && frame.data !== "" && frame.event !== "endpoint") learnMessage(ex, frame.data, true);
             }
-            if (checker.frames.length > 256) checker.frames.splice(0, checker.frames.length), (seen = 0);
+            if (checker.frames.length > 256) {
+              // A long stream: the frames were learned from; only the checker's state (stream, last id) is needed.
+              checker.frames.length = 0;
+              seen = 0;
+            }
           } else if (!cut) {
             text += chunk;
             if (text.length > BODY_CAP) {
