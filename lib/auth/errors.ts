@@ -11,6 +11,7 @@ export class OAuthFlowError extends Error {
 
   constructor(rule: string, expected: string, got: string, oauthError?: string) {
     super(`OAuth ${rule}: expected ${expected}, got ${got}`);
+    Object.setPrototypeOf(this, new.target.prototype); // instanceof through an ES5 down-level
     this.name = "OAuthFlowError";
     this.rule = rule;
     this.expected = expected;

@@ -25,6 +25,7 @@ export class UriTemplateError extends Error {
   constructor(template: string, position: number, reason: string) {
     const shown = template.length > 80 ? `${template.slice(0, 80)}…` : template;
     super(`Invalid URI template at position ${position}: ${reason} (in ${JSON.stringify(shown)})`);
+    Object.setPrototypeOf(this, new.target.prototype); // instanceof through an ES5 down-level
     this.name = "UriTemplateError";
     this.position = position;
     this.template = template;

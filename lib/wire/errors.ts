@@ -80,6 +80,9 @@ export class LocalProtocolError extends Error {
 
   constructor(init: LocalProtocolErrorInit) {
     super(`[${init.rule}] expected ${init.expected}; got ${init.got}`);
+    // An ES5 down-level calls Error as a function, which makes a new object: restore the prototype.
+    Object.setPrototypeOf(this, new.target.prototype);
+    // A literal, not new.target.name: minifiers rename classes.
     this.name = "LocalProtocolError";
     this.rule = init.rule;
     this.expected = init.expected;
