@@ -339,6 +339,13 @@ export function errorIdentity(): string[] {
   });
 }
 
+/** The error classes' own names (Function.name): a minifier renames them, which `name` must survive. */
+export function classNames(): string[] {
+  return [LocalProtocolError, PeerError, McpError, RequestTimeoutError, RequestAbortedError, ConnectionClosedError, HttpAuthError].map(
+    (c) => c.name,
+  );
+}
+
 /** What the running engine has of the Web APIs the core may use (reported, never required). */
 export function probe(): JsonObject {
   const g = globalThis as { [name: string]: unknown };
