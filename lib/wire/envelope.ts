@@ -181,13 +181,13 @@ export interface JsonRpcRequest {
   jsonrpc: "2.0";
   id: RequestId;
   method: string;
-  params?: JsonObject;
+  params?: JsonObject | undefined;
 }
 
 export interface JsonRpcNotification {
   jsonrpc: "2.0";
   method: string;
-  params?: JsonObject;
+  params?: JsonObject | undefined;
 }
 
 export interface JsonRpcResultResponse {

@@ -64,9 +64,9 @@ export interface LocalProtocolErrorInit {
   expected: string;
   got: string;
   /** The wire code a peer would have received for the same mistake, where one exists. */
-  code?: number;
-  method?: string;
-  phase?: string;
+  code?: number | undefined;
+  method?: string | undefined;
+  phase?: string | undefined;
 }
 
 /** Thrown by engine commands when the host asks for something the protocol forbids. Nothing was queued. */

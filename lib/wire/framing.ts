@@ -27,9 +27,9 @@
 import { LineScanner, type LineFacts } from "./line-scan.js";
 import { encodeUtf8, newUtf8Decoder, type Utf8Decoder } from "./utf8.js";
 
-export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_LINE_BYTES: number = 8 * 1024 * 1024;
 /** The client's default: its input carries results, and resources/read of a large blob is common. */
-export const DEFAULT_CLIENT_MAX_LINE_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_CLIENT_MAX_LINE_BYTES: number = 32 * 1024 * 1024;
 /** Largest pending buffer kept between lines. */
 const RETAINED_BYTES = 64 * 1024;
 const BOM = [0xef, 0xbb, 0xbf] as const;
