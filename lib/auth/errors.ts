@@ -12,6 +12,7 @@ export class OAuthFlowError extends Error {
   /** `cause`: the typed error underneath, when there is one (the HTTP client's HttpBodyLimitError, HttpRedirectError). */
   constructor(rule: string, expected: string, got: string, oauthError?: string, cause?: unknown) {
     super(`OAuth ${rule}: expected ${expected}, got ${got}`);
+    Object.setPrototypeOf(this, new.target.prototype); // instanceof through an ES5 down-level
     this.name = "OAuthFlowError";
     this.rule = rule;
     this.expected = expected;

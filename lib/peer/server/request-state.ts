@@ -8,6 +8,7 @@
 // caller (`now`), never from a clock here; nothing is stored: every check is on the token.
 
 import { base64urlDecode, base64urlEncode } from "../../codec/pagination.js";
+import { decodeUtf8, encodeUtf8 } from "../../wire/utf8.js";
 
 /** The part of Web Crypto this helper uses, declared by shape (the portable layers have no DOM types). */
 export interface SubtleCryptoLike {
@@ -34,9 +35,6 @@ export interface RequestStateOptions {
 export type OpenedState<T> =
   | { readonly ok: true; readonly payload: T }
   | { readonly ok: false; readonly reason: "malformed" | "tampered" | "expired" | "other-request" };
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 function defaultSubtle(): SubtleCryptoLike {
   const subtle = (globalThis as { crypto?: { subtle?: SubtleCryptoLike } }).crypto?.subtle;
@@ -84,7 +82,7 @@ export class RequestStateSealer {
 
 /** @internal The bytes a token's MAC covers. */
 export function stateBody(payload: unknown, binding: string, expiresAt: number): Uint8Array {
-  return encoder.encode(JSON.stringify({ v: 1, b: binding, e: expiresAt, p: payload }));
+  return encodeUtf8(JSON.stringify({ v: 1, b: binding, e: expiresAt, p: payload }));
 }
 
 /** @internal A token's body and 32-byte MAC, or undefined when it is not shaped like one. */
@@ -101,7 +99,7 @@ export function splitToken(token: unknown): { readonly body: Uint8Array; readonl
 export function readStateBody<T>(body: Uint8Array, binding: string, now: number): OpenedState<T> {
   let sealed: { v?: unknown; b?: unknown; e?: unknown; p?: unknown };
   try {
-    sealed = JSON.parse(decoder.decode(body)) as typeof sealed;
+    sealed = JSON.parse(decodeUtf8(body, false)) as typeof sealed;
   } catch {
     return { ok: false, reason: "malformed" };
   }
