@@ -346,6 +346,8 @@ const OTHER_FLAGS: Readonly<Record<string, string | undefined>> = {
   "--verbose": "spec-tests/fuzz/main.ts",
   "--steps": "spec-tests/fuzz/main.ts",
   "--flood": "spec-tests/fuzz/main.ts",
+  "--long": "spec-tests/run.ts", // node dist/spec-tests/run.js --long (npm run test:long)
+  "--all": "spec-tests/run.ts",
   "--suite": undefined, // the official conformance suite (@modelcontextprotocol/conformance)
   "--requirements": undefined,
 };
