@@ -223,13 +223,14 @@ function serverStderr(write: (text: string) => void): { push(text: string): void
   };
 }
 
-/** Runs the report on a connected client, prints it, closes, and returns the exit code. */
+/** Runs the report on a connected client, prints it, closes, and returns the exit code; `ended` says what became of the server meanwhile. */
 async function printReport(
   connection: { client: Client; close(): Promise<void> },
   title: string,
   options: CliOptions,
   seen: () => readonly Diagnostic[],
   budget: AbortSignalLike,
+  ended?: () => Promise<string[]>,
 ): Promise<number> {
   const write = (text: string): void => {
     process.stdout.write(printedLines(text) + "\n");
@@ -251,6 +252,7 @@ async function printReport(
       `STOP  run budget: ${options.runTimeoutMs} ms (--run-timeout) ran out before the report was done; ` +
         "the checks above are all it made; closing the server",
     );
+  for (const line of (await ended?.()) ?? []) process.stderr.write(`${line}\n`);
   await connection.close();
   write(formatTally(counts));
   return exitCode(counts);
@@ -279,6 +281,8 @@ async function reportStdio(
   const { env, missing } = requestedEnvironment(options.env);
   for (const name of missing) process.stderr.write(`mcp-engine: --env ${untrustedText(name)}: not set here, so not passed to the server\n`);
   let connection: StdioClient;
+  /** Whether the connection closed before the report closed it: the server's doing. */
+  let closedByServer = false;
   // Connecting waits too (up to --timeout for a server that never answers): shown like a request.
   const connecting = display("connecting");
   try {
@@ -291,6 +295,9 @@ async function reportStdio(
       capabilities: referenceClientCapabilities(rootsOf(options)),
       stderr: (text) => stderr.push(text),
       onDiagnostic,
+      onClose: () => {
+        closedByServer = true;
+      },
       // Nothing here reads the child's stdout itself.
       readInPlace: true,
     });
@@ -304,8 +311,31 @@ async function reportStdio(
       for (const line of error.stderrTail) process.stdout.write(`      [server stderr] ${untrustedText(line, MESSAGE_WIDTH)}\n`);
     return 2;
   }
+  // A server that ended during the report explains the failures after that point: how, and what it last wrote.
+  const ended = async (): Promise<string[]> => {
+    if (!closedByServer) return [];
+    const child = connection.child;
+    // Its output ends a moment before its exit is known.
+    if (child.exitCode === null && child.signalCode === null)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    const { exitCode, signalCode } = child;
+    // Still running with its output closed: its own business, nothing to say of an exit.
+    if (exitCode === null && signalCode === null) return [];
+    const how = signalCode !== null ? `was killed by ${signalCode}` : `exited with code ${exitCode}`;
+    const tail = connection.stderrTail();
+    return [
+      `mcp-engine: the server ${how} during the report${tail.length > 0 ? "; the last lines of its stderr:" : ", writing nothing on stderr"}`,
+      ...tail.map((line) => `  [server stderr] ${untrustedText(line, MESSAGE_WIDTH)}`),
+    ];
+  };
   try {
-    return await printReport(connection, [command, ...args].join(" "), options, seen, budget);
+    return await printReport(connection, [command, ...args].join(" "), options, seen, budget, ended);
   } finally {
     stderr.flush();
   }

@@ -314,6 +314,7 @@ export class StdioClient {
     exited: Promise<void>,
     graceMs: number,
     private readonly out: CoalescedWriter,
+    private readonly tail: { lines(): string[] },
   ) {
     this.client = client;
     this.child = child;
@@ -379,7 +380,7 @@ export class StdioClient {
     } else child.stderr.on("data", () => undefined);
     try {
       const server = await c.connect({ timeoutMs: options.connectTimeoutMs });
-      return new StdioClient(c, child, server, exited, options.shutdownGraceMs ?? 2000, out);
+      return new StdioClient(c, child, server, exited, options.shutdownGraceMs ?? 2000, out, tail);
     } catch (error) {
       out.flush();
       const graceMs = options.shutdownGraceMs ?? 2000;
@@ -392,6 +393,11 @@ export class StdioClient {
       // A command that could not be started (ENOENT, EACCES): say so rather than "connection closed".
       throw spawnError !== undefined ? new ConnectionClosedError("initialize", spawnError.message) : error;
     }
+  }
+
+  /** The last lines of the server's stderr so far (at most 5; kept whatever `stderr` says), e.g. to show why it ended. */
+  stderrTail(): string[] {
+    return this.tail.lines();
   }
 
   /** Ends the session (S-02): close stdin, wait, SIGTERM, wait, SIGKILL. Resolves once the child exited. */

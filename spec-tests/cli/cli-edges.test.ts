@@ -225,6 +225,32 @@ test("`client --` a server killed by a signal at start, silent: the signal, and 
   );
 });
 
+/** A server that answers the handshake and lists its one tool, which, when called, says why on stderr and exits 5. */
+const DIES_ON_CALL = `
+const { Server } = await import(${JSON.stringify(new URL("../../lib/peer/server/server.js", import.meta.url).href)});
+const { serveStdio } = await import(${JSON.stringify(new URL("../../lib/hosts/stdio.js", import.meta.url).href)});
+const server = new Server({ info: { name: "fragile", version: "1" } });
+server.tool("status", { inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }, () => {
+  process.stderr.write("out of memory \\u001b[31mhere\\n", () => process.exit(5));
+  return new Promise(() => undefined);
+});
+serveStdio(server);
+`;
+
+test("`client --` a server that exits during the report: its exit code and last stderr lines after the checks", async () => {
+  const run = await runNode(
+    [MAIN, "client", "--era", "session", "--", process.execPath, "--input-type=module", "-e", DIES_ON_CALL],
+    30_000,
+  );
+  assert.equal(run.code, 1, run.stdout + run.stderr);
+  assert.match(run.stdout, /^PASS {2}initialize: fragile 1/m);
+  assert.match(run.stdout, /^FAIL {2}tools\/call status: .*connection closed/m);
+  assert.match(
+    run.stderr,
+    /^mcp-engine: the server exited with code 5 during the report; the last lines of its stderr:\n {2}\[server stderr\] out of memory \\x1b\[31mhere$/m,
+  );
+});
+
 test("StdioClient.spawn: a server that ends at start rejects with ServerExitedError (a ConnectionClosedError); one that never starts does not", async () => {
   const [command, ...args] = crashing("a\r\nb\n\n   \nlast words\n", "process.exit(7)");
   const error = await rejection(
