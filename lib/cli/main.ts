@@ -354,9 +354,12 @@ async function reportHttp(url: string, options: CliOptions): Promise<number> {
   const budget = runBudget(options.runTimeoutMs);
   try {
     connecting = display("connecting");
-    const connection = await connectHttpOrReport(url, options, (text) => process.stdout.write(text + "\n"), onDiagnostic, auth).finally(
-      () => connecting?.end(),
-    );
+    // The live line is erased before a failure is printed, not after (on a terminal it would erase the failure).
+    const failed = (text: string): void => {
+      connecting?.end();
+      process.stdout.write(text + "\n");
+    };
+    const connection = await connectHttpOrReport(url, options, failed, onDiagnostic, auth).finally(() => connecting?.end());
     if (connection === undefined) return 2;
     return await printReport(connection, url, options, seen, budget.signal);
   } finally {
