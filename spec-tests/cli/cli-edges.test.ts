@@ -330,8 +330,8 @@ test("P-06: off a terminal a pending request prints a line every 5 s while nothi
 test("P-06: `client --` a server that never answers, stderr a pipe: a 'still waiting' line every 5 s, then the timeout", async () => {
   // Reads stdin so that it ends when the client closes it; never writes a byte.
   const silent = [process.execPath, "-e", "process.stdin.resume(); process.stdin.on('end', () => process.exit(0));"];
-  const run = await runNode([MAIN, "client", "--era", "session", "--timeout", "5600", "--", ...silent], 30_000);
+  const run = await runNode([MAIN, "client", "--era", "session", "--timeout", "6500", "--", ...silent], 30_000);
   assert.equal(run.code, 2, run.stdout + run.stderr);
   assert.match(run.stderr, /^\.\.\. connecting 5\.\d+s: still waiting$/m);
-  assert.match(run.stdout, /^FAIL {2}initialize: initialize \(request \d+\) timed out: no answer or progress after 5600 ms/);
+  assert.match(run.stdout, /^FAIL {2}initialize: initialize \(request \d+\) timed out: no answer or progress after 6500 ms/);
 });

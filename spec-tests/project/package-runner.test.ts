@@ -1,6 +1,7 @@
 // The test command (spec-tests/run.ts behind `npm test` and `npm run test:long`): which files it
 // finds, the quick suite without the *.long.test.js files and --long with only them, that its
-// exit code is the run's, and that the test processes get --unhandled-rejections=strict. Node
+// exit code is the run's, that two files run at a time, and that the test processes get
+// --unhandled-rejections=strict. Node
 // 22 and later refuse `node --test DIR`, so npm test must hand node an explicit file list.
 
 import assert from "node:assert/strict";
@@ -117,6 +118,19 @@ test("the quick suite leaves out the *.long.test.js files; --long runs only them
   const none = runner(tree("no-long", { "a.test.js": PASSES }), "--long");
   assert.equal(none.code, 1);
   assert.match(none.stderr, /no \*\.long\.test\.js file under/);
+});
+
+test("run.js runs two files at a time: each of two files waits for the other to start", () => {
+  // Each writes its mark, then waits (10 s at most) for the other's: one at a time, the first would give up.
+  const meeting = (me: string, other: string): string =>
+    `const { test } = require("node:test");\nconst fs = require("node:fs");\nconst path = require("node:path");\n` +
+    `test("${me} meets ${other}", async () => {\n  fs.writeFileSync(path.join(__dirname, "${me}.mark"), "");\n` +
+    `  for (let waited = 0; !fs.existsSync(path.join(__dirname, "${other}.mark")); waited += 50) {\n` +
+    `    if (waited > 10000) throw new Error("${other} did not start while ${me} ran");\n` +
+    `    await new Promise((resolve) => setTimeout(resolve, 50));\n  }\n});\n`;
+  const run = runner(tree("together", { "a.test.js": meeting("a", "b"), "b.test.js": meeting("b", "a") }));
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /# pass 2\b/);
 });
 
 test("npm run test:long builds and runs the long files through run.js; .ci/run runs it after npm test", () => {
