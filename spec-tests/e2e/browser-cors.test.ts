@@ -129,9 +129,10 @@ async function serve(cors: readonly string[]): Promise<{ base: string; child: Ch
 
 /** Headless Chromium on `url`, in a process group of its own, with a throwaway profile; stop() kills the group. */
 function browse(url: string): { stop(): void; output(): string } {
+  const command = chromium();
   const profile = mkdtempSync(join(tmpdir(), "mcp-engine-chromium-"));
   const child = spawn(
-    chromium(),
+    command,
     [
       "--headless=new",
       "--no-sandbox", // CI runs as root
