@@ -346,10 +346,10 @@ const OTHER_FLAGS: Readonly<Record<string, string | undefined>> = {
   "--verbose": "spec-tests/fuzz/main.ts",
   "--steps": "spec-tests/fuzz/main.ts",
   "--flood": "spec-tests/fuzz/main.ts",
-  "--long": "spec-tests/run.ts", // node dist/spec-tests/run.js --long (npm run test:long)
-  "--all": "spec-tests/run.ts",
   "--suite": undefined, // the official conformance suite (@modelcontextprotocol/conformance)
   "--requirements": undefined,
+  "--long": "spec-tests/run.ts", // node dist/spec-tests/run.js --long (npm run test:long)
+  "--all": "spec-tests/run.ts",
 };
 
 const SUBCOMMANDS = new Set(["serve", "client", "conform", "demo"]);
