@@ -1,11 +1,13 @@
 // The command line of `mcp-engine`, parsed without side effects (main.ts acts on the result).
 //
 // Invariants: every option is known to the subcommand it is given to, or the whole line is
-// refused (exit 2 with the usage): nothing unknown is ever passed on, in particular never
+// refused (exit 2 with one line: the cause, a close match for a mistyped word, and "see
+// --help"; lib/codec/did-you-mean.ts): nothing unknown is ever passed on, in particular never
 // spawned as the server command. Everything after `--` is the server command, untouched;
 // without `--`, the first word that is not an option starts it.
 
 import { parseEnvRequest, type EnvRequest } from "../hosts/spawn-env.js";
+import { didYouMean } from "../codec/did-you-mean.js";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The budget of a whole client report (CLI-03): connecting, every check, up to the tally. */
@@ -17,6 +19,8 @@ export const USAGE = `usage:
                    [--legacy-sse]     and the deprecated HTTP+SSE transport at /sse and /messages
                    [--redis URL]      share sessions, stream events, tasks and keys with every node
                                       started with the same redis://host:port (several processes as one)
+                   [--cors ORIGIN]    let browser pages of ORIGIN (scheme://host[:port], or * for any)
+                                      call it cross-origin (repeatable); off without it
   mcp-engine client [options] -- <command...>
                                       spawn a stdio MCP server and report on everything it declares
   mcp-engine client [options] <url>   the same report over Streamable HTTP (or HTTP+SSE);
@@ -65,6 +69,8 @@ export interface CliOptions {
   legacySse: boolean;
   /** serve --redis redis://HOST:PORT (with --http): the shared stores. */
   redis: string | undefined;
+  /** serve --cors ORIGIN (with --http, repeatable): the origins allowed cross-origin, or "*" for any; empty: CORS off. */
+  cors: string[];
   /** client: what to report on. */
   target: Target | undefined;
 }
@@ -73,11 +79,21 @@ export type Parsed = { ok: true; options: CliOptions } | { ok: false; problem: s
 
 const REPORT_OPTIONS = new Set(["--era", "--timeout", "--run-timeout", "--root", "--call-destructive", "--env"]);
 const ALLOWED = new Map<string, Set<string>>([
-  ["serve", new Set(["--http", "--legacy-sse", "--redis"])],
+  ["serve", new Set(["--http", "--legacy-sse", "--redis", "--cors"])],
   ["client", REPORT_OPTIONS],
   ["demo", REPORT_OPTIONS],
 ]);
-const TAKES_VALUE = new Set(["--era", "--timeout", "--run-timeout", "--root", "--http", "--redis", "--env"]);
+const TAKES_VALUE = new Set(["--era", "--timeout", "--run-timeout", "--root", "--http", "--redis", "--env", "--cors"]);
+/** The subcommands, as a mistyped one is matched against them (conform parses its own line). */
+const SUBCOMMANDS = ["serve", "client", "demo", "conform", "help"];
+const EVERY_FLAG = new Set([...ALLOWED.values()].flatMap((flags) => [...flags]));
+
+/** Why `flag` is refused for `subcommand`: another subcommand's option, or a close match of one of its own. */
+function unknownOption(flag: string, subcommand: string, allowed: ReadonlySet<string>): string {
+  const owners = [...ALLOWED].filter(([, flags]) => flags.has(flag)).map(([name]) => name);
+  if (owners.length > 0) return `unknown option ${JSON.stringify(flag)} for ${subcommand}: it is an option of ${owners.join(" and ")}`;
+  return `unknown option ${JSON.stringify(flag)} for ${subcommand}${didYouMean(flag, allowed.size > 0 ? allowed : EVERY_FLAG)}`;
+}
 
 const isUrl = (word: string): boolean => /^https?:\/\//i.test(word);
 
@@ -93,6 +109,7 @@ export function parseArgs(argv: readonly string[]): Parsed {
     http: undefined,
     legacySse: false,
     redis: undefined,
+    cors: [],
     target: undefined,
   };
   const [first, ...rest] = argv;
@@ -100,7 +117,13 @@ export function parseArgs(argv: readonly string[]): Parsed {
   if (first === "--help" || first === "-h" || first === "help") return { ok: true, options };
   if (first === "--version" || first === "-V") return { ok: true, options: { ...options, command: "version" } };
   const allowed = ALLOWED.get(first);
-  if (allowed === undefined) return { ok: false, problem: `unknown subcommand ${JSON.stringify(first)}` };
+  if (allowed === undefined)
+    return {
+      ok: false,
+      problem: first.startsWith("-")
+        ? `${JSON.stringify(first)} before a subcommand: options follow it (mcp-engine client ${first} ...)${didYouMean(first, EVERY_FLAG)}`
+        : `unknown subcommand ${JSON.stringify(first)}${didYouMean(first, SUBCOMMANDS)}`,
+    };
   options.command = first as CliOptions["command"];
 
   let at = 0;
@@ -121,7 +144,7 @@ export function parseArgs(argv: readonly string[]): Parsed {
     if (word === "--version" || word === "-V") return { ok: true, options: { ...options, command: "version" } };
     const eq = word.indexOf("=");
     const flag = eq > 0 ? word.slice(0, eq) : word;
-    if (!allowed.has(flag)) return { ok: false, problem: `unknown option ${JSON.stringify(flag)} for ${first}` };
+    if (!allowed.has(flag)) return { ok: false, problem: unknownOption(flag, first, allowed) };
     let value: string | undefined;
     if (TAKES_VALUE.has(flag)) {
       value = eq > 0 ? word.slice(eq + 1) : rest[at++];
@@ -141,6 +164,13 @@ export function parseArgs(argv: readonly string[]): Parsed {
   } else if (command.length > 0) return { ok: false, problem: `${first} takes no arguments; got ${JSON.stringify(command.join(" "))}` };
   if (options.redis !== undefined && options.http === undefined)
     return { ok: false, problem: "--redis needs --http (stdio serves one client, nothing to share)" };
+  if (options.cors.length > 0 && options.http === undefined)
+    return { ok: false, problem: "--cors needs --http (a browser reaches the server only over HTTP)" };
+  if (options.cors.includes("*") && options.cors.length > 1)
+    return {
+      ok: false,
+      problem: `--cors * allows every origin; it cannot be combined with ${JSON.stringify(options.cors.find((o) => o !== "*"))}`,
+    };
   return { ok: true, options };
 }
 
@@ -176,6 +206,13 @@ function apply(options: CliOptions, flag: string, value: string | undefined): st
     case "--http":
       options.http = value;
       return undefined;
+    case "--cors": {
+      const origin = corsOrigin(value as string);
+      if (origin === undefined)
+        return `--cors takes an origin, scheme://host[:port] (e.g. http://localhost:5173), or * for any; got ${JSON.stringify(value)}`;
+      if (!options.cors.includes(origin)) options.cors.push(origin);
+      return undefined;
+    }
     case "--redis":
       if (!/^redis:\/\/[^\s]+$/i.test(value ?? "")) return `--redis takes a redis://HOST:PORT URL; got ${JSON.stringify(value)}`;
       options.redis = value;
@@ -184,5 +221,21 @@ function apply(options: CliOptions, flag: string, value: string | undefined): st
       // --legacy-sse, the only other allowed flag.
       options.legacySse = true;
       return undefined;
+  }
+}
+
+/**
+ * An origin as a browser sends it in its Origin header: "*", or an http(s) URL with no path,
+ * query, fragment or credentials, written as the URL parser serializes it (lower-case scheme and
+ * host, no default port), a trailing "/" allowed. Undefined when `value` is none of these.
+ */
+export function corsOrigin(value: string): string | undefined {
+  if (value === "*") return value;
+  // Scheme, host (a name, IPv4, or [IPv6]) and port only: no credentials, path, query or fragment.
+  if (!/^https?:\/\/(\[[0-9a-f:.]+\]|[^\s/?#@:[\]\\]+)(:\d{1,5})?\/?$/i.test(value)) return undefined;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return undefined;
   }
 }

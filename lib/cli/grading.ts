@@ -15,7 +15,8 @@
 
 import { ErrorCode } from "../wire/errors.js";
 import { SCHEMA_RELEASES } from "../rules/versions.js";
-import { ConnectionClosedError, InvalidResultError, McpError, RequestTimeoutError } from "../peer/shared/errors.js";
+import { ConnectionClosedError, HttpTransportError, InvalidResultError, McpError, RequestTimeoutError } from "../peer/shared/errors.js";
+import { httpFailureLine } from "./http-failure.js";
 import { MESSAGE_WIDTH, untrustedText } from "../codec/terminal-text.js";
 
 export type Grade = "PASS" | "WARN" | "SKIP" | "FAIL";
@@ -134,8 +135,15 @@ export function exitCode(t: Tally): number {
   return t.stopped === true ? 3 : t.failed > 0 ? 1 : 0;
 }
 
-/** An error's message as the report may print it (CLI-01): peer errors and ours alike may quote the server. */
-export const errorText = (error: unknown): string => untrustedText(error instanceof Error ? error.message : error, MESSAGE_WIDTH);
+/**
+ * An error's message as the report may print it (CLI-01): peer errors and ours alike may quote
+ * the server. An HTTP failure is its status and at most one line of the body (http-failure.ts).
+ */
+export const errorText = (error: unknown): string =>
+  untrustedText(
+    error instanceof HttpTransportError ? httpFailureLine(error.message) : error instanceof Error ? error.message : error,
+    MESSAGE_WIDTH,
+  );
 const text = errorText;
 
 /**

@@ -28,19 +28,20 @@ import { connectHttpNode } from "../hosts/http-client-node.js";
 import { serveHttp } from "../hosts/http-server.js";
 import type { Client } from "../peer/client/client.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../rules/versions.js";
-import { StdioClient, serveStdio } from "../hosts/stdio.js";
+import { ServerExitedError, StdioClient, serveStdio } from "../hosts/stdio.js";
 import { requestedEnvironment } from "../hosts/spawn-env.js";
 import type { HandlerContext } from "../peer/server/server-options.js";
 import { PeerAbortController, type AbortSignalLike } from "../peer/shared/signal.js";
 import type { Root, Tool } from "../types/index.js";
 import { USAGE, parseArgs, type CliOptions } from "./args.js";
+import { usageErrorLine } from "../codec/did-you-mean.js";
 import { adapterFd, serveAdapter } from "./conform/adapter.js";
 import { conformMain } from "./conform/index.js";
 import { ANNOUNCEMENT_PREFIX, requestedProfile, serverOptionsFor } from "./conform/target-profiles.js";
 import { conformanceAuth, interactiveAuth, type CliAuth } from "./auth.js";
 import { MESSAGE_WIDTH, untrustedText } from "../codec/terminal-text.js";
 import { errorText, exitCode, formatCheck, formatDiagnostic, formatTally, type CheckResult, type Diagnostic } from "./grading.js";
-import { pendingDisplay } from "./progress.js";
+import { pendingDisplay, type Pending } from "./progress.js";
 import {
   REFERENCE_CLIENT_INFO,
   installReferenceHandlers,
@@ -106,7 +107,7 @@ async function serve(options: CliOptions): Promise<number> {
   const host = colon > 0 ? address.slice(0, colon).replace(/^\[(.*)\]$/, "$1") : "";
   const port = Number(address.slice(colon + 1));
   if (host === "" || !Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`mcp-engine serve --http: expected HOST:PORT (e.g. 127.0.0.1:3000); got ${JSON.stringify(address)}\n`);
+    process.stderr.write(usageErrorLine("serve", `--http takes HOST:PORT (e.g. 127.0.0.1:3000); got ${JSON.stringify(address)}`));
     return 2;
   }
   // --legacy-sse: also offer the deprecated HTTP+SSE transport of 2024-11-05 at /sse and /messages.
@@ -116,7 +117,9 @@ async function serve(options: CliOptions): Promise<number> {
   const onError = (error: unknown): void => {
     process.stderr.write(`mcp-engine http: ${errorText(error)}\n`);
   };
-  const served = { legacySse: options.legacySse, onError, ...node?.http };
+  // --cors: browser pages of these origins may call (lib/http/cors.ts); off without it.
+  const cors = options.cors.length === 0 ? {} : { cors: { origins: options.cors.includes("*") ? ("*" as const) : options.cors } };
+  const served = { legacySse: options.legacySse, onError, ...cors, ...node?.http };
   const running =
     runtime === "node" ? await serveHttp(server, { host, port, ...served }) : await serveOnRuntime(runtime, server, host, port, served);
   process.stderr.write(
@@ -220,13 +223,14 @@ function serverStderr(write: (text: string) => void): { push(text: string): void
   };
 }
 
-/** Runs the report on a connected client, prints it, closes, and returns the exit code. */
+/** Runs the report on a connected client, prints it, closes, and returns the exit code; `ended` says what became of the server meanwhile. */
 async function printReport(
   connection: { client: Client; close(): Promise<void> },
   title: string,
   options: CliOptions,
   seen: () => readonly Diagnostic[],
   budget: AbortSignalLike,
+  ended?: () => Promise<string[]>,
 ): Promise<number> {
   const write = (text: string): void => {
     process.stdout.write(printedLines(text) + "\n");
@@ -248,6 +252,7 @@ async function printReport(
       `STOP  run budget: ${options.runTimeoutMs} ms (--run-timeout) ran out before the report was done; ` +
         "the checks above are all it made; closing the server",
     );
+  for (const line of (await ended?.()) ?? []) process.stderr.write(`${line}\n`);
   await connection.close();
   write(formatTally(counts));
   return exitCode(counts);
@@ -276,6 +281,10 @@ async function reportStdio(
   const { env, missing } = requestedEnvironment(options.env);
   for (const name of missing) process.stderr.write(`mcp-engine: --env ${untrustedText(name)}: not set here, so not passed to the server\n`);
   let connection: StdioClient;
+  /** Whether the connection closed before the report closed it: the server's doing. */
+  let closedByServer = false;
+  // Connecting waits too (up to --timeout for a server that never answers): shown like a request.
+  const connecting = display("connecting");
   try {
     connection = await StdioClient.spawn({
       ...clientOptions(options),
@@ -286,16 +295,47 @@ async function reportStdio(
       capabilities: referenceClientCapabilities(rootsOf(options)),
       stderr: (text) => stderr.push(text),
       onDiagnostic,
+      onClose: () => {
+        closedByServer = true;
+      },
       // Nothing here reads the child's stdout itself.
       readInPlace: true,
     });
+    connecting.end();
   } catch (error) {
+    connecting.end();
     stderr.flush();
     process.stdout.write(`FAIL  initialize: ${errorText(error)}\n`);
+    // A server that ended at start: what it last wrote is the cause, so the report shows it too.
+    if (error instanceof ServerExitedError)
+      for (const line of error.stderrTail) process.stdout.write(`      [server stderr] ${untrustedText(line, MESSAGE_WIDTH)}\n`);
     return 2;
   }
+  // A server that ended during the report explains the failures after that point: how, and what it last wrote.
+  const ended = async (): Promise<string[]> => {
+    if (!closedByServer) return [];
+    const child = connection.child;
+    // Its output ends a moment before its exit is known.
+    if (child.exitCode === null && child.signalCode === null)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    const { exitCode, signalCode } = child;
+    // Still running with its output closed: its own business, nothing to say of an exit.
+    if (exitCode === null && signalCode === null) return [];
+    const how = signalCode !== null ? `was killed by ${signalCode}` : `exited with code ${exitCode}`;
+    const tail = connection.stderrTail();
+    return [
+      `mcp-engine: the server ${how} during the report${tail.length > 0 ? "; the last lines of its stderr:" : ", writing nothing on stderr"}`,
+      ...tail.map((line) => `  [server stderr] ${untrustedText(line, MESSAGE_WIDTH)}`),
+    ];
+  };
   try {
-    return await printReport(connection, [command, ...args].join(" "), options, seen, budget);
+    return await printReport(connection, [command, ...args].join(" "), options, seen, budget, ended);
   } finally {
     stderr.flush();
   }
@@ -305,10 +345,21 @@ async function reportStdio(
 async function reportHttp(url: string, options: CliOptions): Promise<number> {
   const { onDiagnostic, seen } = diagnostics();
   // OAuth: a protected server's 401 sends the user to a browser; the redirect comes back to a loopback listener.
-  const auth = await interactiveAuth((text) => process.stderr.write(text + "\n"));
+  // Connecting waits too: shown like a request, its live line ended before the OAuth flow speaks.
+  let connecting: Pending | undefined;
+  const auth = await interactiveAuth((text) => {
+    connecting?.end();
+    process.stderr.write(text + "\n");
+  });
   const budget = runBudget(options.runTimeoutMs);
   try {
-    const connection = await connectHttpOrReport(url, options, (text) => process.stdout.write(text + "\n"), onDiagnostic, auth);
+    connecting = display("connecting");
+    // The live line is erased before a failure is printed, not after (on a terminal it would erase the failure).
+    const failed = (text: string): void => {
+      connecting?.end();
+      process.stdout.write(text + "\n");
+    };
+    const connection = await connectHttpOrReport(url, options, failed, onDiagnostic, auth).finally(() => connecting?.end());
     if (connection === undefined) return 2;
     return await printReport(connection, url, options, seen, budget.signal);
   } finally {
@@ -484,14 +535,16 @@ async function main(argv: readonly string[]): Promise<number> {
       (text) => process.stderr.write(printedLines(text)),
     );
   const parsed = parseArgs(argv);
+  // One line, the cause first; the usage is for --help.
+  const subcommand = argv[0] !== undefined && ["serve", "client", "demo"].includes(argv[0]) ? argv[0] : undefined;
   if (!parsed.ok) {
-    process.stderr.write(`${USAGE}\nmcp-engine: ${parsed.problem}\n`);
+    process.stderr.write(usageErrorLine(subcommand, parsed.problem));
     return 2;
   }
   const options = parsed.options;
   const problem = rootProblem(options.roots, process.cwd());
   if (problem !== undefined) {
-    process.stderr.write(`${USAGE}\nmcp-engine: ${problem}\n`);
+    process.stderr.write(usageErrorLine(subcommand, problem));
     return 2;
   }
   switch (options.command) {

@@ -3,8 +3,9 @@
 //
 // On a terminal one status line is redrawn in place (a timer ticks the clock) and erased
 // when the request settles, so it never mixes with the report on stdout. Elsewhere (a pipe,
-// a CI log) nothing is animated: one plain line per progress notification, so logs stay
-// readable and a quiet call prints nothing.
+// a CI log) nothing is animated: one plain line per progress notification, and while nothing
+// else was printed for HEARTBEAT_MS (5 s), one line saying the request is still waiting, so a
+// server that never answers is seen waiting, not silent; a call answered within 5 s prints nothing.
 //
 // The label (it may name a server's tool) and the server's progress message are printed as
 // untrusted text (CLI-01): escaped and cut, so only this display's own "\r\x1b[K" moves the cursor.
@@ -31,6 +32,8 @@ export interface Pending {
 export type PendingDisplay = (label: string) => Pending;
 
 const TICK_MS = 200;
+/** Off a terminal: the longest a pending request goes without a line. */
+export const HEARTBEAT_MS = 5000;
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -50,14 +53,25 @@ export function pendingDisplay(host: DisplayHost): PendingDisplay {
     const shown = untrustedText(label, Infinity);
     const status = (): string => `... ${shown} ${seconds(host.now() - started)}${last !== undefined ? ` ${describeProgress(last)}` : ""}`;
     if (!host.isTTY) {
+      let lastLine = started;
+      const line = (text: string): void => {
+        lastLine = host.now();
+        host.write(`${text}\n`);
+      };
+      const stop = host.every(HEARTBEAT_MS, () => {
+        // Half a period of tolerance: a progress line just before the tick stands for it.
+        if (!ended && host.now() - lastLine >= HEARTBEAT_MS / 2) line(`${status()}: still waiting`);
+      });
       return {
         progress(info) {
           if (ended) return;
           last = info;
-          host.write(`${status()}\n`);
+          line(status());
         },
         end() {
+          if (ended) return;
           ended = true;
+          stop();
         },
       };
     }

@@ -16,6 +16,9 @@
 //   to its requests unread (answerPacedSink): were both ends to pause on a full pipe, a burst of
 //   requests would leave each waiting on the other;
 // - shutdown of a spawned server follows S-02: close its stdin, wait, SIGTERM, wait, SIGKILL;
+// - a spawned server that ends before it answers the connection's first request is reported
+//   as such (ServerExitedError: its exit code or signal and the last lines of its stderr, kept
+//   whatever `stderr` says and bounded), not as a connection that merely closed;
 // - a spawned server gets only a small default environment taken from ours (CLI-02,
 //   lib/hosts/spawn-env.ts): secrets in our environment reach it only when the caller passes them
 //   (`env`) or asks for the whole of it (`inheritEnv`);
@@ -246,6 +249,56 @@ export interface StdioClientOptions extends ClientOptions {
   readInPlace?: boolean;
 }
 
+/** How much of a spawned server's stderr is kept for ServerExitedError: the last characters, and of them the last lines. */
+const STDERR_TAIL_CHARS = 8192;
+const STDERR_TAIL_LINES = 5;
+
+/**
+ * The spawned server ended before it answered `method`, the connection's first request (a
+ * crash at start, a missing module, a bad argument): how it ended and what it last wrote on
+ * stderr. A ConnectionClosedError, so code that handles a closed connection handles it too.
+ */
+export class ServerExitedError extends ConnectionClosedError {
+  /** The exit code, or null when a signal ended it. */
+  readonly exitCode: number | null;
+  /** The signal that ended it ("SIGSEGV"), or null. */
+  readonly signal: string | null;
+  /** The last lines of its stderr (at most 5, without line ends; each as written, at most 8192 characters in all). */
+  readonly stderrTail: readonly string[];
+  constructor(method: string, exitCode: number | null, signal: string | null, stderrTail: readonly string[]) {
+    super(method);
+    this.exitCode = exitCode;
+    this.signal = signal;
+    this.stderrTail = stderrTail;
+    const how = signal !== null ? `was killed by ${signal}` : `exited with code ${String(exitCode)}`;
+    const last = stderrTail.at(-1);
+    this.message =
+      `the server ${how} before it answered ${method}` +
+      (last === undefined ? "; it wrote nothing on stderr" : `; the last line of its stderr: ${JSON.stringify(last)}`);
+  }
+}
+
+/** The end of a stream of text: the last STDERR_TAIL_CHARS characters, read back as its last lines. */
+function textTail(): { push(text: string): void; lines(): string[] } {
+  let kept = "";
+  return {
+    push(text) {
+      kept = (kept + text).slice(-STDERR_TAIL_CHARS);
+    },
+    lines: () =>
+      kept
+        .split(/\r?\n/)
+        .filter((line) => line.trim() !== "")
+        .slice(-STDERR_TAIL_LINES),
+  };
+}
+
+/** "server/discover" of "server/discover: connection closed (…)": the request a ConnectionClosedError names. */
+const closedMethod = (error: ConnectionClosedError): string => {
+  const at = error.message.indexOf(": connection closed");
+  return at > 0 ? error.message.slice(0, at) : "initialize";
+};
+
 /** A client connected to a spawned stdio server. */
 export class StdioClient {
   readonly client: Client;
@@ -261,6 +314,7 @@ export class StdioClient {
     exited: Promise<void>,
     graceMs: number,
     private readonly out: CoalescedWriter,
+    private readonly tail: { lines(): string[] },
   ) {
     this.client = client;
     this.child = child;
@@ -298,6 +352,14 @@ export class StdioClient {
       child.once("exit", () => resolve());
       child.once("error", () => resolve());
     });
+    // "close": the process ended and its stdout and stderr are read to the end.
+    const closed = new Promise<void>((resolve) => {
+      child.once("close", () => resolve());
+      child.once("error", () => resolve());
+    });
+    const tail = textTail();
+    const tailDecoder = new TextDecoder();
+    child.stderr.on("data", (chunk) => tail.push(tailDecoder.decode(chunk, { stream: true })));
     const receive = (chunk: Uint8Array): void => c.driver.receiveBytes(chunk);
     const reader = readChildOutput(child.stdout, (chunk) => out.during(receive, chunk), options.readInPlace ?? false);
     reader.on("end", end);
@@ -318,13 +380,24 @@ export class StdioClient {
     } else child.stderr.on("data", () => undefined);
     try {
       const server = await c.connect({ timeoutMs: options.connectTimeoutMs });
-      return new StdioClient(c, child, server, exited, options.shutdownGraceMs ?? 2000, out);
+      return new StdioClient(c, child, server, exited, options.shutdownGraceMs ?? 2000, out, tail);
     } catch (error) {
       out.flush();
-      await stopChild(child, exited, options.shutdownGraceMs ?? 2000);
+      const graceMs = options.shutdownGraceMs ?? 2000;
+      // The connection closed with no answer: a server ending on its own says how, and what it last wrote.
+      const endedAlone = error instanceof ConnectionClosedError && (await waitFor(closed, graceMs));
+      // (A command that could not be started is said below: its "error" may come after the close.)
+      if (endedAlone && spawnError === undefined)
+        throw new ServerExitedError(closedMethod(error), child.exitCode, child.signalCode, tail.lines());
+      await stopChild(child, exited, graceMs);
       // A command that could not be started (ENOENT, EACCES): say so rather than "connection closed".
       throw spawnError !== undefined ? new ConnectionClosedError("initialize", spawnError.message) : error;
     }
+  }
+
+  /** The last lines of the server's stderr so far (at most 5; kept whatever `stderr` says), e.g. to show why it ended. */
+  stderrTail(): string[] {
+    return this.tail.lines();
   }
 
   /** Ends the session (S-02): close stdin, wait, SIGTERM, wait, SIGKILL. Resolves once the child exited. */

@@ -1,4 +1,4 @@
-// Known-bad stdio servers for spec-tests/conform/known-bad.test.ts: one correct server (this
+// Known-bad stdio servers for spec-tests/conform/known-bad.long.test.ts: one correct server (this
 // project's peer Server with the conformance profile's tools, `slow`, the trigger tools and
 // `echo`) and, with
 // --fault NAME, the same server breaking exactly one rule through a filter on its input or

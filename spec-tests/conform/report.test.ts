@@ -134,7 +134,7 @@ test("the command line: a target is required, options are checked, the command a
   }
 });
 
-test("`mcp-engine conform --help` prints the usage and exits 0; a bad line prints it on stderr and exits 2", async () => {
+test("`mcp-engine conform --help` prints the usage and exits 0; a bad line prints its cause in one line on stderr and exits 2", async () => {
   const { conformMain } = await import("../../lib/cli/conform/index.js");
   let out = "";
   let err = "";

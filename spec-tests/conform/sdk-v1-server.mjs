@@ -1,5 +1,5 @@
 // An SDK v1 McpServer (@modelcontextprotocol/sdk 1.32.2) over stdio, as an SDK user would
-// write it, for spec-tests/conform/conform-foreign.test.ts: the conformance runner replays the
+// write it, for spec-tests/conform/conform-foreign.long.test.ts: the conformance runner replays the
 // corpus against it. It offers the conformance profile's `slow` tool (FORMAT.md): a call that
 // runs until it is cancelled, or 300 ms, a plain `echo` tool, and the profile's trigger
 // tools (conform_request, conform_notify, conform_cancel, conform_progress), written with the SDK's own

@@ -1,6 +1,6 @@
 // An SDK v2 server (@modelcontextprotocol/server 2.4.0) over stdio, as an SDK user would
 // write it (serveStdio: the opening message picks the era), for
-// spec-tests/conform/conform-foreign.test.ts. Same tools as sdk-v1-server.mjs: the
+// spec-tests/conform/conform-foreign.long.test.ts. Same tools as sdk-v1-server.mjs: the
 // conformance profile's `slow` (runs until cancelled, at most 300 ms), `echo`, and the
 // trigger tools (conform_request, conform_notify, conform_cancel, conform_progress) through the SDK's own
 // server-to-client calls.

@@ -1,6 +1,7 @@
 // The published target profiles (lib/cli/conform/target-profiles.ts; fixtures/FORMAT.md
-// "Target profiles"): the manifest publishes exactly the table serve runs; each profile reaches
-// `mcp-engine serve` and changes what it declares or enforces, and serve announces it; a case
+// "Target profiles"): the manifest publishes exactly the table serve runs; profiles change what
+// `mcp-engine serve` enforces (that each reaches serve, announced, declaring and speaking what
+// the table publishes, is probed in target-profiles.long.test.ts, npm run test:long); a case
 // needing a profile is judged only in that pass and only when the target announces it; the
 // annotator names a profile only for a configuration that is exactly its settings.
 
@@ -10,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
-import { conformMain, probeTarget, runStdioPasses } from "../../lib/cli/conform/index.js";
+import { conformMain, runStdioPasses } from "../../lib/cli/conform/index.js";
 import { notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
 import { profileEnvironment } from "../../lib/cli/conform/passes.js";
 import {
@@ -23,7 +24,6 @@ import {
   type ProfileSettings,
 } from "../../lib/cli/conform/target-profiles.js";
 import { StdioTarget } from "../../lib/cli/conform/target.js";
-import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const main = join(root, "dist", "lib", "cli", "main.js");
@@ -38,39 +38,6 @@ test("the manifest publishes exactly the profiles serve runs (one table: target-
   // FORMAT.md names each of them in its table.
   const format = readFileSync(join(root, "fixtures", "FORMAT.md"), "utf8");
   for (const name of PUBLISHED_PROFILES.keys()) assert.match(format, new RegExp(`^\\| \`${name}\` \\|`, "m"), name);
-});
-
-test("each published profile reaches serve: announced, and what it declares and speaks is what the table publishes", async () => {
-  const full = await probeTarget("sh", serve, 5000, {}, undefined, profileEnvironment("full"));
-  assert.ok(typeof full !== "string", String(full));
-  for (const [name, published] of PUBLISHED_PROFILES) {
-    const probed: Awaited<ReturnType<typeof probeTarget>> =
-      name === "full" ? full : await probeTarget("sh", serve, 5000, {}, undefined, profileEnvironment(name));
-    assert.ok(typeof probed !== "string", `${name}: ${String(probed)}`);
-    assert.ok(probed.announced.has(name), `${name} announced`);
-    const expectedVersions = published.settings.versions ?? [...SESSION_VERSIONS, ...MODERN_VERSIONS];
-    // limits: the 2026-07-28 probe (a discover line over 200 bytes) is itself refused.
-    const spoken: string[] = [...probed.profile.versions].filter((v) => name !== "limits" || v !== MODERN_VERSIONS[0]);
-    assert.deepEqual(
-      spoken.sort(),
-      [...expectedVersions].filter((v) => name !== "limits" || v !== MODERN_VERSIONS[0]).sort(),
-      `${name} versions`,
-    );
-    if (published.capabilities === "all")
-      assert.deepEqual(
-        Object.keys(probed.profile.capabilities).sort(),
-        Object.keys(full.profile.capabilities).sort(),
-        `${name} capabilities`,
-      );
-    else assert.deepEqual(Object.keys(probed.profile.capabilities), Object.keys(published.capabilities), `${name} capabilities`);
-  }
-  // Without MCP_CONFORM_PROFILE (and under an unknown name) serve runs its default and announces nothing.
-  for (const env of [undefined, profileEnvironment("no-such-profile")]) {
-    const plain = await probeTarget("sh", serve, 5000, {}, undefined, env);
-    assert.ok(typeof plain !== "string");
-    assert.deepEqual(plain.announced, new Set());
-    assert.deepEqual(plain.profile.capabilities, full.profile.capabilities);
-  }
 });
 
 /** One exchange with serve under `profile`: the lines sent, the messages back (until `count` came or 3 s passed). */

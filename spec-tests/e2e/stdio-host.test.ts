@@ -14,8 +14,9 @@
 // buffer too (its pipe's handle taken over): answers many reads long arrive whole, the child's
 // "close" still follows its exit; without it, or on a stream without such a handle, stdout is
 // read through "data" events, so a tap on child.stdout sees every answer. A client pauses its
-// reading only for a server that leaves too much of our answers unread (answerPacedSink), so a
-// burst of requests megabytes larger than the pipes is answered in full.
+// reading only for a server that leaves too much of our answers unread (answerPacedSink); the
+// burst of requests megabytes larger than the pipes that shows it over real pipes is in
+// stdio-burst.long.test.ts (npm run test:long).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -502,26 +503,6 @@ test("readChildOutput: without inPlace, or on a stream without a libuv handle th
     );
   }
 });
-
-for (const readInPlace of [false, true]) {
-  test(`StdioClient${readInPlace ? " with readInPlace" : ""}: 30,000 calls of 250 bytes made together (megabytes more than the pipes hold) are all answered, in order; neither end waits on the other`, async () => {
-    const remote = await StdioClient.spawn({
-      command: process.execPath,
-      args: ["--input-type=module", "-e", BIG_ANSWERS],
-      info: { name: "t", version: "1" },
-      readInPlace,
-      defaultTimeoutMs: 60_000,
-    });
-    try {
-      const pad = "y".repeat(240);
-      const calls = Array.from({ length: 30_000 }, (_, i) => remote.client.callTool("echo", { text: `${i}${pad}` }));
-      const answers = await withTimeout(Promise.all(calls), 45_000, "30,000 echo calls");
-      assert.ok(answers.every((answer, i) => (answer.content[0] as { text: string }).text === `${i}${pad}`));
-    } finally {
-      await remote.close();
-    }
-  });
-}
 
 test("answerPacedSink: the caller's own writes never pause the input, refused or not; the server's past the bound pause it once, until the stream has taken enough of them", () => {
   const events: string[] = [];

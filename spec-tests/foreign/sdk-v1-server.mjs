@@ -1,5 +1,5 @@
 // A small server written with the official TypeScript SDK v1 (McpServer over stdio), for
-// spec-tests/e2e/cli-foreign.test.ts: `mcp-engine client` must grade it without a FAIL.
+// spec-tests/e2e/cli-foreign.long.test.ts: `mcp-engine client` must grade it without a FAIL.
 //
 // It registers what trips a generic client: a tool whose parameter is an integer with
 // bounds, a destructive tool (which the report must not call unless asked, and which records

@@ -352,6 +352,8 @@ const OTHER_FLAGS: Readonly<Record<string, string | undefined>> = {
   "--coverage": "spec-tests/fuzz/main.ts",
   "--suite": undefined, // the official conformance suite (@modelcontextprotocol/conformance)
   "--requirements": undefined,
+  "--long": "spec-tests/run.ts", // node dist/spec-tests/run.js --long (npm run test:long)
+  "--all": "spec-tests/run.ts",
 };
 
 const SUBCOMMANDS = new Set(["serve", "client", "conform", "demo"]);

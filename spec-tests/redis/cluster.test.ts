@@ -2,7 +2,7 @@
 // session era round robin, an elicitation answered on another node, an SSE stream resumed
 // on another node after its node was killed, a listen stream hearing a change made
 // elsewhere, a task steered from three nodes. The soak and the Redis restart are in
-// soak.test.ts. Nodes are the CLI's `serve --http --redis` (its own Redis client) and, for
+// soak.long.test.ts. Nodes are the CLI's `serve --http --redis` (its own Redis client) and, for
 // the resumed stream, node.ts (node-redis as an application passes it).
 
 import { test } from "node:test";

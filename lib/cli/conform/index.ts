@@ -24,6 +24,7 @@ import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../rules/versions.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../rules/modern.js";
 import { MESSAGE_WIDTH, untrustedText } from "../../codec/terminal-text.js";
 import { parseEnvRequest, requestedEnvironment, type EnvRequest } from "../../hosts/spawn-env.js";
+import { didYouMean, usageErrorLine } from "../../codec/did-you-mean.js";
 
 const MODERN = MODERN_VERSIONS[0];
 
@@ -48,6 +49,9 @@ options:
                            (on Windows their equivalents) and the runner's MCP_CONFORM variables
 exit: 0 no unexpected failure, 1 an unexpected MUST/SHOULD failure or a stale baseline entry, 2 bad usage
 `;
+
+/** The options conform accepts, for the close match of a mistyped one. */
+const CONFORM_FLAGS = ["--role", "--profile", "--profiles", "--baseline", "--format", "--only", "--timeout", "--env", "--help"];
 
 export interface ConformArgs {
   role: "server" | "client";
@@ -143,7 +147,7 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
         break;
       }
       default:
-        return { ok: false, problem: `unknown option ${JSON.stringify(word)} for conform` };
+        return { ok: false, problem: `unknown option ${JSON.stringify(word)} for conform${didYouMean(word, CONFORM_FLAGS)}` };
     }
   }
   return { ok: false, problem: "conform needs a target: -- <command...> or a URL" };
@@ -419,7 +423,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
   }
   const parsed = parseConformArgs(argv);
   if (!parsed.ok) {
-    warn(`${CONFORM_USAGE}mcp-engine conform: ${parsed.problem}\n`);
+    warn(usageErrorLine("conform", parsed.problem));
     return 2;
   }
   const args = parsed.args;
