@@ -33,12 +33,13 @@
 
 import { sha256 } from "../codec/sha256.js";
 import { bearerChallenge, unionScopes } from "./challenge.js";
-import { base64Encode, base64urlEncode, formEncode, parseHttpUrl, queryOf, utf8, withQuery } from "./encoding.js";
+import { base64Encode, base64urlEncode, formEncode, parseHttpUrl, parseQuery, queryOf, utf8, withQuery } from "./encoding.js";
 import { OAuthFlowError } from "./errors.js";
 import {
   authorizationServerMetadataUrls,
   canonicalResource,
   defaultEndpoints,
+  discoverable,
   protectedResourceMetadataUrls,
   readAuthorizationServerMetadata,
   readProtectedResourceMetadata,
@@ -269,8 +270,9 @@ export class AuthFlow {
   /** The URL the authorization server sent the browser back to (with code, state, iss or error). */
   redirected(callbackUrl: string): AuthStep {
     if (this.waiting !== "redirect") return this.fail("flow-misuse", `an input for step ${this.waiting}`, "a redirect");
-    const query = queryOf(callbackUrl);
-    if (query === undefined) return this.fail("redirect", "an absolute http(s) callback URL", callbackUrl.slice(0, 200));
+    const query = this.callbackQuery(callbackUrl);
+    if (query === undefined)
+      return this.fail("redirect", `a callback URL at the redirect URI ${this.options.redirectUri}`, callbackUrl.slice(0, 200));
     // AUTH-03: the state binds the answer to this flow (RFC 9700 4.7); it is checked before anything else is trusted.
     if (query.get("state") !== this.state)
       return this.fail("state-mismatch", "the state this flow sent", query.has("state") ? "another state" : "no state");
@@ -304,13 +306,27 @@ export class AuthFlow {
     ]);
   }
 
+  /**
+   * The query of the browser's return. A private-use scheme redirect (RFC 8252 7.1,
+   * `com.example.app:/cb`) has no authority for a URL parser to anchor on: its query is what follows
+   * the exact redirect URI and "?", and any other text is refused.
+   */
+  private callbackQuery(callbackUrl: string): Map<string, string> | undefined {
+    const redirectUri = this.options.redirectUri as string;
+    if (parseHttpUrl(redirectUri) !== undefined) return queryOf(callbackUrl);
+    if (!callbackUrl.startsWith(`${redirectUri}?`)) return undefined;
+    const rest = callbackUrl.slice(redirectUri.length + 1);
+    const hash = rest.indexOf("#");
+    return parseQuery(hash >= 0 ? rest.slice(0, hash) : rest);
+  }
+
   /** The base64url JWS signature over the last `sign` step's input. */
   signed(signature: string): AuthStep {
     if (this.waiting !== "sign") return this.fail("flow-misuse", `an input for step ${this.waiting}`, "a signature");
     if (!/^[A-Za-z0-9_-]+$/.test(signature)) return this.fail("signature", "a base64url signature", "other characters");
     const form = this.pendingForm;
     form.push(["client_assertion_type", JWT_BEARER], ["client_assertion", `${this.assertionInput}.${signature}`]);
-    return this.emit("token", {
+    return this.emit(this.refreshSigning ? "refresh" : "token", {
       method: "POST",
       url: (this.metadata as AuthorizationServerMetadata).tokenEndpoint,
       headers: { "Content-Type": FORM, Accept: "application/json" },
@@ -344,9 +360,17 @@ export class AuthFlow {
     if (!resourceCovers(prm.resource, this.options.serverUrl)) {
       return this.fail("resource-mismatch", `a resource covering ${this.options.serverUrl} (RFC 9728 3.3)`, prm.resource.slice(0, 200));
     }
+    // AUTH-02: an authorization server named over an insecure transport is skipped (see `discoverable`).
+    const servers = prm.authorizationServers.filter((s) => discoverable(s, this.options.serverUrl));
+    if (servers.length === 0)
+      return this.fail(
+        "insecure-authorization-server",
+        "an authorization server at https, http on a loopback host, or the MCP server's own origin (AUTH-02)",
+        JSON.stringify(prm.authorizationServers.slice(0, 4)).slice(0, 300),
+      );
     this.resource = prm.resource;
     this.prmScopes = prm.scopesSupported;
-    this.issuer = prm.authorizationServers[0] as string;
+    this.issuer = servers[0] as string;
     this.asmQueue = authorizationServerMetadataUrls(this.issuer);
     return this.nextAsm();
   }
@@ -578,7 +602,6 @@ export class AuthFlow {
       };
       this.assertionInput = `${base64urlEncode(utf8(JSON.stringify(header)))}.${base64urlEncode(utf8(JSON.stringify(claims)))}`;
       this.pendingForm = form;
-      // The refresh of a private_key_jwt client is rare enough to share the token step.
       this.waiting = "sign";
       if (purpose === "refresh") this.refreshSigning = true;
       return { kind: "sign", alg, signingInput: this.assertionInput };

@@ -12,15 +12,21 @@
 // Invariants:
 // - a document is read from `unknown`: only fields of the right type are kept, URLs must be
 //   absolute http(s) (https, except on loopback hosts, for endpoints and issuers);
+// - metadata is fetched only from a URL `discoverable` allows: https, http on a loopback host,
+//   or the MCP server's own origin;
 // - issuer comparison is exact string equality (RFC 8414 3.3, RFC 9207 2.4): no normalization.
 
 import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { formatUrl, originOf, parseHttpUrl, type HttpUrl } from "./encoding.js";
 
-/** AUTH-02: where the protected resource metadata of `serverUrl` may be, in the order to try them. */
+/**
+ * AUTH-02: where the protected resource metadata of `serverUrl` may be, in the order to try them.
+ * The challenge's URL is taken only where `discoverable` allows it: whoever can rewrite a
+ * plain-http answer would otherwise choose the authorization server, and with it the token endpoint.
+ */
 export function protectedResourceMetadataUrls(serverUrl: string, fromChallenge?: string): string[] {
   const out: string[] = [];
-  if (fromChallenge !== undefined && parseHttpUrl(fromChallenge) !== undefined) out.push(fromChallenge);
+  if (fromChallenge !== undefined && discoverable(fromChallenge, serverUrl)) out.push(fromChallenge);
   const url = parseHttpUrl(serverUrl);
   if (url === undefined) return out;
   const path = trimSlash(url.path);
@@ -100,7 +106,23 @@ function trimSlash(path: string): string {
 /** AUTH-02: whether an endpoint URL may carry credentials: https, or http on a loopback host (development). */
 export function secureEndpoint(text: string): boolean {
   const url = parseHttpUrl(text);
-  if (url === undefined || url.fragment !== undefined) return false;
+  return url !== undefined && url.fragment === undefined && secureTransport(url);
+}
+
+/**
+ * AUTH-02: whether metadata may be fetched from a peer-named URL (a challenge's `resource_metadata`,
+ * an `authorization_servers` entry): over a transport `secureEndpoint` accepts, or on the MCP
+ * server's own origin, which the host chose and which answered the challenge anyway.
+ */
+export function discoverable(text: string, serverUrl: string): boolean {
+  const url = parseHttpUrl(text);
+  if (url === undefined) return false;
+  if (secureTransport(url)) return true;
+  const server = parseHttpUrl(serverUrl);
+  return server !== undefined && originOf(server) === originOf(url);
+}
+
+function secureTransport(url: HttpUrl): boolean {
   if (url.scheme === "https") return true;
   const host = url.authority.replace(/:\d+$/, "");
   return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host.endsWith(".localhost");
