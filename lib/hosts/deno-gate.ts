@@ -47,13 +47,32 @@ export interface GateLimits {
   readonly lingerMs: number;
 }
 
-/** Bytes moved per read: two buffers per connection, so 512 connections hold 16 MiB of them. */
-const RELAY_BUFFER = 16 * 1024;
+/**
+ * Bytes moved per read: each direction of a connection starts with a small buffer (an idle
+ * connection costs little: 512 of them hold 2 MiB of buffers) and takes the large one once a
+ * read fills it (a body or an answer in bulk).
+ */
+const RELAY_BUFFER_SMALL = 2 * 1024;
+const RELAY_BUFFER_LARGE = 32 * 1024;
 
 const TIMED_OUT = new TextEncoder().encode("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
 
 async function writeAll(conn: DenoConn, bytes: Uint8Array): Promise<void> {
   for (let offset = 0; offset < bytes.length; ) offset += await conn.write(bytes.subarray(offset));
+}
+
+/** Copies from one socket to the other until the first ends (null) or `stop()` says so (undefined); a write waits for the reader's pace. */
+async function relay(from: DenoConn, to: DenoConn, stop: () => boolean, onBytes: () => void): Promise<null | undefined> {
+  let buffer = new Uint8Array(RELAY_BUFFER_SMALL);
+  for (;;) {
+    if (stop()) return undefined;
+    const n = await from.read(buffer);
+    if (stop()) return undefined;
+    if (n === null) return null;
+    onBytes();
+    await writeAll(to, buffer.subarray(0, n));
+    if (n === buffer.length && buffer.length < RELAY_BUFFER_LARGE) buffer = new Uint8Array(RELAY_BUFFER_LARGE);
+  }
 }
 
 /** One client connection and its relay to the inner server. */
@@ -127,36 +146,38 @@ export class GatedConnection {
   }
 
   private async fromClient(): Promise<void> {
-    const buffer = new Uint8Array(RELAY_BUFFER);
     try {
-      for (;;) {
-        const n = this.closing ? null : await this.client.read(buffer);
-        if (this.closing || this.ended) return;
-        if (n === null) break;
-        if (this.inFlight === 0) {
-          this.partial = true;
-          if (this.idle) {
-            this.idle = false;
-            this.arm(this.gate.limits.headersTimeoutMs, true);
-          }
-        }
-        await writeAll(this.upstream, buffer.subarray(0, n));
-      }
+      const end = await relay(
+        this.client,
+        this.upstream,
+        () => this.closing || this.ended,
+        () => this.clientBytes(),
+      );
       // The client ended its side: so does the relay, and the answers still come back.
-      await this.upstream.closeWrite();
+      if (end === null) await this.upstream.closeWrite();
     } catch {
       this.destroy();
     }
   }
 
+  /** Bytes came from the client: with no request in flight, they are (part of) a request head. */
+  private clientBytes(): void {
+    if (this.inFlight > 0) return;
+    this.partial = true;
+    if (this.idle) {
+      this.idle = false;
+      this.arm(this.gate.limits.headersTimeoutMs, true);
+    }
+  }
+
   private async toClient(): Promise<void> {
-    const buffer = new Uint8Array(RELAY_BUFFER);
     try {
-      for (;;) {
-        const n = await this.upstream.read(buffer);
-        if (n === null) break;
-        await writeAll(this.client, buffer.subarray(0, n));
-      }
+      await relay(
+        this.upstream,
+        this.client,
+        () => this.ended,
+        () => undefined,
+      );
     } catch {
       this.destroy();
       return;
