@@ -89,9 +89,13 @@ for (const runtime of ["node", "bun", "deno"] as const satisfies readonly Attack
     try {
       const ping = await pinger(child.url);
       const before = await child.stats();
-      // Held through the whole run: one connection silent after its answer, and a quiet SSE stream of the pinger's session.
-      const [answered, stream] = await holdConnections(child.port, 2, ["answered", `stream:${ping.session}`]);
-      held.push(answered as HeldConnection, stream as HeldConnection);
+      // Held through the whole run: connections silent after a JSON and after an SSE answer, and a quiet SSE stream of the pinger's session.
+      const [answered, streamed, stream] = (await holdConnections(child.port, 3, [
+        "answered",
+        `streamed:${ping.session}`,
+        `stream:${ping.session}`,
+      ])) as [HeldConnection, HeldConnection, HeldConnection];
+      held.push(answered, streamed, stream);
 
       // ── bodies: over the limit, and too slow ──
       const [chunked, declared, slow] = await Promise.all([
@@ -123,7 +127,7 @@ for (const runtime of ["node", "bun", "deno"] as const satisfies readonly Attack
       const left = await untilClosed(quiet, expect.headerClose - (performance.now() - opened));
       const closedBy = Math.max(...quiet.map((c) => (c.closedAt ?? Infinity) - opened));
       const answered408 = quiet.filter((c) => c.holding === "drip" && /^HTTP\/1\.1 408 /.test(c.received)).length;
-      for (const connection of held.splice(2)) connection.destroy();
+      for (const connection of held.splice(3)) connection.destroy();
 
       // ── requests in flight beyond the cap: heads sent, bodies stalled ──
       const stalled = await holdConnections(child.port, LIMITS.maxConnections + 20, "stall");
@@ -134,15 +138,12 @@ for (const runtime of ["node", "bun", "deno"] as const satisfies readonly Attack
       ).length;
       const stalledLeft = await untilClosed(stalled, LIMITS.requestTimeoutMs + 2000);
       const stalled408 = stalled.filter((c) => /^HTTP\/1\.1 408 /.test(c.received)).length;
-      for (const connection of held.splice(2)) connection.destroy();
+      for (const connection of held.splice(3)) connection.destroy();
 
       // ── after an answer: the silent connection goes at the keep-alive timeout, the quiet stream stays ──
-      const answeredOpen = await untilClosed(
-        [answered as HeldConnection],
-        expect.keepAliveClose - (performance.now() - (answered as HeldConnection).openedAt),
-      );
-      const streamAge = performance.now() - (stream as HeldConnection).openedAt;
-      const streamOpen = (stream as HeldConnection).closedAt === undefined;
+      const answeredOpen = await untilClosed([answered, streamed], expect.keepAliveClose - (performance.now() - answered.openedAt));
+      const streamAge = performance.now() - stream.openedAt;
+      const streamOpen = stream.closedAt === undefined;
 
       const pings = await ping.stop();
       // A closing connection lingers a moment after its answer before it is forgotten.
@@ -161,7 +162,8 @@ for (const runtime of ["node", "bun", "deno"] as const satisfies readonly Attack
           `${stalled.length} stalled requests: ${stalledRefused} refused at once (cap on ${expect.cap}), ${stalled408} answered 408, ${stalledLeft} left open`,
       );
       t.diagnostic(
-        `${runtime}: silent after its answer: closed ${answeredOpen === 0 ? `after ${(((answered as HeldConnection).closedAt as number) - (answered as HeldConnection).openedAt).toFixed(0)} ms` : "never"}; ` +
+        `${runtime}: silent after a JSON answer: closed ${answered.closedAt === undefined ? "never" : `after ${(answered.closedAt - answered.openedAt).toFixed(0)} ms`}; ` +
+          `after an SSE answer: closed ${streamed.closedAt === undefined ? "never" : `after ${(streamed.closedAt - streamed.openedAt).toFixed(0)} ms`}; ` +
           `a quiet SSE stream: ${streamOpen ? "open" : "closed"} after ${streamAge.toFixed(0)} ms`,
       );
       t.diagnostic(
@@ -175,9 +177,10 @@ for (const runtime of ["node", "bun", "deno"] as const satisfies readonly Attack
         assert.ok(refusedAtOnce >= BEYOND, `${refusedAtOnce} of ${BEYOND} connections beyond the cap refused at once`);
         assert.ok(answered408 > 0, "a connection that sent part of a head is answered 408");
       }
-      assert.match((answered as HeldConnection).received, /^HTTP\/1\.1 400 /, "the silent connection's request was answered");
-      assert.equal(answeredOpen, 0, `a connection silent after its answer still open ${expect.keepAliveClose} ms after`);
-      assert.match((stream as HeldConnection).received, /^HTTP\/1\.1 200 [^]*text\/event-stream/i, "the GET stream opened");
+      assert.match(answered.received, /^HTTP\/1\.1 400 /, "the silent connection's request was answered");
+      assert.match(streamed.received, /^HTTP\/1\.1 200 [^]*text\/event-stream[^]*"result"/i, "the tool call was answered as an SSE stream");
+      assert.equal(answeredOpen, 0, `${answeredOpen} connections silent after their answer still open ${expect.keepAliveClose} ms after`);
+      assert.match(stream.received, /^HTTP\/1\.1 200 [^]*text\/event-stream/i, "the GET stream opened");
       assert.ok(streamOpen, `a quiet SSE stream was cut after ${streamAge.toFixed(0)} ms`);
       assert.ok(streamAge > LIMITS.keepAliveTimeoutMs + LIMITS.headersTimeoutMs, "the stream was held past both timeouts");
       assert.ok(stalledRefused >= 20, `${stalledRefused} of 20 requests beyond the cap refused at once`);

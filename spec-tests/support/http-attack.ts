@@ -305,10 +305,12 @@ export async function trickleBody(
 
 /**
  * How a held connection behaves: sends nothing, drips a header line now and then, sends a
- * request head and stalls in its body, sends one whole request (a bogus initialize, answered
- * 400) and then nothing, or opens a session's GET stream (`stream:<session id>`) and listens.
+ * request head and stalls in its body, sends one whole request and then nothing (a bogus
+ * initialize, answered 400 as JSON; or in a session, `streamed:<session id>`, a tool call
+ * answered as an SSE stream that ends), or opens a session's GET stream (`stream:<session
+ * id>`) and listens.
  */
-export type Holding = "idle" | "drip" | "stall" | "answered" | `stream:${string}`;
+export type Holding = "idle" | "drip" | "stall" | "answered" | `streamed:${string}` | `stream:${string}`;
 
 export interface HeldConnection {
   readonly holding: Holding;
@@ -354,7 +356,7 @@ export async function holdConnections(
     held.push(connection);
     if (socket === undefined) return;
     socket.on("data", (chunk) => {
-      if (connection.received.length < 1024) connection.received += decoder.decode(chunk);
+      if (connection.received.length < 4096) connection.received += decoder.decode(chunk);
     });
     socket.on("close", () => {
       connection.closedAt ??= performance.now();
@@ -365,7 +367,15 @@ export async function holdConnections(
       socket.write(`GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
       drips.add(socket);
     } else if (holding === "answered") socket.write(postRequest(port, bogusInitializeBodies()[0] as string));
-    else if (holding.startsWith("stream:"))
+    else if (holding.startsWith("streamed:")) {
+      const call = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "test_tool_with_progress", arguments: {}, _meta: { progressToken: 1 } },
+      };
+      socket.write(postRequest(port, JSON.stringify(call), `Mcp-Session-Id: ${holding.slice(9)}\r\nMcp-Protocol-Version: ${LATEST}\r\n`));
+    } else if (holding.startsWith("stream:"))
       socket.write(
         `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${holding.slice(7)}\r\nMcp-Protocol-Version: ${LATEST}\r\n\r\n`,
       );
