@@ -37,6 +37,8 @@ export interface RuntimeServer {
   readonly handler: HttpHandler;
   /** Connections open now where the runtime lets them be counted (Deno, through the gate); undefined on Bun. */
   connections(): number | undefined;
+  /** The port of the Deno.serve behind the gate (on 127.0.0.1; it refuses what does not come through the gate); undefined on Bun. */
+  readonly innerPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -129,9 +131,9 @@ function onStreamEnd(response: Response, onEnd: () => void): Response {
   return new Response(body, { status: response.status, headers: headersOf(response) });
 }
 
-function busy(limits: HttpLimits): Response {
+function busy(limits: HttpLimits, inFlight: number): Response {
   const text = JSON.stringify(
-    refusalBody("busy", `LIM-11: expected at most ${limits.maxConnections} requests in flight; this one is over`),
+    refusalBody("busy", `LIM-11: expected at most ${limits.maxConnections} requests in flight; ${inFlight} are, with this one`),
   );
   return new Response(text, {
     status: 503,
@@ -153,7 +155,8 @@ export async function serveOnBun(bun: BunGlobal, server: Server, options: HttpSe
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: async (request, bunServer) => {
       // The closest bound to a connection cap Bun allows: requests in flight (this one counted).
-      if (bunServer.pendingRequests > limits.maxConnections) return lingering(busy(limits), LINGER_MS);
+      const inFlight = bunServer.pendingRequests;
+      if (inFlight > limits.maxConnections) return lingering(busy(limits, inFlight), LINGER_MS);
       bunServer.timeout(request, 0);
       const response = await handler.fetch(request);
       if (isStream(response) && response.body !== null) return onStreamEnd(response, () => bunServer.timeout(request, idle));
@@ -167,6 +170,7 @@ export async function serveOnBun(bun: BunGlobal, server: Server, options: HttpSe
     port: served.port,
     handler,
     connections: () => undefined,
+    innerPort: undefined,
     close: async () => {
       handler.close();
       served.stop(true);
@@ -187,10 +191,14 @@ export async function serveOnDeno(deno: DenoGlobal, server: Server, options: Htt
     const connection = gate.connectionOf(info.remoteAddr.port);
     if (connection === undefined) {
       // Not through the gate (another local process found the inner port): no limits hold there, so no service.
-      return new Response(JSON.stringify(refusalBody("forbidden", "LIM-11: expected a connection through the gate")), {
-        status: 403,
-        headers: { "Content-Type": "application/json", Connection: "close" },
-      });
+      const from = `port ${String(info.remoteAddr.port)}, not one of the gate's`;
+      return new Response(
+        JSON.stringify(refusalBody("forbidden", `LIM-11: expected a connection through the gate; this one came from ${from}`)),
+        {
+          status: 403,
+          headers: { "Content-Type": "application/json", Connection: "close" },
+        },
+      );
     }
     connection.requestStarted();
     const ended = (): void => connection.requestEnded();
@@ -221,6 +229,7 @@ export async function serveOnDeno(deno: DenoGlobal, server: Server, options: Htt
     port,
     handler,
     connections: () => gate.size,
+    innerPort,
     close: async () => {
       handler.close();
       gate.close();

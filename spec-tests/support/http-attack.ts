@@ -35,6 +35,8 @@ export interface ChildStats {
 
 export interface ServerChild {
   readonly port: number;
+  /** Deno's inner server behind its connection gate; null elsewhere. */
+  readonly innerPort: number | null;
   readonly url: string;
   stats(): Promise<ChildStats>;
   close(): Promise<void>;
@@ -80,10 +82,11 @@ export async function startChild(
       15_000,
       label,
     );
-  const { port } = JSON.parse(await nextLine("the child listens")) as { port: number };
+  const { port, innerPort } = JSON.parse(await nextLine("the child listens")) as { port: number; innerPort: number | null };
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
     port,
+    innerPort,
     url: `http://127.0.0.1:${port}/mcp`,
     stats: async () => {
       child.stdin.write("stats\n");

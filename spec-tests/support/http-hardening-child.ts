@@ -4,7 +4,8 @@
 // (deno run --v8-flags=--expose-gc: Deno.serve behind its connection gate), the last two
 // through lib/hosts/runtime-serve.ts as `mcp-engine serve --http` serves there.
 // argv[2] is maxSessions, argv[3] maxBodyBytes, argv[4] (optional) a JSON object of further
-// HttpServerOptions (the connection limits). Prints {"port":N} once listening; then answers
+// HttpServerOptions (the connection limits). Prints {"port":N,"innerPort":M} once listening
+// (M: Deno's inner server behind its gate, else null); then answers
 // each stdin line "stats" with one JSON line (heap after GC, RSS, sessions, stored snapshots,
 // open ServerSessions, exchanges, connections where countable) and exits on "exit".
 
@@ -38,19 +39,20 @@ async function main(): Promise<void> {
   let port: number;
   let close: () => Promise<void>;
   let connections: () => number | undefined = () => undefined;
+  let innerPort: number | undefined;
   if (runtime.Bun !== undefined || runtime.Deno !== undefined) {
     const running =
       runtime.Bun !== undefined
         ? await serveOnBun(runtime.Bun, server, options)
         : await serveOnDeno(runtime.Deno as DenoGlobal, server, options);
-    ({ port, close, connections } = running);
+    ({ port, close, connections, innerPort } = running);
     endpoint = running.handler.endpoint;
   } else {
     const running = await serveHttp(server, options);
     ({ port, close } = running);
     endpoint = running.host;
   }
-  process.stdout.write(`${JSON.stringify({ port })}\n`);
+  process.stdout.write(`${JSON.stringify({ port, innerPort: innerPort ?? null })}\n`);
   let pending = "";
   const decoder = new TextDecoder();
   process.stdin.on("data", (chunk) => {
