@@ -26,7 +26,7 @@ export async function run(): Promise<void> {
   try {
     const idle = await pinger(child.url);
     await sleep(1500);
-    const idleLatencies = await idle.stop();
+    const idleLatencies = (await idle.stop()).latencies;
     await pipelinedPosts(child.port, bogusInitializeBodies(), 600, 2, 50);
     const before = await child.stats();
 
@@ -41,7 +41,7 @@ export async function run(): Promise<void> {
     const bogusMs = performance.now() - started;
     await pipelinedPosts(child.port, [validInitializeBody()], 1_000, 4, 25);
     const cut = await bodies;
-    const busyLatencies = await busy.stop();
+    const busyLatencies = (await busy.stop()).latencies;
     const after = await child.stats();
 
     const idleMedian = median(idleLatencies);

@@ -17,6 +17,8 @@ export type BodyRead =
   | { readonly kind: "parsed"; readonly value: unknown }
   /** Over the limit (declared or counted): the rest is never read. */
   | { readonly kind: "too-large" }
+  /** LIM-11: not all there within requestTimeoutMs (`received` bytes came); the rest is never read. */
+  | { readonly kind: "too-slow"; readonly received: number; readonly deadlineMs: number }
   | { readonly kind: "not-utf8" }
   /** The client went away mid-body. */
   | { readonly kind: "aborted" };

@@ -5,13 +5,19 @@
 // every decision is the endpoint's (endpoint.ts), this file only carries bytes.
 //
 // Invariants:
-// - a body is read at most up to maxBodyBytes (a larger declared length is not read at all;
-//   a longer stream is cancelled at the limit);
+// - a body is read at most up to maxBodyBytes, and for at most requestTimeoutMs (LIM-09, LIM-11);
+// - a body that will not be read whole (declared or counted over the limit, too slow, or of
+//   unknown length and refused) is left unread, never cancelled: a runtime that sees its body
+//   stream cancelled reads and discards the rest (Bun does, at line rate), while one left
+//   unread stops reading (TCP backpressure); the answer carries `Connection: close`, which
+//   the host acts on (lib/hosts/runtime-serve.ts) and Bun.serve honours by itself;
+// - a small body the endpoint does not want (declared within the limit) is cancelled, so the
+//   runtime discards it and the connection serves the next request;
 // - the Response resolves as soon as its head is decided: a JSON answer whole, an SSE answer
 //   as a stream that goes on; cancelling that stream (the client went away) is the reply's close;
 // - an exception in the endpoint becomes a 500 when nothing was sent yet, never a rejection.
 
-import { splitUrl } from "../http/server-rules.js";
+import { splitUrl, unreadBodyDisposal } from "../http/server-rules.js";
 import { refuse, type BodyRead, type HttpIncoming, type HttpReply } from "./channel.js";
 import { HttpEndpoint } from "./endpoint.js";
 import type { HttpServerOptions } from "./options.js";
@@ -19,11 +25,12 @@ import type { Server } from "../peer/server/server.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 import "./web-types.js";
 
-/** The options of createHttpHandler: those of the endpoint (timers default to the runtime's). */
-export type HttpHandlerOptions = Omit<
-  HttpServerOptions,
-  "host" | "port" | "maxConnections" | "headersTimeoutMs" | "requestTimeoutMs" | "keepAliveTimeoutMs"
->;
+/**
+ * The options of createHttpHandler: those of the endpoint (timers default to the runtime's).
+ * The connection limits are the server's that runs the handler (lib/hosts/runtime-serve.ts for
+ * Bun and Deno); requestTimeoutMs bounds the body read here.
+ */
+export type HttpHandlerOptions = Omit<HttpServerOptions, "host" | "port" | "maxConnections" | "headersTimeoutMs" | "keepAliveTimeoutMs">;
 
 export interface HttpHandler {
   /** Answers one request (never rejects). */
@@ -51,7 +58,7 @@ export function createFetchHandler(
     close: () => endpoint.closeAll(),
     fetch: (request) => {
       const reply = new ResponseReply();
-      const incoming = incomingOf(request);
+      const incoming = incomingOf(request, reply, endpoint.timers, endpoint.options.requestTimeoutMs);
       // Runtimes abort a request's signal when its client goes away before the answer (a 2026-07-28 cancellation).
       request.signal?.addEventListener("abort", () => reply.abandon());
       // serve() settles once the request is taken in; the answer may come later (a handler still running).
@@ -70,8 +77,8 @@ export function createFetchHandler(
   };
 }
 
-/** What the endpoint reads of a Request. */
-function incomingOf(request: Request): HttpIncoming {
+/** What the endpoint reads of a Request; what it leaves unread is answered with `Connection: close` where the length calls for it. */
+function incomingOf(request: Request, reply: ResponseReply, timers: HttpTimers, deadlineMs: number): HttpIncoming {
   const url = splitUrl(request.url);
   let consumed = false;
   return {
@@ -83,21 +90,36 @@ function incomingOf(request: Request): HttpIncoming {
     header: (name) => request.headers.get(name) ?? undefined,
     readBody: (limit) => {
       consumed = true;
-      return readLimited(request, limit);
+      return readLimited(request, reply, limit, timers, deadlineMs);
     },
     skipBody: () => {
       if (consumed || request.body === null) return;
       consumed = true;
-      request.body.cancel().catch(() => undefined);
+      // A runtime may drop Transfer-Encoding from the headers: a body without a length is one of unknown length.
+      const length = request.headers.get("content-length") ?? undefined;
+      const disposal = unreadBodyDisposal(length, length === undefined ? "chunked" : undefined, Number.MAX_SAFE_INTEGER);
+      // LIM-09: a body of unknown length may never end; the connection goes with the answer.
+      if (disposal === "close") reply.setHeader("Connection", "close");
+      else request.body.cancel().catch(() => undefined);
     },
   };
 }
 
-/** The body as text, at most `limit` bytes (a larger declared length is not read; a longer stream is cancelled). */
-async function readLimited(request: Request, limit: number): Promise<BodyRead> {
+/**
+ * The body as text: at most `limit` bytes (LIM-09) and within `deadlineMs` (LIM-11). Beyond
+ * either, reading stops and the answer closes the connection; a larger declared length is not
+ * read at all.
+ */
+async function readLimited(
+  request: Request,
+  reply: ResponseReply,
+  limit: number,
+  timers: HttpTimers,
+  deadlineMs: number,
+): Promise<BodyRead> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) {
-    request.body?.cancel().catch(() => undefined);
+    reply.setHeader("Connection", "close");
     return { kind: "too-large" };
   }
   const body = request.body;
@@ -105,22 +127,34 @@ async function readLimited(request: Request, limit: number): Promise<BodyRead> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let late = false;
+  const deadline = timers.setTimeout(() => {
+    late = true;
+    // The only way to end a pending read; the connection is closed with the answer anyway.
+    reader.cancel().catch(() => undefined);
+  }, deadlineMs);
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (late) break;
+      if (done) return decodeBody(chunks, size);
       if (value === undefined) continue;
       size += value.length;
       if (size > limit) {
-        reader.cancel().catch(() => undefined);
+        // Left unread, not cancelled: the runtime stops reading instead of discarding the rest (the host may still cancel it).
+        reader.releaseLock();
+        reply.setHeader("Connection", "close");
         return { kind: "too-large" };
       }
       chunks.push(value);
     }
   } catch {
-    return { kind: "aborted" };
+    if (!late) return { kind: "aborted" };
+  } finally {
+    timers.clearTimeout(deadline);
   }
-  return decodeBody(chunks, size);
+  reply.setHeader("Connection", "close");
+  return { kind: "too-slow", received: size, deadlineMs };
 }
 
 export function decodeBody(chunks: readonly Uint8Array[], size: number): BodyRead {

@@ -201,13 +201,13 @@ export interface HttpServerOptions {
    * (a session in use must not lose its state to a newcomer). Default 1000.
    */
   maxSessions?: number;
-  /** Open connections (serveHttp); one beyond it is closed at once. Default 512. */
+  /** Open connections (serveHttp, and on Bun and Deno as docs/limits.md says); one beyond it is closed at once. Default 512. */
   maxConnections?: number;
-  /** How long a connection may take to send a request's headers (serveHttp); 408 and closed after. Default 10000. */
+  /** How long a connection may take to send a request's headers (serveHttp; Bun and Deno: docs/limits.md); 408 and closed after. Default 10000. */
   headersTimeoutMs?: number;
-  /** How long a connection may take to send a whole request (serveHttp). Default 30000. */
+  /** How long a connection may take to send a whole request (serveHttp); the fetch handler's bound on reading a body (408 and Connection: close after). Default 30000. */
   requestTimeoutMs?: number;
-  /** How long an idle keep-alive connection is kept (serveHttp). Default 5000. */
+  /** How long an idle keep-alive connection is kept (serveHttp; Bun and Deno: docs/limits.md). Default 5000. */
   keepAliveTimeoutMs?: number;
   /** Also offer the deprecated HTTP+SSE transport of 2024-11-05 (SSE-01) at these paths (true: /sse and /messages). Default off. */
   legacySse?: boolean | LegacySseOptions;

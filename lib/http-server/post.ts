@@ -6,7 +6,8 @@
 // named there (HttpEndpoint implements it).
 //
 // Invariants:
-// - the body is read only up to maxBodyBytes (413 beyond, never parsed);
+// - the body is read only up to maxBodyBytes (413 beyond, never parsed) and within
+//   requestTimeoutMs where the carrier enforces it (408 after);
 // - a session is minted only for an initialize the engine answered with a result; a
 //   refused or malformed one gets 400 and leaves nothing behind;
 // - a notification-only POST that is not well-formed JSON-RPC gets 400, never 202;
@@ -29,7 +30,7 @@ import {
   requestIdsOf,
   sessionVersionHeaderOk,
 } from "../http/server-rules.js";
-import { HttpStatus, REFUSALS } from "../http/status.js";
+import { HttpStatus, REFUSALS, refusalBody } from "../http/status.js";
 import { hasModernEnvelope, readRequestEnvelope, type ModernRefusal } from "../rules/modern.js";
 import { SESSION_VERSIONS, type ModernVersion } from "../rules/versions.js";
 import type { AuthInfo } from "../auth/types.js";
@@ -61,6 +62,9 @@ export interface PostEndpoint extends SessionTable, SessionHost, ExchangeHost {
   transportInfo(incoming: HttpIncoming, sessionId: string | undefined, auth: AuthInfo | undefined): TransportRequestInfo;
 }
 
+/** A body that did not arrive in time (LIM-11), the status node:http gives its requestTimeout. */
+const REQUEST_TIMEOUT = 408;
+
 export class PostHandling {
   constructor(private readonly endpoint: PostEndpoint) {}
 
@@ -77,6 +81,14 @@ export class PostHandling {
         return { value: read.value };
       case "too-large":
         refuse(reply, "tooLarge", `Request body over ${limit} bytes`);
+        return undefined;
+      case "too-slow":
+        // 408 as node:http answers its requestTimeout; the JSON-RPC error is the refusal of an unreadable request.
+        answerJson(
+          reply,
+          REQUEST_TIMEOUT,
+          refusalBody("invalidRequest", `LIM-11: expected the whole body within ${read.deadlineMs} ms; ${read.received} bytes came`),
+        );
         return undefined;
       case "not-utf8":
         refuse(reply, "parseError", "Body is not UTF-8");

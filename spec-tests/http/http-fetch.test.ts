@@ -140,30 +140,95 @@ test("HTTP-01, HTTP-02: fetch handler: refusals come from the status table (403,
   assert.equal(handler.endpoint.sessions.size, 0, "no refusal leaves a session behind");
 });
 
-test("LIM-09: fetch handler: a streamed body over the limit is cut at the limit (413), its stream cancelled", async () => {
-  const handler = handlerOf({ maxBodyBytes: 1024 });
+/** An endless request body: how often it was pulled, and whether it was cancelled. */
+function endlessBody(chunk = 512): { body: ReadableStream; pulled(): number; cancelled(): boolean } {
   let pulled = 0;
   let cancelled = false;
   const body = new ReadableStream({
     pull(controller) {
       pulled++;
-      controller.enqueue(new Uint8Array(512).fill(32));
+      controller.enqueue(new Uint8Array(chunk).fill(32));
     },
     cancel() {
       cancelled = true;
     },
   });
-  const res = await handler.fetch(
-    new Request("http://localhost/mcp", {
-      method: "POST",
-      headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json" },
-      body,
-      duplex: "half",
-    }),
-  );
+  return { body, pulled: () => pulled, cancelled: () => cancelled };
+}
+
+function streamedPost(body: ReadableStream, headers: Record<string, string> = {}, url = "http://localhost/mcp"): Request {
+  return new Request(url, {
+    method: "POST",
+    headers: { host: "localhost", accept: ACCEPT, "content-type": "application/json", ...headers },
+    body,
+    duplex: "half",
+  });
+}
+
+const turns = (n: number): Promise<void> => new Promise<void>((resolve) => setTimeout(resolve, n));
+
+test("LIM-09: fetch handler: a streamed body over the limit: 413 with Connection: close, reading stops at the limit, the stream left unread (not cancelled)", async () => {
+  const handler = handlerOf({ maxBodyBytes: 1024 });
+  const endless = endlessBody();
+  const res = await handler.fetch(streamedPost(endless.body));
   assert.equal(res.status, 413);
-  assert.ok(cancelled, "the rest of the body is never read");
+  assert.equal(res.headers.get("connection"), "close", "the connection goes with the answer");
+  await turns(20);
+  const pulled = endless.pulled();
+  await turns(20);
+  assert.equal(endless.pulled(), pulled, "nothing more is read");
   assert.ok(pulled <= 4, `read ${pulled} chunks of an endless body`);
+  // A runtime that sees the stream cancelled reads and discards the rest (Bun, at line rate); left unread, it stops reading.
+  assert.equal(endless.cancelled(), false, "the stream is not cancelled");
+});
+
+test("LIM-09: fetch handler: a declared length over the limit: 413 with Connection: close, the body never read", async () => {
+  const handler = handlerOf({ maxBodyBytes: 1024 });
+  const endless = endlessBody();
+  const res = await handler.fetch(streamedPost(endless.body, { "content-length": String(2 ** 40) }));
+  assert.equal(res.status, 413);
+  assert.equal(res.headers.get("connection"), "close");
+  await turns(20);
+  assert.ok(endless.pulled() <= 1, `pulled ${endless.pulled()} times`);
+  assert.equal(endless.cancelled(), false);
+});
+
+test("LIM-11: fetch handler: a body not all there within requestTimeoutMs: 408 with Connection: close and the rule's message", async () => {
+  const handler = handlerOf({ requestTimeoutMs: 50 });
+  let cancelled = false;
+  const body = new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"jsonrpc":'));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  const started = Date.now();
+  // The handler's timers do not hold the process open (a server's never do): this one does, meanwhile.
+  const hold = setTimeout(() => undefined, 10_000);
+  const res = await handler.fetch(streamedPost(body)).finally(() => clearTimeout(hold));
+  assert.equal(res.status, 408);
+  assert.equal(res.headers.get("connection"), "close");
+  const answer = (await res.json()) as { error: { code: number; message: string } };
+  assert.equal(answer.error.code, -32600);
+  assert.match(answer.error.message, /^LIM-11: expected the whole body within 50 ms; 11 bytes came$/);
+  assert.ok(Date.now() - started < 5000);
+  assert.ok(cancelled, "the pending read is ended");
+});
+
+test("LIM-09: fetch handler: a refused body of unknown length closes the connection unread; a small declared one is discarded and the connection kept", async () => {
+  const handler = handlerOf({ maxBodyBytes: 1024 });
+  const endless = endlessBody();
+  const unknown = await handler.fetch(streamedPost(endless.body, {}, "http://localhost/elsewhere"));
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.headers.get("connection"), "close");
+  assert.equal(endless.cancelled(), false);
+  const small = endlessBody(2);
+  const declared = await handler.fetch(streamedPost(small.body, { "content-length": "2" }, "http://localhost/elsewhere"));
+  assert.equal(declared.status, 404);
+  assert.equal(declared.headers.get("connection"), null, "the connection serves the next request");
+  assert.equal(small.cancelled(), true, "the runtime discards the rest");
 });
 
 test("HTTP-10: fetch handler: SSE answers carry event ids, and a GET with Last-Event-ID replays what followed", async () => {

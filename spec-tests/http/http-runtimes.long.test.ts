@@ -11,27 +11,20 @@
 
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runNode } from "../support/helpers.js";
+import { runtimeBinary, runtimeMissing } from "../support/runtimes.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const dist = join(root, "dist");
 const cli = join(dist, "lib", "cli", "main.js");
-const bin = (name: string): string => join(root, "node_modules", ".bin", name);
-
-/** Whether the runtime's binary runs here; the reason when it does not. */
-function runs(name: string): string | undefined {
-  if (!existsSync(bin(name))) return `${name} is not installed (npm ci installs the pinned dev dependency)`;
-  const probe = spawnSync(bin(name), ["--version"], { encoding: "utf8", timeout: 20_000 });
-  return probe.status === 0
-    ? undefined
-    : `${name} --version failed here (status ${String(probe.status)}): ${probe.stderr || String(probe.error)}`;
-}
+const bin = runtimeBinary;
+const runs = runtimeMissing;
 
 /** Stops a server process: SIGTERM, then SIGKILL if it is still there after 3 s; resolves once it is gone. */
 function stop(child: ReturnType<typeof spawn>): Promise<void> {
