@@ -58,7 +58,7 @@ export type {
   ExtensionRequestHandler,
 } from "./server/server-options.js";
 export { PeerAbortController } from "./shared/signal.js";
-export type { AbortSignalLike } from "./shared/signal.js";
+export type { AbortSignalLike, PlatformAbortSignal } from "./shared/signal.js";
 export { runValidator } from "./server/standard-schema.js";
 export type { StandardSchemaV1, ToolValidator } from "./server/standard-schema.js";
 export type {
