@@ -42,20 +42,30 @@ export interface Run {
   readonly output: string;
 }
 
-function run(command: string, args: readonly string[], cwd: string): Run {
+/** Runs a command to its end (60 s at most), its stdout and stderr as one text. */
+export function run(command: string, args: readonly string[], cwd: string): Run {
   const result = spawnSync(command, args, { cwd, encoding: "utf8", timeout: 60_000 });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
 /** npm itself: the npm running this test (npm test sets npm_execpath), else the one on PATH. */
-function npm(args: readonly string[], cwd: string): Run {
+export function npm(args: readonly string[], cwd: string): Run {
   const cli = process.env.npm_execpath;
   return cli !== undefined && cli.endsWith(".js") ? run(process.execPath, [cli, ...args], cwd) : run("npm", args, cwd);
 }
 
+/** The package's build (dist/package/, tsconfig.package.json), which `npm run build` makes and `tsc -p tsconfig.json` alone does not. */
+export function assertPackageBuilt(): void {
+  assert.ok(
+    existsSync(join(ROOT, "dist", "package", "index.js")) && existsSync(join(ROOT, "dist", "package", "index.d.ts")),
+    "dist/package/ is not built: `npm run build` builds it (tsconfig.package.json), after the tests' build",
+  );
+}
+
 /** Packs ROOT (which must be built) and unpacks the tarball into a fresh consumer project. */
 export function packIntoConsumer(): Packed {
+  assertPackageBuilt();
   const base = mkdtempSync(join(tmpdir(), "mcp-engine-pack-"));
   const packed = npm(["pack", "--json", "--ignore-scripts", "--offline", "--pack-destination", base], ROOT);
   assert.equal(packed.status, 0, `npm pack failed:\n${packed.output}`);
