@@ -25,14 +25,10 @@ import {
   packIntoConsumer,
   tsBlocks,
   typeCheck,
+  DOCS_PRELUDE as PRELUDE,
   type Packed,
 } from "../support/package-harness.js";
 import { mcpError } from "../support/helpers.js";
-
-const PRELUDE = `// Host objects the README's examples use without creating them.
-declare const transport: { write(bytes: Uint8Array): void; onData(listener: (chunk: Uint8Array) => void): void };
-declare function armTimer(deadline: number | undefined): void;
-`;
 
 let packed: Packed;
 

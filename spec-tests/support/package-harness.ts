@@ -137,6 +137,12 @@ export function typeCheck(
   return run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", config, "--pretty", "false"], dir);
 }
 
+/** Host objects the docs' examples use without creating them (docs/engine.md's transport and timer), declared for every block. */
+export const DOCS_PRELUDE = `// Host objects the docs' examples use without creating them.
+declare const transport: { write(bytes: Uint8Array): void; onData(listener: (chunk: Uint8Array) => void): void };
+declare function armTimer(deadline: number | undefined): void;
+`;
+
 /** The ```ts blocks of a markdown file (README.md, docs/*.md), each with its own prelude: <!-- ts-prelude: ... --> on the line before its fence. */
 export interface Block {
   readonly line: number;
