@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import type { CallToolResult } from "../../lib/index.js";
 import { Server, type StandardSchemaV1 } from "../../lib/peer/index.js";
+import { fromParamsMap } from "../../lib/peer/server/params-map.js";
 import { Pair, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
 
 const OK: CallToolResult = { content: [] };
@@ -198,6 +199,55 @@ test("a shape of asynchronous Standard Schemas validates asynchronously; without
   assert.match(text(bad), /\/q: expected a string; \/r: expected a string/);
 });
 
+/** A Standard Schema by hand with a JSON Schema converter, whose answer to undefined is `onUndefined`'s. */
+function withConverter(onUndefined: "accept" | "promise" | "throw"): StandardSchemaV1<string> {
+  const validate = (value: unknown) => {
+    if (value === undefined) {
+      if (onUndefined === "throw") throw new Error("no value");
+      if (onUndefined === "promise") return Promise.reject(new Error("asked asynchronously"));
+      return { value: "fallback" };
+    }
+    return typeof value === "string" ? { value } : { issues: [{ message: "expected a string" }] };
+  };
+  const jsonSchema = { input: () => ({ type: "string" }), output: () => ({ type: "string" }) };
+  return { "~standard": { version: 1, vendor: "handmade", validate, jsonSchema } } as unknown as StandardSchemaV1<string>;
+}
+
+test("a shape's member is listed as required unless it accepts undefined at once: an asynchronous answer or a throw counts as required", async () => {
+  const pair = await connected({
+    setup: (server) =>
+      server.tool(
+        "probe",
+        { optional: withConverter("accept"), asynchronous: withConverter("promise"), throwing: withConverter("throw") },
+        (args) => ({
+          content: [{ type: "text", text: JSON.stringify(args) }],
+        }),
+      ),
+  });
+  const [tool] = await pair.client.listTools();
+  assert.deepEqual(tool?.inputSchema, {
+    type: "object",
+    properties: { optional: { type: "string" }, asynchronous: { type: "string" }, throwing: { type: "string" } },
+    required: ["asynchronous", "throwing"],
+  });
+  assert.equal(
+    text(await call(pair, "probe", { asynchronous: "a", throwing: "t" })),
+    '{"optional":"fallback","asynchronous":"a","throwing":"t"}',
+  );
+});
+
+test("a shape's schema refuses a value that is not an object, in a message fit for the model", async () => {
+  const { schema } = fromParamsMap("direct", "inputSchema", { q: z.string() });
+  for (const [value, received] of [
+    [null, "null"],
+    [["q"], "array"],
+    ["q", "string"],
+  ] as const) {
+    const outcome = await (schema as StandardSchemaV1)["~standard"].validate(value);
+    assert.deepEqual(outcome, { issues: [{ message: `Invalid input: expected object, received ${received}` }] });
+  }
+});
+
 // ---- the SDK's other forms ------------------------------------------------------------
 
 test("server.tool(name, description, handler) and server.tool(name, handler): a tool without parameters", async () => {
@@ -275,6 +325,11 @@ test("a wrong server.tool shape is refused at registration with the accepted for
     [
       ["too-many", "a", "b", "c", "d", () => OK],
       /got server\.tool\("too-many", a string \("a"\), a string \("b"\), a string \("c"\), a string \("d"\), a function\)/,
+    ],
+    [["long", "x".repeat(50), 1, () => OK], /got server\.tool\("long", a string \("x{40}…"\), a number, a function\)$/],
+    [
+      ["wide", { a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, i: 1 }, () => OK],
+      /got server\.tool\("wide", an object with keys a, b, c, d, e, f, g, h, …, a function\)$/,
     ],
   ];
   for (const [args, message] of cases) {
