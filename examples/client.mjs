@@ -1,3 +1,4 @@
+// Starts server.mjs, lists its tools and calls one, over stdio.
 import { StdioClient } from "mcp-engine/hosts/stdio";
 
 const connection = await StdioClient.spawn({ command: "node", args: ["server.mjs"], info: { name: "my-client", version: "1.0.0" } });

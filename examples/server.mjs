@@ -1,3 +1,4 @@
+// An MCP server with one tool and one resource, on stdio (node client.mjs starts it).
 import { Server } from "mcp-engine/peer";
 import { serveStdio } from "mcp-engine/hosts/stdio";
 
