@@ -84,6 +84,30 @@ test("a map of JSON Schemas: a parameter with a default is not required, and a f
   assert.equal(bad.isError, true, "a given value is still validated");
 });
 
+test("a map of JSON Schemas with defaults and the tool's own validator: the defaults are filled in before it runs", async () => {
+  const seen: unknown[] = [];
+  const pair = await connected({
+    setup: (server) =>
+      server.tool(
+        "own",
+        {
+          inputSchema: { q: { type: "string" }, n: { type: "number", default: 5 } },
+          validator: (value) => {
+            seen.push(value);
+            return (value as { q?: unknown }).q === "no" ? { ok: false, message: "not that" } : { ok: true };
+          },
+        },
+        (args) => ({ content: [{ type: "text", text: `${args.q}:${args.n}` }] }),
+      ),
+  });
+  assert.equal(text(await call(pair, "own", { q: "yes" })), "yes:5");
+  assert.match(text(await call(pair, "own", { q: "no" })), /not that/);
+  assert.deepEqual(seen, [
+    { q: "yes", n: 5 },
+    { q: "no", n: 5 },
+  ]);
+});
+
 test("a map as registerTool's inputSchema and outputSchema; {} is a tool without parameters", async () => {
   const pair = await connected({
     setup: (server) => {

@@ -23,6 +23,7 @@ import {
   isStandardSchema,
   type StandardSchemaV1,
   type StandardSchemaV1Issue,
+  type ToolValidator,
   type ValidatorResult,
 } from "./standard-schema.js";
 
@@ -52,8 +53,11 @@ export const SUBSCHEMA_KEYWORDS = [
 export interface FromParamsMap {
   /** A JSON Schema (map of JSON Schemas) or a Standard Schema (map of Standard Schemas). */
   readonly schema: object;
-  /** For a map of JSON Schemas with defaults: fills them in, then applies the built-in validator. */
-  readonly validator: ((value: unknown) => ValidatorResult) | undefined;
+  /**
+   * For a map of JSON Schemas with defaults: fills them in, then applies the built-in validator,
+   * or the validator the tool names itself (the handler's args are typed with every member there).
+   */
+  readonly validator: ((value: unknown) => ValidatorResult | Promise<ValidatorResult>) | undefined;
 }
 
 function isPlainObject(value: unknown): value is { readonly [key: string]: unknown } {
@@ -79,11 +83,15 @@ export function isParamsMap(value: unknown): value is { readonly [param: string]
   return Object.values(value).every((schema) => isStandardSchema(schema) || isPlainObject(schema));
 }
 
-/** Makes a map of parameters (isParamsMap) into a tool's schema; throws an Error naming the tool when the map mixes kinds. */
+/**
+ * Makes a map of parameters (isParamsMap) into a tool's schema; throws an Error naming the tool
+ * when the map mixes kinds. `own`: the validator the tool names itself, run after the defaults.
+ */
 export function fromParamsMap(
   tool: string,
   field: "inputSchema" | "outputSchema",
   map: { readonly [param: string]: object },
+  own?: ToolValidator,
 ): FromParamsMap {
   const names = Object.keys(map);
   const standard = names.filter((name) => isStandardSchema(map[name]));
@@ -95,12 +103,12 @@ export function fromParamsMap(
   }
   if (names.length > 0 && standard.length === names.length)
     return { schema: standardShape(map as { [param: string]: StandardSchemaV1 }), validator: undefined };
-  return jsonShape(tool, field, map);
+  return jsonShape(tool, field, map, own);
 }
 
 // ---- a map of JSON Schemas ------------------------------------------------------------
 
-function jsonShape(tool: string, field: string, map: { readonly [param: string]: object }): FromParamsMap {
+function jsonShape(tool: string, field: string, map: { readonly [param: string]: object }, own: ToolValidator | undefined): FromParamsMap {
   const listed = toJsonSafe(map);
   if (!listed.ok)
     throw new Error(`tool ${JSON.stringify(tool)}: the ${field}'s parameter schemas cannot be listed as JSON: ${listed.reason}`);
@@ -110,17 +118,15 @@ function jsonShape(tool: string, field: string, map: { readonly [param: string]:
   refuseUnusableSchema(tool, field, schema);
   const defaults = Object.keys(properties).filter((name) => Object.hasOwn(properties[name] as object, "default"));
   if (defaults.length === 0 || field === "outputSchema") return { schema, validator: undefined };
-  const applied = { jsonSchema: schema };
-  const validator = (value: unknown): ValidatorResult => {
+  const applied: ToolValidator = own ?? { jsonSchema: schema };
+  const validator = (value: unknown): ValidatorResult | Promise<ValidatorResult> => {
     let filled = value;
     if (typeof value === "object" && value !== null && !Array.isArray(value)) {
       const copy: { [param: string]: unknown } = { ...(value as object) };
       for (const name of defaults) if (!Object.hasOwn(copy, name)) copy[name] = copyOf(properties[name]?.default);
       filled = copy;
     }
-    // A JSON Schema is applied synchronously: checkValue answers in this turn.
-    const outcome = checkValue(applied, filled) as { ok: true } | { ok: false; message: string };
-    return outcome.ok ? { ok: true, value: filled } : outcome;
+    return checkValue(applied, filled);
   };
   return { schema, validator };
 }

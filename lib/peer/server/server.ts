@@ -12,6 +12,9 @@
 // - tool failures (validation, thrown errors, bad structuredContent) become isError results
 //   without stack traces; protocol errors are for unknown tools/prompts and bad cursors;
 // - names are unique per registry: a second registration of a name is refused, not a replacement;
+// - a call of a shape it does not take (constructor options, server.tool's arguments, a
+//   callback that is not a function) is refused where it is made, never at the first request
+//   (call-shapes.ts);
 // - this file reads no clock and starts no timer; time comes through each session's PeerHost.
 
 import type { EngineSnapshot } from "../../engine/engine.js";

@@ -123,14 +123,15 @@ function withParamsMaps(tool: string, fields: ToolSchemaFields): ToolSchemaField
         `[J-02] tool ${JSON.stringify(tool)}: ${field} must have root type "object" (clients refuse any other); got no type, in a schema read as a JSON Schema for its keyword ${JSON.stringify(keyword)} (a map of parameters has no JSON Schema keyword at its root: for a parameter of that name, write { type: "object", properties: { ... } })`,
       );
   }
-  const input = isParamsMap(fields.inputSchema) ? fromParamsMap(tool, "inputSchema", fields.inputSchema) : undefined;
+  const input = isParamsMap(fields.inputSchema) ? fromParamsMap(tool, "inputSchema", fields.inputSchema, fields.validator) : undefined;
   const output = isParamsMap(fields.outputSchema) ? fromParamsMap(tool, "outputSchema", fields.outputSchema) : undefined;
   if (input === undefined && output === undefined) return fields;
   return {
     ...fields,
     inputSchema: input?.schema ?? fields.inputSchema,
     outputSchema: output?.schema ?? fields.outputSchema,
-    validator: fields.validator ?? input?.validator,
+    // A map with defaults fills them in before the tool's own validator, if it names one.
+    validator: input?.validator ?? fields.validator,
   };
 }
 
