@@ -1,6 +1,7 @@
 // The public surface of the core (`mcp-engine`): the Engine, its options, events, errors
 // and snapshot, the framing, the version tables and the message types. Everything here is
-// portable (ECMAScript plus TextEncoder/TextDecoder), with no I/O, clock, timer, randomness
+// portable (ECMAScript 2020 alone: the host's TextEncoder/TextDecoder are used when it has
+// them, else a built-in UTF-8 codec, lib/wire/utf8.ts), with no I/O, clock, timer, randomness
 // or Promise. The building blocks behind it (method table and gate, schema checks, feature
 // rules, queues, hashing) are in `mcp-engine/internal`, which may change between versions.
 

@@ -4,7 +4,8 @@
 //
 // Invariants:
 // - nothing here throws on input: a malformed URL or query answers undefined or skips the
-//   broken pair (decodeURIComponent's URIError is caught);
+//   broken pair (decodeURIComponent's URIError is caught), and a lone surrogate is encoded as
+//   U+FFFD (encodeURIComponent's URIError never happens);
 // - parsed query pairs go into a Map, never a plain object (names come from a peer).
 
 import { base64urlDecode, base64urlEncode } from "../codec/pagination.js";
@@ -62,8 +63,12 @@ export function formEncode(params: ReadonlyArray<readonly [string, string]>): st
   return params.map(([k, v]) => `${formComponent(k)}=${formComponent(v)}`).join("&");
 }
 
+/** A surrogate without its pair: it has no UTF-8 form, and encodeURIComponent throws on it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 function formComponent(value: string): string {
-  return encodeURIComponent(value)
+  // A peer's JSON can carry one ("\ud800" in a client_id or a scope): it goes out as U+FFFD, as TextEncoder writes it.
+  return encodeURIComponent(value.replace(LONE_SURROGATE, "\ufffd"))
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, "+");
 }

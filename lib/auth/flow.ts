@@ -27,7 +27,9 @@
 //   response end the flow with a `failed` step carrying an OAuthFlowError with its rule;
 // - a flow makes at most `maxRequests` HTTP requests (default 16), then fails;
 // - credentials of one issuer are never sent to another: the lookup is by issuer, and a
-//   pre-registered client bound to an issuer is used only there.
+//   pre-registered client bound to an issuer is used only there;
+// - each request says which redirects its host may follow (AUTH-17): a metadata GET a few
+//   within its origin, a POST (anything that carries a secret) none.
 
 import { sha256 } from "../codec/sha256.js";
 import { bearerChallenge, unionScopes } from "./challenge.js";
@@ -54,6 +56,12 @@ export interface AuthHttpRequest {
   readonly url: string;
   readonly headers: { readonly [name: string]: string };
   readonly body?: string;
+  /**
+   * AUTH-17: the redirects the host may follow for this request: "same-origin" (a metadata GET,
+   * which carries no secret: a few, each within the URL's origin) or "none" (every POST: a code,
+   * a verifier, a client secret or assertion, a subject token, a DPoP proof; a 3xx fails it).
+   */
+  readonly redirects: "same-origin" | "none";
 }
 
 /** An HTTP response as the flow reads it: the body already parsed as JSON (undefined when it is not JSON). */
@@ -636,9 +644,11 @@ export class AuthFlow {
 
   private emit(
     purpose: Extract<AuthStep, { kind: "fetch" }>["purpose"],
-    request: AuthHttpRequest,
+    built: Omit<AuthHttpRequest, "redirects">,
     waiting: Waiting = purpose === "refresh" ? "refresh" : "token",
   ): AuthStep {
+    // AUTH-17: only a GET (metadata, no secret in it) may follow a redirect, and only within its origin.
+    const request: AuthHttpRequest = { ...built, redirects: built.method === "GET" ? "same-origin" : "none" };
     const max = this.options.maxRequests ?? 16;
     // AUTH-09: a flow makes at most maxRequests requests.
     if (this.requests >= max) return this.fail("request-limit", `at most ${max} requests in one flow`, `request ${this.requests + 1}`);

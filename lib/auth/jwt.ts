@@ -17,7 +17,7 @@
 // - verification never throws: a malformed token, an unusable key, a runtime without the
 //   algorithm all answer { ok: false, reason }.
 
-import { isJsonObject, type JsonObject } from "../wire/envelope.js";
+import { hasOwn, isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { base64Decode, base64urlDecode, base64urlEncode, utf8 } from "./encoding.js";
 import type { AuthInfo, WebCryptoLike } from "./types.js";
 
@@ -135,7 +135,7 @@ const REGISTERED_HEADERS: ReadonlySet<string> = new Set([
 
 /** Why a header's `crit` and `typ` are refused (RFC 7515 4.1.11, 4.1.9), or undefined. */
 function headerProblem(header: JsonObject, options: JwtVerifyOptions): string | undefined {
-  if (Object.hasOwn(header, "crit")) {
+  if (hasOwn(header, "crit")) {
     const crit = header.crit;
     if (!Array.isArray(crit) || crit.length === 0) return "crit is not a non-empty array of names";
     const understood = options.criticalHeaders ?? [];
@@ -143,7 +143,7 @@ function headerProblem(header: JsonObject, options: JwtVerifyOptions): string | 
     for (const name of crit) {
       if (typeof name !== "string" || name === "" || REGISTERED_HEADERS.has(name) || seen.has(name)) return "crit is malformed";
       seen.add(name);
-      if (!understood.includes(name) || !Object.hasOwn(header, name)) return "crit names an extension this verifier does not understand";
+      if (!understood.includes(name) || !hasOwn(header, name)) return "crit names an extension this verifier does not understand";
     }
   }
   if (options.types !== undefined) {
@@ -157,8 +157,7 @@ function headerProblem(header: JsonObject, options: JwtVerifyOptions): string | 
 /** Why a registered date claim is not a NumericDate (RFC 7519 2, 4.1.4-4.1.6), or undefined. */
 function dateProblem(claims: JsonObject): string | undefined {
   for (const name of ["exp", "nbf", "iat"]) {
-    if (Object.hasOwn(claims, name) && (typeof claims[name] !== "number" || !Number.isFinite(claims[name])))
-      return `${name} is not a NumericDate`;
+    if (hasOwn(claims, name) && (typeof claims[name] !== "number" || !Number.isFinite(claims[name]))) return `${name} is not a NumericDate`;
   }
   return undefined;
 }

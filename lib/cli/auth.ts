@@ -28,6 +28,7 @@
 import { createServer, type Server } from "node:http";
 import type { NodeHttpAuthOptions } from "../hosts/http-client-node.js";
 import type { ClientInformation } from "../auth/types.js";
+import { DEFAULT_AUTH_REQUEST_TIMEOUT_MS } from "../http-client/oauth.js";
 import { MESSAGE_WIDTH, URL_WIDTH, untrustedText } from "../codec/terminal-text.js";
 
 /** The client ID metadata document URL the conformance suite's CIMD scenario expects. */
@@ -63,9 +64,23 @@ export function authFailure(error: { message: string }): string {
   return `[auth] ${untrustedText(error.message, MESSAGE_WIDTH)}`;
 }
 
-/** Follows one redirect by hand: the authorization server's Location is the callback URL. */
+/**
+ * Follows one redirect by hand: the authorization server's Location is the callback URL. Under
+ * the OAuth request deadline (AUTH-16); the body is never read, only cancelled.
+ */
 async function headlessRedirect(authorizationUrl: string): Promise<string> {
-  const res = await fetch(authorizationUrl, { method: "GET", headers: {}, redirect: "manual" });
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), DEFAULT_AUTH_REQUEST_TIMEOUT_MS);
+  let res: Awaited<ReturnType<typeof fetch>>;
+  try {
+    res = await fetch(authorizationUrl, { method: "GET", headers: {}, redirect: "manual", signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
+  }
+  res.body
+    ?.getReader()
+    .cancel()
+    .catch(() => undefined);
   const location = res.headers.get("location");
   if (location === null) throw new Error(`the authorization endpoint answered HTTP ${res.status} without a redirect`);
   return new URL(location, authorizationUrl).toString();

@@ -7,6 +7,7 @@
 // foreign cursor is refused with -32602 (N-05), so a client that alters one (N-04) is caught.
 
 import { ErrorCode } from "../wire/errors.js";
+import { decodeUtf8, encodeUtf8 } from "../wire/utf8.js";
 import { constantTimeEqual, hmacSha256 } from "./sha256.js";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -67,8 +68,6 @@ export interface PaginatorOptions {
   pageSize?: number;
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const MAC_BYTES = 16;
 
 export class Paginator {
@@ -98,7 +97,7 @@ export class Paginator {
   }
 
   private seal(list: string, offset: number): string {
-    const payload = encoder.encode(JSON.stringify({ l: list, o: offset }));
+    const payload = encodeUtf8(JSON.stringify({ l: list, o: offset }));
     return `${base64urlEncode(payload)}.${base64urlEncode(hmacSha256(this.secret, payload).subarray(0, MAC_BYTES))}`;
   }
 
@@ -112,7 +111,7 @@ export class Paginator {
     if (!constantTimeEqual(mac, hmacSha256(this.secret, payload).subarray(0, MAC_BYTES))) return "not issued by this server";
     let parsed: unknown;
     try {
-      parsed = JSON.parse(decoder.decode(payload));
+      parsed = JSON.parse(decodeUtf8(payload, false));
     } catch {
       return "malformed";
     }

@@ -61,7 +61,7 @@ export class Output {
   private readonly outbound = new Queue<JsonRpcMessage | readonly JsonRpcMessage[]>();
   /** In step with `outbound`: the inbound request each message relates to (wrappers are made only by pollOutbound). */
   private readonly outboundRelated = new Queue<RequestId | undefined>();
-  readonly events = new Queue<EngineEvent>();
+  readonly events: Queue<EngineEvent> = new Queue<EngineEvent>();
   /** takeBytes' buffer: see lib/wire/line-encoder.ts for why handed-out bytes never change. */
   private readonly lines = new LineEncoder();
   /** The profile whose error-id form applies (set at negotiation; before it, the default version's). */

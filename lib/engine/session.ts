@@ -60,7 +60,7 @@ export class Session {
   readonly ownCaps: number;
   /** The host's methods beyond the spec (custom methods, lib/rules/custom-methods.ts). */
   readonly extensionMethods: ExtensionMethodTable;
-  readonly output = new Output();
+  readonly output: Output = new Output();
   /** Modern client: the logging level asked for in every request's `_meta`. */
   private readonly logLevel: string | undefined;
 
@@ -78,7 +78,7 @@ export class Session {
   table: MethodTable;
   /** A modern client's per-request envelope (MOD-01), built once. */
   modernEnvelope: JsonObject | undefined;
-  peerCaps = ALL_CAPS;
+  peerCaps: number = ALL_CAPS;
   peerCapabilitiesObject: JsonObject | undefined;
   peerInfoObject: JsonObject | undefined;
   peerInstructions: string | undefined;

@@ -1,11 +1,21 @@
 // The connection state every era of the HTTP client transport shares, and the machinery they
-// all use: fetching (with OAuth), abort controllers, the ordered send queue, sleeps between
-// retries, settling a request with a synthesized error, and reading bodies (JSON or SSE) into
-// messages for the Client. The eras (session.ts, modern.ts, legacy-sse.ts) hold their own
-// state and call in here; transport.ts wires them.
+// all use: fetching (with OAuth, following redirects by hand), abort controllers, the ordered
+// send queue, sleeps between retries, settling a request with a synthesized error, and reading
+// bodies (JSON or SSE, through body.ts) into messages for the Client. The eras (session.ts,
+// modern.ts, legacy-sse.ts) hold their own state and call in here; transport.ts wires them.
 //
 // Invariants:
-// - everything in flight is tracked (controllers, readers, sleeps) so teardown() stops it all;
+// - everything in flight is tracked (controllers, readers, sleeps, the OAuth flow) so
+//   teardown() stops it all;
+// - every request leaves through fetchRaw with `redirect: "manual"`: a redirect is followed
+//   only within the request's origin, at most MAX_REDIRECTS times, each hop with its own
+//   Authorization and DPoP proof; any other fails the request with HttpRedirectError (HTTP-14);
+// - every fetch has a deadline (T-05): a request's POST and resumption GETs are aborted when
+//   the engine cancels it (its timeout, T-02), a POST carrying no request at postTimeoutMs,
+//   the OAuth flow's at its own (AUTH-16), DELETE at deleteTimeoutMs; only the standalone GET
+//   stream, open by design, waits until close();
+// - a JSON-RPC answer is read to maxResponseBytes at most, an error body to ERROR_BODY_BYTES
+//   (LIM-13), an SSE stream event by event within maxEventLength (LIM-12);
 // - nothing is delivered or synthesized once the connection is no longer open (`active`), and
 //   nothing for a request the engine cancelled (`abandoned`);
 // - a request settles through fail()/settleAuth() at most with one synthesized error: callers
@@ -19,17 +29,13 @@ import { HttpAuthError, HttpTransportError, attachPeerError } from "../peer/shar
 import { OAuthClient } from "./oauth.js";
 import type { SseEvent } from "../http/sse-parser.js";
 import { HttpSseParser } from "./sse.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, authErrorOf, cancelQuietly, clip, describe, discard, pumpBody, readBody, readError } from "./body.js";
+import { HttpRedirectError, MAX_REDIRECTS, redirectStep, type Hop } from "./redirects.js";
 import {
   HTTP_TRANSPORT_ERROR,
-  authErrorOf,
   authReport,
-  cancelQuietly,
-  clip,
   defaultAbortControllerFactory,
-  describe,
-  discard,
   isResponseTo,
-  readError,
   type AbortControllerLike,
   type FetchInit,
   type FetchLike,
@@ -72,9 +78,13 @@ export type Intercept = (message: JsonObject) => boolean;
 /** Reads a 2xx SSE body; returns why the expected answer is missing, or undefined. */
 export type StreamReader = (body: ReadableStreamLike) => Promise<string | undefined>;
 
-export type Failure = { message: string; data: HttpErrorData } | undefined;
+/** Why a request got no answer; `error` is the typed error its rejection carries, when there is one. */
+export type Failure = { message: string; data: HttpErrorData; error?: HttpTransportError } | undefined;
 
 export const ACCEPT_BOTH = "application/json, text/event-stream";
+
+/** T-05: a POST carrying no request (a notification, a response) waits this long for its answer by default. */
+export const DEFAULT_POST_TIMEOUT_MS = 30_000;
 export const ACCEPT_SSE = "text/event-stream";
 
 export class HttpCore<S> {
@@ -83,11 +93,14 @@ export class HttpCore<S> {
   readonly extraHeaders: Record<string, string>;
   readonly maxAttempts: number;
   readonly defaultRetryMs: number;
+  /** T-05: how long a POST that carries no request waits for its answer. */
+  readonly postTimeoutMs: number;
   private readonly fetchFn: FetchLike<S>;
   private readonly makeController: (() => AbortControllerLike<S> | undefined) | undefined;
   private readonly maxEventLength: number;
+  private readonly maxResponseBytes: number;
   private readonly onError: ((error: HttpTransportError) => void) | undefined;
-  private readonly oauth: OAuthClient | undefined;
+  private readonly oauth: OAuthClient<S> | undefined;
 
   receiver: MessageReceiver | undefined;
   state: "open" | "closing" | "closed" = "open";
@@ -108,6 +121,10 @@ export class HttpCore<S> {
   private blockers = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly controllers = new Set<AbortControllerLike<S>>();
+  /** T-05: the abort timers of controllers made with a deadline. */
+  private readonly deadlines = new Map<AbortControllerLike<S>, unknown>();
+  /** T-05: the controller of each request's current POST or resumption GET. */
+  private readonly requestControllers = new Map<RequestId, AbortControllerLike<S>>();
   private readonly readers = new Set<ReaderLike>();
   private readonly sleeps = new Set<Sleep>();
   private timer: unknown;
@@ -121,9 +138,18 @@ export class HttpCore<S> {
     this.extraHeaders = { ...options.headers };
     this.maxAttempts = options.maxReconnectAttempts ?? 5;
     this.defaultRetryMs = options.defaultRetryMs ?? 1000;
+    this.postTimeoutMs = options.postTimeoutMs ?? DEFAULT_POST_TIMEOUT_MS;
     this.maxEventLength = options.maxEventLength ?? 8 * 1024 * 1024;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.onError = options.onError;
-    this.oauth = options.auth === undefined ? undefined : new OAuthClient(options.auth, (url, init) => this.fetchFn(url, init));
+    this.oauth =
+      options.auth === undefined
+        ? undefined
+        : new OAuthClient(options.auth, {
+            fetch: (url, init) => this.fetchFn(url, init),
+            timers: options.timers,
+            ...(this.makeController !== undefined ? { createAbortController: this.makeController } : {}),
+          });
   }
 
   get active(): boolean {
@@ -149,8 +175,12 @@ export class HttpCore<S> {
   /** Stops everything in flight: fetches, streams, waits, queued sends. */
   teardown(): void {
     this.standalone = undefined;
+    this.oauth?.abort();
     for (const ctl of this.controllers) ctl.abort("closed");
     this.controllers.clear();
+    for (const handle of this.deadlines.values()) this.timers.clearTimeout(handle);
+    this.deadlines.clear();
+    this.requestControllers.clear();
     for (const reader of this.readers) cancelQuietly(reader);
     this.readers.clear();
     for (const sleep of this.sleeps) {
@@ -191,15 +221,19 @@ export class HttpCore<S> {
       return failure === undefined ? undefined : { message: failure, data: { status: res.status, cause: failure } };
     }
     if (type === "application/json") {
-      let text: string;
-      try {
-        text = await res.text();
-      } catch (error) {
-        return this.active
-          ? { message: `reading the response failed: ${describe(error)}`, data: { status: res.status, cause: describe(error) } }
-          : undefined;
-      }
+      // LIM-13: read to maxResponseBytes at most; past it the stream is cancelled and the request fails with the cap.
+      const read = await readBody(
+        res.body,
+        { what: "a JSON-RPC answer", maxBytes: this.maxResponseBytes, status: res.status },
+        this.readers,
+      );
       if (!this.active) return undefined;
+      if (!read.ok) {
+        if (read.limit !== undefined)
+          return { message: read.limit.message, data: { status: res.status, cause: read.limit.message }, error: read.limit };
+        return { message: `reading the response failed: ${read.cause}`, data: { status: res.status, cause: read.cause } };
+      }
+      const text = read.text;
       if (text.trim() !== "") {
         let value: unknown;
         try {
@@ -259,51 +293,46 @@ export class HttpCore<S> {
     onEvent: (event: SseEvent) => boolean,
     holder: ReaderHolder | undefined,
   ): Promise<"end" | "stopped" | "error"> {
-    let reader: ReaderLike;
-    try {
-      reader = body.getReader();
-    } catch {
-      return "error";
-    }
-    this.readers.add(reader);
-    if (holder !== undefined) holder.reader = reader;
     const parser = new HttpSseParser({ lastEventId: cursor.lastEventId, retry: cursor.retry, maxLength: this.maxEventLength });
     const events: SseEvent[] = [];
-    try {
-      for (;;) {
-        let chunk: { done: boolean; value?: Uint8Array };
-        try {
-          chunk = await reader.read();
-        } catch {
-          return "error";
-        }
-        if (!this.active) return "stopped";
-        if (chunk.done) return "end";
-        if (chunk.value === undefined) continue;
+    let broken = false;
+    // The holder learns the reader too, so a cancellation of its request can close the stream.
+    const tracker = {
+      add: (reader: ReaderLike): void => {
+        this.readers.add(reader);
+        if (holder !== undefined) holder.reader = reader;
+      },
+      delete: (reader: ReaderLike): void => {
+        this.readers.delete(reader);
+        if (holder !== undefined && holder.reader === reader) holder.reader = undefined;
+      },
+    };
+    const pumped = await pumpBody(
+      body,
+      (bytes) => {
+        if (!this.active) return true;
         events.length = 0;
-        let broken = false;
         try {
-          parser.push(chunk.value, events);
+          // LIM-12: a line or event past maxEventLength throws here and breaks the stream.
+          parser.push(bytes, events);
         } catch (error) {
           this.report(new HttpTransportError(describe(error)));
           broken = true;
         }
         let stop = false;
         for (const event of events) {
-          if (!this.active) return "stopped";
+          if (!this.active) return true;
           if (onEvent(event)) stop = true;
         }
         cursor.lastEventId = parser.lastEventId === "" ? undefined : parser.lastEventId;
         cursor.retry = parser.retry;
-        if (broken || stop) {
-          cancelQuietly(reader);
-          return broken ? "error" : "stopped";
-        }
-      }
-    } finally {
-      this.readers.delete(reader);
-      if (holder !== undefined && holder.reader === reader) holder.reader = undefined;
-    }
+        return broken || stop;
+      },
+      tracker,
+    );
+    if (!this.active) return "stopped";
+    if (pumped.end === "stopped") return broken ? "error" : "stopped";
+    return pumped.end;
   }
 
   // ── helpers ──────────────────────────────────────────────
@@ -317,7 +346,11 @@ export class HttpCore<S> {
     return headers;
   }
 
-  /** Every request goes out here: with the OAuth token if any, and once more after a flow a 401/403 started. */
+  /**
+   * Every request goes out here: with the OAuth token if any, following the redirects HTTP-14
+   * allows, and once more after a flow a 401/403 started. Rejects with HttpRedirectError for a
+   * redirect it refuses, or with the fetch's own failure.
+   */
   async fetchRaw(
     url: string,
     method: string,
@@ -326,19 +359,9 @@ export class HttpCore<S> {
     ctl: AbortControllerLike<S> | undefined,
   ): Promise<ResponseLike> {
     const auth = this.oauth;
-    if (auth === undefined) return this.fetchOnce(url, method, headers, body, ctl);
-    // With the current token (and DPoP proof); a DPoP nonce demanded by the server gets one resend.
-    const send = async (): Promise<{ res: ResponseLike; sent: string | undefined }> => {
-      let extra = await auth.headersFor(method, url);
-      let res = await this.fetchOnce(url, method, { ...headers, ...extra }, body, ctl);
-      if (auth.nonceChallenge(res.status, res.headers.get("www-authenticate"), res.headers.get("dpop-nonce"))) {
-        await discard(res);
-        extra = await auth.headersFor(method, url);
-        res = await this.fetchOnce(url, method, { ...headers, ...extra }, body, ctl);
-      }
-      return { res, sent: extra.Authorization };
-    };
-    const { res, sent } = await send();
+    const first: Hop = { url, method, body };
+    const { res, sent } = await this.follow(first, headers, ctl);
+    if (auth === undefined) return res;
     const www = res.headers.get("www-authenticate");
     const refused = res.status === 401 || (res.status === 403 && bearerChallenge(www)?.error === "insufficient_scope");
     if (!refused) {
@@ -347,7 +370,37 @@ export class HttpCore<S> {
     }
     if (!this.active || !(await auth.refused(this.url, res.status, www, sent))) return res;
     await discard(res);
-    return (await send()).res;
+    return (await this.follow(first, headers, ctl)).res;
+  }
+
+  /**
+   * One request and the redirects HTTP-14 lets it follow (same origin, at most MAX_REDIRECTS),
+   * each hop with the current token and a DPoP proof for its own URL; a DPoP nonce demand gets
+   * one resend. `sent` is the Authorization the final hop carried.
+   */
+  private async follow(
+    first: Hop,
+    headers: Record<string, string>,
+    ctl: AbortControllerLike<S> | undefined,
+  ): Promise<{ res: ResponseLike; sent: string | undefined }> {
+    const auth = this.oauth;
+    let hop = first;
+    for (let followed = 0; ; followed++) {
+      const base = hop.body === undefined && first.body !== undefined ? withoutContentType(headers) : headers;
+      let extra = auth === undefined ? {} : await auth.headersFor(hop.method, hop.url);
+      let res = await this.fetchOnce(hop.url, hop.method, { ...base, ...extra }, hop.body, ctl);
+      if (auth?.nonceChallenge(res.status, res.headers.get("www-authenticate"), res.headers.get("dpop-nonce")) === true) {
+        await discard(res);
+        extra = await auth.headersFor(hop.method, hop.url);
+        res = await this.fetchOnce(hop.url, hop.method, { ...base, ...extra }, hop.body, ctl);
+      }
+      const step = redirectStep(hop, res, followed, MAX_REDIRECTS);
+      if (step.kind === "final") return { res, sent: extra.Authorization };
+      await discard(res);
+      // HTTP-14: another origin, a hidden target or too many hops: the request fails, nothing more is sent.
+      if (step.kind === "refuse") throw new HttpRedirectError("HTTP-14", step.expected, step.got, res.status);
+      hop = step.hop;
+    }
   }
 
   private fetchOnce(
@@ -357,7 +410,7 @@ export class HttpCore<S> {
     body: string | undefined,
     ctl: AbortControllerLike<S> | undefined,
   ): Promise<ResponseLike> {
-    const init: FetchInit<S> = { method, headers };
+    const init: FetchInit<S> = { method, headers, redirect: "manual" };
     if (body !== undefined) init.body = body;
     if (ctl !== undefined) init.signal = ctl.signal;
     try {
@@ -367,10 +420,38 @@ export class HttpCore<S> {
     }
   }
 
-  controller(): AbortControllerLike<S> | undefined {
+  /**
+   * A controller teardown() aborts. With `deadlineMs` (T-05: a POST nothing else bounds, one
+   * carrying no request or the transport's own re-initialization) it also aborts then, unless
+   * released first.
+   */
+  controller(deadlineMs?: number): AbortControllerLike<S> | undefined {
     const ctl = this.makeController?.();
-    if (ctl !== undefined) this.controllers.add(ctl);
+    if (ctl === undefined) return undefined;
+    this.controllers.add(ctl);
+    if (deadlineMs !== undefined)
+      this.deadlines.set(
+        ctl,
+        this.timers.setTimeout(() => {
+          this.deadlines.delete(ctl);
+          ctl.abort(
+            new HttpTransportError(`[T-05] expected an answer within ${deadlineMs} ms (postTimeoutMs); got none: the request was aborted`),
+          );
+        }, deadlineMs),
+      );
     return ctl;
+  }
+
+  /** The POST (or resumption GET) of request `id` runs under `ctl`: cancelling the request aborts it (T-05). */
+  bind(id: RequestId | undefined, ctl: AbortControllerLike<S> | undefined): void {
+    if (id !== undefined && ctl !== undefined) this.requestControllers.set(id, ctl);
+  }
+
+  /** T-05: the engine cancelled request `id` (its timeout, or its caller's signal): no answer is wanted, its fetch is aborted. */
+  abandon(id: RequestId): void {
+    if (!this.inflight.has(id)) return;
+    this.abandoned.add(id);
+    this.requestControllers.get(id)?.abort("cancelled");
   }
 
   /** A controller teardown() does not abort: the DELETE of close() runs after the teardown. */
@@ -378,8 +459,13 @@ export class HttpCore<S> {
     return this.makeController?.();
   }
 
-  release(ctl: AbortControllerLike<S> | undefined): void {
-    if (ctl !== undefined) this.controllers.delete(ctl);
+  release(ctl: AbortControllerLike<S> | undefined, id?: RequestId): void {
+    if (ctl === undefined) return;
+    this.controllers.delete(ctl);
+    const deadline = this.deadlines.get(ctl);
+    if (deadline !== undefined) this.timers.clearTimeout(deadline);
+    this.deadlines.delete(ctl);
+    if (id !== undefined && this.requestControllers.get(id) === ctl) this.requestControllers.delete(id);
   }
 
   /** Runs an async task whose failures are reported, never thrown into the engine. */
@@ -433,11 +519,15 @@ export class HttpCore<S> {
     }
   }
 
-  /** Settles a request the HTTP layer failed (a synthesized error response), or reports a notification's failure. */
-  fail(requestId: RequestId | undefined, message: string, data: HttpErrorData, error?: JsonObject): void {
+  /**
+   * Settles a request the HTTP layer failed (a synthesized error response), or reports a
+   * notification's failure; `typed` is the error the rejection carries (default: an
+   * HttpTransportError made of message and data).
+   */
+  fail(requestId: RequestId | undefined, message: string, data: HttpErrorData, error?: JsonObject, typed?: HttpTransportError): void {
     if (!this.active) return;
     if (requestId === undefined) {
-      this.report(new HttpTransportError(message, data.status));
+      this.report(typed ?? new HttpTransportError(message, data.status));
       return;
     }
     if (this.abandoned.has(requestId)) return;
@@ -448,12 +538,23 @@ export class HttpCore<S> {
     }
     // No answer from the peer: the synthesized error object stands for an HttpTransportError (the Client rejects with it, never with an McpError).
     const errorObject: JsonObject = { code: HTTP_TRANSPORT_ERROR, message, data: data as unknown as JsonObject };
-    attachPeerError(errorObject, new HttpTransportError(message, data.status, undefined, data));
+    attachPeerError(errorObject, typed ?? new HttpTransportError(message, data.status, undefined, data));
     this.receiver?.receiveMessage({ jsonrpc: "2.0", id: requestId, error: errorObject });
   }
 
+  /** A request that got no answer (`failure`), settled with its typed error when it has one. */
+  settle(requestId: RequestId | undefined, failure: NonNullable<Failure>): void {
+    this.fail(requestId, failure.message, failure.data, undefined, failure.error);
+  }
+
+  /** A request whose fetch failed (the network, an abort, a redirect HTTP-14 refuses). */
+  failFetch(requestId: RequestId | undefined, what: string, error: unknown): void {
+    const cause = describe(error);
+    this.fail(requestId, `${what} failed: ${cause}`, { cause }, undefined, error instanceof HttpTransportError ? error : undefined);
+  }
+
   async failHttp(requestId: RequestId | undefined, res: ResponseLike): Promise<void> {
-    const { status, text, error } = await readError(res);
+    const { status, text, error } = await readError(res, this.readers);
     this.failFromBody(requestId, status, text, error);
   }
 
@@ -462,7 +563,7 @@ export class HttpCore<S> {
    * object it is attached to, so the Client rejects with the typed error), or reports it.
    */
   async failAuth(requestId: RequestId | undefined, res: ResponseLike, url: string): Promise<void> {
-    this.settleAuth(requestId, await authErrorOf(res, url));
+    this.settleAuth(requestId, await authErrorOf(res, url, this.readers));
   }
 
   settleAuth(requestId: RequestId | undefined, error: HttpAuthError): void {
@@ -482,4 +583,11 @@ export class HttpCore<S> {
       error !== undefined ? `HTTP ${status}: ${String(error.message)}` : `HTTP ${status}${text !== "" ? `: ${clip(text, 200)}` : ""}`;
     this.fail(requestId, message, text === "" ? { status } : { status, body: clip(text) }, error);
   }
+}
+
+/** The headers of a hop that lost its body (a 303, or a 301/302 after a POST): no Content-Type. */
+function withoutContentType(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== "content-type") out[name] = value;
+  return out;
 }

@@ -13,7 +13,8 @@ import { isJsonObject, type JsonObject, type RequestId } from "../wire/envelope.
 import { isAuthChallenge, isOk, legacyFallbackStatus, mediaType } from "../http/client-rules.js";
 import type { HttpAuthError } from "../peer/shared/errors.js";
 import { ACCEPT_BOTH, ACCEPT_SSE, type Cursor, type HttpCore } from "./connection.js";
-import { describe, discard, type ResponseLike } from "./types.js";
+import { discard } from "./body.js";
+import type { ResponseLike } from "./types.js";
 import type { SseEvent } from "../http/sse-parser.js";
 import { resolveReference } from "../uri-template/uri-reference.js";
 
@@ -92,14 +93,15 @@ export class LegacyEra<S> {
 
   /** One message POSTed to the endpoint; its answer comes on the event stream. */
   async post(message: unknown, requestId: RequestId | undefined): Promise<void> {
-    const ctl = this.core.controller();
+    // T-05: the POST only hands the message over (answers come on the stream): postTimeoutMs bounds it.
+    const ctl = this.core.controller(this.core.postTimeoutMs);
     try {
       const headers: Record<string, string> = { ...this.core.extraHeaders, "Content-Type": "application/json", Accept: ACCEPT_BOTH };
       let res: ResponseLike;
       try {
         res = await this.core.fetchRaw(this.endpoint ?? this.core.url, "POST", headers, JSON.stringify(message), ctl);
       } catch (error) {
-        this.core.fail(requestId, `POST failed: ${describe(error)}`, { cause: describe(error) });
+        this.core.failFetch(requestId, "POST", error);
         return;
       }
       if (isOk(res.status)) await discard(res);

@@ -21,16 +21,8 @@ import { MODERN_VERSIONS } from "../rules/versions.js";
 import { HttpTransportError } from "../peer/shared/errors.js";
 import { ACCEPT_BOTH, type HttpCore, type ReaderHolder } from "./connection.js";
 import { headerParamsOf, type HeaderParam } from "../http/headers.js";
-import {
-  cancelQuietly,
-  clip,
-  describe,
-  discard,
-  readError,
-  type AbortControllerLike,
-  type ReadableStreamLike,
-  type ResponseLike,
-} from "./types.js";
+import { cancelQuietly, clip, discard, readError } from "./body.js";
+import type { AbortControllerLike, ReadableStreamLike, ResponseLike } from "./types.js";
 
 export class ModernEra<S> {
   /** The version of the last 2026-07-28 request (the MCP-Protocol-Version of later notifications). */
@@ -65,7 +57,8 @@ export class ModernEra<S> {
   }
 
   private async post(message: unknown, requestId: RequestId | undefined): Promise<void> {
-    const ctl = this.core.controller();
+    // T-05: a request's POST ends when it is cancelled (abort()); one carrying no request at postTimeoutMs.
+    const ctl = this.core.controller(requestId === undefined ? this.core.postTimeoutMs : undefined);
     const holder: ReaderHolder = { reader: undefined };
     if (requestId !== undefined) this.posts.set(requestId, { ctl, holder });
     try {
@@ -73,7 +66,7 @@ export class ModernEra<S> {
       try {
         res = await this.core.fetchRaw(this.core.url, "POST", this.headers(message), JSON.stringify(message), ctl);
       } catch (error) {
-        this.core.fail(requestId, `POST failed: ${describe(error)}`, { cause: describe(error) });
+        this.core.failFetch(requestId, "POST", error);
         return;
       }
       if (!this.core.active || (requestId !== undefined && this.core.abandoned.has(requestId))) {
@@ -101,7 +94,7 @@ export class ModernEra<S> {
         return;
       }
       const failure = await this.core.consume(res, requestId, undefined, (body) => this.readStream(body, requestId, holder));
-      if (failure !== undefined) this.core.fail(requestId, failure.message, failure.data);
+      if (failure !== undefined) this.core.settle(requestId, failure);
     } finally {
       this.core.release(ctl);
       if (requestId !== undefined) {

@@ -19,18 +19,8 @@ import { isAuthChallenge, isOk, mediaType } from "../http/client-rules.js";
 import { HttpTransportError } from "../peer/shared/errors.js";
 import { ACCEPT_BOTH, ACCEPT_SSE, type Cursor, type Failure, type HttpCore, type Intercept, type StandaloneStream } from "./connection.js";
 import type { LegacyEra } from "./legacy-sse.js";
-import {
-  authErrorOf,
-  authReport,
-  cancelQuietly,
-  clip,
-  describe,
-  discard,
-  isResponseTo,
-  readError,
-  type ReadableStreamLike,
-  type ResponseLike,
-} from "./types.js";
+import { authErrorOf, cancelQuietly, clip, describe, discard, readError } from "./body.js";
+import { authReport, isResponseTo, type ReadableStreamLike, type ResponseLike } from "./types.js";
 import type { SseEvent } from "../http/sse-parser.js";
 
 /** HTTP-05: a session id holds only visible ASCII; another is ignored, not echoed. */
@@ -59,7 +49,7 @@ export class SessionEra<S> {
         res = await this.core.fetchRaw(this.core.url, "POST", this.core.headers(ACCEPT_BOTH, false, true), JSON.stringify(message), ctl);
       } catch (error) {
         unblock();
-        this.core.fail(requestId, `initialize: POST failed: ${describe(error)}`, { cause: describe(error) });
+        this.core.failFetch(requestId, "initialize: POST", error);
         return;
       }
       if (!this.core.active) return void discard(res);
@@ -87,7 +77,7 @@ export class SessionEra<S> {
       this.captureSession(res);
       unblock();
       const failure = await this.consume(res, requestId, undefined);
-      if (failure !== undefined) this.core.fail(requestId, failure.message, failure.data);
+      if (failure !== undefined) this.core.settle(requestId, failure);
     } finally {
       unblock();
       this.core.release(ctl);
@@ -118,13 +108,15 @@ export class SessionEra<S> {
     }
     const gen = this.core.generation;
     const withSession = this.core.session !== undefined;
-    const ctl = this.core.controller();
+    // T-05: a request's POST ends when the engine cancels it; one carrying no request at postTimeoutMs.
+    const ctl = this.core.controller(requestId === undefined ? this.core.postTimeoutMs : undefined);
+    this.core.bind(requestId, ctl);
     try {
       let res: ResponseLike;
       try {
         res = await this.core.fetchRaw(this.core.url, "POST", this.core.headers(ACCEPT_BOTH, true, true), JSON.stringify(message), ctl);
       } catch (error) {
-        this.core.fail(requestId, `POST failed: ${describe(error)}`, { cause: describe(error) });
+        this.core.failFetch(requestId, "POST", error);
         return false;
       }
       if (!this.core.active) {
@@ -146,11 +138,11 @@ export class SessionEra<S> {
         return false;
       }
       const failure = await this.consume(res, requestId, undefined);
-      if (failure !== undefined) this.core.fail(requestId, failure.message, failure.data);
+      if (failure !== undefined) this.core.settle(requestId, failure);
       if (isJsonObject(message) && message.method === "notifications/initialized") this.openStandalone();
       return false;
     } finally {
-      this.core.release(ctl);
+      this.core.release(ctl, requestId);
     }
   }
 
@@ -185,6 +177,7 @@ export class SessionEra<S> {
       const gen = this.core.generation;
       const withSession = this.core.session !== undefined;
       const ctl = this.core.controller();
+      this.core.bind(expect, ctl);
       try {
         const headers = this.core.headers(ACCEPT_SSE, true);
         headers["Last-Event-ID"] = before;
@@ -214,7 +207,7 @@ export class SessionEra<S> {
         if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429)
           return `resuming the response stream failed: HTTP ${res.status}`;
       } finally {
-        this.core.release(ctl);
+        this.core.release(ctl, expect);
       }
     }
   }
@@ -267,7 +260,8 @@ export class SessionEra<S> {
       answer = message;
       return true;
     };
-    const ctl = this.core.controller();
+    // T-05: the transport's own request: nothing but its deadline bounds it.
+    const ctl = this.core.controller(this.core.postTimeoutMs);
     try {
       const res = await this.core.fetchRaw(
         this.core.url,
@@ -294,7 +288,7 @@ export class SessionEra<S> {
     }
     const result = answer?.result;
     if (!this.core.active || !isJsonObject(result) || result.protocolVersion !== this.core.version) return false;
-    const ctl2 = this.core.controller();
+    const ctl2 = this.core.controller(this.core.postTimeoutMs);
     try {
       const res = await this.core.fetchRaw(
         this.core.url,

@@ -139,7 +139,7 @@ export class HttpClientTransport<S = unknown> implements PeerHost {
     }
     if (isJsonObject(message) && message.method === "notifications/cancelled" && isJsonObject(message.params)) {
       const cancelled = message.params.requestId;
-      if (isRequestId(cancelled) && core.inflight.has(cancelled)) core.abandoned.add(cancelled);
+      if (isRequestId(cancelled)) core.abandon(cancelled);
     }
     if (requestId !== undefined) core.inflight.add(requestId);
     core.schedule(() => core.run(() => this.sessionEra.post(message, requestId, false)));
@@ -186,7 +186,17 @@ const AUTH_PROBE_TIMEOUT_MS = 120_000;
 
 /** A Client over Streamable HTTP (or HTTP+SSE after a fallback), initialized and operating. */
 export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<HttpConnection<S>> {
-  const transport = new HttpClientTransport<S>(options);
+  // AUTH-16: the caller's request timeout, when it gave one, is also each OAuth request's deadline.
+  // T-05: and each POST that carries no request.
+  const callerTimeout = options.defaultTimeoutMs ?? options.connectTimeoutMs;
+  const given = callerTimeout !== undefined && Number.isFinite(callerTimeout) ? callerTimeout : undefined;
+  const transport = new HttpClientTransport<S>({
+    ...options,
+    ...(options.postTimeoutMs === undefined && given !== undefined ? { postTimeoutMs: given } : {}),
+    ...(options.auth !== undefined && options.auth.requestTimeoutMs === undefined && given !== undefined
+      ? { auth: { ...options.auth, requestTimeoutMs: given } }
+      : {}),
+  });
   // With OAuth, the probe's answer may wait for an authorization (a user at a browser): the probe
   // timeout that tells a silent older server apart must not run out during it.
   const client = new Client(

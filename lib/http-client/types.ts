@@ -1,16 +1,16 @@
 // The shapes the HTTP client transport is built from, and the small functions its modules share:
 // the injected platform types (fetch, response, body reader, abort controller, timers), the
-// options, the data of the errors it synthesizes, and body/error helpers.
+// options, and the data of the errors it synthesizes. Bodies are read in ./body.ts only.
 //
 // Invariants:
 // - structural and portable: the real fetch, Response, ReadableStream and AbortController of
 //   browsers, Node, Deno and Workers fit these shapes without adapters; nothing here reads a
 //   global except defaultAbortControllerFactory, which only looks the constructor up;
-// - the helpers never throw: a body that cannot be read or cancelled reads as empty or is left.
+// - the helpers never throw.
 
 import type { HttpTimers } from "../peer/shared/timers.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../wire/envelope.js";
-import { HttpAuthError, HttpTransportError } from "../peer/shared/errors.js";
+import { HttpTransportError, type HttpAuthError } from "../peer/shared/errors.js";
 import type { HttpAuthOptions } from "./oauth.js";
 
 /** The reader of a response body; the real ReadableStreamDefaultReader<Uint8Array> fits. */
@@ -31,8 +31,14 @@ export interface ResponseLike {
   /** The final URL after redirects (the base for a relative legacy endpoint); "" or absent: the request URL. */
   readonly url?: string;
   readonly headers: { get(name: string): string | null };
+  /** Read through lib/http-client/body.ts only (bounded, cancellable); null: no body. */
   readonly body: ReadableStreamLike | null;
-  text(): Promise<string>;
+  /** True when the fetch followed a redirect itself (it was asked not to: HTTP-14). */
+  readonly redirected?: boolean;
+  /** "opaqueredirect": a browser's answer to `redirect: "manual"`, whose target it hides (HTTP-14). */
+  readonly type?: string;
+  /** Never called by this transport (a body is read bounded, from `body`); the real Response has it. */
+  text?(): Promise<string>;
 }
 
 /** What this transport passes to fetch. S is the signal type of the injected abort controller. */
@@ -41,6 +47,8 @@ export interface FetchInit<S> {
   headers: Record<string, string>;
   body?: string;
   signal?: S;
+  /** Always "manual": the transport and its OAuth client decide which redirects to follow (HTTP-14, AUTH-17). */
+  redirect?: "manual";
 }
 
 /**
@@ -106,6 +114,18 @@ export interface HttpClientTransportOptions<S = unknown> {
   standaloneStream?: boolean;
   /** Longest SSE line or event data, in characters. Default 8 MiB. */
   maxEventLength?: number;
+  /**
+   * LIM-13: the largest JSON-RPC answer read whole (an application/json body), in bytes; a longer
+   * one is cut at this size, its stream cancelled, and its request fails with HttpBodyLimitError.
+   * Default 32 MiB.
+   */
+  maxResponseBytes?: number;
+  /**
+   * T-05: how long a POST that carries no request (a notification, a response to the server)
+   * waits for the server's answer before it is aborted and reported. Default: the caller's
+   * request timeout when connectHttp was given one, else 30 000.
+   */
+  postTimeoutMs?: number;
   /** How long close() waits for the DELETE. Default 5000. */
   deleteTimeoutMs?: number;
   /** Failures no request can carry (a notification's POST, the GET stream, bad SSE data). */
@@ -122,6 +142,7 @@ export interface HttpClientTransportOptions<S = unknown> {
    */
   auth?: HttpAuthOptions;
 }
+
 // ── small functions ────────────────────────────────────────────
 
 export function defaultAbortControllerFactory<S>(): (() => AbortControllerLike<S>) | undefined {
@@ -141,67 +162,4 @@ export function isResponseTo(message: JsonObject, id: RequestId): boolean {
 
 export function authReport(error: HttpAuthError): HttpTransportError {
   return new HttpTransportError(error.detail, error.status, error);
-}
-
-export async function authErrorOf(res: ResponseLike, url: string): Promise<HttpAuthError> {
-  const challenge = res.headers.get("www-authenticate");
-  let text = "";
-  try {
-    text = await res.text();
-  } catch {
-    text = "";
-  }
-  return new HttpAuthError(res.status, url, challenge === null ? undefined : challenge, text === "" ? undefined : clip(text));
-}
-
-export async function discard(res: ResponseLike): Promise<void> {
-  if (res.body === null) return;
-  try {
-    await res.body.getReader().cancel();
-  } catch {
-    // Already consumed, locked or aborted: nothing to free.
-  }
-}
-
-export function cancelQuietly(reader: ReaderLike): void {
-  try {
-    reader.cancel().catch(() => undefined);
-  } catch {
-    // A reader that cannot cancel is already finished.
-  }
-}
-
-/** An error response's body, and the JSON-RPC error object in it when there is one (HTTP-02). */
-export async function readError(res: ResponseLike): Promise<{ status: number; text: string; error: JsonObject | undefined }> {
-  let text = "";
-  try {
-    text = await res.text();
-  } catch {
-    text = "";
-  }
-  let error: JsonObject | undefined;
-  try {
-    const value: unknown = text === "" ? undefined : JSON.parse(text);
-    if (
-      isJsonObject(value) &&
-      isJsonObject(value.error) &&
-      typeof value.error.code === "number" &&
-      Number.isInteger(value.error.code) &&
-      typeof value.error.message === "string"
-    ) {
-      error = value.error;
-    }
-  } catch {
-    error = undefined;
-  }
-  return { status: res.status, text, error };
-}
-
-export function clip(text: string, max = 2048): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-export function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === "string" ? error : String(error);
 }

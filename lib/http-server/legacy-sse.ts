@@ -28,6 +28,8 @@ export class LegacySseEndpoint {
   readonly ssePath: string;
   readonly messagePath: string;
   readonly sessions = new Map<string, ServerSession>();
+  /** Each session's SSE stream, ended when the host shuts down. */
+  private readonly streams = new Map<string, HttpReply>();
 
   constructor(
     private readonly server: Server,
@@ -64,10 +66,12 @@ export class LegacySseEndpoint {
     res.write(sseEndpoint(`${base}${this.messagePath}?sessionId=${encodeURIComponent(id)}`));
     session = this.server.connect(host);
     this.sessions.set(id, session);
+    this.streams.set(id, res);
     const opened = session;
     res.onClose(() => {
       if (timer !== undefined) timers.clearTimeout(timer);
       this.sessions.delete(id);
+      this.streams.delete(id);
       if (!opened.engine.isClosed) opened.close();
     });
   }
@@ -86,9 +90,12 @@ export class LegacySseEndpoint {
     return undefined;
   }
 
-  /** Ends every session (server shutdown). */
+  /** Ends every session and its SSE stream (server shutdown). */
   closeAll(): void {
     for (const session of this.sessions.values()) session.close();
     this.sessions.clear();
+    // Ending a stream runs its close listener (the session's timer cleared); the client sees the stream end.
+    for (const res of [...this.streams.values()]) res.end();
+    this.streams.clear();
   }
 }

@@ -21,7 +21,7 @@ import { SSE_HEADERS, sseMessage, ssePriming } from "../http/sse-encoder.js";
 import { HttpStatus } from "../http/status.js";
 import type { PeerHost } from "../peer/shared/driver.js";
 import type { ServerSession } from "../peer/server/session.js";
-import { byteLength, type HttpReply } from "./channel.js";
+import { byteLength, refuse, type HttpReply } from "./channel.js";
 import type { EventStore, StoredEvent } from "./options.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 
@@ -174,8 +174,17 @@ export class Stream {
   }
 
   finish(): void {
+    const unanswered = this.mode === "pending";
     this.mode = "done";
-    if (this.held === undefined) this.res?.end();
+    const res = this.res;
+    if (this.held === undefined && res !== undefined) {
+      // Ended before anything was written (its session ended: DELETE, shutdown, a closed engine): no answer
+      // will come, so the client is told, with the request's id when it sent one, instead of a 200 with no body.
+      if (unanswered && !res.headSent) {
+        const only = this.awaiting.size === 1 ? [...this.awaiting][0] : undefined;
+        refuse(res, "shuttingDown", "The session ended before the answer", only);
+      } else res.end();
+    }
     this.owner.forget(this);
   }
 

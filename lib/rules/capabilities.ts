@@ -8,36 +8,37 @@
 
 import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 
+// Literal values (not 1 << n) so that the declaration is written from the source alone (isolatedDeclarations).
 export const Cap = {
-  roots: 1 << 0,
-  rootsListChanged: 1 << 1,
-  sampling: 1 << 2,
-  samplingTools: 1 << 3,
-  samplingContext: 1 << 4,
-  elicitation: 1 << 5,
-  elicitationForm: 1 << 6,
-  elicitationUrl: 1 << 7,
-  tasksRequestsSamplingCreateMessage: 1 << 8,
-  tasksRequestsElicitationCreate: 1 << 9,
-  tasks: 1 << 10,
-  tasksList: 1 << 11,
-  tasksCancel: 1 << 12,
-  logging: 1 << 13,
-  completions: 1 << 14,
-  prompts: 1 << 15,
-  promptsListChanged: 1 << 16,
-  resources: 1 << 17,
-  resourcesSubscribe: 1 << 18,
-  resourcesListChanged: 1 << 19,
-  tools: 1 << 20,
-  toolsListChanged: 1 << 21,
-  tasksRequestsToolsCall: 1 << 22,
+  roots: 1, // 1 << 0
+  rootsListChanged: 2, // 1 << 1
+  sampling: 4, // 1 << 2
+  samplingTools: 8, // 1 << 3
+  samplingContext: 16, // 1 << 4
+  elicitation: 32, // 1 << 5
+  elicitationForm: 64, // 1 << 6
+  elicitationUrl: 128, // 1 << 7
+  tasksRequestsSamplingCreateMessage: 256, // 1 << 8
+  tasksRequestsElicitationCreate: 512, // 1 << 9
+  tasks: 1024, // 1 << 10
+  tasksList: 2048, // 1 << 11
+  tasksCancel: 4096, // 1 << 12
+  logging: 8192, // 1 << 13
+  completions: 16384, // 1 << 14
+  prompts: 32768, // 1 << 15
+  promptsListChanged: 65536, // 1 << 16
+  resources: 131072, // 1 << 17
+  resourcesSubscribe: 262144, // 1 << 18
+  resourcesListChanged: 524288, // 1 << 19
+  tools: 1048576, // 1 << 20
+  toolsListChanged: 2097152, // 1 << 21
+  tasksRequestsToolsCall: 4194304, // 1 << 22
 } as const;
 
 export type CapName = keyof typeof Cap;
 
 /** Every bit; used for a peer whose capabilities are not known yet. */
-export const ALL_CAPS = (1 << 23) - 1;
+export const ALL_CAPS: number = (1 << 23) - 1;
 
 type Presence = "present" | "true";
 

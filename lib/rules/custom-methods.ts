@@ -18,7 +18,7 @@
 //   `experimental`, the session era's own slot for capabilities outside the spec.
 //
 // Invariants: nothing here keeps state; peer-supplied names are only looked up in Maps and
-// read with Object.hasOwn (ENG-06); a table that would shadow a spec method is refused when built.
+// read as own properties only (ENG-06); a table that would shadow a spec method is refused when built.
 
 import { isJsonObject } from "../wire/envelope.js";
 import { ErrorCode, describeValue } from "../wire/errors.js";

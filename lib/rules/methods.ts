@@ -498,7 +498,7 @@ export interface GateContext {
   readonly receiverCaps: number;
   readonly strict: boolean;
   /** The host's methods beyond the spec and who declared their extensions (lib/rules/custom-methods.ts); consulted only for a method the spec's table lacks. */
-  readonly extensions?: ExtensionGate;
+  readonly extensions?: ExtensionGate | undefined;
 }
 
 /**

@@ -14,7 +14,7 @@
 //   core tasks of lib/rules/features.ts, and an `extensions` key in its capabilities is ignored;
 // - nothing here keeps state or mutates what it is given.
 
-import { isJsonObject, type JsonObject } from "../wire/envelope.js";
+import { hasOwn, isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { ErrorCode, describeValue } from "../wire/errors.js";
 import { TASKS_EXTENSION, methodTable, methodTraits } from "./methods.js";
 import type { ProtocolVersion } from "./versions.js";
@@ -29,9 +29,7 @@ export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(["completed",
 export function declaresExtension(capabilities: unknown, extension: string): boolean {
   if (!isJsonObject(capabilities)) return false;
   const extensions = capabilities.extensions;
-  return (
-    isJsonObject(extensions) && Object.hasOwn(extensions, extension) && extensions[extension] !== null && extensions[extension] !== false
-  );
+  return isJsonObject(extensions) && hasOwn(extensions, extension) && extensions[extension] !== null && extensions[extension] !== false;
 }
 
 /** The capabilities object naming one extension, as -32021's requiredCapabilities carries it. */

@@ -106,7 +106,12 @@ export const VERSION_PROFILES: Readonly<Record<ProtocolVersion, VersionProfile>>
  * Releases the schema tables (lib/rules/params.ts) name when members appear: the one place besides
  * the profiles that spells a version.
  */
-export const SCHEMA_RELEASES = {
+export const SCHEMA_RELEASES: {
+  readonly streamableHttp: "2025-03-26";
+  readonly completions: "2025-03-26";
+  readonly nestedMeta: "2025-06-18";
+  readonly tasks: "2025-11-25";
+} = {
   streamableHttp: "2025-03-26",
   completions: "2025-03-26",
   nestedMeta: "2025-06-18",

@@ -7,6 +7,7 @@
 // never reaches a prototype; invalid UTF-8 in %XX triplets decodes to U+FFFD.
 
 import { codePointLength } from "../codec/code-points.js";
+import { decodeUtf8 } from "../wire/utf8.js";
 import type { Expression, UriTemplateMatch, VarSpec } from "./template.js";
 
 function hexValue(c: number): number {
@@ -20,8 +21,6 @@ function hexValue(c: number): number {
 export function isPctTriplet(s: string, i: number): boolean {
   return s.charCodeAt(i) === 0x25 && hexValue(s.charCodeAt(i + 1)) >= 0 && hexValue(s.charCodeAt(i + 2)) >= 0;
 }
-
-let utf8Decoder: TextDecoder | undefined;
 
 /** Decodes %XX triplets as UTF-8 (invalid sequences become U+FFFD); a "%" not followed by two hex digits stays as is. */
 function decode(s: string): string {
@@ -50,8 +49,7 @@ function decode(s: string): string {
 function decodeBytes(bytes: number[]): string {
   // A single ASCII escape (the common "%20", "%2F") needs no decoder.
   if (bytes.length === 1 && (bytes[0] as number) < 0x80) return String.fromCharCode(bytes[0] as number);
-  utf8Decoder ??= new TextDecoder();
-  return utf8Decoder.decode(Uint8Array.from(bytes));
+  return decodeUtf8(Uint8Array.from(bytes), false);
 }
 
 // Own properties only: a variable named "__proto__" must not be written to the prototype.

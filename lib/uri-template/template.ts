@@ -12,7 +12,7 @@
 //   a given template; the matching inside a group is in ./match.ts.
 //   How a URI is split when several splits are possible is documented on `UriTemplate.match`;
 //   `match(expand(vars))` gives `vars` back whenever the expansion is unambiguous.
-// - only ECMAScript and TextDecoder are used (browsers, Deno, Bun, Workers, Node).
+// - only ECMAScript is used (UTF-8 through lib/wire/utf8.ts: the host's TextDecoder when it has one).
 
 import { isPctTriplet, matchGroup } from "./match.js";
 
@@ -25,6 +25,7 @@ export class UriTemplateError extends Error {
   constructor(template: string, position: number, reason: string) {
     const shown = template.length > 80 ? `${template.slice(0, 80)}…` : template;
     super(`Invalid URI template at position ${position}: ${reason} (in ${JSON.stringify(shown)})`);
+    Object.setPrototypeOf(this, new.target.prototype); // instanceof through an ES5 down-level
     this.name = "UriTemplateError";
     this.position = position;
     this.template = template;

@@ -87,6 +87,11 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Whether `key` is an own property of `object`: ES2022's Object.hasOwn, kept to ES2020 (the language floor). */
+export function hasOwn(object: object, key: PropertyKey): boolean {
+  return Object.prototype.hasOwnProperty.call(object, key);
+}
+
 function invalid(rule: RuleId, expected: string, got: string, shape: InvalidShape, id: RequestId | null): InvalidEnvelope {
   return { kind: "invalid", rule, expected, got, shape, id };
 }
@@ -176,13 +181,13 @@ export interface JsonRpcRequest {
   jsonrpc: "2.0";
   id: RequestId;
   method: string;
-  params?: JsonObject;
+  params?: JsonObject | undefined;
 }
 
 export interface JsonRpcNotification {
   jsonrpc: "2.0";
   method: string;
-  params?: JsonObject;
+  params?: JsonObject | undefined;
 }
 
 export interface JsonRpcResultResponse {

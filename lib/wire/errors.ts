@@ -64,9 +64,9 @@ export interface LocalProtocolErrorInit {
   expected: string;
   got: string;
   /** The wire code a peer would have received for the same mistake, where one exists. */
-  code?: number;
-  method?: string;
-  phase?: string;
+  code?: number | undefined;
+  method?: string | undefined;
+  phase?: string | undefined;
 }
 
 /** Thrown by engine commands when the host asks for something the protocol forbids. Nothing was queued. */
@@ -80,6 +80,9 @@ export class LocalProtocolError extends Error {
 
   constructor(init: LocalProtocolErrorInit) {
     super(`[${init.rule}] expected ${init.expected}; got ${init.got}`);
+    // An ES5 down-level calls Error as a function, which makes a new object: restore the prototype.
+    Object.setPrototypeOf(this, new.target.prototype);
+    // A literal, not new.target.name: minifiers rename classes.
     this.name = "LocalProtocolError";
     this.rule = init.rule;
     this.expected = init.expected;

@@ -20,13 +20,16 @@
 // - one UTF-8 byte order mark at the very start of the stream is skipped (others SDKs accept
 //   it, and editors on some systems write it); anywhere else it is kept and fails the line;
 // - a buffer grown for a line spread over chunks is released once that line is done when it
-//   is larger than RETAINED_BYTES, so one big line does not pin memory for the stream's life.
+//   is larger than RETAINED_BYTES, so one big line does not pin memory for the stream's life;
+// - the UTF-8 decoders are made at the first bytes (lib/wire/utf8.ts: the host's TextDecoder,
+//   else the built-in one), so an engine driven by values alone never touches a codec.
 
 import { LineScanner, type LineFacts } from "./line-scan.js";
+import { encodeUtf8, newUtf8Decoder, type Utf8Decoder } from "./utf8.js";
 
-export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_LINE_BYTES: number = 8 * 1024 * 1024;
 /** The client's default: its input carries results, and resources/read of a large blob is common. */
-export const DEFAULT_CLIENT_MAX_LINE_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_CLIENT_MAX_LINE_BYTES: number = 32 * 1024 * 1024;
 /** Largest pending buffer kept between lines. */
 const RETAINED_BYTES = 64 * 1024;
 const BOM = [0xef, 0xbb, 0xbf] as const;
@@ -85,14 +88,14 @@ export class LineDecoder {
   readonly maxLineBytes: number;
   // ignoreBOM: a BOM is kept (and then fails JSON.parse) wherever it appears, so decoding a
   // whole chunk and decoding line by line can never disagree.
-  private readonly utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  private utf8: Utf8Decoder | undefined;
   /**
    * The same decoding, replacing what is not UTF-8 with U+FFFD instead of throwing: about half
    * the cost of the fatal one on a chunk read with cold caches (measured on Node 20). A text
    * without U+FFFD proves its bytes valid; one with it (invalid bytes, or a U+FFFD the peer
    * sent) is decoded again by the fatal decoder, which alone decides.
    */
-  private readonly lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+  private lenient: Utf8Decoder | undefined;
   private pending: Uint8Array = EMPTY;
   private pendingLength = 0;
   /** Set while the rest of an over-long line is skipped; it scans the bytes for the line's id. */
@@ -148,8 +151,8 @@ export class LineDecoder {
       try {
         // A chunk of whole lines (the usual case) is decoded without making a view of it.
         const run = start === 0 && last + 1 === chunk.length ? chunk : chunk.subarray(start, last + 1);
-        text = this.lenient.decode(run);
-        if (text.indexOf(REPLACEMENT_CHARACTER) !== -1) text = this.utf8.decode(run);
+        text = (this.lenient ??= newUtf8Decoder(false, true)).decode(run);
+        if (text.indexOf(REPLACEMENT_CHARACTER) !== -1) text = this.fatal().decode(run);
       } catch {
         text = undefined;
       }
@@ -331,6 +334,10 @@ export class LineDecoder {
     this.pendingLength = needed;
   }
 
+  private fatal(): Utf8Decoder {
+    return (this.utf8 ??= newUtf8Decoder(true, true));
+  }
+
   private emitLine(bytes: Uint8Array, start: number, end: number, into: DecodedItem[]): void {
     if (end > start && bytes[end - 1] === CR) end--;
     if (end - start > this.maxLineBytes) {
@@ -342,7 +349,7 @@ export class LineDecoder {
     if (end === start) return;
     let text: string;
     try {
-      text = this.utf8.decode(bytes.subarray(start, end));
+      text = this.fatal().decode(bytes.subarray(start, end));
     } catch {
       into.push({ ok: false, reason: "invalid-utf8", line: this.lineNumber, detail: "line is not valid UTF-8" });
       return;
@@ -350,8 +357,6 @@ export class LineDecoder {
     this.parseLine(text, into);
   }
 }
-
-const utf8Encoder = new TextEncoder();
 
 /** Compact JSON of a value that has a JSON form; undefined, functions and symbols have none. */
 function json(value: unknown): string {
@@ -362,12 +367,12 @@ function json(value: unknown): string {
 
 /** One value as compact UTF-8 JSON plus "\n". Throws TypeError for a value with no JSON form. */
 export function encodeMessage(value: unknown): Uint8Array {
-  return utf8Encoder.encode(json(value) + "\n");
+  return encodeUtf8(json(value) + "\n");
 }
 
 /** Many values, each as compact JSON plus "\n", in one buffer. Throws TypeError for a value with no JSON form. */
 export function encodeMessages(values: readonly unknown[]): Uint8Array {
   let text = "";
   for (let i = 0; i < values.length; i++) text += json(values[i]) + "\n";
-  return utf8Encoder.encode(text);
+  return encodeUtf8(text);
 }

@@ -26,6 +26,8 @@
 //   go, so one huge message does not pin memory for the stream's life; nothing is allocated before the first drain (engines drained by
 //   pollOutbound, as the HTTP hosts do, never get a slab).
 
+import { utf8Encoder, type Utf8Encoder } from "./utf8.js";
+
 /** First slab: some hundred small messages. */
 const SLAB_BYTES = 16 * 1024;
 /** Largest slab kept from one drain to the next (the framing decoder's bound on what it keeps). */
@@ -34,7 +36,8 @@ const NEWLINE = 0x0a;
 /** Texts up to this length are copied byte by byte by text() while ASCII (measured on Node 20: a loop beats encodeInto and its view up to about 64 characters, and loses beyond). */
 const SHORT_TEXT = 64;
 const EMPTY = new Uint8Array(0);
-const utf8 = new TextEncoder();
+/** The encoder, found at the first drain (lib/wire/utf8.ts): loading this module touches no codec. */
+let utf8: Utf8Encoder | undefined;
 
 export class LineEncoder {
   private slab: Uint8Array = EMPTY;
@@ -68,7 +71,7 @@ export class LineEncoder {
     if (this.slab.length - this.at <= text.length) this.grow(text.length + 1);
     const start = this.at;
     const view = new Uint8Array(this.buffer, start, newline ? text.length + 1 : text.length);
-    const result = utf8.encodeInto(text, view);
+    const result = (utf8 ??= utf8Encoder()).encodeInto(text, view);
     this.at += result.written;
     const read = result.read;
     this.whole = read === text.length && start === this.used ? view : undefined;
@@ -176,7 +179,7 @@ export class LineEncoder {
       // Room for the rest as if it were ASCII, again (encodeInto stopped at a whole code point;
       // each growth at least doubles).
       this.grow(text.length - read + 1);
-      const result = utf8.encodeInto(text.slice(read), this.rest());
+      const result = (utf8 ??= utf8Encoder()).encodeInto(text.slice(read), this.rest());
       this.at += result.written;
       read += result.read;
     }

@@ -9,7 +9,10 @@
 //   ID_BYTES bytes, whatever the line's length and nesting;
 // - JSON's structural characters are ASCII, so scanning UTF-8 bytes one by one is exact;
 // - the scan never throws; a line that is not a JSON object, or whose id is malformed or too
-//   long, yields no id (it is then treated like any unreadable line).
+//   long, yields no id (it is then treated like any unreadable line);
+// - no codec is touched until an id is read (lib/wire/utf8.ts).
+
+import { decodeUtf8 } from "./utf8.js";
 
 const KEY_BYTES = 8;
 const ID_BYTES = 256;
@@ -49,8 +52,6 @@ const enum Phase {
   IdString,
   IdBare,
 }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
@@ -195,7 +196,7 @@ export class LineScanner {
     if (!this.idComplete) return undefined;
     let value: unknown;
     try {
-      value = JSON.parse(utf8.decode(this.idBytes.subarray(0, this.idLength)));
+      value = JSON.parse(decodeUtf8(this.idBytes.subarray(0, this.idLength), true));
     } catch {
       return undefined;
     }

@@ -20,18 +20,19 @@
 import type { JsonObject, JsonRpcMessage } from "./envelope.js";
 import type { LineEncoder } from "./line-encoder.js";
 import { refuse, type Refusal } from "./outbound-json.js";
+import { asciiBytes, encodeUtf8 } from "./utf8.js";
 
 /** The result of every ping answer: recognised by identity, written without a stringify. Frozen: hosts that read it through pollOutbound share it. */
 export const EMPTY_RESULT: JsonObject = Object.freeze({}) as JsonObject;
 
-const encoder = new TextEncoder();
-const OPEN_WITH_ID = encoder.encode('{"jsonrpc":"2.0","id":');
-const OPEN_WITHOUT_ID = encoder.encode('{"jsonrpc":"2.0",');
-const METHOD = encoder.encode('"method":');
-const COMMA_METHOD = encoder.encode(',"method":');
-const COMMA_PARAMS = encoder.encode(',"params":');
-const COMMA_RESULT = encoder.encode(',"result":');
-const EMPTY_RESULT_END = encoder.encode(',"result":{}}\n');
+// ASCII, so made without a codec: loading this module needs no TextEncoder.
+const OPEN_WITH_ID = asciiBytes('{"jsonrpc":"2.0","id":');
+const OPEN_WITHOUT_ID = asciiBytes('{"jsonrpc":"2.0",');
+const METHOD = asciiBytes('"method":');
+const COMMA_METHOD = asciiBytes(',"method":');
+const COMMA_PARAMS = asciiBytes(',"params":');
+const COMMA_RESULT = asciiBytes(',"result":');
+const EMPTY_RESULT_END = asciiBytes(',"result":{}}\n');
 const CLOSE_BRACE = 0x7d;
 const NEWLINE = 0x0a;
 
@@ -201,7 +202,7 @@ const methodTexts = new Map<string, string>();
 function methodBytes(method: string): Uint8Array {
   const kept = methods.get(method);
   if (kept !== undefined) return kept;
-  const bytes = encoder.encode(JSON.stringify(method));
+  const bytes = encodeUtf8(JSON.stringify(method));
   if (methods.size < METHODS_KEPT) methods.set(method, bytes);
   return bytes;
 }

@@ -9,6 +9,33 @@ import { test } from "node:test";
 import type { OAuthFlowError } from "../../lib/auth/errors.js";
 import type { CredentialStore, StoredCredentials } from "../../lib/auth/types.js";
 import { OAuthClient, type AuthFetch, type HttpAuthOptions } from "../../lib/http-client/oauth.js";
+import type { ReadableStreamLike, ResponseLike } from "../../lib/http-client/types.js";
+import type { HttpTimers } from "../../lib/peer/shared/timers.js";
+
+/** A body of one chunk, read as the OAuth client reads every body (a stream). */
+function bodyOf(text: string): ReadableStreamLike {
+  let sent = false;
+  return {
+    getReader: () => ({
+      read: async () => {
+        if (sent) return { done: true };
+        sent = true;
+        return { done: false, value: new TextEncoder().encode(text) };
+      },
+      cancel: async () => undefined,
+    }),
+  };
+}
+
+function answer(status: number, text: string, headers: { get(name: string): string | null } = { get: () => null }): ResponseLike {
+  return { status, headers, body: bodyOf(text) };
+}
+
+const timers: HttpTimers = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle),
+};
 
 const MCP = "https://mcp.example.com/mcp";
 const AS = "https://auth.example.com";
@@ -19,14 +46,7 @@ function fakeAs(overrides: { token?: () => { status: number; body: unknown } | P
   calls: string[];
 } {
   const calls: string[] = [];
-  const json = (
-    status: number,
-    body: unknown,
-  ): { status: number; headers: { get(name: string): string | null }; text(): Promise<string> } => ({
-    status,
-    headers: { get: () => null },
-    text: async () => (typeof body === "string" ? body : JSON.stringify(body)),
-  });
+  const json = (status: number, body: unknown): ResponseLike => answer(status, typeof body === "string" ? body : JSON.stringify(body));
   const fetch: AuthFetch = async (url) => {
     calls.push(url);
     if (url.endsWith("/oauth-protected-resource/mcp")) return json(200, { resource: MCP, authorization_servers: [AS] });
@@ -63,7 +83,7 @@ function client(fetch: AuthFetch, extra: Partial<HttpAuthOptions> = {}): { oauth
       onError: (e) => errors.push(e),
       ...extra,
     },
-    fetch,
+    { fetch, timers },
   );
   return { oauth, errors };
 }
@@ -118,7 +138,7 @@ test("AUTH-09: failures end the flow with an OAuthFlowError: token endpoint down
         throw new Error("reporter broke");
       },
     },
-    fakeAs().fetch,
+    { fetch: fakeAs().fetch, timers },
   );
   assert.equal(await throwingReporter.refused(MCP, 401, WWW, undefined), false, "a throwing onError is contained");
 });
@@ -173,22 +193,14 @@ test("AUTH-13: DPoP (RFC 9449): proofs at the token endpoint, a resend with the 
   let challenged = false;
   const fetch: AuthFetch = async (url, init) => {
     if (url === `${AS}/.well-known/oauth-authorization-server`) {
-      const doc = JSON.parse(await (await as.fetch(url, init)).text()) as object;
-      return {
-        status: 200,
-        headers: { get: () => null },
-        text: async () => JSON.stringify({ ...doc, dpop_signing_alg_values_supported: ["ES256"] }),
-      };
+      const doc = JSON.parse(await textOf(await as.fetch(url, init))) as object;
+      return answer(200, JSON.stringify({ ...doc, dpop_signing_alg_values_supported: ["ES256"] }));
     }
     if (url === `${AS}/token`) {
       proofs.push(init.headers.DPoP ?? "");
       if (!challenged) {
         challenged = true;
-        return {
-          status: 400,
-          headers: { get: (n: string) => (n === "dpop-nonce" ? "as-nonce-1" : null) },
-          text: async () => JSON.stringify({ error: "use_dpop_nonce" }),
-        };
+        return answer(400, JSON.stringify({ error: "use_dpop_nonce" }), { get: (n: string) => (n === "dpop-nonce" ? "as-nonce-1" : null) });
       }
     }
     return as.fetch(url, init);
@@ -237,3 +249,11 @@ test("AUTH-13: without dpop (or when the server does not list ES256) tokens are 
   await plain.oauth.refused(MCP, 401, WWW, undefined);
   assert.deepEqual(Object.keys(await plain.oauth.headersFor("POST", MCP)), ["Authorization"]);
 });
+
+async function textOf(res: ResponseLike): Promise<string> {
+  const reader = res.body?.getReader();
+  let text = "";
+  for (let chunk = await reader?.read(); chunk !== undefined && !chunk.done; chunk = await reader?.read())
+    text += new TextDecoder().decode(chunk.value);
+  return text;
+}

@@ -303,8 +303,7 @@ test("AUTH-08, HTTP-10: resuming a response stream (GET with Last-Event-ID) answ
       return {
         status: 200,
         headers: headers({ "content-type": "application/json", "mcp-session-id": "s1" }),
-        body: null,
-        text: async () => text,
+        body: body([text]),
       };
     }
     if (message?.method === "tools/call") {

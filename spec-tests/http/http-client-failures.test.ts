@@ -44,7 +44,9 @@ test("HTTP-03: failures around initialize: network error, a body that is not JSO
 
   const s2: Setup = { server: new FakeServer(), timers: new FakeTimers(), errors: [] };
   s2.server.routes.push((req) =>
-    req.body?.method === "initialize" ? new FakeResponse(200, { "content-type": "application/json" }, null, "{oops") : undefined,
+    req.body?.method === "initialize"
+      ? new FakeResponse(200, { "content-type": "application/json" }, new FakeBody().push("{oops").end(), "{oops")
+      : undefined,
   );
   await assert.rejects(connectHttp(options(s2)), (e: unknown) => /not JSON/.test(transportError(e).message));
 

@@ -347,6 +347,10 @@ const OTHER_FLAGS: Readonly<Record<string, string | undefined>> = {
   "--verbose": "spec-tests/fuzz/main.ts",
   "--steps": "spec-tests/fuzz/main.ts",
   "--flood": "spec-tests/fuzz/main.ts",
+  "--target": "spec-tests/fuzz/main.ts",
+  "--calls": "spec-tests/fuzz/main.ts",
+  "--ignore": "spec-tests/fuzz/main.ts",
+  "--coverage": "spec-tests/fuzz/main.ts",
   "--suite": undefined, // the official conformance suite (@modelcontextprotocol/conformance)
   "--requirements": undefined,
 };

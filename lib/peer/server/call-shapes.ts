@@ -14,6 +14,7 @@
 // - nothing is copied deeply: the values go on to the registries' own checks (registration.ts).
 
 import type { Implementation } from "../../types/index.js";
+import { hasOwn } from "../../wire/envelope.js";
 import { isParamsMap, schemaKeywordOf } from "./params-map.js";
 import type { ServerOptions, ToolDefinition, ToolHandler } from "./server-options.js";
 import { isStandardSchema } from "./standard-schema.js";
@@ -108,7 +109,7 @@ export function serverOptionsOf(first: unknown, second: unknown): ServerOptions 
     throw new Error(
       `server options: expected the second argument to be an options object (${SERVER_FORMS}); got ${describeArgument(second)}`,
     );
-  const flat = !Object.hasOwn(first, "info");
+  const flat = !hasOwn(first, "info");
   if (!flat && second !== undefined)
     throw new Error(`server options: expected ${SERVER_FORMS}; got info in the first argument and a second argument`);
   const known = flat ? [...INFO_KEYS, ...SERVER_OPTION_KEYS.filter((k) => k !== "info")] : SERVER_OPTION_KEYS;
@@ -125,7 +126,7 @@ export function serverOptionsOf(first: unknown, second: unknown): ServerOptions 
     const rest: { [key: string]: unknown } = {};
     for (const [key, value] of Object.entries(first)) (INFO_KEYS.includes(key) ? info : rest)[key] = value;
     if (second !== undefined) {
-      const twice = Object.keys(second).filter((key) => Object.hasOwn(rest, key));
+      const twice = Object.keys(second).filter((key) => hasOwn(rest, key));
       if (twice.length > 0) throw new Error(`server options: ${twice.join(", ")} given in both arguments; expected each option once`);
       Object.assign(rest, second);
     }
@@ -191,7 +192,7 @@ export function toolCallOf(name: string, rest: readonly unknown[]): ToolCall {
 /** An object meant as tool options: no keys, a key only options have, or a title or description that is a string or undefined. */
 function looksLikeOptions(value: { readonly [key: string]: unknown }): boolean {
   const keys = Object.keys(value);
-  const text = (key: string): boolean => Object.hasOwn(value, key) && (typeof value[key] === "string" || value[key] === undefined);
+  const text = (key: string): boolean => hasOwn(value, key) && (typeof value[key] === "string" || value[key] === undefined);
   return keys.length === 0 || keys.some((key) => OPTIONS_ONLY.includes(key)) || text("title") || text("description");
 }
 

@@ -17,7 +17,7 @@
 // go nowhere once the request is answered; nothing here reads a clock.
 
 import type { JsonObject, RequestId } from "../../wire/envelope.js";
-import { isJsonObject } from "../../wire/envelope.js";
+import { hasOwn, isJsonObject } from "../../wire/envelope.js";
 import type { ModernRequestInfo } from "../../rules/modern.js";
 import type { AuthInfo } from "../../auth/types.js";
 import type {
@@ -265,7 +265,7 @@ export class RequestContext<S extends ContextSession = ContextSession> extends H
     const rounds = (this.rounds ??= RoundState.session());
     const key = `${inputMethod}#${rounds.calls++}`;
     const answers = rounds.answers;
-    const answer = answers !== undefined && Object.hasOwn(answers, key) ? answers[key] : undefined;
+    const answer = answers !== undefined && hasOwn(answers, key) ? answers[key] : undefined;
     if (answer !== undefined) return Promise.resolve(answer as T);
     const asked = Promise.reject(
       rounds.inputRequired(

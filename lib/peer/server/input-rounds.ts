@@ -25,6 +25,8 @@ export class InputRequiredSignal extends Error {
     readonly state?: string,
   ) {
     super("input required");
+    Object.setPrototypeOf(this, new.target.prototype); // instanceof through an ES5 down-level
+    this.name = "InputRequiredSignal";
   }
 }
 

@@ -17,6 +17,7 @@
 // - nothing here imports a schema library: schemas are recognised by shape.
 
 import { toJsonSafe } from "../shared/json-safe.js";
+import { hasOwn } from "../../wire/envelope.js";
 import { refuseUnusableSchema } from "./registration.js";
 import {
   checkValue,
@@ -70,7 +71,7 @@ function isPlainObject(value: unknown): value is { readonly [key: string]: unkno
 export function schemaKeywordOf(value: { readonly [key: string]: unknown }): string | undefined {
   const type = value.type;
   if (typeof type === "string" || Array.isArray(type)) return "type";
-  return SUBSCHEMA_KEYWORDS.find((keyword) => Object.hasOwn(value, keyword));
+  return SUBSCHEMA_KEYWORDS.find((keyword) => hasOwn(value, keyword));
 }
 
 /**
@@ -113,17 +114,17 @@ function jsonShape(tool: string, field: string, map: { readonly [param: string]:
   if (!listed.ok)
     throw new Error(`tool ${JSON.stringify(tool)}: the ${field}'s parameter schemas cannot be listed as JSON: ${listed.reason}`);
   const properties = listed.value as { [param: string]: { default?: unknown } };
-  const required = Object.keys(properties).filter((name) => !Object.hasOwn(properties[name] as object, "default"));
+  const required = Object.keys(properties).filter((name) => !hasOwn(properties[name] as object, "default"));
   const schema = required.length > 0 ? { type: "object", properties, required } : { type: "object", properties };
   refuseUnusableSchema(tool, field, schema);
-  const defaults = Object.keys(properties).filter((name) => Object.hasOwn(properties[name] as object, "default"));
+  const defaults = Object.keys(properties).filter((name) => hasOwn(properties[name] as object, "default"));
   if (defaults.length === 0 || field === "outputSchema") return { schema, validator: undefined };
   const applied: ToolValidator = own ?? { jsonSchema: schema };
   const validator = (value: unknown): ValidatorResult | Promise<ValidatorResult> => {
     let filled = value;
     if (typeof value === "object" && value !== null && !Array.isArray(value)) {
       const copy: { [param: string]: unknown } = { ...(value as object) };
-      for (const name of defaults) if (!Object.hasOwn(copy, name)) copy[name] = copyOf(properties[name]?.default);
+      for (const name of defaults) if (!hasOwn(copy, name)) copy[name] = copyOf(properties[name]?.default);
       filled = copy;
     }
     return checkValue(applied, filled);
@@ -164,7 +165,7 @@ function standardShape(shape: { readonly [param: string]: StandardSchemaV1 }): S
         if (Array.isArray(r.issues)) {
           for (const issue of r.issues as StandardSchemaV1Issue[])
             issues.push({ message: issue.message, path: [name, ...(issue.path ?? [])] });
-        } else if (r.value !== undefined || Object.hasOwn(input, name)) output[name] = r.value;
+        } else if (r.value !== undefined || hasOwn(input, name)) output[name] = r.value;
       });
       return issues.length > 0 ? { issues } : { value: output };
     };

@@ -9,6 +9,7 @@
 
 import { base64urlDecode, base64urlEncode } from "../../codec/pagination.js";
 import type { BufferSourceLike } from "../../auth/types.js";
+import { decodeUtf8, encodeUtf8 } from "../../wire/utf8.js";
 
 /**
  * The part of Web Crypto this helper uses, declared by shape (the portable layers have no DOM
@@ -39,9 +40,6 @@ export interface RequestStateOptions {
 export type OpenedState<T> =
   | { readonly ok: true; readonly payload: T }
   | { readonly ok: false; readonly reason: "malformed" | "tampered" | "expired" | "other-request" };
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 function defaultSubtle(): SubtleCryptoLike {
   const subtle = (globalThis as { crypto?: { subtle?: SubtleCryptoLike } }).crypto?.subtle;
@@ -89,7 +87,7 @@ export class RequestStateSealer {
 
 /** @internal The bytes a token's MAC covers. */
 export function stateBody(payload: unknown, binding: string, expiresAt: number): Uint8Array {
-  return encoder.encode(JSON.stringify({ v: 1, b: binding, e: expiresAt, p: payload }));
+  return encodeUtf8(JSON.stringify({ v: 1, b: binding, e: expiresAt, p: payload }));
 }
 
 /** @internal A token's body and 32-byte MAC, or undefined when it is not shaped like one. */
@@ -106,7 +104,7 @@ export function splitToken(token: unknown): { readonly body: Uint8Array; readonl
 export function readStateBody<T>(body: Uint8Array, binding: string, now: number): OpenedState<T> {
   let sealed: { v?: unknown; b?: unknown; e?: unknown; p?: unknown };
   try {
-    sealed = JSON.parse(decoder.decode(body)) as typeof sealed;
+    sealed = JSON.parse(decodeUtf8(body, false)) as typeof sealed;
   } catch {
     return { ok: false, reason: "malformed" };
   }

@@ -18,6 +18,7 @@
 import type { JsonObject } from "../../wire/envelope.js";
 import { isJsonObject } from "../../wire/envelope.js";
 import { ErrorCode } from "../../wire/errors.js";
+import { encodeUtf8 } from "../../wire/utf8.js";
 import { constantTimeEqual, hmacSha256, sha256 } from "../../codec/sha256.js";
 import { base64urlEncode } from "../../codec/pagination.js";
 import { InputRequiredSignal, collectAnswers, tooDeep } from "./input-rounds.js";
@@ -36,7 +37,6 @@ export interface InputRoundsOptions {
 export const SEALED_ROUNDS = "mcp-engine/rounds:";
 
 const DEFAULT_TTL_MS = 600_000;
-const encoder = new TextEncoder();
 
 /** Checks the options once, at Server construction. */
 export function checkInputRounds(options: InputRoundsOptions | undefined): void {
@@ -53,7 +53,7 @@ export function checkInputRounds(options: InputRoundsOptions | undefined): void 
 /** What a request is: the state of one request must not open on another (a different tool, arguments or principal). */
 export function roundBinding(method: string, params: JsonObject, principal: string | undefined): string {
   const target = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : "";
-  const digest = base64urlEncode(sha256(encoder.encode(canonicalJson(params.arguments))));
+  const digest = base64urlEncode(sha256(encodeUtf8(canonicalJson(params.arguments))));
   return JSON.stringify([method, target, principal ?? "", digest]);
 }
 

@@ -11,6 +11,7 @@
 import type { Engine } from "../../engine/engine.js";
 import type { JsonObject, RequestId } from "../../wire/envelope.js";
 import type { Paginator } from "../../codec/pagination.js";
+import { hasOwn } from "../../wire/envelope.js";
 import { ErrorCode } from "../../wire/errors.js";
 import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult } from "../../types/index.js";
 import { McpError } from "../shared/errors.js";
@@ -197,7 +198,7 @@ function toolError(text: string): CallToolResult {
 
 /** The completer registered for a name the peer sent: own keys only ("constructor" is no completer). */
 function completerFor(table: { [name: string]: Completer } | undefined, name: unknown): Completer | undefined {
-  if (table === undefined || typeof name !== "string" || !Object.hasOwn(table, name)) return undefined;
+  if (table === undefined || typeof name !== "string" || !hasOwn(table, name)) return undefined;
   const completer = table[name];
   return typeof completer === "function" ? completer : undefined;
 }

@@ -293,7 +293,8 @@ export class ServerSession implements ContextSession {
       this.driver.pump();
       return;
     }
-    if (!this.engine.isSubscribed(uri)) return;
+    // A session subscribed before it is operating (or one whose phase forbids it now) is skipped, as listChanged skips it.
+    if (!this.engine.isSubscribed(uri) || !this.engine.allows("notifications/resources/updated", "notification", { uri })) return;
     this.engine.notify("notifications/resources/updated", { uri });
     this.driver.pump();
   }

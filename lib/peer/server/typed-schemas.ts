@@ -10,6 +10,7 @@
 // that has a default (the validator fills it in, so a client need not send it); nothing
 // here imports a schema library: schemas are recognised by shape.
 
+import { hasOwn } from "../../wire/envelope.js";
 import { ErrorCode } from "../../wire/errors.js";
 import type { CallToolResult, PromptArgument, ToolSchema } from "../../types/index.js";
 import { McpError } from "../shared/errors.js";
@@ -170,15 +171,14 @@ export function withoutDefaultsRequired(schema: object, depth = 0): object {
   const copy: { [keyword: string]: unknown } = { ...schema, properties: { ...nested } };
   if (Array.isArray(source.required)) {
     copy.required = source.required.filter(
-      (name) =>
-        !(typeof name === "string" && Object.hasOwn(properties, name) && hasDefault((properties as { [name: string]: unknown })[name])),
+      (name) => !(typeof name === "string" && hasOwn(properties, name) && hasDefault((properties as { [name: string]: unknown })[name])),
     );
   }
   return copy;
 }
 
 function hasDefault(schema: unknown): boolean {
-  return typeof schema === "object" && schema !== null && Object.hasOwn(schema, "default");
+  return typeof schema === "object" && schema !== null && hasOwn(schema, "default");
 }
 
 /**

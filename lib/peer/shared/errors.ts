@@ -15,6 +15,10 @@
 // Client a JSON-RPC error object with the typed error attached (attachPeerError); only such
 // objects, made in this process, turn back into it (peerErrorOf), so a peer's error body
 // can never pass for one.
+//
+// Identity survives an ES5 down-level and minification: PeerError restores the prototype an
+// ES5 `Error.call(this)` loses, and every class sets `name` as a string literal (minifiers
+// rename classes, so new.target.name would read "u"). A subclass of the caller's names itself.
 
 import type { RequestId } from "../../wire/envelope.js";
 import { LocalProtocolError } from "../../wire/errors.js";
@@ -23,7 +27,8 @@ import { LocalProtocolError } from "../../wire/errors.js";
 export class PeerError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = new.target.name;
+    Object.setPrototypeOf(this, new.target.prototype);
+    this.name = "PeerError";
   }
 }
 
@@ -37,6 +42,7 @@ export class McpError extends PeerError {
   readonly data: unknown;
   constructor(code: number, message: string, data?: unknown) {
     super(`MCP error ${code}: ${message}`);
+    this.name = "McpError";
     this.code = code;
     this.data = data;
   }
@@ -51,6 +57,7 @@ export class RequestTimeoutError extends PeerError {
     super(
       `${method} (request ${String(requestId)}) timed out: ${deadline === "total" ? "total time cap" : "no answer or progress"}${ms !== undefined ? ` after ${ms} ms` : ""}`,
     );
+    this.name = "RequestTimeoutError";
     this.deadline = deadline;
     this.method = method;
     this.requestId = requestId;
@@ -62,6 +69,7 @@ export class RequestAbortedError extends PeerError {
   readonly reason: unknown;
   constructor(method: string, reason: unknown) {
     super(`${method} aborted${reason instanceof Error ? `: ${reason.message}` : typeof reason === "string" ? `: ${reason}` : ""}`);
+    this.name = "RequestAbortedError";
     this.reason = reason;
   }
 }
@@ -70,6 +78,7 @@ export class RequestAbortedError extends PeerError {
 export class ConnectionClosedError extends PeerError {
   constructor(method: string, detail?: string) {
     super(`${method}: connection closed${detail !== undefined ? ` (${detail})` : ""}`);
+    this.name = "ConnectionClosedError";
   }
 }
 
@@ -79,6 +88,7 @@ export class ResponseTooLargeError extends PeerError {
   readonly limit: number;
   constructor(method: string, bytes: number, limit: number) {
     super(`[limit] ${method}: the answer is ${bytes} bytes, over maxLineBytes (${limit}); raise limits.maxLineBytes to accept it`);
+    this.name = "ResponseTooLargeError";
     this.bytes = bytes;
     this.limit = limit;
   }
@@ -89,6 +99,7 @@ export class InvalidResultError extends PeerError {
   readonly path: string;
   constructor(method: string, path: string, expected: string, got: string) {
     super(`${method}: invalid result at ${path}: expected ${expected}, got ${got}`);
+    this.name = "InvalidResultError";
     this.path = path;
   }
 }
@@ -98,6 +109,7 @@ export class InputRoundsExceededError extends PeerError {
   readonly rounds: number;
   constructor(method: string, rounds: number) {
     super(`${method}: the server still asked for input after ${rounds} rounds (maxInputRounds)`);
+    this.name = "InputRoundsExceededError";
     this.rounds = rounds;
   }
 }
@@ -116,6 +128,7 @@ export class HttpTransportError extends PeerError {
   readonly data: unknown;
   constructor(message: string, status?: number, auth?: HttpAuthError, data?: unknown) {
     super(message);
+    this.name = "HttpTransportError";
     this.status = status;
     // An HttpAuthError is its own challenge, so `error.auth` reads the same for both classes.
     this.auth = auth ?? (this instanceof HttpAuthError ? this : undefined);
@@ -144,6 +157,7 @@ export class HttpAuthError extends HttpTransportError {
     if (wwwAuthenticate !== undefined) data.wwwAuthenticate = wwwAuthenticate;
     if (body !== undefined) data.body = body;
     super(detail, status, undefined, data);
+    this.name = "HttpAuthError";
     this.wwwAuthenticate = wwwAuthenticate;
     this.url = url;
     this.body = body;
@@ -165,6 +179,7 @@ export class ProtocolMisuseError extends PeerError {
   readonly method: string | undefined;
   constructor(init: { rule: string; expected: string; got: string; code?: number; method?: string; cause?: unknown }) {
     super(`${init.method !== undefined ? `${init.method}: ` : ""}[${init.rule}] expected ${init.expected}; got ${init.got}`);
+    this.name = "ProtocolMisuseError";
     this.rule = init.rule;
     this.expected = init.expected;
     this.got = init.got;
@@ -211,6 +226,7 @@ export class TaskFailedError extends PeerError {
   readonly data: unknown;
   constructor(taskId: string, code: number, message: string, data?: unknown) {
     super(`task ${taskId} failed: ${code} ${message}`);
+    this.name = "TaskFailedError";
     this.taskId = taskId;
     this.code = code;
     this.data = data;
@@ -223,6 +239,7 @@ export class TaskCancelledError extends PeerError {
   readonly statusMessage: string | undefined;
   constructor(taskId: string, statusMessage?: string) {
     super(`task ${taskId} was cancelled${statusMessage !== undefined ? `: ${statusMessage}` : ""}`);
+    this.name = "TaskCancelledError";
     this.taskId = taskId;
     this.statusMessage = statusMessage;
   }

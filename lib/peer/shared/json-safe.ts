@@ -12,6 +12,8 @@
 // Invariants: nothing here throws; a copy's keys are own data properties (a "__proto__" key
 // stays a key); the copy's depth is at most maxDepth.
 
+import { hasOwn } from "../../wire/envelope.js";
+
 /** How deep a value the peer layer accepts from a peer or sends: objects and arrays within objects and arrays. */
 export const DEFAULT_MAX_JSON_DEPTH = 256;
 
@@ -47,7 +49,7 @@ export function copyJson(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEP
 export function copyMembers(object: Record<string, unknown>, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): unknown {
   // for-in over own keys: Object.keys' order, without an array of them.
   for (const key in object) {
-    if (!Object.hasOwn(object, key)) continue;
+    if (!hasOwn(object, key)) continue;
     const copy = copyAt(object[key], key, 1, maxDepth);
     if (copy instanceof NotJson) return copy;
     if (copy === undefined) delete object[key];
@@ -112,7 +114,7 @@ function copyFast(input: unknown, key: string, depth: number, maxDepth: number):
   const out: Record<string, unknown> = {};
   // for-in over own keys: Object.keys' order, without an array of them.
   for (const k in value) {
-    if (!Object.hasOwn(value, k)) continue;
+    if (!hasOwn(value, k)) continue;
     const v = copyFast((value as Record<string, unknown>)[k], k, depth + 1, maxDepth);
     if (v === undefined) continue;
     // An own data property even for "__proto__", which plain assignment would treat as the prototype.
@@ -181,7 +183,7 @@ function plainJson(value: unknown, depth: number, maxDepth: number): boolean {
     return true;
   }
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return false;
-  // Inherited enumerable members are walked too (no Object.hasOwn per key): JSON.stringify
+  // Inherited enumerable members are walked too (no hasOwn per key): JSON.stringify
   // skips them, so walking them can only answer false where true was right, which costs a
   // copy (toJsonSafe), never a wrong answer.
   for (const key in value) {
@@ -217,7 +219,7 @@ function deeperThan(value: object, depth: number, maxDepth: number): boolean {
     return false;
   }
   for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
+    if (!hasOwn(value, key)) continue;
     const child: unknown = (value as Record<string, unknown>)[key];
     if (typeof child === "object" && child !== null && deeperThan(child, depth + 1, maxDepth)) return true;
   }
