@@ -70,18 +70,33 @@ export interface AuthInfo {
   readonly claims?: { readonly [key: string]: unknown };
 }
 
-/** The part of Web Crypto's SubtleCrypto used here (the runtime's crypto.subtle fits). */
+/**
+ * Bytes over an ArrayBuffer (not a SharedArrayBuffer): what Web Crypto's getRandomValues takes
+ * under the DOM types of TypeScript 5.7 and later. Written as the return type of
+ * Uint8Array#slice, which is Uint8Array<ArrayBuffer> there and plain Uint8Array under older
+ * TypeScript, where typed arrays are not generic.
+ */
+export type ArrayBufferBytes = ReturnType<Uint8Array["slice"]>;
+
+/**
+ * Web Crypto's BufferSource, by shape. Methods take it (not Uint8Array) so that the platform's
+ * SubtleCrypto, whose methods take BufferSource, is assignable to SubtleLike under the DOM
+ * types as under @types/node; the bytes passed here are always over an ArrayBuffer.
+ */
+export type BufferSourceLike = ArrayBufferView | ArrayBuffer;
+
+/** The part of Web Crypto's SubtleCrypto used here (the runtime's crypto.subtle fits, under the DOM types and @types/node 20, 22, 24). */
 export interface SubtleLike {
   importKey(format: string, keyData: unknown, algorithm: unknown, extractable: boolean, usages: string[]): Promise<unknown>;
-  sign(algorithm: unknown, key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
-  verify(algorithm: unknown, key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
+  sign(algorithm: unknown, key: unknown, data: BufferSourceLike): Promise<ArrayBuffer>;
+  verify(algorithm: unknown, key: unknown, signature: BufferSourceLike, data: BufferSourceLike): Promise<boolean>;
   /** For DPoP keys (a P-256 pair made per client). */
   generateKey(algorithm: unknown, extractable: boolean, usages: string[]): Promise<unknown>;
   exportKey(format: string, key: unknown): Promise<unknown>;
 }
 
-/** The runtime's Web Crypto object (globalThis.crypto in browsers, Node 20+, Deno, Bun, Workers). */
+/** The runtime's Web Crypto object (globalThis.crypto in browsers, Node 20+, Deno, Bun, Workers; its type under the DOM types and @types/node 20, 22, 24). */
 export interface WebCryptoLike {
-  getRandomValues<T extends Uint8Array>(array: T): T;
+  getRandomValues<T extends ArrayBufferBytes>(array: T): T;
   readonly subtle: SubtleLike;
 }

@@ -58,17 +58,23 @@ export type {
   ExtensionRequestHandler,
 } from "./server/server-options.js";
 export { PeerAbortController } from "./shared/signal.js";
-export type { AbortSignalLike } from "./shared/signal.js";
+export type { AbortSignalLike, PlatformAbortSignal } from "./shared/signal.js";
 export { runValidator } from "./server/standard-schema.js";
 export type { StandardSchemaV1, ToolValidator } from "./server/standard-schema.js";
 export type {
   InferJsonSchema,
   JsonSchemaLiteral,
+  NotOptions,
+  NotSchema,
+  ObjectSchemaLiteral,
+  ParamsArgs,
+  ParamsMapLiteral,
   PromptArgs,
   PromptArgumentLiteral,
   StandardInput,
   StandardOutput,
   ToolArgs,
+  ToolParams,
   ToolResultFor,
   ToolSchemaInput,
   ToolStructured,

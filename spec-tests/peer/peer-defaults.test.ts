@@ -229,9 +229,10 @@ test('J-02: server.tool refuses an inputSchema or outputSchema whose root type i
     () => server.tool("s", { inputSchema: { type: "string" } as never }, () => OK),
     /\[J-02\] tool s: inputSchema must have root type "object" \(clients refuse any other\); got "string"/,
   );
+  // No type but a JSON Schema keyword: a JSON Schema that forgot its type, not a map of parameters (params-map.ts).
   assert.throws(
-    () => server.tool("n", { inputSchema: {} as never }, () => OK),
-    /\[J-02\] tool n: inputSchema must have root type "object".*got no type/,
+    () => server.tool("n", { inputSchema: { properties: { a: { type: "string" } } } as never }, () => OK),
+    /\[J-02\] tool "n": inputSchema must have root type "object".*got no type, in a schema read as a JSON Schema for its keyword "properties"/,
   );
   assert.throws(
     () => server.tool("u", { inputSchema: null as never }, () => OK),

@@ -217,6 +217,83 @@ server.prompt(
   },
 );
 
+// ---- The SDKs' and the book's forms (call-shapes.ts, params-map.ts) ---------------------
+
+// The book's example as printed: a description, then a map of parameter JSON Schemas.
+server.tool("query_database", "데이터베이스를 쿼리합니다", { query: { type: "string", description: "SQL 쿼리" } }, async (params) => {
+  const query: string = params.query;
+  // @ts-expect-error query is a string
+  params.query.toFixed();
+  // @ts-expect-error a parameter the map does not have
+  void params.limit;
+  return text(query);
+});
+
+// Every member of a map of JSON Schemas is there: required, or filled in from its default.
+server.tool(
+  "json-map",
+  { q: { type: "string" }, n: { type: "number", default: 3 }, tags: { type: "array", items: { type: "string" } } },
+  (args) => {
+    const ok: Equal<typeof args, { q: string; n: number; tags: string[] }> = true;
+    return text(`${String(ok)} ${args.q} ${args.n + 1} ${args.tags.join()}`);
+  },
+);
+
+// A zod raw shape types args as z.object(shape) would: optional members optional, defaulted ones present.
+server.tool("zod-shape", "d", { city: z.string(), days: z.number().default(3), unit: z.enum(["c", "f"]).optional() }, (args) => {
+  const ok: Equal<typeof args, { city: string; days: number; unit?: "c" | "f" | undefined }> = true;
+  return text(`${String(ok)} ${args.city}`);
+});
+server.tool("zod-shape-3", { city: z.string() }, (args) => text(args.city.toUpperCase()));
+
+// A whole schema in the params position: a JSON Schema of type "object", or a Standard Schema.
+server.tool("whole-json", "d", { type: "object", properties: { n: { type: "integer" } }, required: ["n"] }, (args) =>
+  text(String(args.n + 1)),
+);
+server.tool("whole-zod", z.object({ s: z.string() }), (args) => text(args.s.toUpperCase()));
+
+// registerTool's options: raw shapes as inputSchema and outputSchema type args and structuredContent.
+server.tool(
+  "register-style",
+  {
+    title: "Add",
+    description: "Adds",
+    inputSchema: { a: z.number(), b: z.number() },
+    outputSchema: { sum: z.number() },
+    annotations: { readOnlyHint: true },
+  },
+  (args) => ({ content: [], structuredContent: { sum: args.a + args.b } }),
+);
+server.tool("register-bad", { inputSchema: { a: z.number() }, outputSchema: { sum: z.number() } }, (args) => ({
+  content: [],
+  // @ts-expect-error structuredContent must match the raw-shape outputSchema
+  structuredContent: { sum: String(args.a) },
+}));
+server.tool("json-map-out", { outputSchema: { sum: { type: "number" }, note: { type: "string", default: "" } } }, () => ({
+  content: [],
+  // A member with a default may be left out of structuredContent: nothing fills it in there.
+  structuredContent: { sum: 1 },
+}));
+
+// No parameters: a description alone, or nothing.
+server.tool("described", "Says hi", (args) => text(String(args.anything)));
+server.tool("bare", () => text("bare"));
+
+// @ts-expect-error a map's values are schemas, not type names
+server.tool("type-names", { q: "string" }, () => text(""));
+// @ts-expect-error a misspelled option is neither an option nor a map of parameters
+server.tool("typo", { descripton: "x", inputSchema: { type: "object" } }, () => text(""));
+// @ts-expect-error the SDK's annotations argument is not a form (annotations go into the options)
+server.tool("sdk-annotations", { q: z.string() }, { readOnlyHint: true }, () => text(""));
+
+// new Server: ServerOptions, or the name and version in place of info.
+export const flat = new Server({ name: "flat", version: "1.0.0", instructions: "use it" });
+export const twoArgs = new Server({ name: "sdk", version: "1.0.0" }, { instructions: "use it" });
+// @ts-expect-error an option this library does not have
+export const misspelled = new Server({ info: { name: "n", version: "1" }, pagesize: 10 });
+// @ts-expect-error the version is part of the name and version
+export const noVersion = new Server({ name: "n" });
+
 // ---- The helper types on their own --------------------------------------------------
 
 const checks: Array<true> = [

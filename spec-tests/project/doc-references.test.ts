@@ -62,10 +62,11 @@ function documents(): string[] {
   return ["README.md", "RULES.md", ...docs, ...walk("fixtures").filter((f) => f.endsWith(".md"))];
 }
 
-/** A `dist/` path stands for the source it is built from. */
+/** A `dist/` path stands for the source it is built from: dist/lib/x.js (the tests' build) and dist/package/x.js (the package's) for lib/x.ts. */
 function sourceOf(path: string): string {
   if (!path.startsWith("dist/")) return path;
   return path
+    .replace(/^dist\/package\//, "dist/lib/")
     .slice("dist/".length)
     .replace(/\.d\.ts$/, ".ts")
     .replace(/\.js(\.map)?$/, ".ts");

@@ -1,12 +1,12 @@
 // The package as a consumer gets it from the registry: `npm pack` of the built project,
-// unpacked into a fresh project. What it must hold (LICENSE, every exports target, source
-// maps that resolve), and that the declarations of every entry in package.json "exports"
+// unpacked into a fresh project. What it must hold (LICENSE, every exports target; no source
+// maps, so none that dangles), and that the declarations of every entry in package.json "exports"
 // compile under strict with skipLibCheck false: with ECMAScript libraries only, with
 // @types/node, and with the DOM libraries under moduleResolution bundler.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { STRICT_CONSUMER, linkPackages, linkTypesNode, packIntoConsumer, typeCheck, type Packed } from "../support/package-harness.js";
 
@@ -122,24 +122,15 @@ test("the tarball carries LICENSE, README, package.json and every file that expo
     assert.ok(packed.files.includes(target.replace(/^\.\//, "")), `${target} is named in package.json but not in the tarball`);
 });
 
-test("every source map in the tarball carries its sources or points at files in the tarball", () => {
-  const maps = packed.files.filter((f) => f.endsWith(".js.map"));
-  assert.ok(maps.length > 10, `only ${maps.length} source maps in the tarball`);
-  const broken: string[] = [];
-  for (const map of maps) {
-    const parsed = JSON.parse(readFileSync(join(packed.packageDir, map), "utf8")) as {
-      sources: string[];
-      sourcesContent?: Array<string | null>;
-      sourceRoot?: string;
-    };
-    assert.ok(parsed.sources.length > 0, `${map} names no source`);
-    parsed.sources.forEach((source, i) => {
-      if (typeof parsed.sourcesContent?.[i] === "string") return;
-      const where = resolve(dirname(join(packed.packageDir, map)), parsed.sourceRoot ?? "", source);
-      if (!where.startsWith(packed.packageDir) || !existsSync(where)) broken.push(`${map} → ${source}`);
-    });
-  }
-  assert.deepEqual(broken, [], "source maps whose sources are neither inline nor in the tarball");
+test("the tarball holds no source maps, and no JavaScript file in it names one (a map it does not hold would be a dangling link)", () => {
+  assert.deepEqual(
+    packed.files.filter((f) => f.endsWith(".map")),
+    [],
+  );
+  const naming = packed.files.filter(
+    (f) => f.endsWith(".js") && readFileSync(join(packed.packageDir, f), "utf8").includes("sourceMappingURL"),
+  );
+  assert.deepEqual(naming, []);
 });
 
 test("every export's declarations compile for a strict consumer without @types/node (ECMAScript libraries only)", () => {

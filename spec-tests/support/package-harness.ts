@@ -42,20 +42,30 @@ export interface Run {
   readonly output: string;
 }
 
-function run(command: string, args: readonly string[], cwd: string): Run {
+/** Runs a command to its end (60 s at most), its stdout and stderr as one text. */
+export function run(command: string, args: readonly string[], cwd: string): Run {
   const result = spawnSync(command, args, { cwd, encoding: "utf8", timeout: 60_000 });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
 /** npm itself: the npm running this test (npm test sets npm_execpath), else the one on PATH. */
-function npm(args: readonly string[], cwd: string): Run {
+export function npm(args: readonly string[], cwd: string): Run {
   const cli = process.env.npm_execpath;
   return cli !== undefined && cli.endsWith(".js") ? run(process.execPath, [cli, ...args], cwd) : run("npm", args, cwd);
 }
 
+/** The package's build (dist/package/, tsconfig.package.json), which `npm run build` makes and `tsc -p tsconfig.json` alone does not. */
+export function assertPackageBuilt(): void {
+  assert.ok(
+    existsSync(join(ROOT, "dist", "package", "index.js")) && existsSync(join(ROOT, "dist", "package", "index.d.ts")),
+    "dist/package/ is not built: `npm run build` builds it (tsconfig.package.json), after the tests' build",
+  );
+}
+
 /** Packs ROOT (which must be built) and unpacks the tarball into a fresh consumer project. */
 export function packIntoConsumer(): Packed {
+  assertPackageBuilt();
   const base = mkdtempSync(join(tmpdir(), "mcp-engine-pack-"));
   const packed = npm(["pack", "--json", "--ignore-scripts", "--offline", "--pack-destination", base], ROOT);
   assert.equal(packed.status, 0, `npm pack failed:\n${packed.output}`);
@@ -126,6 +136,12 @@ export function typeCheck(
   writeFileSync(config, JSON.stringify({ compilerOptions: options, files: Object.keys(sources) }, null, 2));
   return run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", config, "--pretty", "false"], dir);
 }
+
+/** Host objects the docs' examples use without creating them (docs/engine.md's transport and timer), declared for every block. */
+export const DOCS_PRELUDE = `// Host objects the docs' examples use without creating them.
+declare const transport: { write(bytes: Uint8Array): void; onData(listener: (chunk: Uint8Array) => void): void };
+declare function armTimer(deadline: number | undefined): void;
+`;
 
 /** The ```ts blocks of a markdown file (README.md, docs/*.md), each with its own prelude: <!-- ts-prelude: ... --> on the line before its fence. */
 export interface Block {

@@ -8,15 +8,15 @@ import type { EngineEvent } from "../../engine/events.js";
 import type { ClientCapabilities, ClientRequests, Implementation, LoggingLevel, ServerCapabilities } from "../../types/index.js";
 import type { ProtocolVersion } from "../../rules/versions.js";
 import type { ExtensionRequests, Extensions } from "../shared/custom-methods.js";
-import type { AbortSignalLike } from "../shared/signal.js";
+import type { PlatformAbortSignal } from "../shared/signal.js";
 
 /** A method name request() takes untyped: any string but the names of the spec's and the augmented extension requests (those take their own params). */
 export type UntypedMethod<M extends string> = M extends keyof ClientRequests | keyof ExtensionRequests ? never : M;
 
 export interface ServerRequestContext {
   readonly requestId: RequestId;
-  /** Aborted when the server cancels the request. */
-  readonly signal: AbortSignalLike;
+  /** Aborted when the server cancels the request. The runtime's own AbortSignal: hand it to fetch, streams, timers. */
+  readonly signal: PlatformAbortSignal;
 }
 
 export type ServerRequestHandler<P, Res> = (params: P, context: ServerRequestContext) => Res | Promise<Res>;

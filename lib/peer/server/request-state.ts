@@ -8,19 +8,24 @@
 // caller (`now`), never from a clock here; nothing is stored: every check is on the token.
 
 import { base64urlDecode, base64urlEncode } from "../../codec/pagination.js";
+import type { BufferSourceLike } from "../../auth/types.js";
 import { decodeUtf8, encodeUtf8 } from "../../wire/utf8.js";
 
-/** The part of Web Crypto this helper uses, declared by shape (the portable layers have no DOM types). */
+/**
+ * The part of Web Crypto this helper uses, declared by shape (the portable layers have no DOM
+ * types); the platform's crypto.subtle fits under the DOM types and @types/node (bytes are
+ * BufferSourceLike for that reason: auth/types.ts).
+ */
 export interface SubtleCryptoLike {
   importKey(
     format: "raw",
-    keyData: Uint8Array,
+    keyData: BufferSourceLike,
     algorithm: { name: "HMAC"; hash: "SHA-256" },
     extractable: false,
     usages: Array<"sign" | "verify">,
   ): Promise<unknown>;
-  sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
-  verify(algorithm: "HMAC", key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
+  sign(algorithm: "HMAC", key: unknown, data: BufferSourceLike): Promise<ArrayBuffer>;
+  verify(algorithm: "HMAC", key: unknown, signature: BufferSourceLike, data: BufferSourceLike): Promise<boolean>;
 }
 
 export interface RequestStateOptions {

@@ -1,7 +1,8 @@
 // Type-level inference of handler argument types from the schemas a server registers: the
-// output type of a Standard Schema (zod, valibot, arktype, ...), or the type a JSON Schema
+// output type of a Standard Schema (zod, valibot, arktype, ...), the type a JSON Schema
 // literal (written `as const`, or passed straight to server.tool, whose type parameters are
-// `const`) describes. Types only: nothing here exists at run time.
+// `const`) describes, or the members of a map of parameter schemas (params-map.ts). Types
+// only: nothing here exists at run time.
 //
 // Invariants: a schema whose shape is not known at compile time (a variable typed as a wide
 // JSON Schema, a keyword this inference does not model such as $ref or allOf branches it
@@ -17,8 +18,114 @@ export interface JsonSchemaLiteral {
   readonly [keyword: string]: unknown;
 }
 
-/** What a tool's inputSchema / outputSchema may be: a Standard Schema, or a JSON Schema object (root type "object", checked at registration). */
+/** What a tool's inputSchema / outputSchema may be: a Standard Schema, a JSON Schema object (root type "object", checked at registration), or a map of parameter schemas. */
 export type ToolSchemaInput = StandardSchemaV1 | JsonSchemaLiteral;
+
+/**
+ * A map of parameter schemas, one per parameter: JSON Schemas (`{ query: { type: "string" } }`:
+ * each required unless it has a `default`, which the server fills in) or Standard Schemas (a
+ * zod raw shape, `{ query: z.string() }`: read as z.object(shape)). See params-map.ts.
+ */
+export interface ParamsMapLiteral {
+  readonly [param: string]: JsonSchemaLiteral | StandardSchemaV1;
+}
+
+/** A JSON Schema literal of a tool's arguments: root type "object" (J-02). */
+export interface ObjectSchemaLiteral extends JsonSchemaLiteral {
+  readonly type: "object";
+}
+
+/** The params of `server.tool(name, description?, params, handler)`: a Standard Schema, a JSON Schema of type "object", or a map of parameter schemas. */
+export type ToolParams = StandardSchemaV1 | ObjectSchemaLiteral | ParamsMapLiteral;
+
+/**
+ * Members that make an object a schema, never tool options: the options overloads take
+ * `ToolDefinition & NotSchema`, so that a zod schema (which has a `description`, and so fits
+ * the all-optional ToolDefinition) or a JSON Schema with a description is not read as options,
+ * whose context would then type the handler's args.
+ */
+export interface NotSchema {
+  readonly "~standard"?: never;
+  readonly type?: never;
+}
+
+/**
+ * Keys that make an object tool options, never params (call-shapes.ts reads them so): params
+ * are typed `P & NotOptions`, so that tool options which do not type-check as options (a wrong
+ * structuredContent, a misspelled key) are not taken for a map of parameters instead.
+ */
+export interface NotOptions {
+  readonly inputSchema?: never;
+  readonly outputSchema?: never;
+  readonly jsonSchema?: never;
+  readonly annotations?: never;
+  readonly _meta?: never;
+  readonly validator?: never;
+  readonly taskSupport?: never;
+  readonly beforeTask?: never;
+}
+
+// The JSON Schema keywords that make an object a JSON Schema rather than a map of parameters (params-map.ts, SUBSCHEMA_KEYWORDS).
+type SubschemaKeyword =
+  | "properties"
+  | "patternProperties"
+  | "additionalProperties"
+  | "unevaluatedProperties"
+  | "propertyNames"
+  | "dependentSchemas"
+  | "$defs"
+  | "definitions"
+  | "items"
+  | "prefixItems"
+  | "contains"
+  | "not"
+  | "if"
+  | "then"
+  | "else"
+  | "allOf"
+  | "anyOf"
+  | "oneOf";
+
+/** True for a map of parameter schemas as params-map.ts reads one (`{}` reads as a map too, but types as an open object). */
+type IsParamsMap<S> = S extends StandardSchemaV1
+  ? false
+  : S extends { readonly type: string | readonly unknown[] }
+    ? false
+    : [keyof S & SubschemaKeyword] extends [never]
+      ? [keyof S] extends [never]
+        ? false
+        : S[keyof S] extends object
+          ? true
+          : false
+      : false;
+
+type OutputOf<X> = X extends StandardSchemaV1 ? StandardOutput<X> : unknown;
+type InputOf<X> = X extends StandardSchemaV1 ? StandardInput<X> : unknown;
+
+// A zod raw shape as z.object(shape) types it: a member whose type admits undefined is optional.
+type ShapeOf<S, Read extends "in" | "out"> = Flatten<
+  {
+    -readonly [K in keyof S as undefined extends (Read extends "out" ? OutputOf<S[K]> : InputOf<S[K]>) ? never : K]: Read extends "out"
+      ? OutputOf<S[K]>
+      : InputOf<S[K]>;
+  } & {
+    -readonly [K in keyof S as undefined extends (Read extends "out" ? OutputOf<S[K]> : InputOf<S[K]>) ? K : never]?: Read extends "out"
+      ? OutputOf<S[K]>
+      : InputOf<S[K]>;
+  }
+>;
+
+// A map of JSON Schemas: a handler's args have every member (required, or filled in from its default);
+// a structuredContent may leave out a member with a default (nothing fills it in there).
+type JsonMapArgs<S> = { -readonly [K in keyof S]: InferJsonSchema<S[K]> };
+type JsonMapStructured<S> = Flatten<
+  { -readonly [K in keyof S as S[K] extends { readonly default: unknown } ? never : K]: InferJsonSchema<S[K]> } & {
+    -readonly [K in keyof S as S[K] extends { readonly default: unknown } ? K : never]?: InferJsonSchema<S[K]>;
+  }
+>;
+
+/** The args a map of parameter schemas gives a handler. */
+export type ParamsArgs<S> = S[keyof S] extends StandardSchemaV1 ? ShapeOf<S, "out"> : JsonMapArgs<S>;
 
 /** The output type a Standard Schema validates to (what a handler receives after defaults and transforms). */
 export type StandardOutput<S extends StandardSchemaV1> =
@@ -30,7 +137,8 @@ export type StandardInput<S extends StandardSchemaV1> =
 
 /**
  * A tool's `args`: the output type of its Standard Schema (the inputSchema, or a Standard Schema
- * given as `validator`), the JSON Schema's inferred type, or Record<string, unknown> when nothing is known.
+ * given as `validator`), the JSON Schema's inferred type, the members of a map of parameter
+ * schemas, or Record<string, unknown> when nothing is known.
  */
 export type ToolArgs<S, V = undefined> = [V] extends [StandardSchemaV1]
   ? ObjectOr<StandardOutput<V>>
@@ -38,14 +146,20 @@ export type ToolArgs<S, V = undefined> = [V] extends [StandardSchemaV1]
     ? Record<string, unknown>
     : S extends StandardSchemaV1
       ? ObjectOr<StandardOutput<S>>
-      : ObjectOr<InferJsonSchema<S>>;
+      : IsParamsMap<S> extends true
+        ? ObjectOr<ParamsArgs<S>>
+        : ObjectOr<InferJsonSchema<S>>;
 
 /** What a handler's structuredContent must be for this outputSchema (undefined: anything, or none). */
 export type ToolStructured<S> = [S] extends [undefined]
   ? CallToolResult["structuredContent"]
   : S extends StandardSchemaV1
     ? StandardInput<S>
-    : ObjectOr<InferJsonSchema<S>>;
+    : IsParamsMap<S> extends true
+      ? S[keyof S] extends StandardSchemaV1
+        ? ShapeOf<S, "in">
+        : JsonMapStructured<S>
+      : ObjectOr<InferJsonSchema<S>>;
 
 /**
  * What a tool handler returns: with an outputSchema, a result whose structuredContent has the

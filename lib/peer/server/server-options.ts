@@ -33,7 +33,7 @@ import type {
 } from "../../types/index.js";
 import type { CallOptions } from "../shared/call-options.js";
 import type { Extensions } from "../shared/custom-methods.js";
-import type { AbortSignalLike } from "../shared/signal.js";
+import type { PlatformAbortSignal } from "../shared/signal.js";
 import type { InputRequest, TransportRequestInfo } from "./context.js";
 import type { InputRoundsOptions } from "./round-state.js";
 import type { ToolArgs, ToolSchemaInput } from "./schema-types.js";
@@ -59,8 +59,11 @@ export interface HandlerContext {
    */
   readonly requestState: string | undefined;
   readonly inputResponses: JsonObject | undefined;
-  /** Aborted when the client cancels the request or the session closes (a task's: when it is cancelled or expires). */
-  readonly signal: AbortSignalLike;
+  /**
+   * Aborted when the client cancels the request or the session closes (a task's: when it is
+   * cancelled or expires). The runtime's own AbortSignal: hand it to fetch, streams, timers.
+   */
+  readonly signal: PlatformAbortSignal;
   /** Tasks extension: the task this handler runs for; undefined when it answers its request directly. */
   readonly taskId?: string;
   /** Tasks extension: what the tool's beforeTask step returned, in the task's handler. */

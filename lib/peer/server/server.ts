@@ -12,11 +12,14 @@
 // - tool failures (validation, thrown errors, bad structuredContent) become isError results
 //   without stack traces; protocol errors are for unknown tools/prompts and bad cursors;
 // - names are unique per registry: a second registration of a name is refused, not a replacement;
+// - a call of a shape it does not take (constructor options, server.tool's arguments, a
+//   callback that is not a function) is refused where it is made, never at the first request
+//   (call-shapes.ts);
 // - this file reads no clock and starts no timer; time comes through each session's PeerHost.
 
 import type { EngineSnapshot } from "../../engine/engine.js";
 import { Paginator } from "../../codec/pagination.js";
-import type { Prompt, PromptArgument, ServerCapabilities, Tool } from "../../types/index.js";
+import type { Implementation, Prompt, PromptArgument, ServerCapabilities, Tool } from "../../types/index.js";
 import { TASKS_EXTENSION } from "../../rules/negotiated-extensions.js";
 import { parseTemplate } from "../../uri-template/template.js";
 import type { PeerHost } from "../shared/driver.js";
@@ -30,9 +33,10 @@ import {
 } from "../shared/custom-methods.js";
 import { extensionEntry, methodTable } from "./dispatch.js";
 import { ExtensionHandlers } from "./extension-handlers.js";
+import { checkCallback, serverOptionsOf, toolCallOf } from "./call-shapes.js";
 import { argumentsValidator, checkToolName, listable } from "./registration.js";
 import { checkInputRounds } from "./round-state.js";
-import type { PromptArgs, ToolArgs, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
+import type { NotOptions, NotSchema, PromptArgs, ToolArgs, ToolParams, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
 import type {
   ExtensionNotificationHandler,
   ExtensionRequestHandler,
@@ -74,7 +78,16 @@ export class Server {
   /** @internal how each request method is served (dispatch.ts), read by sessions */
   readonly methods: Map<string, MethodEntry>;
 
-  constructor(options: ServerOptions) {
+  /**
+   * Takes ServerOptions, or the SDK's habit: the name and version in place of `info`, with
+   * the other options beside them or as a second argument (`new Server({ name, version },
+   * { instructions })`). Throws an Error on any other shape, on an option it does not know
+   * (naming the known ones) and on an info without name and version strings (call-shapes.ts).
+   */
+  constructor(options: ServerOptions);
+  constructor(info: Implementation & Omit<ServerOptions, "info">, options?: Omit<ServerOptions, "info">);
+  constructor(first: ServerOptions | (Implementation & Omit<ServerOptions, "info">), second?: Omit<ServerOptions, "info">) {
+    const options = serverOptionsOf(first, second);
     checkInputRounds(options.inputRounds);
     this.options = options;
     this.extensionHandlers = new ExtensionHandlers(options.extensions);
@@ -96,20 +109,48 @@ export class Server {
   }
 
   /**
-   * Registers a tool. Throws an Error when the name is outside [A-Za-z0-9_.-]{1,128} (the
-   * 2025-11-25 tool-name rule), when inputSchema or outputSchema is not an object schema with
-   * root type "object" (J-02), when the definition cannot be encoded as JSON, or when a tool
-   * of that name is registered already; with a Standard Schema, also when no JSON Schema can
-   * be listed for it (no ~standard.jsonSchema and no jsonSchema option; typed-schemas.ts).
+   * Registers a tool, in any of the forms of this library and of the SDKs:
+   * `tool(name, options, handler)` (options as registerTool's: title, description, inputSchema,
+   * outputSchema, annotations, ...), `tool(name, description, params, handler)`,
+   * `tool(name, params, handler)`, `tool(name, description, handler)`, `tool(name, handler)`.
+   * A schema (inputSchema, outputSchema, params) is a JSON Schema with root type "object", a
+   * Standard Schema, or a map of parameter schemas: JSON Schemas, each required unless it has a
+   * `default` (filled in when left out), or Standard Schemas, read as z.object(map).
+   *
+   * Throws an Error for any other form (naming the accepted ones), an unknown option, a name
+   * outside [A-Za-z0-9_.-]{1,128} (the 2025-11-25 tool-name rule), a schema whose root type is
+   * not "object" (J-02) or that the built-in validator cannot apply, a definition that cannot
+   * be encoded as JSON, or a name registered already; with a Standard Schema, also when no JSON
+   * Schema can be listed for it (no ~standard.jsonSchema and no jsonSchema option; typed-schemas.ts).
    */
+  // The options form comes first and again last. First: a callback inside the options (a
+  // validator) is typed by the options' context before any other form types it for good
+  // (the compiler caches such an argument's type across overloads). Last: when no form fits,
+  // the compiler reports the last one's error, the options form's (say, a wrong structuredContent).
   tool<
     const I extends ToolSchemaInput | undefined = undefined,
     const O extends ToolSchemaInput | undefined = undefined,
     V extends StandardSchemaV1 | undefined = undefined,
-  >(name: string, definition: ToolDefinition<I, O, V>, handler: ToolHandler<ToolArgs<I, V>, ToolResultFor<O>>): Registration {
+  >(name: string, definition: ToolDefinition<I, O, V> & NotSchema, handler: ToolHandler<ToolArgs<I, V>, ToolResultFor<O>>): Registration;
+  tool(name: string, handler: ToolHandler): Registration;
+  tool(name: string, description: string, handler: ToolHandler): Registration;
+  tool<const P extends ToolParams>(
+    name: string,
+    description: string,
+    params: P & NotOptions,
+    handler: ToolHandler<ToolArgs<P>>,
+  ): Registration;
+  tool<const P extends ToolParams>(name: string, params: P & NotOptions, handler: ToolHandler<ToolArgs<P>>): Registration;
+  tool<
+    const I extends ToolSchemaInput | undefined = undefined,
+    const O extends ToolSchemaInput | undefined = undefined,
+    V extends StandardSchemaV1 | undefined = undefined,
+  >(name: string, definition: ToolDefinition<I, O, V> & NotSchema, handler: ToolHandler<ToolArgs<I, V>, ToolResultFor<O>>): Registration;
+  tool(name: string, ...rest: unknown[]): Registration {
     if (this.options.allowAnyToolName !== true) checkToolName(name);
     else if (typeof name !== "string" || name.length === 0)
       throw new Error(`tool name rule: expected a non-empty string, got ${typeof name === "string" ? "an empty name" : typeof name}`);
+    const { definition, handler } = toolCallOf(name, rest);
     const schemas = resolveToolSchemas(name, definition);
     const tool: Tool = { name, inputSchema: schemas.inputSchema };
     if (definition.title !== undefined) tool.title = definition.title;
@@ -129,14 +170,16 @@ export class Server {
       definition: listable(`tool ${name}`, tool),
       validator: argumentsValidator(schemas.validator),
       outputValidator: schemas.outputValidator,
-      handler: handler as ToolHandler,
+      handler,
       taskSupport: definition.taskSupport,
       beforeTask: definition.beforeTask as ToolEntry["beforeTask"],
     };
     return this.register("tool", this.tools, name, entry, "notifications/tools/list_changed");
   }
 
+  /** Registers a resource. Throws an Error unless called as resource(uri, { name, ... }, read), or when the URI is registered already. */
   resource(uri: string, definition: ResourceDefinition, read: ResourceReader): Registration {
+    checkCallback("resource", "server.resource(uri, { name, title?, description?, mimeType?, ... }, read)", uri, definition, read);
     return this.register(
       "resource",
       this.resources,
@@ -146,7 +189,15 @@ export class Server {
     );
   }
 
+  /** Registers a resource template. Throws an Error unless called as resourceTemplate(uriTemplate, { name, ... }, read), or for a template that does not parse. */
   resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, read: TemplateReader): Registration {
+    checkCallback(
+      "resource template",
+      "server.resourceTemplate(uriTemplate, { name, title?, description?, mimeType?, complete? }, read)",
+      uriTemplate,
+      definition,
+      read,
+    );
     const { complete, ...rest } = definition;
     const entry: TemplateEntry = {
       definition: listable(`resource template ${uriTemplate}`, { uriTemplate, ...rest }),
@@ -162,6 +213,13 @@ export class Server {
     definition: PromptDefinition<A, S>,
     handler: PromptHandler<PromptArgs<A, S>>,
   ): Registration {
+    checkCallback(
+      "prompt",
+      "server.prompt(name, { title?, description?, arguments? or argsSchema?, complete? }, handler)",
+      name,
+      definition,
+      handler,
+    );
     const { complete, argsSchema, jsonSchema, arguments: listed, ...rest } = definition;
     const resolved = resolvePromptArguments(name, { arguments: listed, argsSchema, jsonSchema });
     const prompt: Prompt = resolved.arguments === undefined ? { name, ...rest } : { name, ...rest, arguments: resolved.arguments };

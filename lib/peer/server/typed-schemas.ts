@@ -17,6 +17,7 @@ import { McpError } from "../shared/errors.js";
 import { checkSchema, validateJsonSchema } from "../../json-schema/validator.js";
 import { appliedJsonSchema, checkToolSchema, refuseUnusableSchema } from "./registration.js";
 import { isStandardSchema, runValidator, type StandardSchemaV1, type ToolValidator } from "./standard-schema.js";
+import { fromParamsMap, isParamsMap, schemaKeywordOf } from "./params-map.js";
 
 /** JSON Schemas the author gives for Standard Schemas whose library does not produce one. */
 export interface ExplicitJsonSchemas {
@@ -70,8 +71,13 @@ export function standardJsonSchema(schema: StandardSchemaV1, io: "input" | "outp
   return new Error(failures.join("; "));
 }
 
-/** Resolves a tool's schemas at registration; throws an Error saying what is wrong (J-02, a missing JSON Schema, a clash). */
-export function resolveToolSchemas(tool: string, fields: ToolSchemaFields): ResolvedToolSchemas {
+/**
+ * Resolves a tool's schemas at registration; throws an Error saying what is wrong (J-02, a
+ * missing JSON Schema, a clash). A map of parameter schemas (params-map.ts) is first made
+ * into the JSON Schema or Standard Schema it stands for.
+ */
+export function resolveToolSchemas(tool: string, given: ToolSchemaFields): ResolvedToolSchemas {
+  const fields = withParamsMaps(tool, given);
   const standardInput = isStandardSchema(fields.inputSchema) ? fields.inputSchema : undefined;
   const standardOutput = isStandardSchema(fields.outputSchema) ? fields.outputSchema : undefined;
   // jsonSchema stands in for a Standard Schema's converter; next to a JSON Schema it would be listed instead of the one applied.
@@ -105,6 +111,29 @@ export function resolveToolSchemas(tool: string, fields: ToolSchemaFields): Reso
   const outputValidator: ToolValidator | undefined =
     standardOutput ?? (outputSchema !== undefined ? { jsonSchema: outputSchema } : undefined);
   return { inputSchema, outputSchema, validator, outputValidator };
+}
+
+/** The fields with each map of parameters made into its schema (and, for a map with defaults, the validator that fills them in). */
+function withParamsMaps(tool: string, fields: ToolSchemaFields): ToolSchemaFields {
+  for (const field of ["inputSchema", "outputSchema"] as const) {
+    const schema = fields[field];
+    if (typeof schema !== "object" || schema === null || Array.isArray(schema) || isStandardSchema(schema) || "type" in schema) continue;
+    const keyword = schemaKeywordOf(schema as { [key: string]: unknown });
+    if (keyword !== undefined)
+      throw new Error(
+        `[J-02] tool ${JSON.stringify(tool)}: ${field} must have root type "object" (clients refuse any other); got no type, in a schema read as a JSON Schema for its keyword ${JSON.stringify(keyword)} (a map of parameters has no JSON Schema keyword at its root: for a parameter of that name, write { type: "object", properties: { ... } })`,
+      );
+  }
+  const input = isParamsMap(fields.inputSchema) ? fromParamsMap(tool, "inputSchema", fields.inputSchema, fields.validator) : undefined;
+  const output = isParamsMap(fields.outputSchema) ? fromParamsMap(tool, "outputSchema", fields.outputSchema) : undefined;
+  if (input === undefined && output === undefined) return fields;
+  return {
+    ...fields,
+    inputSchema: input?.schema ?? fields.inputSchema,
+    outputSchema: output?.schema ?? fields.outputSchema,
+    // A map with defaults fills them in before the tool's own validator, if it names one.
+    validator: input?.validator ?? fields.validator,
+  };
 }
 
 function listedSchema(tool: string, io: "input" | "output", schema: StandardSchemaV1, explicit: object | undefined): object {

@@ -21,7 +21,7 @@ import { ErrorCode } from "../../wire/errors.js";
 import { IdTable } from "../../engine/idtable.js";
 import { McpError } from "./errors.js";
 import { describeThrown, encodesAsIs, toJsonSafe } from "./json-safe.js";
-import { PeerAbortController, type AbortSignalLike } from "./signal.js";
+import { PeerAbortController, type PlatformAbortSignal } from "./signal.js";
 
 type AnyEngine = Engine<"client"> | Engine<"server">;
 type AnyDriver = Driver<"client"> | Driver<"server">;
@@ -55,7 +55,7 @@ export abstract class HandlerJob {
   abstract fail(error: unknown): void;
 
   /** Aborted when the peer cancels the request or the session closes. */
-  get signal(): AbortSignalLike {
+  get signal(): PlatformAbortSignal {
     const state = (this.abortState ??= { aborted: false, reason: undefined, controller: undefined });
     if (state.controller === undefined) {
       state.controller = new PeerAbortController();

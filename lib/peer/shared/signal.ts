@@ -4,8 +4,18 @@
 // look-alike and ran to the end), and a small implementation of ours where there is none.
 // The portable layers compile without DOM types: the runtime's controller is reached through
 // globalThis with a local type, and callers' signals are accepted by their shape
-// (AbortSignalLike, which the real AbortSignal satisfies). Nothing global is declared, so no
-// type leaks into the declarations a consumer compiles.
+// (AbortSignalLike, which the real AbortSignal satisfies).
+//
+// The one global declared is an empty `interface AbortSignal {}`, as web-types.ts does for
+// Request and Response: in a consumer's project it merges with the DOM's or @types/node's
+// declaration, so a handler's signal (PlatformAbortSignal) is assignable where the platform
+// asks for its AbortSignal (`fetch(url, { signal: ctx.signal })`); with neither, it stands
+// alone and the signal is just AbortSignalLike. It emits no code and adds no member.
+
+declare global {
+  // Empty on purpose: members come from the consumer's DOM or @types/node declaration.
+  interface AbortSignal {}
+}
 
 export interface AbortSignalLike {
   readonly aborted: boolean;
@@ -13,6 +23,13 @@ export interface AbortSignalLike {
   addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: "abort", listener: () => void): void;
 }
+
+/**
+ * The signal a handler receives (ctx.signal): the platform's AbortSignal, made by the
+ * runtime's AbortController. Only on a runtime without one is it our own AbortSignalLike,
+ * and such a runtime declares no AbortSignal for it to be mistaken for.
+ */
+export type PlatformAbortSignal = AbortSignal & AbortSignalLike;
 
 interface RuntimeAbortController {
   readonly signal: AbortSignalLike;
@@ -123,17 +140,18 @@ function containListeners(signal: AbortSignalLike): AbortSignalLike {
  * (`useRuntime` false forces our own implementation, for runtimes without one and for tests).
  */
 export class PeerAbortController {
-  readonly signal: AbortSignalLike;
+  readonly signal: PlatformAbortSignal;
   private readonly abortWith: (reason: unknown) => void;
 
   constructor(useRuntime = true) {
     if (useRuntime && RUNTIME_CONTROLLER !== undefined) {
       const controller = new RUNTIME_CONTROLLER();
-      this.signal = containListeners(controller.signal);
+      this.signal = containListeners(controller.signal) as PlatformAbortSignal;
       this.abortWith = (reason) => controller.abort(reason);
     } else {
       const signal = new PeerAbortSignal();
-      this.signal = signal;
+      // No runtime AbortController, hence no AbortSignal of the platform's to stand in for (see PlatformAbortSignal).
+      this.signal = signal as AbortSignalLike as PlatformAbortSignal;
       this.abortWith = (reason) => signal.fire(reason);
     }
   }

@@ -1,0 +1,96 @@
+// The package's size and content, as `npm pack --dry-run` reports them for the build at hand
+// (`npm run build` empties dist/ first, so nothing stale from an earlier layout can ship):
+// packed at most 450 KB; only dist/package/ and the three root files; every shipped module
+// built from a source lib/ holds now; no source maps; the CLI (reference server and client,
+// conform runner) reachable from the bin only, never from an entry of "exports".
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { test } from "node:test";
+import { ROOT, assertPackageBuilt, npm } from "../support/package-harness.js";
+
+/** The budget of the packed tarball, in bytes (the SDK v1 packs to about 620 KB). */
+const PACKED_BUDGET = 450_000;
+
+interface PackReport {
+  readonly size: number;
+  readonly unpackedSize: number;
+  readonly entryCount: number;
+  readonly files: ReadonlyArray<{ readonly path: string; readonly size: number }>;
+}
+
+function packReport(): PackReport {
+  assertPackageBuilt();
+  const packed = npm(["pack", "--dry-run", "--json", "--ignore-scripts", "--offline"], ROOT);
+  assert.equal(packed.status, 0, `npm pack --dry-run failed:\n${packed.output}`);
+  const json = packed.output.slice(packed.output.indexOf("["), packed.output.lastIndexOf("]") + 1);
+  const [report] = JSON.parse(json) as PackReport[];
+  assert.ok(report !== undefined, `npm pack printed no report:\n${packed.output}`);
+  return report;
+}
+
+const report = packReport();
+const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  exports: { [entry: string]: { types: string; default: string } };
+  bin: { [name: string]: string };
+};
+
+test(`the packed package is at most ${PACKED_BUDGET} bytes`, (t) => {
+  t.diagnostic(`packed ${report.size} bytes, unpacked ${report.unpackedSize} bytes, ${report.entryCount} files`);
+  assert.ok(report.size <= PACKED_BUDGET, `packed ${report.size} bytes, over the budget of ${PACKED_BUDGET}`);
+});
+
+test("the tarball holds LICENSE, README.md, package.json and dist/package/ only: no source map, no declaration of the CLI", () => {
+  const outside = report.files
+    .map((f) => f.path)
+    .filter((path) => !["LICENSE", "README.md", "package.json"].includes(path) && !path.startsWith("dist/package/"));
+  assert.deepEqual(outside, []);
+  assert.deepEqual(
+    report.files
+      .map((f) => f.path)
+      .filter((path) => path.endsWith(".map") || (path.startsWith("dist/package/cli/") && path.endsWith(".d.ts"))),
+    [],
+  );
+});
+
+test("every module in the tarball is built from a source lib/ holds now, and after its last change (nothing stale ships)", () => {
+  const built = report.files.map((f) => f.path).filter((path) => path.startsWith("dist/package/"));
+  const source = (path: string): string => join(ROOT, "lib", `${path.slice("dist/package/".length).replace(/\.d\.ts$|\.js$/, "")}.ts`);
+  assert.deepEqual(
+    built.filter((path) => !existsSync(source(path))),
+    [],
+    "built from a source that is gone",
+  );
+  // lib/hosts/node.d.ts declares only the members lib/ reads of a stat.
+  const modified = (path: string): number => (statSync(path) as unknown as { mtimeMs: number }).mtimeMs;
+  assert.deepEqual(
+    built.filter((path) => modified(join(ROOT, path)) < modified(source(path))),
+    [],
+    "built before its source last changed: `npm run build` rebuilds dist/package/",
+  );
+});
+
+/** The modules `entry` loads, itself included (static and dynamic relative imports of the emitted JavaScript). */
+function importClosure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const pending = [resolve(ROOT, entry)];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = readFileSync(file, "utf8");
+    for (const match of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)"(\.{1,2}\/[^"]+)"/g))
+      pending.push(resolve(dirname(file), match[1] as string));
+  }
+  return seen;
+}
+
+test("no entry of exports loads the CLI (reference server, client, conform runner); the bin does", () => {
+  const cli = join(ROOT, "dist", "package", "cli");
+  for (const [entry, target] of Object.entries(manifest.exports)) {
+    const reached = [...importClosure(target.default)].filter((file) => file.startsWith(cli)).map((file) => relative(ROOT, file));
+    assert.deepEqual(reached, [], `${entry} loads CLI modules`);
+  }
+  const bin = importClosure(manifest.bin["mcp-engine"] as string);
+  assert.ok(bin.has(join(cli, "reference-server.js")), "the bin reaches the reference server (the check above would see it)");
+});
