@@ -53,12 +53,17 @@ export function createFetchHandler(
   defaultOnError: (error: unknown) => void,
 ): HttpHandler {
   const endpoint = new HttpEndpoint(server, options, timers, defaultOnError);
+  // The bodies being read: close() stops each (its deadline timer included), so nothing waits on a client after it.
+  const reads = new Set<(closing: boolean) => void>();
   return {
     endpoint,
-    close: () => endpoint.closeAll(),
+    close: () => {
+      for (const stop of [...reads]) stop(true);
+      endpoint.closeAll();
+    },
     fetch: (request) => {
       const reply = new ResponseReply();
-      const incoming = incomingOf(request, reply, endpoint.timers, endpoint.options.requestTimeoutMs);
+      const incoming = incomingOf(request, reply, endpoint.timers, endpoint.options.requestTimeoutMs, reads);
       // Runtimes abort a request's signal when its client goes away before the answer (a 2026-07-28 cancellation).
       request.signal?.addEventListener("abort", () => reply.abandon());
       // serve() settles once the request is taken in; the answer may come later (a handler still running).
@@ -78,7 +83,13 @@ export function createFetchHandler(
 }
 
 /** What the endpoint reads of a Request; what it leaves unread is answered with `Connection: close` where the length calls for it. */
-function incomingOf(request: Request, reply: ResponseReply, timers: HttpTimers, deadlineMs: number): HttpIncoming {
+function incomingOf(
+  request: Request,
+  reply: ResponseReply,
+  timers: HttpTimers,
+  deadlineMs: number,
+  reads: Set<(closing: boolean) => void>,
+): HttpIncoming {
   const url = splitUrl(request.url);
   let consumed = false;
   return {
@@ -90,7 +101,7 @@ function incomingOf(request: Request, reply: ResponseReply, timers: HttpTimers, 
     header: (name) => request.headers.get(name) ?? undefined,
     readBody: (limit) => {
       consumed = true;
-      return readLimited(request, reply, limit, timers, deadlineMs);
+      return readLimited(request, reply, limit, timers, deadlineMs, reads);
     },
     skipBody: () => {
       if (consumed || request.body === null) return;
@@ -116,6 +127,7 @@ async function readLimited(
   limit: number,
   timers: HttpTimers,
   deadlineMs: number,
+  reads: Set<(closing: boolean) => void>,
 ): Promise<BodyRead> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) {
@@ -128,11 +140,17 @@ async function readLimited(
   const chunks: Uint8Array[] = [];
   let size = 0;
   let late = false;
-  const deadline = timers.setTimeout(() => {
+  let closing = false;
+  const stop = (byClose: boolean): void => {
     late = true;
+    closing = byClose;
+    timers.clearTimeout(deadline);
+    reads.delete(stop);
     // The only way to end a pending read; the connection is closed with the answer anyway.
     reader.cancel().catch(() => undefined);
-  }, deadlineMs);
+  };
+  const deadline = timers.setTimeout(() => stop(false), deadlineMs);
+  reads.add(stop);
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -152,8 +170,11 @@ async function readLimited(
     if (!late) return { kind: "aborted" };
   } finally {
     timers.clearTimeout(deadline);
+    reads.delete(stop);
   }
   reply.setHeader("Connection", "close");
+  // close() ended the read: the request was cut off by the shutdown, not late.
+  if (closing) return { kind: "aborted" };
   return { kind: "too-slow", received: size, deadlineMs };
 }
 

@@ -30,7 +30,7 @@ import {
   requestIdsOf,
   sessionVersionHeaderOk,
 } from "../http/server-rules.js";
-import { HttpStatus, REFUSALS, refusalBody } from "../http/status.js";
+import { HttpStatus, REFUSALS } from "../http/status.js";
 import { hasModernEnvelope, readRequestEnvelope, type ModernRefusal } from "../rules/modern.js";
 import { SESSION_VERSIONS, type ModernVersion } from "../rules/versions.js";
 import type { AuthInfo } from "../auth/types.js";
@@ -62,9 +62,6 @@ export interface PostEndpoint extends SessionTable, SessionHost, ExchangeHost {
   transportInfo(incoming: HttpIncoming, sessionId: string | undefined, auth: AuthInfo | undefined): TransportRequestInfo;
 }
 
-/** A body that did not arrive in time (LIM-11), the status node:http gives its requestTimeout. */
-const REQUEST_TIMEOUT = 408;
-
 export class PostHandling {
   constructor(private readonly endpoint: PostEndpoint) {}
 
@@ -83,12 +80,7 @@ export class PostHandling {
         refuse(reply, "tooLarge", `Request body over ${limit} bytes`);
         return undefined;
       case "too-slow":
-        // 408 as node:http answers its requestTimeout; the JSON-RPC error is the refusal of an unreadable request.
-        answerJson(
-          reply,
-          REQUEST_TIMEOUT,
-          refusalBody("invalidRequest", `LIM-11: expected the whole body within ${read.deadlineMs} ms; ${read.received} bytes came`),
-        );
+        refuse(reply, "requestTimeout", `LIM-11: expected the whole body within ${read.deadlineMs} ms; ${read.received} bytes came`);
         return undefined;
       case "not-utf8":
         refuse(reply, "parseError", "Body is not UTF-8");

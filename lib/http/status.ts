@@ -33,6 +33,8 @@ export const REFUSALS = {
   /** HTTP-12: a second GET stream while one is attached. */
   conflict: { status: 409, code: ErrorCode.InvalidRequest },
   /** LIM-09: a body over maxBodyBytes (never read further). */
+  /** LIM-11: the body did not arrive within requestTimeoutMs (the status node:http gives its requestTimeout). */
+  requestTimeout: { status: 408, code: ErrorCode.InvalidRequest },
   tooLarge: { status: 413, code: ErrorCode.InvalidRequest },
   /** HTTP-12: the body is not application/json. */
   unsupportedMediaType: { status: 415, code: ErrorCode.InvalidRequest },

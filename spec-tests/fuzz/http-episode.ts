@@ -390,7 +390,9 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
     const max = endpoint.options.maxSessions;
     if (sessions + legacy > max) ep.fail("sessions-over-limit", `${sessions} + ${legacy} legacy sessions open, maxSessions ${max}`);
     const timers = clock.pending("handler");
-    const bound = 2 * (sessions + endpoint.exchanges.size) + legacy;
+    // Each request not yet answered may hold its body read's deadline (LIM-11) beside what sessions and exchanges hold.
+    const reading = exchanges.filter((e) => !e.resolved).length;
+    const bound = 2 * (sessions + endpoint.exchanges.size) + legacy + reading;
     if (timers > bound)
       ep.fail(
         "timers-unbounded",

@@ -176,6 +176,7 @@ test("HTTP-02: the status table: each refusal's status and JSON-RPC code, ids on
     methodNotAllowed: 405,
     notAcceptable: 406,
     conflict: 409,
+    requestTimeout: 408,
     tooLarge: 413,
     unsupportedMediaType: 415,
     parseError: 400,
