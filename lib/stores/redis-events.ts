@@ -65,7 +65,6 @@ const EVENT_LUA = `local D, B, C = P .. 'eventdeadlines', P .. 'eventbytes', P .
 local function dataKey(sid, st) return P .. 'events:' .. sid .. ' ' .. st end
 local function orderKey(sid) return P .. 'eventorder:' .. sid end
 local function sizeKey(sid) return P .. 'eventsize:' .. sid end
-local function msOf(id) return tonumber(string.match(id, '^%d+')) end
 local function cost(frame) return allocation(#frame + ${EVENT_OVERHEAD}) + ${EVENT_OVERHEAD} end
 local function isCurrent(sid, st) return redis.call('ZSCORE', orderKey(sid), st) ~= false end
 local function count(sid, st, bytes, events, current)
@@ -91,9 +90,9 @@ local function sweep(now, limit)
     drop(sid, st)
   end
 end
-local function frameOf(fields)
+local function field(fields, name)
   for i = 1, #fields, 2 do
-    if fields[i] == 't' then return fields[i + 1] end
+    if fields[i] == name then return fields[i + 1] end
   end
   return ''
 end
@@ -107,8 +106,8 @@ local function evict(sid, st, keep)
   end
   redis.call('XDEL', key, entries[1][1])
   local current = isCurrent(sid, st)
-  count(sid, st, -cost(frameOf(entries[1][2])), -1, current)
-  if current then redis.call('ZADD', orderKey(sid), 'XX', msOf(entries[2][1]), st) end
+  count(sid, st, -cost(field(entries[1][2], 't')), -1, current)
+  if current then redis.call('ZADD', orderKey(sid), 'XX', tonumber(field(entries[2][2], 'o')) or 0, st) end
   return true
 end
 `;
@@ -116,17 +115,17 @@ end
 /** ARGV: 2 session, 3 stream, 4 seq, 5 frame, 6 ttl, 7 session bytes, 8 session events, 9 total bytes, 10 sweep. The entry id. */
 const APPEND = `${EVENT_LUA}
 local sid, st, ttl = ARGV[2], ARGV[3], tonumber(ARGV[6])
-local now = clock()
+local now = micros()
 sweep(now, tonumber(ARGV[10]))
 local member = sid .. ' ' .. st
 local due = redis.call('ZSCORE', D, member)
 if due and tonumber(due) <= now then drop(sid, st) end
 local key, order, size = dataKey(sid, st), orderKey(sid), sizeKey(sid)
-local id = redis.call('XADD', key, '*', 'q', ARGV[4], 't', ARGV[5])
+local id = redis.call('XADD', key, '*', 'q', ARGV[4], 'o', now, 't', ARGV[5])
 local added = cost(ARGV[5])
-if redis.call('ZADD', order, 'NX', msOf(id), st) == 1 then added = added + ${STREAM_OVERHEAD} end
+if redis.call('ZADD', order, 'NX', now, st) == 1 then added = added + ${STREAM_OVERHEAD} end
 count(sid, st, added, 1, true)
-redis.call('ZADD', D, now + ttl, member)
+redis.call('ZADD', D, now + ttl * 1000, member)
 redis.call('PEXPIRE', key, ttl)
 redis.call('PEXPIRE', order, ttl)
 redis.call('PEXPIRE', size, ttl)
@@ -149,15 +148,15 @@ return id`;
 /** ARGV: 2 session, 3 stream, 4 grace (ms; 0: now), 5 sweep. 1 when the store held the stream. */
 const RELEASE = `${EVENT_LUA}
 local sid, st, grace = ARGV[2], ARGV[3], tonumber(ARGV[4])
-local now = clock()
+local now = micros()
 sweep(now, tonumber(ARGV[5]))
 local member = sid .. ' ' .. st
 local deadline = redis.call('ZSCORE', D, member)
 if not deadline then return 0 end
 if grace <= 0 then
   drop(sid, st)
-elseif tonumber(deadline) > now + grace then
-  redis.call('ZADD', D, now + grace, member)
+elseif tonumber(deadline) > now + grace * 1000 then
+  redis.call('ZADD', D, now + grace * 1000, member)
   redis.call('PEXPIRE', dataKey(sid, st), grace)
 end
 return 1`;
@@ -165,7 +164,7 @@ return 1`;
 /** ARGV: 2 session, 3 sweep. */
 const FORGET = `${EVENT_LUA}
 local sid = ARGV[2]
-sweep(clock(), tonumber(ARGV[3]))
+sweep(micros(), tonumber(ARGV[3]))
 for _, st in ipairs(redis.call('ZRANGE', orderKey(sid), 0, -1)) do drop(sid, st) end
 redis.call('DEL', orderKey(sid), sizeKey(sid))
 return 1`;

@@ -14,7 +14,8 @@
 import type { RedisCommander } from "./redis-client.js";
 
 /**
- * Opens every script: ARGV[1] is the key prefix (P). clock() is Redis's time in ms; bump()
+ * Opens every script: ARGV[1] is the key prefix (P). clock() is Redis's time in ms, micros()
+ * in µs (a script runs after the one before it has ended, so no two scripts share one); bump()
  * adds to a hash field and deletes it at zero or below; allocation() is what the allocator
  * gives for n bytes (see allocationOf); split() parts "<a> <b>" index members (ids never hold a
  * space: keyPartOk). TOTAL names the field of a whole store's bytes (its leading space keeps
@@ -26,6 +27,10 @@ local TOTAL = ' total'
 local function clock()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function micros()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local function bump(key, field, by)
   if by == 0 then return end

@@ -14,15 +14,16 @@
 //                           renews the key, not this: the sweep follows the key's PTTL)
 //   P sessionbytes          hash, <sid> -> its snapshot's bytes; " total" -> their sum, at most
 //                           maxTotalSnapshotBytes (default 64 MiB) for a new session (LIM-14)
-//   P events:<sid> <st>     stream, one entry per SSE event of stream <st> {q: seq, t: frame}; PX
+//   P events:<sid> <st>     stream, one entry per SSE event of stream <st> {q: seq, o: when it was
+//                           appended (Redis clock, µs), t: frame}; PX
 //                           eventTtlMs (default 30 min) renewed by every append to it; after the
 //                           stream was answered and read, PX endedStreamTtlMs (default 10 s, CL-05)
-//   P eventorder:<sid>      sorted set, <st> -> when its oldest kept event was appended (ms): the
+//   P eventorder:<sid>      sorted set, <st> -> when its oldest kept event was appended (µs): the
 //                           session's eviction order; PX eventTtlMs, renewed by every append
 //   P eventsize:<sid>       hash {bytes, events} of the session's current streams, at most
 //                           maxSessionEventBytes (default 4 MiB) and maxEventsPerSession (default
 //                           10000); PX eventTtlMs, renewed by every append
-//   P eventdeadlines        sorted set, "<sid> <st>" -> when the stream's events expire (ms): the
+//   P eventdeadlines        sorted set, "<sid> <st>" -> when the stream's events expire (µs): the
 //                           sweep and the total budget's eviction order
 //   P eventbytes            hash, "<sid> <st>" -> the stream's bytes; " total" -> all streams'
 //                           bytes, at most maxTotalEventBytes (default 64 MiB) (LIM-13)
