@@ -131,11 +131,11 @@ test("LIM-13: 40 unanswered elicitations of 256 KiB in one session: Redis grows 
   t.diagnostic(
     `used_memory ${before} -> ${after} (+${after - before}); frames kept ${held.frameBytes} bytes (${elicitations} of 40 elicitations), counted ${held.counted} of ${budget}`,
   );
+  assert.ok(after - before <= budget + (256 << 10), `Redis grew by ${after - before}, at most the budget and one frame's buffer`);
   assert.ok(held.counted <= budget, `counted within the budget: ${held.counted}`);
   assert.equal(held.counted, held.cost, "the count is what is held");
   assert.ok(held.frameBytes <= budget, `frames within the budget: ${held.frameBytes}`);
   assert.ok(elicitations >= 5 && elicitations < 40, `the newest kept, the oldest evicted (${elicitations})`);
-  assert.ok(after - before <= budget + (256 << 10), `Redis grew by ${after - before}, at most the budget and one frame's buffer`);
   // The newest elicitation replays to a client that resumes its stream; the oldest is gone from the store.
   const newest = await resume(s.url, id, primed[39] as string);
   const replayed = await newest.message();
