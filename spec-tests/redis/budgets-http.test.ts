@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { serveHttp } from "../../lib/hosts/http-server.js";
 import { Server } from "../../lib/peer/server/server.js";
 import { RedisEventStore, type RedisEventStoreOptions } from "../../lib/stores/redis.js";
+import { MemoryEventStore } from "../../lib/http-server/options.js";
 import { platform, post, sessionCall, sessionHeaders, initialize, SseReader, until, keysUnder, type Json } from "./harness.js";
 import { bytesOf, counters, redisFor, stored, usedMemory, type NodeRedis } from "./budget-helpers.js";
 
@@ -212,4 +213,32 @@ test("LIM-13: an answer over maxEventBytes reaches the live client whole; a clie
   resumed.cancel();
   const held = await stored(s.client, s.redis, s.prefix, id);
   assert.ok(held.frameBytes < 4096, `no large frame stored (${held.frameBytes})`);
+});
+
+test("CL-05: a store whose release throws or rejects: reported to onError, the answer delivered all the same", async (t) => {
+  for (const failing of ["throws", "rejects"] as const) {
+    const released: string[] = [];
+    const store = new MemoryEventStore();
+    const eventStore = Object.assign(store, {
+      release: (sessionId: string, streamId: string): Promise<void> => {
+        released.push(`${sessionId} ${streamId}`);
+        if (failing === "throws") throw new Error("release failed at once");
+        return Promise.reject(new Error("release failed later"));
+      },
+    });
+    const server = new Server({ info: { name: "budgets", version: "1" } });
+    server.tool("quick", { inputSchema: { type: "object" } }, async () => ({ content: [{ type: "text", text: "done" }] }));
+    const errors: unknown[] = [];
+    const running = await serveHttp(server, { eventStore, responseMode: "sse", onError: (error) => errors.push(error) });
+    t.after(() => running.close());
+    const id = await session(running.url);
+    const open = await call(running.url, id, 1, "quick", {});
+    assert.equal(((await open.reader.message()) as Json).id, 1, failing);
+    assert.equal(await open.reader.next(), undefined);
+    await until(() => errors.length > 0, `the failure reported (${failing})`);
+    assert.match(String(errors[0]), /release failed/);
+    // initialize's stream (answered over SSE too, and read) and the call's, each once.
+    assert.deepEqual(released.slice(1), [`${id} ${open.primed.split(":")[0]}`]);
+    assert.equal(released.length, 2);
+  }
 });

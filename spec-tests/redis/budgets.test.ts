@@ -8,7 +8,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { RedisEventStore, RedisSessionStore, RedisTaskStore } from "../../lib/stores/redis.js";
-import { eventCost, STREAM_OVERHEAD } from "../../lib/stores/redis-events.js";
+import { eventCost, STREAM_OVERHEAD, unkeptFrame } from "../../lib/stores/redis-events.js";
+import { allocationOf, replyNumber } from "../../lib/stores/redis-lua.js";
 import type { EngineSnapshot } from "../../lib/engine/engine.js";
 import type { StoredTask } from "../../lib/peer/server/task-store.js";
 import { keysUnder } from "./harness.js";
@@ -156,6 +157,59 @@ test("LIM-13: an event over maxEventBytes is not kept: a response becomes an err
   assert.match(error.error.message, /^\[LIM-13\] the response was \d+ bytes, more than maxEventBytes \(4096\)/);
   const held = await stored(r.client, r.url, r.prefix, "s");
   assert.ok(held.frameBytes < 2048, `only the stand-ins are stored (${held.frameBytes} bytes)`);
+});
+
+test("LIM-13: the stand-in of every shape: a batch of answers, ids of both kinds, a frame that does not parse, a batch too large to stand in", () => {
+  const at = (message: unknown): string =>
+    `id: p:3\nevent: message\ndata: ${typeof message === "string" ? message : JSON.stringify(message)}\n\n`;
+  const standIn = (message: unknown): string => unkeptFrame("p", { seq: 3, text: at(message) }, 9999, 100);
+  const batch = JSON.parse(
+    /^data: (.*)$/m.exec(
+      standIn([
+        { jsonrpc: "2.0", id: 1, result: {} },
+        { jsonrpc: "2.0", id: "b", error: { code: 1, message: "x" } },
+        { jsonrpc: "2.0", method: "n" },
+      ]),
+    )?.[1] ?? "null",
+  ) as Array<{ id: unknown; error: { code: number } }>;
+  assert.deepEqual(
+    batch.map((e) => [e.id, e.error.code]),
+    [
+      [1, -32603],
+      ["b", -32603],
+    ],
+  );
+  const comment = /^: \[LIM-13\] event p:3 was 9999 bytes, more than maxEventBytes \(100\): not kept to replay\n\n$/;
+  assert.match(standIn("{not json"), comment);
+  assert.match(standIn({ jsonrpc: "2.0", id: null, error: { code: 1, message: "x" } }), comment, "an answer without an id to name");
+  assert.match(standIn({ jsonrpc: "2.0", id: "i".repeat(600), result: {} }), comment, "an id too long to repeat");
+  assert.match(standIn({ jsonrpc: "2.0", id: 4, method: "elicitation/create", params: {} }), comment, "a request of the server");
+  assert.match(
+    standIn(Array.from({ length: 50 }, (_, i) => ({ jsonrpc: "2.0", id: i, result: {} }))),
+    comment,
+    "too many answers to stand in",
+  );
+  assert.match(unkeptFrame("p", { seq: 3, text: "no data line\n\n" }, 9999, 100), comment);
+});
+
+test("LIM-13: each bound fits in the next, so the event just appended can always be kept; the cost counts the allocator's rounding", () => {
+  const client = { sendCommand: async (): Promise<unknown> => null };
+  const fitted = new RedisEventStore(client, { maxEventBytes: 8 << 20, maxSessionEventBytes: 32 << 20, maxTotalEventBytes: 1 << 20 })
+    .budgets;
+  assert.equal(fitted.maxTotalEventBytes, 1 << 20);
+  assert.equal(fitted.maxSessionEventBytes, 1 << 20, "a session holds at most the total");
+  assert.ok(
+    eventCost(fitted.maxEventBytes) + STREAM_OVERHEAD <= fitted.maxSessionEventBytes,
+    `an event fits a session: ${fitted.maxEventBytes}`,
+  );
+  assert.ok(fitted.maxEventBytes > 700_000, "and no smaller than it must be");
+  assert.deepEqual(new RedisEventStore(client).budgets, {
+    maxEventBytes: 1 << 20,
+    maxSessionEventBytes: 4 << 20,
+    maxTotalEventBytes: 64 << 20,
+  });
+  assert.deepEqual([100, 4096, 4097, 262_144, 262_145, 1 << 20].map(allocationOf), [112, 4096, 5120, 262_144, 327_680, 1 << 20]);
+  assert.deepEqual(["7", 7, null].map(replyNumber), [7, 7, Number.NaN]);
 });
 
 test("CL-05: a released stream's events expire after endedStreamTtlMs, their counts with them; at once with 0", async (t) => {
