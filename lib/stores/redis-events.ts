@@ -16,8 +16,9 @@
 //   of the stream with the earliest deadline first: released streams, then the streams least
 //   recently appended to); the event just appended is never the one evicted;
 // - a count whose keys Redis expired on its own is taken off by the sweep that opens every
-//   script (the streams past their deadline, SWEEP at a time) or, failing that, first in the
-//   eviction order, so a stale count never evicts an event still kept.
+//   script (the streams past their deadline, SWEEP at a time); with more due at once, the
+//   rest go first in the total's eviction order (by deadline), and within a session they can
+//   only make eviction come early, never let a budget be passed.
 
 import type { EventStore, StoredEvent } from "../http-server/options.js";
 import { byteLength } from "../http-server/channel.js";

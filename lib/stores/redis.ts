@@ -15,9 +15,9 @@
 //   P sessionbytes          hash, <sid> -> its snapshot's bytes; " total" -> their sum, at most
 //                           maxTotalSnapshotBytes (default 64 MiB) for a new session (LIM-14)
 //   P events:<sid> <st>     stream, one entry per SSE event of stream <st> {q: seq, o: when it was
-//                           appended (Redis clock, µs), t: frame}; PX
-//                           eventTtlMs (default 30 min) renewed by every append to it; after the
-//                           stream was answered and read, PX endedStreamTtlMs (default 10 s, CL-05)
+//                           appended (Redis clock, µs), t: frame}; PX eventTtlMs (default 30 min)
+//                           renewed by every append to it; once the stream was answered and read,
+//                           PX endedStreamTtlMs (default 10 s, CL-05)
 //   P eventorder:<sid>      sorted set, <st> -> when its oldest kept event was appended (µs): the
 //                           session's eviction order; PX eventTtlMs, renewed by every append
 //   P eventsize:<sid>       hash {bytes, events} of the session's current streams, at most
