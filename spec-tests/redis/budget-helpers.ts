@@ -52,7 +52,14 @@ export async function redisFor(t: Context, own = false): Promise<{ url: string; 
 }
 
 export async function usedMemory(url: string): Promise<number> {
-  return Number(/used_memory:(\d+)/.exec(String(await redisCommand(url, ["INFO", "memory"])))?.[1]);
+  return (await memory(url)).used;
+}
+
+/** INFO memory: used_memory, and what of it is the clients' buffers (mem_clients_normal) and the data (used_memory_dataset). */
+export async function memory(url: string): Promise<{ used: number; clients: number; dataset: number }> {
+  const info = String(await redisCommand(url, ["INFO", "memory"]));
+  const read = (name: string): number => Number(new RegExp(`^${name}:(\\d+)`, "m").exec(info)?.[1]);
+  return { used: read("used_memory"), clients: read("mem_clients_normal"), dataset: read("used_memory_dataset") };
 }
 
 /** What the store holds for a session: its streams, the frames kept (seq per stream) and their bytes, and its counters. */

@@ -12,7 +12,7 @@ import { Server } from "../../lib/peer/server/server.js";
 import { RedisEventStore, type RedisEventStoreOptions } from "../../lib/stores/redis.js";
 import { MemoryEventStore } from "../../lib/http-server/options.js";
 import { platform, post, sessionCall, sessionHeaders, initialize, SseReader, until, keysUnder, type Json } from "./harness.js";
-import { bytesOf, counters, redisFor, stored, usedMemory, type NodeRedis } from "./budget-helpers.js";
+import { bytesOf, counters, memory, redisFor, stored, type NodeRedis } from "./budget-helpers.js";
 
 type Context = Parameters<Parameters<typeof test>[1]>[0];
 
@@ -114,7 +114,9 @@ test("LIM-13: 40 unanswered elicitations of 256 KiB in one session: Redis grows 
   await settled(s);
   await platform.fetch(s.url, { method: "DELETE", headers: sessionHeaders(warm) });
   await until(async () => (await keysUnder(s.redis, s.prefix)).length === 0, "the warm-up session's keys gone");
-  const before = await usedMemory(s.redis);
+  // used_memory less the connections' buffers (a 256 KiB command leaves one of ~320 KiB that
+  // Redis shrinks when it sees fit): what Redis keeps.
+  const before = await memory(s.redis);
   const id = await session(s.url);
   const primed: string[] = [];
   for (let i = 1; i <= 40; i++) {
@@ -126,13 +128,14 @@ test("LIM-13: 40 unanswered elicitations of 256 KiB in one session: Redis grows 
     open.abort();
   }
   await settled(s);
-  const after = await usedMemory(s.redis);
+  const after = await memory(s.redis);
+  const grown = after.used - after.clients - (before.used - before.clients);
   const held = await stored(s.client, s.redis, s.prefix, id);
   const elicitations = [...held.streams.values()].flat().length;
   t.diagnostic(
-    `used_memory ${before} -> ${after} (+${after - before}); frames kept ${held.frameBytes} bytes (${elicitations} of 40 elicitations), counted ${held.counted} of ${budget}`,
+    `used_memory ${before.used} -> ${after.used} (+${after.used - before.used}; less the clients' buffers +${grown}); frames kept ${held.frameBytes} bytes (${elicitations} of 40 elicitations), counted ${held.counted} of ${budget}`,
   );
-  assert.ok(after - before <= budget + (256 << 10), `Redis grew by ${after - before}, at most the budget and one frame's buffer`);
+  assert.ok(grown <= budget + (64 << 10), `Redis grew by ${grown}, at most the budget`);
   assert.ok(held.counted <= budget, `counted within the budget: ${held.counted}`);
   assert.equal(held.counted, held.cost, "the count is what is held");
   assert.ok(held.frameBytes <= budget, `frames within the budget: ${held.frameBytes}`);
@@ -147,14 +150,15 @@ test("LIM-13: 40 unanswered elicitations of 256 KiB in one session: Redis grows 
   // The session ends: its keys go, and Redis is back near where it started.
   await platform.fetch(s.url, { method: "DELETE", headers: sessionHeaders(id) });
   await until(async () => (await keysUnder(s.redis, s.prefix)).length === 0, "the session's keys gone");
-  const end = await usedMemory(s.redis);
-  t.diagnostic(`used_memory after DELETE ${end}`);
-  assert.ok(end - before < 512 << 10, `back near the start (${end - before})`);
+  const end = await memory(s.redis);
+  t.diagnostic(`used_memory after DELETE ${end.used}`);
+  const left = end.used - end.clients - (before.used - before.clients);
+  assert.ok(left < 256 << 10, `back near the start (${left})`);
   assert.deepEqual(s.errors.map(String), []);
 });
 
 test("CL-05: an answered stream read to its end is released (endedStreamTtlMs); one answered while its client was away is kept until a resume reads it", async (t) => {
-  const s = await serve(t, { endedStreamTtlMs: 300 });
+  const s = await serve(t, { endedStreamTtlMs: 1000 });
   if (s === undefined) return;
   const id = await session(s.url);
   const pttl = async (stream: string): Promise<number> => Number(await s.client.sendCommand(["PTTL", `${s.prefix}events:${id} ${stream}`]));
@@ -166,7 +170,7 @@ test("CL-05: an answered stream read to its end is released (endedStreamTtlMs); 
   const first = (read.primed.split(":")[0] as string) ?? "";
   await until(async () => {
     const left = await pttl(first);
-    return left > 0 && left <= 300;
+    return left > 0 && left <= 1000;
   }, "a short TTL once answered and read");
   // Answered while the client was away: kept (eventTtlMs) until the client resumes and reads it all.
   const away = await call(s.url, id, 2, "big", { bytes: 100, delayMs: 200 });
@@ -174,17 +178,16 @@ test("CL-05: an answered stream read to its end is released (endedStreamTtlMs); 
   const second = away.primed.split(":")[0] as string;
   await new Promise<void>((resolve) => setTimeout(resolve, 500));
   assert.ok((await pttl(second)) > 60_000, "still kept for the client that is away");
-  assert.equal(await pttl(first), -2, "the first one is gone");
   const resumed = await resume(s.url, id, away.primed);
   assert.equal(((await resumed.message()) as Json).id, 2, "the answer, replayed");
   assert.equal(await resumed.next(), undefined, "and the end");
   await until(async () => {
     const left = await pttl(second);
-    return left === -2 || (left > 0 && left <= 300);
+    return left === -2 || (left > 0 && left <= 1000);
   }, "released once read");
-  // The next script sweeps what expired: the session counts nothing.
-  await new Promise<void>((resolve) => setTimeout(resolve, 400));
-  await s.client.sendCommand(["PING"]);
+  await new Promise<void>((resolve) => setTimeout(resolve, 1200));
+  assert.deepEqual([await pttl(first), await pttl(second)], [-2, -2], "both gone");
+  // The next script sweeps what expired: the session counts neither.
   (await call(s.url, id, 3, "big", { bytes: 10 })).abort();
   await settled(s);
   const held = await stored(s.client, s.redis, s.prefix, id);
