@@ -1,5 +1,5 @@
 // The EventStore of the Streamable HTTP handler on Redis (what a client resuming an SSE
-// stream with Last-Event-ID is replayed), bounded by bytes (RULES.md LIM-13) and releasing
+// stream with Last-Event-ID is replayed), bounded by bytes (RULES.md LIM-14) and releasing
 // what an answered stream no longer needs (CL-05). The keys are listed in redis.ts; here:
 // one Redis Stream per SSE stream, a per-session order and size, and three indexes over all
 // sessions that the budgets and the expiry sweep walk.
@@ -45,7 +45,7 @@ export interface RedisEventStoreOptions extends RedisKeys {
   maxEventsPerSession?: number;
   /** How long a stream's events are kept after its last event, ms. Default 1800000 (30 min). */
   eventTtlMs?: number;
-  /** Largest event frame kept, UTF-8 bytes; a larger one is kept as a stand-in (LIM-13). Default 1 MiB. */
+  /** Largest event frame kept, UTF-8 bytes; a larger one is kept as a stand-in (LIM-14). Default 1 MiB. */
   maxEventBytes?: number;
   /** Bytes kept per session, all its streams together (the oldest events evicted). Default 4 MiB. */
   maxSessionEventBytes?: number;
@@ -170,7 +170,7 @@ for _, st in ipairs(redis.call('ZRANGE', orderKey(sid), 0, -1)) do drop(sid, st)
 redis.call('DEL', orderKey(sid), sizeKey(sid))
 return 1`;
 
-/** EventStore on Redis Streams, bounded by bytes per event, per session and in total (LIM-13), answered streams released (CL-05). */
+/** EventStore on Redis Streams, bounded by bytes per event, per session and in total (LIM-14), answered streams released (CL-05). */
 export class RedisEventStore implements EventStore {
   private readonly prefix: string;
   private readonly maxEvents: string;
@@ -264,7 +264,7 @@ function entryFields(value: unknown): { q?: string; t?: string } | undefined {
 const STAND_IN_BYTES = 1024;
 
 /**
- * LIM-13: what is kept in place of an event over maxEventBytes. A response (or a batch of
+ * LIM-14: what is kept in place of an event over maxEventBytes. A response (or a batch of
  * them) becomes a JSON-RPC error for each id, under the same event id, so that a client that
  * resumes past it learns its request failed instead of waiting for it; anything else (a
  * request or notification of the server) becomes an SSE comment, which no client dispatches.
@@ -284,9 +284,9 @@ export function unkeptFrame(streamId: string, event: StoredEvent, size: number, 
     const id = item.id;
     if (typeof id !== "string" && typeof id !== "number") return [];
     if (typeof id === "string" && id.length > STAND_IN_BYTES / 2) return [];
-    return [{ jsonrpc: "2.0", id, error: { code: -32603, message: `[LIM-13] the response ${why}` } }];
+    return [{ jsonrpc: "2.0", id, error: { code: -32603, message: `[LIM-14] the response ${why}` } }];
   });
-  const comment = `: [LIM-13] event ${eventId(streamId, event.seq)} ${why}\n\n`;
+  const comment = `: [LIM-14] event ${eventId(streamId, event.seq)} ${why}\n\n`;
   if (errors.length === 0) return comment;
   const frame = sseMessage(Array.isArray(message) ? errors : errors[0], eventId(streamId, event.seq));
   // A batch of many answers could make a stand-in as large as what it stands for.

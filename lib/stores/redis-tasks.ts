@@ -1,7 +1,7 @@
 // TaskStore on Redis (the 2026-07-28 tasks extension across processes): one hash per task,
 // P task:<taskId>, each StoredTask field JSON-encoded in a field of its own, so that an
 // update is a handful of HSET/HDEL in one server-side script (no JSON decoding in Redis).
-// Bounded by bytes (RULES.md LIM-15): P taskbytes counts each task as Redis takes it, P
+// Bounded by bytes (RULES.md LIM-16): P taskbytes counts each task as Redis takes it, P
 // taskdeadlines and P tasksended index them for the sweep and for eviction (keys: redis.ts).
 //
 // Invariants:
@@ -10,7 +10,7 @@
 //   any node finds the task after that;
 // - an ended task (completed, failed, cancelled) stays as it ended: an update of one is
 //   ignored and answered with the task as it is;
-// - LIM-15: a task is at most maxTaskBytes and all tasks at most maxTotalTaskBytes: room is made
+// - LIM-16: a task is at most maxTaskBytes and all tasks at most maxTotalTaskBytes: room is made
 //   by forgetting ended tasks, oldest ended first; with none left, a new task is refused and an
 //   update that would grow a task past either bound fails the task instead (-32603 naming the
 //   bound), so a task always ends with an outcome a client can read;
@@ -30,9 +30,9 @@ export interface RedisTaskStoreOptions extends RedisKeys {
   taskGraceMs?: number;
   /** How long Redis keeps a task created without TTL (ttlMs null), ms. Default 86400000 (24 h). */
   untimedTaskTtlMs?: number;
-  /** Largest task kept, bytes as Redis takes them (its outcome included; LIM-15). Default 4 MiB. */
+  /** Largest task kept, bytes as Redis takes them (its outcome included; LIM-16). Default 4 MiB. */
   maxTaskBytes?: number;
-  /** Bytes of all tasks kept; past it ended tasks are forgotten, oldest first (LIM-15). Default 64 MiB. */
+  /** Bytes of all tasks kept; past it ended tasks are forgotten, oldest first (LIM-16). Default 64 MiB. */
   maxTotalTaskBytes?: number;
 }
 
@@ -173,8 +173,8 @@ export class RedisTaskStore implements TaskStore {
     if (created === 0) throw new Error(`task store: expected a new task id, got ${JSON.stringify(task.taskId)}, which is taken`);
     throw new RangeError(
       created === -2
-        ? `[LIM-15] redis task store: expected a task of at most ${this.maxTaskBytes} bytes (maxTaskBytes); got more`
-        : `[LIM-15] redis task store: expected room for a new task within maxTotalTaskBytes (${this.maxTotalBytes}); got none: the tasks kept fill it and none of them has ended`,
+        ? `[LIM-16] redis task store: expected a task of at most ${this.maxTaskBytes} bytes (maxTaskBytes); got more`
+        : `[LIM-16] redis task store: expected room for a new task within maxTotalTaskBytes (${this.maxTotalBytes}); got none: the tasks kept fill it and none of them has ended`,
     );
   }
 
@@ -195,8 +195,8 @@ export class RedisTaskStore implements TaskStore {
     if (change.result !== undefined) set(pairs, "result", change.result);
     if (change.error !== undefined) set(pairs, "error", change.error);
     set(pairs, "lastUpdatedAt", now);
-    // LIM-15: what the task becomes when the change does not fit: failed, saying which bound.
-    const message = `[LIM-15] the task's outcome would take it past maxTaskBytes (${this.maxTaskBytes}) or the task store past maxTotalTaskBytes (${this.maxTotalBytes}): not kept`;
+    // LIM-16: what the task becomes when the change does not fit: failed, saying which bound.
+    const message = `[LIM-16] the task's outcome would take it past maxTaskBytes (${this.maxTaskBytes}) or the task store past maxTotalTaskBytes (${this.maxTotalBytes}): not kept`;
     const standIn: string[] = [];
     set(standIn, "status", "failed");
     set(standIn, "statusMessage", message);

@@ -13,7 +13,7 @@
 //   P sessiondeadlines      sorted set, <sid> -> when its snapshot expires (Redis clock, ms; a get
 //                           renews the key, not this: the sweep follows the key's PTTL)
 //   P sessionbytes          hash, <sid> -> its snapshot's bytes; " total" -> their sum, at most
-//                           maxTotalSnapshotBytes (default 64 MiB) for a new session (LIM-14)
+//                           maxTotalSnapshotBytes (default 64 MiB) for a new session (LIM-15)
 //   P events:<sid> <st>     stream, one entry per SSE event of stream <st> {q: seq, o: when it was
 //                           appended (Redis clock, µs), t: frame}; PX eventTtlMs (default 30 min)
 //                           renewed by every append to it; once the stream was answered and read,
@@ -26,7 +26,7 @@
 //   P eventdeadlines        sorted set, "<sid> <st>" -> when the stream's events expire (µs): the
 //                           sweep and the total budget's eviction order
 //   P eventbytes            hash, "<sid> <st>" -> the stream's bytes; " total" -> all streams'
-//                           bytes, at most maxTotalEventBytes (default 64 MiB) (LIM-13)
+//                           bytes, at most maxTotalEventBytes (default 64 MiB) (LIM-14)
 //   P eventcounts           hash, "<sid> <st>" -> the stream's events
 //   P task:<tid>            hash, one JSON-encoded field per StoredTask field, at most maxTaskBytes
 //                           (default 4 MiB); PX from creation ttlMs + taskGraceMs (default 60 s),
@@ -34,7 +34,7 @@
 //   P taskdeadlines         sorted set, <tid> -> when its hash expires (ms)
 //   P tasksended            sorted set, <tid> -> when it completed, failed or was cancelled (ms)
 //   P taskbytes             hash, <tid> -> the task's bytes; " total" -> their sum, at most
-//                           maxTotalTaskBytes (default 64 MiB) (LIM-15)
+//                           maxTotalTaskBytes (default 64 MiB) (LIM-16)
 //   P keys:<name>           string, a shared secret (sharedSecret(): requestState, cursors); no TTL
 //   P bus                   pub/sub channel: "<nodeId> <BusMessage JSON>", at most maxMessageBytes;
 //                           kinds input (a client's answer or cancellation for the node that awaits
@@ -53,7 +53,7 @@
 //   reaches live processes and carries nothing that must outlive one;
 // - every budget is checked and applied in the script that writes what it bounds (one atomic
 //   step, whichever nodes write at once): Redis holds at most the sum of the three totals,
-//   plus what sessions already admitted grow by (LIM-14) and the stand-ins of refused values;
+//   plus what sessions already admitted grow by (LIM-15) and the stand-ins of refused values;
 // - task create is strongly consistent (one atomic script: refused when the id exists;
 //   resolved once Redis has it) and an ended task stays ended: an update of a completed,
 //   failed or cancelled task changes nothing (a late handler outcome cannot undo a cancel
@@ -90,9 +90,9 @@ const prefixOf = (options: RedisKeys | undefined): string => options?.prefix ?? 
 export interface RedisSessionStoreOptions extends RedisKeys {
   /** How long a session is kept after its last use (put or get), ms. Default 1800000 (30 min). */
   sessionTtlMs?: number;
-  /** Largest snapshot kept (put) or read (get), UTF-8 bytes (LIM-14). Default 1 MiB. */
+  /** Largest snapshot kept (put) or read (get), UTF-8 bytes (LIM-15). Default 1 MiB. */
   maxSnapshotBytes?: number;
-  /** Bytes of all sessions' snapshots, past which a new session is refused (LIM-14). Default 64 MiB. */
+  /** Bytes of all sessions' snapshots, past which a new session is refused (LIM-15). Default 64 MiB. */
   maxTotalSnapshotBytes?: number;
 }
 
@@ -148,7 +148,7 @@ return 1`;
 /**
  * SessionStore on Redis: one string key per session, with a sliding TTL. Every node reads the
  * latest snapshot from here, and a session the store no longer holds is unknown on every node
- * (RULES.md CL-01); deleting it ends it for all of them (CL-04). Bounded by bytes (LIM-14): a
+ * (RULES.md CL-01); deleting it ends it for all of them (CL-04). Bounded by bytes (LIM-15): a
  * snapshot over maxSnapshotBytes is not kept (the session leaves the store, as a get would not
  * read it), and a new session is refused while the snapshots kept fill maxTotalSnapshotBytes.
  */
@@ -191,13 +191,13 @@ export class RedisSessionStore implements SessionStore {
       // The snapshot kept before is no longer the session's state: no node may carry on from it.
       await this.delete(id);
       throw new RangeError(
-        `[LIM-14] redis session store: expected a snapshot of at most ${this.maxBytes} bytes (maxSnapshotBytes); got ${size}: the session is no longer kept`,
+        `[LIM-15] redis session store: expected a snapshot of at most ${this.maxBytes} bytes (maxSnapshotBytes); got ${size}: the session is no longer kept`,
       );
     }
     const kept = await runScript(this.client, PUT_SESSION, this.prefix, [id, text, this.ttl, String(this.maxTotalBytes), String(SWEEP)]);
     if (replyNumber(kept) !== 1)
       throw new RangeError(
-        `[LIM-14] redis session store: expected room for a new session of ${size} bytes within maxTotalSnapshotBytes (${this.maxTotalBytes}); got none: the sessions kept fill it`,
+        `[LIM-15] redis session store: expected room for a new session of ${size} bytes within maxTotalSnapshotBytes (${this.maxTotalBytes}); got none: the sessions kept fill it`,
       );
   }
 

@@ -1,4 +1,4 @@
-// The event store's byte budgets seen through the Streamable HTTP handler (RULES.md LIM-13,
+// The event store's byte budgets seen through the Streamable HTTP handler (RULES.md LIM-14,
 // CL-05), against a redis-server of the test's own: many unanswered elicitations of one
 // session (the attack that took Redis from 1 to 192 MiB, scaled down) leave Redis within the
 // session's budget with the newest still resumable; an answered stream's events go once its
@@ -104,7 +104,7 @@ async function settled(s: Served): Promise<void> {
   }, "the store settled");
 }
 
-test("LIM-13: 40 unanswered elicitations of 256 KiB in one session: Redis grows by at most the session's 2 MiB budget, the newest stay resumable", async (t) => {
+test("LIM-14: 40 unanswered elicitations of 256 KiB in one session: Redis grows by at most the session's 2 MiB budget, the newest stay resumable", async (t) => {
   const budget = 2 << 20;
   const s = await serve(t, { maxSessionEventBytes: budget }, true);
   if (s === undefined) return;
@@ -196,7 +196,7 @@ test("CL-05: an answered stream read to its end is released (endedStreamTtlMs); 
   assert.deepEqual(s.errors.map(String), []);
 });
 
-test("LIM-13: an answer over maxEventBytes reaches the live client whole; a client resuming past it gets -32603 for its request", async (t) => {
+test("LIM-14: an answer over maxEventBytes reaches the live client whole; a client resuming past it gets -32603 for its request", async (t) => {
   const s = await serve(t, { maxEventBytes: 64 * 1024 });
   if (s === undefined) return;
   const id = await session(s.url);
@@ -212,7 +212,7 @@ test("LIM-13: an answer over maxEventBytes reaches the live client whole; a clie
   const answer = (await resumed.message()) as Json;
   assert.equal(answer.id, 2);
   assert.equal((answer.error as Json).code, -32603);
-  assert.match(String((answer.error as Json).message), /^\[LIM-13\] the response was \d+ bytes, more than maxEventBytes \(65536\)/);
+  assert.match(String((answer.error as Json).message), /^\[LIM-14\] the response was \d+ bytes, more than maxEventBytes \(65536\)/);
   resumed.cancel();
   const held = await stored(s.client, s.redis, s.prefix, id);
   assert.ok(held.frameBytes < 4096, `no large frame stored (${held.frameBytes})`);

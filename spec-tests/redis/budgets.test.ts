@@ -1,5 +1,5 @@
-// Byte budgets of the Redis stores against a real redis-server (RULES.md LIM-13, LIM-14,
-// LIM-15, CL-05): the event store bounded per event, per session and in total, with eviction
+// Byte budgets of the Redis stores against a real redis-server (RULES.md LIM-14, LIM-15,
+// LIM-16, CL-05): the event store bounded per event, per session and in total, with eviction
 // oldest first that keeps the newest events resumable, exact under writers on several
 // connections at once; an answered stream's events released; the snapshot and task budgets.
 // The memory figures are Redis's own (INFO memory used_memory) on a redis-server of the
@@ -18,7 +18,7 @@ import { bytesOf, counters, nodeRedis, redisFor, stored, total } from "./budget-
 const frame = (stream: string, seq: number, body: string): string =>
   `id: ${stream}:${seq}\nevent: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: body } })}\n\n`;
 
-test("LIM-13: a session's events stay within maxSessionEventBytes, the oldest evicted first across its streams; the newest stay resumable; the counters are exact", async (t) => {
+test("LIM-14: a session's events stay within maxSessionEventBytes, the oldest evicted first across its streams; the newest stay resumable; the counters are exact", async (t) => {
   const r = await redisFor(t);
   if (r === undefined) return;
   const budget = 64 * 1024;
@@ -58,7 +58,7 @@ test("LIM-13: a session's events stay within maxSessionEventBytes, the oldest ev
   assert.deepEqual(await keysUnder(r.url, r.prefix), [], "no key left, counters and indexes included");
 });
 
-test("LIM-13: writers on several connections at once (several nodes) keep every budget and count exact", async (t) => {
+test("LIM-14: writers on several connections at once (several nodes) keep every budget and count exact", async (t) => {
   const r = await redisFor(t);
   if (r === undefined) return;
   const nodes = [r.client, await nodeRedis(t, r.url), await nodeRedis(t, r.url)];
@@ -103,7 +103,7 @@ test("LIM-13: writers on several connections at once (several nodes) keep every 
   );
 });
 
-test("LIM-13: the total budget holds over many sessions: the streams least recently appended to lose their events first", async (t) => {
+test("LIM-14: the total budget holds over many sessions: the streams least recently appended to lose their events first", async (t) => {
   const r = await redisFor(t);
   if (r === undefined) return;
   const maxTotal = 256 * 1024;
@@ -133,7 +133,7 @@ test("LIM-13: the total budget holds over many sessions: the streams least recen
   assert.equal(await store.replay("flood0", "g", 0), undefined, "the oldest session's stream is gone");
 });
 
-test("LIM-13: an event over maxEventBytes is not kept: a response becomes an error for its id, anything else a comment", async (t) => {
+test("LIM-14: an event over maxEventBytes is not kept: a response becomes an error for its id, anything else a comment", async (t) => {
   const r = await redisFor(t);
   if (r === undefined) return;
   const store = new RedisEventStore(r.client, { prefix: r.prefix, maxEventBytes: 4096 });
@@ -148,18 +148,18 @@ test("LIM-13: an event over maxEventBytes is not kept: a response becomes an err
     [1, 2],
   );
   const [asked, answered] = replayed as unknown as [{ text: string }, { text: string }];
-  assert.match(asked.text, /^: \[LIM-13\] event p:1 was \d+ bytes, more than maxEventBytes \(4096\)/);
+  assert.match(asked.text, /^: \[LIM-14\] event p:1 was \d+ bytes, more than maxEventBytes \(4096\)/);
   assert.doesNotMatch(asked.text, /^data:/m, "a comment: no client dispatches it");
   assert.match(answered.text, /^id: p:2\n/);
   const error = JSON.parse(/^data: (.*)$/m.exec(answered.text)?.[1] ?? "null") as { id: unknown; error: { code: number; message: string } };
   assert.equal(error.id, "call-7");
   assert.equal(error.error.code, -32603);
-  assert.match(error.error.message, /^\[LIM-13\] the response was \d+ bytes, more than maxEventBytes \(4096\)/);
+  assert.match(error.error.message, /^\[LIM-14\] the response was \d+ bytes, more than maxEventBytes \(4096\)/);
   const held = await stored(r.client, r.url, r.prefix, "s");
   assert.ok(held.frameBytes < 2048, `only the stand-ins are stored (${held.frameBytes} bytes)`);
 });
 
-test("LIM-13: the stand-in of every shape: a batch of answers, ids of both kinds, a frame that does not parse, a batch too large to stand in", () => {
+test("LIM-14: the stand-in of every shape: a batch of answers, ids of both kinds, a frame that does not parse, a batch too large to stand in", () => {
   const at = (message: unknown): string =>
     `id: p:3\nevent: message\ndata: ${typeof message === "string" ? message : JSON.stringify(message)}\n\n`;
   const standIn = (message: unknown): string => unkeptFrame("p", { seq: 3, text: at(message) }, 9999, 100);
@@ -179,7 +179,7 @@ test("LIM-13: the stand-in of every shape: a batch of answers, ids of both kinds
       ["b", -32603],
     ],
   );
-  const comment = /^: \[LIM-13\] event p:3 was 9999 bytes, more than maxEventBytes \(100\): not kept to replay\n\n$/;
+  const comment = /^: \[LIM-14\] event p:3 was 9999 bytes, more than maxEventBytes \(100\): not kept to replay\n\n$/;
   assert.match(standIn("{not json"), comment);
   assert.match(standIn({ jsonrpc: "2.0", id: null, error: { code: 1, message: "x" } }), comment, "an answer without an id to name");
   assert.match(standIn({ jsonrpc: "2.0", id: "i".repeat(600), result: {} }), comment, "an id too long to repeat");
@@ -192,7 +192,7 @@ test("LIM-13: the stand-in of every shape: a batch of answers, ids of both kinds
   assert.match(unkeptFrame("p", { seq: 3, text: "no data line\n\n" }, 9999, 100), comment);
 });
 
-test("LIM-13: each bound fits in the next, so the event just appended can always be kept; the cost counts the allocator's rounding", () => {
+test("LIM-14: each bound fits in the next, so the event just appended can always be kept; the cost counts the allocator's rounding", () => {
   const client = { sendCommand: async (): Promise<unknown> => null };
   const fitted = new RedisEventStore(client, { maxEventBytes: 8 << 20, maxSessionEventBytes: 32 << 20, maxTotalEventBytes: 1 << 20 })
     .budgets;
@@ -241,7 +241,7 @@ test("CL-05: a released stream's events expire after endedStreamTtlMs, their cou
   assert.deepEqual(await keysUnder(r.url, r.prefix), []);
 });
 
-test("LIM-13: streams Redis expired by itself (eventTtlMs) are taken off the counts by the next script", async (t) => {
+test("LIM-14: streams Redis expired by itself (eventTtlMs) are taken off the counts by the next script", async (t) => {
   const r = await redisFor(t);
   if (r === undefined) return;
   const store = new RedisEventStore(r.client, { prefix: r.prefix, eventTtlMs: 200 });
@@ -267,7 +267,7 @@ const SNAPSHOT: EngineSnapshot = {
   subscriptions: [],
 };
 
-test("LIM-14: a snapshot over maxSnapshotBytes is not kept (the session leaves the store); a new session past maxTotalSnapshotBytes is refused", async (t) => {
+test("LIM-15: a snapshot over maxSnapshotBytes is not kept (the session leaves the store); a new session past maxTotalSnapshotBytes is refused", async (t) => {
   const r = await redisFor(t);
   if (r === undefined) return;
   const size = bytesOf(JSON.stringify(SNAPSHOT));
@@ -275,13 +275,13 @@ test("LIM-14: a snapshot over maxSnapshotBytes is not kept (the session leaves t
   await store.put("a", SNAPSHOT);
   await store.put("b", SNAPSHOT);
   await store.put("c", SNAPSHOT);
-  await assert.rejects(store.put("d", SNAPSHOT), /^RangeError: \[LIM-14\] .*maxTotalSnapshotBytes \(\d+\); got none/);
+  await assert.rejects(store.put("d", SNAPSHOT), /^RangeError: \[LIM-15\] .*maxTotalSnapshotBytes \(\d+\); got none/);
   assert.equal(await store.get("d"), undefined);
   // A session already kept is updated at the bound (refusing it would leave every node a stale state).
   await store.put("a", { ...SNAPSHOT, nextId: 99 });
   assert.equal((await store.get("a"))?.nextId, 99);
   const grown = { ...SNAPSHOT, peerInstructions: "i".repeat(3000) };
-  await assert.rejects(store.put("b", grown), /^RangeError: \[LIM-14\] .*maxSnapshotBytes\); got \d+/);
+  await assert.rejects(store.put("b", grown), /^RangeError: \[LIM-15\] .*maxSnapshotBytes\); got \d+/);
   assert.equal(await store.get("b"), undefined, "the session is no longer kept anywhere");
   assert.equal(await r.client.sendCommand(["EXISTS", `${r.prefix}session:b`]), 0, "nor its old snapshot");
   // Its room is free again.
@@ -292,7 +292,7 @@ test("LIM-14: a snapshot over maxSnapshotBytes is not kept (the session leaves t
   assert.deepEqual(await keysUnder(r.url, r.prefix), [], "no key left, counters and index included");
 });
 
-test("LIM-14: sessions Redis expired are taken off the total by the next put; a get's renewal is followed, not mistaken for expiry", async (t) => {
+test("LIM-15: sessions Redis expired are taken off the total by the next put; a get's renewal is followed, not mistaken for expiry", async (t) => {
   const r = await redisFor(t);
   if (r === undefined) return;
   const size = bytesOf(JSON.stringify(SNAPSHOT));
@@ -307,7 +307,7 @@ test("LIM-14: sessions Redis expired are taken off the total by the next put; a 
   assert.equal(await store.get("lapsed"), undefined);
   await store.put("fresh", SNAPSHOT);
   assert.ok((await store.get("kept")) !== undefined, "the renewed session is still kept and counted");
-  await assert.rejects(store.put("more", SNAPSHOT), /LIM-14/, "kept and fresh fill the total");
+  await assert.rejects(store.put("more", SNAPSHOT), /LIM-15/, "kept and fresh fill the total");
   await store.delete("kept");
   await store.delete("fresh");
   assert.deepEqual(await keysUnder(r.url, r.prefix), []);
@@ -317,7 +317,7 @@ function task(taskId: string, ttlMs: number | null = 60_000): StoredTask {
   return { taskId, status: "working", createdAt: 0, lastUpdatedAt: 0, ttlMs, pollIntervalMs: 250 };
 }
 
-test("LIM-15: an outcome over maxTaskBytes fails the task instead (-32603 naming the bound); past maxTotalTaskBytes ended tasks go first, then new ones are refused", async (t) => {
+test("LIM-16: an outcome over maxTaskBytes fails the task instead (-32603 naming the bound); past maxTotalTaskBytes ended tasks go first, then new ones are refused", async (t) => {
   const r = await redisFor(t);
   if (r === undefined) return;
   const store = new RedisTaskStore(r.client, { prefix: r.prefix, maxTaskBytes: 8192, maxTotalTaskBytes: 24 * 1024 });
@@ -327,7 +327,7 @@ test("LIM-15: an outcome over maxTaskBytes fails the task instead (-32603 naming
   assert.equal(failed.status, "failed");
   assert.equal(failed.result, undefined, "the result is not kept");
   assert.equal(failed.error?.code, -32603);
-  assert.match(String(failed.error?.message), /^\[LIM-15\] .*maxTaskBytes \(8192\)/);
+  assert.match(String(failed.error?.message), /^\[LIM-16\] .*maxTaskBytes \(8192\)/);
   // Ended stays ended.
   assert.equal(((await store.update("big", { status: "working" }, 6)) as StoredTask).status, "failed");
   // Fill the total with tasks that end with a 5 KB result each: the oldest ended ones make room.
@@ -346,12 +346,12 @@ test("LIM-15: an outcome over maxTaskBytes fails the task instead (-32603 naming
   await full.create(task("w1"));
   let refused: unknown;
   for (let i = 2; i < 20 && refused === undefined; i++) await full.create(task(`w${i}`)).catch((error: unknown) => (refused = error));
-  assert.match(String(refused), /^RangeError: \[LIM-15\] .*maxTotalTaskBytes \(4096\); got none/);
+  assert.match(String(refused), /^RangeError: \[LIM-16\] .*maxTotalTaskBytes \(4096\); got none/);
   const grown = await full.update("w1", { status: "completed", result: { text: "z".repeat(3000) } }, 30);
   assert.equal((grown as StoredTask).status, "failed");
 });
 
-test("LIM-15: a task expired by the host's clock leaves the counts with its key", async (t) => {
+test("LIM-16: a task expired by the host's clock leaves the counts with its key", async (t) => {
   const r = await redisFor(t);
   if (r === undefined) return;
   const store = new RedisTaskStore(r.client, { prefix: r.prefix });
