@@ -66,6 +66,8 @@ export interface EventStore {
   ): readonly StoredEvent[] | undefined | Promise<readonly StoredEvent[] | undefined>;
   /** Forgets every stream of a session (it ended). */
   forget(sessionId: string): void | Promise<void>;
+  /** Optional: a stream was answered and its client read it to the end; its events may go (a store may keep them a short while for a late resume). */
+  release?(sessionId: string, streamId: string): void | Promise<void>;
 }
 
 export interface MemoryEventStoreOptions {

@@ -62,6 +62,8 @@ export class Stream {
   seq = 0;
   /** While a resumption waits for an asynchronous EventStore: live events held back, written after the replay. */
   private held: StoredEvent[] | undefined;
+  /** Ended by its last answer (not by a cancellation or the session ending here). */
+  private answered = false;
 
   constructor(
     readonly id: string,
@@ -108,7 +110,13 @@ export class Stream {
     this.keep(event);
     if (this.held !== undefined) this.held.push(event);
     else this.res?.write(event.text);
-    if (settles && this.awaiting.size === 0) this.finish();
+    if (settles && this.awaiting.size === 0) {
+      this.answered = true;
+      // Answered on a connection still attached: the client has read it all.
+      const read = this.res !== undefined && this.held === undefined;
+      this.finish();
+      if (read) this.release();
+    }
   }
 
   /** Replays events after `after` to a resuming client (from the EventStore) and continues on its response. */
@@ -147,7 +155,21 @@ export class Stream {
       last = event.seq;
       if (this.res === res) res.write(event.text);
     }
-    if (this.mode === "done" && this.res === res) res.end();
+    if (this.mode === "done" && this.res === res) {
+      res.end();
+      if (this.answered) this.release();
+    }
+  }
+
+  /** CL-05: an answered stream read to its end: the store may let its events go. */
+  private release(): void {
+    const store = this.owner.http.options.eventStore;
+    try {
+      const released = store.release?.(this.owner.id, this.id);
+      if (isThenable(released)) released.then(undefined, this.owner.http.options.onError);
+    } catch (error) {
+      this.owner.http.options.onError(error);
+    }
   }
 
   private keep(event: StoredEvent): void {

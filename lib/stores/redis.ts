@@ -2,31 +2,58 @@
 // extension on Redis, so that several processes behind a load balancer serve as one
 // (createHttpHandler(server, { store, eventStore, bus }), ServerOptions.tasks.store). No
 // Redis package is imported: the user's connected client is taken by shape
-// (redis-client.ts; node-redis v5/v6 fits as it is).
+// (redis-client.ts; node-redis v5/v6 fits as it is). One Redis (or a primary with replicas):
+// the budget scripts touch keys they compute, which Redis Cluster does not allow.
 //
-// Keys and channels (prefix P, default "mcp:"; every TTL is an option):
-//   P session:<sessionId>   string, the session's EngineSnapshot as JSON; PX sessionTtlMs
-//                           (default 30 min), renewed by every put and every get (GETEX)
-//   P events:<sessionId>    stream, one entry per SSE event {s: stream id, q: seq, t: frame};
-//                           MAXLEN maxEventsPerSession (default 10000); PX eventTtlMs
-//                           (default 30 min) renewed by every append; DEL when the session ends
-//   P task:<taskId>         hash, one JSON-encoded field per StoredTask field; PX from creation
-//                           ttlMs + taskGraceMs (default 60 s), untimedTaskTtlMs (default 24 h)
-//                           for a task without TTL
+// Keys and channels (prefix P, default "mcp:"; every TTL and budget is an option; <sid> a
+// session id, <st> a stream id, <tid> a task id, none of them holding a space):
+//   P session:<sid>         string, the session's EngineSnapshot as JSON, at most maxSnapshotBytes
+//                           (default 1 MiB); PX sessionTtlMs (default 30 min), renewed by every put
+//                           and every get (GETEX)
+//   P sessiondeadlines      sorted set, <sid> -> when its snapshot expires (Redis clock, ms; a get
+//                           renews the key, not this: the sweep follows the key's PTTL)
+//   P sessionbytes          hash, <sid> -> its snapshot's bytes; " total" -> their sum, at most
+//                           maxTotalSnapshotBytes (default 64 MiB) for a new session (LIM-15)
+//   P events:<sid> <st>     stream, one entry per SSE event of stream <st> {q: seq, o: when it was
+//                           appended (Redis clock, µs), t: frame}; PX eventTtlMs (default 30 min)
+//                           renewed by every append to it; once the stream was answered and read,
+//                           PX endedStreamTtlMs (default 10 s, CL-05)
+//   P eventorder:<sid>      sorted set, <st> -> when its oldest kept event was appended (µs): the
+//                           session's eviction order; PX eventTtlMs, renewed by every append
+//   P eventsize:<sid>       hash {bytes, events} of the session's current streams, at most
+//                           maxSessionEventBytes (default 4 MiB) and maxEventsPerSession (default
+//                           10000); PX eventTtlMs, renewed by every append
+//   P eventdeadlines        sorted set, "<sid> <st>" -> when the stream's events expire (µs): the
+//                           sweep and the total budget's eviction order
+//   P eventbytes            hash, "<sid> <st>" -> the stream's bytes; " total" -> all streams'
+//                           bytes, at most maxTotalEventBytes (default 64 MiB) (LIM-14)
+//   P eventcounts           hash, "<sid> <st>" -> the stream's events
+//   P task:<tid>            hash, one JSON-encoded field per StoredTask field, at most maxTaskBytes
+//                           (default 4 MiB); PX from creation ttlMs + taskGraceMs (default 60 s),
+//                           untimedTaskTtlMs (default 24 h) for a task without TTL
+//   P taskdeadlines         sorted set, <tid> -> when its hash expires (ms)
+//   P tasksended            sorted set, <tid> -> when it completed, failed or was cancelled (ms)
+//   P taskbytes             hash, <tid> -> the task's bytes; " total" -> their sum, at most
+//                           maxTotalTaskBytes (default 64 MiB) (LIM-16)
 //   P keys:<name>           string, a shared secret (sharedSecret(): requestState, cursors); no TTL
 //   P bus                   pub/sub channel: "<nodeId> <BusMessage JSON>", at most maxMessageBytes;
 //                           kinds input (a client's answer or cancellation for the node that awaits
 //                           it), deliver (a message for the node holding the GET stream), stream
 //                           (this node holds the GET stream now), change (list, resource, task,
 //                           task answers), ended (the session ended everywhere)
+// Indexes and counters have no TTL: an entry goes with what it counts (the sweep at the start
+// of every budget script takes off what Redis expired), and an empty one is no key at all.
 //
 // Stateless (2026-07-28 only, eras "modern") nodes need the bus, the task store and a shared
 // requestState key only: no session is kept, so no session or event store.
 //
 // Invariants:
-// - stream events are in a Redis Stream, written by the node that holds the stream, so an
+// - stream events are in Redis Streams, written by the node that holds the stream, so an
 //   event is replayable whoever listens (or nobody) when it was published; the bus only
 //   reaches live processes and carries nothing that must outlive one;
+// - every budget is checked and applied in the script that writes what it bounds (one atomic
+//   step, whichever nodes write at once): Redis holds at most the sum of the three totals,
+//   plus what sessions already admitted grow by (LIM-15) and the stand-ins of refused values;
 // - task create is strongly consistent (one atomic script: refused when the id exists;
 //   resolved once Redis has it) and an ended task stays ended: an update of a completed,
 //   failed or cancelled task changes nothing (a late handler outcome cannot undo a cancel
@@ -37,7 +64,8 @@
 import type { EngineSnapshot } from "../engine/engine.js";
 import { isJsonObject } from "../wire/envelope.js";
 import { parseBusMessage, type BusMessage, type MessageBus } from "../http-server/bus.js";
-import type { EventStore, SessionStore, StoredEvent } from "../http-server/options.js";
+import type { SessionStore } from "../http-server/options.js";
+import { byteLength } from "../http-server/channel.js";
 import { wallClock } from "../hosts/web/runtime.js";
 import {
   bound,
@@ -49,9 +77,12 @@ import {
   type RedisKeys,
   type RedisSubscriber,
 } from "./redis-client.js";
+import { replyNumber, runScript } from "./redis-lua.js";
+import { RedisEventStore, type RedisEventStoreOptions } from "./redis-events.js";
 
 export type { RedisClientLike, RedisCommander, RedisKeys, RedisSubscriber } from "./redis-client.js";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "./redis-tasks.js";
+export { RedisEventStore, type RedisEventStoreOptions } from "./redis-events.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 
 const prefixOf = (options: RedisKeys | undefined): string => options?.prefix ?? "mcp:";
@@ -59,32 +90,87 @@ const prefixOf = (options: RedisKeys | undefined): string => options?.prefix ?? 
 export interface RedisSessionStoreOptions extends RedisKeys {
   /** How long a session is kept after its last use (put or get), ms. Default 1800000 (30 min). */
   sessionTtlMs?: number;
-  /** Largest snapshot accepted on get (a corrupt or foreign value is not parsed beyond it), bytes. Default 1 MiB. */
+  /** Largest snapshot kept (put) or read (get), UTF-8 bytes (LIM-15). Default 1 MiB. */
   maxSnapshotBytes?: number;
+  /** Bytes of all sessions' snapshots, past which a new session is refused (LIM-15). Default 64 MiB. */
+  maxTotalSnapshotBytes?: number;
 }
+
+/** Sessions past their deadline a script sweeps before its own work, at most. */
+const SWEEP = 256;
+
+/**
+ * The session store's keys and counters. forgetSize() takes a session off the count; sweep()
+ * does it for the sessions past their deadline whose key is gone, and moves the deadline of
+ * those a get renewed (GETEX renews the key alone, so the hot path stays one command).
+ */
+const SESSION_LUA = `local SD, SB = P .. 'sessiondeadlines', P .. 'sessionbytes'
+local function snapshotKey(sid) return P .. 'session:' .. sid end
+local function forgetSize(sid)
+  bump(SB, TOTAL, -counted(SB, sid))
+  redis.call('HDEL', SB, sid)
+  redis.call('ZREM', SD, sid)
+end
+local function sweep(now, limit, ttl)
+  for _, sid in ipairs(redis.call('ZRANGEBYSCORE', SD, '-inf', now, 'LIMIT', 0, limit)) do
+    local left = redis.call('PTTL', snapshotKey(sid))
+    if left > 0 then redis.call('ZADD', SD, now + left, sid)
+    elseif left == -1 then redis.call('ZADD', SD, now + ttl, sid)
+    else forgetSize(sid) end
+  end
+end
+`;
+
+/** ARGV: 2 session, 3 snapshot, 4 ttl, 5 total bytes, 6 sweep. 1 kept, 0 refused (a new session past the total). */
+const PUT_SESSION = `${SESSION_LUA}
+local sid, text, ttl = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local now = clock()
+sweep(now, tonumber(ARGV[6]), ttl)
+local key = snapshotKey(sid)
+if redis.call('EXISTS', key) == 0 then
+  forgetSize(sid)
+  if counted(SB, TOTAL) + #text > tonumber(ARGV[5]) then return 0 end
+end
+redis.call('SET', key, text, 'PX', ttl)
+bump(SB, TOTAL, #text - counted(SB, sid))
+redis.call('HSET', SB, sid, #text)
+redis.call('ZADD', SD, now + ttl, sid)
+return 1`;
+
+/** ARGV: 2 session, 3 ttl, 4 sweep. */
+const DELETE_SESSION = `${SESSION_LUA}
+local sid = ARGV[2]
+sweep(clock(), tonumber(ARGV[4]), tonumber(ARGV[3]))
+redis.call('DEL', snapshotKey(sid))
+forgetSize(sid)
+return 1`;
 
 /**
  * SessionStore on Redis: one string key per session, with a sliding TTL. Every node reads the
  * latest snapshot from here, and a session the store no longer holds is unknown on every node
- * (RULES.md CL-01); deleting it ends it for all of them (CL-04).
+ * (RULES.md CL-01); deleting it ends it for all of them (CL-04). Bounded by bytes (LIM-15): a
+ * snapshot over maxSnapshotBytes is not kept (the session leaves the store, as a get would not
+ * read it), and a new session is refused while the snapshots kept fill maxTotalSnapshotBytes.
  */
 export class RedisSessionStore implements SessionStore {
   private readonly prefix: string;
   private readonly ttl: string;
   private readonly maxBytes: number;
+  private readonly maxTotalBytes: number;
 
   constructor(
     private readonly client: RedisCommander,
     options: RedisSessionStoreOptions = {},
   ) {
-    this.prefix = `${prefixOf(options)}session:`;
+    this.prefix = prefixOf(options);
     this.ttl = String(bound(options.sessionTtlMs, 1_800_000));
-    this.maxBytes = bound(options.maxSnapshotBytes, 1 << 20);
+    this.maxTotalBytes = bound(options.maxTotalSnapshotBytes, 64 << 20);
+    this.maxBytes = Math.min(bound(options.maxSnapshotBytes, 1 << 20), this.maxTotalBytes);
   }
 
   async get(id: string): Promise<EngineSnapshot | undefined> {
     if (!keyPartOk(id)) return undefined;
-    const text = replyText(await this.client.sendCommand(["GETEX", this.prefix + id, "PX", this.ttl]));
+    const text = replyText(await this.client.sendCommand(["GETEX", `${this.prefix}session:${id}`, "PX", this.ttl]));
     if (text === undefined || text.length > this.maxBytes) return undefined;
     try {
       const value: unknown = JSON.parse(text);
@@ -99,82 +185,26 @@ export class RedisSessionStore implements SessionStore {
       throw new RangeError(
         `redis session store: expected a session id of 1 to 256 visible ASCII characters; got ${JSON.stringify(id).slice(0, 80)}`,
       );
-    await this.client.sendCommand(["SET", this.prefix + id, JSON.stringify(snapshot), "PX", this.ttl]);
+    const text = JSON.stringify(snapshot);
+    const size = byteLength(text);
+    if (size > this.maxBytes) {
+      // The snapshot kept before is no longer the session's state: no node may carry on from it.
+      await this.delete(id);
+      throw new RangeError(
+        `[LIM-15] redis session store: expected a snapshot of at most ${this.maxBytes} bytes (maxSnapshotBytes); got ${size}: the session is no longer kept`,
+      );
+    }
+    const kept = await runScript(this.client, PUT_SESSION, this.prefix, [id, text, this.ttl, String(this.maxTotalBytes), String(SWEEP)]);
+    if (replyNumber(kept) !== 1)
+      throw new RangeError(
+        `[LIM-15] redis session store: expected room for a new session of ${size} bytes within maxTotalSnapshotBytes (${this.maxTotalBytes}); got none: the sessions kept fill it`,
+      );
   }
 
   async delete(id: string): Promise<void> {
     if (!keyPartOk(id)) return;
-    await this.client.sendCommand(["DEL", this.prefix + id]);
+    await runScript(this.client, DELETE_SESSION, this.prefix, [id, this.ttl, String(SWEEP)]);
   }
-}
-
-export interface RedisEventStoreOptions extends RedisKeys {
-  /** Events kept per session (all its streams together; the oldest trimmed). Default 10000. */
-  maxEventsPerSession?: number;
-  /** How long a session's events are kept after its last event, ms. Default 1800000 (30 min). */
-  eventTtlMs?: number;
-}
-
-/** EventStore on Redis Streams: one stream per session, each entry naming its SSE stream and sequence number; bounded and expiring (LIM-12). */
-export class RedisEventStore implements EventStore {
-  private readonly prefix: string;
-  private readonly maxEvents: string;
-  private readonly ttl: string;
-
-  constructor(
-    private readonly client: RedisCommander,
-    options: RedisEventStoreOptions = {},
-  ) {
-    this.prefix = `${prefixOf(options)}events:`;
-    this.maxEvents = String(bound(options.maxEventsPerSession, 10_000));
-    this.ttl = String(bound(options.eventTtlMs, 1_800_000));
-  }
-
-  async append(sessionId: string, streamId: string, event: StoredEvent): Promise<void> {
-    if (!keyPartOk(sessionId) || !keyPartOk(streamId)) return;
-    const key = this.prefix + sessionId;
-    // Two commands in a row on one connection: Redis runs them in order; the TTL slides with each event.
-    await Promise.all([
-      this.client.sendCommand(["XADD", key, "MAXLEN", this.maxEvents, "*", "s", streamId, "q", String(event.seq), "t", event.text]),
-      this.client.sendCommand(["PEXPIRE", key, this.ttl]),
-    ]);
-  }
-
-  async replay(sessionId: string, streamId: string, after: number): Promise<readonly StoredEvent[] | undefined> {
-    if (!keyPartOk(sessionId) || !keyPartOk(streamId)) return undefined;
-    const reply = await this.client.sendCommand(["XRANGE", this.prefix + sessionId, "-", "+"]);
-    if (!Array.isArray(reply)) return undefined;
-    let known = false;
-    const events: StoredEvent[] = [];
-    for (const entry of reply) {
-      const fields = Array.isArray(entry) ? entryFields(entry[1]) : undefined;
-      if (fields === undefined || fields.s !== streamId) continue;
-      known = true;
-      const seq = Number(fields.q);
-      if (Number.isSafeInteger(seq) && seq > after && fields.t !== undefined) events.push({ seq, text: fields.t });
-    }
-    return known ? events.sort((a, b) => a.seq - b.seq) : undefined;
-  }
-
-  async forget(sessionId: string): Promise<void> {
-    if (!keyPartOk(sessionId)) return;
-    await this.client.sendCommand(["DEL", this.prefix + sessionId]);
-  }
-}
-
-/** The s, q and t fields of one stream entry (a flat array of pairs). */
-function entryFields(value: unknown): { s?: string; q?: string; t?: string } | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const out: { s?: string; q?: string; t?: string } = {};
-  for (let i = 0; i + 1 < value.length; i += 2) {
-    const field = replyText(value[i]);
-    const text = replyText(value[i + 1]);
-    if (text === undefined) continue;
-    if (field === "s") out.s = text;
-    else if (field === "q") out.q = text;
-    else if (field === "t") out.t = text;
-  }
-  return out;
 }
 
 export interface RedisBusOptions extends RedisKeys {

@@ -154,7 +154,10 @@ test("an SSE stream on node A, A killed mid-stream: resumed with Last-Event-ID o
   // The session carries on on B, and ends there: its events go with it.
   assert.equal((await sessionCall(b.url, sessionId, { id: 2, method: "ping" })).status, 200);
   assert.equal((await platform.fetch(b.url, { method: "DELETE", headers: sessionHeaders(sessionId) })).status, 200);
-  await until(async () => (await keysUnder(redis, `mcp:events:${sessionId}`)).length === 0, "the ended session's events deleted");
+  await until(
+    async () => (await keysUnder(redis, `mcp:event`)).filter((key) => key.includes(sessionId)).length === 0,
+    "the ended session's events deleted, its order and size with them",
+  );
 });
 
 function withLastEventId(url: string, sessionId: string, last: string): Promise<FetchResponse> {
@@ -164,9 +167,14 @@ function withLastEventId(url: string, sessionId: string, last: string): Promise<
   });
 }
 
+/** The stream of every event kept for a session (one Redis Stream per SSE stream, "mcp:events:<session> <stream>"). */
 async function storedEvents(redis: string, sessionId: string): Promise<string[]> {
-  const entries = (await redisCommand(redis, ["XRANGE", `mcp:events:${sessionId}`, "-", "+"])) as Array<[string, string[]]>;
-  return entries.map(([, fields]) => fields[fields.indexOf("s") + 1] as string);
+  const streams: string[] = [];
+  for (const key of await keysUnder(redis, `mcp:events:${sessionId} `)) {
+    const entries = (await redisCommand(redis, ["XRANGE", key, "-", "+"])) as unknown[];
+    for (let i = 0; i < entries.length; i++) streams.push(key.slice(key.indexOf(" ") + 1));
+  }
+  return streams;
 }
 
 test("subscriptions/listen on node A hears a change made on node C (2026-07-28)", async (t) => {

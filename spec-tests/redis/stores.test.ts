@@ -105,11 +105,12 @@ test("event store on Redis Streams: replay after a sequence number, per stream; 
     (await store.replay("s", "a", 0))?.map((e) => e.seq),
     [2, 3],
   );
-  const ttl = Number(await r.client.sendCommand(["PTTL", `${r.prefix}events:s`]));
+  // One Redis Stream per SSE stream, expiring eventTtlMs after its last event.
+  const ttl = Number(await r.client.sendCommand(["PTTL", `${r.prefix}events:s b`]));
   assert.ok(ttl > 20_000 && ttl <= 30_000, `eventTtlMs (${ttl})`);
   // Entries that are not ours (other fields, a bad sequence number) are skipped.
-  await r.client.sendCommand(["XADD", `${r.prefix}events:s`, "*", "x", "y"]);
-  await r.client.sendCommand(["XADD", `${r.prefix}events:s`, "*", "s", "b", "q", "NaN", "t", "bad"]);
+  await r.client.sendCommand(["XADD", `${r.prefix}events:s b`, "*", "x", "y"]);
+  await r.client.sendCommand(["XADD", `${r.prefix}events:s b`, "*", "q", "NaN", "t", "bad"]);
   assert.deepEqual(
     (await store.replay("s", "b", 0))?.map((e) => e.seq),
     [1, 2],
