@@ -252,8 +252,9 @@ export async function runHttpEpisode(seed: number, opts: HttpEpisodeOptions = {}
     else if (!TABLE_STATUSES.has(status) && !(setup.config.auth && status === 401))
       ep.fail("status-not-in-table", `status ${status} for #${ex.n} ${spec.what}`);
     if (status === 413 && !spec.oversize) ep.fail("413-not-oversize", `413 for #${ex.n} ${spec.what}, whose body is within ${limit} bytes`);
-    // A body that stalled before the limit could be seen may meet its read deadline first (LIM-11): 408 is right then.
-    if (status !== 413 && !(status === 408 && ex.spec.body?.stallAfter !== undefined) && expects413(ex))
+    // A body that stalls before its size shows may meet its read deadline first (LIM-11, 408) or be cut by close() (400).
+    const cutWhileStalled = ex.spec.body?.stallAfter !== undefined && (status === 408 || status === 400);
+    if (status !== 413 && !cutWhileStalled && expects413(ex))
       ep.fail(
         "oversize-not-413",
         `status ${status} for #${ex.n} ${spec.what}, a body over ${limit} bytes that nothing refused before reading`,
