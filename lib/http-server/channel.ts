@@ -9,6 +9,7 @@
 import type { JsonObject } from "../wire/envelope.js";
 import { REFUSALS, refusalBody, type RefusalKind } from "../http/status.js";
 import type { RequestId } from "../wire/envelope.js";
+import { encodeUtf8 } from "../wire/utf8.js";
 
 /** How reading a body went. */
 export type BodyRead =
@@ -77,10 +78,8 @@ export function refuseUnread(incoming: HttpIncoming, reply: HttpReply, kind: Ref
   refuse(reply, kind, message);
 }
 
-const encoder = new TextEncoder();
-
 export function byteLength(text: string): number {
   // ASCII needs no encoding to count (most JSON-RPC bodies are).
   // eslint-disable-next-line no-control-regex
-  return /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length;
+  return /^[\x00-\x7f]*$/.test(text) ? text.length : encodeUtf8(text).length;
 }

@@ -24,6 +24,7 @@ import type { HttpServerOptions } from "./options.js";
 import type { Server } from "../peer/server/server.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 import "./web-types.js";
+import { encodeUtf8 } from "../wire/utf8.js";
 
 /**
  * The options of createHttpHandler: those of the endpoint (timers default to the runtime's).
@@ -42,8 +43,6 @@ export interface HttpHandler {
 }
 
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
-
-const encoder = new TextEncoder();
 
 /** The endpoint behind a fetch handler, with the timers and error report of its runtime given. */
 export function createFetchHandler(
@@ -236,7 +235,7 @@ class ResponseReply implements HttpReply {
     if (this.ended) return;
     if (!this.started) this.head(this.status, {});
     this.stream();
-    const bytes = encoder.encode(text);
+    const bytes = encodeUtf8(text);
     if (this.controller !== undefined) this.controller.enqueue(bytes);
     else this.pending.push(bytes);
   }

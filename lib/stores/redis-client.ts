@@ -9,6 +9,8 @@
 // only as command arguments (binary safe), never as plain-object keys, and only when they
 // pass keyPartOk (bounded, visible ASCII).
 
+import { decodeUtf8 } from "../wire/utf8.js";
+
 /** Commands: node-redis's sendCommand (ioredis users wrap `call`). */
 export interface RedisCommander {
   sendCommand(args: string[]): Promise<unknown>;
@@ -42,11 +44,9 @@ export function keyPartOk(value: unknown): value is string {
 export function replyText(reply: unknown): string | undefined {
   if (typeof reply === "string") return reply;
   // A client set to answer in buffers.
-  if (reply instanceof Uint8Array) return decoder.decode(reply);
+  if (reply instanceof Uint8Array) return decodeUtf8(reply, false);
   return undefined;
 }
-
-const decoder = new TextDecoder();
 
 /** A reply of field/value pairs (RESP2 flat array, RESP3 map or object) as a Map of texts. */
 export function replyPairs(reply: unknown): Map<string, string> {
