@@ -39,6 +39,8 @@ export {
   type JsonSchemaResult,
 } from "../json-schema/validator.js";
 export { Server } from "./server/server.js";
+export { Paginator } from "../codec/pagination.js";
+export type { PaginatorOptions } from "../codec/pagination.js";
 export { ServerSession } from "./server/session.js";
 export type {
   Completer,

@@ -6,6 +6,7 @@
 // do (ctx.session, onDiagnostic, onSessionClosed).
 
 import type { EngineLimits } from "../../engine/engine.js";
+import type { Paginator } from "../../codec/pagination.js";
 import type { JsonObject, RequestId } from "../../wire/envelope.js";
 import type { EngineEvent } from "../../engine/events.js";
 import type { ModernRequestInfo } from "../../rules/modern.js";
@@ -216,12 +217,12 @@ export interface ServerOptions {
   /** 2026-07-28: serverInfo in every result's _meta (default true; see EngineOptions.serverInfoInResults). */
   serverInfoInResults?: boolean;
   /**
-   * Items per page of tools/list, resources/list, resources/templates/list and prompts/list.
-   * Default: no pages (every item in one answer: many clients never follow nextCursor).
+   * Pages for tools/list, resources/list, resources/templates/list and prompts/list:
+   * `new Paginator({ pageSize, secret })`, the secret sealing the cursors (at least 16 bytes
+   * from a cryptographic source). Default: no pages (every item in one answer: many clients
+   * never follow nextCursor), and no cursor code in a bundle.
    */
-  pageSize?: number;
-  /** Secret sealing the pagination cursors (at least 16 bytes from a cryptographic source); required with pageSize, unused without. */
-  paginationSecret?: Uint8Array;
+  paging?: Paginator;
   /** Handlers running at once per session; more requests wait their turn, in order (bounded by limits.maxPendingInbound). Default 100. */
   maxConcurrentHandlers?: number;
   /** The deepest value accepted in a peer's inputResponses and carried answers, and sent in results. Default 256. */
