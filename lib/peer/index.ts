@@ -83,7 +83,8 @@ export type {
 } from "./server/schema-types.js";
 export { standardJsonSchema, withoutDefaultsRequired } from "./server/typed-schemas.js";
 export type { ExplicitJsonSchemas } from "./server/typed-schemas.js";
-export type { InputRoundsOptions } from "./server/round-state.js";
+export { sealedRounds } from "./server/round-sealing.js";
+export type { InputRoundsOptions, RoundSealer } from "./server/round-sealing.js";
 export { parseTemplate } from "../uri-template/template.js";
 export type { UriTemplate } from "../uri-template/template.js";
 export { HttpClientTransport, connectHttp } from "../http-client/transport.js";

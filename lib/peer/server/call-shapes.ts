@@ -145,6 +145,7 @@ export function serverOptionsOf(first: unknown, second: unknown): ServerOptions 
 const MADE_OPTIONS: readonly (readonly [keyof ServerOptions, string, string])[] = [
   ["tasks", "attach", "serveTasks({ newTaskId, store?, ttlMs?, pollIntervalMs? })"],
   ["paging", "page", "new Paginator({ pageSize, secret })"],
+  ["inputRounds", "seal", "sealedRounds({ secret, ttlMs? })"],
 ];
 
 function checkMadeOptions(options: ServerOptions): void {

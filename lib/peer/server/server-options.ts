@@ -36,7 +36,7 @@ import type { CallOptions } from "../shared/call-options.js";
 import type { Extensions } from "../shared/custom-methods.js";
 import type { PlatformAbortSignal } from "../shared/signal.js";
 import type { InputRequest, TransportRequestInfo } from "./context.js";
-import type { InputRoundsOptions } from "./round-state.js";
+import type { RoundSealer } from "./round-sealing.js";
 import type { ToolArgs, ToolSchemaInput } from "./schema-types.js";
 import type { ServerSession } from "./session.js";
 import type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
@@ -241,8 +241,8 @@ export interface ServerOptions {
   defaultTimeoutMs?: number;
   onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>, session: ServerSession) => void;
   onSessionClosed?: (session: ServerSession) => void;
-  /** 2026-07-28: seal the requestState of ctx.elicit/createMessage/listRoots rounds, which carries ctx.once values (round-state.ts). */
-  inputRounds?: InputRoundsOptions;
+  /** 2026-07-28: seal the requestState of ctx.elicit/createMessage/listRoots rounds, which carries ctx.once values: `sealedRounds({ secret, ttlMs? })` (round-sealing.ts). */
+  inputRounds?: RoundSealer;
   /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): `serveTasks({ newTaskId, store? })` (task-support.ts). */
   tasks?: TaskSupport;
   /** Extensions served (RULES.md MT-03): declared under `capabilities.extensions`; their handlers are set with setRequestHandler and setNotificationHandler. */

@@ -34,7 +34,6 @@ import { extensionEntry, methodTable } from "./dispatch.js";
 import { ExtensionHandlers } from "./extension-handlers.js";
 import { checkCallback, serverOptionsOf, toolCallOf } from "./call-shapes.js";
 import { argumentsValidator, checkToolName, listable } from "./registration.js";
-import { checkInputRounds } from "./round-state.js";
 import type { NotOptions, NotSchema, PromptArgs, ToolArgs, ToolParams, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
 import type {
   ExtensionNotificationHandler,
@@ -90,7 +89,6 @@ export class Server {
   constructor(info: Implementation & Omit<ServerOptions, "info">, options?: Omit<ServerOptions, "info">);
   constructor(first: ServerOptions | (Implementation & Omit<ServerOptions, "info">), second?: Omit<ServerOptions, "info">) {
     const options = serverOptionsOf(first, second);
-    checkInputRounds(options.inputRounds);
     this.options = options;
     this.extensionHandlers = new ExtensionHandlers(options.extensions);
     this.tasks = options.tasks?.attach(
