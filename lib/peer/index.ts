@@ -110,7 +110,7 @@ export { MemoryTaskStore } from "./server/task-store.js";
 export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskLookup, TaskStatus, TaskStore } from "./server/task-store.js";
 export { TaskRunner, detailedTask, wireTask } from "./server/task-server.js";
 export { TaskClient } from "./client/task-client.js";
-export type { TaskCallOptions, TaskInfo } from "./client/task-client.js";
+export type { TaskCallOptions, TaskInfo, TaskPage } from "./client/task-client.js";
 export { ManualClock, linkInMemory } from "./in-memory.js";
 export type { InMemoryLink, LinkOptions, ManualClockOptions, ManualTimer } from "./in-memory.js";
 export type { TransportRequestInfo, InputRequest } from "./server/context.js";
