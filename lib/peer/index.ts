@@ -109,6 +109,8 @@ export { HttpRedirectError } from "../http-client/redirects.js";
 export { MemoryTaskStore } from "./server/task-store.js";
 export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskLookup, TaskStatus, TaskStore } from "./server/task-store.js";
 export { TaskRunner, detailedTask, wireTask } from "./server/task-server.js";
+export { serveTasks } from "./server/task-support.js";
+export type { TaskSupport } from "./server/task-support.js";
 export { TaskClient } from "./client/task-client.js";
 export type { TaskCallOptions, TaskInfo, TaskPage } from "./client/task-client.js";
 export { ManualClock, linkInMemory } from "./in-memory.js";

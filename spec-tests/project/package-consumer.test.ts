@@ -166,14 +166,14 @@ test("every export's declarations compile for a strict browser-style consumer (D
 
 // The user's node-redis client (v5/v6) is what mcp-engine/stores/redis takes, as it is: checked against redis's own declarations.
 const REDIS_USES = `import { createClient } from "redis";
-import { Server } from "mcp-engine/peer";
+import { Server, serveTasks } from "mcp-engine/peer";
 import { createHttpHandler } from "mcp-engine/http";
 import { RedisTaskStore, redisHttpStores, sharedSecret, type RedisClientLike } from "mcp-engine/stores/redis";
 
 const client = createClient({ url: "redis://127.0.0.1:6379", disableOfflineQueue: true });
 export const shape: RedisClientLike = client;
 const tasks = new RedisTaskStore(client);
-export const server = new Server({ info: { name: "n", version: "1" }, tasks: { store: tasks, newTaskId: () => "id" } });
+export const server = new Server({ info: { name: "n", version: "1" }, tasks: serveTasks({ store: tasks, newTaskId: () => "id" }) });
 export const handler = createHttpHandler(server, { ...redisHttpStores(client, { prefix: "app:" }) });
 export const secret: Promise<Uint8Array> = sharedSecret(client, "requestState");
 `;

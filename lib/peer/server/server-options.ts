@@ -40,6 +40,7 @@ import type { ToolArgs, ToolSchemaInput } from "./schema-types.js";
 import type { ServerSession } from "./session.js";
 import type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
 import type { TaskStore } from "./task-store.js";
+import type { TaskSupport } from "./task-support.js";
 import type { ExplicitJsonSchemas } from "./typed-schemas.js";
 import type { UriTemplate } from "../../uri-template/template.js";
 
@@ -241,8 +242,8 @@ export interface ServerOptions {
   onSessionClosed?: (session: ServerSession) => void;
   /** 2026-07-28: seal the requestState of ctx.elicit/createMessage/listRoots rounds, which carries ctx.once values (round-state.ts). */
   inputRounds?: InputRoundsOptions;
-  /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): where tasks live and how their ids are made. */
-  tasks?: TaskOptions;
+  /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): `serveTasks({ newTaskId, store? })` (task-support.ts). */
+  tasks?: TaskSupport;
   /** Extensions served (RULES.md MT-03): declared under `capabilities.extensions`; their handlers are set with setRequestHandler and setNotificationHandler. */
   extensions?: Extensions;
 }
@@ -279,7 +280,7 @@ export interface PromptEntry {
   readonly complete: { [argument: string]: Completer } | undefined;
 }
 
-/** The tasks extension (ServerOptions.tasks): where tasks live and how their ids are made. */
+/** The options of serveTasks (the tasks extension, ServerOptions.tasks): where tasks live and how their ids are made. */
 export interface TaskOptions {
   /** Where tasks live. Default: a MemoryTaskStore (this process only). */
   store?: TaskStore;

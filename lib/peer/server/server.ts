@@ -20,7 +20,6 @@
 import type { EngineSnapshot } from "../../engine/engine.js";
 import { Paginator } from "../../codec/pagination.js";
 import type { Implementation, Prompt, PromptArgument, ServerCapabilities, Tool } from "../../types/index.js";
-import { TASKS_EXTENSION } from "../../rules/negotiated-extensions.js";
 import { parseTemplate } from "../../uri-template/template.js";
 import type { PeerHost } from "../shared/driver.js";
 import {
@@ -58,7 +57,8 @@ import type {
 } from "./server-options.js";
 import { ServerSession, type MethodEntry } from "./session.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
-import { TaskRunner } from "./task-server.js";
+import type { TaskRunner } from "./task-server.js";
+import type { ServedTasks } from "./task-support.js";
 import { resolvePromptArguments, resolveToolSchemas } from "./typed-schemas.js";
 
 export class Server {
@@ -71,6 +71,8 @@ export class Server {
   readonly resources = new Map<string, ResourceEntry>();
   readonly templates = new Map<string, TemplateEntry>();
   readonly prompts = new Map<string, PromptEntry>();
+  /** @internal What the Server serves of the tasks extension; undefined without ServerOptions.tasks. */
+  readonly tasks: ServedTasks | undefined;
   /** The tasks extension's runner; undefined without ServerOptions.tasks. */
   readonly taskRunner: TaskRunner | undefined;
   /** @internal the extensions of ServerOptions.extensions, and the handlers of their client notifications */
@@ -91,14 +93,11 @@ export class Server {
     checkInputRounds(options.inputRounds);
     this.options = options;
     this.extensionHandlers = new ExtensionHandlers(options.extensions);
-    this.taskRunner =
-      options.tasks === undefined
-        ? undefined
-        : new TaskRunner(
-            options.tasks,
-            (task) => this.spread({ kind: "task", task }),
-            (taskId, inputResponses) => this.spread({ kind: "taskInput", taskId, inputResponses }),
-          );
+    this.tasks = options.tasks?.attach(
+      (task) => this.spread({ kind: "task", task }),
+      (taskId, inputResponses) => this.spread({ kind: "taskInput", taskId, inputResponses }),
+    );
+    this.taskRunner = this.tasks?.runner;
     if (options.pageSize === undefined) this.paginator = undefined;
     else if (options.paginationSecret === undefined)
       throw new Error(
@@ -159,9 +158,9 @@ export class Server {
     if (definition.annotations !== undefined) tool.annotations = definition.annotations;
     if (definition._meta !== undefined) tool._meta = definition._meta;
     if (definition.taskSupport !== undefined) {
-      if (this.taskRunner === undefined)
+      if (this.tasks === undefined)
         throw new Error(
-          `tool ${name}: taskSupport ${JSON.stringify(definition.taskSupport)} needs ServerOptions.tasks (a task store and task ids); got none`,
+          `tool ${name}: taskSupport ${JSON.stringify(definition.taskSupport)} needs ServerOptions.tasks (serveTasks({ newTaskId })); got none`,
         );
       tool.execution = { taskSupport: definition.taskSupport };
     }
@@ -265,10 +264,7 @@ export class Server {
     if (this.resources.size > 0 || this.templates.size > 0) caps.resources = { subscribe: true, listChanged: true, ...caps.resources };
     if (this.prompts.size > 0) caps.prompts = { listChanged: true, ...caps.prompts };
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions = {};
-    // Offered under 2026-07-28 through server/discover; the session era has no extensions and ignores the key.
-    if (this.taskRunner !== undefined)
-      (caps as { extensions?: object }).extensions = { ...(caps as { extensions?: object }).extensions, [TASKS_EXTENSION]: {} };
-    return withExtensions(caps, this.options.extensions) as ServerCapabilities;
+    return withExtensions(this.tasks === undefined ? caps : this.tasks.declare(caps), this.options.extensions) as ServerCapabilities;
   }
 
   /**
