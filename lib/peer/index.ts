@@ -115,7 +115,7 @@ export { TaskRunner, detailedTask, wireTask } from "./server/task-server.js";
 export { serveTasks } from "./server/task-support.js";
 export type { TaskSupport } from "./server/task-support.js";
 export { TaskClient } from "./client/task-client.js";
-export type { TaskCallOptions, TaskInfo } from "./client/task-client.js";
+export type { TaskCallOptions, TaskInfo, TaskPage } from "./client/task-client.js";
 export { ManualClock, linkInMemory } from "./in-memory.js";
 export type { InMemoryLink, LinkOptions, ManualClockOptions, ManualTimer } from "./in-memory.js";
 export type { TransportRequestInfo, InputRequest } from "./server/context.js";
