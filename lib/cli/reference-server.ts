@@ -23,6 +23,8 @@ import { Server } from "../peer/server/server.js";
 import { serveSkills, skillsExtension } from "../peer/server/skills.js";
 import { REFERENCE_SKILLS } from "./reference-skills.js";
 import type { HandlerContext, TaskOptions } from "../peer/server/server-options.js";
+import { serveTasks } from "../peer/server/task-support.js";
+import { Paginator } from "../codec/pagination.js";
 import type { CallToolResult, ElicitRequestParams, Implementation } from "../types/index.js";
 
 /** A 1×1 red PNG (RGBA). */
@@ -68,10 +70,9 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
   const server = profiledServer(
     {
       ...base,
-      paginationSecret: options.paginationSecret,
-      pageSize: options.pageSize ?? 100,
+      paging: new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize ?? 100 }),
       // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts).
-      tasks: { newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks },
+      tasks: serveTasks({ newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks }),
       // The skills extension (SEP-2640), for the suite's skills scenarios (reference-skills.ts).
       extensions: skillsExtension(),
       // A target profile's settings (limits, versions, discover, instructions, strict) over the defaults above.

@@ -261,7 +261,13 @@ test("SK-01: a server-gated method passes on the server's declaration alone, in 
   const { server } = sessionPair({}, DECLARED, SERVER_GATED);
   server.receiveMessage({ jsonrpc: "2.0", id: 1, method: "com.example/search/query", params: {} });
   assert.ok(events(server).some((e) => e.kind === "request" && e.id === 1));
-  const modern = new Engine({ role: "server", info: INFO, versions: ["2026-07-28"], capabilities: DECLARED, extensionMethods: SERVER_GATED });
+  const modern = new Engine({
+    role: "server",
+    info: INFO,
+    versions: ["2026-07-28"],
+    capabilities: DECLARED,
+    extensionMethods: SERVER_GATED,
+  });
   modern.receiveMessage({ jsonrpc: "2.0", id: 2, method: "com.example/search/query", params: { _meta: ENVELOPE_META({}) } });
   assert.ok(events(modern).some((e) => e.kind === "request" && e.id === 2));
   const { server: undeclared, client } = sessionPair({}, {}, SERVER_GATED);
@@ -275,7 +281,7 @@ test("SK-01: a server-gated method passes on the server's declaration alone, in 
   );
 });
 
-test("SK-01: a table's gating is \"both\" or \"server\"; anything else is refused at construction", () => {
+test('SK-01: a table\'s gating is "both" or "server"; anything else is refused at construction', () => {
   assert.equal(extensionMethodTable(SERVER_GATED).get("com.example/search/query")?.gatedBy, "server");
   assert.equal(extensionMethodTable(METHODS).get("com.example/search/query")?.gatedBy, "both");
   assert.throws(() => extensionMethodTable([{ ...(SERVER_GATED[0] as ExtensionMethod), gatedBy: "client" as never }]), /gating/);

@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { ProtocolMisuseError, Server, type Extensions } from "../../lib/peer/index.js";
+import { Paginator, ProtocolMisuseError, Server, type Extensions } from "../../lib/peer/index.js";
 import {
   DIRECTORY_READ,
   SKILLS_EXTENSION,
@@ -56,8 +56,7 @@ async function pairOf(
   const versions = era === "modern" ? (["2026-07-28"] as const) : (["2025-11-25"] as const);
   const server = new Server({
     info: SERVER_INFO,
-    paginationSecret: SECRET,
-    pageSize: options.pageSize,
+    paging: options.pageSize === undefined ? undefined : new Paginator({ secret: SECRET, pageSize: options.pageSize }),
     versions,
     extensions: options.declare === false ? undefined : skillsExtension(),
   });
