@@ -106,6 +106,8 @@ export type { SseEvent, SseParserOptions } from "../http/sse-parser.js";
 export { RequestStateSealer } from "./server/request-state.js";
 export type { OpenedState, RequestStateOptions, SubtleCryptoLike } from "./server/request-state.js";
 export { OAuthClient } from "../http-client/oauth.js";
+export { httpOAuth } from "../http-client/http-oauth.js";
+export type { HttpAuth } from "../http-client/http-oauth.js";
 export type { AuthFetch, AuthIo, HttpAuthOptions } from "../http-client/oauth.js";
 export { HttpBodyLimitError } from "../http-client/body.js";
 export { HttpRedirectError } from "../http-client/redirects.js";
