@@ -21,6 +21,8 @@ import { McpError } from "../peer/shared/errors.js";
 import { RequestStateSealer } from "../peer/server/request-state.js";
 import { Server } from "../peer/server/server.js";
 import type { HandlerContext, TaskOptions } from "../peer/server/server-options.js";
+import { serveTasks } from "../peer/server/task-support.js";
+import { Paginator } from "../codec/pagination.js";
 import type { CallToolResult, ElicitRequestParams, Implementation } from "../types/index.js";
 
 /** A 1×1 red PNG (RGBA). */
@@ -66,10 +68,9 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
   const server = profiledServer(
     {
       ...base,
-      paginationSecret: options.paginationSecret,
-      pageSize: options.pageSize ?? 100,
+      paging: new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize ?? 100 }),
       // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts).
-      tasks: { newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks },
+      tasks: serveTasks({ newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks }),
       // A target profile's settings (limits, versions, discover, instructions, strict) over the defaults above.
       ...options.profile?.server,
     },
