@@ -28,8 +28,7 @@ const SERVER_OPTION_KEYS = Object.keys({
   limits: true,
   discoverAnyVersion: true,
   serverInfoInResults: true,
-  pageSize: true,
-  paginationSecret: true,
+  paging: true,
   maxConcurrentHandlers: true,
   maxJsonDepth: true,
   allowAnyToolName: true,
@@ -145,6 +144,8 @@ export function serverOptionsOf(first: unknown, second: unknown): ServerOptions 
  */
 const MADE_OPTIONS: readonly (readonly [keyof ServerOptions, string, string])[] = [
   ["tasks", "attach", "serveTasks({ newTaskId, store?, ttlMs?, pollIntervalMs? })"],
+  ["paging", "page", "new Paginator({ pageSize, secret })"],
+  ["inputRounds", "seal", "sealedRounds({ secret, ttlMs? })"],
 ];
 
 function checkMadeOptions(options: ServerOptions): void {

@@ -6,6 +6,7 @@
 // do (ctx.session, onDiagnostic, onSessionClosed).
 
 import type { EngineLimits } from "../../engine/engine.js";
+import type { Paginator } from "../../codec/pagination.js";
 import type { JsonObject, RequestId } from "../../wire/envelope.js";
 import type { EngineEvent } from "../../engine/events.js";
 import type { ModernRequestInfo } from "../../rules/modern.js";
@@ -35,7 +36,7 @@ import type { CallOptions } from "../shared/call-options.js";
 import type { Extensions } from "../shared/custom-methods.js";
 import type { PlatformAbortSignal } from "../shared/signal.js";
 import type { InputRequest, TransportRequestInfo } from "./context.js";
-import type { InputRoundsOptions } from "./round-state.js";
+import type { RoundSealer } from "./round-sealing.js";
 import type { ToolArgs, ToolSchemaInput } from "./schema-types.js";
 import type { ServerSession } from "./session.js";
 import type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
@@ -216,12 +217,12 @@ export interface ServerOptions {
   /** 2026-07-28: serverInfo in every result's _meta (default true; see EngineOptions.serverInfoInResults). */
   serverInfoInResults?: boolean;
   /**
-   * Items per page of tools/list, resources/list, resources/templates/list and prompts/list.
-   * Default: no pages (every item in one answer: many clients never follow nextCursor).
+   * Pages for tools/list, resources/list, resources/templates/list and prompts/list:
+   * `new Paginator({ pageSize, secret })`, the secret sealing the cursors (at least 16 bytes
+   * from a cryptographic source). Default: no pages (every item in one answer: many clients
+   * never follow nextCursor), and no cursor code in a bundle.
    */
-  pageSize?: number;
-  /** Secret sealing the pagination cursors (at least 16 bytes from a cryptographic source); required with pageSize, unused without. */
-  paginationSecret?: Uint8Array;
+  paging?: Paginator;
   /** Handlers running at once per session; more requests wait their turn, in order (bounded by limits.maxPendingInbound). Default 100. */
   maxConcurrentHandlers?: number;
   /** The deepest value accepted in a peer's inputResponses and carried answers, and sent in results. Default 256. */
@@ -240,8 +241,8 @@ export interface ServerOptions {
   defaultTimeoutMs?: number;
   onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>, session: ServerSession) => void;
   onSessionClosed?: (session: ServerSession) => void;
-  /** 2026-07-28: seal the requestState of ctx.elicit/createMessage/listRoots rounds, which carries ctx.once values (round-state.ts). */
-  inputRounds?: InputRoundsOptions;
+  /** 2026-07-28: seal the requestState of ctx.elicit/createMessage/listRoots rounds, which carries ctx.once values: `sealedRounds({ secret, ttlMs? })` (round-sealing.ts). */
+  inputRounds?: RoundSealer;
   /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): `serveTasks({ newTaskId, store? })` (task-support.ts). */
   tasks?: TaskSupport;
   /** Extensions served (RULES.md MT-03): declared under `capabilities.extensions`; their handlers are set with setRequestHandler and setNotificationHandler. */

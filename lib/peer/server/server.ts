@@ -8,7 +8,7 @@
 // subscriptions/listen streams that opted in).
 //
 // Invariants:
-// - lists come in one page unless the author asked for pages (pageSize);
+// - lists come in one page unless the author asked for pages (paging);
 // - tool failures (validation, thrown errors, bad structuredContent) become isError results
 //   without stack traces; protocol errors are for unknown tools/prompts and bad cursors;
 // - names are unique per registry: a second registration of a name is refused, not a replacement;
@@ -18,7 +18,7 @@
 // - this file reads no clock and starts no timer; time comes through each session's PeerHost.
 
 import type { EngineSnapshot } from "../../engine/engine.js";
-import { Paginator } from "../../codec/pagination.js";
+import type { Paginator } from "../../codec/pagination.js";
 import type { Implementation, Prompt, PromptArgument, ServerCapabilities, Tool } from "../../types/index.js";
 import { parseTemplate } from "../../uri-template/template.js";
 import type { PeerHost } from "../shared/driver.js";
@@ -34,7 +34,6 @@ import { extensionEntry, methodTable } from "./dispatch.js";
 import { ExtensionHandlers } from "./extension-handlers.js";
 import { checkCallback, serverOptionsOf, toolCallOf } from "./call-shapes.js";
 import { argumentsValidator, checkToolName, listable } from "./registration.js";
-import { checkInputRounds } from "./round-state.js";
 import type { NotOptions, NotSchema, PromptArgs, ToolArgs, ToolParams, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
 import type {
   ExtensionNotificationHandler,
@@ -63,7 +62,7 @@ import { resolvePromptArguments, resolveToolSchemas } from "./typed-schemas.js";
 
 export class Server {
   readonly options: ServerOptions;
-  /** Undefined when lists come in one page (no pageSize). */
+  /** Undefined when lists come in one page (no paging). */
   readonly paginator: Paginator | undefined;
   readonly sessions = new Set<ServerSession>();
   /** @internal registries, read by sessions */
@@ -90,7 +89,6 @@ export class Server {
   constructor(info: Implementation & Omit<ServerOptions, "info">, options?: Omit<ServerOptions, "info">);
   constructor(first: ServerOptions | (Implementation & Omit<ServerOptions, "info">), second?: Omit<ServerOptions, "info">) {
     const options = serverOptionsOf(first, second);
-    checkInputRounds(options.inputRounds);
     this.options = options;
     this.extensionHandlers = new ExtensionHandlers(options.extensions);
     this.tasks = options.tasks?.attach(
@@ -98,12 +96,7 @@ export class Server {
       (taskId, inputResponses) => this.spread({ kind: "taskInput", taskId, inputResponses }),
     );
     this.taskRunner = this.tasks?.runner;
-    if (options.pageSize === undefined) this.paginator = undefined;
-    else if (options.paginationSecret === undefined)
-      throw new Error(
-        "pagination (N-05): pageSize needs a paginationSecret (at least 16 bytes from a cryptographic source) to seal the cursors; got none",
-      );
-    else this.paginator = new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize });
+    this.paginator = options.paging;
     this.methods = methodTable(this);
   }
 
