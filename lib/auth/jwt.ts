@@ -18,6 +18,7 @@
 //   algorithm all answer { ok: false, reason }.
 
 import { hasOwn, isJsonObject, type JsonObject } from "../wire/envelope.js";
+import { decodeUtf8 } from "../wire/utf8.js";
 import { base64Decode, base64urlDecode, base64urlEncode, utf8 } from "./encoding.js";
 import type { AuthInfo, WebCryptoLike } from "./types.js";
 
@@ -105,7 +106,7 @@ function decodeJson(part: string): JsonObject | undefined {
   const bytes = base64urlDecode(part);
   if (bytes === undefined) return undefined;
   try {
-    const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    const value: unknown = JSON.parse(decodeUtf8(bytes, true));
     return isJsonObject(value) ? value : undefined;
   } catch {
     return undefined;
