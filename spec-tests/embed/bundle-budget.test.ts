@@ -13,9 +13,9 @@ const KB = 1024;
 
 /** Today's sizes plus about 1 KB: the bundle must not grow past them. */
 const CEILINGS = new Map<BundleEntry, { ceiling: number; target?: number }>([
-  [SERVER_ONE_TOOL, { ceiling: 57.5 * KB, target: 40 * KB }],
-  [CLIENT, { ceiling: 42 * KB, target: 30 * KB }],
-  [CONNECT_HTTP, { ceiling: 52.5 * KB }],
+  [SERVER_ONE_TOOL, { ceiling: 55 * KB, target: 40 * KB }],
+  [CLIENT, { ceiling: 49.5 * KB, target: 30 * KB }],
+  [CONNECT_HTTP, { ceiling: 59.5 * KB }],
 ]);
 
 /** The package's modules (paths under dist/package/) that went into a bundle. */
