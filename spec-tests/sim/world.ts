@@ -23,6 +23,7 @@ import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import type { EngineSnapshot } from "../../lib/engine/engine.js";
 import { Server } from "../../lib/peer/server/server.js";
 import { MemoryTaskStore } from "../../lib/peer/server/task-store.js";
+import { serveTasks } from "../../lib/peer/server/task-support.js";
 import type { HttpTimers } from "../../lib/peer/shared/timers.js";
 import type { Rng } from "../fuzz/prng.js";
 import { settle } from "../fuzz/sim-clock.js";
@@ -432,7 +433,7 @@ export class World {
       info: { name: "sim", version: "1" },
       versions: [SESSION_VERSION, MODERN_VERSION],
       capabilities: { resources: { subscribe: true } },
-      tasks: { store: this.tasks, newTaskId: () => `t${this.taskCount++}` },
+      tasks: serveTasks({ store: this.tasks, newTaskId: () => `t${this.taskCount++}` }),
     });
     const sleep = (ms: number, signal: HandlerContext["signal"]): Promise<void> =>
       new Promise((resolve) => {
