@@ -25,6 +25,7 @@ import { REFERENCE_SKILLS } from "./reference-skills.js";
 import type { HandlerContext, TaskOptions } from "../peer/server/server-options.js";
 import { serveTasks } from "../peer/server/task-support.js";
 import { Paginator } from "../codec/pagination.js";
+import { parseTemplate } from "../uri-template/template.js";
 import type { CallToolResult, ElicitRequestParams, Implementation } from "../types/index.js";
 
 /** A 1×1 red PNG (RGBA). */
@@ -364,7 +365,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
   );
 
   server.resourceTemplate(
-    "test://template/{id}/data",
+    parseTemplate("test://template/{id}/data"),
     {
       name: "template",
       title: "Resource Template",
