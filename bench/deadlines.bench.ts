@@ -3,7 +3,6 @@
 // deadlines of pending requests live in a heap (lib/engine/deadlines.ts), so answering one and
 // re-arming the host's timer cost O(log n) and the ratio stays near 1. Prints; never fails.
 
-import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Client } from "../lib/peer/client/client.js";
 import type { PeerHost } from "../lib/peer/shared/driver.js";
@@ -16,7 +15,6 @@ const LIMITS = { maxPendingOutbound: IN_FLIGHT + 16, maxPendingInbound: IN_FLIGH
 async function pair(defaultTimeoutMs: number): Promise<Client> {
   const server = new Server({
     info: { name: "bench-server", version: "1.0.0" },
-    paginationSecret: randomBytes(32),
     limits: LIMITS,
     maxConcurrentHandlers: IN_FLIGHT + 16,
   });

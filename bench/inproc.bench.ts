@@ -15,7 +15,6 @@
 // `node --expose-gc dist/bench/run.js inproc`. Prints figures; never asserts or fails.
 
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../lib/index.js";
@@ -61,7 +60,7 @@ interface Peers {
 
 /** A connected Client and Server: bytes cross synchronously; timers are Node's, timeouts the defaults. */
 async function connectedPeers(): Promise<Peers> {
-  const server = new Server({ info: { name: "bench-server", version: "1.0.0" }, paginationSecret: randomBytes(32) });
+  const server = new Server({ info: { name: "bench-server", version: "1.0.0" } });
   const inputSchema = { type: "object" as const, properties: { text: { type: "string" } }, required: ["text"] };
   server.tool("echo", { description: "answers at once", inputSchema }, () => TOOLS_CALL.result as never);
   let client: Client | undefined;

@@ -9,6 +9,7 @@
 import { webcrypto } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { HttpAuthOptions } from "../http-client/oauth.js";
+import { httpOAuth, type HttpAuth } from "../http-client/http-oauth.js";
 import type { NodeAbortSignal } from "./node-shapes.js";
 import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type HttpConnection } from "../http-client/transport.js";
 import type { FetchLike, HttpClientTransportOptions } from "../http-client/types.js";
@@ -49,11 +50,11 @@ export function connectHttpNode(options: NodeConnectHttpOptions): Promise<HttpCo
 
 function withNodeDefaults<
   O extends Partial<Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults>> & { auth?: NodeHttpAuthOptions },
->(options: O): O & Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults> & { auth?: HttpAuthOptions } {
+>(options: O): Omit<O, "auth"> & Pick<HttpClientTransportOptions<NodeAbortSignal>, NodeDefaults> & { auth?: HttpAuth } {
   const { auth } = options;
   return {
     ...options,
-    ...(auth !== undefined ? { auth: { ...auth, crypto: auth.crypto ?? webcrypto, now: auth.now ?? (() => Date.now()) } } : {}),
+    ...(auth !== undefined ? { auth: httpOAuth({ ...auth, crypto: auth.crypto ?? webcrypto, now: auth.now ?? (() => Date.now()) }) } : {}),
     fetch: options.fetch ?? nodeFetch,
     timers: options.timers ?? nodeTimers,
     createAbortController: options.createAbortController ?? nodeAbortController,

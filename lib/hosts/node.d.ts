@@ -383,3 +383,8 @@ declare module "node:fs" {
   export function openSync(path: string, flags: string): number;
   export function closeSync(fd: number): void;
 }
+
+// Used by bench/bundle-size.ts and its budget test: bundles measured gzipped.
+declare module "node:zlib" {
+  export function gzipSync(data: Uint8Array | string, options?: { level?: number }): Uint8Array;
+}

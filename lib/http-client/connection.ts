@@ -26,7 +26,7 @@ import { isJsonObject, type JsonObject, type RequestId } from "../wire/envelope.
 import { isOk, mediaType } from "../http/client-rules.js";
 import { bearerChallenge } from "../auth/challenge.js";
 import { HttpAuthError, HttpTransportError, attachPeerError } from "../peer/shared/errors.js";
-import { OAuthClient } from "./oauth.js";
+import type { OAuthClient } from "./oauth.js";
 import type { SseEvent } from "../http/sse-parser.js";
 import { HttpSseParser } from "./sse.js";
 import { DEFAULT_MAX_RESPONSE_BYTES, authErrorOf, cancelQuietly, clip, describe, discard, pumpBody, readBody, readError } from "./body.js";
@@ -142,14 +142,11 @@ export class HttpCore<S> {
     this.maxEventLength = options.maxEventLength ?? 8 * 1024 * 1024;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.onError = options.onError;
-    this.oauth =
-      options.auth === undefined
-        ? undefined
-        : new OAuthClient(options.auth, {
-            fetch: (url, init) => this.fetchFn(url, init),
-            timers: options.timers,
-            ...(this.makeController !== undefined ? { createAbortController: this.makeController } : {}),
-          });
+    this.oauth = options.auth?.open<S>({
+      fetch: (url, init) => this.fetchFn(url, init),
+      timers: options.timers,
+      ...(this.makeController !== undefined ? { createAbortController: this.makeController } : {}),
+    });
   }
 
   get active(): boolean {

@@ -193,9 +193,7 @@ export async function connectHttp<S>(options: ConnectHttpOptions<S>): Promise<Ht
   const transport = new HttpClientTransport<S>({
     ...options,
     ...(options.postTimeoutMs === undefined && given !== undefined ? { postTimeoutMs: given } : {}),
-    ...(options.auth !== undefined && options.auth.requestTimeoutMs === undefined && given !== undefined
-      ? { auth: { ...options.auth, requestTimeoutMs: given } }
-      : {}),
+    ...(options.auth !== undefined && given !== undefined ? { auth: options.auth.withRequestTimeout(given) } : {}),
   });
   // With OAuth, the probe's answer may wait for an authorization (a user at a browser): the probe
   // timeout that tells a silent older server apart must not run out during it.

@@ -11,7 +11,7 @@
 import type { HttpTimers } from "../peer/shared/timers.js";
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from "../wire/envelope.js";
 import { HttpTransportError, type HttpAuthError } from "../peer/shared/errors.js";
-import type { HttpAuthOptions } from "./oauth.js";
+import type { HttpAuth } from "./http-oauth.js";
 
 /** The reader of a response body; the real ReadableStreamDefaultReader<Uint8Array> fits. */
 export interface ReaderLike {
@@ -137,10 +137,11 @@ export interface HttpClientTransportOptions<S = unknown> {
    */
   modern?: boolean;
   /**
-   * OAuth (MCP authorization, lib/auth): a 401 or a 403 insufficient_scope from any request
-   * runs the authorization flow once and the request is retried with the token.
+   * OAuth (MCP authorization, lib/auth): `httpOAuth({ ... })` (http-oauth.ts). A 401 or a 403
+   * insufficient_scope from any request runs the authorization flow once and the request is
+   * retried with the token. Without it no OAuth code is bundled.
    */
-  auth?: HttpAuthOptions;
+  auth?: HttpAuth;
 }
 
 // ── small functions ────────────────────────────────────────────

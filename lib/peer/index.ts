@@ -39,6 +39,8 @@ export {
   type JsonSchemaResult,
 } from "../json-schema/validator.js";
 export { Server } from "./server/server.js";
+export { Paginator } from "../codec/pagination.js";
+export type { PaginatorOptions } from "../codec/pagination.js";
 export { ServerSession } from "./server/session.js";
 export type {
   Completer,
@@ -81,7 +83,8 @@ export type {
 } from "./server/schema-types.js";
 export { standardJsonSchema, withoutDefaultsRequired } from "./server/typed-schemas.js";
 export type { ExplicitJsonSchemas } from "./server/typed-schemas.js";
-export type { InputRoundsOptions } from "./server/round-state.js";
+export { sealedRounds } from "./server/round-sealing.js";
+export type { InputRoundsOptions, RoundSealer } from "./server/round-sealing.js";
 export { parseTemplate } from "../uri-template/template.js";
 export type { UriTemplate } from "../uri-template/template.js";
 export { HttpClientTransport, connectHttp } from "../http-client/transport.js";
@@ -103,14 +106,18 @@ export type { SseEvent, SseParserOptions } from "../http/sse-parser.js";
 export { RequestStateSealer } from "./server/request-state.js";
 export type { OpenedState, RequestStateOptions, SubtleCryptoLike } from "./server/request-state.js";
 export { OAuthClient } from "../http-client/oauth.js";
+export { httpOAuth } from "../http-client/http-oauth.js";
+export type { HttpAuth } from "../http-client/http-oauth.js";
 export type { AuthFetch, AuthIo, HttpAuthOptions } from "../http-client/oauth.js";
 export { HttpBodyLimitError } from "../http-client/body.js";
 export { HttpRedirectError } from "../http-client/redirects.js";
 export { MemoryTaskStore } from "./server/task-store.js";
 export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskLookup, TaskStatus, TaskStore } from "./server/task-store.js";
 export { TaskRunner, detailedTask, wireTask } from "./server/task-server.js";
+export { serveTasks } from "./server/task-support.js";
+export type { TaskSupport } from "./server/task-support.js";
 export { TaskClient } from "./client/task-client.js";
-export type { TaskCallOptions, TaskInfo } from "./client/task-client.js";
+export type { TaskCallOptions, TaskInfo, TaskPage } from "./client/task-client.js";
 export { ManualClock, linkInMemory } from "./in-memory.js";
 export type { InMemoryLink, LinkOptions, ManualClockOptions, ManualTimer } from "./in-memory.js";
 export type { TransportRequestInfo, InputRequest } from "./server/context.js";

@@ -28,7 +28,7 @@ export async function protectedServer(
   // The reference server, or (reference false) a server with nothing but whoami.
   const server = reference
     ? createReferenceServer({ paginationSecret: randomBytes(32), sleep: (ms) => sleep(ms) })
-    : new Server({ info: { name: "whoami", version: "1" }, paginationSecret: randomBytes(32), versions: ["2025-11-25", "2026-07-28"] });
+    : new Server({ info: { name: "whoami", version: "1" }, versions: ["2025-11-25", "2026-07-28"] });
   server.tool("whoami", { description: "who is asking", inputSchema: { type: "object" } }, (_args, ctx) => ({
     content: [{ type: "text", text: `${ctx.auth?.subject} ${ctx.auth?.scopes.join(",")}` }],
   }));

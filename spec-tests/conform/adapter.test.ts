@@ -78,7 +78,7 @@ test("a host command waits for the stdin bytes written before it (the two pipes 
 
 test("through the adapter, serve passes the fixtures that need host commands, a clock and engine configuration", async () => {
   const args = [main, "serve"];
-  const probed = await probeTarget(process.execPath, args, 10_000, {}, undefined);
+  const probed = await probeTarget(process.execPath, args, 10_000, {}, undefined, undefined, { adapter: true });
   if (typeof probed === "string") throw new Error(probed);
   assert.ok(probed.profile.adapter !== undefined, "serve offers the adapter");
   for (const only of ["server/deadlines/", "server/negotiation/", "server/cancellation/", "server/limits/"]) {

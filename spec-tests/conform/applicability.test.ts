@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { declaresPath, notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
+import { declares, declaresPath, notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
 import { annotate } from "../tools/corpus-annotate.js";
 
 const target = (versions: readonly string[], adapter = false): TargetProfile => ({
@@ -107,4 +107,14 @@ test("a flag a fixture needs true is met only by a target declaring it true, not
   assert.match(notApplicable(header, "2025-11-25", declaring({ tools: { listChanged: false } })) ?? "", /^capabilities /);
   assert.match(notApplicable(header, "2025-11-25", declaring({ tools: {} })) ?? "", /^capabilities /);
   assert.match(notApplicable(header, "2025-11-25", declaring({ tools: { listChanged: "yes" } })) ?? "", /^capabilities /);
+});
+
+test("a flag a fixture requires false is met whether the target leaves it out, declares it false or declares it true", () => {
+  const required = { prompts: { listChanged: false }, tools: {} };
+  assert.equal(declares({ prompts: {}, tools: {} }, required), true);
+  assert.equal(declares({ prompts: { listChanged: false }, tools: {} }, required), true);
+  assert.equal(declares({ prompts: { listChanged: true }, tools: {} }, required), true);
+  // The capability holding the flag is still needed.
+  assert.equal(declares({ tools: {} }, required), false);
+  assert.equal(declares({ prompts: {} }, { prompts: { listChanged: true } }), false);
 });

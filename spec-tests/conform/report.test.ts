@@ -93,6 +93,10 @@ test("the four formats carry every case", () => {
   assert.match(text, /^XFAIL {2}server\/c@2025-11-25/m);
   assert.match(text, /^N\/A {4}server\/d@2025-11-25 {2}needs host command respond/m);
   assert.match(text, /judged fixtures: 3\/4 \(75 %\)/);
+  // The mode a run used is reported; results judged outside a run carry none.
+  assert.doesNotMatch(text, /^mode:/m);
+  assert.match(render({ ...judged, mode: "black-box" }, "text"), /^mode: black box$/m);
+  assert.equal((JSON.parse(render({ ...judged, mode: "adapter" }, "json")) as { mode: unknown }).mode, "adapter");
   const json = JSON.parse(render(judged, "json")) as { cases: unknown[]; unexpected: number; families: Record<string, unknown> };
   assert.equal(json.cases.length, 4);
   assert.equal(json.unexpected, 1);
@@ -116,6 +120,10 @@ test("the command line: a target is required, options are checked, the command a
   assert.equal(parsed.args.format, "tap");
   assert.equal(parsed.args.baseline, "b.json");
   assert.deepEqual(parsed.args.target, { kind: "stdio", command: "node", args: ["srv.js", "--format", "x"] });
+  // Black box unless asked: --adapter and --newest are flags without a value.
+  assert.equal(parsed.args.adapter, false);
+  const flags = parseConformArgs(["--adapter", "--newest", "--only", "server/x", "--", "node"]);
+  assert.ok(flags.ok && flags.args.adapter && flags.args.newest && flags.args.only === "server/x");
   const url = parseConformArgs(["http://127.0.0.1:3000/mcp"]);
   assert.ok(url.ok && url.args.target?.kind === "url");
   for (const [argv, problem] of [

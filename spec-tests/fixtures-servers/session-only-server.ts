@@ -11,7 +11,6 @@
 // Every line received on stdin is copied to stderr as "<< <line>", so a test can see what the
 // client sent (the server/discover probe, initialize or not). stdout carries protocol bytes only.
 
-import { randomBytes } from "node:crypto";
 import { serveStdio } from "../../lib/hosts/stdio.js";
 import { Server } from "../../lib/peer/server/server.js";
 
@@ -20,7 +19,6 @@ const flags = new Set(process.argv.slice(2));
 const server = new Server({
   info: { name: "session-only-fixture", version: "0.0.0" },
   versions: ["2025-11-25"],
-  paginationSecret: randomBytes(32),
 });
 
 server.tool("echo", { inputSchema: { type: "object", properties: { value: { type: "string" } } } }, (args) => ({

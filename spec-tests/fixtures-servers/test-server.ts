@@ -21,7 +21,6 @@
 //
 // Everything human goes to stderr; stdout carries protocol bytes (and the deliberate stray lines).
 
-import { randomBytes } from "node:crypto";
 import { serveStdio } from "../../lib/hosts/stdio.js";
 import { Server } from "../../lib/peer/server/server.js";
 import type { CallToolResult } from "../../lib/types/index.js";
@@ -31,7 +30,7 @@ const text = (value: string): CallToolResult => ({ content: [{ type: "text", tex
 const NO_ARGS = { type: "object" as const, properties: {} };
 const seen: string[] = [];
 
-const server = new Server({ info: { name: "e2e-fixture-server", version: "0.0.0" }, paginationSecret: randomBytes(32) });
+const server = new Server({ info: { name: "e2e-fixture-server", version: "0.0.0" } });
 
 server.tool("hang", { inputSchema: NO_ARGS }, () => new Promise<CallToolResult>(() => undefined));
 

@@ -9,6 +9,7 @@
 
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../../lib/http-server/index.js";
 import { Server } from "../../lib/peer/server/server.js";
+import { sealedRounds } from "../../lib/peer/server/round-sealing.js";
 import type { ProtocolVersion } from "../../lib/rules/versions.js";
 import type { Rng } from "./prng.js";
 import { MODERN, SESSION_ERA, type HttpConfig } from "./http-requests.js";
@@ -43,7 +44,7 @@ function fixtureServer(rng: Rng, clock: SimClock, versions: ProtocolVersion[]): 
   const server = new Server({
     info: { name: "fuzz-http", version: "1" },
     versions,
-    ...(rng.chance(0.6) ? { inputRounds: { secret } } : {}),
+    ...(rng.chance(0.6) ? { inputRounds: sealedRounds({ secret }) } : {}),
     ...(rng.chance(0.5) ? { logging: true } : {}),
     ...(rng.chance(0.2) ? { limits: { maxPendingInbound: rng.pick([1, 4]), maxBatchLength: rng.pick([1, 2, 8]) } } : {}),
     ...(rng.chance(0.2) ? { maxConcurrentHandlers: rng.pick([1, 2]) } : {}),

@@ -203,7 +203,7 @@ test("AUTH-08: the GET stream refused with 401 is reported to onError with its H
 });
 
 test("AUTH-08: a server's JSON-RPC error that looks like a challenge stays an McpError (HttpAuthError cannot be forged)", async (t) => {
-  const server = new Server({ info: { name: "forger", version: "1" }, paginationSecret: randomBytes(32) });
+  const server = new Server({ info: { name: "forger", version: "1" } });
   server.tool("forge", { inputSchema: { type: "object" } }, () => {
     throw new McpError(-32000, "HTTP 401: Unauthorized", { status: 401, wwwAuthenticate: CHALLENGE, url: "http://elsewhere/" });
   });

@@ -6,7 +6,6 @@
 // redirects.ts one by one, and a check of the sources that bodies are read in body.ts only.
 
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -92,7 +91,6 @@ test("HTTP-14: a POST carrying a token redirected (307) to another origin: that 
 test("HTTP-14: redirects within the origin are followed (at most 5), each hop asked again with the same method, headers and body", async (t) => {
   const server = new Server({
     info: { name: "behind-redirects", version: "1" },
-    paginationSecret: randomBytes(32),
     versions: ["2025-11-25"],
   });
   const host = new HttpHost(server, { onError: () => undefined });

@@ -21,6 +21,7 @@ import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } fro
 import { Server } from "../../lib/peer/server/server.js";
 import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import { MemoryTaskStore } from "../../lib/peer/server/task-store.js";
+import { serveTasks } from "../../lib/peer/server/task-support.js";
 import { sleep } from "../support/helpers.js";
 import type { HttpTimers } from "../../lib/peer/shared/timers.js";
 
@@ -52,7 +53,7 @@ function cluster(count = 2, options: { bus?: (i: number, hub: MemoryBusHub) => M
       info: { name: "cluster", version: "1" },
       versions: [LATEST, MODERN],
       capabilities: { resources: { subscribe: true } },
-      tasks: { store: tasks, newTaskId: () => `task-${taskIds++}-${i}` },
+      tasks: serveTasks({ store: tasks, newTaskId: () => `task-${taskIds++}-${i}` }),
     });
     server.tool("ask", {}, async (_args, ctx) => {
       const answer = await ctx.elicit({ message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
@@ -314,7 +315,7 @@ test("CL-01: cluster: stateless 2026-07-28 nodes need only the bus and the task 
     const server = new Server({
       info: { name: "stateless", version: "1" },
       versions: [MODERN],
-      tasks: { store: tasks, newTaskId: () => `t${i}` },
+      tasks: serveTasks({ store: tasks, newTaskId: () => `t${i}` }),
     });
     server.tool(
       "slow",

@@ -434,7 +434,7 @@ test("LIM-11: keepAliveTimeoutMs: an idle keep-alive connection is closed after 
 
 test("LIM-11: a connection pipelining 60 requests in one packet takes turns: another connection's request is not served last", async (t) => {
   const order: string[] = [];
-  const server = new Server({ info: { name: "turns", version: "1" }, paginationSecret: randomBytes(32) });
+  const server = new Server({ info: { name: "turns", version: "1" } });
   server.tool("mark", { inputSchema: { type: "object", properties: { who: { type: "string" } } } }, (args) => {
     order.push(String(args.who));
     return { content: [{ type: "text", text: "ok" }] };

@@ -22,7 +22,6 @@
 
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { Engine } from "../../lib/engine/engine.js";
 import type { EngineEvent } from "../../lib/engine/events.js";
 import { connectHttpNode, nodeHttpTransport } from "../../lib/hosts/http-client-node.js";
@@ -100,7 +99,6 @@ function fixture(versions: readonly ProtocolVersion[] = ["2025-11-25", MODERN]):
   const server = new Server({
     info: { name: "modern-fixture", version: "2.0.0" },
     versions,
-    paginationSecret: randomBytes(32),
     allowAnyToolName: true,
   });
   const signals: HandlerContext["signal"][] = [];

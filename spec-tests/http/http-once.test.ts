@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { connectHttpNode, serveHttp } from "../../lib/hosts/http.js";
-import { Server } from "../../lib/peer/index.js";
+import { Server, sealedRounds } from "../../lib/peer/index.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 import type { ElicitResult } from "../../lib/types/index.js";
 import { withTimeout } from "../support/helpers.js";
@@ -19,7 +19,7 @@ test("over HTTP, a side effect through ctx.once before ctx.elicit() runs once ac
   const secret = randomBytes(32);
   const effects: string[] = [];
   const make = (label: string): Server => {
-    const server = new Server({ info: { name: label, version: "1.0.0" }, versions, inputRounds: { secret } });
+    const server = new Server({ info: { name: label, version: "1.0.0" }, versions, inputRounds: sealedRounds({ secret }) });
     server.tool(
       "order",
       { inputSchema: { type: "object", properties: { item: { type: "string" } }, required: ["item"] } },

@@ -13,7 +13,7 @@ import { checkSchema, validateJsonSchema } from "../../lib/json-schema/validator
 import { Server } from "../../lib/peer/server/server.js";
 import { createReferenceServer } from "../../lib/cli/reference-server.js";
 import type { CallToolResult } from "../../lib/index.js";
-import { Pair, SECRET, SERVER_INFO } from "../support/peer-harness.js";
+import { Pair, SERVER_INFO } from "../support/peer-harness.js";
 
 test("an unknown keyword is refused with its JSON pointer location", () => {
   const cases: Array<[unknown, string, string]> = [
@@ -68,7 +68,7 @@ test('{ unknownKeywords: "ignore" } skips unknown keywords (for schemas one did 
 });
 
 function server(): Server {
-  return new Server({ info: SERVER_INFO, paginationSecret: SECRET });
+  return new Server({ info: SERVER_INFO });
 }
 
 test("Server.tool refuses an inputSchema or outputSchema the validator cannot apply, naming the keyword's location", () => {

@@ -456,7 +456,7 @@ test("L-03: new Server({ name, version }) and new Server({ name, version }, opti
 test("L-03: new Server refuses unknown options (naming the known ones), an info without name and version strings, and other shapes", () => {
   const make = (...args: unknown[]): unknown => new (Server as unknown as new (...a: unknown[]) => unknown)(...args);
   const known =
-    "info, instructions, versions, strict, limits, discoverAnyVersion, serverInfoInResults, pageSize, paginationSecret, maxConcurrentHandlers, maxJsonDepth, allowAnyToolName, logging, capabilities, defaultTimeoutMs, onDiagnostic, onSessionClosed, inputRounds, tasks, extensions";
+    "info, instructions, versions, strict, limits, discoverAnyVersion, serverInfoInResults, paging, maxConcurrentHandlers, maxJsonDepth, allowAnyToolName, logging, capabilities, defaultTimeoutMs, onDiagnostic, onSessionClosed, inputRounds, tasks, extensions";
   assert.throws(
     () => make({ info: SERVER_INFO, pagesize: 10 }),
     new RegExp(`^Error: server options: unknown option "pagesize"; expected only ${known}$`),

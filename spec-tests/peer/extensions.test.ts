@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { McpError, ProtocolMisuseError, Server, type ExtensionDeclaration, type Extensions } from "../../lib/peer/index.js";
 import type { JsonObject } from "../../lib/index.js";
-import { Pair, SECRET, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
+import { Pair, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
 import { rejection } from "../support/helpers.js";
 
 // As users write it against "mcp-engine/peer" (the index re-exports the interfaces).
@@ -48,7 +48,7 @@ async function pairOf(
   options: PairOptions = {},
 ): Promise<Pair> {
   const versions = era === "modern" ? (["2026-07-28"] as const) : (["2025-11-25"] as const);
-  const server = new Server({ info: SERVER_INFO, paginationSecret: SECRET, versions, extensions: serverExtensions });
+  const server = new Server({ info: SERVER_INFO, versions, extensions: serverExtensions });
   searchServer(serverExtensions)(server);
   const pair = new Pair({ ...options, serverInstance: server, client: { versions, extensions: clientExtensions } });
   await pair.connect();

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LocalProtocolError } from "../../lib/index.js";
 import { ConnectionClosedError, InvalidResultError, ProtocolMisuseError } from "../../lib/peer/index.js";
-import { Pair, SERVER_INFO, ScriptedServer, initializeResult, track } from "../support/peer-harness.js";
+import { Pair, SERVER_INFO, ScriptedServer, initializeResult, pagedBy, track } from "../support/peer-harness.js";
 import { mcpError, rejection } from "../support/helpers.js";
 import { OK, connected } from "../support/peer-helpers.js";
 
@@ -107,7 +107,7 @@ test("L-10: requests before connect() reject with ProtocolMisuseError and send n
 test("N-02, N-03: listTools() follows nextCursor over several pages with a small pageSize", async () => {
   const names = ["a", "b", "c", "d", "e"];
   const pair = await connected({
-    server: { pageSize: 2 },
+    server: { paging: pagedBy(2) },
     setup: (s) => names.forEach((n) => s.tool(n, { description: `tool ${n}` }, () => OK)),
   });
   const tools = await pair.client.listTools();
@@ -125,7 +125,7 @@ test("N-02, N-03: listTools() follows nextCursor over several pages with a small
 
 test("N-03: listResources(), listResourceTemplates() and listPrompts() paginate too", async () => {
   const pair = await connected({
-    server: { pageSize: 2 },
+    server: { paging: pagedBy(2) },
     setup: (s) => {
       for (const n of [1, 2, 3]) {
         s.resource(`mem://r${n}`, { name: `r${n}`, mimeType: "text/plain" }, (uri) => ({ contents: [{ uri, text: "" }] }));

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { CallToolResult } from "../../lib/index.js";
 import {
+  Paginator,
   ConnectionClosedError,
   McpError,
   PeerAbortController,
@@ -57,7 +58,7 @@ test("N-01, N-02: a default Server lists 120 tools, resources, templates and pro
   );
 });
 
-test("N-05: without pageSize no paginationSecret is needed; a cursor sent anyway is refused -32602 (none was issued)", async () => {
+test("N-05: without paging no secret is needed; a cursor sent anyway is refused -32602 (none was issued)", async () => {
   const server = new Server({ info: SERVER_INFO });
   assert.equal(server.paginator, undefined);
   server.tool("only", {}, () => OK);
@@ -75,9 +76,15 @@ test("N-05: without pageSize no paginationSecret is needed; a cursor sent anyway
   assert.match(refused.message, /Invalid cursor/);
 });
 
-test("pageSize without paginationSecret is refused at construction, saying what is missing", () => {
-  assert.throws(() => new Server({ info: SERVER_INFO, pageSize: 10 }), /pageSize needs a paginationSecret .*got none/);
-  const paged = new Server({ info: SERVER_INFO, pageSize: 10, paginationSecret: SECRET });
+test("N-05: paging takes a Paginator, refused at construction otherwise (the old pageSize option, a bare number), saying what is expected", () => {
+  assert.throws(() => new Server({ info: SERVER_INFO, pageSize: 10 } as never), /unknown option "pageSize"/);
+  assert.throws(
+    () => new Server({ info: SERVER_INFO, paging: 10 } as never),
+    /expected paging to be what new Paginator\(\{ pageSize, secret \}\) returns; got a number/,
+  );
+  // The Paginator refuses a missing or short secret where it is made.
+  assert.throws(() => new Paginator({ pageSize: 10 } as never), /secret must be a Uint8Array of at least 16 bytes/);
+  const paged = new Server({ info: SERVER_INFO, paging: new Paginator({ pageSize: 10, secret: SECRET }) });
   assert.equal(paged.paginator?.pageSize, 10);
 });
 

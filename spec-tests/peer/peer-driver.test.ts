@@ -6,14 +6,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Engine, type EngineEvent, type Outbound } from "../../lib/index.js";
 import { Client, Driver, PeerAbortController, Server, type PeerHost, type ServerSession } from "../../lib/peer/index.js";
-import { CLIENT_INFO, FakeClock, Pair, SECRET, SERVER_INFO, lines } from "../support/peer-harness.js";
+import { CLIENT_INFO, FakeClock, Pair, SERVER_INFO, lines, pagedBy } from "../support/peer-harness.js";
 import { OK } from "../support/peer-helpers.js";
 
 // ── message transports (PeerHost.send) and synchronous delivery ─────────────────
 
 test("over a message transport (PeerHost.send), outbound messages carry the related request id", async () => {
   const clock = new FakeClock();
-  const server = new Server({ info: SERVER_INFO, paginationSecret: SECRET });
+  const server = new Server({ info: SERVER_INFO });
   let session: ServerSession | undefined;
   let client: Client | undefined;
   const toServer: Outbound[] = [];
@@ -58,7 +58,11 @@ test("over a message transport (PeerHost.send), outbound messages carry the rela
 });
 
 test("synchronous delivery (each write delivered inside the writer's pump) works end to end", async () => {
-  const pair = new Pair({ sync: true, server: { pageSize: 1 }, setup: (s) => ["a", "b", "c"].forEach((n) => s.tool(n, {}, () => OK)) });
+  const pair = new Pair({
+    sync: true,
+    server: { paging: pagedBy(1) },
+    setup: (s) => ["a", "b", "c"].forEach((n) => s.tool(n, {}, () => OK)),
+  });
   const result = await pair.client.connect();
   assert.equal(result.version, "2025-11-25");
   assert.deepEqual(

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ProtocolMisuseError, Server, type HandlerContext } from "../../lib/peer/index.js";
 import type { CallToolResult } from "../../lib/index.js";
-import { Pair, SECRET, SERVER_INFO } from "../support/peer-harness.js";
+import { Pair, SERVER_INFO } from "../support/peer-harness.js";
 import { mcpError, rejection } from "../support/helpers.js";
 import { OK, connected } from "../support/peer-helpers.js";
 
@@ -239,24 +239,23 @@ test("O-01, C-01: with logging: false the capability is not declared and ctx.log
 // ── capabilities and list_changed ────────────────────────────────────────────────
 
 test("C-02: capabilities follow the registrations, merged with options.capabilities", () => {
-  const bare = new Server({ info: SERVER_INFO, paginationSecret: SECRET });
+  const bare = new Server({ info: SERVER_INFO });
   assert.deepEqual(bare.capabilities(), { logging: {} });
-  assert.deepEqual(new Server({ info: SERVER_INFO, paginationSecret: SECRET, logging: false }).capabilities(), {});
-  const tools = new Server({ info: SERVER_INFO, paginationSecret: SECRET, logging: false });
+  assert.deepEqual(new Server({ info: SERVER_INFO, logging: false }).capabilities(), {});
+  const tools = new Server({ info: SERVER_INFO, logging: false });
   tools.tool("t", {}, () => OK);
   assert.deepEqual(tools.capabilities(), { tools: { listChanged: true } });
-  const resources = new Server({ info: SERVER_INFO, paginationSecret: SECRET, logging: false });
+  const resources = new Server({ info: SERVER_INFO, logging: false });
   resources.resource("mem://x", { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] }));
   assert.deepEqual(resources.capabilities(), { resources: { subscribe: true, listChanged: true } });
-  const templates = new Server({ info: SERVER_INFO, paginationSecret: SECRET, logging: false });
+  const templates = new Server({ info: SERVER_INFO, logging: false });
   templates.resourceTemplate("mem://{x}", { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] }));
   assert.deepEqual(templates.capabilities(), { resources: { subscribe: true, listChanged: true }, completions: {} });
-  const prompts = new Server({ info: SERVER_INFO, paginationSecret: SECRET, logging: false });
+  const prompts = new Server({ info: SERVER_INFO, logging: false });
   prompts.prompt("p", {}, () => ({ messages: [] }));
   assert.deepEqual(prompts.capabilities(), { prompts: { listChanged: true }, completions: {} });
   const merged = new Server({
     info: SERVER_INFO,
-    paginationSecret: SECRET,
     capabilities: { tools: { listChanged: false }, experimental: { x: {} } },
   });
   merged.tool("t", {}, () => OK);

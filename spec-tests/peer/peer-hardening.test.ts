@@ -11,7 +11,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
 import { McpError, ProtocolMisuseError, Server, type ServerOptions, type ServerSession } from "../../lib/peer/index.js";
-import { FakeClock, FakeHost, Pair, SECRET, SERVER_INFO, ScriptedServer, initializeResult, lines } from "../support/peer-harness.js";
+import { FakeClock, FakeHost, Pair, SERVER_INFO, ScriptedServer, initializeResult, lines } from "../support/peer-harness.js";
 
 const ALL: ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
 type Message = Record<string, unknown>;
@@ -46,7 +46,6 @@ export class RawSession {
   constructor(setup: (server: Server) => void, options: Partial<ServerOptions> = {}) {
     this.server = new Server({
       info: SERVER_INFO,
-      paginationSecret: SECRET,
       versions: ALL,
       onDiagnostic: (event) => this.diagnostics.push({ ...event }),
       ...options,

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { CallToolResult } from "../../lib/index.js";
 import { McpError, Server, type ServerOptions, type ServerSession } from "../../lib/peer/index.js";
-import { FakeClock, FakeHost, SECRET, SERVER_INFO, lines } from "../support/peer-harness.js";
+import { FakeClock, FakeHost, SERVER_INFO, lines } from "../support/peer-harness.js";
 
 type Message = Record<string, unknown>;
 
@@ -24,7 +24,7 @@ function session(
   options: Partial<ServerOptions> = {},
 ): { session: ServerSession; sent: Message[]; call(id: number, name: string, argumentsJson?: string, metaJson?: string): void } {
   const host = new FakeHost(new FakeClock(), true);
-  const server = new Server({ info: SERVER_INFO, paginationSecret: SECRET, ...options });
+  const server = new Server({ info: SERVER_INFO, ...options });
   setup(server);
   const connected = server.connect(host);
   connected.receiveBytes(

@@ -7,8 +7,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ErrorCode, MODERN_VERSIONS, SESSION_VERSIONS, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
-import { Client, Server, type HandlerContext, type PeerHost, type ServerSession } from "../../lib/peer/index.js";
-import { RoundState, SEALED_ROUNDS, checkInputRounds, openRounds, roundBinding } from "../../lib/peer/server/round-state.js";
+import { Client, Server, sealedRounds, type HandlerContext, type PeerHost, type ServerSession } from "../../lib/peer/index.js";
+import { RoundState, SEALED_ROUNDS, openRounds } from "../../lib/peer/server/round-state.js";
+import { roundBinding } from "../../lib/peer/server/round-sealing.js";
 import { InputRequiredSignal } from "../../lib/peer/server/input-rounds.js";
 import { stateBody } from "../../lib/peer/server/request-state.js";
 import { base64urlEncode } from "../../lib/codec/pagination.js";
@@ -112,7 +113,7 @@ test("MOD-10: 2026-07-28 re-runs the handler on each input round: a side effect 
 
 test("MOD-10: 2026-07-28 with inputRounds: a side effect through ctx.once before ctx.elicit() runs once over three rounds, its value carried sealed", async () => {
   const { counts, setup } = orderTool(true);
-  const pair = await connected("modern", { setup, server: { inputRounds: { secret: ROUNDS_SECRET } } });
+  const pair = await connected("modern", { setup, server: { inputRounds: sealedRounds({ secret: ROUNDS_SECRET }) } });
   pair.client.setRequestHandler("elicitation/create", (p) => ({ action: "accept", content: { ok: p.message === "Ship now?" } }));
   assert.equal(text(await pair.client.callTool("order", { item: "tea" })), "r-tea-1 true false");
   assert.deepEqual(counts, { runs: 3, charges: 1 });
@@ -143,7 +144,7 @@ test("ctx.once under 2026-07-28 without ServerOptions.inputRounds fails the tool
 test("a sealed state that was altered, or replayed with other arguments, or has expired, is refused with -32602 before the handler runs", async () => {
   for (const attack of ["tampered", "other-request", "expired"] as const) {
     const { counts, setup } = orderTool(true);
-    const server = new Server({ info: SERVER_INFO, versions: ALL, inputRounds: { secret: ROUNDS_SECRET, ttlMs: 1000 } });
+    const server = new Server({ info: SERVER_INFO, versions: ALL, inputRounds: sealedRounds({ secret: ROUNDS_SECRET, ttlMs: 1000 }) });
     setup(server);
     const { client, clock } = await interceptedLink(server, (state, params) => {
       if (attack === "tampered") params.requestState = `${state.slice(0, -6)}${state.slice(-6) === "AAAAAA" ? "BBBBBB" : "AAAAAA"}`;
@@ -195,21 +196,23 @@ test("the binding separates method, target, arguments and principal, and ignores
   );
 });
 
-test("inputRounds options are checked when the Server is made", () => {
+test("sealedRounds checks its options where it is called, and a Server takes nothing else as inputRounds", () => {
   assert.throws(
-    () => new Server({ info: SERVER_INFO, inputRounds: { secret: new Uint8Array(16) } }),
-    /inputRounds\.secret: expected a Uint8Array of at least 32 bytes, got 16 bytes/,
+    () => sealedRounds({ secret: new Uint8Array(16) }),
+    /sealedRounds: expected a secret of at least 32 bytes \(a Uint8Array\), got 16 bytes/,
   );
-  assert.throws(() => new Server({ info: SERVER_INFO, inputRounds: { secret: "x" as unknown as Uint8Array } }), /got string/);
+  assert.throws(() => sealedRounds({ secret: "x" as unknown as Uint8Array }), /got string/);
+  assert.throws(() => sealedRounds({ secret: ROUNDS_SECRET, ttlMs: 0 }), /sealedRounds: expected a positive ttlMs, got 0/);
+  assert.equal(sealedRounds({ secret: ROUNDS_SECRET }).ttlMs, 600_000);
+  // The shape of the option before sealedRounds: refused at the constructor, naming the maker.
   assert.throws(
-    () => new Server({ info: SERVER_INFO, inputRounds: { secret: ROUNDS_SECRET, ttlMs: 0 } }),
-    /inputRounds\.ttlMs: expected a positive number, got 0/,
+    () => new Server({ info: SERVER_INFO, inputRounds: { secret: ROUNDS_SECRET } as never }),
+    /expected inputRounds to be what sealedRounds\(\{ secret, ttlMs\? \}\) returns; got an object with keys secret/,
   );
-  assert.doesNotThrow(() => checkInputRounds(undefined));
 });
 
 test("openRounds: a malformed token, values nested too deep, and a payload of the wrong shape are handled without a throw", () => {
-  const options = { secret: ROUNDS_SECRET };
+  const options = sealedRounds({ secret: ROUNDS_SECRET });
   const binding = roundBinding("tools/call", { name: "t" }, undefined);
   const bindingOf = (): string => binding;
   const seal = (payload: unknown): string => {
@@ -271,10 +274,13 @@ test("RoundState.inputRequired: sealed when configured, carried plainly when not
   const requests = { "elicitation/create#0": { method: "elicitation/create" } };
   const plain = new RoundState(undefined, "b", 0, { x: 1 }, undefined).inputRequired(requests, 8);
   assert.ok(plain instanceof InputRequiredSignal && plain.state === undefined && plain.answered?.x === 1);
-  const sealed = new RoundState({ secret: ROUNDS_SECRET }, "b", 0, undefined, { k: { v: 1 } }).inputRequired(requests, 8);
+  const sealed = new RoundState(sealedRounds({ secret: ROUNDS_SECRET }), "b", 0, undefined, { k: { v: 1 } }).inputRequired(requests, 8);
   assert.ok(sealed instanceof InputRequiredSignal && typeof sealed.state === "string" && sealed.state.startsWith(SEALED_ROUNDS));
   let deep: unknown = 1;
   for (let i = 0; i < 10; i++) deep = { d: deep };
-  const tooDeep = new RoundState({ secret: ROUNDS_SECRET }, "b", 0, { k: deep } as never, undefined).inputRequired(requests, 2);
+  const tooDeep = new RoundState(sealedRounds({ secret: ROUNDS_SECRET }), "b", 0, { k: deep } as never, undefined).inputRequired(
+    requests,
+    2,
+  );
   assert.ok(tooDeep instanceof Error && !(tooDeep instanceof InputRequiredSignal) && /cannot be sealed/.test(tooDeep.message));
 });

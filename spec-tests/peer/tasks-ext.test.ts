@@ -9,10 +9,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_VERSIONS, SESSION_VERSIONS, TASKS_EXTENSION, type CallToolResult, type ProtocolVersion } from "../../lib/index.js";
 import { isoTimestamp } from "../../lib/peer/server/task-server.js";
+import { serveTasks } from "../../lib/peer/server/task-support.js";
 import {
   MemoryTaskStore,
   McpError,
   PeerAbortController,
+  Server,
   RequestAbortedError,
   TaskCancelledError,
   TaskFailedError,
@@ -42,7 +44,11 @@ let ids = 0;
 async function tasksPair(options: PairOptions & { declare?: boolean; ttlMs?: number | null } = {}): Promise<Pair> {
   const pair = new Pair({
     ...options,
-    server: { versions: ALL, tasks: { newTaskId: () => `task-${++ids}`, pollIntervalMs: 500, ttlMs: options.ttlMs }, ...options.server },
+    server: {
+      versions: ALL,
+      tasks: serveTasks({ newTaskId: () => `task-${++ids}`, pollIntervalMs: 500, ttlMs: options.ttlMs }),
+      ...options.server,
+    },
     client: {
       versions: ALL,
       capabilities: options.declare === false ? { elicitation: {} } : { elicitation: {}, sampling: {}, ...EXT },
@@ -376,4 +382,20 @@ test("TX-10: a task's handler sends no progress and no log messages (SEP-2663), 
   assert.deepEqual(progress, []);
   assert.deepEqual(pair.serverHost.messages("notifications/progress"), []);
   assert.deepEqual(pair.serverHost.messages("notifications/message"), []);
+});
+
+test("TX-01: the tasks extension is served through serveTasks alone: its options are checked where it is called, and a Server refuses anything else as tasks", () => {
+  assert.throws(() => serveTasks({} as never), /tasks: expected newTaskId, a function returning unguessable ids/);
+  // The shape of ServerOptions.tasks before serveTasks: refused at the constructor, naming the maker, not at the first request.
+  assert.throws(
+    () => new Server({ info: { name: "s", version: "1" }, tasks: { newTaskId: () => "t" } as never }),
+    /server options: expected tasks to be what serveTasks\(\{ newTaskId, store\?, ttlMs\?, pollIntervalMs\? \}\) returns; got an object with keys newTaskId/,
+  );
+  const plain = new Server({ info: { name: "s", version: "1" }, versions: ALL });
+  assert.equal(plain.taskRunner, undefined);
+  assert.throws(() => plain.tool("t", { taskSupport: "optional" }, () => ({ content: [] })), /needs ServerOptions.tasks \(serveTasks/);
+  const served = new Server({ info: { name: "s", version: "1" }, versions: ALL, tasks: serveTasks({ newTaskId: () => "t" }) });
+  assert.ok(served.taskRunner !== undefined);
+  assert.deepEqual((served.capabilities() as { extensions?: object }).extensions, { [TASKS_EXTENSION]: {} });
+  assert.equal((plain.capabilities() as { extensions?: object }).extensions, undefined);
 });

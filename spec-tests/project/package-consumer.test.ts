@@ -33,13 +33,13 @@ function importEveryEntry(): string {
 
 // Types and values from each entry, used the way the README shows them.
 const USES = `import { Engine, SESSION_VERSIONS, MODERN_VERSIONS, type JsonRpcMessage, type ProtocolVersion } from "mcp-engine";
-import { Client, Server, McpError, RequestStateSealer, connectHttp, type HandlerContext, type ServerOptions } from "mcp-engine/peer";
+import { Client, Paginator, Server, McpError, RequestStateSealer, connectHttp, type HandlerContext, type ServerOptions } from "mcp-engine/peer";
 import { serveStdio, StdioClient, type StdioClientOptions, type NodeChildProcess } from "mcp-engine/hosts/stdio";
 import { HttpHost, serveHttp, connectHttpNode, type HttpServerOptions, type NodeConnectHttpOptions, type RunningHttpServer } from "mcp-engine/hosts/http";
 import { createHttpHandler, MemoryEventStore, type EventStore, type HttpHandler, type HttpHandlerOptions } from "mcp-engine/http";
 
 const versions: readonly ProtocolVersion[] = [...SESSION_VERSIONS, ...MODERN_VERSIONS];
-const options: ServerOptions = { info: { name: "consumer", version: "1.0.0" }, paginationSecret: new Uint8Array(32), versions };
+const options: ServerOptions = { info: { name: "consumer", version: "1.0.0" }, paging: new Paginator({ pageSize: 10, secret: new Uint8Array(32) }), versions };
 export const server = new Server(options);
 server.tool("echo", { inputSchema: { type: "object" } }, (args: Record<string, unknown>, ctx: HandlerContext) => {
   if (ctx.signal.aborted) throw new McpError(-32602, "aborted");
@@ -166,14 +166,14 @@ test("every export's declarations compile for a strict browser-style consumer (D
 
 // The user's node-redis client (v5/v6) is what mcp-engine/stores/redis takes, as it is: checked against redis's own declarations.
 const REDIS_USES = `import { createClient } from "redis";
-import { Server } from "mcp-engine/peer";
+import { Server, serveTasks } from "mcp-engine/peer";
 import { createHttpHandler } from "mcp-engine/http";
 import { RedisTaskStore, redisHttpStores, sharedSecret, type RedisClientLike } from "mcp-engine/stores/redis";
 
 const client = createClient({ url: "redis://127.0.0.1:6379", disableOfflineQueue: true });
 export const shape: RedisClientLike = client;
 const tasks = new RedisTaskStore(client);
-export const server = new Server({ info: { name: "n", version: "1" }, tasks: { store: tasks, newTaskId: () => "id" } });
+export const server = new Server({ info: { name: "n", version: "1" }, tasks: serveTasks({ store: tasks, newTaskId: () => "id" }) });
 export const handler = createHttpHandler(server, { ...redisHttpStores(client, { prefix: "app:" }) });
 export const secret: Promise<Uint8Array> = sharedSecret(client, "requestState");
 `;

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../lib/rules/versions.js";
 import { McpError } from "../../lib/peer/shared/errors.js";
-import { Pair } from "../support/peer-harness.js";
+import { Pair, pagedBy } from "../support/peer-harness.js";
 import {
   ROOT,
   STRICT_CONSUMER,
@@ -200,7 +200,7 @@ test("a Server whose versions include 2026-07-28 is dual-era: the same client se
 
 test("a list cursor is sealed: the next page follows from the issued one, an edited one is -32602", async () => {
   const pair = new Pair({
-    server: { pageSize: 1 },
+    server: { paging: pagedBy(1) },
     setup: (server) => {
       for (const name of ["a", "b"]) server.tool(name, {}, () => ({ content: [] }));
     },

@@ -6,6 +6,7 @@
 import {
   Client,
   ManualClock,
+  Paginator,
   Server,
   linkInMemory,
   type ClientOptions,
@@ -83,6 +84,9 @@ export class FakeHost implements PeerHost {
   }
 }
 
+/** Lists paged `pageSize` items at a time, cursors sealed with SECRET (ServerOptions.paging). */
+export const pagedBy = (pageSize: number): Paginator => new Paginator({ pageSize, secret: SECRET });
+
 export const SECRET = new Uint8Array(32).fill(7);
 
 export const CLIENT_INFO = { name: "test-client", version: "1.0.0" };
@@ -138,7 +142,7 @@ export class Pair {
 
   constructor(options: PairOptions = {}) {
     this.clock = new ManualClock({ onArm: (label, at) => (label === "client" ? this.clientHost : this.serverHost).armCalls.push(at) });
-    this.server = options.serverInstance ?? new Server({ info: SERVER_INFO, paginationSecret: SECRET, ...options.server });
+    this.server = options.serverInstance ?? new Server({ info: SERVER_INFO, ...options.server });
     options.setup?.(this.server);
     this.link = linkInMemory(
       this.server,

@@ -25,7 +25,7 @@ type Obj = { [key: string]: Json };
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
-export const CORPUS_VERSION = "2.2.0";
+export const CORPUS_VERSION = "3.0.0";
 
 /** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
 const ENGINE_CONFIG = [
@@ -61,6 +61,7 @@ const SELF_ANSWERED = new Map<string, boolean>([
   ["tools/list", false],
   ["prompts/list", false],
   ["resources/list", false],
+  ["resources/templates/list", false],
 ]);
 
 /**
@@ -352,8 +353,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
         (!hostRequests || (othersTriggered && (!triggeredAfter(i) || independentAnswer(call, method))));
       // A request the peer cancels must still be running when the cancel arrives: only the profile's `slow` tool is.
       const needsHold = cancelled.has(key);
+      // A call of `slow` is one the fixture holds open while later requests arrive (a cancel, a limit of requests in flight).
       const slow =
-        needsHold &&
         method === "tools/call" &&
         steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && isObj(m.params) && m.params.name === "slow"));
       const trigger = triggers.get(i);

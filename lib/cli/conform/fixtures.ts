@@ -113,13 +113,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** `declared` holds at least what `required` names (capability objects, recursively; a flag required true is declared true or as an object). */
+/** `declared` holds at least what `required` names (capability objects, recursively; a flag required true is declared true or as an object, one required false is met by anything). */
 export function declares(declared: unknown, required: unknown): boolean {
   // `listChanged: false` declares nothing: a fixture needing the flag needs it on.
   if (required === true) return declared === true || isRecord(declared);
   if (!isRecord(required)) return true;
   if (!isRecord(declared)) return false;
   for (const key of Object.keys(required)) {
+    // A flag required false asks for nothing: absent and false both meet it (`without` names what must be off).
+    if (required[key] === false) continue;
     if (!Object.hasOwn(declared, key)) return false;
     if (!declares(declared[key], required[key])) return false;
   }

@@ -2,22 +2,23 @@
 // this process does not control (fixtures/FORMAT.md, "Black-box replay").
 //
 //   mcp-engine conform [--role server] [--profile P | --profiles A,B] [--baseline FILE] [--format text|json|tap|junit]
-//                      [--only PREFIX] [--timeout MS] -- <command...>     stdio
+//                      [--only PREFIX] [--timeout MS] [--adapter] [--newest] -- <command...>     stdio
 //   mcp-engine conform [...] <url>                                      Streamable HTTP (fixtures/http/)
 //
 // Before the cases, the target is probed: one initialize per session version (which versions
 // it echoes, which capabilities and tools it declares), one server/discover for 2026-07-28,
-// and one hello on the host-adapter channel. Exit: 0 no unexpected failure, 1 some, 2 usage.
+// and, with --adapter only, one hello on the host-adapter channel: by default the target is a
+// black box, judged on its wire alone. Exit: 0 no unexpected failure, 1 some, 2 usage.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runHttpConformance } from "./http.js";
 import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
-import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type Format } from "./report.js";
+import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type ConformMode, type Format } from "./report.js";
 import { caseVersions, parseProfileNames, profileEnvironment, runPasses, type CaseFilter } from "./passes.js";
 import { announcedProfiles, capabilityMismatch, hasSettings, PUBLISHED_PROFILES } from "./target-profiles.js";
-import { replayCase, type ReplayOptions } from "./replay.js";
+import { replayCase, STARTUP_MS, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
 import type { CaseResult } from "./types.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../rules/versions.js";
@@ -44,6 +45,10 @@ options:
   --format text|json|tap|junit   (default text)
   --only PREFIX            only fixtures whose id starts with PREFIX
   --timeout MS             the longest wait for one expected message (default 3000)
+  --adapter                drive the target's host adapter (MCP_CONFORM_ADAPTER, fixtures/FORMAT.md
+                           "Host adapter") for host commands, the clock and configuration; default:
+                           black box, the wire alone (the report's "mode" says which)
+  --newest                 one case per fixture: the newest of its versions the target speaks
   --env NAME | NAME=VALUE  pass our variable NAME to the stdio target, or set NAME to VALUE (repeatable);
                            otherwise it gets only HOME, LOGNAME, PATH, SHELL, TERM and USER of ours
                            (on Windows their equivalents) and the runner's MCP_CONFORM variables
@@ -51,7 +56,19 @@ exit: 0 no unexpected failure, 1 an unexpected MUST/SHOULD failure or a stale ba
 `;
 
 /** The options conform accepts, for the close match of a mistyped one. */
-const CONFORM_FLAGS = ["--role", "--profile", "--profiles", "--baseline", "--format", "--only", "--timeout", "--env", "--help"];
+const CONFORM_FLAGS = [
+  "--role",
+  "--profile",
+  "--profiles",
+  "--baseline",
+  "--format",
+  "--only",
+  "--timeout",
+  "--env",
+  "--adapter",
+  "--newest",
+  "--help",
+];
 
 export interface ConformArgs {
   role: "server" | "client";
@@ -64,6 +81,10 @@ export interface ConformArgs {
   timeoutMs: number;
   /** --env requests, in order: the stdio target's variables besides its default environment (CLI-02). */
   env: EnvRequest[];
+  /** --adapter: drive the target's host adapter; otherwise the target is a black box. */
+  adapter: boolean;
+  /** --newest: one case per fixture, at the newest version the target speaks of it. */
+  newest: boolean;
   target: { kind: "stdio"; command: string; args: string[] } | { kind: "url"; url: string } | undefined;
 }
 
@@ -77,6 +98,8 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
     only: undefined,
     timeoutMs: 3000,
     env: [],
+    adapter: false,
+    newest: false,
     target: undefined,
   };
   let at = 0;
@@ -94,6 +117,10 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
       if (args.env.length > 0) return { ok: false, problem: `--env sets the environment of a stdio target; ${word} is not spawned` };
       args.target = { kind: "url", url: word };
       return { ok: true, args };
+    }
+    if (word === "--adapter" || word === "--newest") {
+      args[word === "--adapter" ? "adapter" : "newest"] = true;
+      continue;
     }
     const value = argv[at++];
     if (value === undefined) return { ok: false, problem: `${word} needs a value` };
@@ -158,13 +185,15 @@ const CLIENT_INFO = { name: "mcp-engine-conform", version: "1" };
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 async function answerTo(target: StdioTarget, id: string, ms: number): Promise<Record<string, unknown> | undefined> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const entry = await target.next(deadline - Date.now());
+  const started = Date.now();
+  for (;;) {
+    // Until the target has said anything, allow for a slow start as the replay does (npx, a runtime that loads slowly).
+    const left = started + (target.heardFrom ? ms : Math.max(ms, STARTUP_MS)) - Date.now();
+    if (left <= 0) return undefined;
+    const entry = await target.next(left);
     if (entry === undefined) return undefined;
     if (entry.kind === "message" && isRecord(entry.value) && entry.value.id === id) return entry.value;
   }
-  return undefined;
 }
 
 /** How the probes start the target: its command, and the environment of a pass (with the stderr it writes collected). */
@@ -261,6 +290,7 @@ export async function probeTarget(
   profiles: Record<string, unknown>,
   profileName: string | undefined,
   env?: Readonly<Record<string, string>>,
+  options: { readonly adapter?: boolean } = {},
 ): Promise<ProbeResult | string> {
   let stderr = "";
   // Kept short: only the announcement line matters, and a chatty target must not grow the runner.
@@ -294,7 +324,7 @@ export async function probeTarget(
   // A target speaking only 2026-07-28 declares its capabilities in server/discover.
   if (capabilities === undefined && isRecord(discovered?.capabilities)) capabilities = discovered.capabilities;
   if (serverInfo === undefined && isRecord(discovered?._meta)) serverInfo = discovered._meta[META_SERVER_INFO];
-  const adapter = await probeAdapter(spawn, Math.min(ms, 1500));
+  const adapter = options.adapter === true ? await probeAdapter(spawn, Math.min(ms, 1500)) : undefined;
   if (profileName !== undefined) {
     const named = profiles[profileName];
     if (!isRecord(named))
@@ -446,6 +476,12 @@ export async function conformMain(argv: readonly string[], write: (text: string)
   const fixturesDir = join(corpusRoot(), "fixtures");
   const target = args.target;
   if (target === undefined) return 2;
+  if (args.adapter && (target.kind === "url" || args.profiles !== undefined)) {
+    const why = target.kind === "url" ? "an HTTP target has no host adapter" : "each pass of --profiles judges a black box";
+    warn(usageErrorLine("conform", `--adapter drives a stdio target's host adapter; ${why}`));
+    return 2;
+  }
+  let mode: ConformMode = "black-box";
   // CLI-02: the target gets its default environment and what --env asks for, nothing else of ours.
   const { env, missing } = requestedEnvironment(args.env);
   for (const name of missing) warn(`mcp-engine conform: --env ${untrustedText(name)}: not set here, so not passed to the target\n`);
@@ -467,6 +503,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
       timeoutMs: args.timeoutMs,
       probeMs: args.timeoutMs,
       profiles: args.profiles,
+      newestOnly: args.newest,
       warn,
       ...only,
       ...withEnv,
@@ -478,22 +515,27 @@ export async function conformMain(argv: readonly string[], write: (text: string)
     results = passed;
   } else {
     const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as { profiles?: Record<string, unknown> };
-    const probed = await probeTarget(target.command, target.args, args.timeoutMs, manifest.profiles ?? {}, args.profile, withEnv.env);
+    const probed = await probeTarget(target.command, target.args, args.timeoutMs, manifest.profiles ?? {}, args.profile, withEnv.env, {
+      adapter: args.adapter,
+    });
     if (typeof probed === "string") {
       warn(`mcp-engine conform: ${probed}\n`);
       return 2;
     }
     warn(describeTarget(probed));
+    if (probed.profile.adapter !== undefined) mode = "adapter";
+    else if (args.adapter) warn("mcp-engine conform: --adapter: the target answered no adapter hello; it is judged as a black box\n");
     results = await runStdioConformance(target.command, target.args, {
       fixturesDir,
       role: args.role,
       timeoutMs: args.timeoutMs,
       profile: probed.profile,
+      newestOnly: args.newest,
       ...(args.only !== undefined ? { only: args.only } : {}),
       ...withEnv,
     });
   }
-  const judged = applyBaseline(results, baseline);
+  const judged = { ...applyBaseline(results, baseline), mode };
   write(render(judged, args.format));
   return exitCode(judged);
 }

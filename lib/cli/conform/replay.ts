@@ -37,7 +37,7 @@ const UNSOLICITED = new Set([
 ]);
 
 const BARRIER = "mcp-conform-barrier-";
-const STARTUP_MS = 20_000;
+export const STARTUP_MS = 20_000;
 const LINGER_MS = 1000;
 
 function substitute(value: unknown, version: string): unknown {
@@ -370,9 +370,11 @@ async function quietFor(
     if (answersOpen(step, entry.value)) {
       // The implementation answered a request the fixture leaves with its host: fine, unless it refused
       // it with something else than a refusal of the name (the request itself was fine).
+      // At policy or MAY level such a refusal is informative: a deviation, never silently accepted.
       const refusal = refusedOtherwise(entry.value);
       if (refusal !== undefined && level !== "policy" && level !== "MAY")
         return new Failure(rule, level, `expected the request served, got ${refusal}`);
+      if (refusal !== undefined) state.deviations.push(`${rule} (${level}): expected a result, -32602 or -32002, got ${refusal}`);
       held.push(entry);
       continue;
     }

@@ -32,8 +32,13 @@ export function parseBaseline(text: string): Baseline | string {
   return out;
 }
 
+/** How the target was driven: its wire alone, or its host adapter as well (`--adapter`). */
+export type ConformMode = "black-box" | "adapter";
+
 export interface Judged {
   readonly cases: readonly CaseResult[];
+  /** Absent for results judged outside a run (a baseline applied to stored cases). */
+  readonly mode?: ConformMode;
   /** Baseline entries whose cases all passed. */
   readonly stale: readonly string[];
   readonly unexpected: number;
@@ -111,6 +116,7 @@ export function summaryLines(judged: Judged): string[] {
     `judged fixtures: ${share.judged}/${share.total} (${share.total === 0 ? 0 : Math.round((share.judged / share.total) * 100)} %)`,
   );
   lines.push(`failed rules: ${failedRules.length === 0 ? "none" : failedRules.join(", ")}`);
+  if (judged.mode !== undefined) lines.push(`mode: ${judged.mode === "adapter" ? "host adapter" : "black box"}`);
   for (const key of judged.stale) lines.push(`STALE  baseline entry ${key}: the case passes now; remove the entry`);
   lines.push(`unexpected failures: ${judged.unexpected}`);
   return lines;
@@ -136,7 +142,18 @@ export function render(given: Judged, format: Format): string {
     case "json": {
       const families = Object.fromEntries(tallyByFamily(cases));
       return (
-        JSON.stringify({ cases, families, judged: judgedShare(cases), stale: judged.stale, unexpected: judged.unexpected }, null, 1) + "\n"
+        JSON.stringify(
+          {
+            ...(judged.mode !== undefined ? { mode: judged.mode } : {}),
+            cases,
+            families,
+            judged: judgedShare(cases),
+            stale: judged.stale,
+            unexpected: judged.unexpected,
+          },
+          null,
+          1,
+        ) + "\n"
       );
     }
     case "tap": {

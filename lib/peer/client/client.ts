@@ -132,7 +132,7 @@ export class Client {
             ? this.request(m, p, o).then((result) => then(result, o))
             : this.send(m, p, o, then, fresh),
       now: () => this.host.now(),
-      sleep: (ms, signal) => this.pollTimers.sleep(ms, signal),
+      sleep: (ms, signal, early) => this.pollTimers.sleep(ms, signal, early),
       handlers: this.handlers,
       ownCapabilities: (withExtensions(options.capabilities, options.extensions) ?? {}) as JsonObject,
       serverCapabilities: () => this.connectResult?.capabilities,
@@ -621,6 +621,7 @@ export class Client {
   }
 
   private onServerNotification(method: string, params: JsonObject | undefined): void {
+    this.tasks.heard(method, params);
     const set = this.notificationHandlers.get(method);
     if (set !== undefined) for (const handler of [...set]) shielded(() => handler(params));
   }

@@ -8,10 +8,16 @@
 //   on a server declaring tasks.requests.tools.call, the call carries `task`; we poll
 //   tasks/get and take the result from tasks/result (which also carries the server's
 //   input requests, as ordinary requests, while the task is input_required).
+// A status push (2025-11-25 notifications/tasks/status, 2026-07-28 notifications/tasks) for
+// a task being waited on ends the wait at once and stands in for the next poll; without
+// pushes the wait polls (TK-11). resume() drives a task known by id (a reconnect, a restart).
 //
-// Invariants (TX-11):
+// Invariants (TX-11, TK-11):
 // - polling waits on the host's timer (TaskTransport.sleep), at the server's interval held
 //   to 10 ms … 60 s; the call's maxTotalMs covers the whole task (then it is cancelled);
+// - a push is kept only for a task being waited on, and only the latest one (no growth
+//   with what the server sends); a push never settles a task by itself in a form it cannot
+//   read: the core form still takes its result from tasks/result;
 // - a failed task rejects with TaskFailedError, a cancelled one with TaskCancelledError;
 //   aborting the call's signal sends tasks/cancel and rejects with RequestAbortedError;
 // - what the server feeds is bounded: input requests answered per task (maxInputRounds ×
@@ -73,13 +79,29 @@ export interface TaskTransport {
   ): Promise<JsonObject>;
   /** The host's clock, ms. */
   now(): number;
-  /** Resolves after `ms` on the host's clock; rejects when the signal aborts. */
-  sleep(ms: number, signal: AbortSignalLike | undefined): Promise<void>;
+  /** Resolves after `ms` on the host's clock, or when `early.wake` (set by the sleep) is called; rejects when the signal aborts. */
+  sleep(ms: number, signal: AbortSignalLike | undefined, early?: Wakeable): Promise<void>;
   readonly handlers: ReadonlyMap<string, ServerRequestHandler<JsonObject | undefined, object>>;
   readonly ownCapabilities: JsonObject;
   serverCapabilities(): ServerCapabilities | undefined;
   readonly maxInputRounds: number;
   readonly maxInputRequests: number;
+}
+
+/** A sleep that can end early: the sleep puts its wake function here while it lasts. */
+export interface Wakeable {
+  wake?: () => void;
+}
+
+/** A wait on one task: the latest status push for it (not yet read) and the wake of its pause. */
+interface Watcher extends Wakeable {
+  pushed: JsonObject | undefined;
+}
+
+/** One page of tasks/list (2025-11-25). */
+export interface TaskPage {
+  readonly tasks: readonly TaskInfo[];
+  readonly nextCursor: string | undefined;
 }
 
 /** The interval used when the server suggests none, ms. */
@@ -115,6 +137,8 @@ function checkedTask(method: string, task: unknown): JsonObject {
 export class TaskClient {
   /** execution.taskSupport by tool name, from the last tools/list (bounded by maxListItems, like the listing). */
   private readonly toolTasks = new Map<string, string>();
+  /** The waits in progress by task id (bounded by the calls in flight). */
+  private readonly watchers = new Map<string, Set<Watcher>>();
 
   constructor(private readonly transport: TaskTransport) {}
 
@@ -160,6 +184,51 @@ export class TaskClient {
     const result = await this.transport.request("tools/call", params as unknown as JsonObject, options);
     if (result.resultType === "task") return { task: info(checkedTask("tools/call", result), "extension") };
     return { result: result as unknown as CallToolResult };
+  }
+
+  /**
+   * A status push from the server (notifications/tasks/status, notifications/tasks): the
+   * waits on its task take it in place of their next poll, now. Pushes for tasks nobody
+   * waits on are dropped.
+   */
+  heard(method: string, params: JsonObject | undefined): void {
+    if (method !== "notifications/tasks/status" && method !== "notifications/tasks") return;
+    if (params === undefined || typeof params.taskId !== "string" || typeof params.status !== "string") return;
+    const watchers = this.watchers.get(params.taskId);
+    if (watchers === undefined) return;
+    for (const watcher of watchers) {
+      watcher.pushed = params;
+      const wake = watcher.wake;
+      watcher.wake = undefined;
+      wake?.();
+    }
+  }
+
+  /**
+   * Drives a task known by its id (created before a reconnect or a restart) to its end, as
+   * callTool would: the form is the era's (2026-07-28: the extension; else core tasks).
+   */
+  async resume(taskId: string, options: TaskCallOptions = {}): Promise<CallToolResult> {
+    const form = this.transport.era() === "modern" ? "extension" : "core";
+    const call: CallOptions = { timeoutMs: options.timeoutMs, signal: options.signal, maxTotalMs: options.maxTotalMs };
+    const current = checkedTask("tasks/get", await this.get(taskId, call));
+    return this.wait(info(current, form), options);
+  }
+
+  /** tasks/list (2025-11-25): one page of the tasks the server keeps for us. */
+  async list(cursor?: string, options: CallOptions = {}): Promise<TaskPage> {
+    const page = await this.transport.send("tasks/list", cursor === undefined ? {} : { cursor }, options);
+    if (!Array.isArray(page.tasks))
+      throw new InvalidResultError(
+        "tasks/list",
+        "result.tasks",
+        "an array of tasks",
+        JSON.stringify(page.tasks)?.slice(0, 80) ?? "nothing",
+      );
+    return {
+      tasks: page.tasks.map((task) => info(checkedTask("tasks/list", task), "core")),
+      nextCursor: typeof page.nextCursor === "string" ? page.nextCursor : undefined,
+    };
   }
 
   /** tasks/get: the task as the server reports it now (2026-07-28: a DetailedTask). */
@@ -213,9 +282,15 @@ export class TaskClient {
     // maxTotalMs covers the whole task: every poll, update and wait (a server may keep a task working forever).
     const call: CallOptions & { deadline?: number } = { timeoutMs: options.timeoutMs, signal, maxTotalMs: options.maxTotalMs };
     if (options.maxTotalMs !== undefined) call.deadline = this.transport.now() + options.maxTotalMs;
+    const watcher: Watcher = { pushed: undefined };
+    let watchers = this.watchers.get(task.taskId);
+    if (watchers === undefined) this.watchers.set(task.taskId, (watchers = new Set()));
+    watchers.add(watcher);
     try {
       options.onTask?.(task);
-      return await (task.form === "extension" ? this.pollExtension(task, call, options.onTask) : this.pollCore(task, call, options.onTask));
+      return await (task.form === "extension"
+        ? this.pollExtension(task, call, watcher, options.onTask)
+        : this.pollCore(task, call, watcher, options.onTask));
     } catch (error) {
       if (signal?.aborted === true || error instanceof RequestTimeoutError) {
         // The caller gave up (or its time cap passed): the server is told, best-effort (the answer changes nothing here).
@@ -224,15 +299,30 @@ export class TaskClient {
           throw error instanceof RequestAbortedError ? error : new RequestAbortedError("tools/call", signal.reason);
       }
       throw error;
+    } finally {
+      watchers.delete(watcher);
+      if (watchers.size === 0 && this.watchers.get(task.taskId) === watchers) this.watchers.delete(task.taskId);
     }
   }
 
-  private async pollExtension(task: TaskInfo, call: CallOptions, onTask: ((task: TaskInfo) => void) | undefined): Promise<CallToolResult> {
+  /** The task now: the push heard since the last look, else a tasks/get. */
+  private async current(taskId: string, call: CallOptions, watcher: Watcher): Promise<JsonObject> {
+    const pushed = watcher.pushed;
+    watcher.pushed = undefined;
+    return checkedTask("tasks/get", pushed ?? (await this.get(taskId, call)));
+  }
+
+  private async pollExtension(
+    task: TaskInfo,
+    call: CallOptions,
+    watcher: Watcher,
+    onTask: ((task: TaskInfo) => void) | undefined,
+  ): Promise<CallToolResult> {
     const answered = new Set<string>();
     const maxAnswered = this.transport.maxInputRounds * this.transport.maxInputRequests;
     let interval = task.pollIntervalMs ?? DEFAULT_POLL_MS;
     for (;;) {
-      const current = checkedTask("tasks/get", await this.get(task.taskId, call));
+      const current = await this.current(task.taskId, call, watcher);
       const seen = info(current, "extension");
       onTask?.(seen);
       interval = seen.pollIntervalMs ?? interval;
@@ -275,14 +365,19 @@ export class TaskClient {
           continue;
         }
       }
-      await this.pause(interval, call);
+      await this.pause(interval, call, watcher);
     }
   }
 
-  private async pollCore(task: TaskInfo, call: CallOptions, onTask: ((task: TaskInfo) => void) | undefined): Promise<CallToolResult> {
+  private async pollCore(
+    task: TaskInfo,
+    call: CallOptions,
+    watcher: Watcher,
+    onTask: ((task: TaskInfo) => void) | undefined,
+  ): Promise<CallToolResult> {
     let interval = task.pollIntervalMs ?? DEFAULT_POLL_MS;
     for (;;) {
-      const seen = info(checkedTask("tasks/get", await this.get(task.taskId, call)), "core");
+      const seen = info(await this.current(task.taskId, call, watcher), "core");
       onTask?.(seen);
       interval = seen.pollIntervalMs ?? interval;
       if (seen.status === "cancelled") throw new TaskCancelledError(seen.taskId, seen.statusMessage);
@@ -299,16 +394,21 @@ export class TaskClient {
         if (seen.status === "failed") throw new TaskFailedError(seen.taskId, -32603, seen.statusMessage ?? "the task failed", result);
         return result as unknown as CallToolResult;
       }
-      await this.pause(interval, call);
+      await this.pause(interval, call, watcher);
     }
   }
 
-  /** The wait between two polls; past the call's maxTotalMs the call times out instead. */
-  private async pause(interval: number, call: CallOptions & { deadline?: number }): Promise<void> {
+  /** The wait between two polls, cut short by a push; past the call's maxTotalMs the call times out instead. */
+  private async pause(interval: number, call: CallOptions & { deadline?: number }, watcher: Watcher): Promise<void> {
+    if (watcher.pushed !== undefined) return;
     const delay = pollDelay(interval);
     if (call.deadline !== undefined && this.transport.now() + delay > call.deadline)
       throw new RequestTimeoutError("tools/call", "(task polling)", "total", call.maxTotalMs);
-    await this.transport.sleep(delay, call.signal);
+    try {
+      await this.transport.sleep(delay, call.signal, watcher);
+    } finally {
+      watcher.wake = undefined;
+    }
   }
 }
 
@@ -331,8 +431,8 @@ export class PollTimers {
     for (const wake of this.waits.takeExpired(now)) wake();
   }
 
-  /** Resolves after `ms`; rejects with RequestAbortedError when the signal aborts first. */
-  sleep(ms: number, signal: AbortSignalLike | undefined): Promise<void> {
+  /** Resolves after `ms`, or at once when `early.wake` is called; rejects with RequestAbortedError when the signal aborts first. */
+  sleep(ms: number, signal: AbortSignalLike | undefined, early?: Wakeable): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted === true) {
         reject(new RequestAbortedError("tools/call", signal.reason));
@@ -342,11 +442,17 @@ export class PollTimers {
         this.waits.remove(ticket);
         reject(new RequestAbortedError("tools/call", signal?.reason));
       };
-      const ticket = this.waits.push(() => {
+      const done = (): void => {
         signal?.removeEventListener("abort", onAbort);
         resolve();
-      }, this.now() + Math.max(0, ms));
+      };
+      const ticket = this.waits.push(done, this.now() + Math.max(0, ms));
       signal?.addEventListener("abort", onAbort, { once: true });
+      // Woken early, the timer entry goes with the sleep: a server pushing often leaves no waits behind.
+      if (early !== undefined)
+        early.wake = () => {
+          if (this.waits.remove(ticket)) done();
+        };
       this.rearm();
     });
   }

@@ -28,8 +28,7 @@ const SERVER_OPTION_KEYS = Object.keys({
   limits: true,
   discoverAnyVersion: true,
   serverInfoInResults: true,
-  pageSize: true,
-  paginationSecret: true,
+  paging: true,
   maxConcurrentHandlers: true,
   maxJsonDepth: true,
   allowAnyToolName: true,
@@ -135,7 +134,26 @@ export function serverOptionsOf(first: unknown, second: unknown): ServerOptions 
     options = { ...rest, info: info as unknown as Implementation };
   } else options = first as unknown as ServerOptions;
   checkInfo(options.info);
+  checkMadeOptions(options);
   return options;
+}
+
+/**
+ * Options that take what a function of this library made, so that a feature left unused is
+ * not bundled: each with a method its maker's value has, and the call that makes it.
+ */
+const MADE_OPTIONS: readonly (readonly [keyof ServerOptions, string, string])[] = [
+  ["tasks", "attach", "serveTasks({ newTaskId, store?, ttlMs?, pollIntervalMs? })"],
+  ["paging", "page", "new Paginator({ pageSize, secret })"],
+  ["inputRounds", "seal", "sealedRounds({ secret, ttlMs? })"],
+];
+
+function checkMadeOptions(options: ServerOptions): void {
+  for (const [key, method, maker] of MADE_OPTIONS) {
+    const value: unknown = options[key];
+    if (value === undefined || (isObject(value) && typeof value[method] === "function")) continue;
+    throw new Error(`server options: expected ${key} to be what ${maker} returns; got ${describeArgument(value)}`);
+  }
 }
 
 /** serverInfo is sent in every initialize result: its name and version must be strings (else clients close on a malformed result). */

@@ -1,14 +1,14 @@
 // The method table of a Server: for each request method it serves, how a session starts a
 // request of it (session.ts reads the table; this file fills it). One table per Server, built
-// with it: the methods of the spec it serves, the tasks extension's when it has a task
-// runner, and an entry per extension request handler set later (setRequestHandler). A method
+// with it: the methods of the spec it serves, the tasks extension's when it serves it
+// (serveTasks, task-support.ts), and an entry per extension request handler set later (setRequestHandler). A method
 // without an entry is answered -32601 by the session.
 //
 // The entries close over the Server's registries once, when the table is built: a request
 // allocates nothing here. tools/call is the one method two ways: a plain tool (no task
 // support, no beforeTask step) is called through server-methods.ts alone, and a session-era
-// call of one starts at once (PlainTool, HandlerPool.runNow); only a tool that may run as a
-// task goes through task-server.ts.
+// call of one starts at once (PlainTool, HandlerPool.runNow); only a tool with task support
+// or a beforeTask step goes through the tasks extension or callPreparedTool.
 
 import type { JsonObject } from "../../wire/envelope.js";
 import type { Paginator } from "../../codec/pagination.js";
@@ -16,6 +16,7 @@ import type { ModernRequestInfo } from "../../rules/modern.js";
 import type { CallToolResult, Tool } from "../../types/index.js";
 import type { RequestContext } from "./context.js";
 import {
+  callPreparedTool,
   callTool,
   complete,
   getPrompt,
@@ -28,20 +29,26 @@ import {
 } from "./server-methods.js";
 import type { ExtensionRequestHandler, ToolEntry } from "./server-options.js";
 import type { AnsweredMethod, MethodEntry, ServedMethod, ServerSession } from "./session.js";
-import { callTaskTool, sessionTool, type TaskRunner } from "./task-server.js";
+import type { ServedTasks } from "./task-support.js";
 
-/** What the table reads of its Server: the registries, the pages they are listed in, the tasks runner. */
+/** What the table reads of its Server: the registries, the pages they are listed in, the tasks extension. */
 export interface ServedRegistries extends Registries {
   /** Undefined when lists come in one page. */
   readonly paginator: Paginator | undefined;
   /** Undefined without ServerOptions.tasks. */
-  readonly taskRunner: TaskRunner | undefined;
+  readonly tasks: ServedTasks | undefined;
 }
 
 /** The method table of a Server (see the file comment). */
 export function methodTable(server: ServedRegistries): Map<string, MethodEntry> {
   const table = new Map<string, MethodEntry>([
-    ["tools/list", list(server, "tools", (modern) => [...server.tools.values()].map(modern === undefined ? sessionToolOf : definitionOf))],
+    // The session era lists execution.taskSupport only where core tasks are served (TK-08).
+    [
+      "tools/list",
+      list(server, "tools", (modern) =>
+        [...server.tools.values()].map(modern === undefined && server.tasks?.core === undefined ? sessionToolOf : definitionOf),
+      ),
+    ],
     ["resources/list", list(server, "resources", () => [...server.resources.values()].map((r) => r.definition))],
     ["resources/templates/list", list(server, "resourceTemplates", () => [...server.templates.values()].map((t) => t.definition))],
     ["prompts/list", list(server, "prompts", () => [...server.prompts.values()].map((p) => p.definition))],
@@ -54,7 +61,14 @@ export function methodTable(server: ServedRegistries): Map<string, MethodEntry> 
   served({
     method: "tools/call",
     serve: (context) => callToolOf(server, context),
-    plainTool: { find: (params) => plainToolOf(server.tools, params), run: runPlainTool },
+    // A session-era call that carries `task` is core tasks' to answer when they are served (TK-08), never the plain path's.
+    plainTool: {
+      find:
+        server.tasks?.core === undefined
+          ? (params) => plainToolOf(server.tools, params)
+          : (params) => (params.task === undefined ? plainToolOf(server.tools, params) : undefined),
+      run: runPlainTool,
+    },
   });
   served({
     method: "resources/read",
@@ -62,13 +76,7 @@ export function methodTable(server: ServedRegistries): Map<string, MethodEntry> 
   });
   served({ method: "prompts/get", serve: (context) => getPrompt(server.prompts, context.params, context) });
   served({ method: "completion/complete", serve: (context) => complete(server, context.params) });
-  const runner = server.taskRunner;
-  if (runner !== undefined) {
-    // Only under 2026-07-28, and only once the engine saw the extension offered and declared (the method table's extension column).
-    served({ method: "tasks/get", serve: (context) => runner.get(context.params, context.session.now()) });
-    served({ method: "tasks/update", serve: (context) => runner.update(context.params, context.session.now()) });
-    served({ method: "tasks/cancel", serve: (context) => runner.cancel(context.params, context.session.now()) });
-  }
+  for (const entry of server.tasks?.methods ?? []) served(entry);
   return table;
 }
 
@@ -86,17 +94,30 @@ function list(server: ServedRegistries, key: string, items: (modern: ModernReque
   };
 }
 
-const sessionToolOf = (t: ToolEntry): Tool => sessionTool(t.definition);
+/**
+ * A tool as a session-era client sees it: without execution.taskSupport, which there would
+ * promise the 2025-11-25 task-augmented calls a server without core tasks does not serve (it
+ * declares no tasks.requests.tools.call); its tasks are the 2026-07-28 extension's.
+ */
+function sessionToolOf(entry: ToolEntry): Tool {
+  const tool = entry.definition;
+  if (tool.execution === undefined) return tool;
+  const { execution: _execution, ...rest } = tool;
+  return rest;
+}
 const definitionOf = (t: ToolEntry): Tool => t.definition;
 
-/** tools/call: a plain tool (or an unknown one: -32602) through callTool alone; a tool that may run as a task through the task code. */
+/** tools/call: a plain tool (or an unknown one: -32602) through callTool alone; a tool that may run as a task through the tasks extension. */
 function callToolOf(
   server: ServedRegistries,
   context: RequestContext<ServerSession>,
 ): CallToolResult | Promise<CallToolResult | JsonObject> {
   const params = context.params;
   const entry = typeof params.name === "string" ? server.tools.get(params.name) : undefined;
-  // The common case first: no tasks, no beforeTask step; the call may answer in this turn.
+  const core = server.tasks?.core;
+  if (core !== undefined && context.modern === undefined && core.takes(entry, params)) return core.callTool(server.tools, entry, context);
+  // The common case: no tasks, no beforeTask step; the call may answer in this turn.
   if (entry === undefined || isPlainTool(entry)) return callTool(server.tools, params, context, entry);
-  return callTaskTool(server.tools, server.taskRunner, entry, context);
+  if (server.tasks !== undefined) return server.tasks.callTool(server.tools, entry, context);
+  return callPreparedTool(server.tools, entry, context);
 }

@@ -3,69 +3,27 @@
 // retry is a new request that runs the handler again from the top, with the answers so far:
 // whatever the handler did before its first input request runs once per round. ctx.once(key,
 // fn) runs fn in the first round only; its value travels to the next rounds in requestState,
-// sealed (HMAC-SHA-256, an expiry, and a binding to the method, the tool / prompt / resource,
-// the arguments and the principal), so a client can neither forge a value nor replay one on
-// another request. In the session era a handler runs once, and ctx.once only memoizes.
+// sealed by the RoundSealer of ServerOptions.inputRounds (round-sealing.ts: HMAC-SHA-256, an
+// expiry, and a binding to the method, the tool / prompt / resource, the arguments and the
+// principal), so a client can neither forge a value nor replay one on another request. In the session era a handler runs once, and ctx.once only memoizes.
 // The seal protects integrity, not secrecy: a client can read what the state carries (base64url
 // JSON), so a once value must not hold a secret.
 //
 // Invariants: a sealed state that was altered, has expired or belongs to another request is
 // refused with -32602 before the handler runs; the once values and carried answers are JSON
-// copies; without ServerOptions.inputRounds (no secret) the answers travel unsealed as before
+// copies; without ServerOptions.inputRounds (no sealer) the answers travel unsealed as before
 // (input-rounds.ts) and ctx.once under 2026-07-28 rejects, saying what to configure; nothing
 // here reads a clock (`now` comes from the host) or holds state beyond one request.
 
 import type { JsonObject } from "../../wire/envelope.js";
 import { isJsonObject } from "../../wire/envelope.js";
 import { ErrorCode } from "../../wire/errors.js";
-import { encodeUtf8 } from "../../wire/utf8.js";
-import { constantTimeEqual, hmacSha256, sha256 } from "../../codec/sha256.js";
-import { base64urlEncode } from "../../codec/pagination.js";
 import { InputRequiredSignal, collectAnswers, tooDeep } from "./input-rounds.js";
 import { jsonDepthExceeds, toJsonSafe } from "../shared/json-safe.js";
-import { readStateBody, splitToken, stateBody } from "./request-state.js";
-
-/** ServerOptions.inputRounds: the secret that seals the requestState of input rounds (and so enables ctx.once under 2026-07-28). */
-export interface InputRoundsOptions {
-  /** At least 32 bytes from a cryptographic source of the host's. */
-  readonly secret: Uint8Array;
-  /** How long a round's state stays valid, in the unit of the host's now() (ms). Default 10 minutes. */
-  readonly ttlMs?: number;
-}
+import type { RoundSealer } from "./round-sealing.js";
 
 /** The prefix of a sealed round state (the unsealed one is input-rounds.ts's ANSWERS_STATE). */
 export const SEALED_ROUNDS = "mcp-engine/rounds:";
-
-const DEFAULT_TTL_MS = 600_000;
-
-/** Checks the options once, at Server construction. */
-export function checkInputRounds(options: InputRoundsOptions | undefined): void {
-  if (options === undefined) return;
-  if (!(options.secret instanceof Uint8Array) || options.secret.length < 32) {
-    throw new RangeError(
-      `inputRounds.secret: expected a Uint8Array of at least 32 bytes, got ${options.secret instanceof Uint8Array ? `${options.secret.length} bytes` : typeof options.secret}`,
-    );
-  }
-  if (options.ttlMs !== undefined && !(options.ttlMs > 0))
-    throw new RangeError(`inputRounds.ttlMs: expected a positive number, got ${String(options.ttlMs)}`);
-}
-
-/** What a request is: the state of one request must not open on another (a different tool, arguments or principal). */
-export function roundBinding(method: string, params: JsonObject, principal: string | undefined): string {
-  const target = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : "";
-  const digest = base64urlEncode(sha256(encodeUtf8(canonicalJson(params.arguments))));
-  return JSON.stringify([method, target, principal ?? "", digest]);
-}
-
-/** JSON with object keys sorted, so that the same arguments bind the same, whatever order a client sends their keys in. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as { [key: string]: unknown })[k])}`).join(",")}}`;
-  }
-  return value === undefined ? "null" : JSON.stringify(value);
-}
 
 export type OpenedRounds =
   | { readonly ok: true; readonly rounds: RoundState }
@@ -79,25 +37,18 @@ export type OpenedRounds =
 export function openRounds(
   params: JsonObject,
   maxDepth: number,
-  options: InputRoundsOptions | undefined,
+  sealer: RoundSealer | undefined,
   bindingOf: () => string,
   now: number,
 ): OpenedRounds {
   const state = params.requestState;
-  const binding = options === undefined ? "" : bindingOf();
-  if (options === undefined || typeof state !== "string" || !state.startsWith(SEALED_ROUNDS)) {
+  const binding = sealer === undefined ? "" : bindingOf();
+  if (sealer === undefined || typeof state !== "string" || !state.startsWith(SEALED_ROUNDS)) {
     const collected = collectAnswers(params, maxDepth);
     if (!collected.ok) return collected;
-    return { ok: true, rounds: new RoundState(options, binding, now, collected.answers, undefined) };
+    return { ok: true, rounds: new RoundState(sealer, binding, now, collected.answers, undefined) };
   }
-  const parts = splitToken(state.slice(SEALED_ROUNDS.length));
-  const verified = parts !== undefined && constantTimeEqual(hmacSha256(options.secret, parts.body), parts.mac);
-  const opened =
-    parts === undefined
-      ? { ok: false as const, reason: "malformed" }
-      : verified
-        ? readStateBody<unknown>(parts.body, binding, now)
-        : { ok: false as const, reason: "tampered" };
+  const opened = sealer.open(state.slice(SEALED_ROUNDS.length), binding, now);
   if (!opened.ok)
     return {
       ok: false,
@@ -111,7 +62,7 @@ export function openRounds(
   const fresh = isJsonObject(params.inputResponses) ? params.inputResponses : undefined;
   if (fresh !== undefined && jsonDepthExceeds(fresh, maxDepth)) return tooDeep("inputResponses", maxDepth);
   const answers = carried === undefined && fresh === undefined ? undefined : { ...carried, ...fresh };
-  return { ok: true, rounds: new RoundState(options, binding, now, answers, once) };
+  return { ok: true, rounds: new RoundState(sealer, binding, now, answers, once) };
 }
 
 /** One request's rounds: the answers so far, and ctx.once's values (carried in, and made in this run). */
@@ -123,7 +74,7 @@ export class RoundState {
   calls = 0;
 
   constructor(
-    private readonly options: InputRoundsOptions | undefined,
+    private readonly sealer: RoundSealer | undefined,
     private readonly binding: string,
     private readonly now: number,
     readonly answers: JsonObject | undefined,
@@ -143,10 +94,10 @@ export class RoundState {
    */
   once<T>(key: string, fn: () => T | Promise<T>, modern: boolean): Promise<T> {
     if (typeof key !== "string") return Promise.reject(new TypeError(`ctx.once: expected a string key, got ${typeof key}`));
-    if (modern && this.options === undefined) {
+    if (modern && this.sealer === undefined) {
       return Promise.reject(
         new Error(
-          "ctx.once under 2026-07-28 keeps its values in the sealed requestState between input rounds: expected ServerOptions.inputRounds ({ secret: 32+ bytes from a cryptographic source }), got none",
+          "ctx.once under 2026-07-28 keeps its values in the sealed requestState between input rounds: expected ServerOptions.inputRounds (sealedRounds({ secret: 32+ bytes from a cryptographic source })), got none",
         ),
       );
     }
@@ -175,11 +126,10 @@ export class RoundState {
    * as before; an Error (the handler fails) when the state cannot be encoded.
    */
   inputRequired(requests: JsonObject, maxDepth: number): InputRequiredSignal | Error {
-    if (this.options === undefined) return new InputRequiredSignal(requests, this.answers);
+    if (this.sealer === undefined) return new InputRequiredSignal(requests, this.answers);
     const payload = toJsonSafe({ a: this.answers ?? {}, o: { ...this.values } }, maxDepth + 2);
     if (!payload.ok) return new Error(`the state of the input rounds cannot be sealed: ${payload.reason}`);
-    const body = stateBody(payload.value, this.binding, this.now + (this.options.ttlMs ?? DEFAULT_TTL_MS));
-    const token = `${base64urlEncode(body)}.${base64urlEncode(hmacSha256(this.options.secret, body))}`;
+    const token = this.sealer.seal(payload.value, this.binding, this.now + this.sealer.ttlMs);
     return new InputRequiredSignal(requests, undefined, SEALED_ROUNDS + token);
   }
 }

@@ -1,8 +1,9 @@
 // The request methods a Server answers through its registries (tools/call, resources/read,
 // prompts/get, completion/complete, and the list answers), which the method table
 // (dispatch.ts) runs; they read the registries (Registries), nothing else of the Server. A
-// plain tool (no task support, no beforeTask step) is called from here alone: only a tool
-// that may run as a task goes through task-server.ts.
+// plain tool (no task support, no beforeTask step) is called from here alone, a tool with a
+// beforeTask step that runs as a plain call through callPreparedTool; only a call that runs
+// as a task goes through the tasks extension (task-support.ts), when the Server serves it.
 //
 // Invariants: a tool's failure (invalid arguments, a throw, structuredContent that does not
 // match its outputSchema) is an isError result without a stack trace; unknown names and bad
@@ -16,6 +17,7 @@ import { ErrorCode } from "../../wire/errors.js";
 import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult } from "../../types/index.js";
 import { McpError } from "../shared/errors.js";
 import { errorMessage } from "../shared/handlers.js";
+import { RequestContext } from "./context.js";
 import { InputRequiredSignal } from "./input-rounds.js";
 import type { Completer, HandlerContext, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from "./server-options.js";
 import { checkValue, type ValidationOutcome } from "./standard-schema.js";
@@ -62,6 +64,35 @@ export function callFoundTool(
   const checked = checkValue(entry.validator, args);
   if (isPromise(checked)) return validatedLater(entry, name, args, checked, context);
   return afterValidation(entry, name, args, checked, context);
+}
+
+/**
+ * tools/call of a tool with a beforeTask step (or task support) called as a plain tool: the
+ * step runs in the request (input rounds allowed) and its value reaches the handler as
+ * ctx.prepared, so a plain call sees what a task's handler would.
+ */
+export async function callPreparedTool(
+  tools: ReadonlyMap<string, ToolEntry>,
+  entry: ToolEntry,
+  context: HandlerContext & { readonly params: JsonObject },
+): Promise<CallToolResult> {
+  const params = context.params;
+  const prepared =
+    entry.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
+  return callTool(tools, params, withPrepared(context, prepared));
+}
+
+/**
+ * `context` with `prepared` set (the beforeTask step's value): a request's own context is
+ * changed in place (it belongs to this one request); any other is copied.
+ */
+export function withPrepared(context: HandlerContext, prepared: unknown): HandlerContext {
+  if (prepared === undefined) return context;
+  if (context instanceof RequestContext) {
+    context.prepared = prepared;
+    return context;
+  }
+  return { ...context, prepared };
 }
 
 /** A tool callTool alone runs: no task support, no beforeTask step. */

@@ -6,6 +6,7 @@
 // do (ctx.session, onDiagnostic, onSessionClosed).
 
 import type { EngineLimits } from "../../engine/engine.js";
+import type { Paginator } from "../../codec/pagination.js";
 import type { JsonObject, RequestId } from "../../wire/envelope.js";
 import type { EngineEvent } from "../../engine/events.js";
 import type { ModernRequestInfo } from "../../rules/modern.js";
@@ -35,11 +36,12 @@ import type { CallOptions } from "../shared/call-options.js";
 import type { Extensions } from "../shared/custom-methods.js";
 import type { PlatformAbortSignal } from "../shared/signal.js";
 import type { InputRequest, TransportRequestInfo } from "./context.js";
-import type { InputRoundsOptions } from "./round-state.js";
+import type { RoundSealer } from "./round-sealing.js";
 import type { ToolArgs, ToolSchemaInput } from "./schema-types.js";
 import type { ServerSession } from "./session.js";
 import type { StandardSchemaV1, ToolValidator } from "./standard-schema.js";
 import type { TaskStore } from "./task-store.js";
+import type { TaskSupport } from "./task-support.js";
 import type { ExplicitJsonSchemas } from "./typed-schemas.js";
 import type { UriTemplate } from "../../uri-template/template.js";
 
@@ -215,12 +217,12 @@ export interface ServerOptions {
   /** 2026-07-28: serverInfo in every result's _meta (default true; see EngineOptions.serverInfoInResults). */
   serverInfoInResults?: boolean;
   /**
-   * Items per page of tools/list, resources/list, resources/templates/list and prompts/list.
-   * Default: no pages (every item in one answer: many clients never follow nextCursor).
+   * Pages for tools/list, resources/list, resources/templates/list and prompts/list:
+   * `new Paginator({ pageSize, secret })`, the secret sealing the cursors (at least 16 bytes
+   * from a cryptographic source). Default: no pages (every item in one answer: many clients
+   * never follow nextCursor), and no cursor code in a bundle.
    */
-  pageSize?: number;
-  /** Secret sealing the pagination cursors (at least 16 bytes from a cryptographic source); required with pageSize, unused without. */
-  paginationSecret?: Uint8Array;
+  paging?: Paginator;
   /** Handlers running at once per session; more requests wait their turn, in order (bounded by limits.maxPendingInbound). Default 100. */
   maxConcurrentHandlers?: number;
   /** The deepest value accepted in a peer's inputResponses and carried answers, and sent in results. Default 256. */
@@ -239,10 +241,10 @@ export interface ServerOptions {
   defaultTimeoutMs?: number;
   onDiagnostic?: (event: Extract<EngineEvent, { kind: "violation" | "diagnostic" }>, session: ServerSession) => void;
   onSessionClosed?: (session: ServerSession) => void;
-  /** 2026-07-28: seal the requestState of ctx.elicit/createMessage/listRoots rounds, which carries ctx.once values (round-state.ts). */
-  inputRounds?: InputRoundsOptions;
-  /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): where tasks live and how their ids are made. */
-  tasks?: TaskOptions;
+  /** 2026-07-28: seal the requestState of ctx.elicit/createMessage/listRoots rounds, which carries ctx.once values: `sealedRounds({ secret, ttlMs? })` (round-sealing.ts). */
+  inputRounds?: RoundSealer;
+  /** Serve the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): `serveTasks({ newTaskId, store? })` (task-support.ts). */
+  tasks?: TaskSupport;
   /** Extensions served (RULES.md MT-03): declared under `capabilities.extensions`; their handlers are set with setRequestHandler and setNotificationHandler. */
   extensions?: Extensions;
 }
@@ -279,7 +281,7 @@ export interface PromptEntry {
   readonly complete: { [argument: string]: Completer } | undefined;
 }
 
-/** The tasks extension (ServerOptions.tasks): where tasks live and how their ids are made. */
+/** The options of serveTasks (the tasks extension, ServerOptions.tasks): where tasks live and how their ids are made. */
 export interface TaskOptions {
   /** Where tasks live. Default: a MemoryTaskStore (this process only). */
   store?: TaskStore;
@@ -289,6 +291,12 @@ export interface TaskOptions {
   ttlMs?: number | null;
   /** The polling interval suggested to clients, ms. Default 1000. */
   pollIntervalMs?: number;
+  /**
+   * Also serve the 2025-11-25 core tasks to session-era clients (the `tasks` capability:
+   * task-augmented tools/call, tasks/get, tasks/result, tasks/list, tasks/cancel), from the
+   * same store. Default false.
+   */
+  core?: boolean;
 }
 
 /** What a Server tells its sessions about: a list changed, a resource changed, a task changed (its wire form). */

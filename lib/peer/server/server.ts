@@ -8,7 +8,7 @@
 // subscriptions/listen streams that opted in).
 //
 // Invariants:
-// - lists come in one page unless the author asked for pages (pageSize);
+// - lists come in one page unless the author asked for pages (paging);
 // - tool failures (validation, thrown errors, bad structuredContent) become isError results
 //   without stack traces; protocol errors are for unknown tools/prompts and bad cursors;
 // - names are unique per registry: a second registration of a name is refused, not a replacement;
@@ -18,9 +18,8 @@
 // - this file reads no clock and starts no timer; time comes through each session's PeerHost.
 
 import type { EngineSnapshot } from "../../engine/engine.js";
-import { Paginator } from "../../codec/pagination.js";
+import type { Paginator } from "../../codec/pagination.js";
 import type { Implementation, Prompt, PromptArgument, ServerCapabilities, Tool } from "../../types/index.js";
-import { TASKS_EXTENSION } from "../../rules/negotiated-extensions.js";
 import { parseTemplate } from "../../uri-template/template.js";
 import type { PeerHost } from "../shared/driver.js";
 import {
@@ -35,7 +34,6 @@ import { extensionEntry, methodTable } from "./dispatch.js";
 import { ExtensionHandlers } from "./extension-handlers.js";
 import { checkCallback, serverOptionsOf, toolCallOf } from "./call-shapes.js";
 import { argumentsValidator, checkToolName, listable } from "./registration.js";
-import { checkInputRounds } from "./round-state.js";
 import type { NotOptions, NotSchema, PromptArgs, ToolArgs, ToolParams, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
 import type {
   ExtensionNotificationHandler,
@@ -58,12 +56,13 @@ import type {
 } from "./server-options.js";
 import { ServerSession, type MethodEntry } from "./session.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
-import { TaskRunner } from "./task-server.js";
+import type { TaskRunner } from "./task-server.js";
+import type { ServedTasks } from "./task-support.js";
 import { resolvePromptArguments, resolveToolSchemas } from "./typed-schemas.js";
 
 export class Server {
   readonly options: ServerOptions;
-  /** Undefined when lists come in one page (no pageSize). */
+  /** Undefined when lists come in one page (no paging). */
   readonly paginator: Paginator | undefined;
   readonly sessions = new Set<ServerSession>();
   /** @internal registries, read by sessions */
@@ -71,6 +70,8 @@ export class Server {
   readonly resources = new Map<string, ResourceEntry>();
   readonly templates = new Map<string, TemplateEntry>();
   readonly prompts = new Map<string, PromptEntry>();
+  /** @internal What the Server serves of the tasks extension; undefined without ServerOptions.tasks. */
+  readonly tasks: ServedTasks | undefined;
   /** The tasks extension's runner; undefined without ServerOptions.tasks. */
   readonly taskRunner: TaskRunner | undefined;
   /** @internal the extensions of ServerOptions.extensions, and the handlers of their client notifications */
@@ -88,23 +89,14 @@ export class Server {
   constructor(info: Implementation & Omit<ServerOptions, "info">, options?: Omit<ServerOptions, "info">);
   constructor(first: ServerOptions | (Implementation & Omit<ServerOptions, "info">), second?: Omit<ServerOptions, "info">) {
     const options = serverOptionsOf(first, second);
-    checkInputRounds(options.inputRounds);
     this.options = options;
     this.extensionHandlers = new ExtensionHandlers(options.extensions);
-    this.taskRunner =
-      options.tasks === undefined
-        ? undefined
-        : new TaskRunner(
-            options.tasks,
-            (task) => this.spread({ kind: "task", task }),
-            (taskId, inputResponses) => this.spread({ kind: "taskInput", taskId, inputResponses }),
-          );
-    if (options.pageSize === undefined) this.paginator = undefined;
-    else if (options.paginationSecret === undefined)
-      throw new Error(
-        "pagination (N-05): pageSize needs a paginationSecret (at least 16 bytes from a cryptographic source) to seal the cursors; got none",
-      );
-    else this.paginator = new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize });
+    this.tasks = options.tasks?.attach(
+      (task) => this.spread({ kind: "task", task }),
+      (taskId, inputResponses) => this.spread({ kind: "taskInput", taskId, inputResponses }),
+    );
+    this.taskRunner = this.tasks?.runner;
+    this.paginator = options.paging;
     this.methods = methodTable(this);
   }
 
@@ -159,9 +151,9 @@ export class Server {
     if (definition.annotations !== undefined) tool.annotations = definition.annotations;
     if (definition._meta !== undefined) tool._meta = definition._meta;
     if (definition.taskSupport !== undefined) {
-      if (this.taskRunner === undefined)
+      if (this.tasks === undefined)
         throw new Error(
-          `tool ${name}: taskSupport ${JSON.stringify(definition.taskSupport)} needs ServerOptions.tasks (a task store and task ids); got none`,
+          `tool ${name}: taskSupport ${JSON.stringify(definition.taskSupport)} needs ServerOptions.tasks (serveTasks({ newTaskId })); got none`,
         );
       tool.execution = { taskSupport: definition.taskSupport };
     }
@@ -265,10 +257,7 @@ export class Server {
     if (this.resources.size > 0 || this.templates.size > 0) caps.resources = { subscribe: true, listChanged: true, ...caps.resources };
     if (this.prompts.size > 0) caps.prompts = { listChanged: true, ...caps.prompts };
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions = {};
-    // Offered under 2026-07-28 through server/discover; the session era has no extensions and ignores the key.
-    if (this.taskRunner !== undefined)
-      (caps as { extensions?: object }).extensions = { ...(caps as { extensions?: object }).extensions, [TASKS_EXTENSION]: {} };
-    return withExtensions(caps, this.options.extensions) as ServerCapabilities;
+    return withExtensions(this.tasks === undefined ? caps : this.tasks.declare(caps), this.options.extensions) as ServerCapabilities;
   }
 
   /**

@@ -39,7 +39,7 @@ import { HandlerPool, errorMessage, respondWithError, shielded, type HandlerJob 
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, toJsonSafe } from "../shared/json-safe.js";
 import { RequestContext, type AnsweredRequest, type ContextMethod, type ContextSession, type TransportRequestInfo } from "./context.js";
 import { InputRequiredSignal, answerInputRequired, tooDeep } from "./input-rounds.js";
-import { openRounds, roundBinding, type RoundState } from "./round-state.js";
+import { openRounds, type RoundState } from "./round-state.js";
 import type { ExtensionNotificationHandler, ServerOptions, ToolEntry } from "./server-options.js";
 
 /** What a session needs of its Server (server.ts). */
@@ -392,8 +392,9 @@ export class ServerSession implements ContextSession {
 
   /** 2026-07-28: the rounds a request carries (its own method, so that run() makes no closure in the session era). */
   private openRounds(method: string, params: JsonObject): ReturnType<typeof openRounds> {
-    const binding = (): string => roundBinding(method, params, this.inbound?.auth?.subject ?? this.inbound?.auth?.clientId);
-    return openRounds(params, this.maxJsonDepth, this.server.options.inputRounds, binding, this.host.now());
+    const sealer = this.server.options.inputRounds;
+    const binding = (): string => sealer!.bind(method, params, this.inbound?.auth?.subject ?? this.inbound?.auth?.clientId);
+    return openRounds(params, this.maxJsonDepth, sealer, binding, this.host.now());
   }
 
   /** A session-era call of a plain tool, started at once through `plain.run` alone; false when run() must take it. */

@@ -2,9 +2,9 @@
 // that may or must run as a task is answered with a CreateTaskResult once its task is in the
 // store, its handler runs on, detached from the request, and tasks/get, tasks/update and
 // tasks/cancel read and steer it. One TaskRunner per Server: a task outlives the session
-// (an HTTP request, under 2026-07-28) that created it. Only a tools/call of a tool with task
-// support or a beforeTask step comes here (callTaskTool); the method table (dispatch.ts) calls
-// a plain tool through server-methods.ts alone.
+// (an HTTP request, under 2026-07-28) that created it. A Server has one only when its
+// options name serveTasks(...) (task-support.ts, which starts tasks through it and serves the
+// methods); a Server without tasks does not load this file.
 //
 // Invariants:
 // - the CreateTaskResult is sent only after TaskStore.create() resolved (TX-08, strong consistency);
@@ -21,18 +21,16 @@
 import type { JsonObject, RequestId } from "../../wire/envelope.js";
 import { isJsonObject } from "../../wire/envelope.js";
 import { ErrorCode } from "../../wire/errors.js";
-import { TASKS_EXTENSION, TERMINAL_TASK_STATUSES, declaresExtension, extensionCapabilities } from "../../rules/negotiated-extensions.js";
+import { TASKS_EXTENSION, TERMINAL_TASK_STATUSES, extensionCapabilities } from "../../rules/negotiated-extensions.js";
 import { inputRequiredProblem, type ModernRequestInfo } from "../../rules/modern.js";
-import type { CallToolResult, ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult, Tool } from "../../types/index.js";
+import type { ClientCapabilities, CreateMessageResult, ElicitResult, ListRootsResult } from "../../types/index.js";
 import { McpError, RequestAbortedError } from "../shared/errors.js";
 import { errorMessage } from "../shared/handlers.js";
 import { RoundState } from "./round-state.js";
 import { PeerAbortController } from "../shared/signal.js";
-import { MemoryTaskStore, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
+import { MemoryTaskStore, recordOutcome, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
 import type { ServerSession } from "./session.js";
-import { RequestContext } from "./context.js";
-import { callTool } from "./server-methods.js";
-import type { HandlerContext, TaskOptions, ToolEntry } from "./server-options.js";
+import type { HandlerContext, TaskOptions } from "./server-options.js";
 
 interface Running {
   readonly controller: PeerAbortController;
@@ -282,12 +280,8 @@ export class TaskRunner {
   ): Promise<void> {
     if (this.running.get(taskId) !== running) return;
     this.running.delete(taskId);
-    const now = running.now();
-    const current = await this.store.get(taskId, now);
-    // Cancelled (or expired) meanwhile: the handler's late outcome changes nothing.
-    if (current === undefined || current === "expired" || TERMINAL.has(current.status)) return;
-    const updated = await this.store.update(taskId, { ...change, inputRequests: null }, now);
-    if (updated !== undefined && updated !== "expired") this.announce(detailedTask(updated));
+    const updated = await recordOutcome(this.store, taskId, { ...change, inputRequests: null }, running.now());
+    if (updated !== undefined) this.announce(detailedTask(updated));
   }
 
   private async writeOutstanding(taskId: string, running: Running): Promise<void> {
@@ -343,7 +337,7 @@ export class TaskRunner {
       inputResponses: undefined,
       signal: running.controller.signal,
       session,
-      // The creating request's credentials are put here by callTaskTool; a task outlives its HTTP request.
+      // The creating request's credentials are put here by task-support.ts; a task outlives its HTTP request.
       auth: undefined,
       sessionId: undefined,
       header: () => undefined,
@@ -363,73 +357,4 @@ export class TaskRunner {
       once: (key, fn) => memo.once(key, fn, false),
     };
   }
-}
-
-/**
- * tools/call of a tool with task support or a beforeTask step (not isPlainTool): asked by a
- * 2026-07-28 request that declared the extension, a tool that may or must run as a task
- * becomes one (after its beforeTask step, which runs in the request and may take input
- * rounds); a task-only tool asked without the extension is -32021; anything else is a plain
- * call after the beforeTask step. `runner`: the Server's (undefined without ServerOptions.tasks).
- */
-export function callTaskTool(
-  tools: ReadonlyMap<string, ToolEntry>,
-  runner: TaskRunner | undefined,
-  entry: ToolEntry,
-  context: HandlerContext & { readonly params: JsonObject },
-): Promise<CallToolResult | JsonObject> {
-  const modern = context.modern;
-  const support = entry.taskSupport;
-  const asTask =
-    runner !== undefined && modern !== undefined && support !== undefined && declaresExtension(modern.clientCapabilities, TASKS_EXTENSION);
-  if (!asTask && support === "required" && runner !== undefined && modern !== undefined) throw TaskRunner.requiredError();
-  return callAsTask(tools, context, entry, asTask ? runner : undefined);
-}
-
-/** The rest of callTaskTool, asynchronous (a function of its own, so that callTaskTool throws its -32021 in this turn). */
-async function callAsTask(
-  tools: ReadonlyMap<string, ToolEntry>,
-  context: HandlerContext & { readonly params: JsonObject },
-  entry: ToolEntry,
-  runner: TaskRunner | undefined,
-): Promise<CallToolResult | JsonObject> {
-  const params = context.params;
-  const modern = context.modern;
-  // The beforeTask step runs on either path, so that a plain call (the session era, a client without the extension) sees the same handler input.
-  const prepared =
-    entry.beforeTask === undefined ? undefined : await entry.beforeTask((params.arguments ?? {}) as Record<string, unknown>, context);
-  if (runner === undefined || modern === undefined) return callTool(tools, params, withPrepared(context, prepared));
-  const session = context.session;
-  // A task runs as whoever created it: the creating request's ctx.auth.
-  return runner.start(
-    session,
-    context.requestId,
-    modern,
-    () => session.now(),
-    async (taskContext) => (await callTool(tools, params, { ...taskContext, prepared, auth: context.auth })) as unknown as JsonObject,
-  );
-}
-
-/**
- * `context` with `prepared` set (the tasks extension's beforeTask value): a request's own
- * context is changed in place (it belongs to this one request); any other is copied.
- */
-function withPrepared(context: HandlerContext, prepared: unknown): HandlerContext {
-  if (prepared === undefined) return context;
-  if (context instanceof RequestContext) {
-    context.prepared = prepared;
-    return context;
-  }
-  return { ...context, prepared };
-}
-
-/**
- * A tool as a session-era client sees it: without execution.taskSupport, which there would
- * promise the 2025-11-25 task-augmented calls this server does not serve (it declares no
- * tasks.requests.tools.call); its tasks are the 2026-07-28 extension's.
- */
-export function sessionTool(tool: Tool): Tool {
-  if (tool.execution === undefined) return tool;
-  const { execution: _execution, ...rest } = tool;
-  return rest;
 }

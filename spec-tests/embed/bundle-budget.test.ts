@@ -1,0 +1,90 @@
+// Peer bundles carry only what they use (bench/bundle-size.ts measures them, `npm run bench:size`):
+// a Server with one plain tool bundles no task code, no cursor sealing and no hashing; a Client
+// connected over HTTP without auth bundles no OAuth; and each stays under its ceiling, minified
+// and gzipped. The ceilings sit a little above today's sizes so that growth is caught; the
+// targets (Server + one tool 40 KB, Client 30 KB) are printed beside them.
+// The controls show the module checks can fail: the same entries with the feature used do pull it.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CLIENT, CONNECT_HTTP, SERVER_ONE_TOOL, measureBundle, type BundleEntry, type BundleSize } from "../../bench/bundle-size.js";
+
+const KB = 1024;
+
+/** Today's sizes plus about 1 KB: the bundle must not grow past them. */
+const CEILINGS = new Map<BundleEntry, { ceiling: number; target?: number }>([
+  [SERVER_ONE_TOOL, { ceiling: 57.5 * KB, target: 40 * KB }],
+  [CLIENT, { ceiling: 42 * KB, target: 30 * KB }],
+  [CONNECT_HTTP, { ceiling: 52.5 * KB }],
+]);
+
+/** The package's modules (paths under dist/package/) that went into a bundle. */
+function modulesOf(size: BundleSize): string[] {
+  const inputs = Object.values(size.metafile.outputs)[0]!.inputs;
+  return Object.entries(inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([path]) => path.replace(/^.*?dist\/package\//, ""));
+}
+
+const TASKS = /^peer\/server\/task-(server|support|store)\.js$/;
+const SEALING = /^(codec\/(sha256|pagination)\.js|peer\/server\/round-sealing\.js)$/;
+// The transport's own use of lib/auth (a 401's WWW-Authenticate challenge parsed for its report, URLs
+// parsed for redirects) stays; the flow, its metadata discovery and its client do not.
+const OAUTH = /^(auth\/(?!challenge\.js$|encoding\.js$)|http-client\/(oauth|http-oauth)\.js$)/;
+
+for (const [entry, { ceiling, target }] of CEILINGS) {
+  test(`budget: ${entry.name}, minified and gzipped, stays under ${ceiling / KB} KB`, (t) => {
+    const size = measureBundle(entry);
+    t.diagnostic(
+      `${entry.name}: ${(size.gzip / KB).toFixed(1)} KB gzip (${(size.minified / KB).toFixed(1)} KB minified), ceiling ${ceiling / KB} KB${target === undefined ? "" : `, target ${target / KB} KB`}`,
+    );
+    assert.ok(size.gzip <= ceiling, `${entry.name}: ${(size.gzip / KB).toFixed(1)} KB gzip, ceiling ${ceiling / KB} KB`);
+  });
+}
+
+test("a Server with one plain tool bundles no tasks, cursor sealing or hashing; with serveTasks, Paginator and sealedRounds it does", () => {
+  const plain = modulesOf(measureBundle(SERVER_ONE_TOOL));
+  assert.deepEqual(
+    plain.filter((path) => TASKS.test(path) || SEALING.test(path)),
+    [],
+  );
+  const used = modulesOf(
+    measureBundle({
+      name: "Server with every option",
+      source: SERVER_ONE_TOOL.source
+        .replace("import { Server }", "import { Paginator, Server, sealedRounds, serveTasks }")
+        .replace(
+          '{ info: { name: "s", version: "1.0.0" } }',
+          '{ info: { name: "s", version: "1.0.0" }, tasks: serveTasks({ newTaskId: () => "t" }), paging: new Paginator({ secret: new Uint8Array(32) }), inputRounds: sealedRounds({ secret: new Uint8Array(32) }) }',
+        ),
+    }),
+  );
+  for (const module of [
+    "peer/server/task-server.js",
+    "peer/server/task-support.js",
+    "codec/sha256.js",
+    "codec/pagination.js",
+    "peer/server/round-sealing.js",
+  ])
+    assert.ok(used.includes(module), `${module} is bundled when its option is used`);
+});
+
+test("connectHttp without auth bundles no OAuth; with httpOAuth it does", () => {
+  const plain = modulesOf(measureBundle(CONNECT_HTTP));
+  assert.deepEqual(
+    plain.filter((path) => OAUTH.test(path)),
+    [],
+  );
+  const used = modulesOf(
+    measureBundle({
+      name: "connectHttp with auth",
+      source: CONNECT_HTTP.source
+        .replace("import { connectHttp }", "import { connectHttp, httpOAuth }")
+        .replace(
+          '{ url, info: { name: "c", version: "1.0.0" } }',
+          '{ url, info: { name: "c", version: "1.0.0" }, auth: httpOAuth({ crypto: globalThis.crypto, now: () => Date.now() }) }',
+        ),
+    }),
+  );
+  for (const module of ["http-client/oauth.js", "auth/flow.js"]) assert.ok(used.includes(module), `${module} is bundled with httpOAuth`);
+});
