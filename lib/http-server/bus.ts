@@ -29,7 +29,10 @@ export type BusMessage =
    * asks whether the writer is still there.
    */
   | { readonly kind: "follow"; readonly session: string; readonly stream: string; readonly reader: string; readonly claim: boolean }
-  /** CL-07: the writer of `stream` kept its events up to `seq`; `done`: no more will come; `reader`: the reader it serves. */
+  /**
+   * CL-07: the writer of `stream` kept its events up to `seq`; `done`: no more will come;
+   * `reader`: the reader it serves, the `claims`-th to claim the stream (a reader ends on a later claim, not an earlier one's news).
+   */
   | {
       readonly kind: "appended";
       readonly session: string;
@@ -37,6 +40,7 @@ export type BusMessage =
       readonly seq: number;
       readonly done: boolean;
       readonly reader: string;
+      readonly claims: number;
     }
   /** The session ended (DELETE, or its engine closed): other nodes drop their copies. */
   | { readonly kind: "ended"; readonly session: string }
@@ -129,7 +133,8 @@ export function parseBusMessage(text: string): BusMessage | undefined {
         typeof value.stream === "string" &&
         typeof value.reader === "string" &&
         typeof value.done === "boolean" &&
-        Number.isSafeInteger(value.seq)
+        Number.isSafeInteger(value.seq) &&
+        Number.isSafeInteger(value.claims)
         ? {
             kind: "appended",
             session: value.session,
@@ -137,6 +142,7 @@ export function parseBusMessage(text: string): BusMessage | undefined {
             seq: value.seq as number,
             done: value.done,
             reader: value.reader,
+            claims: value.claims as number,
           }
         : undefined;
     case "change": {

@@ -121,8 +121,9 @@ export class Cluster {
       return;
     }
     const stream = session.standalone;
-    // Only a stream with its client attached takes: otherwise the next GET, here or elsewhere, does.
-    if (session.closed || stream === undefined || !stream.open || stream.res === undefined) return;
+    // Only a stream with a reader (its client attached here, or following it from another node) takes: otherwise
+    // the next GET, here or elsewhere, does.
+    if (session.closed || stream === undefined || !stream.open || (stream.res === undefined && !stream.followed)) return;
     session.taking = true;
     session.takeAgain = false;
     const done = (texts: readonly string[]): void => {
@@ -170,6 +171,7 @@ export class Cluster {
       seq: stream.saved,
       done: stream.complete,
       reader: stream.reader,
+      claims: stream.claims,
     });
   }
 
@@ -259,7 +261,15 @@ export class Cluster {
     const stream = session === undefined || session.closed ? undefined : session.streams.get(message.stream);
     if (stream === undefined) {
       // Not written here any more (ended and forgotten, or this node restarted): the store has all there is.
-      this.publish({ kind: "appended", session: message.session, stream: message.stream, seq: 0, done: true, reader: message.reader });
+      this.publish({
+        kind: "appended",
+        session: message.session,
+        stream: message.stream,
+        seq: 0,
+        done: true,
+        reader: message.reader,
+        claims: 0,
+      });
       return;
     }
     if (message.claim) {
@@ -267,9 +277,12 @@ export class Cluster {
       stream.res = undefined;
       attached?.end();
       stream.reader = message.reader;
+      stream.claims++;
       stream.followed = true;
     }
     this.announce(stream);
+    // CL-06: a GET stream with a reader again takes what waited in the mailbox.
+    if (message.claim && session !== undefined && stream === session.standalone) this.take(session);
   }
 
   /** A change told to this node's 2026-07-28 requests and to the sessions it holds (after their latest snapshot), through their mailboxes. */

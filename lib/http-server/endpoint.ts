@@ -399,6 +399,8 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
         return;
       }
       stream.resume(reply, parsed.seq);
+      // CL-06: the GET stream has its client again: what waited in the mailbox follows what is replayed.
+      if (stream === session.standalone) this.cluster.take(session);
       return;
     }
     if (session.standalone !== undefined && session.standalone.open && session.standalone.res !== undefined) {

@@ -5,8 +5,9 @@
 //
 // Invariants:
 // - one reader per stream: the reader claims the stream on the bus ("follow"); the writer
-//   ends its own attached connection and names the reader it serves in every "appended", so a
-//   reader that is not named (an older one, here or elsewhere) ends;
+//   ends its own attached connection and names the reader it serves, and how many claims it
+//   has had, in every "appended", so a reader the writer served once ends on news of a later
+//   claim (here or elsewhere), and news from before its own claim is ignored;
 // - events go out once and in order: reads of the store are one at a time, and only events
 //   past the last one written go out, oldest first (bus messages duplicated, reordered or
 //   dropped change nothing but when a read happens);
@@ -37,6 +38,8 @@ export class Follower {
   /** The writer said the stream is done: one more read, then the end. */
   private done = false;
   private heard = true;
+  /** The claim count the writer gave this reader (undefined until it answered this reader's claim). */
+  private mine: number | undefined;
   private timer: unknown;
   private stopped = false;
 
@@ -68,10 +71,12 @@ export class Follower {
   heardFrom(message: Extract<BusMessage, { kind: "appended" }>): void {
     if (this.stopped) return;
     if (message.reader !== this.token) {
-      // The writer serves another reader now: this one ends (the client resumes if it still cares).
-      this.end();
+      // A later claim (another reader): this one ends, the client resumes if it still cares. News from before this
+      // reader's claim reached the writer says nothing.
+      if (this.mine !== undefined && message.claims > this.mine) this.end();
       return;
     }
+    this.mine = Math.max(this.mine ?? 0, message.claims);
     this.heard = true;
     if (message.done) this.done = true;
     this.read();

@@ -83,6 +83,8 @@ export class Stream {
   /** CL-07: a reader on another node follows this stream; `reader` is the one it serves now. */
   followed = false;
   reader = "";
+  /** How many readers claimed it (the writer's own resumes included), so that a reader can tell newer news from older. */
+  claims = 0;
 
   constructor(
     readonly id: string,
@@ -153,6 +155,7 @@ export class Stream {
     if (this.followed) {
       // CL-07: this client resumed here, where the stream is written: a reader following it elsewhere ends.
       this.reader = this.owner.http.cluster.readerToken();
+      this.claims++;
       this.announce();
     }
     // Events still on their way to the store are replayed from here.
@@ -457,7 +460,11 @@ export class HttpSession {
     const standalone = this.standalone !== undefined && this.standalone.open ? this.standalone : undefined;
     // A change goes through the mailbox even here: the nodes that apply it keep one copy there (CL-06). So does
     // whatever comes while the GET stream's client is away: the next GET, on any node, gets it.
-    if (standalone !== undefined && this.changeTag === undefined && (standalone.res !== undefined || !this.http.cluster.mails)) {
+    if (
+      standalone !== undefined &&
+      this.changeTag === undefined &&
+      (standalone.res !== undefined || standalone.followed || !this.http.cluster.mails)
+    ) {
       standalone.deliver(message);
       return;
     }
