@@ -31,6 +31,7 @@ import {
   referenceClientCapabilities,
   runReport,
   toolArguments,
+  useSkills,
 } from "./reference-client.js";
 import { rootsFor } from "./roots.js";
 import { sleep } from "./serve.js";
@@ -341,6 +342,8 @@ function contextToolCalls(text: string | undefined): { name: string; arguments: 
  *   http-custom-headers                    the context's tool calls (Mcp-Param-{Name} headers)
  *   http-invalid-tool-headers              every tool kept (those with invalid x-mcp-header are left out)
  *   json-schema-2020-12-preservation       json_schema_echo with json_schema_2020_12_tool's inputSchema as listed
+ *   sep-2640-client-no-prefetch            lists the skills and reads none of their files
+ *   sep-2640-client-verify-*               loads each listed skill and reads its files, stopping at the first that fails verification
  */
 async function scenario(name: string, url: string, options: CliOptions): Promise<number> {
   const log = (text: string): void => {
@@ -392,6 +395,12 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
         break;
       case "http-custom-headers":
         for (const toolCall of contextToolCalls(process.env.MCP_CONFORMANCE_CONTEXT)) await callWith(toolCall.name, toolCall.arguments);
+        break;
+      case "sep-2640-client-no-prefetch":
+      case "sep-2640-client-verify-digest":
+      case "sep-2640-client-verify-size":
+      case "sep-2640-client-verify-frontmatter":
+        await useSkills(client, name === "sep-2640-client-no-prefetch", log, options.timeoutMs);
         break;
       case "json-schema-2020-12-preservation":
         await callWith("json_schema_echo", { schema: find("json_schema_2020_12_tool").inputSchema });

@@ -4,7 +4,7 @@
 // Invariants: each character is scanned once; a line or an event's data longer than
 // maxLength throws (the error tooLong() makes) instead of growing without bound (RULES.md LIM-12).
 
-import { newUtf8Decoder } from "../wire/utf8.js";
+import { newUtf8StreamDecoder } from "../wire/utf8.js";
 
 export interface SseEvent {
   /** The event type; "message" when the event named none. */
@@ -35,7 +35,7 @@ export class SseParser {
   /** The last valid `retry` field, in ms. */
   retry: number | undefined;
   private readonly maxLength: number;
-  private readonly decoder = newUtf8Decoder(false, true);
+  private readonly decoder = newUtf8StreamDecoder(false, true);
   private started = false;
   private pendingCr = false;
   private tail = "";

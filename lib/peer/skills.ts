@@ -25,3 +25,10 @@ export {
   type SkillEntry,
   type SkillResource,
 } from "../skills/entries.js";
+export {
+  SkillVerificationError,
+  SkillsClient,
+  type LoadOptions,
+  type LoadedSkill,
+  type VerifiedFile,
+} from "./client/skills-client.js";

@@ -38,6 +38,9 @@
 //   P events:<sid> mailbox  stream, the session's mailbox (CL-06): messages for its GET stream
 //   P mailtags:<sid>        sorted set, the tags of the last 256 changes mailed (CL-06); PX eventTtlMs
 //   P requestids:<sid>      counter, the request-id blocks handed out (CL-08); gone with the session
+//   P taskowner:<owner>     sorted set, <tid> -> createdAt (ms): the tasks of one owner (core
+//                           tasks, TK-10; <owner> the JSON of StoredTask.owner), for list()
+//   P taskowners            hash, <tid> -> its owner's JSON (so a forgotten task leaves its index)
 //   P keys:<name>           string, a shared secret (sharedSecret(): requestState, cursors); no TTL
 //   P bus                   pub/sub channel: "<nodeId> <BusMessage JSON>", at most maxMessageBytes;
 //                           kinds input (a client's answer or cancellation for the node that awaits

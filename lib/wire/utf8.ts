@@ -10,15 +10,21 @@
 //   an invalid sequence (overlong forms, surrogates, code points past U+10FFFF, truncation); a
 //   leading byte order mark removed unless ignoreBOM (spec-tests/embed/utf8.test.ts checks it
 //   against the platform's over random and adversarial bytes);
-// - a decoder also decodes a stream as TextDecoder's `decode(bytes, { stream: true })` does: a
-//   sequence cut at the end of one chunk is held for the next, the BOM is looked for in the
-//   stream's first code point only, and a call without `stream` flushes and starts afresh;
+// - a stream decoder (newUtf8StreamDecoder) decodes as TextDecoder's `decode(bytes, { stream:
+//   true })` does: a sequence cut at the end of one chunk is held for the next, the BOM is looked
+//   for in the stream's first code point only, and a call without `stream` flushes and starts
+//   afresh; the core decodes whole inputs only, so a bundle of the core leaves it out;
 // - the built-in encoder writes a lone surrogate as U+FFFD, and encodeInto writes whole code
 //   points only, reporting UTF-16 units read and bytes written, as TextEncoder does;
 // - constants are made with asciiBytes, which needs no codec at all.
 
-/** The decoding the core uses: TextDecoder's `decode`, of one whole input or (with `stream`) of a stream's next chunk. */
+/** The decoding the core uses: TextDecoder's `decode` of one whole input. */
 export interface Utf8Decoder {
+  decode(bytes: Uint8Array): string;
+}
+
+/** TextDecoder's `decode` of a stream's next chunk (`stream: true`), or of its end (no arguments). */
+export interface Utf8StreamDecoder {
   decode(bytes?: Uint8Array, options?: { stream?: boolean }): string;
 }
 
@@ -35,7 +41,7 @@ export interface Utf8Encoder {
 }
 
 /** TextDecoder's constructor as the host may provide it (declared by shape: the core compiles against ECMAScript only). */
-type DecoderConstructor = new (label: string, options: { fatal: boolean; ignoreBOM: boolean }) => Utf8Decoder;
+type DecoderConstructor = new (label: string, options: { fatal: boolean; ignoreBOM: boolean }) => Utf8StreamDecoder;
 type EncoderConstructor = new () => Utf8Encoder;
 
 interface HostCodec {
@@ -63,6 +69,13 @@ export function newUtf8Decoder(fatal: boolean, ignoreBOM: boolean): Utf8Decoder 
   const Host = (globalThis as HostCodec).TextDecoder;
   if (typeof Host === "function") return new (Host as DecoderConstructor)("utf-8", { fatal, ignoreBOM });
   return new BuiltinUtf8Decoder(fatal, ignoreBOM);
+}
+
+/** A stream decoder with TextDecoder's options: the host's when it has one, else the built-in one. */
+export function newUtf8StreamDecoder(fatal: boolean, ignoreBOM: boolean): Utf8StreamDecoder {
+  const Host = (globalThis as HostCodec).TextDecoder;
+  if (typeof Host === "function") return new (Host as DecoderConstructor)("utf-8", { fatal, ignoreBOM });
+  return new BuiltinUtf8StreamDecoder(fatal, ignoreBOM);
 }
 
 let sharedEncoder: Utf8Encoder | undefined;
@@ -108,51 +121,24 @@ function flush(out: string, buffer: Uint16Array, length: number): string {
   return out + String.fromCharCode.apply(null, buffer.subarray(0, length) as unknown as number[]);
 }
 
-const NOTHING = new Uint8Array(0);
-
-/** The WHATWG UTF-8 decoder, for hosts without TextDecoder. */
+/** The WHATWG UTF-8 decoder of whole inputs, for hosts without TextDecoder. */
 export class BuiltinUtf8Decoder implements Utf8Decoder {
   readonly fatal: boolean;
   readonly ignoreBOM: boolean;
-  /** The start of a sequence the last streamed chunk ended inside. */
-  private held: Uint8Array | undefined;
-  /** Whether the stream's first code point has been decoded (a BOM is looked for there only). */
-  private begun = false;
 
   constructor(fatal: boolean, ignoreBOM: boolean) {
     this.fatal = fatal;
     this.ignoreBOM = ignoreBOM;
   }
 
-  decode(bytes: Uint8Array = NOTHING, options?: { stream?: boolean }): string {
-    const stream = options?.stream === true;
-    let input = bytes;
-    if (this.held !== undefined) {
-      input = new Uint8Array(this.held.length + bytes.length);
-      input.set(this.held);
-      input.set(bytes, this.held.length);
-      this.held = undefined;
-    }
-    const end = stream ? incompleteTail(input) : input.length;
-    if (end < input.length) this.held = input.slice(end);
-    let text: string;
-    try {
-      text = this.decodeRange(input, end);
-    } catch (error) {
-      this.held = undefined;
-      this.begun = false;
-      throw error;
-    }
-    if (!this.begun && text !== "") {
-      this.begun = true;
-      if (!this.ignoreBOM && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
-    if (!stream) this.begun = false;
-    return text;
+  decode(bytes: Uint8Array): string {
+    const bom = !this.ignoreBOM && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+    return this.decodeRange(bytes, bom ? 3 : 0, bytes.length);
   }
 
-  private decodeRange(bytes: Uint8Array, n: number): string {
-    let i = 0;
+  /** bytes[start, n) as text; a fatal decoder throws at the first invalid sequence. */
+  protected decodeRange(bytes: Uint8Array, start: number, n: number): string {
+    let i = start;
     const buffer = (units ??= new Uint16Array(CHUNK));
     let out = "";
     let k = 0;
@@ -202,6 +188,43 @@ export class BuiltinUtf8Decoder implements Utf8Decoder {
       i = end;
     }
     return k > 0 ? flush(out, buffer, k) : out;
+  }
+}
+
+const NOTHING = new Uint8Array(0);
+
+/** The WHATWG UTF-8 decoder of a stream, for hosts without TextDecoder. */
+export class BuiltinUtf8StreamDecoder extends BuiltinUtf8Decoder implements Utf8StreamDecoder {
+  /** The start of a sequence the last streamed chunk ended inside. */
+  private held: Uint8Array | undefined;
+  /** Whether the stream's first code point has been decoded (a BOM is looked for there only). */
+  private begun = false;
+
+  decode(bytes: Uint8Array = NOTHING, options?: { stream?: boolean }): string {
+    const stream = options?.stream === true;
+    let input = bytes;
+    if (this.held !== undefined) {
+      input = new Uint8Array(this.held.length + bytes.length);
+      input.set(this.held);
+      input.set(bytes, this.held.length);
+      this.held = undefined;
+    }
+    const end = stream ? incompleteTail(input) : input.length;
+    if (end < input.length) this.held = input.slice(end);
+    let text: string;
+    try {
+      text = this.decodeRange(input, 0, end);
+    } catch (error) {
+      this.held = undefined;
+      this.begun = false;
+      throw error;
+    }
+    if (!this.begun && text !== "") {
+      this.begun = true;
+      if (!this.ignoreBOM && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (!stream) this.begun = false;
+    return text;
   }
 }
 

@@ -20,6 +20,7 @@ import {
 import { base64urlEncode } from "../../lib/auth/encoding.js";
 import { type AuthRequest, type AuthenticateResult, protectedResource } from "../../lib/auth/resource-server.js";
 import type { AuthInfo } from "../../lib/auth/types.js";
+import { corsResponseHeaders, preflightHeaders } from "../../lib/http/cors.js";
 
 const subtle = webcrypto.subtle as unknown as {
   generateKey(a: unknown, x: boolean, u: string[]): Promise<{ privateKey: unknown; publicKey: unknown }>;
@@ -443,4 +444,12 @@ test("AUTH-19: a configuration that cannot be right throws at construction: no c
     { clockSkewSeconds: 1e9 },
   ])
     assert.throws(() => server(dpop), TypeError, JSON.stringify(dpop));
+});
+
+test("AUTH-21: CORS lets a browser send a DPoP proof (preflight) and read DPoP-Nonce and the challenge of an answer", () => {
+  const cors = { origins: ["https://app.example"] };
+  const preflight = preflightHeaders(cors, "https://app.example", "POST", "Authorization, DPoP, Content-Type");
+  assert.equal(preflight?.["Access-Control-Allow-Headers"], "authorization, dpop, content-type");
+  const exposed = (corsResponseHeaders(cors, "https://app.example")?.["Access-Control-Expose-Headers"] ?? "").split(", ");
+  assert.ok(exposed.includes("DPoP-Nonce") && exposed.includes("WWW-Authenticate"), exposed.join(", "));
 });

@@ -8,7 +8,14 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BuiltinUtf8Decoder, BuiltinUtf8Encoder, asciiBytes, newUtf8Decoder } from "../../lib/wire/utf8.js";
+import {
+  BuiltinUtf8Decoder,
+  BuiltinUtf8Encoder,
+  BuiltinUtf8StreamDecoder,
+  asciiBytes,
+  newUtf8Decoder,
+  newUtf8StreamDecoder,
+} from "../../lib/wire/utf8.js";
 
 const SETTINGS = [
   { fatal: true, ignoreBOM: true },
@@ -179,10 +186,11 @@ test("the built-in encoder matches TextEncoder on strings with lone surrogates, 
   }
 });
 
-test("asciiBytes makes ASCII constants without a codec and refuses anything else; newUtf8Decoder takes the host's decoder when there is one", () => {
+test("asciiBytes makes ASCII constants without a codec and refuses anything else; newUtf8Decoder and newUtf8StreamDecoder take the host's decoder when there is one", () => {
   assert.deepEqual(asciiBytes('{"jsonrpc":"2.0"}'), new TextEncoder().encode('{"jsonrpc":"2.0"}'));
   assert.throws(() => asciiBytes("é"), /ASCII text only; got U\+e9 at 0/);
   assert.ok(newUtf8Decoder(true, true) instanceof TextDecoder);
+  assert.ok(newUtf8StreamDecoder(false, true) instanceof TextDecoder);
   const fatal = newUtf8Decoder(true, false) as TextDecoder;
   assert.equal(fatal.fatal, true);
   assert.equal((newUtf8Decoder(false, true) as TextDecoder & { ignoreBOM: boolean }).ignoreBOM, true);
@@ -224,7 +232,7 @@ test("the built-in decoder streams as the platform's does: sequences and BOMs cu
   let runs = 0;
   for (let s = 0; s < SETTINGS.length; s++) {
     const setting = SETTINGS[s] as (typeof SETTINGS)[number];
-    const ours = new BuiltinUtf8Decoder(setting.fatal, setting.ignoreBOM);
+    const ours = new BuiltinUtf8StreamDecoder(setting.fatal, setting.ignoreBOM);
     for (const bytes of inputs) {
       const splits: number[][] = [[]];
       for (let i = 1; i < bytes.length; i++) {
