@@ -16,7 +16,7 @@
 //   the old handler still calls is never carried out (and never settles).
 
 import { createHttpHandler, type BusMessage, type EventStore, type HttpHandler, type MessageBus } from "../../lib/http-server/index.js";
-import type { SessionStore, StoredEvent } from "../../lib/http-server/options.js";
+import { REQUEST_ID_BLOCK, type SessionStore, type StoredEvent } from "../../lib/http-server/options.js";
 import { parseBusMessage } from "../../lib/http-server/bus.js";
 import { byteLength } from "../../lib/http-server/channel.js";
 import type { HandlerContext } from "../../lib/peer/server/server-options.js";
@@ -133,11 +133,16 @@ export class StoreData {
   readonly events = new Map<string, Map<string, StoredEvent[]>>();
   /** Streams that lost events to a budget ("<sid> <st>"): a gap on their resume is allowed. */
   readonly evicted = new Set<string>();
+  /** Per session: the request-id blocks handed out (CL-08), the mailbox and the change tags it saw (CL-06). */
+  readonly idBlocks = new Map<string, number>();
+  readonly mailboxes = new Map<string, { texts: string[]; tags: Set<string> }>();
   restarts = 0;
 
   wipe(): void {
     this.sessions.clear();
     this.events.clear();
+    this.idBlocks.clear();
+    this.mailboxes.clear();
     this.restarts++;
   }
 
@@ -217,8 +222,9 @@ export class SimSessionStore implements SessionStore {
     });
   }
 
-  put(id: string, snapshot: EngineSnapshot): Promise<void> {
+  put(id: string, snapshot: EngineSnapshot, update = false): Promise<boolean> {
     return this.gate.call("put", () => {
+      if (update && !this.data.sessions.has(id)) return false;
       const text = JSON.stringify(snapshot);
       const size = bytesOf(text);
       if (size > BUDGET.maxSnapshotBytes) {
@@ -234,12 +240,23 @@ export class SimSessionStore implements SessionStore {
         throw new RangeError(`[LIM-15] sim session store: a session grew past the total; it is no longer kept`);
       }
       this.data.sessions.set(id, text);
+      return true;
     });
   }
 
   delete(id: string): Promise<void> {
     return this.gate.call("delete", () => {
       this.data.sessions.delete(id);
+      this.data.idBlocks.delete(id);
+    });
+  }
+
+  reserveRequestIds(id: string): Promise<number | undefined> {
+    return this.gate.call("reserveRequestIds", () => {
+      if (!this.data.sessions.has(id)) return undefined;
+      const block = (this.data.idBlocks.get(id) ?? 0) + 1;
+      this.data.idBlocks.set(id, block);
+      return block * REQUEST_ID_BLOCK;
     });
   }
 }
@@ -293,7 +310,24 @@ export class SimEventStore implements EventStore {
   forget(sessionId: string): Promise<void> {
     return this.gate.call("forget", () => {
       this.data.events.delete(sessionId);
+      this.data.mailboxes.delete(sessionId);
     });
+  }
+
+  mail(sessionId: string, text: string, tag?: string): Promise<void> {
+    return this.gate.call("mail", () => {
+      let box = this.data.mailboxes.get(sessionId);
+      if (box === undefined) this.data.mailboxes.set(sessionId, (box = { texts: [], tags: new Set() }));
+      if (tag !== undefined) {
+        if (box.tags.has(tag)) return;
+        box.tags.add(tag);
+      }
+      box.texts.push(text);
+    });
+  }
+
+  take(sessionId: string): Promise<readonly string[]> {
+    return this.gate.call("take", () => this.data.mailboxes.get(sessionId)?.texts.splice(0) ?? []);
   }
 }
 
