@@ -1,4 +1,5 @@
-// The vendorable core (spec-tests/tools/vendor.ts → dist/vendor/mcp-engine-core.js and .d.ts):
+// The vendorable core (spec-tests/tools/vendor.ts → mcp-engine-core.js and .d.ts, which `npm run
+// build` writes into dist/package/vendor/ and the package exports as `mcp-engine/vendor/core`):
 // one self-contained ES module with its declarations, exporting exactly what `mcp-engine`
 // exports; it compiles in a strict project (strict, noUncheckedIndexedAccess,
 // exactOptionalPropertyTypes, verbatimModuleSyntax, isolatedDeclarations, ES2020, no ambient
@@ -13,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { vendorJs, writeVendor } from "../tools/vendor.js";
+import { vendorDts, vendorJs, writeVendor } from "../tools/vendor.js";
 import { ROOT } from "./engines.js";
 
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
@@ -95,6 +96,18 @@ test("the vendored module has no import and exports exactly what mcp-engine expo
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the package ships the vendored core as built from the sources at hand, exported as mcp-engine/vendor/core", () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    exports: { [entry: string]: { types: string; default: string } };
+  };
+  assert.deepEqual(manifest.exports["./vendor/core"], {
+    types: "./dist/package/vendor/mcp-engine-core.d.ts",
+    default: "./dist/package/vendor/mcp-engine-core.js",
+  });
+  assert.equal(readFileSync(join(ROOT, "dist/package/vendor/mcp-engine-core.js"), "utf8"), vendorJs({ minify: true }));
+  assert.equal(readFileSync(join(ROOT, "dist/package/vendor/mcp-engine-core.d.ts"), "utf8"), vendorDts());
 });
 
 test("the vendored file compiles in a strict project with zero diagnostics, and a host loop compiled against it runs", async () => {
