@@ -141,8 +141,9 @@ test("the core's sources compile with the strict vendoring options and isolatedD
   assert.equal(run.status, 0);
 });
 
-// The issue's target is 25 KB; the core measures 31.7 KB today. Until it is cut down, this is a
-// ratchet at today's size (it fails on any growth), and the target is printed beside it.
+// The issue's target is 25 KB; the core measures 31.9 KB today (`npm run bench:core` prints it,
+// with the modules where the bytes are). Until it is cut down, this is a ratchet at today's size
+// (it fails on any growth), and the target is printed beside it.
 const CORE_CEILING_BYTES = 32 * 1024;
 
 test("budget: the vendored core, minified and gzipped, does not grow past today's 32 KB (target 25 KB)", (t) => {

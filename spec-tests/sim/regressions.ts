@@ -93,6 +93,13 @@ export const REPRODUCERS: readonly Reproducer[] = [
     config: config(145, 8, 3, 3, 2, { busDelayMs: 12 }),
     status: "knownOpen",
   },
+  {
+    bug: "j",
+    kind: "server-request-id-reused",
+    why: "with id blocks (CL-08) and a slow store: node n2 asks sampling/createMessage with id 65536, and later node n1 asks elicitation/create with id 65536 in the same session",
+    config: config(6428, 16, 3, 1, 0, { storeSlowMs: 17 }),
+    status: "knownOpen",
+  },
 ];
 
 /** The kinds some reproducer still shows open: a random run that finds one of them is not failed for it. */

@@ -137,6 +137,8 @@ export class StoreData {
   readonly idBlocks = new Map<string, number>();
   readonly mailboxes = new Map<string, { texts: string[]; tags: Set<string> }>();
   restarts = 0;
+  /** Store calls the episode made fail: what they wrote is missing (a gap on a resume is then no loss). */
+  failedCalls = 0;
 
   wipe(): void {
     this.sessions.clear();
@@ -195,7 +197,10 @@ export class StoreGate {
   call<T>(what: string, work: () => T): Promise<T> {
     if (!this.alive()) return new Promise<T>(() => undefined);
     const { rng, faults } = this.world;
-    if (faults.storeFail > 0 && rng.chance(faults.storeFail)) return Promise.reject(new Error(`sim: store unavailable (${what})`));
+    if (faults.storeFail > 0 && rng.chance(faults.storeFail)) {
+      this.world.data.failedCalls++;
+      return Promise.reject(new Error(`sim: store unavailable (${what})`));
+    }
     if (faults.storeSlowMs > 0 && rng.chance(0.3)) {
       this.lastDue = Math.max(this.world.time.now + rng.range(1, faults.storeSlowMs), this.lastDue);
       return this.later(work);
@@ -425,6 +430,8 @@ export class World {
     readonly events: ServerEvents,
     /** One process with no shared bus (the reference a cluster must behave like). */
     readonly standalone = false,
+    /** Stores with only the methods every store has (no mailbox, no id blocks, no conditional put): what the cluster did before CL-06 … CL-08. */
+    readonly legacyStores = false,
   ) {
     this.bus = new SimBusHub(this);
     for (let i = 0; i < nodeCount; i++) {
@@ -449,8 +456,7 @@ export class World {
     let sessions = 0;
     node.server = server;
     node.handler = createHttpHandler(server, {
-      store: new SimSessionStore(this.data, gate),
-      eventStore: new SimEventStore(this.data, gate),
+      ...this.storesOf(gate),
       ...(this.standalone ? {} : { bus: this.bus.endpoint(node.nodeId, alive) }),
       timers,
       sessionId: () => `${node.nodeId}i${incarnation}s${sessions++}`,
@@ -460,6 +466,20 @@ export class World {
         if (alive()) node.errors.push(error);
       },
     });
+  }
+
+  private storesOf(gate: StoreGate): { store: SessionStore; eventStore: EventStore } {
+    const store = new SimSessionStore(this.data, gate);
+    const eventStore = new SimEventStore(this.data, gate);
+    if (!this.legacyStores) return { store, eventStore };
+    return {
+      store: { get: (id) => store.get(id), put: (id, snapshot) => store.put(id, snapshot), delete: (id) => store.delete(id) },
+      eventStore: {
+        append: (sid, st, event) => eventStore.append(sid, st, event),
+        replay: (sid, st, after) => eventStore.replay(sid, st, after),
+        forget: (sid) => eventStore.forget(sid),
+      },
+    };
   }
 
   private makeServer(node: SimNode, timers: HttpTimers): Server {
