@@ -12,10 +12,12 @@
 
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
 import { listFixtureFiles } from "../../lib/cli/conform/fixtures.js";
+import { listHttpFixtureFiles } from "../../lib/cli/conform/http.js";
+import { parseHttpFixture } from "../../lib/cli/conform/http-format.js";
 import { manifestProfiles, profileFor, type ProfileSettings } from "../../lib/cli/conform/target-profiles.js";
 import { performedByCalls, refusalLevel, triggersOf } from "./corpus-triggers.js";
 
@@ -551,12 +553,32 @@ export function buildCorpus(root: string): CorpusFiles {
     entries.push({
       id: header.fixture as Json,
       role: header.role as Json,
+      transport: "stdio",
+      file: rel.split(sep).join("/"),
       versions: header.versions as Json,
       rules: header.rules as Json,
       levels: header.levels as Json,
       tags: header.tags as Json,
       profile: header.profile as Json,
       requires,
+      sha256: createHash("sha256").update(text).digest("hex"),
+    });
+  }
+  // The HTTP cases (fixtures/http/, FORMAT.md "HTTP cases"): listed as they are, nothing derived.
+  for (const { id, path } of listHttpFixtureFiles(join(root, "fixtures"))) {
+    const text = readFileSync(path, "utf8");
+    const parsed = parseHttpFixture(text, id);
+    if (typeof parsed === "string") throw new Error(`malformed HTTP fixture: ${parsed}`);
+    entries.push({
+      id,
+      role: "server",
+      transport: "http",
+      file: relative(root, path).split(sep).join("/"),
+      versions: [...parsed.versions],
+      rules: [...parsed.rules],
+      levels: Object.fromEntries(parsed.rules.map((rule) => [rule, parsed.level])),
+      tags: [parsed.era],
+      requires: { era: parsed.era, ...(parsed.requires.length > 0 ? { features: [...parsed.requires] } : {}) },
       sha256: createHash("sha256").update(text).digest("hex"),
     });
   }
