@@ -157,19 +157,32 @@ export function quote(value: string): string {
   return `"${value.replace(/[\x00-\x1f\x7f]/g, "").replace(/["\\]/g, (c) => `\\${c}`)}"`;
 }
 
-/** A Bearer challenge for a 401 or 403 answer; parameters in a fixed order, each a quoted string. */
-export function formatBearerChallenge(params: {
+/** The parameters of a challenge the resource server writes. */
+export interface ChallengeParams {
   realm?: string;
   resourceMetadata?: string;
   scope?: readonly string[];
   error?: string;
   errorDescription?: string;
-}): string {
+}
+
+function formatChallenge(scheme: string, params: ChallengeParams, algs?: readonly string[]): string {
   const parts: string[] = [];
   if (params.realm !== undefined) parts.push(`realm=${quote(params.realm)}`);
   if (params.resourceMetadata !== undefined) parts.push(`resource_metadata=${quote(params.resourceMetadata)}`);
   if (params.scope !== undefined && params.scope.length > 0) parts.push(`scope=${quote(params.scope.join(" "))}`);
   if (params.error !== undefined) parts.push(`error=${quote(params.error)}`);
   if (params.errorDescription !== undefined) parts.push(`error_description=${quote(params.errorDescription)}`);
-  return parts.length === 0 ? "Bearer" : `Bearer ${parts.join(", ")}`;
+  if (algs !== undefined && algs.length > 0) parts.push(`algs=${quote(algs.join(" "))}`);
+  return parts.length === 0 ? scheme : `${scheme} ${parts.join(", ")}`;
+}
+
+/** A Bearer challenge for a 401 or 403 answer; parameters in a fixed order, each a quoted string. */
+export function formatBearerChallenge(params: ChallengeParams): string {
+  return formatChallenge("Bearer", params);
+}
+
+/** A DPoP challenge (RFC 9449 7.1): the Bearer parameters, then `algs`, the proof algorithms accepted. */
+export function formatDpopChallenge(params: ChallengeParams & { algs: readonly string[] }): string {
+  return formatChallenge("DPoP", params, params.algs);
 }

@@ -113,9 +113,8 @@ export function base64Encode(bytes: Uint8Array): string {
   return out;
 }
 
-export function utf8(text: string): Uint8Array {
-  return new TextEncoder().encode(text);
-}
+/** `text` as UTF-8 (lone surrogates as U+FFFD), through the core's codec (lib/wire/utf8.ts). */
+export { encodeUtf8 as utf8 } from "../wire/utf8.js";
 
 /** Standard base64 (padded or not) decoded; undefined when malformed. */
 export function base64Decode(text: string): Uint8Array | undefined {

@@ -16,6 +16,7 @@ export { OAuthFlowError } from "./errors.js";
 export {
   bearerChallenge,
   formatBearerChallenge,
+  formatDpopChallenge,
   parseChallenges,
   splitScope,
   unionScopes,
@@ -51,6 +52,15 @@ export {
   type JwtVerifyResult,
 } from "./jwt.js";
 export { DPOP_ALG, accessTokenHash, dpopSigningInput, type DpopProofClaims } from "./dpop.js";
+export {
+  DEFAULT_DPOP_ALGORITHMS,
+  MemoryDpopReplayCache,
+  jwkThumbprint,
+  rotatingDpopNonces,
+  type DpopNonces,
+  type DpopOptions,
+  type DpopReplayCache,
+} from "./dpop-verify.js";
 export {
   MemoryCredentialStore,
   type AuthInfo,

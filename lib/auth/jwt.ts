@@ -18,6 +18,7 @@
 //   algorithm all answer { ok: false, reason }.
 
 import { hasOwn, isJsonObject, type JsonObject } from "../wire/envelope.js";
+import { decodeUtf8 } from "../wire/utf8.js";
 import { base64Decode, base64urlDecode, base64urlEncode, utf8 } from "./encoding.js";
 import type { AuthInfo, WebCryptoLike } from "./types.js";
 
@@ -77,6 +78,40 @@ export async function signJwt(
   return `${input}.${await signJws(crypto, key, alg, input)}`;
 }
 
+/** Whether `alg` is one this module signs and verifies with (asymmetric only: never `none`, never an HMAC). */
+export function supportedJwsAlgorithm(alg: string): boolean {
+  return algParams(alg) !== undefined;
+}
+
+/** The key type and curve a JWK must have to be used with `alg` (no algorithm confusion), or undefined for an unsupported alg. */
+export function keyTypeOf(alg: string): { readonly kty: string; readonly crv?: string } | undefined {
+  const params = algParams(alg);
+  return params === undefined ? undefined : { kty: params.kty, ...(params.crv !== undefined ? { crv: params.crv } : {}) };
+}
+
+/**
+ * Whether `signature` over `signingInput` verifies with the public half of `jwk` under `alg`.
+ * Never throws: a key the runtime cannot import, or an algorithm it lacks, is false. A private
+ * member (`d`) is dropped before import, so only a public key is ever made.
+ */
+export async function verifyWithJwk(
+  crypto: WebCryptoLike,
+  alg: string,
+  jwk: JsonObject,
+  signature: Uint8Array,
+  signingInput: string,
+): Promise<boolean> {
+  const params = algParams(alg);
+  if (params === undefined) return false;
+  try {
+    const { d: _private, ...publicJwk } = jwk;
+    const key = await crypto.subtle.importKey("jwk", publicJwk, params.importParams, false, ["verify"]);
+    return await crypto.subtle.verify(params.signParams, key, signature, utf8(signingInput));
+  } catch {
+    return false;
+  }
+}
+
 export interface JwtVerifyOptions {
   readonly crypto: WebCryptoLike;
   /** The JWKS ({ keys: [...] }) of the token issuer, as the host fetched it. */
@@ -101,11 +136,12 @@ export type JwtVerifyResult = { ok: true; header: JsonObject; claims: JsonObject
 
 const MAX_TOKEN = 16 * 1024;
 
-function decodeJson(part: string): JsonObject | undefined {
+/** A base64url part of a compact JWS as a JSON object; undefined for anything else (never throws). */
+export function decodeJwtPart(part: string): JsonObject | undefined {
   const bytes = base64urlDecode(part);
   if (bytes === undefined) return undefined;
   try {
-    const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    const value: unknown = JSON.parse(decodeUtf8(bytes, true));
     return isJsonObject(value) ? value : undefined;
   } catch {
     return undefined;
@@ -113,7 +149,7 @@ function decodeJson(part: string): JsonObject | undefined {
 }
 
 /** The `typ` value as RFC 7515 4.1.9 compares media types: case-blind, `application/` omitted. */
-function mediaType(value: string): string {
+export function mediaType(value: string): string {
   const lower = value.toLowerCase();
   return lower.startsWith("application/") ? lower.slice("application/".length) : lower;
 }
@@ -168,8 +204,8 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
   const parts = token.split(".");
   if (parts.length !== 3) return { ok: false, reason: "not a compact JWS (three parts)" };
   const [h, p, s] = parts as [string, string, string];
-  const header = decodeJson(h);
-  const claims = decodeJson(p);
+  const header = decodeJwtPart(h);
+  const claims = decodeJwtPart(p);
   const signature = base64urlDecode(s);
   if (header === undefined || claims === undefined || signature === undefined) return { ok: false, reason: "a part is not base64url JSON" };
   const alg = header.alg;
@@ -193,15 +229,9 @@ export async function verifyJwt(token: string, options: JwtVerifyOptions): Promi
     return { ok: false, reason: kid === undefined ? "no key of the JWKS fits the algorithm" : "no key of the JWKS has that kid" };
   let verified = false;
   for (const jwk of candidates.slice(0, 8)) {
-    try {
-      const { d: _private, ...publicJwk } = jwk;
-      const key = await options.crypto.subtle.importKey("jwk", publicJwk, params.importParams, false, ["verify"]);
-      if (await options.crypto.subtle.verify(params.signParams, key, signature, utf8(`${h}.${p}`))) {
-        verified = true;
-        break;
-      }
-    } catch {
-      // A key the runtime cannot import (or an algorithm it lacks): try the next one.
+    if (await verifyWithJwk(options.crypto, alg, jwk, signature, `${h}.${p}`)) {
+      verified = true;
+      break;
     }
   }
   if (!verified) return { ok: false, reason: "signature does not verify" };

@@ -18,6 +18,7 @@ import type {
   Tool,
 } from "../types/index.js";
 import { synthesize } from "./synthesize.js";
+import { untrustedText } from "../codec/terminal-text.js";
 
 export { runReport, type ReportOptions } from "./report.js";
 export type { CheckResult, Grade, Tally } from "./grading.js";
@@ -86,6 +87,23 @@ function firstChoice(schema: JsonObject): string | undefined {
   const options = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
   const first = options?.[0] as JsonObject | undefined;
   return typeof first?.const === "string" ? first.const : undefined;
+}
+
+/**
+ * The skills extension as a host uses it: list the server's skills (reading none of their files,
+ * SK-13), then, unless `listOnly`, load each (its SKILL.md verified against the entry, SK-12) and
+ * read its supporting files one by one, each verified. A failed verification rejects
+ * (SkillVerificationError) before the next file is read.
+ */
+export async function useSkills(client: Client, listOnly: boolean, log: (text: string) => void, timeoutMs?: number): Promise<void> {
+  const entries = await client.skills.list({ timeoutMs });
+  log(`${entries.length} skills: ${entries.map((e) => untrustedText(e.uri)).join(", ")}`);
+  if (listOnly) return;
+  for (const entry of entries) {
+    const skill = await client.skills.load(entry, { timeoutMs });
+    for (const file of skill.entry.resources) if (!skill.files.has(file.uri)) await skill.readFile(file.uri, { timeoutMs });
+    log(`${untrustedText(entry.uri)}: ${skill.entry.resources.length} files verified`);
+  }
 }
 
 /** Arguments for a tool that satisfy its inputSchema (synthesize.ts), or undefined when none could be built. */

@@ -20,6 +20,8 @@ import { MODERN_VERSIONS, SESSION_VERSIONS } from "../rules/versions.js";
 import { McpError } from "../peer/shared/errors.js";
 import { RequestStateSealer } from "../peer/server/request-state.js";
 import { Server } from "../peer/server/server.js";
+import { serveSkills, skillsExtension } from "../peer/server/skills.js";
+import { REFERENCE_SKILLS } from "./reference-skills.js";
 import type { HandlerContext, TaskOptions } from "../peer/server/server-options.js";
 import { serveTasks } from "../peer/server/task-support.js";
 import { Paginator } from "../codec/pagination.js";
@@ -69,14 +71,18 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
     {
       ...base,
       paging: new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize ?? 100 }),
-      // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts).
-      tasks: serveTasks({ newTaskId: randomUUID, pollIntervalMs: 250, ...options.tasks }),
+      // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts), and the
+      // 2025-11-25 core tasks for session-era clients (SDK v1's client.experimental.tasks) from the same store.
+      tasks: serveTasks({ newTaskId: randomUUID, pollIntervalMs: 250, core: true, ...options.tasks }),
+      // The skills extension (SEP-2640), for the suite's skills scenarios (reference-skills.ts).
+      extensions: skillsExtension(),
       // A target profile's settings (limits, versions, discover, instructions, strict) over the defaults above.
       ...options.profile?.server,
     },
     options.profile,
   );
   registerTaskTools(server, sleep);
+  serveSkills(server, REFERENCE_SKILLS);
   // The conformance profile's tools, so `mcp-engine conform` can judge this server without its adapter too.
   if (options.profileTools === true) registerProfileTools(server);
 

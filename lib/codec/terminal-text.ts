@@ -75,3 +75,11 @@ function stringOf(value: unknown): string {
     return "[a value without a text form]";
   }
 }
+
+/** Lines of a report, each passed through the printer once more as a whole: only the caller's own line breaks stay. */
+export function printedLines(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => untrustedText(line, Infinity))
+    .join("\n");
+}

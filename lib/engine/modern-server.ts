@@ -289,6 +289,13 @@ export class ModernServer {
   }
 }
 
+/** 2026-07-28 has no core `tasks` capability (its tasks are the extension's, TX-01): a dual-era server's is left out of server/discover. */
+function modernCapabilities(capabilities: JsonObject): JsonObject {
+  if (capabilities.tasks === undefined) return capabilities;
+  const { tasks: _tasks, ...rest } = capabilities;
+  return rest;
+}
+
 /** The 2026-07-28 side of a server engine, or undefined when it speaks no modern version. */
 export function modernServerFor(
   s: Session,
@@ -302,7 +309,7 @@ export function modernServerFor(
     inbound,
     modernVersions: s.modernVersions,
     supportedVersions: () => s.supportedVersions,
-    capabilities: s.capabilities,
+    capabilities: modernCapabilities(s.capabilities),
     ownCaps: s.ownCaps,
     serverInfo: s.info as unknown as JsonObject,
     instructions: s.instructions,

@@ -16,6 +16,7 @@
 
 import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { HttpAuthError, HttpTransportError } from "../peer/shared/errors.js";
+import { decodeUtf8Chunks } from "../wire/utf8.js";
 import type { ReadableStreamLike, ReaderLike, ResponseLike } from "./types.js";
 
 /** LIM-13: the default cap of a JSON-RPC answer read whole (application/json): the client engine's maxLineBytes. */
@@ -107,8 +108,7 @@ export async function pumpBody(
 /** LIM-13: a whole body as UTF-8 text (a leading BOM dropped, as Response.text() does), never more than cap.maxBytes of it. */
 export async function readBody(body: ReadableStreamLike | null, cap: BodyCap, tracker?: ReaderTracker): Promise<BodyRead> {
   if (body === null) return { ok: true, text: "", bytes: 0, cut: false };
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
+  const chunks: Uint8Array[] = [];
   let bytes = 0;
   let received = 0;
   const pumped = await pumpBody(
@@ -117,23 +117,23 @@ export async function readBody(body: ReadableStreamLike | null, cap: BodyCap, tr
       received += chunk.length;
       const room = cap.maxBytes - bytes;
       if (chunk.length > room) {
-        if (cap.past === "cut" && room > 0) parts.push(decoder.decode(chunk.subarray(0, room), { stream: true }));
+        if (cap.past === "cut" && room > 0) chunks.push(chunk.subarray(0, room));
         bytes += Math.max(0, room);
         return true;
       }
       bytes += chunk.length;
-      parts.push(decoder.decode(chunk, { stream: true }));
+      chunks.push(chunk);
       return false;
     },
     tracker,
   );
   if (received > cap.maxBytes) {
-    if (cap.past === "cut") return { ok: true, text: parts.join("") + decoder.decode(), bytes, cut: true };
+    if (cap.past === "cut") return { ok: true, text: decodeUtf8Chunks(chunks, bytes, false), bytes, cut: true };
     const limit = new HttpBodyLimitError(cap.what, cap.maxBytes, received, cap.status);
     return { ok: false, limit, cause: limit.message };
   }
   if (pumped.end === "error") return { ok: false, limit: undefined, cause: pumped.cause };
-  return { ok: true, text: parts.join("") + decoder.decode(), bytes, cut: false };
+  return { ok: true, text: decodeUtf8Chunks(chunks, bytes, false), bytes, cut: false };
 }
 
 /** Lets go of a body unread: its reader is cancelled, so the connection is not kept reading it. */

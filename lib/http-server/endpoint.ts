@@ -180,6 +180,8 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
       reply.end(verdict.answer.body);
       return;
     }
+    // Headers the hook wants on whatever is answered (a fresh DPoP-Nonce).
+    for (const [name, value] of Object.entries(verdict.headers ?? {})) reply.setHeader(name, value);
     const auth = verdict.auth;
     if (isLegacy) return this.legacyRequest(legacy, incoming, reply, auth);
     const modernOnly = this.options.eras === "modern";
@@ -206,14 +208,16 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
     incoming: HttpIncoming,
     toRequest: () => Request,
   ): Promise<
-    { ok: true; auth: AuthInfo | undefined } | { ok: false; answer: { status: number; headers: Record<string, string>; body: string } }
+    | { ok: true; auth: AuthInfo | undefined; headers?: { readonly [name: string]: string } }
+    | { ok: false; answer: { status: number; headers: Record<string, string>; body: string } }
   > {
     const hook = this.authHook;
     if (hook !== undefined) {
       const target = `${incoming.base}${incoming.path}${incoming.query === "" ? "" : `?${incoming.query}`}`;
-      const result = await hook.authenticate({ url: target, headers: { get: (name) => incoming.header(name) } });
+      // The method and target reach the hook: a DPoP proof names both (htm, htu).
+      const result = await hook.authenticate({ method: incoming.method, url: target, headers: { get: (name) => incoming.header(name) } });
       return result.ok
-        ? { ok: true, auth: result.auth }
+        ? { ok: true, auth: result.auth, ...(result.headers !== undefined ? { headers: result.headers } : {}) }
         : { ok: false, answer: { status: result.response.status, headers: { ...result.response.headers }, body: result.response.body } };
     }
     if (this.authenticate === undefined) return { ok: true, auth: undefined };

@@ -1,8 +1,8 @@
 // The Streamable HTTP endpoint as a web-standard fetch handler: createHttpHandler(server,
 // options) gives { fetch(request): Promise<Response>, close() }, for Bun.serve, Deno.serve,
 // Workers (`export default { fetch }`), Next.js or Hono routes, and Node through
-// lib/hosts/http-server.ts. Built on Request, Response, ReadableStream and TextEncoder only;
-// every decision is the endpoint's (endpoint.ts), this file only carries bytes.
+// lib/hosts/http-server.ts. Built on Request, Response and ReadableStream only (UTF-8 through
+// lib/wire/utf8.ts); every decision is the endpoint's (endpoint.ts), this file only carries bytes.
 //
 // Invariants:
 // - a body is read at most up to maxBodyBytes, and for at most requestTimeoutMs (LIM-09, LIM-11);
@@ -24,7 +24,7 @@ import type { HttpServerOptions } from "./options.js";
 import type { Server } from "../peer/server/server.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 import "./web-types.js";
-import { encodeUtf8 } from "../wire/utf8.js";
+import { decodeUtf8Chunks, encodeUtf8 } from "../wire/utf8.js";
 
 /**
  * The options of createHttpHandler: those of the endpoint (timers default to the runtime's).
@@ -178,16 +178,8 @@ async function readLimited(
 }
 
 export function decodeBody(chunks: readonly Uint8Array[], size: number): BodyRead {
-  const all = chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(size);
-  if (chunks.length !== 1) {
-    let offset = 0;
-    for (const c of chunks) {
-      all.set(c, offset);
-      offset += c.length;
-    }
-  }
   try {
-    return { kind: "text", text: new TextDecoder("utf-8", { fatal: true }).decode(all) };
+    return { kind: "text", text: decodeUtf8Chunks(chunks, size, true) };
   } catch {
     return { kind: "not-utf8" };
   }

@@ -13,6 +13,7 @@ import { methodTraits } from "../rules/methods.js";
 import { META_PROTOCOL_VERSION } from "../rules/modern.js";
 import { VERSION_PROFILES, isProtocolVersion } from "../rules/versions.js";
 import { valueAtPath, type HeaderParam } from "./headers.js";
+import { encodeUtf8 } from "../wire/utf8.js";
 
 const MODERN_400_CODES: ReadonlySet<number> = new Set([
   ErrorCode.HeaderMismatch,
@@ -52,7 +53,7 @@ const SENTINEL = /^=\?base64\?.*\?=$/;
  */
 export function encodeHeaderValue(value: string): string {
   if (/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !SENTINEL.test(value)) return value;
-  const bytes = new TextEncoder().encode(value);
+  const bytes = encodeUtf8(value);
   let out = "";
   for (let i = 0; i < bytes.length; i += 3) {
     const a = bytes[i] as number;

@@ -5,7 +5,8 @@
 //
 // Invariants: an origin is allowed only by exact match (scheme, host, port), or all with "*";
 // a preflight from any other origin is refused (403) and an actual request from one gets no
-// CORS headers (the browser then hides the answer); answers vary on Origin.
+// CORS headers (the browser then hides the answer); answers vary on Origin. A browser may send
+// a DPoP proof and read the DPoP-Nonce of an answer (RULES.md AUTH-21).
 
 export interface CorsOptions {
   /** Origins allowed to call ("https://app.example", "http://localhost:5173"), or "*" for any. */
@@ -14,11 +15,12 @@ export interface CorsOptions {
   readonly maxAgeSeconds?: number;
 }
 
-/** What a browser may send cross-origin: the MCP request headers of both eras, credentials, and any Mcp-Param-*. */
+/** What a browser may send cross-origin: the MCP request headers of both eras, credentials (a DPoP proof too), and any Mcp-Param-*. */
 const ALLOWED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   "content-type",
   "accept",
   "authorization",
+  "dpop",
   "mcp-session-id",
   "mcp-protocol-version",
   "last-event-id",
@@ -26,8 +28,8 @@ const ALLOWED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   "mcp-name",
 ]);
 
-/** What a browser script may read of an answer: the session id, the version, the 2026-07-28 headers, and the auth challenge. */
-export const EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, WWW-Authenticate, Retry-After";
+/** What a browser script may read of an answer: the session id, the version, the 2026-07-28 headers, the auth challenge and DPoP nonce. */
+export const EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, WWW-Authenticate, DPoP-Nonce, Retry-After";
 
 const METHODS = "GET, POST, DELETE, OPTIONS";
 

@@ -8,6 +8,7 @@
 
 import { isJsonObject, type JsonObject } from "../wire/envelope.js";
 import { ErrorCode } from "../wire/errors.js";
+import { decodeUtf8 } from "../wire/utf8.js";
 import { methodTraits } from "../rules/methods.js";
 import { META_PROTOCOL_VERSION, type ModernRefusal } from "../rules/modern.js";
 
@@ -57,7 +58,7 @@ export function decodeHeaderValue(value: string): string | undefined {
     }
   }
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
+    return decodeUtf8(Uint8Array.from(bytes), true);
   } catch {
     return undefined;
   }

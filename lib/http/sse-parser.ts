@@ -1,7 +1,10 @@
 // An incremental text/event-stream (SSE) parser for the Streamable HTTP and HTTP+SSE
-// clients: text in (bytes, any split), events out. Portable (TextDecoder only); no I/O.
+// clients: text in (bytes, any split), events out. Portable (UTF-8 through lib/wire/utf8.ts:
+// the host's TextDecoder when it has one, else the built-in codec); no I/O.
 // Invariants: each character is scanned once; a line or an event's data longer than
 // maxLength throws (the error tooLong() makes) instead of growing without bound (RULES.md LIM-12).
+
+import { newUtf8StreamDecoder } from "../wire/utf8.js";
 
 export interface SseEvent {
   /** The event type; "message" when the event named none. */
@@ -32,7 +35,7 @@ export class SseParser {
   /** The last valid `retry` field, in ms. */
   retry: number | undefined;
   private readonly maxLength: number;
-  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  private readonly decoder = newUtf8StreamDecoder(false, true);
   private started = false;
   private pendingCr = false;
   private tail = "";

@@ -19,6 +19,10 @@
 //
 // Invariants: nothing here keeps state; peer-supplied names are only looked up in Maps and
 // read as own properties only (ENG-06); a table that would shadow a spec method is refused when built.
+//
+// An extension may be the server's alone (gatedBy "server", SK-01): the skills extension is
+// declared by servers only, so its methods pass on the server's declaration and a client's
+// capabilities need not name it.
 
 import { isJsonObject } from "../wire/envelope.js";
 import { ErrorCode, describeValue } from "../wire/errors.js";
@@ -33,6 +37,12 @@ export interface ExtensionMethod {
   readonly kind: MessageKind;
   /** Who sends it. */
   readonly from: "client" | "server";
+  /**
+   * Whose declaration lets it pass: "both" (the default: each side declared the extension) or
+   * "server" (the server's alone, for extensions such as skills that only a server declares;
+   * SK-01).
+   */
+  readonly gatedBy?: "both" | "server";
 }
 
 export type ExtensionMethodTable = ReadonlyMap<string, ExtensionMethod>;
@@ -57,7 +67,7 @@ export function extensionMethodTable(list: readonly ExtensionMethod[] | undefine
   if (list === undefined || list.length === 0) return NO_METHODS;
   const table = new Map<string, ExtensionMethod>();
   for (const entry of list) {
-    const { method, extension, kind, from } = entry;
+    const { method, extension, kind, from, gatedBy } = entry;
     if (typeof method !== "string" || method.length === 0)
       throw new RangeError(`[MT-04] expected an extension method name as a non-empty string; got ${describeValue(method)}`);
     if (methodTraits(method) !== undefined)
@@ -73,7 +83,9 @@ export function extensionMethodTable(list: readonly ExtensionMethod[] | undefine
     if (from !== "client" && from !== "server")
       throw new RangeError(`expected the sender of ${JSON.stringify(method)} as "client" or "server"; got ${describeValue(from)}`);
     if (table.has(method)) throw new RangeError(`expected each extension method once; got ${JSON.stringify(method)} twice`);
-    table.set(method, { method, extension, kind, from });
+    if (gatedBy !== undefined && gatedBy !== "both" && gatedBy !== "server")
+      throw new RangeError(`expected the gating of ${JSON.stringify(method)} as "both" or "server"; got ${describeValue(gatedBy)}`);
+    table.set(method, { method, extension, kind, from, gatedBy: gatedBy ?? "both" });
   }
   return table;
 }
@@ -106,7 +118,9 @@ export function requestExtensionRefusal(
   requestCapabilities: unknown,
 ): { code: number; message: string; data: unknown; rule: string; expected: string; got: string } | undefined {
   const entry = methods.get(method);
-  if (entry === undefined || declaredExtensions(requestCapabilities, "modern").has(entry.extension)) return undefined;
+  // SK-01: a method the server's declaration alone gates asks nothing of the request.
+  if (entry === undefined || entry.gatedBy === "server" || declaredExtensions(requestCapabilities, "modern").has(entry.extension))
+    return undefined;
   return {
     code: ErrorCode.MissingRequiredClientCapability,
     message: "Missing required client capability",

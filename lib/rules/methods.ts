@@ -635,6 +635,19 @@ export function gateExtensionMethod(
       got: "another phase",
       reason: "phase",
     };
+  if (entry.gatedBy === "server") {
+    // SK-01: the server's declaration alone; ours when we are the server, else the peer's.
+    const weServe = outbound === (ctx.sender === "server");
+    const declared = weServe ? gateInfo.own.has(extension) : gateInfo.peer?.has(extension) === true;
+    if (declared) return undefined;
+    return {
+      code: ErrorCode.MethodNotFound,
+      rule: "SK-01",
+      expected: `extension ${extension} declared in the server's capabilities for ${method}`,
+      got: "not declared",
+      reason: "unknown-method",
+    };
+  }
   const ours = outbound ? "our" : "the receiver's";
   if (!gateInfo.own.has(extension))
     return {

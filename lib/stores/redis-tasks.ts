@@ -242,7 +242,11 @@ function taskOf(taskId: string, fields: Map<string, string>): StoredTask | undef
     (ttlMs !== null && typeof ttlMs !== "number")
   )
     return undefined;
-  const task: StoredTask = { taskId, status: status as TaskStatus, createdAt, lastUpdatedAt, ttlMs };
+  const owner = read("owner");
+  const task: StoredTask =
+    typeof owner === "string"
+      ? { taskId, status: status as TaskStatus, createdAt, lastUpdatedAt, ttlMs, owner }
+      : { taskId, status: status as TaskStatus, createdAt, lastUpdatedAt, ttlMs };
   const statusMessage = read("statusMessage");
   if (typeof statusMessage === "string") task.statusMessage = statusMessage;
   const pollIntervalMs = read("pollIntervalMs");

@@ -10,6 +10,10 @@
 //   an invalid sequence (overlong forms, surrogates, code points past U+10FFFF, truncation); a
 //   leading byte order mark removed unless ignoreBOM (spec-tests/embed/utf8.test.ts checks it
 //   against the platform's over random and adversarial bytes);
+// - a stream decoder (newUtf8StreamDecoder) decodes as TextDecoder's `decode(bytes, { stream:
+//   true })` does: a sequence cut at the end of one chunk is held for the next, the BOM is looked
+//   for in the stream's first code point only, and a call without `stream` flushes and starts
+//   afresh; the core decodes whole inputs only, so a bundle of the core leaves it out;
 // - the built-in encoder writes a lone surrogate as U+FFFD, and encodeInto writes whole code
 //   points only, reporting UTF-16 units read and bytes written, as TextEncoder does;
 // - constants are made with asciiBytes, which needs no codec at all.
@@ -17,6 +21,11 @@
 /** The decoding the core uses: TextDecoder's `decode` of one whole input. */
 export interface Utf8Decoder {
   decode(bytes: Uint8Array): string;
+}
+
+/** TextDecoder's `decode` of a stream's next chunk (`stream: true`), or of its end (no arguments). */
+export interface Utf8StreamDecoder {
+  decode(bytes?: Uint8Array, options?: { stream?: boolean }): string;
 }
 
 /** What encodeInto reports, as TextEncoder's does. */
@@ -32,7 +41,7 @@ export interface Utf8Encoder {
 }
 
 /** TextDecoder's constructor as the host may provide it (declared by shape: the core compiles against ECMAScript only). */
-type DecoderConstructor = new (label: string, options: { fatal: boolean; ignoreBOM: boolean }) => Utf8Decoder;
+type DecoderConstructor = new (label: string, options: { fatal: boolean; ignoreBOM: boolean }) => Utf8StreamDecoder;
 type EncoderConstructor = new () => Utf8Encoder;
 
 interface HostCodec {
@@ -62,6 +71,13 @@ export function newUtf8Decoder(fatal: boolean, ignoreBOM: boolean): Utf8Decoder 
   return new BuiltinUtf8Decoder(fatal, ignoreBOM);
 }
 
+/** A stream decoder with TextDecoder's options: the host's when it has one, else the built-in one. */
+export function newUtf8StreamDecoder(fatal: boolean, ignoreBOM: boolean): Utf8StreamDecoder {
+  const Host = (globalThis as HostCodec).TextDecoder;
+  if (typeof Host === "function") return new (Host as DecoderConstructor)("utf-8", { fatal, ignoreBOM });
+  return new BuiltinUtf8StreamDecoder(fatal, ignoreBOM);
+}
+
 let sharedEncoder: Utf8Encoder | undefined;
 
 /** The encoder shared by the core: the host's TextEncoder when it has one, else the built-in one. */
@@ -86,6 +102,18 @@ export function decodeUtf8(bytes: Uint8Array, fatal: boolean): string {
   return (lenientShared ??= newUtf8Decoder(false, false)).decode(bytes);
 }
 
+/** The bytes of `chunks` (`size` of them in all) decoded as one input, as decodeUtf8 decodes it: no decoder is kept across chunks. */
+export function decodeUtf8Chunks(chunks: readonly Uint8Array[], size: number, fatal: boolean): string {
+  if (chunks.length === 1) return decodeUtf8(chunks[0] as Uint8Array, fatal);
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return decodeUtf8(all, fatal);
+}
+
 /** UTF-16 units waiting to become text; shared, since decode never re-enters itself. */
 let units: Uint16Array | undefined;
 
@@ -93,7 +121,7 @@ function flush(out: string, buffer: Uint16Array, length: number): string {
   return out + String.fromCharCode.apply(null, buffer.subarray(0, length) as unknown as number[]);
 }
 
-/** The WHATWG UTF-8 decoder, for hosts without TextDecoder. */
+/** The WHATWG UTF-8 decoder of whole inputs, for hosts without TextDecoder. */
 export class BuiltinUtf8Decoder implements Utf8Decoder {
   readonly fatal: boolean;
   readonly ignoreBOM: boolean;
@@ -104,9 +132,13 @@ export class BuiltinUtf8Decoder implements Utf8Decoder {
   }
 
   decode(bytes: Uint8Array): string {
-    const n = bytes.length;
-    let i = 0;
-    if (!this.ignoreBOM && n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
+    const bom = !this.ignoreBOM && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+    return this.decodeRange(bytes, bom ? 3 : 0, bytes.length);
+  }
+
+  /** bytes[start, n) as text; a fatal decoder throws at the first invalid sequence. */
+  protected decodeRange(bytes: Uint8Array, start: number, n: number): string {
+    let i = start;
     const buffer = (units ??= new Uint16Array(CHUNK));
     let out = "";
     let k = 0;
@@ -121,30 +153,17 @@ export class BuiltinUtf8Decoder implements Utf8Decoder {
         i++;
         continue;
       }
-      let needed: number;
-      let cp: number;
-      let lower = 0x80;
-      let upper = 0xbf;
-      if (b >= 0xc2 && b <= 0xdf) {
-        needed = 1;
-        cp = b & 0x1f;
-      } else if (b >= 0xe0 && b <= 0xef) {
-        needed = 2;
-        cp = b & 0x0f;
-        if (b === 0xe0) lower = 0xa0;
-        else if (b === 0xed) upper = 0x9f; // no surrogates
-      } else if (b >= 0xf0 && b <= 0xf4) {
-        needed = 3;
-        cp = b & 0x07;
-        if (b === 0xf0) lower = 0x90;
-        else if (b === 0xf4) upper = 0x8f; // nothing past U+10FFFF
-      } else {
+      const needed = continuationCount(b);
+      if (needed === 0) {
         // A continuation byte where a sequence should start, or a byte no sequence has (C0, C1, F5..FF).
         if (this.fatal) throw invalid(i);
         buffer[k++] = REPLACEMENT;
         i++;
         continue;
       }
+      let cp = b & (0x7f >> (needed + 1));
+      let lower = secondLower(b);
+      let upper = secondUpper(b);
       let j = i + 1;
       const end = i + 1 + needed;
       for (; j < end && j < n; j++) {
@@ -170,6 +189,85 @@ export class BuiltinUtf8Decoder implements Utf8Decoder {
     }
     return k > 0 ? flush(out, buffer, k) : out;
   }
+}
+
+const NOTHING = new Uint8Array(0);
+
+/** The WHATWG UTF-8 decoder of a stream, for hosts without TextDecoder. */
+export class BuiltinUtf8StreamDecoder extends BuiltinUtf8Decoder implements Utf8StreamDecoder {
+  /** The start of a sequence the last streamed chunk ended inside. */
+  private held: Uint8Array | undefined;
+  /** Whether the stream's first code point has been decoded (a BOM is looked for there only). */
+  private begun = false;
+
+  decode(bytes: Uint8Array = NOTHING, options?: { stream?: boolean }): string {
+    const stream = options?.stream === true;
+    let input = bytes;
+    if (this.held !== undefined) {
+      input = new Uint8Array(this.held.length + bytes.length);
+      input.set(this.held);
+      input.set(bytes, this.held.length);
+      this.held = undefined;
+    }
+    const end = stream ? incompleteTail(input) : input.length;
+    if (end < input.length) this.held = input.slice(end);
+    let text: string;
+    try {
+      text = this.decodeRange(input, 0, end);
+    } catch (error) {
+      this.held = undefined;
+      this.begun = false;
+      throw error;
+    }
+    if (!this.begun && text !== "") {
+      this.begun = true;
+      if (!this.ignoreBOM && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (!stream) this.begun = false;
+    return text;
+  }
+}
+
+/** How many continuation bytes follow lead byte `b`; 0 when no sequence starts with it. */
+function continuationCount(b: number): number {
+  if (b >= 0xc2 && b <= 0xdf) return 1;
+  if (b >= 0xe0 && b <= 0xef) return 2;
+  return b >= 0xf0 && b <= 0xf4 ? 3 : 0;
+}
+
+/** The least byte that may follow lead `b`: higher after E0 and F0, which would otherwise make overlong forms. */
+function secondLower(b: number): number {
+  return b === 0xe0 ? 0xa0 : b === 0xf0 ? 0x90 : 0x80;
+}
+
+/** The greatest byte that may follow lead `b`: lower after ED (no surrogates) and F4 (nothing past U+10FFFF). */
+function secondUpper(b: number): number {
+  return b === 0xed ? 0x9f : b === 0xf4 ? 0x8f : 0xbf;
+}
+
+/**
+ * Where a sequence that is valid so far but cut by the end of `bytes` starts (bytes.length when
+ * none is): a streaming decode holds those bytes for the next chunk. An invalid tail is not
+ * held: it decodes to the same U+FFFD (or error) whatever follows.
+ */
+function incompleteTail(bytes: Uint8Array): number {
+  const n = bytes.length;
+  for (let p = n > 3 ? n - 3 : 0; p < n; p++) {
+    const b = bytes[p] as number;
+    const needed = continuationCount(b);
+    if (needed === 0 || p + needed < n) continue;
+    let lower = secondLower(b);
+    let upper = secondUpper(b);
+    let j = p + 1;
+    for (; j < n; j++) {
+      const c = bytes[j] as number;
+      if (c < lower || c > upper) break;
+      lower = 0x80;
+      upper = 0xbf;
+    }
+    if (j === n) return p;
+  }
+  return n;
 }
 
 function invalid(at: number): TypeError {

@@ -252,3 +252,37 @@ test("MT-03: 2026-07-28 client: it sends an extension request once the server's 
     (e: unknown) => e instanceof LocalProtocolError && e.rule === "MT-03",
   );
 });
+
+const SERVER_GATED: readonly ExtensionMethod[] = [
+  { method: "com.example/search/query", extension: EXT, kind: "request", from: "client", gatedBy: "server" },
+];
+
+test("SK-01: a server-gated method passes on the server's declaration alone, in both eras; without it, it is -32601 (SK-01)", () => {
+  const { server } = sessionPair({}, DECLARED, SERVER_GATED);
+  server.receiveMessage({ jsonrpc: "2.0", id: 1, method: "com.example/search/query", params: {} });
+  assert.ok(events(server).some((e) => e.kind === "request" && e.id === 1));
+  const modern = new Engine({
+    role: "server",
+    info: INFO,
+    versions: ["2026-07-28"],
+    capabilities: DECLARED,
+    extensionMethods: SERVER_GATED,
+  });
+  modern.receiveMessage({ jsonrpc: "2.0", id: 2, method: "com.example/search/query", params: { _meta: ENVELOPE_META({}) } });
+  assert.ok(events(modern).some((e) => e.kind === "request" && e.id === 2));
+  const { server: undeclared, client } = sessionPair({}, {}, SERVER_GATED);
+  undeclared.receiveMessage({ jsonrpc: "2.0", id: 3, method: "com.example/search/query", params: {} });
+  assert.equal((outbound(undeclared)[0] as { error?: { code: number } }).error?.code, -32601);
+  assert.ok(events(undeclared).some((e) => e.kind === "violation" && e.rule === "SK-01"));
+  // Our client does not send it to a server that did not declare it.
+  assert.throws(
+    () => client.request("com.example/search/query", {}),
+    (e: unknown) => e instanceof LocalProtocolError && e.rule === "SK-01",
+  );
+});
+
+test('SK-01: a table\'s gating is "both" or "server"; anything else is refused at construction', () => {
+  assert.equal(extensionMethodTable(SERVER_GATED).get("com.example/search/query")?.gatedBy, "server");
+  assert.equal(extensionMethodTable(METHODS).get("com.example/search/query")?.gatedBy, "both");
+  assert.throws(() => extensionMethodTable([{ ...(SERVER_GATED[0] as ExtensionMethod), gatedBy: "client" as never }]), /gating/);
+});

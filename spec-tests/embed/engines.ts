@@ -16,6 +16,8 @@ import { lowerToEs5 } from "../tools/lower-es5.js";
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const HERMES = join(ROOT, "node_modules/hermes-engine-cli/linux64-bin/hermes");
 const SCENARIOS = join(ROOT, "dist/spec-tests/embed/scenarios.js");
+/** The UTF-8 steps of the layers above the core (spec-tests/embed/layer-scenarios.ts). */
+export const LAYER_SCENARIOS: string = join(ROOT, "dist/spec-tests/embed/layer-scenarios.js");
 
 export interface BundleOptions {
   minify?: boolean;
@@ -23,12 +25,14 @@ export interface BundleOptions {
   es5?: boolean;
   /** Source put first in the bundle's module scope (a test that puts a load-time codec back). */
   banner?: string;
+  /** The compiled module bundled (default: the core and peer scenarios). */
+  entry?: string;
 }
 
 /** The scenarios and the library as one classic script that defines `var McpEmbed`. */
 export function scenarioScript(options: BundleOptions = {}): string {
   const built = buildSync({
-    entryPoints: [SCENARIOS],
+    entryPoints: [options.entry ?? SCENARIOS],
     bundle: true,
     format: "esm",
     target: "es2020",

@@ -8,7 +8,14 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BuiltinUtf8Decoder, BuiltinUtf8Encoder, asciiBytes, newUtf8Decoder } from "../../lib/wire/utf8.js";
+import {
+  BuiltinUtf8Decoder,
+  BuiltinUtf8Encoder,
+  BuiltinUtf8StreamDecoder,
+  asciiBytes,
+  newUtf8Decoder,
+  newUtf8StreamDecoder,
+} from "../../lib/wire/utf8.js";
 
 const SETTINGS = [
   { fatal: true, ignoreBOM: true },
@@ -179,10 +186,11 @@ test("the built-in encoder matches TextEncoder on strings with lone surrogates, 
   }
 });
 
-test("asciiBytes makes ASCII constants without a codec and refuses anything else; newUtf8Decoder takes the host's decoder when there is one", () => {
+test("asciiBytes makes ASCII constants without a codec and refuses anything else; newUtf8Decoder and newUtf8StreamDecoder take the host's decoder when there is one", () => {
   assert.deepEqual(asciiBytes('{"jsonrpc":"2.0"}'), new TextEncoder().encode('{"jsonrpc":"2.0"}'));
   assert.throws(() => asciiBytes("é"), /ASCII text only; got U\+e9 at 0/);
   assert.ok(newUtf8Decoder(true, true) instanceof TextDecoder);
+  assert.ok(newUtf8StreamDecoder(false, true) instanceof TextDecoder);
   const fatal = newUtf8Decoder(true, false) as TextDecoder;
   assert.equal(fatal.fatal, true);
   assert.equal((newUtf8Decoder(false, true) as TextDecoder & { ignoreBOM: boolean }).ignoreBOM, true);
@@ -190,4 +198,57 @@ test("asciiBytes makes ASCII constants without a codec and refuses anything else
     name: "TypeError",
     message: /not valid for encoding utf-8 \(an invalid sequence at byte 1\)/,
   });
+});
+
+/** `bytes` decoded as a stream cut at `cuts` (each chunk with { stream: true }, then a flush), or the failure. */
+function streamed(
+  decoder: { decode(bytes?: Uint8Array, options?: { stream?: boolean }): string },
+  bytes: Uint8Array,
+  cuts: readonly number[],
+): string {
+  let text = "";
+  let start = 0;
+  try {
+    for (const cut of [...cuts, bytes.length]) {
+      text += decoder.decode(bytes.subarray(start, cut), { stream: true });
+      start = cut;
+    }
+    return `text:${JSON.stringify(text + decoder.decode())}`;
+  } catch (error) {
+    return `throws:${(error as Error).name}`;
+  }
+}
+
+test("the built-in decoder streams as the platform's does: sequences and BOMs cut anywhere, invalid tails, and a flush that starts afresh", () => {
+  const inputs: Uint8Array[] = [
+    new TextEncoder().encode('\uFEFF{"a":"é€😀𐍈"}\uFEFF'),
+    Uint8Array.of(0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf),
+    Uint8Array.of(0xe2, 0x82, 0x41, 0xf0, 0x9f, 0x98, 0xe0, 0x80, 0xed, 0xa0, 0x80, 0xf4, 0x90, 0xc2),
+    Uint8Array.of(0x41, 0xf0, 0x9f, 0x98),
+  ];
+  const next = random(99);
+  const pool = [0x41, 0x80, 0x90, 0xa0, 0xbf, 0xc2, 0xe0, 0xed, 0xef, 0xbb, 0xf0, 0xf4, 0xff];
+  for (let n = 0; n < 400; n++) inputs.push(Uint8Array.from({ length: 1 + (next() % 10) }, () => pool[next() % pool.length] as number));
+  let runs = 0;
+  for (let s = 0; s < SETTINGS.length; s++) {
+    const setting = SETTINGS[s] as (typeof SETTINGS)[number];
+    const ours = new BuiltinUtf8StreamDecoder(setting.fatal, setting.ignoreBOM);
+    for (const bytes of inputs) {
+      const splits: number[][] = [[]];
+      for (let i = 1; i < bytes.length; i++) {
+        splits.push([i]);
+        for (let j = i; j < bytes.length; j++) splits.push([i, j]);
+      }
+      splits.push(Array.from({ length: Math.max(0, bytes.length - 1) }, (_, i) => i + 1));
+      for (const cuts of splits) {
+        // A fresh platform decoder each time (a throw leaves its state to the platform); ours is reused, so a flush must reset it.
+        const want = streamed(new TextDecoder("utf-8", setting), bytes, cuts);
+        const got = streamed(ours, bytes, cuts);
+        if (want !== got)
+          assert.fail(`${JSON.stringify(setting)} on [${hex(bytes)}] cut at ${cuts.join(",")}: platform ${want}, built-in ${got}`);
+        runs++;
+      }
+    }
+  }
+  assert.ok(runs > 10_000, `${runs} streamed runs`);
 });

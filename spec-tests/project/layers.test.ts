@@ -24,6 +24,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["lib/json-schema"], // the JSON Schema 2020-12 validator (a general library)
   ["lib/http"], // Streamable HTTP as pure rules: status table, headers, CORS, SSE encoder and parser
   ["lib/auth"], // OAuth 2.1 as a state machine, the resource server half, JWT
+  ["lib/skills"], // the skills extension as data: frontmatter reader, catalog, entries, digests, verification
   ["lib/peer/shared"], // the Promise layer's parts both roles use: driver, errors, handler pool, signals
   ["lib/peer/server", "lib/peer/client"], // the Promise layer by role
   ["lib/http-client"], // the HTTP client transport (with OAuth)

@@ -19,9 +19,9 @@ const tree = readTree(root);
 const VERSION = "(?:2024-11-05|2025-03-26|2025-06-18|2025-11-25|2026-07-28)";
 const VERSIONS = new RegExp(`^(?:all|${VERSION}(?: … ${VERSION})?(?:, ${VERSION}(?: … ${VERSION})?)*)$`);
 const LEVELS = new Set(["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY", "policy"]);
-// Extensions are documented beside the specification, under /extensions/.
+// Extensions are documented beside the specification, under /extensions/, or in their SEP (/seps/).
 const LINK = new RegExp(
-  `^(?:https://modelcontextprotocol\\.io/specification/${VERSION}(?:/[a-z0-9_/-]+)?(?:#[a-z0-9_-]+)?|https://modelcontextprotocol\\.io/extensions/[a-z0-9_/-]+(?:#[a-z0-9_-]+)?|https://www\\.jsonrpc\\.org/specification(?:#[a-z0-9_]+)?|https://www\\.rfc-editor\\.org/rfc/rfc\\d+(?:#[a-z0-9.-]+)?)$`,
+  `^(?:https://modelcontextprotocol\\.io/specification/${VERSION}(?:/[a-z0-9_/-]+)?(?:#[a-z0-9_-]+)?|https://modelcontextprotocol\\.io/extensions/[a-z0-9_/-]+(?:#[a-z0-9_-]+)?|https://modelcontextprotocol\\.io/seps/\\d+-[a-z0-9-]+(?:#[a-z0-9_-]+)?|https://www\\.jsonrpc\\.org/specification(?:#[a-z0-9_]+)?|https://www\\.rfc-editor\\.org/rfc/rfc\\d+(?:#[a-z0-9.-]+)?)$`,
 );
 
 /** Every id the tree cites, with where. */

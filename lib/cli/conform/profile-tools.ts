@@ -11,7 +11,7 @@
 // tools/call with isError; pending requests are held only while their tools/call runs.
 
 import { McpError } from "../../peer/shared/errors.js";
-import { PeerAbortController } from "../../peer/index.js";
+import { PeerAbortController } from "../../peer/shared/signal.js";
 import type { Server } from "../../peer/server/server.js";
 import type { HandlerContext } from "../../peer/server/server-options.js";
 import type { CallToolResult, LoggingLevel } from "../../types/index.js";

@@ -42,7 +42,13 @@ export interface ServedRegistries extends Registries {
 /** The method table of a Server (see the file comment). */
 export function methodTable(server: ServedRegistries): Map<string, MethodEntry> {
   const table = new Map<string, MethodEntry>([
-    ["tools/list", list(server, "tools", (modern) => [...server.tools.values()].map(modern === undefined ? sessionToolOf : definitionOf))],
+    // The session era lists execution.taskSupport only where core tasks are served (TK-08).
+    [
+      "tools/list",
+      list(server, "tools", (modern) =>
+        [...server.tools.values()].map(modern === undefined && server.tasks?.core === undefined ? sessionToolOf : definitionOf),
+      ),
+    ],
     ["resources/list", list(server, "resources", () => [...server.resources.values()].map((r) => r.definition))],
     ["resources/templates/list", list(server, "resourceTemplates", () => [...server.templates.values()].map((t) => t.definition))],
     ["prompts/list", list(server, "prompts", () => [...server.prompts.values()].map((p) => p.definition))],
@@ -55,7 +61,14 @@ export function methodTable(server: ServedRegistries): Map<string, MethodEntry> 
   served({
     method: "tools/call",
     serve: (context) => callToolOf(server, context),
-    plainTool: { find: (params) => plainToolOf(server.tools, params), run: runPlainTool },
+    // A session-era call that carries `task` is core tasks' to answer when they are served (TK-08), never the plain path's.
+    plainTool: {
+      find:
+        server.tasks?.core === undefined
+          ? (params) => plainToolOf(server.tools, params)
+          : (params) => (params.task === undefined ? plainToolOf(server.tools, params) : undefined),
+      run: runPlainTool,
+    },
   });
   served({
     method: "resources/read",
@@ -83,8 +96,8 @@ function list(server: ServedRegistries, key: string, items: (modern: ModernReque
 
 /**
  * A tool as a session-era client sees it: without execution.taskSupport, which there would
- * promise the 2025-11-25 task-augmented calls this server does not serve (it declares no
- * tasks.requests.tools.call); its tasks are the 2026-07-28 extension's.
+ * promise the 2025-11-25 task-augmented calls a server without core tasks does not serve (it
+ * declares no tasks.requests.tools.call); its tasks are the 2026-07-28 extension's.
  */
 function sessionToolOf(entry: ToolEntry): Tool {
   const tool = entry.definition;
@@ -101,7 +114,9 @@ function callToolOf(
 ): CallToolResult | Promise<CallToolResult | JsonObject> {
   const params = context.params;
   const entry = typeof params.name === "string" ? server.tools.get(params.name) : undefined;
-  // The common case first: no tasks, no beforeTask step; the call may answer in this turn.
+  const core = server.tasks?.core;
+  if (core !== undefined && context.modern === undefined && core.takes(entry, params)) return core.callTool(server.tools, entry, context);
+  // The common case: no tasks, no beforeTask step; the call may answer in this turn.
   if (entry === undefined || isPlainTool(entry)) return callTool(server.tools, params, context, entry);
   if (server.tasks !== undefined) return server.tasks.callTool(server.tools, entry, context);
   return callPreparedTool(server.tools, entry, context);

@@ -291,6 +291,12 @@ export interface TaskOptions {
   ttlMs?: number | null;
   /** The polling interval suggested to clients, ms. Default 1000. */
   pollIntervalMs?: number;
+  /**
+   * Also serve the 2025-11-25 core tasks to session-era clients (the `tasks` capability:
+   * task-augmented tools/call, tasks/get, tasks/result, tasks/list, tasks/cancel), from the
+   * same store. Default false.
+   */
+  core?: boolean;
 }
 
 /** What a Server tells its sessions about: a list changed, a resource changed, a task changed (its wire form). */

@@ -28,7 +28,7 @@ import { McpError, RequestAbortedError } from "../shared/errors.js";
 import { errorMessage } from "../shared/handlers.js";
 import { RoundState } from "./round-state.js";
 import { PeerAbortController } from "../shared/signal.js";
-import { MemoryTaskStore, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
+import { MemoryTaskStore, recordOutcome, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
 import type { ServerSession } from "./session.js";
 import type { HandlerContext, TaskOptions } from "./server-options.js";
 
@@ -280,12 +280,8 @@ export class TaskRunner {
   ): Promise<void> {
     if (this.running.get(taskId) !== running) return;
     this.running.delete(taskId);
-    const now = running.now();
-    const current = await this.store.get(taskId, now);
-    // Cancelled (or expired) meanwhile: the handler's late outcome changes nothing.
-    if (current === undefined || current === "expired" || TERMINAL.has(current.status)) return;
-    const updated = await this.store.update(taskId, { ...change, inputRequests: null }, now);
-    if (updated !== undefined && updated !== "expired") this.announce(detailedTask(updated));
+    const updated = await recordOutcome(this.store, taskId, { ...change, inputRequests: null }, running.now());
+    if (updated !== undefined) this.announce(detailedTask(updated));
   }
 
   private async writeOutstanding(taskId: string, running: Running): Promise<void> {

@@ -30,6 +30,8 @@ export interface StoredTask {
   result?: JsonObject;
   /** The JSON-RPC error (status failed). */
   error?: JsonObject;
+  /** 2025-11-25 core tasks: whose task it is (TK-10), the key tasks/list selects by. */
+  readonly owner?: string;
 }
 
 /** What changes in a task; absent keys stay as they are, `null` removes an optional field. */
@@ -43,6 +45,13 @@ export interface TaskChange {
 
 export type TaskLookup = StoredTask | "expired" | undefined;
 
+/** One page of TaskStore.list. */
+export interface TaskListPage {
+  readonly tasks: readonly StoredTask[];
+  /** The id to continue after; undefined on the last page. */
+  readonly next: string | undefined;
+}
+
 export interface TaskStore {
   /** Stores a new task; resolves once get() can find it. */
   create(task: StoredTask): Promise<void>;
@@ -50,6 +59,11 @@ export interface TaskStore {
   get(taskId: string, now: number): Promise<TaskLookup>;
   /** Applies a change (lastUpdatedAt becomes `now`); resolves with the task as it now is, or as get() would answer. */
   update(taskId: string, change: TaskChange, now: number): Promise<TaskLookup>;
+  /**
+   * Optional (tasks/list, 2025-11-25 core tasks): up to `limit` unexpired tasks of `owner` in
+   * creation order, after the task `after`; undefined when `after` names no task of the store.
+   */
+  list?(owner: string, now: number, after: string | undefined, limit: number): Promise<TaskListPage | undefined>;
 }
 
 export interface MemoryTaskStoreOptions {
@@ -61,6 +75,17 @@ const ENDED: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"])
 
 function expired(task: StoredTask, now: number): boolean {
   return task.ttlMs !== null && now >= task.createdAt + task.ttlMs;
+}
+
+/**
+ * Writes a task handler's outcome, unless the task ended (cancelled) or expired meanwhile:
+ * a late outcome changes nothing. Resolves with the task as written, or undefined when not.
+ */
+export async function recordOutcome(store: TaskStore, taskId: string, change: TaskChange, now: number): Promise<StoredTask | undefined> {
+  const current = await store.get(taskId, now);
+  if (current === undefined || current === "expired" || ENDED.has(current.status)) return undefined;
+  const updated = await store.update(taskId, change, now);
+  return updated === undefined || updated === "expired" ? undefined : updated;
 }
 
 /** The in-process TaskStore: a Map in creation order. */
@@ -111,6 +136,23 @@ export class MemoryTaskStore implements TaskStore {
     if (change.error !== undefined) task.error = change.error;
     task.lastUpdatedAt = now;
     return copy(task);
+  }
+
+  /** Reads at most maxTasks entries: the Map is bounded, and `after` is found by key. */
+  async list(owner: string, now: number, after: string | undefined, limit: number): Promise<TaskListPage | undefined> {
+    if (after !== undefined && !this.tasks.has(after)) return undefined;
+    const tasks: StoredTask[] = [];
+    let started = after === undefined;
+    for (const [id, task] of this.tasks) {
+      if (!started) {
+        started = id === after;
+        continue;
+      }
+      if (task.owner !== owner || expired(task, now)) continue;
+      if (tasks.length === limit) return { tasks, next: tasks[tasks.length - 1]?.taskId };
+      tasks.push(copy(task));
+    }
+    return { tasks, next: undefined };
   }
 
   /** Forgets expired tasks, then ended ones oldest first, until there is room for one more. */

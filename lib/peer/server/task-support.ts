@@ -19,6 +19,7 @@ import { callPreparedTool, callTool } from "./server-methods.js";
 import type { HandlerContext, TaskOptions, ToolEntry } from "./server-options.js";
 import type { ServedMethod } from "./session.js";
 import { TaskRunner } from "./task-server.js";
+import { CoreTasks } from "./task-core.js";
 
 /** What serveTasks returns, for ServerOptions.tasks. */
 export interface TaskSupport {
@@ -34,6 +35,8 @@ export interface TaskSupport {
 /** @internal What a Server serves of the tasks extension. */
 export interface ServedTasks {
   readonly runner: TaskRunner;
+  /** The 2025-11-25 core tasks, with TaskOptions.core; undefined otherwise. */
+  readonly core: CoreTasks | undefined;
   /** Request methods added to the Server's method table. */
   readonly methods: readonly ServedMethod[];
   /** Adds the extension to the capabilities a session declares. */
@@ -56,23 +59,47 @@ export function serveTasks(options: TaskOptions): TaskSupport {
     throw new Error("tasks: expected newTaskId, a function returning unguessable ids (e.g. crypto.randomUUID); got none");
   return {
     options,
-    attach: (announce, elsewhere) => servedTasks(new TaskRunner(options, announce, elsewhere)),
+    attach: (announce, elsewhere) => {
+      const runner = new TaskRunner(options, announce, elsewhere);
+      return servedTasks(runner, options.core === true ? new CoreTasks(options, runner.store) : undefined);
+    },
   };
 }
 
-function servedTasks(runner: TaskRunner): ServedTasks {
+function servedTasks(runner: TaskRunner, core: CoreTasks | undefined): ServedTasks {
+  // The extension's methods only under 2026-07-28, and only once the engine saw the extension offered and declared (the method
+  // table's extension column); the core ones in the session era, once the server declared `tasks` (TK-08, TK-10).
+  const methods: ServedMethod[] =
+    core === undefined
+      ? [
+          { method: "tasks/get", serve: (context) => runner.get(context.params, context.session.now()) },
+          { method: "tasks/update", serve: (context) => runner.update(context.params, context.session.now()) },
+          { method: "tasks/cancel", serve: (context) => runner.cancel(context.params, context.session.now()) },
+        ]
+      : [
+          {
+            method: "tasks/get",
+            serve: (context) => (context.modern === undefined ? core.get(context) : runner.get(context.params, context.session.now())),
+          },
+          { method: "tasks/update", serve: (context) => runner.update(context.params, context.session.now()) },
+          {
+            method: "tasks/cancel",
+            serve: (context) =>
+              context.modern === undefined ? core.cancel(context) : runner.cancel(context.params, context.session.now()),
+          },
+          { method: "tasks/result", serve: (context) => core.result(context) },
+          { method: "tasks/list", serve: (context) => core.list(context) },
+        ];
   return {
     runner,
-    // Only under 2026-07-28, and only once the engine saw the extension offered and declared (the method table's extension column).
-    methods: [
-      { method: "tasks/get", serve: (context) => runner.get(context.params, context.session.now()) },
-      { method: "tasks/update", serve: (context) => runner.update(context.params, context.session.now()) },
-      { method: "tasks/cancel", serve: (context) => runner.cancel(context.params, context.session.now()) },
-    ],
-    // Offered under 2026-07-28 through server/discover; the session era has no extensions and ignores the key.
+    core,
+    methods,
+    // The extension is offered under 2026-07-28 through server/discover; the session era has no extensions and ignores the key.
+    // The core `tasks` capability is the session era's (server/discover leaves it out).
     declare: (capabilities) => {
       const withExtensions = capabilities as ServerCapabilities & { extensions?: object };
-      return { ...capabilities, extensions: { ...withExtensions.extensions, [TASKS_EXTENSION]: {} } } as ServerCapabilities;
+      const declared = { ...capabilities, extensions: { ...withExtensions.extensions, [TASKS_EXTENSION]: {} } } as ServerCapabilities;
+      return core === undefined ? declared : core.declare(declared);
     },
     callTool: (tools, entry, context) => callTaskTool(runner, tools, entry, context),
   };

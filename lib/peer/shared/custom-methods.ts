@@ -52,6 +52,10 @@ export interface ExtensionDeclaration {
   readonly serverNotifications?: readonly string[];
   /** Notifications the client sends to the server (session era only: a 2026-07-28 notification carries no declaration, MT-05). */
   readonly clientNotifications?: readonly string[];
+  /** Whose declaration lets its methods pass: "both" (default) or "server" (the server's alone, as for skills; SK-01). */
+  readonly gatedBy?: "both" | "server";
+  /** Whether this side names it in its capabilities. Default true; a client of a server-gated extension may leave it out. */
+  readonly declare?: boolean;
 }
 
 /** Extensions by identifier (`prefix/name`, MT-06). */
@@ -66,9 +70,12 @@ export function extensionMethodsOf(extensions: Extensions | undefined): Extensio
       throw new RangeError(
         `[MT-06] expected an extension identifier prefix/name (e.g. "com.example/search"); got ${JSON.stringify(extension)}`,
       );
-    for (const method of declaration.requests ?? []) methods.push({ method, extension, kind: "request", from: "client" });
-    for (const method of declaration.serverNotifications ?? []) methods.push({ method, extension, kind: "notification", from: "server" });
-    for (const method of declaration.clientNotifications ?? []) methods.push({ method, extension, kind: "notification", from: "client" });
+    const gatedBy = declaration.gatedBy;
+    for (const method of declaration.requests ?? []) methods.push({ method, extension, kind: "request", from: "client", gatedBy });
+    for (const method of declaration.serverNotifications ?? [])
+      methods.push({ method, extension, kind: "notification", from: "server", gatedBy });
+    for (const method of declaration.clientNotifications ?? [])
+      methods.push({ method, extension, kind: "notification", from: "client", gatedBy });
   }
   return methods;
 }
@@ -78,6 +85,6 @@ export function withExtensions<C extends object>(capabilities: C | undefined, ex
   if (extensions === undefined || Object.keys(extensions).length === 0) return capabilities;
   const base = (capabilities ?? {}) as C & { extensions?: { [id: string]: JsonObject } };
   const declared: { [id: string]: JsonObject } = { ...base.extensions };
-  for (const [id, declaration] of Object.entries(extensions)) declared[id] = declaration.settings ?? {};
+  for (const [id, declaration] of Object.entries(extensions)) if (declaration.declare !== false) declared[id] = declaration.settings ?? {};
   return { ...base, extensions: declared };
 }

@@ -1,0 +1,92 @@
+// The simulation's reproducers: each a shrunk episode (episode.ts describe()) that once broke
+// an invariant, keyed by what it broke. A `fixed` one must pass now; a `knownOpen` one names a
+// loss the cluster still has (issue 6/7): sim.test.ts checks that the simulation still finds it,
+// and once its fix lands it moves to `fixed`.
+//
+// Invariant: every kind in KNOWN_OPEN has at least one reproducer here, and nothing else is open.
+
+import type { Config } from "./episode.js";
+import type { ViolationKind } from "./oracle.js";
+import { NO_FAULTS, type Faults } from "./world.js";
+
+export interface Reproducer {
+  /** The letter the issue's notes use for the bug. */
+  readonly bug: string;
+  readonly kind: ViolationKind;
+  readonly why: string;
+  readonly config: Config;
+  readonly status: "knownOpen" | "fixed";
+}
+
+function config(
+  seed: number,
+  steps: number,
+  nodes: number,
+  sessionClients: number,
+  modernClients: number,
+  faults: Partial<Faults> = {},
+): Config {
+  return { seed, steps, nodes, sessionClients, modernClients, faults: { ...NO_FAULTS, ...faults } };
+}
+
+export const REPRODUCERS: readonly Reproducer[] = [
+  {
+    bug: "a",
+    kind: "notification-lost",
+    why: "a tools/list_changed made while no node holds the session's GET stream is dropped (one node on a shared bus is enough)",
+    config: config(1001, 5, 1, 3, 1),
+    status: "knownOpen",
+  },
+  {
+    bug: "a",
+    kind: "notification-lost",
+    why: "the same with two nodes: the GET opened later on either node never hears it",
+    config: config(3, 19, 2, 2, 0),
+    status: "knownOpen",
+  },
+  {
+    bug: "b",
+    kind: "stream-ended-early",
+    why: "a call's stream resumed with Last-Event-ID on another node replays what is stored and ends, without the answer still to come",
+    config: config(1011, 27, 2, 1, 0, { busDelayMs: 3 }),
+    status: "knownOpen",
+  },
+  {
+    bug: "c",
+    kind: "server-request-id-reused",
+    why: "two nodes asking the client for one session at once both use id 0",
+    config: config(1366, 26, 4, 1, 1, { busDelayMs: 18, storeFail: 0.05 }),
+    status: "knownOpen",
+  },
+  {
+    bug: "d",
+    kind: "ended-not-everywhere",
+    why: "a snapshot saved late (slow store) after the session's DELETE puts it back: a node serves it again",
+    config: config(1338, 30, 3, 3, 0, { busDelayMs: 7, storeSlowMs: 29, skewMs: 1138 }),
+    status: "knownOpen",
+  },
+  {
+    bug: "g",
+    kind: "notification-duplicated",
+    why: "a bus message delivered twice (busDuplicate) puts one notification twice on the GET stream: delivery is not idempotent",
+    config: config(1318, 18, 2, 3, 0, { busDelayMs: 15, busDuplicate: 0.2 }),
+    status: "knownOpen",
+  },
+  {
+    bug: "h",
+    kind: "event-changed",
+    why: "a node restarted under the same node id numbers its streams from s0 again: an event id names two different events",
+    config: config(1004, 35, 2, 3, 0, { crash: true }),
+    status: "knownOpen",
+  },
+  {
+    bug: "f",
+    kind: "event-lost",
+    why: "resumptions of one stream on several nodes with a slow store: an event is skipped",
+    config: config(1137, 40, 3, 3, 0, { busDelayMs: 25, storeSlowMs: 32, skewMs: 2074 }),
+    status: "knownOpen",
+  },
+];
+
+/** The kinds some reproducer still shows open: a random run that finds one of them is not failed for it. */
+export const KNOWN_OPEN: ReadonlySet<ViolationKind> = new Set(REPRODUCERS.filter((r) => r.status === "knownOpen").map((r) => r.kind));
