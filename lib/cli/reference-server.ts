@@ -25,6 +25,7 @@ import { REFERENCE_SKILLS } from "./reference-skills.js";
 import type { HandlerContext, TaskOptions } from "../peer/server/server-options.js";
 import { serveTasks } from "../peer/server/task-support.js";
 import { Paginator } from "../codec/pagination.js";
+import { parseTemplate } from "../uri-template/template.js";
 import type { CallToolResult, ElicitRequestParams, Implementation } from "../types/index.js";
 
 /** A 1×1 red PNG (RGBA). */
@@ -72,8 +73,9 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
       ...base,
       paging: new Paginator({ secret: options.paginationSecret, pageSize: options.pageSize ?? 100 }),
       // The 2026-07-28 tasks extension, for the suite's tasks scenarios (reference-tasks.ts), and the
-      // 2025-11-25 core tasks for session-era clients (SDK v1's client.experimental.tasks) from the same store.
-      tasks: serveTasks({ newTaskId: randomUUID, pollIntervalMs: 250, core: true, ...options.tasks }),
+      // 2025-11-25 core tasks for session-era clients (SDK v1's client.experimental.tasks) from the same store;
+      // not under a conform target profile, whose published capabilities have no session-era `tasks`.
+      tasks: serveTasks({ newTaskId: randomUUID, pollIntervalMs: 250, core: options.profile === undefined, ...options.tasks }),
       // The skills extension (SEP-2640), for the suite's skills scenarios (reference-skills.ts).
       extensions: skillsExtension(),
       // A target profile's settings (limits, versions, discover, instructions, strict) over the defaults above.
@@ -363,7 +365,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Server {
   );
 
   server.resourceTemplate(
-    "test://template/{id}/data",
+    parseTemplate("test://template/{id}/data"),
     {
       name: "template",
       title: "Resource Template",

@@ -17,12 +17,14 @@
 // - expiry is the host's clock's (`now`): past createdAt + ttlMs a get or update answers
 //   "expired" and deletes the key; Redis drops the key itself taskGraceMs later, and a task
 //   without TTL after untimedTaskTtlMs, so nothing stays for good;
-// - a task id from a peer that is not keyPartOk is unknown (never sent to Redis).
+// - a task id from a peer that is not keyPartOk is unknown (never sent to Redis);
+// - list() reads one owner's index (P taskowner:<owner>) by rank: at most `limit` + 1 entries
+//   and `limit` hashes a call, whatever the store holds.
 
 import type { JsonObject } from "../wire/envelope.js";
 import { isJsonObject } from "../wire/envelope.js";
-import type { StoredTask, TaskChange, TaskLookup, TaskStatus, TaskStore } from "../peer/server/task-store.js";
-import { bound, keyPartOk, replyPairs, type RedisCommander, type RedisKeys } from "./redis-client.js";
+import type { StoredTask, TaskChange, TaskListPage, TaskLookup, TaskStatus, TaskStore } from "../peer/server/task-store.js";
+import { bound, keyPartOk, replyPairs, replyText, type RedisCommander, type RedisKeys } from "./redis-client.js";
 import { replyNumber, runScript } from "./redis-lua.js";
 
 export interface RedisTaskStoreOptions extends RedisKeys {
@@ -46,12 +48,17 @@ const SWEEP = 256;
  * takes a task off the counts and indexes; sweep() does it for the tasks past their deadline
  * whose key is gone; makeRoom() forgets ended tasks, oldest ended first, until `size` more fits.
  */
-const TASK_LUA = `local TD, TE, TB = P .. 'taskdeadlines', P .. 'tasksended', P .. 'taskbytes'
+const TASK_LUA = `local TD, TE, TB, TO = P .. 'taskdeadlines', P .. 'tasksended', P .. 'taskbytes', P .. 'taskowners'
 local function taskKey(tid) return P .. 'task:' .. tid end
 local function fieldCost(field, length) return allocation(#field + length + 32) end
 local function forget(tid)
   bump(TB, TOTAL, -counted(TB, tid))
   redis.call('HDEL', TB, tid)
+  local owner = redis.call('HGET', TO, tid)
+  if owner then
+    redis.call('ZREM', P .. 'taskowner:' .. owner, tid)
+    redis.call('HDEL', TO, tid)
+  end
   redis.call('ZREM', TD, tid)
   redis.call('ZREM', TE, tid)
 end
@@ -83,10 +90,21 @@ local key = taskKey(tid)
 if redis.call('EXISTS', key) == 1 then return 0 end
 forget(tid)
 local size = ${TASK_OVERHEAD}
-for i = 7, #ARGV, 2 do size = size + fieldCost(ARGV[i], #ARGV[i + 1]) end
+local owner, created
+for i = 7, #ARGV, 2 do
+  size = size + fieldCost(ARGV[i], #ARGV[i + 1])
+  if ARGV[i] == 'owner' then owner = ARGV[i + 1] end
+  if ARGV[i] == 'createdAt' then created = tonumber(ARGV[i + 1]) end
+end
+-- The owner's index entries (its name in TO and the sorted set) cost about its length again.
+if owner then size = size + fieldCost('owner', #owner) end
 if size > tonumber(ARGV[4]) then return -2 end
 if not makeRoom(size, tonumber(ARGV[5])) then return -1 end
 for i = 7, #ARGV, 2 do redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+if owner then
+  redis.call('ZADD', P .. 'taskowner:' .. owner, created or now, tid)
+  redis.call('HSET', TO, tid, owner)
+end
 redis.call('PEXPIRE', key, keep)
 redis.call('ZADD', TD, now + keep, tid)
 bump(TB, tid, size)
@@ -139,6 +157,28 @@ sweep(clock(), tonumber(ARGV[3]))
 redis.call('DEL', taskKey(tid))
 forget(tid)
 return 1`;
+
+/**
+ * One page of an owner's tasks, by rank in its index. ARGV: 2 owner (JSON), 3 the id to continue
+ * after ("" from the start), 4 limit, 5 sweep. Answers -1 when that id is not in the index, else
+ * {more (0 or 1), tid, hash, tid, hash, ...}.
+ */
+const LIST = `${TASK_LUA}
+sweep(clock(), tonumber(ARGV[5]))
+local index, after, limit = P .. 'taskowner:' .. ARGV[2], ARGV[3], tonumber(ARGV[4])
+local start = 0
+if after ~= '' then
+  local rank = redis.call('ZRANK', index, after)
+  if not rank then return -1 end
+  start = rank + 1
+end
+local ids = redis.call('ZRANGE', index, start, start + limit)
+local out = { #ids > limit and 1 or 0 }
+for i = 1, math.min(#ids, limit) do
+  out[#out + 1] = ids[i]
+  out[#out + 1] = redis.call('HGETALL', taskKey(ids[i]))
+end
+return out`;
 
 const STATUSES: ReadonlySet<string> = new Set(["working", "input_required", "completed", "failed", "cancelled"]);
 
@@ -205,6 +245,28 @@ export class RedisTaskStore implements TaskStore {
     set(standIn, "lastUpdatedAt", now);
     const args = [taskId, String(this.maxTaskBytes), String(this.maxTotalBytes), String(SWEEP), String(pairs.length), ...pairs, ...standIn];
     return this.lookup(taskId, await runScript(this.client, UPDATE, this.prefix, args), now);
+  }
+
+  /**
+   * tasks/list (core tasks): up to `limit` unexpired tasks of `owner` in creation order, after
+   * `after`; undefined when `after` is not one of the owner's tasks (a cursor of another owner
+   * included). A task Redis has dropped but the sweep not yet unindexed is skipped.
+   */
+  async list(owner: string, now: number, after: string | undefined, limit: number): Promise<TaskListPage | undefined> {
+    if (after !== undefined && !keyPartOk(after)) return undefined;
+    const count = Math.max(1, Math.min(1000, Math.floor(limit)));
+    const reply = await runScript(this.client, LIST, this.prefix, [JSON.stringify(owner), after ?? "", String(count), String(SWEEP)]);
+    if (!Array.isArray(reply)) return undefined;
+    const tasks: StoredTask[] = [];
+    let last: string | undefined;
+    for (let i = 1; i + 1 < reply.length; i += 2) {
+      const taskId = replyText(reply[i]);
+      if (taskId === undefined) continue;
+      last = taskId;
+      const task = taskOf(taskId, replyPairs(reply[i + 1]));
+      if (task !== undefined && (task.ttlMs === null || now < task.createdAt + task.ttlMs)) tasks.push(task);
+    }
+    return { tasks, next: replyNumber(reply[0]) === 1 ? last : undefined };
   }
 
   /** The task a hash reply describes; "expired" (and deleted) past its TTL; undefined when empty or malformed. */

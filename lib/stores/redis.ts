@@ -35,6 +35,9 @@
 //   P tasksended            sorted set, <tid> -> when it completed, failed or was cancelled (ms)
 //   P taskbytes             hash, <tid> -> the task's bytes; " total" -> their sum, at most
 //                           maxTotalTaskBytes (default 64 MiB) (LIM-16)
+//   P taskowner:<owner>     sorted set, <tid> -> createdAt (ms): the tasks of one owner (core
+//                           tasks, TK-10; <owner> the JSON of StoredTask.owner), for list()
+//   P taskowners            hash, <tid> -> its owner's JSON (so a forgotten task leaves its index)
 //   P keys:<name>           string, a shared secret (sharedSecret(): requestState, cursors); no TTL
 //   P bus                   pub/sub channel: "<nodeId> <BusMessage JSON>", at most maxMessageBytes;
 //                           kinds input (a client's answer or cancellation for the node that awaits

@@ -13,9 +13,9 @@ const KB = 1024;
 
 /** Today's sizes plus about 1 KB: the bundle must not grow past them. */
 const CEILINGS = new Map<BundleEntry, { ceiling: number; target?: number }>([
-  [SERVER_ONE_TOOL, { ceiling: 57.5 * KB, target: 40 * KB }],
-  [CLIENT, { ceiling: 42 * KB, target: 30 * KB }],
-  [CONNECT_HTTP, { ceiling: 52.5 * KB }],
+  [SERVER_ONE_TOOL, { ceiling: 55 * KB, target: 40 * KB }],
+  [CLIENT, { ceiling: 49.5 * KB, target: 30 * KB }],
+  [CONNECT_HTTP, { ceiling: 59.5 * KB }],
 ]);
 
 /** The package's modules (paths under dist/package/) that went into a bundle. */
@@ -28,6 +28,8 @@ function modulesOf(size: BundleSize): string[] {
 
 const TASKS = /^peer\/server\/task-(server|support|store)\.js$/;
 const SEALING = /^(codec\/(sha256|pagination)\.js|peer\/server\/round-sealing\.js)$/;
+// uri-reference.js is RFC 3986 resolution (the JSON Schema validator's $ref), not RFC 6570 templates.
+const TEMPLATES = /^uri-template\/(template|match)\.js$/;
 // The transport's own use of lib/auth (a 401's WWW-Authenticate challenge parsed for its report, URLs
 // parsed for redirects) stays; the flow, its metadata discovery and its client do not.
 const OAUTH = /^(auth\/(?!challenge\.js$|encoding\.js$)|http-client\/(oauth|http-oauth)\.js$)/;
@@ -42,24 +44,27 @@ for (const [entry, { ceiling, target }] of CEILINGS) {
   });
 }
 
-test("a Server with one plain tool bundles no tasks, cursor sealing or hashing; with serveTasks, Paginator and sealedRounds it does", () => {
+test("a Server with one plain tool bundles no tasks, URI templates, cursor sealing or hashing; with serveTasks, parseTemplate, Paginator and sealedRounds it does", () => {
   const plain = modulesOf(measureBundle(SERVER_ONE_TOOL));
   assert.deepEqual(
-    plain.filter((path) => TASKS.test(path) || SEALING.test(path)),
+    plain.filter((path) => TASKS.test(path) || SEALING.test(path) || TEMPLATES.test(path)),
     [],
   );
   const used = modulesOf(
     measureBundle({
       name: "Server with every option",
       source: SERVER_ONE_TOOL.source
-        .replace("import { Server }", "import { Paginator, Server, sealedRounds, serveTasks }")
+        .replace("import { Server }", "import { Paginator, Server, parseTemplate, sealedRounds, serveTasks }")
         .replace(
           '{ info: { name: "s", version: "1.0.0" } }',
           '{ info: { name: "s", version: "1.0.0" }, tasks: serveTasks({ newTaskId: () => "t" }), paging: new Paginator({ secret: new Uint8Array(32) }), inputRounds: sealedRounds({ secret: new Uint8Array(32) }) }',
-        ),
+        )
+        .concat('\nserver.resourceTemplate(parseTemplate("n://{x}"), { name: "n" }, (uri) => ({ contents: [{ uri, text: "" }] }));'),
     }),
   );
   for (const module of [
+    "uri-template/template.js",
+    "uri-template/match.js",
     "peer/server/task-server.js",
     "peer/server/task-support.js",
     "codec/sha256.js",

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as z from "zod";
 import type { CallToolResult } from "../../lib/index.js";
-import { Server, type StandardSchemaV1 } from "../../lib/peer/index.js";
+import { Server, parseTemplate, type StandardSchemaV1 } from "../../lib/peer/index.js";
 import { fromParamsMap } from "../../lib/peer/server/params-map.js";
 import { Pair, SERVER_INFO, type PairOptions } from "../support/peer-harness.js";
 
@@ -424,8 +424,13 @@ test("a resource, template or prompt whose callback is not a function, or whose 
     /^Error: resource call shape: expected server\.resource\(uri, \{ name, .* \}, read\); got \("note:\/\/a", a string \("a note"\), a function\)$/,
   );
   assert.throws(
-    () => any.resourceTemplate("note://{n}", { name: "n" }),
+    () => any.resourceTemplate(parseTemplate("note://{n}"), { name: "n" }),
     /resource template call shape: expected .*; got \("note:\/\/\{n\}", an object with keys name, undefined\)/,
+  );
+  // The template unparsed: parsing is the caller's, so that a Server without templates bundles no RFC 6570 code.
+  assert.throws(
+    () => any.resourceTemplate("note://{n}", { name: "n" }, () => ({ contents: [] })),
+    /resource template call shape: expected server\.resourceTemplate\(parseTemplate\(uriTemplate\), .*\); got a string \("note:\/\/\{n\}"\) as the template/,
   );
   assert.throws(
     () => any.prompt("greet", "Greets", { name: z.string() }, () => ({ messages: [] })),

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LocalProtocolError } from "../../lib/index.js";
-import { ConnectionClosedError, InvalidResultError, ProtocolMisuseError } from "../../lib/peer/index.js";
+import { ConnectionClosedError, InvalidResultError, ProtocolMisuseError, parseTemplate } from "../../lib/peer/index.js";
 import { Pair, SERVER_INFO, ScriptedServer, initializeResult, pagedBy, track } from "../support/peer-harness.js";
 import { mcpError, rejection } from "../support/helpers.js";
 import { OK, connected } from "../support/peer-helpers.js";
@@ -129,7 +129,7 @@ test("N-03: listResources(), listResourceTemplates() and listPrompts() paginate 
     setup: (s) => {
       for (const n of [1, 2, 3]) {
         s.resource(`mem://r${n}`, { name: `r${n}`, mimeType: "text/plain" }, (uri) => ({ contents: [{ uri, text: "" }] }));
-        s.resourceTemplate(`mem://t${n}/{x}`, { name: `t${n}` }, (uri) => ({ contents: [{ uri, text: "" }] }));
+        s.resourceTemplate(parseTemplate(`mem://t${n}/{x}`), { name: `t${n}` }, (uri) => ({ contents: [{ uri, text: "" }] }));
         s.prompt(`p${n}`, { description: `prompt ${n}` }, () => ({ messages: [] }));
       }
     },

@@ -13,6 +13,7 @@ import { createServer } from "node:http";
 import type { CallToolResult } from "../../lib/index.js";
 import {
   Paginator,
+  parseTemplate,
   ConnectionClosedError,
   McpError,
   PeerAbortController,
@@ -39,7 +40,7 @@ test("N-01, N-02: a default Server lists 120 tools, resources, templates and pro
       for (let i = 0; i < 120; i++) {
         s.tool(`t${i}`, {}, () => OK);
         s.resource(`mem://r${i}`, { name: `r${i}` }, (uri) => ({ contents: [{ uri, text: "" }] }));
-        s.resourceTemplate(`mem://t${i}/{x}`, { name: `t${i}` }, (uri) => ({ contents: [{ uri, text: "" }] }));
+        s.resourceTemplate(parseTemplate(`mem://t${i}/{x}`), { name: `t${i}` }, (uri) => ({ contents: [{ uri, text: "" }] }));
         s.prompt(`p${i}`, {}, () => ({ messages: [] }));
       }
     },
@@ -264,9 +265,9 @@ test("a second registration of a name is refused (tools, prompts, resources, tem
   assert.throws(() => server.prompt("p", {}, () => ({ messages: [] })), /expected a prompt name not registered yet/);
   server.resource("mem://r", { name: "r" }, (uri) => ({ contents: [{ uri, text: "" }] }));
   assert.throws(() => server.resource("mem://r", { name: "r" }, (uri) => ({ contents: [{ uri, text: "" }] })), /expected a resource name/);
-  server.resourceTemplate("mem://{x}", { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] }));
+  server.resourceTemplate(parseTemplate("mem://{x}"), { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] }));
   assert.throws(
-    () => server.resourceTemplate("mem://{x}", { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] })),
+    () => server.resourceTemplate(parseTemplate("mem://{x}"), { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] })),
     /expected a resource template name/,
   );
   first.remove();

@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ProtocolMisuseError, Server, type HandlerContext } from "../../lib/peer/index.js";
+import { ProtocolMisuseError, Server, parseTemplate, type HandlerContext } from "../../lib/peer/index.js";
 import type { CallToolResult } from "../../lib/index.js";
 import { Pair, SERVER_INFO } from "../support/peer-harness.js";
 import { mcpError, rejection } from "../support/helpers.js";
@@ -17,15 +17,15 @@ test("readResource(): a static resource, and templates matched with their RFC 65
   const pair = await connected({
     setup: (s) => {
       s.resource("file:///readme.md", { name: "readme" }, (uri) => ({ contents: [{ uri, mimeType: "text/markdown", text: "# Hi" }] }));
-      s.resourceTemplate("users://{id}/profile{?fields}", { name: "profile" }, (uri, vars) => {
+      s.resourceTemplate(parseTemplate("users://{id}/profile{?fields}"), { name: "profile" }, (uri, vars) => {
         seen.push(vars);
         return { contents: [{ uri, text: `user ${String(vars.id)}` }] };
       });
-      s.resourceTemplate("repo://{owner}/{repo}/issues{/num*}", { name: "issues" }, (uri, vars) => {
+      s.resourceTemplate(parseTemplate("repo://{owner}/{repo}/issues{/num*}"), { name: "issues" }, (uri, vars) => {
         seen.push(vars);
         return { contents: [{ uri, text: "issues" }] };
       });
-      s.resourceTemplate("files:///{+path}", { name: "files" }, (uri, vars) => {
+      s.resourceTemplate(parseTemplate("files:///{+path}"), { name: "files" }, (uri, vars) => {
         seen.push(vars);
         return { contents: [{ uri, blob: "AAAA" }] };
       });
@@ -50,7 +50,7 @@ test("readResource(): a static resource, and templates matched with their RFC 65
 
 test("RS-02: a resource that is not found → McpError -32002 with data.uri", async () => {
   const pair = await connected({
-    setup: (s) => s.resourceTemplate("users://{id}", { name: "u" }, (uri) => ({ contents: [{ uri, text: "" }] })),
+    setup: (s) => s.resourceTemplate(parseTemplate("users://{id}"), { name: "u" }, (uri) => ({ contents: [{ uri, text: "" }] })),
   });
   const error = await mcpError(pair.client.readResource("other://x"), -32002);
   assert.deepEqual(error.data, { uri: "other://x" });
@@ -137,7 +137,7 @@ test("CM-01: complete(): more than 100 candidates → 100 values, the total, has
         () => ({ messages: [] }),
       );
       s.resourceTemplate(
-        "db://{table}/{row}",
+        parseTemplate("db://{table}/{row}"),
         { name: "rows", complete: { row: (value, ctx) => (contexts.push(ctx), [`${value}-1`, `${value}-2`]) } },
         (uri) => ({ contents: [{ uri, text: "" }] }),
       );
@@ -249,7 +249,7 @@ test("C-02: capabilities follow the registrations, merged with options.capabilit
   resources.resource("mem://x", { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] }));
   assert.deepEqual(resources.capabilities(), { resources: { subscribe: true, listChanged: true } });
   const templates = new Server({ info: SERVER_INFO, logging: false });
-  templates.resourceTemplate("mem://{x}", { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] }));
+  templates.resourceTemplate(parseTemplate("mem://{x}"), { name: "x" }, (uri) => ({ contents: [{ uri, text: "" }] }));
   assert.deepEqual(templates.capabilities(), { resources: { subscribe: true, listChanged: true }, completions: {} });
   const prompts = new Server({ info: SERVER_INFO, logging: false });
   prompts.prompt("p", {}, () => ({ messages: [] }));
@@ -292,7 +292,7 @@ test("L-12: registering or removing after initialization sends list_changed (see
   assert.deepEqual(seen, ["tools", "tools", "tools"], "a second remove() is a no-op");
   const p = pair.server.prompt("p1", {}, () => ({ messages: [] }));
   pair.server.resource("mem://1", { name: "1" }, (uri) => ({ contents: [{ uri, text: "" }] }));
-  pair.server.resourceTemplate("mem://t/{x}", { name: "t" }, (uri) => ({ contents: [{ uri, text: "" }] }));
+  pair.server.resourceTemplate(parseTemplate("mem://t/{x}"), { name: "t" }, (uri) => ({ contents: [{ uri, text: "" }] }));
   p.remove();
   await pair.settle();
   assert.deepEqual(seen, ["tools", "tools", "tools", "prompts", "resources", "resources", "prompts"]);

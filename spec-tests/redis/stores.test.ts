@@ -285,3 +285,43 @@ test("the wall clock of redisHttpStores: Date.now on every node, timers that fir
   clearTimeout(hold);
   assert.deepEqual(fired, ["kept"]);
 });
+
+test("TK-10: task store list (core tasks): one owner's tasks in creation order, in pages by rank; another owner's cursor is unknown; a forgotten task leaves the index", async (t) => {
+  const r = await redis(t);
+  if (r === undefined) return;
+  const store = new RedisTaskStore(r.client, { prefix: r.prefix });
+  const owned = (id: string, createdAt: number, owner: string, ttlMs: number | null = 10_000): StoredTask => ({
+    ...task(id, createdAt, ttlMs),
+    owner,
+  });
+  for (let i = 0; i < 5; i++) await store.create(owned(`a${i}`, 100 + i, "auth:alice"));
+  await store.create(owned("b0", 50, 'auth:["app","bob"]'));
+  await store.create(task("plain", 60, 10_000));
+  const first = await store.list("auth:alice", 1000, undefined, 2);
+  assert.deepEqual(
+    first?.tasks.map((x) => [x.taskId, x.owner]),
+    [
+      ["a0", "auth:alice"],
+      ["a1", "auth:alice"],
+    ],
+  );
+  assert.equal(first?.next, "a1");
+  const rest = await store.list("auth:alice", 1000, "a1", 10);
+  assert.deepEqual(
+    rest?.tasks.map((x) => x.taskId),
+    ["a2", "a3", "a4"],
+  );
+  assert.equal(rest?.next, undefined);
+  assert.deepEqual(
+    (await store.list('auth:["app","bob"]', 1000, undefined, 10))?.tasks.map((x) => x.taskId),
+    ["b0"],
+  );
+  assert.equal(await store.list("auth:alice", 1000, "b0", 10), undefined, "another owner's task is no cursor here");
+  assert.equal(await store.list("auth:alice", 1000, "a b", 10), undefined, "an id a peer made up");
+  assert.deepEqual((await store.list("auth:nobody", 1000, undefined, 10))?.tasks, []);
+  // Past its TTL a task is not listed; once forgotten (a get found it expired) it leaves the index.
+  assert.deepEqual((await store.list("auth:alice", 20_000, undefined, 10))?.tasks, []);
+  assert.equal(await store.get("a0", 20_000), "expired");
+  assert.equal(Number(await r.client.sendCommand(["ZCARD", `${r.prefix}taskowner:"auth:alice"`])), 4);
+  assert.equal(await r.client.sendCommand(["HGET", `${r.prefix}taskowners`, "a0"]), null);
+});

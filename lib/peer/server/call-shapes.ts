@@ -14,6 +14,7 @@
 // - nothing is copied deeply: the values go on to the registries' own checks (registration.ts).
 
 import type { Implementation } from "../../types/index.js";
+import type { UriTemplate } from "../../uri-template/template.js";
 import { hasOwn } from "../../wire/envelope.js";
 import { isParamsMap, schemaKeywordOf } from "./params-map.js";
 import type { ServerOptions, ToolDefinition, ToolHandler } from "./server-options.js";
@@ -227,6 +228,12 @@ export function toolOptions(name: string, options: { readonly [key: string]: unk
     if (options[key] !== undefined && typeof options[key] !== "string")
       throw new Error(`tool options: tool ${JSON.stringify(name)}'s ${key} must be a string; got ${describeArgument(options[key])}`);
   return options as ToolDefinition;
+}
+
+/** Refuses a resource template given as anything but what parseTemplate returns (a string above all: parsing it is the caller's). */
+export function checkUriTemplate(form: string, template: unknown): asserts template is UriTemplate {
+  if (isObject(template) && typeof template.template === "string" && typeof template.match === "function") return;
+  throw new Error(`resource template call shape: expected ${form}; got ${describeArgument(template)} as the template`);
 }
 
 /** Refuses a registration whose callback is not a function (resource, template, prompt): refused now, not at the first read. */

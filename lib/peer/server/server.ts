@@ -20,7 +20,7 @@
 import type { EngineSnapshot } from "../../engine/engine.js";
 import type { Paginator } from "../../codec/pagination.js";
 import type { Implementation, Prompt, PromptArgument, ServerCapabilities, Tool } from "../../types/index.js";
-import { parseTemplate } from "../../uri-template/template.js";
+import type { UriTemplate } from "../../uri-template/template.js";
 import type { PeerHost } from "../shared/driver.js";
 import {
   withExtensions,
@@ -32,7 +32,7 @@ import {
 } from "../shared/custom-methods.js";
 import { extensionEntry, methodTable } from "./dispatch.js";
 import { ExtensionHandlers } from "./extension-handlers.js";
-import { checkCallback, serverOptionsOf, toolCallOf } from "./call-shapes.js";
+import { checkCallback, checkUriTemplate, serverOptionsOf, toolCallOf } from "./call-shapes.js";
 import { argumentsValidator, checkToolName, listable } from "./registration.js";
 import type { NotOptions, NotSchema, PromptArgs, ToolArgs, ToolParams, ToolResultFor, ToolSchemaInput } from "./schema-types.js";
 import type {
@@ -181,19 +181,20 @@ export class Server {
     );
   }
 
-  /** Registers a resource template. Throws an Error unless called as resourceTemplate(uriTemplate, { name, ... }, read), or for a template that does not parse. */
-  resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, read: TemplateReader): Registration {
-    checkCallback(
-      "resource template",
-      "server.resourceTemplate(uriTemplate, { name, title?, description?, mimeType?, complete? }, read)",
-      uriTemplate,
-      definition,
-      read,
-    );
+  /**
+   * Registers a resource template: `resourceTemplate(parseTemplate("users://{id}"), { name, ... }, read)`
+   * (the template parsed by the caller, so that a Server without templates bundles no RFC 6570
+   * code). Throws an Error for any other shape, a string in place of the parsed template included.
+   */
+  resourceTemplate(template: UriTemplate, definition: ResourceTemplateDefinition, read: TemplateReader): Registration {
+    const form = "server.resourceTemplate(parseTemplate(uriTemplate), { name, title?, description?, mimeType?, complete? }, read)";
+    checkUriTemplate(form, template);
+    const uriTemplate = template.template;
+    checkCallback("resource template", form, uriTemplate, definition, read);
     const { complete, ...rest } = definition;
     const entry: TemplateEntry = {
       definition: listable(`resource template ${uriTemplate}`, { uriTemplate, ...rest }),
-      template: parseTemplate(uriTemplate),
+      template,
       read,
       complete,
     };
