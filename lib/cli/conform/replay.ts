@@ -480,6 +480,8 @@ async function runSteps(
       if (isRecord(value) && value.method === "notifications/initialized") state.initialized = true;
       if (isRecord(value) && value.method === "initialize" && isRecord(value.params) && isRecord(value.params.capabilities))
         state.clientRoots = isRecord(value.params.capabilities.roots);
+      // A session's capabilities are its initialize result's: a server may declare others under 2026-07-28 (J2).
+      if (isRecord(value) && value.method === "initialize") state.bindings.delete("capabilities");
       state.target.write(JSON.stringify(value) + "\n");
       lastQuiet = undefined;
     } else if ("in_bytes" in step && typeof step.in_bytes === "string") {
