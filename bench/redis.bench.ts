@@ -25,7 +25,7 @@ const OVER_HTTP = 3000;
 const WORKERS = 24;
 const CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "lib", "cli", "main.js");
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise<number>((resolve) => {
     const server = createServer(() => undefined);
     server.listen(0, "127.0.0.1", () => {
@@ -55,8 +55,8 @@ async function ping(url: string): Promise<boolean> {
   }
 }
 
-/** The Redis to measure against, and how to stop it when it is ours. */
-async function redis(): Promise<{ url: string; stop(): void } | undefined> {
+/** The Redis to measure against (also bench/scale-out.ts), and how to stop it when it is ours. */
+export async function redis(): Promise<{ url: string; stop(): void } | undefined> {
   const given = process.env.MCP_TEST_REDIS_URL;
   if (given !== undefined && given !== "") return { url: given, stop: () => undefined };
   const binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((path) => existsSync(path));

@@ -5,7 +5,8 @@
 //
 // Invariants:
 // - checkDpopProof never throws and reads a bounded input (MAX_DPOP_PROOF characters): every
-//   problem is { ok: false, error, reason }, the error an RFC 9449 code, the reason ours;
+//   problem is { ok: false, error, reason }, the error an RFC 9449 code, the reason ours (it
+//   goes into the challenge, so it never repeats what the client sent);
 // - a proof verifies only with an accepted asymmetric algorithm (never `none`, never an HMAC),
 //   with the public key in its own header (a private member refuses it) of the type the
 //   algorithm names, an RSA modulus of at least 2048 bits, and `typ` dpop+jwt;
@@ -282,10 +283,9 @@ export async function checkDpopProof(proof: string, expect: DpopExpectation, set
   if (typeof jti !== "string" || jti === "" || jti.length > MAX_JTI) return refuse(`jti is not a string of 1 to ${MAX_JTI} characters`);
   if (typeof htm !== "string" || typeof htu !== "string") return refuse("htm or htu is missing");
   if (typeof iat !== "number" || !Number.isFinite(iat)) return refuse("iat is not a NumericDate");
-  if (expect.method === undefined || htm !== expect.method)
-    return refuse(`htm is not the request's method ${expect.method ?? "(unknown)"}`);
+  if (expect.method === undefined || htm !== expect.method) return refuse("htm is not the request's method");
   const target = comparableTarget(expect.url);
-  if (target === undefined || comparableTarget(htu) !== target) return refuse(`htu is not the request's URL ${target ?? "(unknown)"}`);
+  if (target === undefined || comparableTarget(htu) !== target) return refuse("htu is not the request's URL");
   const nowSeconds = expect.now / 1000;
   if (iat > nowSeconds + settings.clockSkewSeconds) return refuse("iat is in the future");
   if (iat < nowSeconds - settings.maxAgeSeconds - settings.clockSkewSeconds) return refuse(`iat is older than ${settings.maxAgeSeconds} s`);

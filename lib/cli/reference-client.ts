@@ -8,6 +8,7 @@
 import type { JsonObject } from "../wire/envelope.js";
 import { TASKS_EXTENSION } from "../rules/negotiated-extensions.js";
 import type { Client } from "../peer/client/client.js";
+import { skillsClient } from "../peer/client/skills-client.js";
 import type {
   ClientCapabilities,
   CreateMessageResult,
@@ -96,11 +97,12 @@ function firstChoice(schema: JsonObject): string | undefined {
  * (SkillVerificationError) before the next file is read.
  */
 export async function useSkills(client: Client, listOnly: boolean, log: (text: string) => void, timeoutMs?: number): Promise<void> {
-  const entries = await client.skills.list({ timeoutMs });
+  const skills = skillsClient(client);
+  const entries = await skills.list({ timeoutMs });
   log(`${entries.length} skills: ${entries.map((e) => untrustedText(e.uri)).join(", ")}`);
   if (listOnly) return;
   for (const entry of entries) {
-    const skill = await client.skills.load(entry, { timeoutMs });
+    const skill = await skills.load(entry, { timeoutMs });
     for (const file of skill.entry.resources) if (!skill.files.has(file.uri)) await skill.readFile(file.uri, { timeoutMs });
     log(`${untrustedText(entry.uri)}: ${skill.entry.resources.length} files verified`);
   }

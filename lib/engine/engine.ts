@@ -180,6 +180,21 @@ export class Engine<R extends Role = Role> {
     return this.outRequests.nextId;
   }
 
+  /** The end of the block of request ids this process was given (useRequestIds), if any. */
+  requestIdsEnd: number | undefined = undefined;
+
+  /**
+   * ID-03 across processes: our requests take their ids from [first, end) from now on, a block
+   * no other process sharing this session was given (a shared store reserves it), and a
+   * snapshot adopted later no longer moves them. Ignored unless first and end are safe
+   * integers with first < end.
+   */
+  useRequestIds(first: number, end: number): void {
+    if (!Number.isSafeInteger(first) || !Number.isSafeInteger(end) || first < 0 || first >= end) return;
+    this.outRequests.nextId = first;
+    this.requestIdsEnd = end;
+  }
+
   get pendingOutboundCount(): number {
     return this.outRequests.size;
   }
@@ -207,7 +222,9 @@ export class Engine<R extends Role = Role> {
   adopt(snapshot: EngineSnapshot): void {
     if (this.s.closed || snapshot.format !== 1 || snapshot.role !== this.role || snapshot.version !== this.negotiatedVersion) return;
     if (snapshot.phase === "operating" && this.s.phase === "initializing") this.s.enter("operating");
-    if (Number.isSafeInteger(snapshot.nextId)) this.outRequests.nextId = Math.max(this.outRequests.nextId, snapshot.nextId);
+    // With a block of its own (useRequestIds), another process's counter is in another block: not ours to follow.
+    if (Number.isSafeInteger(snapshot.nextId) && this.requestIdsEnd === undefined)
+      this.outRequests.nextId = Math.max(this.outRequests.nextId, snapshot.nextId);
     this.features.importState(snapshot, true);
   }
 

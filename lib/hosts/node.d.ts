@@ -388,3 +388,16 @@ declare module "node:fs" {
 declare module "node:zlib" {
   export function gzipSync(data: Uint8Array | string, options?: { level?: number }): Uint8Array;
 }
+
+// Used by the skills loader (skills-loader.ts): a directory of skills read from disk.
+declare module "node:fs/promises" {
+  interface DirentLike {
+    readonly name: string;
+    isDirectory(): boolean;
+    isFile(): boolean;
+    isSymbolicLink(): boolean;
+  }
+  export function readdir(path: string, options: { withFileTypes: true }): Promise<DirentLike[]>;
+  export function readFile(path: string): Promise<Uint8Array>;
+  export function lstat(path: string): Promise<{ isDirectory(): boolean; isFile(): boolean; size: number }>;
+}

@@ -88,6 +88,7 @@ export class ServerExitedError extends ConnectionClosedError {
   readonly stderrTail: readonly string[];
   constructor(method: string, exitCode: number | null, signal: string | null, stderrTail: readonly string[]) {
     super(method);
+    this.name = "ServerExitedError";
     this.exitCode = exitCode;
     this.signal = signal;
     this.stderrTail = stderrTail;

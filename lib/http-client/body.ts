@@ -44,6 +44,7 @@ export class HttpBodyLimitError extends HttpTransportError {
   constructor(expected: string, limit: number, received: number, status: number | undefined) {
     const message = `[LIM-13] expected ${expected} of at most ${limit} bytes; got more: ${received} bytes had arrived when reading stopped and the stream was cancelled`;
     super(message, status, undefined, status === undefined ? { cause: message } : { status, cause: message });
+    this.name = "HttpBodyLimitError";
     this.limit = limit;
     this.received = received;
     this.expected = expected;

@@ -50,6 +50,7 @@ export class HttpRedirectError extends HttpTransportError {
   constructor(rule: string, expected: string, got: string, status: number | undefined) {
     const message = `[${rule}] expected ${expected}; got ${got}`;
     super(message, status, undefined, status === undefined ? { cause: message } : { status, cause: message });
+    this.name = "HttpRedirectError";
     this.rule = rule;
     this.expected = expected;
     this.got = got;

@@ -19,10 +19,29 @@ import type { ServerChange } from "../peer/server/server-options.js";
 export type BusMessage =
   /** A client's answer to a server request, or its notifications/cancelled, POSTed to a node that does not hold what it concerns. */
   | { readonly kind: "input"; readonly session: string; readonly message: JsonObject }
-  /** A message for the session's GET stream, held by some other node. */
-  | { readonly kind: "deliver"; readonly session: string; readonly message: JsonObject }
-  /** A change of the server (list, resource, task) for every node's listeners. */
-  | { readonly kind: "change"; readonly change: ServerChange }
+  /** CL-06: the session's mailbox (EventStore.mail) holds something: the node holding its GET stream takes it. */
+  | { readonly kind: "mail"; readonly session: string }
+  /** A change of the server (list, resource, task) for every node's listeners; `id` tags it in the mailboxes (one copy per session). */
+  | { readonly kind: "change"; readonly change: ServerChange; readonly id?: string }
+  /**
+   * CL-07: a client resumed stream `stream` on the sending node as reader `reader`: the node
+   * that writes the stream answers with "appended" (and ends its own reader); `claim` false only
+   * asks whether the writer is still there.
+   */
+  | { readonly kind: "follow"; readonly session: string; readonly stream: string; readonly reader: string; readonly claim: boolean }
+  /**
+   * CL-07: the writer of `stream` kept its events up to `seq`; `done`: no more will come;
+   * `reader`: the reader it serves, the `claims`-th to claim the stream (a reader ends on a later claim, not an earlier one's news).
+   */
+  | {
+      readonly kind: "appended";
+      readonly session: string;
+      readonly stream: string;
+      readonly seq: number;
+      readonly done: boolean;
+      readonly reader: string;
+      readonly claims: number;
+    }
   /** The session ended (DELETE, or its engine closed): other nodes drop their copies. */
   | { readonly kind: "ended"; readonly session: string }
   /** The session's GET stream is open on the sending node: a GET stream another node held for it ends (one per session). */
@@ -95,27 +114,54 @@ export function parseBusMessage(text: string): BusMessage | undefined {
   if (!isJsonObject(value)) return undefined;
   switch (value.kind) {
     case "input":
-    case "deliver":
       return typeof value.session === "string" && isJsonObject(value.message)
         ? { kind: value.kind, session: value.session, message: value.message }
         : undefined;
     case "ended":
     case "stream":
+    case "mail":
       return typeof value.session === "string" ? { kind: value.kind, session: value.session } : undefined;
+    case "follow":
+      return typeof value.session === "string" &&
+        typeof value.stream === "string" &&
+        typeof value.reader === "string" &&
+        typeof value.claim === "boolean"
+        ? { kind: "follow", session: value.session, stream: value.stream, reader: value.reader, claim: value.claim }
+        : undefined;
+    case "appended":
+      return typeof value.session === "string" &&
+        typeof value.stream === "string" &&
+        typeof value.reader === "string" &&
+        typeof value.done === "boolean" &&
+        Number.isSafeInteger(value.seq) &&
+        Number.isSafeInteger(value.claims)
+        ? {
+            kind: "appended",
+            session: value.session,
+            stream: value.stream,
+            seq: value.seq as number,
+            done: value.done,
+            reader: value.reader,
+            claims: value.claims as number,
+          }
+        : undefined;
     case "change": {
-      const change = value.change;
-      if (!isJsonObject(change) || typeof change.kind !== "string" || !CHANGE_KINDS.has(change.kind)) return undefined;
-      if (change.kind === "listChanged")
-        return typeof change.method === "string" ? { kind: "change", change: { kind: "listChanged", method: change.method } } : undefined;
-      if (change.kind === "resourceUpdated")
-        return typeof change.uri === "string" ? { kind: "change", change: { kind: "resourceUpdated", uri: change.uri } } : undefined;
-      if (change.kind === "taskInput")
-        return typeof change.taskId === "string" && isJsonObject(change.inputResponses)
-          ? { kind: "change", change: { kind: "taskInput", taskId: change.taskId, inputResponses: change.inputResponses } }
-          : undefined;
-      return isJsonObject(change.task) ? { kind: "change", change: { kind: "task", task: change.task } } : undefined;
+      const parsed = parseChange(value.change);
+      if (parsed === undefined) return undefined;
+      return typeof value.id === "string" ? { kind: "change", change: parsed, id: value.id } : { kind: "change", change: parsed };
     }
     default:
       return undefined;
   }
+}
+
+function parseChange(change: unknown): ServerChange | undefined {
+  if (!isJsonObject(change) || typeof change.kind !== "string" || !CHANGE_KINDS.has(change.kind)) return undefined;
+  if (change.kind === "listChanged") return typeof change.method === "string" ? { kind: "listChanged", method: change.method } : undefined;
+  if (change.kind === "resourceUpdated") return typeof change.uri === "string" ? { kind: "resourceUpdated", uri: change.uri } : undefined;
+  if (change.kind === "taskInput")
+    return typeof change.taskId === "string" && isJsonObject(change.inputResponses)
+      ? { kind: "taskInput", taskId: change.taskId, inputResponses: change.inputResponses }
+      : undefined;
+  return isJsonObject(change.task) ? { kind: "task", task: change.task } : undefined;
 }

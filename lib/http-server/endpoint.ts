@@ -36,6 +36,8 @@ import { resolveOptions, type HttpServerOptions, type ResolvedHttpOptions } from
 import { PostHandling, type PostEndpoint } from "./post.js";
 import { Cluster, type ClusterEndpoint } from "./cluster.js";
 import { HttpSession, isThenable } from "./session.js";
+import { Follower } from "./follow.js";
+import { MAILBOX, REQUEST_ID_BLOCK } from "./options.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 import "./web-types.js";
 
@@ -287,6 +289,17 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
     return session;
   }
 
+  /** CL-08: this node's copy of a session sends its requests with ids from a block no other node gets (the store reserves it). */
+  private async requestIds(session: HttpSession): Promise<void> {
+    const store = this.options.store;
+    const engine = session.session.engine;
+    const end = engine.requestIdsEnd;
+    // A block is renewed well before its end: one request's handler sends far fewer than this many requests.
+    if (store.reserveRequestIds === undefined || (end !== undefined && engine.nextRequestId + 4096 < end)) return;
+    const first = await store.reserveRequestIds(session.id);
+    if (first !== undefined) engine.useRequestIds(first, first + REQUEST_ID_BLOCK);
+  }
+
   /** The session a request names (HTTP-03): 400 when it names none, 404 when it is unknown or ended (answered here; undefined then). */
   async sessionOf(incoming: HttpIncoming, reply: HttpReply): Promise<HttpSession | undefined> {
     const sessionId = incoming.header("mcp-session-id");
@@ -308,6 +321,8 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
       if (snapshot !== undefined) {
         local.session.engine.adopt(snapshot);
         local.stored = JSON.stringify(snapshot);
+        local.inStore = true;
+        await this.requestIds(local);
         return local;
       }
       // Shared: the store is the truth (a session is in it before its id is handed out); gone there, it is gone.
@@ -319,6 +334,8 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
     if (known !== undefined) return known;
     const created = this.createSession(snapshot, id);
     created.stored = JSON.stringify(snapshot);
+    created.inStore = true;
+    await this.requestIds(created);
     return created;
   }
 
@@ -332,7 +349,11 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
       if (text === session.stored) return;
       session.stored = text;
     }
-    this.options.store.put(session.id, snapshot).catch(this.options.onError);
+    // CL-04: once the store had the session, a save only replaces it: a session ended elsewhere meanwhile stays ended.
+    this.options.store.put(session.id, snapshot, session.inStore).then((kept) => {
+      if (kept !== false) session.inStore = true;
+      else if (this.cluster.shared && this.sessions.get(session.id) === session) this.endSession(session, "elsewhere");
+    }, this.options.onError);
   }
 
   /** A session whose GET stream keeps it in use on this node: its entry in a shared store is renewed (a get renews the TTL). */
@@ -355,8 +376,17 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
       refuse(reply, "invalidRequest", "Unsupported MCP-Protocol-Version");
       return;
     }
+    let gone = false;
+    reply.onClose(() => {
+      gone = true;
+    });
     const session = await this.sessionOf(incoming, reply);
     if (session === undefined) return;
+    // Its client went away while the session was looked up: taking the stream now would end a newer GET elsewhere.
+    if (gone) {
+      refuse(reply, "conflict", "The client went away before its GET stream opened");
+      return;
+    }
     session.touch();
     const last = incoming.header("last-event-id");
     if (last !== undefined) {
@@ -369,6 +399,8 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
         return;
       }
       stream.resume(reply, parsed.seq);
+      // CL-06: the GET stream has its client again: what waited in the mailbox follows what is replayed.
+      if (stream === session.standalone) this.cluster.take(session);
       return;
     }
     if (session.standalone !== undefined && session.standalone.open && session.standalone.res !== undefined) {
@@ -382,13 +414,27 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
     if (stream.res !== reply) stream.resume(reply, Number.MAX_SAFE_INTEGER);
     else stream.startSse();
     for (const text of session.backlog.splice(0)) stream.deliver(JSON.parse(text) as never);
+    // CL-06: what waited in the session's mailbox, in order.
+    this.cluster.take(session);
   }
 
-  /** Replays a stream another process wrote (from the EventStore) and ends it; false when the store knows no such stream. */
+  /**
+   * Replays a stream another process wrote (from the EventStore); false when the store knows no
+   * such stream. CL-07: with several processes, one another node writes is followed to its end.
+   */
   private async replayElsewhere(session: HttpSession, streamId: string, after: number, reply: HttpReply): Promise<boolean> {
+    // The mailbox is no stream a client was given ids of.
+    if (streamId === MAILBOX) return false;
     const found = session.replay(streamId, after);
     const events = isThenable(found) ? await found.catch((error: unknown) => (this.options.onError(error), undefined)) : found;
     if (events === undefined) return false;
+    if (this.cluster.shared && !streamId.startsWith(this.streamPrefix) && !session.closed) {
+      const cluster = this.cluster;
+      new Follower({ publish: (m) => cluster.tell(m), readerToken: () => cluster.readerToken() }, session, streamId, after, reply).start(
+        events,
+      );
+      return true;
+    }
     reply.head(HttpStatus.ok, SSE_HEADERS);
     for (const event of events) reply.write(event.text);
     reply.end();

@@ -15,7 +15,7 @@ export function createHttpHandler(server: Server, options: HttpHandlerOptions = 
 export type { HttpHandler, HttpHandlerOptions } from "./fetch.js";
 export { HttpEndpoint } from "./endpoint.js";
 export type { BodyRead, HttpIncoming, HttpReply } from "./channel.js";
-export { MemoryEventStore, MemorySessionStore } from "./options.js";
+export { MemoryEventStore, MemorySessionStore, REQUEST_ID_BLOCK } from "./options.js";
 export { MemoryBusHub, StandaloneBus, parseBusMessage } from "./bus.js";
 export type { BusMessage, MessageBus } from "./bus.js";
 export type { EventStore, HttpServerOptions, MemoryEventStoreOptions, SessionStore, StoredEvent } from "./options.js";

@@ -20,12 +20,28 @@ import type { HttpTimers } from "../peer/shared/timers.js";
 /** Where sessions are kept between requests. The in-memory default suits one process; a shared one (async) suits several. */
 export interface SessionStore {
   get(id: string): Promise<EngineSnapshot | undefined>;
-  put(id: string, snapshot: EngineSnapshot): Promise<void>;
+  /**
+   * Keeps the session's latest snapshot. `update` true (every save after the first): only a
+   * snapshot the store still holds is replaced, so that a session ended elsewhere (DELETE on
+   * another node) or expired stays gone (CL-04); it resolves false when nothing was replaced.
+   */
+  put(id: string, snapshot: EngineSnapshot, update?: boolean): Promise<void | boolean>;
   delete(id: string): Promise<void>;
+  /**
+   * Optional (several processes, CL-08): the first of REQUEST_ID_BLOCK request ids that no
+   * other process gets for this session (the process that created the session has ids from 0);
+   * undefined when the store holds no such session.
+   */
+  reserveRequestIds?(id: string): Promise<number | undefined>;
 }
+
+/** Server-request ids a process reserves for one session at a time (CL-08): block n is [n × this, (n + 1) × this). */
+export const REQUEST_ID_BLOCK = 65_536;
 
 export class MemorySessionStore implements SessionStore {
   private readonly snapshots = new Map<string, EngineSnapshot>();
+  /** Per session, the request-id blocks handed out (block 0 belongs to the process that created it). */
+  private readonly idBlocks = new Map<string, number>();
 
   get size(): number {
     return this.snapshots.size;
@@ -35,12 +51,22 @@ export class MemorySessionStore implements SessionStore {
     return this.snapshots.get(id);
   }
 
-  async put(id: string, snapshot: EngineSnapshot): Promise<void> {
+  async put(id: string, snapshot: EngineSnapshot, update = false): Promise<boolean> {
+    if (update && !this.snapshots.has(id)) return false;
     this.snapshots.set(id, snapshot);
+    return true;
   }
 
   async delete(id: string): Promise<void> {
     this.snapshots.delete(id);
+    this.idBlocks.delete(id);
+  }
+
+  async reserveRequestIds(id: string): Promise<number | undefined> {
+    if (!this.snapshots.has(id)) return undefined;
+    const block = (this.idBlocks.get(id) ?? 0) + 1;
+    this.idBlocks.set(id, block);
+    return block * REQUEST_ID_BLOCK;
   }
 }
 
@@ -68,7 +94,21 @@ export interface EventStore {
   forget(sessionId: string): void | Promise<void>;
   /** Optional: a stream was answered and its client read it to the end; its events may go (a store may keep them a short while for a late resume). */
   release?(sessionId: string, streamId: string): void | Promise<void>;
+  /**
+   * Optional (several processes, CL-06): keeps a message (its JSON text) for the session's GET
+   * stream in the session's mailbox until a node that holds the stream takes it. A `tag` the
+   * mailbox has seen lately for this session (one change applied by several nodes) is not kept again.
+   */
+  mail?(sessionId: string, text: string, tag?: string): void | Promise<void>;
+  /** Optional, with mail (CL-06): the messages mailed for the session, oldest first, forgotten as they are taken (each goes to one taker). */
+  take?(sessionId: string): readonly string[] | Promise<readonly string[]>;
 }
+
+/** The name of a session's mailbox among its streams in a store that keeps both alike (never a stream id: those start with a node prefix or "s"). */
+export const MAILBOX = "mailbox";
+
+/** The tags a mailbox remembers per session (mail), at most. */
+export const MAIL_TAGS = 256;
 
 export interface MemoryEventStoreOptions {
   /** Events kept per stream (oldest dropped first). Default 1000. */
@@ -90,6 +130,8 @@ interface TimedEvent extends StoredEvent {
 /** The default EventStore: bounded in events per stream, streams per session, sessions, and optionally age. */
 export class MemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, Map<string, TimedEvent[]>>();
+  /** CL-06: per session, what waits for its GET stream and the tags seen lately (bounded as streams are). */
+  private readonly mailboxes = new Map<string, { texts: string[]; tags: Set<string> }>();
   private readonly maxEvents: number;
   private readonly maxStreams: number;
   private readonly maxSessions: number;
@@ -137,6 +179,29 @@ export class MemoryEventStore implements EventStore {
 
   forget(sessionId: string): void {
     this.sessions.delete(sessionId);
+    this.mailboxes.delete(sessionId);
+  }
+
+  mail(sessionId: string, text: string, tag?: string): void {
+    let box = this.mailboxes.get(sessionId);
+    if (box === undefined) {
+      if (this.mailboxes.size >= this.maxSessions) this.mailboxes.delete(this.mailboxes.keys().next().value as string);
+      box = { texts: [], tags: new Set() };
+      this.mailboxes.set(sessionId, box);
+    }
+    if (tag !== undefined) {
+      if (box.tags.has(tag)) return;
+      box.tags.add(tag);
+      if (box.tags.size > MAIL_TAGS) box.tags.delete(box.tags.values().next().value as string);
+    }
+    box.texts.push(text);
+    if (box.texts.length > this.maxEvents) box.texts.shift();
+  }
+
+  take(sessionId: string): readonly string[] {
+    const box = this.mailboxes.get(sessionId);
+    if (box === undefined) return [];
+    return box.texts.splice(0);
   }
 
   private expire(events: TimedEvent[]): void {

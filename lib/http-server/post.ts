@@ -37,7 +37,7 @@ import type { AuthInfo } from "../auth/types.js";
 import { answerJson, refuse, refuseUnread, type HttpIncoming, type HttpReply } from "./channel.js";
 import type { Cluster } from "./cluster.js";
 import { ModernExchange, type ExchangeHost } from "./exchange.js";
-import type { ResolvedHttpOptions } from "./options.js";
+import { REQUEST_ID_BLOCK, type ResolvedHttpOptions } from "./options.js";
 import { HttpSession, type SessionHost, type SessionTable } from "./session.js";
 import type { TransportRequestInfo } from "../peer/server/context.js";
 import type { Server } from "../peer/server/server.js";
@@ -49,7 +49,7 @@ export interface PostEndpoint extends SessionTable, SessionHost, ExchangeHost {
   readonly server: Pick<Server, "connect" | "tools">;
   /** The 2026-07-28 versions served (empty: session era only). */
   readonly modernVersions: readonly ModernVersion[];
-  readonly cluster: Pick<Cluster, "shared" | "forward" | "deliverElsewhere">;
+  readonly cluster: Pick<Cluster, "shared" | "forward" | "mailFor" | "mails" | "announce" | "readerToken">;
   /** SessionTable's, restated: SessionHost names it too, with fewer reasons. */
   endSession(session: HttpSession, why?: "ended" | "idle" | "shutdown" | "elsewhere"): void;
   /** The session a request names (HTTP-03): 400 when it names none, 404 when it is unknown or ended (answered; undefined then). */
@@ -301,6 +301,9 @@ export class PostHandling {
       else refuse(reply, "internal", "Internal error: initialize was not answered", id);
       return;
     }
+    // CL-08: the node that made the session has the first block of request ids; others reserve theirs.
+    if (endpoint.cluster.shared && this.options.store.reserveRequestIds !== undefined)
+      session.session.engine.useRequestIds(0, REQUEST_ID_BLOCK);
     if (endpoint.cluster.shared && !(await this.saved(session))) {
       // Several processes: a session the others cannot find would be a session id that fails on the next node.
       session.end(false);
@@ -328,6 +331,7 @@ export class PostHandling {
       const snapshot = session.session.engine.snapshot();
       await this.options.store.put(session.id, snapshot);
       session.stored = JSON.stringify(snapshot);
+      session.inStore = true;
       return true;
     } catch (error) {
       this.options.onError(error);

@@ -24,6 +24,7 @@ import type { ServerSession } from "../peer/server/session.js";
 import { byteLength, refuse, type HttpReply } from "./channel.js";
 import type { EventStore, StoredEvent } from "./options.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
+import type { Follower } from "./follow.js";
 
 /** What a session needs of its endpoint. */
 export interface SessionHost {
@@ -37,7 +38,16 @@ export interface SessionHost {
   readonly timers: HttpTimers;
   /** Prefixes stream ids ("" for one process). */
   readonly streamPrefix: string;
-  readonly cluster: { deliverElsewhere(session: HttpSession, message: JsonObject): boolean };
+  readonly cluster: {
+    /** CL-06: keeps a message for the GET stream in the session's mailbox (true), or says there is none (one process). */
+    mailFor(session: HttpSession, message: JsonObject): boolean;
+    /** Whether messages for GET streams go through mailboxes (CL-06). */
+    readonly mails: boolean;
+    /** CL-07: tells the reader following `stream` on another node (if any) how far it is kept. */
+    announce(stream: Stream): void;
+    /** A reader id unique across nodes (CL-07). */
+    readerToken(): string;
+  };
   endSession(session: HttpSession, why?: "idle"): void;
   keepAlive(session: HttpSession): void;
 }
@@ -64,6 +74,17 @@ export class Stream {
   private held: StoredEvent[] | undefined;
   /** Ended by its last answer (not by a cancellation or the session ending here). */
   private answered = false;
+  /** Events handed to the EventStore whose append has not resolved yet, oldest first (appends go one at a time). */
+  private readonly unsaved: StoredEvent[] = [];
+  private saving = false;
+  private releaseWhenSaved = false;
+  /** The last event the EventStore has. */
+  saved = 0;
+  /** CL-07: a reader on another node follows this stream; `reader` is the one it serves now. */
+  followed = false;
+  reader = "";
+  /** How many readers claimed it (the writer's own resumes included), so that a reader can tell newer news from older. */
+  claims = 0;
 
   constructor(
     readonly id: string,
@@ -131,17 +152,25 @@ export class Stream {
     // Send the headers now: with nothing to replay the client would otherwise wait for them until the next event.
     res.flush();
     if (this.mode === "pending") this.mode = "sse";
+    if (this.followed) {
+      // CL-07: this client resumed here, where the stream is written: a reader following it elsewhere ends.
+      this.reader = this.owner.http.cluster.readerToken();
+      this.claims++;
+      this.announce();
+    }
+    // Events still on their way to the store are replayed from here.
+    const unsaved = [...this.unsaved];
     const replayed = after >= this.seq ? [] : this.owner.replay(this.id, after);
     if (!isThenable(replayed)) {
-      this.replayTo(res, replayed ?? [], after);
+      this.replayTo(res, [...(replayed ?? []), ...unsaved], after);
       return;
     }
     this.held = [];
     replayed.then(
-      (events) => this.replayTo(res, events ?? [], after),
+      (events) => this.replayTo(res, [...(events ?? []), ...unsaved], after),
       (error: unknown) => {
         this.owner.http.options.onError(error);
-        this.replayTo(res, [], after);
+        this.replayTo(res, unsaved, after);
       },
     );
   }
@@ -150,7 +179,7 @@ export class Stream {
     const held = this.held ?? [];
     this.held = undefined;
     let last = after;
-    for (const event of [...events, ...held]) {
+    for (const event of [...events, ...held].sort((x, y) => x.seq - y.seq)) {
       if (event.seq <= last) continue;
       last = event.seq;
       if (this.res === res) res.write(event.text);
@@ -161,8 +190,12 @@ export class Stream {
     }
   }
 
-  /** CL-05: an answered stream read to its end: the store may let its events go. */
+  /** CL-05: an answered stream read to its end: the store may let its events go (once it has them all). */
   private release(): void {
+    if (this.saving) {
+      this.releaseWhenSaved = true;
+      return;
+    }
     const store = this.owner.http.options.eventStore;
     try {
       const released = store.release?.(this.owner.id, this.id);
@@ -173,12 +206,52 @@ export class Stream {
   }
 
   private keep(event: StoredEvent): void {
-    try {
-      const kept = this.owner.http.options.eventStore.append(this.owner.id, this.id, event);
-      if (isThenable(kept)) kept.then(undefined, this.owner.http.options.onError);
-    } catch (error) {
-      this.owner.http.options.onError(error);
+    this.unsaved.push(event);
+    if (!this.saving) this.save();
+  }
+
+  /** Appends the unsaved events one at a time, so that the store has them in order whatever each call takes (CL-07). */
+  private save(): void {
+    const options = this.owner.http.options;
+    for (let event = this.unsaved[0]; event !== undefined; event = this.unsaved[0]) {
+      let kept: void | Promise<void> = undefined;
+      try {
+        kept = options.eventStore.append(this.owner.id, this.id, event);
+      } catch (error) {
+        options.onError(error);
+      }
+      if (isThenable(kept)) {
+        this.saving = true;
+        const stored = event;
+        kept.then(undefined, options.onError).then(() => {
+          this.saving = false;
+          this.stored(stored);
+          this.save();
+          if (!this.saving && this.releaseWhenSaved) {
+            this.releaseWhenSaved = false;
+            this.release();
+          }
+        });
+        return;
+      }
+      this.stored(event);
     }
+  }
+
+  private stored(event: StoredEvent): void {
+    if (this.unsaved[0] === event) this.unsaved.shift();
+    this.saved = event.seq;
+    this.announce();
+  }
+
+  /** CL-07: the follower elsewhere (if any) hears how far the store has this stream, and whether it is done. */
+  announce(): void {
+    if (this.followed) this.owner.http.cluster.announce(this);
+  }
+
+  /** Ended, and every event in the store: no reader needs more. */
+  get complete(): boolean {
+    return this.mode === "done" && this.unsaved.length === 0;
   }
 
   startSse(): void {
@@ -208,6 +281,7 @@ export class Stream {
       } else res.end();
     }
     this.owner.forget(this);
+    this.announce();
   }
 
   /** Whether `message` is (the last part of) this stream's answer; the request ids it answers stop routing here. */
@@ -241,13 +315,22 @@ export class HttpSession {
   readonly owners = new Map<RequestId, Stream>();
   /** The POST being processed right now: synchronous answers go to it. */
   current: Stream | undefined;
-  /** Unrelated messages waiting for a GET stream. */
+  /** Unrelated messages waiting for a GET stream (one process; several keep them in the mailbox, CL-06). */
   readonly backlog: string[] = [];
+  /** While a change (tagged, CL-06) is applied here: what it makes the engine send goes to the mailbox under this tag. */
+  changeTag: string | undefined;
+  /** CL-06: a take from the mailbox is in flight; another is wanted after it. */
+  taking = false;
+  takeAgain = false;
+  /** CL-07: readers here of streams other nodes write, by stream id. */
+  readonly followers = new Map<string, Follower>();
   /** While initialize is handled: what the engine sends is held here until the host knows whether a session is minted. */
   captured: Outbound[] | undefined;
   private nextStream = 0;
   /** The snapshot (JSON) the shared store is known to hold, so that an unchanged one is not written again. */
   stored: string | undefined;
+  /** The store has had this session: a save only replaces it (CL-04). */
+  inStore = false;
   private timer: unknown;
   private idleTimer: unknown;
   closed = false;
@@ -374,12 +457,23 @@ export class HttpSession {
       related.deliver(message);
       return;
     }
-    if (this.standalone !== undefined && this.standalone.open) {
-      this.standalone.deliver(message);
+    const standalone = this.standalone !== undefined && this.standalone.open ? this.standalone : undefined;
+    // A change goes through the mailbox even here: the nodes that apply it keep one copy there (CL-06). So does
+    // whatever comes while the GET stream's client is away: the next GET, on any node, gets it.
+    if (
+      standalone !== undefined &&
+      this.changeTag === undefined &&
+      (standalone.res !== undefined || standalone.followed || !this.http.cluster.mails)
+    ) {
+      standalone.deliver(message);
       return;
     }
-    // Several processes: the node holding the GET stream (if any) gets it.
-    if (this.http.cluster.deliverElsewhere(this, m)) return;
+    // Several processes: the session's mailbox keeps it for whichever node holds the GET stream, now or later.
+    if (this.http.cluster.mailFor(this, m)) return;
+    if (standalone !== undefined) {
+      standalone.deliver(message);
+      return;
+    }
     this.backlog.push(JSON.stringify(message));
     if (this.backlog.length > 1000) this.backlog.shift();
   }
@@ -392,6 +486,7 @@ export class HttpSession {
     if (this.idleTimer !== undefined) this.http.timers.clearTimeout(this.idleTimer);
     for (const stream of this.streams.values()) if (stream.open) stream.finish();
     this.streams.clear();
+    for (const follower of [...this.followers.values()]) follower.end();
     if (forgetEvents) {
       try {
         const forgotten = this.http.options.eventStore.forget(this.id);

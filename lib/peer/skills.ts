@@ -1,6 +1,6 @@
 // The skills extension's public surface (export "./skills", SEP-2640): serving skills from a
 // Server, the catalog they are built into, the frontmatter reader, and what a client's
-// `client.skills` gives and throws. Separate from "./peer" so that a Server without skills
+// `skillsClient(client)` gives and throws. Separate from "./peer" so that a Server without skills
 // carries none of this.
 
 export { serveSkills, skillsExtension, type ServeSkillsOptions, type SkillsExtensionOptions } from "./server/skills.js";
@@ -28,6 +28,7 @@ export {
 export {
   SkillVerificationError,
   SkillsClient,
+  skillsClient,
   type LoadOptions,
   type LoadedSkill,
   type VerifiedFile,

@@ -104,6 +104,8 @@ export class SkillCatalog {
   private readonly skills = new Map<string, SkillEntry>();
   private readonly files = new Map<string, SkillFile>();
   private readonly directories = new Map<string, Resource[]>();
+  /** The SKILL.md URIs of the skills added so far. */
+  private readonly roots = new Set<string>();
 
   /** Throws a RangeError naming the rule for a skill that breaks one (SK-03, SK-04, SK-06, SK-08) or two skills at one path. */
   constructor(sources: readonly SkillSource[], options: CatalogOptions = {}) {
@@ -167,7 +169,8 @@ export class SkillCatalog {
       );
     const root = `${this.scheme}://${path}`;
     const uri = `${root}/${SKILL_FILE}`;
-    if (this.files.has(uri)) throw new RangeError(`[SK-03] expected one skill at ${root}; got two`);
+    if (this.roots.has(uri)) throw new RangeError(`[SK-03] expected one skill at ${root}; got two`);
+    this.roots.add(uri);
     let skillText: string | undefined;
     for (const file of source.files) {
       const served = this.addFile(root, file);

@@ -20,7 +20,7 @@
 //   rest go first in the total's eviction order (by deadline), and within a session they can
 //   only make eviction come early, never let a budget be passed.
 
-import type { EventStore, StoredEvent } from "../http-server/options.js";
+import { MAIL_TAGS, MAILBOX, type EventStore, type StoredEvent } from "../http-server/options.js";
 import { byteLength } from "../http-server/channel.js";
 import { eventId } from "../http/server-rules.js";
 import { sseMessage } from "../http/sse-encoder.js";
@@ -114,7 +114,7 @@ end
 `;
 
 /** ARGV: 2 session, 3 stream, 4 seq, 5 frame, 6 ttl, 7 session bytes, 8 session events, 9 total bytes, 10 sweep. The entry id. */
-const APPEND = `${EVENT_LUA}
+const APPEND_BODY = `
 local sid, st, ttl = ARGV[2], ARGV[3], tonumber(ARGV[6])
 local now = micros()
 sweep(now, tonumber(ARGV[10]))
@@ -145,6 +145,32 @@ while counted(B, TOTAL) > maxTotal do
   if not evict(vsid, vst, id) then i = i + 1 end
 end
 return id`;
+const APPEND = EVENT_LUA + APPEND_BODY;
+
+/**
+ * CL-06: APPEND to the session's mailbox (stream ${"`"}mailbox${"`"}), ARGV 11 a tag ('' none): a tag
+ * among the session's last ${MAIL_TAGS} (P mailtags:<sid>, a sorted set living as long as its
+ * events) is not kept again. The entry id, or 0.
+ */
+const MAIL = `${EVENT_LUA}
+if ARGV[11] ~= '' then
+  local tags = P .. 'mailtags:' .. ARGV[2]
+  if redis.call('ZADD', tags, 'NX', micros(), ARGV[11]) == 0 then return 0 end
+  redis.call('ZREMRANGEBYRANK', tags, 0, -${MAIL_TAGS + 1})
+  redis.call('PEXPIRE', tags, tonumber(ARGV[6]))
+end
+${APPEND_BODY}`;
+
+/** CL-06, ARGV: 2 session, 3 sweep. The mailbox's frames, oldest first; the mailbox is emptied (one taker gets each). */
+const TAKE = `${EVENT_LUA}
+local sid = ARGV[2]
+sweep(micros(), tonumber(ARGV[3]))
+local texts = {}
+for _, entry in ipairs(redis.call('XRANGE', dataKey(sid, '${MAILBOX}'), '-', '+')) do
+  table.insert(texts, field(entry[2], 't'))
+end
+if redis.call('ZSCORE', D, sid .. ' ${MAILBOX}') then drop(sid, '${MAILBOX}') end
+return texts`;
 
 /** ARGV: 2 session, 3 stream, 4 grace (ms; 0: now), 5 sweep. 1 when the store held the stream. */
 const RELEASE = `${EVENT_LUA}
@@ -167,7 +193,7 @@ const FORGET = `${EVENT_LUA}
 local sid = ARGV[2]
 sweep(micros(), tonumber(ARGV[3]))
 for _, st in ipairs(redis.call('ZRANGE', orderKey(sid), 0, -1)) do drop(sid, st) end
-redis.call('DEL', orderKey(sid), sizeKey(sid))
+redis.call('DEL', orderKey(sid), sizeKey(sid), P .. 'mailtags:' .. sid)
 return 1`;
 
 /** EventStore on Redis Streams, bounded by bytes per event, per session and in total (LIM-14), answered streams released (CL-05). */
@@ -238,6 +264,37 @@ export class RedisEventStore implements EventStore {
   async release(sessionId: string, streamId: string): Promise<void> {
     if (!keyPartOk(sessionId) || !keyPartOk(streamId)) return;
     await runScript(this.client, RELEASE, this.prefix, [sessionId, streamId, this.grace, String(SWEEP)]);
+  }
+
+  /** CL-06: keeps a message for the session's GET stream (counted with its events, LIM-14). */
+  async mail(sessionId: string, text: string, tag?: string): Promise<void> {
+    if (!keyPartOk(sessionId) || (tag !== undefined && !keyPartOk(tag))) return;
+    const size = byteLength(text);
+    // Over maxEventBytes: a comment stands in, which the taker skips.
+    const kept = size > this.maxEventBytes ? unkeptFrame(MAILBOX, { seq: 0, text }, size, this.maxEventBytes) : text;
+    await runScript(this.client, MAIL, this.prefix, [
+      sessionId,
+      MAILBOX,
+      "0",
+      kept,
+      this.ttl,
+      String(this.maxSessionBytes),
+      this.maxEvents,
+      String(this.maxTotalBytes),
+      String(SWEEP),
+      tag ?? "",
+    ]);
+  }
+
+  /** CL-06: what the session's mailbox holds, oldest first, taken out of it. */
+  async take(sessionId: string): Promise<readonly string[]> {
+    if (!keyPartOk(sessionId)) return [];
+    const reply = await runScript(this.client, TAKE, this.prefix, [sessionId, String(SWEEP)]);
+    if (!Array.isArray(reply)) return [];
+    return reply.flatMap((item) => {
+      const text = replyText(item);
+      return text === undefined ? [] : [text];
+    });
   }
 
   async forget(sessionId: string): Promise<void> {

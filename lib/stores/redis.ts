@@ -35,13 +35,17 @@
 //   P tasksended            sorted set, <tid> -> when it completed, failed or was cancelled (ms)
 //   P taskbytes             hash, <tid> -> the task's bytes; " total" -> their sum, at most
 //                           maxTotalTaskBytes (default 64 MiB) (LIM-16)
+//   P events:<sid> mailbox  stream, the session's mailbox (CL-06): messages for its GET stream
+//   P mailtags:<sid>        sorted set, the tags of the last 256 changes mailed (CL-06); PX eventTtlMs
+//   P requestids:<sid>      counter, the request-id blocks handed out (CL-08); gone with the session
 //   P taskowner:<owner>     sorted set, <tid> -> createdAt (ms): the tasks of one owner (core
 //                           tasks, TK-10; <owner> the JSON of StoredTask.owner), for list()
 //   P taskowners            hash, <tid> -> its owner's JSON (so a forgotten task leaves its index)
 //   P keys:<name>           string, a shared secret (sharedSecret(): requestState, cursors); no TTL
 //   P bus                   pub/sub channel: "<nodeId> <BusMessage JSON>", at most maxMessageBytes;
 //                           kinds input (a client's answer or cancellation for the node that awaits
-//                           it), deliver (a message for the node holding the GET stream), stream
+//                           it), mail (the session's mailbox has something, CL-06), follow and
+//                           appended (a resumed stream followed on another node, CL-07), stream
 //                           (this node holds the GET stream now), change (list, resource, task,
 //                           task answers), ended (the session ended everywhere)
 // Indexes and counters have no TTL: an entry goes with what it counts (the sweep at the start
@@ -67,7 +71,7 @@
 import type { EngineSnapshot } from "../engine/engine.js";
 import { isJsonObject } from "../wire/envelope.js";
 import { parseBusMessage, type BusMessage, type MessageBus } from "../http-server/bus.js";
-import type { SessionStore } from "../http-server/options.js";
+import { REQUEST_ID_BLOCK, type SessionStore } from "../http-server/options.js";
 import { byteLength } from "../http-server/channel.js";
 import { wallClock } from "../hosts/web/runtime.js";
 import {
@@ -113,6 +117,7 @@ local function forgetSize(sid)
   bump(SB, TOTAL, -counted(SB, sid))
   redis.call('HDEL', SB, sid)
   redis.call('ZREM', SD, sid)
+  redis.call('DEL', P .. 'requestids:' .. sid)
 end
 local function sweep(now, limit, ttl)
   for _, sid in ipairs(redis.call('ZRANGEBYSCORE', SD, '-inf', now, 'LIMIT', 0, limit)) do
@@ -124,13 +129,17 @@ local function sweep(now, limit, ttl)
 end
 `;
 
-/** ARGV: 2 session, 3 snapshot, 4 ttl, 5 total bytes, 6 sweep. 1 kept, 0 refused (a new session past the total). */
+/**
+ * ARGV: 2 session, 3 snapshot, 4 ttl, 5 total bytes, 6 sweep, 7 "1": only an update (CL-04).
+ * 1 kept, 0 refused (a new session past the total), 2 not kept (an update of a session gone).
+ */
 const PUT_SESSION = `${SESSION_LUA}
 local sid, text, ttl = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local now = clock()
 sweep(now, tonumber(ARGV[6]), ttl)
 local key = snapshotKey(sid)
 if redis.call('EXISTS', key) == 0 then
+  if ARGV[7] == '1' then return 2 end
   forgetSize(sid)
   if counted(SB, TOTAL) + #text > tonumber(ARGV[5]) then return 0 end
 end
@@ -147,6 +156,13 @@ sweep(clock(), tonumber(ARGV[4]), tonumber(ARGV[3]))
 redis.call('DEL', snapshotKey(sid))
 forgetSize(sid)
 return 1`;
+
+/** CL-08, ARGV: 2 session, 3 ttl, 4 sweep. The session's next request-id block (1, 2, …), or 0 when the store holds no such session. */
+const RESERVE_IDS = `${SESSION_LUA}
+local sid = ARGV[2]
+sweep(clock(), tonumber(ARGV[4]), tonumber(ARGV[3]))
+if redis.call('EXISTS', snapshotKey(sid)) == 0 then return 0 end
+return redis.call('INCR', P .. 'requestids:' .. sid)`;
 
 /**
  * SessionStore on Redis: one string key per session, with a sliding TTL. Every node reads the
@@ -183,7 +199,7 @@ export class RedisSessionStore implements SessionStore {
     }
   }
 
-  async put(id: string, snapshot: EngineSnapshot): Promise<void> {
+  async put(id: string, snapshot: EngineSnapshot, update = false): Promise<boolean> {
     if (!keyPartOk(id))
       throw new RangeError(
         `redis session store: expected a session id of 1 to 256 visible ASCII characters; got ${JSON.stringify(id).slice(0, 80)}`,
@@ -197,11 +213,30 @@ export class RedisSessionStore implements SessionStore {
         `[LIM-15] redis session store: expected a snapshot of at most ${this.maxBytes} bytes (maxSnapshotBytes); got ${size}: the session is no longer kept`,
       );
     }
-    const kept = await runScript(this.client, PUT_SESSION, this.prefix, [id, text, this.ttl, String(this.maxTotalBytes), String(SWEEP)]);
-    if (replyNumber(kept) !== 1)
+    const kept = replyNumber(
+      await runScript(this.client, PUT_SESSION, this.prefix, [
+        id,
+        text,
+        this.ttl,
+        String(this.maxTotalBytes),
+        String(SWEEP),
+        update ? "1" : "0",
+      ]),
+    );
+    // CL-04: the session ended (or expired) since this node read it: it stays gone.
+    if (kept === 2) return false;
+    if (kept !== 1)
       throw new RangeError(
         `[LIM-15] redis session store: expected room for a new session of ${size} bytes within maxTotalSnapshotBytes (${this.maxTotalBytes}); got none: the sessions kept fill it`,
       );
+    return true;
+  }
+
+  /** CL-08: the first id of a block of REQUEST_ID_BLOCK no other node gets for this session (P requestids:<sid>, gone with it). */
+  async reserveRequestIds(id: string): Promise<number | undefined> {
+    if (!keyPartOk(id)) return undefined;
+    const block = replyNumber(await runScript(this.client, RESERVE_IDS, this.prefix, [id, this.ttl, String(SWEEP)]));
+    return Number.isSafeInteger(block) && block > 0 ? block * REQUEST_ID_BLOCK : undefined;
   }
 
   async delete(id: string): Promise<void> {

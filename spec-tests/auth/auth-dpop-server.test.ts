@@ -20,6 +20,7 @@ import {
 import { base64urlEncode } from "../../lib/auth/encoding.js";
 import { type AuthRequest, type AuthenticateResult, protectedResource } from "../../lib/auth/resource-server.js";
 import type { AuthInfo } from "../../lib/auth/types.js";
+import { corsResponseHeaders, preflightHeaders } from "../../lib/http/cors.js";
 
 const subtle = webcrypto.subtle as unknown as {
   generateKey(a: unknown, x: boolean, u: string[]): Promise<{ privateKey: unknown; publicKey: unknown }>;
@@ -261,7 +262,11 @@ test("AUTH-19: htu must be the request URL, compared normalized without query an
     "https://mcp.example.com:8443/mcp",
   ])
     assertRefused(await rs.authenticate(request(`DPoP ${token}`, await proof(key, token, { htu }))), invalidProof, htu);
-  assertRefused(await rs.authenticate(request(`DPoP ${token}`, await proof(key, token), "POST", "/mcp2")), invalidProof, "request path");
+  const echoed = await rs.authenticate(request(`DPoP ${token}`, await proof(key, token), "PATCH", "/mcp-sent-by-client"));
+  assertRefused(echoed, invalidProof, "request path");
+  const answer = (echoed as { response: { headers: { [k: string]: string }; body: string } }).response;
+  assert.ok(!`${answer.headers["WWW-Authenticate"]}${answer.body}`.includes("sent-by-client"), "the request is not echoed");
+  assert.ok(!`${answer.headers["WWW-Authenticate"]}${answer.body}`.includes("PATCH"), "nor its method");
   const same = [
     "HTTPS://MCP.EXAMPLE.COM/mcp",
     "https://mcp.example.com:443/mcp",
@@ -443,4 +448,38 @@ test("AUTH-19: a configuration that cannot be right throws at construction: no c
     { clockSkewSeconds: 1e9 },
   ])
     assert.throws(() => server(dpop), TypeError, JSON.stringify(dpop));
+});
+
+test("AUTH-21: CORS lets a browser send a DPoP proof (preflight) and read DPoP-Nonce and the challenge of an answer", () => {
+  const cors = { origins: ["https://app.example"] };
+  const preflight = preflightHeaders(cors, "https://app.example", "POST", "Authorization, DPoP, Content-Type");
+  assert.equal(preflight?.["Access-Control-Allow-Headers"], "authorization, dpop, content-type");
+  const exposed = (corsResponseHeaders(cors, "https://app.example")?.["Access-Control-Expose-Headers"] ?? "").split(", ");
+  assert.ok(exposed.includes("DPoP-Nonce") && exposed.includes("WWW-Authenticate"), exposed.join(", "));
+});
+
+test("AUTH-19: 300 seeded mutations of a valid proof (a character changed, cut, doubled) each end in a refusal, never a throw", async () => {
+  const key = await makeKey();
+  const token = `bound-${key.jkt}`;
+  const rs = server({});
+  const valid = await proof(key, token);
+  let seed = 20_260_731;
+  const next = (n: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed % n;
+  };
+  const alphabet = 'AZaz09-_.=+/ "{}';
+  for (let i = 0; i < 300; i++) {
+    const at = next(valid.length);
+    const kind = next(3);
+    const mutated =
+      kind === 0
+        ? `${valid.slice(0, at)}${alphabet[next(alphabet.length)]}${valid.slice(at + 1)}`
+        : kind === 1
+          ? valid.slice(0, at)
+          : `${valid.slice(0, at)}${valid.slice(at - 1)}`;
+    if (mutated === valid) continue;
+    const result = await rs.authenticate(request(`DPoP ${token}`, mutated));
+    assert.equal(result.ok, false, `mutation ${i} (kind ${kind} at ${at}) passed`);
+  }
 });

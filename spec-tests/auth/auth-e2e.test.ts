@@ -8,12 +8,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { bearerChallenge } from "../../lib/auth/challenge.js";
-import { MemoryCredentialStore } from "../../lib/auth/types.js";
 import { connectHttpNode } from "../../lib/hosts/http-client-node.js";
-import type { OAuthFlowError } from "../../lib/auth/errors.js";
 import { firstText, withTimeout } from "../support/helpers.js";
 import { startTestAuthServer } from "./test-as.js";
-import { after, headless, protectedServer } from "./protected.js";
+import { after, connectWithAuth, headless, protectedServer } from "./protected.js";
 
 const INFO = { name: "auth-e2e", version: "1" };
 
@@ -63,19 +61,7 @@ for (const versions of [["2025-11-25"], ["2025-11-25", "2026-07-28"]] as const) 
     const as = await startTestAuthServer({ scopes: ["mcp:tools"] });
     after(t, () => as.close());
     const { url } = await protectedServer(t, as);
-    const store = new MemoryCredentialStore();
-    const errors: OAuthFlowError[] = [];
-    const connection = await withTimeout(
-      connectHttpNode({
-        url,
-        info: INFO,
-        versions: [...versions],
-        auth: { redirectUri: "http://127.0.0.1:9/callback", onRedirect: headless, store, onError: (e) => errors.push(e) },
-      }),
-      15_000,
-      "connect",
-    );
-    after(t, () => connection.close());
+    const { connection, store, errors } = await connectWithAuth(t, url, { versions });
     assert.deepEqual(errors, []);
     const result = await withTimeout(connection.client.callTool("whoami", {}), 10_000, "whoami");
     assert.equal(firstText(result), "user-1 mcp:tools");

@@ -38,6 +38,7 @@ interface SdkTasks {
 }
 interface SdkClient {
   connect(transport: unknown): Promise<void>;
+  setRequestHandler(schema: unknown, handler: (request: { params: Record<string, unknown> }) => unknown): void;
   getServerCapabilities(): { tasks?: unknown } | undefined;
   listTools(): Promise<{ tools: Array<{ name: string; execution?: { taskSupport?: string } }> }>;
   readonly experimental: { readonly tasks: SdkTasks };
@@ -46,20 +47,29 @@ interface SdkClient {
 type ClientClass = new (info: { name: string; version: string }, options?: object) => SdkClient;
 type TransportClass = new (url: URL) => unknown;
 
-async function sdk(): Promise<{ Client: ClientClass; Transport: TransportClass; CallToolResultSchema: unknown }> {
+async function sdk(): Promise<{
+  Client: ClientClass;
+  Transport: TransportClass;
+  CallToolResultSchema: unknown;
+  ElicitRequestSchema: unknown;
+}> {
   const client: string = "@modelcontextprotocol/sdk/client/index.js";
   const http: string = "@modelcontextprotocol/sdk/client/streamableHttp.js";
   const types: string = "@modelcontextprotocol/sdk/types.js";
-  const [{ Client }, { StreamableHTTPClientTransport }, { CallToolResultSchema }] = (await Promise.all([
+  const [{ Client }, { StreamableHTTPClientTransport }, { CallToolResultSchema, ElicitRequestSchema }] = (await Promise.all([
     import(client),
     import(http),
     import(types),
-  ])) as [{ Client: ClientClass }, { StreamableHTTPClientTransport: TransportClass }, { CallToolResultSchema: unknown }];
-  return { Client, Transport: StreamableHTTPClientTransport, CallToolResultSchema };
+  ])) as [
+    { Client: ClientClass },
+    { StreamableHTTPClientTransport: TransportClass },
+    { CallToolResultSchema: unknown; ElicitRequestSchema: unknown },
+  ];
+  return { Client, Transport: StreamableHTTPClientTransport, CallToolResultSchema, ElicitRequestSchema };
 }
 
 /** The reference server over HTTP in this process, closed after the test; resolves with an SDK client connected to it. */
-async function connected(t: TestContext): Promise<{ client: SdkClient; CallToolResultSchema: unknown }> {
+async function connected(t: TestContext, elicited?: unknown[]): Promise<{ client: SdkClient; CallToolResultSchema: unknown }> {
   const server = createReferenceServer({
     paginationSecret: randomBytes(32),
     sleep: (ms, signal) =>
@@ -70,8 +80,16 @@ async function connected(t: TestContext): Promise<{ client: SdkClient; CallToolR
     tasks: { pollIntervalMs: 20 },
   });
   const running = await serveHttp(server, { onError: () => {} });
-  const { Client, Transport, CallToolResultSchema } = await sdk();
-  const client = new Client({ name: "sdk-v1-tasks", version: "1.0.0" });
+  const { Client, Transport, CallToolResultSchema, ElicitRequestSchema } = await sdk();
+  const client = new Client(
+    { name: "sdk-v1-tasks", version: "1.0.0" },
+    elicited === undefined ? {} : { capabilities: { elicitation: {} } },
+  );
+  if (elicited !== undefined)
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      elicited.push(request.params._meta);
+      return { action: "accept", content: { confirm: true } };
+    });
   await withTimeout(client.connect(new Transport(new URL(running.url))), 10_000, "connect");
   (t as unknown as { after(fn: () => Promise<void>): void }).after(async () => {
     await client.close();
@@ -138,4 +156,21 @@ test("TK-05: SDK v1 client.experimental.tasks.cancelTask cancels a running task 
   while (!end.done && end.value.type === "taskStatus" && end.value.task.status !== "cancelled")
     end = await withTimeout(stream.next(), 10_000, "poll");
   await stream.return?.(undefined);
+});
+
+test("TK-09: SDK v1 client.experimental.tasks: a task asking for input mid-task (elicitation with the related-task key) is answered and completes", async (t) => {
+  const elicited: unknown[] = [];
+  const { client } = await connected(t, elicited);
+  await client.listTools();
+  const messages = await withTimeout(
+    collect(client.experimental.tasks.callToolStream({ name: "confirm_delete", arguments: { filename: "a.txt" } })),
+    10_000,
+    "confirm_delete",
+  );
+  const created = messages[0];
+  assert.ok(created?.type === "taskCreated", JSON.stringify(messages));
+  const last = messages.at(-1);
+  assert.ok(last?.type === "result", JSON.stringify(messages));
+  assert.equal(last.result.content[0]?.text, "Deleted a.txt");
+  assert.deepEqual(elicited, [{ "io.modelcontextprotocol/related-task": { taskId: created.task.taskId } }]);
 });

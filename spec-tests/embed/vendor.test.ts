@@ -1,4 +1,5 @@
-// The vendorable core (spec-tests/tools/vendor.ts → dist/vendor/mcp-engine-core.js and .d.ts):
+// The vendorable core (spec-tests/tools/vendor.ts → mcp-engine-core.js and .d.ts, which `npm run
+// build` writes into dist/package/vendor/ and the package exports as `mcp-engine/vendor/core`):
 // one self-contained ES module with its declarations, exporting exactly what `mcp-engine`
 // exports; it compiles in a strict project (strict, noUncheckedIndexedAccess,
 // exactOptionalPropertyTypes, verbatimModuleSyntax, isolatedDeclarations, ES2020, no ambient
@@ -13,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { vendorJs, writeVendor } from "../tools/vendor.js";
+import { vendorDts, vendorJs, writeVendor } from "../tools/vendor.js";
 import { ROOT } from "./engines.js";
 
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
@@ -97,6 +98,18 @@ test("the vendored module has no import and exports exactly what mcp-engine expo
   }
 });
 
+test("the package ships the vendored core as built from the sources at hand, exported as mcp-engine/vendor/core", () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    exports: { [entry: string]: { types: string; default: string } };
+  };
+  assert.deepEqual(manifest.exports["./vendor/core"], {
+    types: "./dist/package/vendor/mcp-engine-core.d.ts",
+    default: "./dist/package/vendor/mcp-engine-core.js",
+  });
+  assert.equal(readFileSync(join(ROOT, "dist/package/vendor/mcp-engine-core.js"), "utf8"), vendorJs({ minify: true }));
+  assert.equal(readFileSync(join(ROOT, "dist/package/vendor/mcp-engine-core.d.ts"), "utf8"), vendorDts());
+});
+
 test("the vendored file compiles in a strict project with zero diagnostics, and a host loop compiled against it runs", async () => {
   const dir = mkdtempSync(join(tmpdir(), "mcp-vendor-strict-"));
   try {
@@ -128,8 +141,9 @@ test("the core's sources compile with the strict vendoring options and isolatedD
   assert.equal(run.status, 0);
 });
 
-// The issue's target is 25 KB; the core measures 31.7 KB today. Until it is cut down, this is a
-// ratchet at today's size (it fails on any growth), and the target is printed beside it.
+// The issue's target is 25 KB; the core measures 31.9 KB today (`npm run bench:core` prints it,
+// with the modules where the bytes are). Until it is cut down, this is a ratchet at today's size
+// (it fails on any growth), and the target is printed beside it.
 const CORE_CEILING_BYTES = 32 * 1024;
 
 test("budget: the vendored core, minified and gzipped, does not grow past today's 32 KB (target 25 KB)", (t) => {

@@ -452,8 +452,8 @@ test("CL-02: bus messages: only the five kinds, each with its fields; anything e
 });
 
 test("CL-01: Engine.adopt: a newer snapshot of the same session moves the phase forward, replaces level and subscriptions, keeps ids unique; another version is ignored", async () => {
-  const { nodes } = cluster(1);
-  const node = nodes[0] as HttpHandler;
+  // One process: no block of request ids (CL-08), so adopt keeps ids past the snapshot's counter.
+  const node = createHttpHandler(new Server({ info: { name: "adopt", version: "1" }, versions: [LATEST] }), { onError: () => undefined });
   const res = await node.fetch(
     post({
       jsonrpc: "2.0",

@@ -11,6 +11,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   ConnectionClosedError,
+  HttpBodyLimitError,
+  HttpRedirectError,
+  HttpTransportError,
   InputRoundsExceededError,
   InvalidResultError,
   McpError,
@@ -22,6 +25,8 @@ import {
   ResponseTooLargeError,
   type HandlerContext,
 } from "../../lib/peer/index.js";
+import { SkillVerificationError } from "../../lib/peer/skills.js";
+import { ServerExitedError } from "../../lib/hosts/stdio.js";
 import { Pair, ScriptedServer, initializeResult, track, type PairOptions } from "../support/peer-harness.js";
 import { rejection } from "../support/helpers.js";
 
@@ -515,5 +520,23 @@ test("ENG-01: an exception of an engine command that is no LocalProtocolError st
     assert.ok((error as Error & { cause?: unknown }).cause instanceof RangeError);
   } finally {
     engine.request = original;
+  }
+});
+
+test("every subclass of the peer layer's errors names itself (a literal, so minification keeps it) and keeps instanceof of its parents", () => {
+  const made: [string, Error, Function, Function][] = [
+    ["HttpBodyLimitError", new HttpBodyLimitError("a JSON-RPC answer", 10, 11, 200), HttpBodyLimitError, HttpTransportError],
+    ["HttpRedirectError", new HttpRedirectError("HTTP-14", "no redirect", "302", 302), HttpRedirectError, HttpTransportError],
+    ["ServerExitedError", new ServerExitedError("initialize", 1, null, []), ServerExitedError, ConnectionClosedError],
+    [
+      "SkillVerificationError",
+      new SkillVerificationError({ rule: "SK-12", uri: "skill://a/SKILL.md", check: "size", expected: "1", got: "2" }),
+      SkillVerificationError,
+      PeerError,
+    ],
+  ];
+  for (const [name, error, own, parent] of made) {
+    assert.equal(error.name, name);
+    assert.ok(error instanceof own && error instanceof parent && error instanceof PeerError, name);
   }
 });

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { CallToolResult, ElicitResult } from "../../lib/index.js";
-import { McpError, TaskFailedError, type HandlerContext, type TaskInfo } from "../../lib/peer/index.js";
+import { McpError, MemoryTaskStore, TaskFailedError, type HandlerContext, type TaskInfo } from "../../lib/peer/index.js";
 import { Server } from "../../lib/peer/server/server.js";
 import { serveTasks } from "../../lib/peer/server/task-support.js";
 import type { AuthInfo } from "../../lib/auth/types.js";
@@ -448,4 +448,51 @@ test("TX-01: 2026-07-28 server/discover of a dual-era server with core tasks lea
   const caps = connected.capabilities as { tasks?: unknown; extensions?: Record<string, unknown> };
   assert.equal(caps.tasks, undefined);
   assert.ok(caps.extensions !== undefined && "io.modelcontextprotocol/tasks" in caps.extensions);
+});
+
+test("TK-04, TK-05: two processes sharing one store: a tasks/result on one waits for a task the other runs and wakes at its end; a cancel on one stops the handler on the other", async () => {
+  const store = new MemoryTaskStore();
+  const release = gate();
+  let stopped = 0;
+  const make = (): Server => {
+    const server = new Server({
+      info: SERVER_INFO,
+      versions: ["2025-11-25"],
+      tasks: serveTasks({ newTaskId: () => `shared-${++ids}`, store, core: true }),
+    });
+    server.tool("gated", { taskSupport: "optional" }, async () => {
+      await release.wait;
+      return ok("ran on the other");
+    });
+    server.tool("forever", { taskSupport: "optional" }, async (_args, ctx) => {
+      try {
+        return await untilAborted(ctx.signal);
+      } finally {
+        stopped++;
+      }
+    });
+    return server;
+  };
+  const a = make();
+  const b = make();
+  // The relay a shared bus gives (lib/http-server/cluster.ts): each change applied on both.
+  for (const server of [a, b]) server.relay = (change) => [a, b].forEach((each) => each.applyChange(change));
+  const onA = new Pair({ serverInstance: a, client: { versions: ["2025-11-25"] } });
+  const onB = new Pair({ serverInstance: b, client: { versions: ["2025-11-25"] } });
+  await onA.connect();
+  await onB.connect();
+  const { taskId } = await startTask(onA.client, "gated");
+  const waiting = track(onB.client.request("tasks/result", { taskId }));
+  await onB.settle();
+  assert.equal(waiting.state, "pending");
+  release.open();
+  await onA.settle();
+  await onB.settle();
+  assert.equal(waiting.state, "resolved", String(waiting.error));
+  assert.equal(text(waiting.value as unknown as CallToolResult), "ran on the other");
+  const forever = await startTask(onA.client, "forever");
+  const cancelled = await onB.client.request("tasks/cancel", { taskId: forever.taskId });
+  assert.equal(cancelled.status, "cancelled");
+  await onA.settle();
+  assert.equal(stopped, 1, "the handler on the other process stopped");
 });

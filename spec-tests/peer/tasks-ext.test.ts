@@ -303,6 +303,20 @@ test("MemoryTaskStore: bounded (ended tasks forgotten first, then refusal), expi
   assert.equal(await store.get("b", 1000), undefined);
 });
 
+test("MemoryTaskStore: an ended task stays ended: a late outcome after a cancel changes nothing (as the Redis store)", async () => {
+  const store = new MemoryTaskStore();
+  await store.create({ taskId: "t", status: "working", createdAt: 0, lastUpdatedAt: 0, ttlMs: null });
+  const cancelled = await store.update("t", { status: "cancelled", statusMessage: "stopped" }, 5);
+  assert.equal(cancelled !== undefined && cancelled !== "expired" ? cancelled.status : cancelled, "cancelled");
+  const late = await store.update("t", { status: "completed", result: { content: [] } }, 9);
+  assert.ok(late !== undefined && late !== "expired");
+  assert.equal(late.status, "cancelled");
+  assert.equal(late.result, undefined);
+  assert.equal(late.lastUpdatedAt, 5, "nothing was written");
+  const got = await store.get("t", 10);
+  assert.ok(got !== undefined && got !== "expired" && got.status === "cancelled" && got.statusMessage === "stopped");
+});
+
 test("TK-08, TK-03, TK-04: 2025-11-25: a tool with taskSupport required on a server declaring tasks is called task-augmented, polled, and its result fetched with tasks/result", async () => {
   let polls = 0;
   const server = new ScriptedServer((message) => {

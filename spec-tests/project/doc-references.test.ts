@@ -66,6 +66,7 @@ function documents(): string[] {
 function sourceOf(path: string): string {
   if (!path.startsWith("dist/")) return path;
   return path
+    .replace(/^dist\/package\/vendor\/mcp-engine-core\./, "dist/package/index.") // the vendored core: lib/index.ts bundled
     .replace(/^dist\/package\//, "dist/lib/")
     .slice("dist/".length)
     .replace(/\.d\.ts$/, ".ts")

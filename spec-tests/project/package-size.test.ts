@@ -1,7 +1,8 @@
 // The package's size and content, as `npm pack --dry-run` reports them for the build at hand
 // (`npm run build` empties dist/ first, so nothing stale from an earlier layout can ship):
 // packed at most 450 KB; only dist/package/ and the three root files; every shipped module
-// built from a source lib/ holds now; no source maps; the CLI (reference server and client,
+// built from a source lib/ holds now, and reached by an entry of exports or the bin (the build
+// prunes the rest: spec-tests/tools/package-closure.ts); no source maps; the CLI (reference server and client,
 // conform runner) reachable from the bin only, never from an entry of "exports".
 
 import assert from "node:assert/strict";
@@ -9,6 +10,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
 import { ROOT, assertPackageBuilt, npm } from "../support/package-harness.js";
+import { outsideClosure } from "../tools/package-closure.js";
 
 /** The budget of the packed tarball, in bytes (the SDK v1 packs to about 620 KB). */
 const PACKED_BUDGET = 450_000;
@@ -56,7 +58,11 @@ test("the tarball holds LICENSE, README.md, package.json and dist/package/ only:
 
 test("every module in the tarball is built from a source lib/ holds now, and after its last change (nothing stale ships)", () => {
   const built = report.files.map((f) => f.path).filter((path) => path.startsWith("dist/package/"));
-  const source = (path: string): string => join(ROOT, "lib", `${path.slice("dist/package/".length).replace(/\.d\.ts$|\.js$/, "")}.ts`);
+  // The vendored core (spec-tests/tools/vendor.ts) is lib/index.ts and what it loads, bundled.
+  const source = (path: string): string =>
+    path.startsWith("dist/package/vendor/")
+      ? join(ROOT, "lib/index.ts")
+      : join(ROOT, "lib", `${path.slice("dist/package/".length).replace(/\.d\.ts$|\.js$/, "")}.ts`);
   assert.deepEqual(
     built.filter((path) => !existsSync(source(path))),
     [],
@@ -93,4 +99,20 @@ test("no entry of exports loads the CLI (reference server, client, conform runne
   }
   const bin = importClosure(manifest.bin["mcp-engine"] as string);
   assert.ok(bin.has(join(cli, "reference-server.js")), "the bin reaches the reference server (the check above would see it)");
+});
+
+test("every file of the tarball is reached: a declaration from an entry's types, JavaScript from an entry or the bin (nothing unreachable ships)", () => {
+  const shipped = new Set(report.files.map((f) => f.path));
+  assert.deepEqual(
+    outsideClosure().filter((path) => shipped.has(path)),
+    [],
+  );
+  assert.ok(
+    shipped.has("dist/package/vendor/mcp-engine-core.js") && shipped.has("dist/package/vendor/mcp-engine-core.d.ts"),
+    "the vendored core ships",
+  );
+  assert.ok(
+    !shipped.has("dist/package/engine/session.d.ts"),
+    "an internal module's declarations do not ship (the check above would see them)",
+  );
 });

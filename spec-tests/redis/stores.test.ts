@@ -212,7 +212,7 @@ test("bus on Redis pub/sub: another node hears a message, the sender does not; f
   await until(() => heardTwo.length > 0, "the other node hears it");
   assert.deepEqual(heardTwo, [{ kind: "ended", session: "s1" }]);
   assert.deepEqual(heardOne, [], "a node does not hear itself, nor what is not a bus message");
-  await assert.rejects(one.publish({ kind: "deliver", session: "s", message: { pad: "x".repeat(3000) } }), RangeError);
+  await assert.rejects(one.publish({ kind: "input", session: "s", message: { pad: "x".repeat(3000) } }), RangeError);
   assert.throws(() => new RedisBus(r.client, { nodeId: "a:b" }), RangeError);
   assert.throws(() => new RedisBus(r.client, { nodeId: "a b" }), RangeError);
   assert.ok(keyPartOk(new RedisBus(r.client).nodeId), "a random node id by default");

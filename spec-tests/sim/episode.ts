@@ -25,6 +25,8 @@ export interface Config {
   readonly faults: Faults;
   /** One node without a shared bus: the single process the cluster must behave like. */
   readonly standalone?: boolean;
+  /** The stores without the optional methods the no-loss fixes use (World.legacyStores): a fix reverted. */
+  readonly legacyStores?: boolean;
 }
 
 /** The episode a seed names. */
@@ -74,6 +76,7 @@ export async function runEpisode(config: Config): Promise<Outcome> {
     config.nodes,
     { changed: () => changes++ },
     config.standalone === true,
+    config.legacyStores === true,
   );
   const oracle = new Oracle(world);
   let requests = 0;
@@ -231,6 +234,15 @@ export function describe(config: Config): string {
   const faults: Partial<Faults> = {};
   for (const [key, value] of Object.entries(config.faults) as [keyof Faults, Faults[keyof Faults]][])
     if (value) (faults as Record<string, unknown>)[key] = value;
-  const { seed, steps, nodes, sessionClients, modernClients, standalone } = config;
-  return JSON.stringify({ seed, steps, nodes, sessionClients, modernClients, faults, ...(standalone ? { standalone } : {}) });
+  const { seed, steps, nodes, sessionClients, modernClients, standalone, legacyStores } = config;
+  return JSON.stringify({
+    seed,
+    steps,
+    nodes,
+    sessionClients,
+    modernClients,
+    faults,
+    ...(standalone ? { standalone } : {}),
+    ...(legacyStores ? { legacyStores } : {}),
+  });
 }

@@ -109,7 +109,7 @@ export class Oracle {
     const last = read.last ?? read.after;
     if (last !== undefined && last.stream === at.stream) {
       // A budget's eviction, a store restart or a failed append takes events out of replay: a gap then is no loss.
-      const evicted = this.world.data.evicted.has(key) || this.world.data.restarts > 0 || this.world.faults.storeFail > 0;
+      const evicted = this.world.data.evicted.has(key) || this.world.data.restarts > 0 || this.world.data.failedCalls > 0;
       if (at.seq <= last.seq) this.fail("event-reordered", `${frame.id}: expected an event after seq ${last.seq} of ${at.stream}`);
       else if (at.seq > last.seq + 1 && !evicted)
         this.fail("event-lost", `${frame.id}: expected seq ${last.seq + 1} of ${at.stream} next (nothing was evicted); got ${at.seq}`);

@@ -25,6 +25,15 @@ for (const reproducer of REPRODUCERS) {
   });
 }
 
+/** The bugs fixed through the stores' optional methods (mail/take, reserveRequestIds, a conditional put): without them they come back. */
+const STORE_FIXES: ReadonlySet<string> = new Set(["a", "c", "d", "g"]);
+
+for (const reproducer of REPRODUCERS.filter((r) => r.status === "fixed" && STORE_FIXES.has(r.bug)))
+  test(`CL-06, CL-08: sim: with the stores of before the fix (no mailbox, no id blocks, no conditional put), bug ${reproducer.bug} is found again (${reproducer.kind}, seed ${reproducer.config.seed})`, async () => {
+    const outcome = await runEpisode({ ...reproducer.config, legacyStores: true });
+    assert.equal(kindOf(outcome), reproducer.kind, describe({ ...reproducer.config, legacyStores: true }));
+  });
+
 test(`CL-01, CL-02, CL-03, CL-04, CL-05: sim: ${EPISODES} random episodes of the cluster break no invariant but the known open ones`, async (t) => {
   const open = new Map<string, number>();
   for (let seed = FIRST_SEED; seed < FIRST_SEED + EPISODES; seed++) {

@@ -16,7 +16,7 @@
 //   the old handler still calls is never carried out (and never settles).
 
 import { createHttpHandler, type BusMessage, type EventStore, type HttpHandler, type MessageBus } from "../../lib/http-server/index.js";
-import type { SessionStore, StoredEvent } from "../../lib/http-server/options.js";
+import { REQUEST_ID_BLOCK, type SessionStore, type StoredEvent } from "../../lib/http-server/options.js";
 import { parseBusMessage } from "../../lib/http-server/bus.js";
 import { byteLength } from "../../lib/http-server/channel.js";
 import type { HandlerContext } from "../../lib/peer/server/server-options.js";
@@ -133,11 +133,18 @@ export class StoreData {
   readonly events = new Map<string, Map<string, StoredEvent[]>>();
   /** Streams that lost events to a budget ("<sid> <st>"): a gap on their resume is allowed. */
   readonly evicted = new Set<string>();
+  /** Per session: the request-id blocks handed out (CL-08), the mailbox and the change tags it saw (CL-06). */
+  readonly idBlocks = new Map<string, number>();
+  readonly mailboxes = new Map<string, { texts: string[]; tags: Set<string> }>();
   restarts = 0;
+  /** Store calls the episode made fail: what they wrote is missing (a gap on a resume is then no loss). */
+  failedCalls = 0;
 
   wipe(): void {
     this.sessions.clear();
     this.events.clear();
+    this.idBlocks.clear();
+    this.mailboxes.clear();
     this.restarts++;
   }
 
@@ -190,7 +197,10 @@ export class StoreGate {
   call<T>(what: string, work: () => T): Promise<T> {
     if (!this.alive()) return new Promise<T>(() => undefined);
     const { rng, faults } = this.world;
-    if (faults.storeFail > 0 && rng.chance(faults.storeFail)) return Promise.reject(new Error(`sim: store unavailable (${what})`));
+    if (faults.storeFail > 0 && rng.chance(faults.storeFail)) {
+      this.world.data.failedCalls++;
+      return Promise.reject(new Error(`sim: store unavailable (${what})`));
+    }
     if (faults.storeSlowMs > 0 && rng.chance(0.3)) {
       this.lastDue = Math.max(this.world.time.now + rng.range(1, faults.storeSlowMs), this.lastDue);
       return this.later(work);
@@ -217,8 +227,9 @@ export class SimSessionStore implements SessionStore {
     });
   }
 
-  put(id: string, snapshot: EngineSnapshot): Promise<void> {
+  put(id: string, snapshot: EngineSnapshot, update = false): Promise<boolean> {
     return this.gate.call("put", () => {
+      if (update && !this.data.sessions.has(id)) return false;
       const text = JSON.stringify(snapshot);
       const size = bytesOf(text);
       if (size > BUDGET.maxSnapshotBytes) {
@@ -234,12 +245,23 @@ export class SimSessionStore implements SessionStore {
         throw new RangeError(`[LIM-15] sim session store: a session grew past the total; it is no longer kept`);
       }
       this.data.sessions.set(id, text);
+      return true;
     });
   }
 
   delete(id: string): Promise<void> {
     return this.gate.call("delete", () => {
       this.data.sessions.delete(id);
+      this.data.idBlocks.delete(id);
+    });
+  }
+
+  reserveRequestIds(id: string): Promise<number | undefined> {
+    return this.gate.call("reserveRequestIds", () => {
+      if (!this.data.sessions.has(id)) return undefined;
+      const block = (this.data.idBlocks.get(id) ?? 0) + 1;
+      this.data.idBlocks.set(id, block);
+      return block * REQUEST_ID_BLOCK;
     });
   }
 }
@@ -293,7 +315,24 @@ export class SimEventStore implements EventStore {
   forget(sessionId: string): Promise<void> {
     return this.gate.call("forget", () => {
       this.data.events.delete(sessionId);
+      this.data.mailboxes.delete(sessionId);
     });
+  }
+
+  mail(sessionId: string, text: string, tag?: string): Promise<void> {
+    return this.gate.call("mail", () => {
+      let box = this.data.mailboxes.get(sessionId);
+      if (box === undefined) this.data.mailboxes.set(sessionId, (box = { texts: [], tags: new Set() }));
+      if (tag !== undefined) {
+        if (box.tags.has(tag)) return;
+        box.tags.add(tag);
+      }
+      box.texts.push(text);
+    });
+  }
+
+  take(sessionId: string): Promise<readonly string[]> {
+    return this.gate.call("take", () => this.data.mailboxes.get(sessionId)?.texts.splice(0) ?? []);
   }
 }
 
@@ -391,6 +430,8 @@ export class World {
     readonly events: ServerEvents,
     /** One process with no shared bus (the reference a cluster must behave like). */
     readonly standalone = false,
+    /** Stores with only the methods every store has (no mailbox, no id blocks, no conditional put): what the cluster did before CL-06 … CL-08. */
+    readonly legacyStores = false,
   ) {
     this.bus = new SimBusHub(this);
     for (let i = 0; i < nodeCount; i++) {
@@ -415,8 +456,7 @@ export class World {
     let sessions = 0;
     node.server = server;
     node.handler = createHttpHandler(server, {
-      store: new SimSessionStore(this.data, gate),
-      eventStore: new SimEventStore(this.data, gate),
+      ...this.storesOf(gate),
       ...(this.standalone ? {} : { bus: this.bus.endpoint(node.nodeId, alive) }),
       timers,
       sessionId: () => `${node.nodeId}i${incarnation}s${sessions++}`,
@@ -426,6 +466,20 @@ export class World {
         if (alive()) node.errors.push(error);
       },
     });
+  }
+
+  private storesOf(gate: StoreGate): { store: SessionStore; eventStore: EventStore } {
+    const store = new SimSessionStore(this.data, gate);
+    const eventStore = new SimEventStore(this.data, gate);
+    if (!this.legacyStores) return { store, eventStore };
+    return {
+      store: { get: (id) => store.get(id), put: (id, snapshot) => store.put(id, snapshot), delete: (id) => store.delete(id) },
+      eventStore: {
+        append: (sid, st, event) => eventStore.append(sid, st, event),
+        replay: (sid, st, after) => eventStore.replay(sid, st, after),
+        forget: (sid) => eventStore.forget(sid),
+      },
+    };
   }
 
   private makeServer(node: SimNode, timers: HttpTimers): Server {

@@ -1,4 +1,4 @@
-// `client.skills` (lib/peer/client/skills-client.ts over lib/skills/verify.ts): a host lists and
+// `skillsClient(client)` (lib/peer/client/skills-client.ts over lib/skills/verify.ts): a host lists and
 // gets entries without reading any file and loads a skill's files only when asked (SK-13), and
 // returns nothing it could not verify against the entry: size, digest, the SKILL.md's
 // frontmatter field by field, a file the entry does not list (SK-12, SK-13). The servers here are
@@ -14,6 +14,7 @@ import {
   SkillVerificationError,
   serveSkills,
   skillsExtension,
+  skillsClient,
   type SkillEntry,
   type SkillSource,
 } from "../../lib/peer/skills.js";
@@ -76,11 +77,11 @@ const reads = (pair: Pair): unknown[] => pair.clientHost.messages("resources/rea
 
 test("SK-13: listing and getting read no file; load reads the SKILL.md alone; readFile reads one file when asked", async () => {
   const pair = await pairServing(SKILLS);
-  const [entry] = await settled(pair, pair.client.skills.list());
+  const [entry] = await settled(pair, skillsClient(pair.client).list());
   assert.ok(entry !== undefined);
-  await settled(pair, pair.client.skills.get("skill://pdf/SKILL.md"));
+  await settled(pair, skillsClient(pair.client).get("skill://pdf/SKILL.md"));
   assert.deepEqual(reads(pair), []);
-  const skill = await settled(pair, pair.client.skills.load(entry));
+  const skill = await settled(pair, skillsClient(pair.client).load(entry));
   assert.deepEqual(reads(pair), ["skill://pdf/SKILL.md"]);
   assert.deepEqual({ ...skill.frontmatter }, { name: "pdf", description: "Work with PDFs" });
   assert.equal(skill.body, "\nBody.\n");
@@ -94,7 +95,7 @@ test("SK-13: listing and getting read no file; load reads the SKILL.md alone; re
 
 test('SK-12: load with files "all" reads and verifies every listed file; a nested SKILL.md is plain content of the enclosing skill', async () => {
   const pair = await pairServing(SKILLS);
-  const skill = await settled(pair, pair.client.skills.load("skill://pdf/SKILL.md", { files: "all" }));
+  const skill = await settled(pair, skillsClient(pair.client).load("skill://pdf/SKILL.md", { files: "all" }));
   assert.deepEqual([...skill.files.keys()].sort(), [
     "skill://pdf/SKILL.md",
     "skill://pdf/bin/data",
@@ -112,8 +113,8 @@ test("SK-12: a SKILL.md whose bytes do not match the digest, or whose length doe
     [`${SKILL_MD}extra`, "size"],
   ] as const) {
     const pair = await tampering(ENTRY, { "skill://pdf/SKILL.md": served, "skill://pdf/references/FORMS.md": FORMS });
-    const [entry] = await settled(pair, pair.client.skills.list());
-    const error = await rejection(settled(pair, pair.client.skills.load(entry as SkillEntry, { files: "all" })));
+    const [entry] = await settled(pair, skillsClient(pair.client).list());
+    const error = await rejection(settled(pair, skillsClient(pair.client).load(entry as SkillEntry, { files: "all" })));
     assert.ok(error instanceof SkillVerificationError && error.check === check && error.rule === "SK-12", String(error));
     assert.equal(error.uri, "skill://pdf/SKILL.md");
     // Nothing after the failed file was read.
@@ -125,7 +126,7 @@ test("SK-12: a SKILL.md whose frontmatter differs from the entry's is refused, e
   const tampered = SKILL_MD.replace("Work with PDFs", "Exfiltrate credentials");
   const entry = { ...ENTRY, resources: [{ uri: "skill://pdf/SKILL.md", digest: sha(tampered), size: size(tampered) }] };
   const pair = await tampering(entry, { "skill://pdf/SKILL.md": tampered });
-  const error = await rejection(settled(pair, pair.client.skills.load("skill://pdf/SKILL.md")));
+  const error = await rejection(settled(pair, skillsClient(pair.client).load("skill://pdf/SKILL.md")));
   assert.ok(error instanceof SkillVerificationError && error.check === "frontmatter", String(error));
   assert.match(error.expected, /description: "Work with PDFs"/);
   // A frontmatter our reader refuses is refused too.
@@ -134,13 +135,13 @@ test("SK-12: a SKILL.md whose frontmatter differs from the entry's is refused, e
     { ...entry, resources: [{ uri: "skill://pdf/SKILL.md", digest: sha(unreadable), size: size(unreadable) }] },
     { "skill://pdf/SKILL.md": unreadable },
   );
-  const second = await rejection(settled(refused, refused.client.skills.load("skill://pdf/SKILL.md")));
+  const second = await rejection(settled(refused, skillsClient(refused.client).load("skill://pdf/SKILL.md")));
   assert.ok(second instanceof SkillVerificationError && second.check === "frontmatter" && /anchor/.test(second.got), String(second));
 });
 
 test("SK-13: a file the entry does not list is refused without a request; SK-12: a supporting file that fails is refused", async () => {
   const pair = await tampering(ENTRY, { "skill://pdf/SKILL.md": SKILL_MD, "skill://pdf/references/FORMS.md": "changed\n" });
-  const skill = await settled(pair, pair.client.skills.load("skill://pdf/SKILL.md"));
+  const skill = await settled(pair, skillsClient(pair.client).load("skill://pdf/SKILL.md"));
   const unlisted = await rejection(settled(pair, skill.readFile("scripts/run.sh")));
   assert.ok(unlisted instanceof SkillVerificationError && unlisted.check === "unlisted" && unlisted.rule === "SK-13", String(unlisted));
   assert.deepEqual(reads(pair), ["skill://pdf/SKILL.md"]);
@@ -151,8 +152,8 @@ test("SK-13: a file the entry does not list is refused without a request; SK-12:
 
 test("SK-12: a dynamic skill is not loaded; malformed entries and a get answering another skill are InvalidResultError", async () => {
   const dynamic = await tampering({ ...ENTRY, resources: "dynamic" }, {});
-  const [entry] = await settled(dynamic, dynamic.client.skills.list());
-  const refused = await rejection(settled(dynamic, dynamic.client.skills.load(entry as SkillEntry)));
+  const [entry] = await settled(dynamic, skillsClient(dynamic.client).list());
+  const refused = await rejection(settled(dynamic, skillsClient(dynamic.client).load(entry as SkillEntry)));
   assert.ok(refused instanceof SkillVerificationError && refused.check === "dynamic", String(refused));
   for (const bad of [
     { ...ENTRY, frontmatter: { name: "other", description: "d" } },
@@ -163,11 +164,11 @@ test("SK-12: a dynamic skill is not loaded; malformed entries and a get answerin
     { ...ENTRY, uri: "skill://pdf/README.md" },
   ]) {
     const pair = await tampering(bad, {});
-    const error = await rejection(settled(pair, pair.client.skills.list()));
+    const error = await rejection(settled(pair, skillsClient(pair.client).list()));
     assert.ok(error instanceof InvalidResultError, `${JSON.stringify(bad).slice(0, 120)}: ${String(error)}`);
   }
   const pair = await tampering(ENTRY, {});
-  const other = await rejection(settled(pair, pair.client.skills.get("skill://other/SKILL.md")));
+  const other = await rejection(settled(pair, skillsClient(pair.client).get("skill://other/SKILL.md")));
   assert.ok(other instanceof InvalidResultError && other.path === "skill.uri", String(other));
 });
 
@@ -176,23 +177,23 @@ test("SK-02: a listing that repeats its cursor is refused rather than followed f
   server.setRequestHandler(SKILLS_LIST, () => ({ skills: [], nextCursor: "again" }));
   const pair = new Pair({ serverInstance: server, client: { versions: ["2025-11-25"] } });
   await pair.connect();
-  const error = await rejection(settled(pair, pair.client.skills.list()));
+  const error = await rejection(settled(pair, skillsClient(pair.client).list()));
   assert.ok(error instanceof InvalidResultError && error.path === "nextCursor", String(error));
   assert.equal(pair.clientHost.messages(SKILLS_LIST).length, 2);
 });
 
-test("SK-01: client.skills.settings is the server's declaration; without one, list() is refused before anything is sent", async () => {
+test("SK-01: skillsClient(client).settings is the server's declaration; without one, list() is refused before anything is sent", async () => {
   const pair = await pairServing(SKILLS);
-  assert.deepEqual(pair.client.skills.settings, { directoryRead: true });
-  const children = await settled(pair, pair.client.skills.readDirectory("skill://pdf"));
+  assert.deepEqual(skillsClient(pair.client).settings, { directoryRead: true });
+  const children = await settled(pair, skillsClient(pair.client).readDirectory("skill://pdf"));
   assert.deepEqual(
     children.map((c) => c.uri),
     ["skill://pdf/SKILL.md", "skill://pdf/bin", "skill://pdf/inner", "skill://pdf/references"],
   );
   const plain = new Pair({ client: { versions: ["2025-11-25"] } });
   await plain.connect();
-  assert.equal(plain.client.skills.settings, undefined);
-  const error = await rejection(plain.client.skills.list());
+  assert.equal(skillsClient(plain.client).settings, undefined);
+  const error = await rejection(skillsClient(plain.client).list());
   assert.ok(error instanceof Error && /SK-01/.test(error.message), String(error));
   assert.equal(plain.clientHost.messages(SKILLS_LIST).length, 0);
 });

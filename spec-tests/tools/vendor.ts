@@ -1,10 +1,15 @@
-// The vendorable core: one self-contained ES module, dist/vendor/mcp-engine-core.js, and its
-// declarations, dist/vendor/mcp-engine-core.d.ts, both made from the compiled core (dist/lib,
-// the closure of index.js): no import, the licence and the version in a header, ES2020.
+// The vendorable core: one self-contained ES module, mcp-engine-core.js, and its declarations,
+// mcp-engine-core.d.ts, both made from the compiled core (dist/lib, the closure of index.js): no
+// import, the licence and the version in a header, ES2020. `npm run build` writes them into
+// dist/package/vendor/, which the package exports as `mcp-engine/vendor/core`.
 //
-//   node dist/spec-tests/tools/vendor.js [OUT-DIR]     (default: dist/vendor)
+//   node dist/spec-tests/tools/vendor.js [OUT-DIR]     (default: dist/package/vendor)
 //
-// The JavaScript is esbuild's bundle of dist/lib/index.js. The declarations are rolled up here,
+// Both are made compact, since they ship beside the modules they duplicate and the package has a
+// size budget (spec-tests/project/package-size.test.ts): the JavaScript is esbuild's minified
+// bundle of dist/lib/index.js (the file whose size spec-tests/embed/vendor.test.ts holds to its
+// budget), and the declarations carry no doc comments (the package's own declarations and
+// docs/ carry them; the readable core is dist/package/ itself). The declarations are rolled up here,
 // without a dependency: every .d.ts of the closure, its imports and re-exports removed and its
 // declarations made module-local, identical duplicates kept once, then one export list, values
 // and types apart, that is exactly index.d.ts's (a name exported twice, or a declaration this
@@ -187,7 +192,7 @@ export function vendorDts(): string {
         throw new Error(`${name} is declared differently in two modules of the core`);
       }
       seen.set(name, code);
-      body.push(local);
+      body.push(code);
     }
   }
   const exported = exportsOf(entry, new Map());
@@ -201,12 +206,12 @@ export function writeVendor(dir: string): { js: string; dts: string } {
   mkdirSync(dir, { recursive: true });
   const js = join(dir, `${VENDOR_NAME}.js`);
   const dts = join(dir, `${VENDOR_NAME}.d.ts`);
-  writeFileSync(js, vendorJs());
+  writeFileSync(js, vendorJs({ minify: true }));
   writeFileSync(dts, vendorDts());
   return { js, dts };
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  const written = writeVendor(resolve(process.argv[2] ?? join(ROOT, "dist/vendor")));
+  const written = writeVendor(resolve(process.argv[2] ?? join(ROOT, "dist/package/vendor")));
   console.log(`wrote ${relative(process.cwd(), written.js)} and ${relative(process.cwd(), written.dts)}`);
 }

@@ -66,7 +66,7 @@ import {
   type ResultOf,
 } from "../shared/custom-methods.js";
 import { PollTimers, TaskClient, type TaskCallOptions } from "./task-client.js";
-import { SkillsClient, withSkillsMethods } from "./skills-client.js";
+import { withSkillsMethods } from "./skills-methods.js";
 import type { ClientOptions, ConnectResult, ServerRequestHandler, UntypedMethod } from "./client-options.js";
 
 import type { CallOptions } from "../shared/call-options.js";
@@ -89,8 +89,6 @@ export class Client {
   private readonly pollTimers: PollTimers;
   /** Tasks: the lower-level API (create, get, update, cancel, wait) behind callTool's task calls. */
   readonly tasks: TaskClient;
-  /** The skills extension (SEP-2640): list, get and load skills, every file verified before it is returned (skills-client.ts). */
-  readonly skills: SkillsClient;
   private readonly notificationHandlers = new Map<string, Set<(params: JsonObject | undefined) => void>>();
   private connecting: PendingCall | undefined;
   /** The ids below this one were the probe engine's (see replaceEngine). */
@@ -125,11 +123,6 @@ export class Client {
       () => this.host.now(),
       () => this.driver.pump(),
     );
-    this.skills = new SkillsClient({
-      request: (m, p, o) => this.request(m as never, p, o),
-      readResource: (uri, o) => this.readResource(uri, o),
-      serverCapabilities: () => this.connectResult?.capabilities,
-    });
     this.tasks = new TaskClient({
       era: () => this.engine.era,
       send: (m, p, o) => this.send(m, p, o),

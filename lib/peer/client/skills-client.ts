@@ -26,7 +26,7 @@ import {
 import { readFrontmatter } from "../../skills/frontmatter.js";
 import { checkBytes, compareFrontmatter, contentOf, type Mismatch } from "../../skills/verify.js";
 import type { CallOptions } from "../shared/call-options.js";
-import type { Extensions } from "../shared/custom-methods.js";
+import type { Client } from "./client.js";
 import { InvalidResultError, PeerError } from "../shared/errors.js";
 
 /** A skill file that failed verification (SK-12) or is not in the skill's entry (SK-13); nothing of it was returned. */
@@ -94,10 +94,17 @@ export interface SkillsClientDeps {
 /** At most this many pages of skills/list or resources/directory/read are followed. */
 const MAX_PAGES = 100;
 
-/** The Client's table of the extension's methods when its options do not name the extension: sent on the server's declaration alone (SK-01), declared by nobody here. */
-export function withSkillsMethods(extensions: Extensions | undefined): Extensions {
-  if (extensions !== undefined && Object.prototype.hasOwnProperty.call(extensions, SKILLS_EXTENSION)) return extensions;
-  return { ...extensions, [SKILLS_EXTENSION]: { requests: [SKILLS_LIST, SKILLS_GET, DIRECTORY_READ], gatedBy: "server", declare: false } };
+/**
+ * The skills extension of a Client: `skillsClient(client).list()`, `.get()`, `.load()` (from
+ * mcp-engine/skills, so that a Client that reads no skills bundles none of this). The Client
+ * knows the extension's methods from the start (skills-methods.ts); this only sends them.
+ */
+export function skillsClient(client: Client): SkillsClient {
+  return new SkillsClient({
+    request: (method, params, options) => client.request(method as never, params, options),
+    readResource: (uri, options) => client.readResource(uri, options),
+    serverCapabilities: () => client.server?.capabilities,
+  });
 }
 
 export class SkillsClient {

@@ -292,6 +292,8 @@ export class Server {
     }
     if (change.kind === "task" && change.task.status === "cancelled" && typeof change.task.taskId === "string")
       this.taskRunner?.stopHere(change.task.taskId, "the task was cancelled");
+    // Core tasks (2025-11-25) hear every change too: a cancel from another process, an end a tasks/result here waits on.
+    if (change.kind === "task") this.tasks?.core?.changed(change.task);
     for (const session of sessions) {
       if (change.kind === "listChanged") session.listChanged(change.method);
       else if (change.kind === "resourceUpdated") session.resourceUpdated(change.uri);

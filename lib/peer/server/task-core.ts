@@ -19,6 +19,8 @@
 //   the answer; what the handler does after that changes nothing;
 // - notifications/tasks/status for a task go out only once its client asked about it
 //   (tasks/get, tasks/result): a push never overtakes the CreateTaskResult (TK-02);
+// - every change is announced through the Server (its relay reaches the processes sharing the
+//   store): a tasks/result there waiting on a task run here wakes, a cancel there stops it here;
 // - tasks/result waits only while its request is in flight: its signal ends the wait
 //   (bounded by the engine's pending requests); nothing here reads a clock.
 
@@ -43,7 +45,7 @@ import { PeerAbortController } from "../shared/signal.js";
 import { callPreparedTool, callTool } from "./server-methods.js";
 import type { HandlerContext, TaskOptions, ToolEntry } from "./server-options.js";
 import type { ServerSession } from "./session.js";
-import { isoTimestamp } from "./task-server.js";
+import { detailedTask, isoTimestamp } from "./task-server.js";
 import { recordOutcome, type StoredTask, type TaskLookup, type TaskStore } from "./task-store.js";
 
 type ToolContext = HandlerContext & { readonly params: JsonObject };
@@ -113,6 +115,8 @@ export class CoreTasks {
   constructor(
     private readonly options: TaskOptions,
     readonly store: TaskStore,
+    /** Tells the Server (and, through its relay, every process sharing the store) that a task changed, in the extension's form. */
+    private readonly announce: (task: JsonObject) => void = () => undefined,
   ) {
     this.ttlMs = options.ttlMs === undefined ? 3_600_000 : options.ttlMs;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -344,7 +348,25 @@ export class CoreTasks {
     running.controller.abort(reason);
   }
 
-  /** A change of a task: notifications/tasks/status to its creating session, and its tasks/result waits woken. */
+  /**
+   * @internal A task changed, here or in another process sharing the store (Server.applyChange):
+   * a cancel stops its handler here; the tasks/result requests waiting on it here read it again.
+   */
+  changed(task: JsonObject): void {
+    if (typeof task.taskId !== "string") return;
+    const running = this.running.get(task.taskId);
+    if (running !== undefined && task.status === "cancelled") {
+      this.stop(task.taskId, "the task was cancelled");
+      for (const wake of [...running.waiters]) wake();
+    }
+    const orphans = this.orphans.get(task.taskId);
+    if (orphans !== undefined) {
+      this.orphans.delete(task.taskId);
+      for (const wake of [...orphans]) wake();
+    }
+  }
+
+  /** A change of a task: notifications/tasks/status to its creating session, its tasks/result waits woken, the other processes told. */
   private tell(running: CoreRunning | undefined, task: StoredTask): void {
     if (running !== undefined) {
       for (const wake of [...running.waiters]) wake();
@@ -358,11 +380,8 @@ export class CoreTasks {
         }
       }
     }
-    const orphans = this.orphans.get(task.taskId);
-    if (orphans !== undefined) {
-      this.orphans.delete(task.taskId);
-      for (const wake of [...orphans]) wake();
-    }
+    // Through the Server: changed() above wakes this process's other waits, the relay tells the other processes.
+    this.announce(detailedTask(task));
   }
 
   private async finish(

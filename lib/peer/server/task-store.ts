@@ -7,6 +7,7 @@
 //   server sends the CreateTaskResult only after that);
 // - a store has no clock: every call that may expire a task is given `now` (the host's
 //   clock, in ms); a task expires at createdAt + ttlMs (ttlMs null: never);
+// - an ended task (completed, failed, cancelled) stays as it ended: update() changes nothing;
 // - MemoryTaskStore is bounded: past maxTasks it forgets expired tasks, then the oldest
 //   ended ones; with none to forget, create() rejects instead of growing.
 
@@ -127,6 +128,8 @@ export class MemoryTaskStore implements TaskStore {
       this.tasks.delete(taskId);
       return "expired";
     }
+    // An ended task stays ended, as in the Redis store: a late outcome cannot undo a cancel made elsewhere.
+    if (ENDED.has(task.status)) return copy(task);
     if (change.status !== undefined) task.status = change.status;
     if (change.statusMessage === null) delete task.statusMessage;
     else if (change.statusMessage !== undefined) task.statusMessage = change.statusMessage;

@@ -61,7 +61,7 @@ export function serveTasks(options: TaskOptions): TaskSupport {
     options,
     attach: (announce, elsewhere) => {
       const runner = new TaskRunner(options, announce, elsewhere);
-      return servedTasks(runner, options.core === true ? new CoreTasks(options, runner.store) : undefined);
+      return servedTasks(runner, options.core === true ? new CoreTasks(options, runner.store, announce) : undefined);
     },
   };
 }
