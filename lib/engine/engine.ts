@@ -180,19 +180,18 @@ export class Engine<R extends Role = Role> {
     return this.outRequests.nextId;
   }
 
-  /** The end of the block of request ids this process was given (useRequestIds), if any. */
-  requestIdsEnd: number | undefined = undefined;
+  private idsEnd: number | undefined = undefined;
 
-  /**
-   * ID-03 across processes: our requests take their ids from [first, end) from now on, a block
-   * no other process sharing this session was given (a shared store reserves it), and a
-   * snapshot adopted later no longer moves them. Ignored unless first and end are safe
-   * integers with first < end.
-   */
+  /** The end of the block of request ids this process was given (useRequestIds), if any. */
+  get requestIdsEnd(): number | undefined {
+    return this.idsEnd;
+  }
+
+  /** ID-03 across processes: our request ids come from [first, end) (a block no other process has), and adopt() no longer moves them. */
   useRequestIds(first: number, end: number): void {
     if (!Number.isSafeInteger(first) || !Number.isSafeInteger(end) || first < 0 || first >= end) return;
     this.outRequests.nextId = first;
-    this.requestIdsEnd = end;
+    this.idsEnd = end;
   }
 
   get pendingOutboundCount(): number {

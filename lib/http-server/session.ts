@@ -63,6 +63,9 @@ export interface SessionTable {
   endSession(session: HttpSession, why?: "ended" | "idle" | "shutdown" | "elsewhere"): void;
 }
 
+/** Events a stream holds while the EventStore has not confirmed the one before, at most. */
+const MAX_UNSAVED = 1000;
+
 /** One SSE-capable reply channel: a POST's answer, or the session's GET stream. */
 export class Stream {
   res: HttpReply | undefined;
@@ -207,6 +210,8 @@ export class Stream {
 
   private keep(event: StoredEvent): void {
     this.unsaved.push(event);
+    // A store that stops answering holds back at most this many (the oldest then go unkept, as a failed append's would).
+    if (this.unsaved.length > MAX_UNSAVED) this.unsaved.splice(1, 1);
     if (!this.saving) this.save();
   }
 

@@ -118,3 +118,22 @@ test("a flag a fixture requires false is met whether the target leaves it out, d
   assert.equal(declares({ tools: {} }, required), false);
   assert.equal(declares({ prompts: {} }, { prompts: { listChanged: true } }), false);
 });
+
+test("a host's listing is left to the implementation unless a later step names one of its entries", () => {
+  const header = {
+    fixture: "server/x/y",
+    role: "server",
+    versions: ["2025-11-25"],
+    rules: ["C-02"],
+    config: { capabilities: { tools: {} } },
+  };
+  const opening: Parameters<typeof annotate>[1] = [
+    { in: { jsonrpc: "2.0", id: 1, method: "tools/list" } },
+    { call: { op: "respond", id: 1, result: { tools: [{ name: "must", inputSchema: { type: "object" } }] } } },
+    { out: { jsonrpc: "2.0", id: 1, result: { tools: [{ name: "must", inputSchema: { type: "object" } }] } } },
+  ];
+  const alone = annotate(header, opening, new Map()).header as unknown as FixtureHeader;
+  assert.equal(alone.requires?.host, undefined);
+  const calling = [...opening, { in: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "must" } } }];
+  assert.deepEqual((annotate(header, calling, new Map()).header as unknown as FixtureHeader).requires?.host, ["respond"]);
+});

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { probeTarget, runStdioConformance } from "../../lib/cli/conform/index.js";
 import type { CaseResult } from "../../lib/cli/conform/types.js";
+import { KNOWN_BAD_FAULTS } from "./known-bad-faults.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const fixturesDir = join(root, "fixtures");
@@ -39,20 +40,7 @@ test("the correct server passes every case that applies to it, and many apply", 
   assert.ok(cases.filter((c) => c.outcome === "passed").length >= 40, "at least 40 fixtures judged");
 });
 
-const FAULTS: readonly [string, string][] = [
-  ["no-parse-error-reply", "M-01"],
-  ["drop-batch", "M-09"],
-  ["params-32603", "JR-02"],
-  ["ignore-cancel-id-0", "X-04"],
-  ["duplicate-answers", "JR-01"],
-  ["ungated-prompts", "C-01"],
-  // Checks the trigger tools enable: what the server sends of its own accord.
-  ["ungated-sampling", "C-01"],
-  ["silent-cancel", "X-01"],
-  ["unchecked-progress", "P-05"],
-];
-
-for (const [fault, rule] of FAULTS) {
+for (const [fault, rule] of KNOWN_BAD_FAULTS) {
   test(`a server that breaks ${rule} (${fault}) is flagged for ${rule} and nothing else`, async () => {
     const cases = await run(fault);
     const failed = cases.filter((c) => c.outcome === "failed");

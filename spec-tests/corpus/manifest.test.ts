@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
+import { listHttpFixtureFiles } from "../../lib/cli/conform/http.js";
 import { CORPUS_VERSION, buildCorpus } from "../tools/corpus-annotate.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -18,6 +19,8 @@ const manifest = JSON.parse(readFileSync(join(root, "fixtures", "manifest.json")
   profiles: Record<string, unknown>;
   fixtures: {
     id: string;
+    transport: "stdio" | "http";
+    file: string;
     sha256: string;
     rules: string[];
     levels: Record<string, string>;
@@ -34,12 +37,18 @@ test("every fixture's annotations are up to date (node dist/spec-tests/tools/cor
 
 test("the manifest is the one the fixtures give, with a checksum per file", () => {
   assert.equal(readFileSync(join(root, "fixtures", "manifest.json"), "utf8"), built.manifest);
-  assert.equal(manifest.fixtures.length, built.files.size);
+  const stdio = manifest.fixtures.filter((entry) => entry.transport === "stdio");
+  const http = manifest.fixtures.filter((entry) => entry.transport === "http");
+  assert.equal(stdio.length, built.files.size);
+  assert.equal(http.length, listHttpFixtureFiles(join(root, "fixtures")).length);
+  assert.equal(stdio.length + http.length, manifest.fixtures.length, "every entry names its transport");
   for (const entry of manifest.fixtures) {
-    const text = readFileSync(join(root, "fixtures", `${entry.id}.jsonl`), "utf8");
+    assert.equal(entry.file, `fixtures/${entry.id}.${entry.transport === "stdio" ? "jsonl" : "json"}`, entry.id);
+    const text = readFileSync(join(root, entry.file), "utf8");
     assert.equal(createHash("sha256").update(text).digest("hex"), entry.sha256, entry.id);
     assert.deepEqual(Object.keys(entry.levels).sort(), [...entry.rules].sort(), entry.id);
-    assert.ok(Object.hasOwn(manifest.profiles, entry.profile), `${entry.id}: profile ${entry.profile} listed`);
+    if (entry.transport === "stdio")
+      assert.ok(Object.hasOwn(manifest.profiles, entry.profile), `${entry.id}: profile ${entry.profile} listed`);
   }
 });
 

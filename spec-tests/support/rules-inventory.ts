@@ -132,7 +132,7 @@ export function fixtureUses(file: string, text: string): RuleUse[] {
   return uses;
 }
 
-/** The rules an HTTP fixture (fixtures/http/FORMAT.md: one JSON object per file) lists in its header. */
+/** The rules an HTTP fixture (fixtures/FORMAT.md, "HTTP cases": one JSON object per file) lists in its header. */
 export function httpFixtureUses(file: string, text: string): RuleUse[] {
   let value: unknown;
   try {

@@ -12,10 +12,12 @@
 
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { receiverLevel, ruleLevels, type RuleLevel } from "./corpus-levels.js";
 import { listFixtureFiles } from "../../lib/cli/conform/fixtures.js";
+import { listHttpFixtureFiles } from "../../lib/cli/conform/http.js";
+import { parseHttpFixture } from "../../lib/cli/conform/http-format.js";
 import { manifestProfiles, profileFor, type ProfileSettings } from "../../lib/cli/conform/target-profiles.js";
 import { performedByCalls, refusalLevel, triggersOf } from "./corpus-triggers.js";
 
@@ -88,6 +90,23 @@ const INERT_ANSWER = new Set([
 const SPEC_FIXED_ANSWER = new Set(["logging/setLevel", "resources/subscribe", "resources/unsubscribe"]);
 
 /** The host's answer to `method` decides nothing a later command depends on, beyond what the specification fixes. */
+/** A listing whose entries a later request names (a tool it calls, a prompt it gets, a resource it reads): later steps depend on the host's answer. */
+function listedNamesUsedLater(call: Obj, steps: readonly Obj[], from: number): boolean {
+  const result = isObj(call.result) ? call.result : {};
+  const names = new Set<string>();
+  for (const key of ["tools", "prompts", "resources", "resourceTemplates"]) {
+    const list = result[key];
+    if (!Array.isArray(list)) continue;
+    for (const entry of list) {
+      if (isObj(entry) && typeof entry.name === "string") names.add(entry.name);
+      if (isObj(entry) && typeof entry.uri === "string") names.add(entry.uri);
+    }
+  }
+  if (names.size === 0) return false;
+  const named = (v: Json | undefined): boolean => typeof v === "string" && names.has(v);
+  return steps.slice(from + 1).some((s) => messagesOf(s.in).some((m) => isObj(m.params) && (named(m.params.name) || named(m.params.uri))));
+}
+
 function independentAnswer(call: Obj, method: string | undefined): boolean {
   if (method === undefined) return false;
   if (INERT_ANSWER.has(method)) return true;
@@ -318,6 +337,11 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
           capabilities.resources.subscribe !== true
         )
           without.add("resources.subscribe");
+        // tasks/list and tasks/cancel are gated on their own parts of the tasks capability (2025-11-25).
+        if ((m.method === "tasks/list" || m.method === "tasks/cancel") && isObj(capabilities.tasks)) {
+          const part = m.method.slice("tasks/".length);
+          if (!Object.hasOwn(capabilities.tasks, part)) without.add(`tasks.${part}`);
+        }
         if (m.method === "notifications/cancelled" && isObj(m.params)) cancelled.add(idKey(m.params.requestId));
       }
     }
@@ -350,6 +374,7 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
         (call.op === "respond" || call.op === "respondError") &&
         (!("throws" in step) || refusedBeforeAnswer) &&
         tolerant !== undefined &&
+        !listedNamesUsedLater(call, steps, i) &&
         (!hostRequests || (othersTriggered && (!triggeredAfter(i) || independentAnswer(call, method))));
       // A request the peer cancels must still be running when the cancel arrives: only the profile's `slow` tool is.
       const needsHold = cancelled.has(key);
@@ -551,12 +576,32 @@ export function buildCorpus(root: string): CorpusFiles {
     entries.push({
       id: header.fixture as Json,
       role: header.role as Json,
+      transport: "stdio",
+      file: rel.split(sep).join("/"),
       versions: header.versions as Json,
       rules: header.rules as Json,
       levels: header.levels as Json,
       tags: header.tags as Json,
       profile: header.profile as Json,
       requires,
+      sha256: createHash("sha256").update(text).digest("hex"),
+    });
+  }
+  // The HTTP cases (fixtures/http/, FORMAT.md "HTTP cases"): listed as they are, nothing derived.
+  for (const { id, path } of listHttpFixtureFiles(join(root, "fixtures"))) {
+    const text = readFileSync(path, "utf8");
+    const parsed = parseHttpFixture(text, id);
+    if (typeof parsed === "string") throw new Error(`malformed HTTP fixture: ${parsed}`);
+    entries.push({
+      id,
+      role: "server",
+      transport: "http",
+      file: relative(root, path).split(sep).join("/"),
+      versions: [...parsed.versions],
+      rules: [...parsed.rules],
+      levels: Object.fromEntries(parsed.rules.map((rule) => [rule, parsed.level])),
+      tags: [parsed.era],
+      requires: { era: parsed.era, ...(parsed.requires.length > 0 ? { features: [...parsed.requires] } : {}) },
       sha256: createHash("sha256").update(text).digest("hex"),
     });
   }

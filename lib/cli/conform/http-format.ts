@@ -1,4 +1,4 @@
-// The HTTP fixture format (fixtures/http/FORMAT.md): one case per `.json` file, a header
+// The HTTP fixture format (fixtures/FORMAT.md, "HTTP cases"): one case per `.json` file, a header
 // (id, rules, level, versions, requirements) and the exchanges to replay, each a request and
 // what its answer must look like. This file reads a fixture into these types and says what
 // is wrong with a malformed one; it performs nothing.

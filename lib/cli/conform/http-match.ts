@@ -1,4 +1,4 @@
-// The matching language of the HTTP fixtures (fixtures/http/FORMAT.md, "Patterns"): a JSON
+// The matching language of the HTTP fixtures (fixtures/FORMAT.md, "HTTP cases", "Patterns"): a JSON
 // value compared with a pattern that may hold wildcards, alternatives and captures, and the
 // substitution of captured values into the next request. Pure: no I/O, no clock.
 //

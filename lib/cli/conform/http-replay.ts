@@ -1,5 +1,5 @@
 // Replays one HTTP fixture at one version against a URL over fetch, and judges the answers
-// (fixtures/http/FORMAT.md). Portable: fetch, TextDecoder and timers only, so it runs against
+// (fixtures/FORMAT.md, "HTTP cases"). Portable: fetch, TextDecoder and timers only, so it runs against
 // any server from any runtime; the caller passes fetch (an in-process handler fits as well as
 // the network).
 //

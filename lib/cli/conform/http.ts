@@ -1,5 +1,5 @@
 // The HTTP replay of the conformance corpus: every case under fixtures/http/ (format:
-// fixtures/http/FORMAT.md) replayed against one Streamable HTTP endpoint, once per version
+// fixtures/FORMAT.md, "HTTP cases") replayed against one Streamable HTTP endpoint, once per version
 // it lists, with one CaseResult each. `mcp-engine conform <url>` reports these results; the
 // replay itself (replay.ts) needs nothing but fetch, so it runs against any server.
 //
@@ -37,14 +37,18 @@ export async function runHttpConformance(
   return results;
 }
 
-/** Every HTTP fixture, by path; throws on a malformed one. */
-export function loadHttpFixtures(fixturesDir: string): HttpFixture[] {
+/** Every HTTP fixture file, in path order: its id (`http/<era>/<name>`) and its path. */
+export function listHttpFixtureFiles(fixturesDir: string): { id: string; path: string }[] {
   const nested = join(fixturesDir, "http");
   const dir = isDirectory(nested) ? nested : fixturesDir;
+  return listJson(dir, "").map((relative) => ({ id: `http/${relative.slice(0, -".json".length)}`, path: join(dir, relative) }));
+}
+
+/** Every HTTP fixture, by path; throws on a malformed one. */
+export function loadHttpFixtures(fixturesDir: string): HttpFixture[] {
   const fixtures: HttpFixture[] = [];
-  for (const relative of listJson(dir, "")) {
-    const id = `http/${relative.slice(0, -".json".length)}`;
-    const parsed = parseHttpFixture(readFileSync(join(dir, relative), "utf8"), id);
+  for (const { id, path } of listHttpFixtureFiles(fixturesDir)) {
+    const parsed = parseHttpFixture(readFileSync(path, "utf8"), id);
     if (typeof parsed === "string") throw new Error(`malformed HTTP fixture: ${parsed}`);
     fixtures.push(parsed);
   }

@@ -121,6 +121,8 @@ interface CaseState {
   readonly deviations: string[];
   barriers: number;
   initialized: boolean;
+  /** The case's initialize declared `roots`: the server may ask for them (permittedRequest). */
+  clientRoots: boolean;
   /** The bytes written so far end inside a line: a barrier now would be glued to it. */
   partialLine: boolean;
   /** Entries already held to the global checks (a message put back is not counted twice). */
@@ -145,6 +147,17 @@ function isBarrierAnswer(message: unknown): boolean {
 
 function allowed(message: unknown): boolean {
   return isRecord(message) && !Object.hasOwn(message, "id") && typeof message.method === "string" && UNSOLICITED.has(message.method);
+}
+
+/**
+ * A request a server may send of its own accord once initialized (FORMAT.md J10): `ping`, and
+ * `roots/list` to a client that declared `roots` (a server asks for the roots when it likes,
+ * typically on `notifications/roots/list_changed`). Not answered; passed over like an unsolicited
+ * notification when it is not the message expected.
+ */
+function permittedRequest(state: CaseState, message: unknown): boolean {
+  if (!state.initialized || !isRecord(message) || !Object.hasOwn(message, "id") || typeof message.method !== "string") return false;
+  return message.method === "ping" || (message.method === "roots/list" && state.clientRoots);
 }
 
 /** The next message that counts: barrier answers and allowed notifications are passed over; the global checks run on each. */
@@ -305,7 +318,7 @@ async function matchOut(state: CaseState, step: Step, options: ReplayOptions, he
       return undefined;
     }
     // An unsolicited message the spec permits is passed over when it is not the one expected.
-    if (allowed(actual) && state.initialized) continue;
+    if ((allowed(actual) && state.initialized) || permittedRequest(state, actual)) continue;
     if (informative) {
       state.deviations.push(`${rule} (${level}): ${problem}`);
       // The answer to the same request, only not the one we would give: consumed. Anything else waits for the next step.
@@ -366,7 +379,7 @@ async function quietFor(
     const failure = globalCheck(state, entry);
     if (failure !== undefined) return failure;
     if (isTriggerAnswer(entry.value)) continue;
-    if (allowed(entry.value) && state.initialized) continue;
+    if ((allowed(entry.value) && state.initialized) || permittedRequest(state, entry.value)) continue;
     if (answersOpen(step, entry.value)) {
       // The implementation answered a request the fixture leaves with its host: fine, unless it refused
       // it with something else than a refusal of the name (the request itself was fine).
@@ -465,6 +478,10 @@ async function runSteps(
       state.ledger.noteSent(value);
       state.partialLine = false;
       if (isRecord(value) && value.method === "notifications/initialized") state.initialized = true;
+      if (isRecord(value) && value.method === "initialize" && isRecord(value.params) && isRecord(value.params.capabilities))
+        state.clientRoots = isRecord(value.params.capabilities.roots);
+      // A session's capabilities are its initialize result's: a server may declare others under 2026-07-28 (J2).
+      if (isRecord(value) && value.method === "initialize") state.bindings.delete("capabilities");
       state.target.write(JSON.stringify(value) + "\n");
       lastQuiet = undefined;
     } else if ("in_bytes" in step && typeof step.in_bytes === "string") {
@@ -547,7 +564,7 @@ async function runSteps(
     const failure = globalCheck(state, entry);
     if (failure !== undefined) return failure;
     if (isTriggerAnswer(entry.value)) continue;
-    if (lastQuiet !== undefined && !allowed(entry.value) && !answersOpen(lastQuiet, entry.value)) {
+    if (lastQuiet !== undefined && !allowed(entry.value) && !permittedRequest(state, entry.value) && !answersOpen(lastQuiet, entry.value)) {
       return new Failure(
         String(lastQuiet.rule ?? "M-08"),
         (lastQuiet.level ?? "MUST") as RuleLevel,
@@ -586,6 +603,7 @@ export async function replayCase(
     deviations: [],
     barriers: 0,
     initialized: false,
+    clientRoots: false,
     partialLine: false,
     checked: new WeakSet(),
     triggers: options.adapter ? undefined : new TriggerLedger(),

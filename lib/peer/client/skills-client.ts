@@ -1,4 +1,4 @@
-// `client.skills`: the host's side of the skills extension (SEP-2640; RULES.md SK-01, SK-12,
+// `skillsClient(client)`: the host's side of the skills extension (SEP-2640; RULES.md SK-01, SK-12,
 // SK-13). list() and get() read entries (validated: a malformed entry is an InvalidResultError);
 // load() fetches a skill's SKILL.md and checks it against the entry (size, digest, then the
 // frontmatter field by field) before returning anything; a loaded skill reads its supporting
