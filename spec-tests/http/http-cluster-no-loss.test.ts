@@ -19,9 +19,8 @@ import {
 import { Server } from "../../lib/peer/server/server.js";
 import type { EngineSnapshot, Outbound } from "../../lib/engine/engine.js";
 import { sleep } from "../support/helpers.js";
+import { LATEST, frames, getStream, open, post, type Frame } from "../support/cluster-fetch.js";
 
-const LATEST = "2025-11-25";
-const ACCEPT = "application/json, text/event-stream";
 type Json = { [key: string]: unknown };
 
 interface Nodes {
@@ -90,82 +89,6 @@ function nodes(
     handlers.push(createHttpHandler(server, { store: storeOf(i, store), eventStore, bus: busOf(i, hub), onError: (e) => errors.push(e) }));
   }
   return { nodes: handlers, servers, store, release: () => open(), errors };
-}
-
-function post(body: unknown, sessionId?: string): Request {
-  const headers: Record<string, string> = { host: "localhost", accept: ACCEPT, "content-type": "application/json" };
-  if (sessionId !== undefined) {
-    headers["mcp-session-id"] = sessionId;
-    headers["mcp-protocol-version"] = LATEST;
-  }
-  return new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) });
-}
-
-function getStream(sessionId: string, lastEventId?: string, signal?: AbortSignal): Request {
-  const headers: Record<string, string> = {
-    host: "localhost",
-    accept: "text/event-stream",
-    "mcp-session-id": sessionId,
-    "mcp-protocol-version": LATEST,
-  };
-  if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
-  return new Request("http://localhost/mcp", { method: "GET", headers, ...(signal === undefined ? {} : { signal }) });
-}
-
-async function open(first: HttpHandler, second: HttpHandler, capabilities: Json = {}): Promise<string> {
-  const res = await first.fetch(
-    post({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: LATEST, capabilities, clientInfo: { name: "t", version: "1" } },
-    }),
-  );
-  assert.equal(res.status, 200);
-  await res.text();
-  const id = res.headers.get("mcp-session-id") as string;
-  assert.equal((await second.fetch(post({ jsonrpc: "2.0", method: "notifications/initialized" }, id))).status, 202);
-  return id;
-}
-
-interface Frame {
-  id: string | undefined;
-  message: Json;
-}
-
-/** Reads SSE frames with data; next() rejects with "the stream ended" at its end. */
-function frames(res: Response): { next(): Promise<Frame>; rest(): Promise<Frame[]>; cancel(): void } {
-  const reader = (res.body as ReadableStream).getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  const next = async (): Promise<Frame> => {
-    for (;;) {
-      let end;
-      while ((end = text.indexOf("\n\n")) >= 0) {
-        const frame = text.slice(0, end);
-        text = text.slice(end + 2);
-        const data = /^data: (.+)$/m.exec(frame)?.[1];
-        if (data !== undefined) return { id: /^id: (.*)$/m.exec(frame)?.[1], message: JSON.parse(data) as Json };
-      }
-      const chunk = await reader.read();
-      if (chunk.done) throw new Error("the stream ended");
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-  };
-  return {
-    next,
-    async rest() {
-      const out: Frame[] = [];
-      for (;;) {
-        try {
-          out.push(await next());
-        } catch {
-          return out;
-        }
-      }
-    },
-    cancel: () => void reader.cancel().catch(() => undefined),
-  };
 }
 
 function note(data: string): Outbound {

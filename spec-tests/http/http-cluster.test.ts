@@ -23,11 +23,10 @@ import type { HandlerContext } from "../../lib/peer/server/server-options.js";
 import { MemoryTaskStore } from "../../lib/peer/server/task-store.js";
 import { serveTasks } from "../../lib/peer/server/task-support.js";
 import { sleep } from "../support/helpers.js";
+import { ACCEPT, LATEST, frames, getStream, open, post } from "../support/cluster-fetch.js";
 import type { HttpTimers } from "../../lib/peer/shared/timers.js";
 
-const LATEST = "2025-11-25";
 const MODERN = "2026-07-28";
-const ACCEPT = "application/json, text/event-stream";
 type Json = { [key: string]: unknown };
 
 interface Cluster {
@@ -80,66 +79,6 @@ function cluster(count = 2, options: { bus?: (i: number, hub: MemoryBusHub) => M
     );
   }
   return { nodes, servers, store, signals, errors };
-}
-
-function post(body: unknown, sessionId?: string, extra: Record<string, string> = {}): Request {
-  const headers: Record<string, string> = { host: "localhost", accept: ACCEPT, "content-type": "application/json", ...extra };
-  if (sessionId !== undefined) {
-    headers["mcp-session-id"] = sessionId;
-    headers["mcp-protocol-version"] = LATEST;
-  }
-  return new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) });
-}
-
-function getStream(sessionId: string, lastEventId?: string): Request {
-  const headers: Record<string, string> = {
-    host: "localhost",
-    accept: "text/event-stream",
-    "mcp-session-id": sessionId,
-    "mcp-protocol-version": LATEST,
-  };
-  if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
-  return new Request("http://localhost/mcp", { method: "GET", headers });
-}
-
-async function open(node: HttpHandler, other: HttpHandler = node, capabilities: Json = {}): Promise<string> {
-  const res = await node.fetch(
-    post({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: LATEST, capabilities, clientInfo: { name: "t", version: "1" } },
-    }),
-  );
-  assert.equal(res.status, 200);
-  await res.text();
-  const id = res.headers.get("mcp-session-id") as string;
-  assert.equal((await other.fetch(post({ jsonrpc: "2.0", method: "notifications/initialized" }, id))).status, 202);
-  return id;
-}
-
-/** Reads SSE frames: each next() is the next frame with data (its id and message). */
-function frames(res: Response): { next(): Promise<{ id: string | undefined; message: Json }>; cancel(): void } {
-  const reader = (res.body as ReadableStream).getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  return {
-    async next() {
-      for (;;) {
-        let end;
-        while ((end = text.indexOf("\n\n")) >= 0) {
-          const frame = text.slice(0, end);
-          text = text.slice(end + 2);
-          const data = /^data: (.+)$/m.exec(frame)?.[1];
-          if (data !== undefined) return { id: /^id: (.*)$/m.exec(frame)?.[1], message: JSON.parse(data) as Json };
-        }
-        const chunk = await reader.read();
-        if (chunk.done) throw new Error("the stream ended");
-        text += decoder.decode(chunk.value, { stream: true });
-      }
-    },
-    cancel: () => void reader.cancel().catch(() => undefined),
-  };
 }
 
 function modern(id: number, method: string, params: Json = {}, capabilities: Json = {}): Request {

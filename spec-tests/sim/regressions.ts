@@ -100,6 +100,20 @@ export const REPRODUCERS: readonly Reproducer[] = [
     config: config(6428, 16, 3, 1, 0, { storeSlowMs: 17 }),
     status: "knownOpen",
   },
+  {
+    bug: "k",
+    kind: "event-lost",
+    why: "with a slow store, a call's stream resumed on another node after its first event is answered 404 (unknown stream) while the session is kept",
+    config: config(1003631, 19, 3, 1, 0, { storeSlowMs: 7 }),
+    status: "knownOpen",
+  },
+  {
+    bug: "l",
+    kind: "notification-lost",
+    why: "with a slow store, one tools/list_changed of 14 made while the session was operating never reaches it",
+    config: config(1007853, 14, 3, 3, 0, { storeSlowMs: 37 }),
+    status: "knownOpen",
+  },
 ];
 
 /** The kinds some reproducer still shows open: a random run that finds one of them is not failed for it. */
