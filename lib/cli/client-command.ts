@@ -422,13 +422,51 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
   }
 }
 
+/**
+ * A case of the client role of `mcp-engine conform` (fixtures/FORMAT.md, "Client role"): the
+ * runner plays the server, which the command we are given starts. The client connects (offering
+ * only MCP_CONFORM_VERSION when the runner names a session version), answers what the server
+ * asks, and stays until the server goes away or the run budget is spent. The fixture's own host
+ * commands beyond initialize are not performed: the runner judges only cases that need none.
+ */
+async function stdioCase(command: string, args: readonly string[], options: CliOptions): Promise<number> {
+  const version = process.env.MCP_CONFORM_VERSION;
+  const named = (SESSION_VERSIONS as readonly string[]).includes(version ?? "") ? [version as ProtocolVersion] : undefined;
+  const budget = runBudget(options.runTimeoutMs);
+  let closed: () => void = () => undefined;
+  const serverGone = new Promise<void>((resolve) => (closed = resolve));
+  try {
+    const connection = await StdioClient.spawn({
+      ...clientOptions(options),
+      ...(named !== undefined ? { versions: named, era: "session" as const } : {}),
+      command,
+      args,
+      info: REFERENCE_CLIENT_INFO,
+      capabilities: referenceClientCapabilities(rootsOf(options)),
+      stderr: "ignore",
+      onClose: () => closed(),
+    });
+    installReferenceHandlers(connection.client, rootsOf(options));
+    await new Promise<void>((resolve) => {
+      void serverGone.then(resolve);
+      budget.signal.addEventListener("abort", () => resolve());
+    });
+    await connection.close();
+    return 0;
+  } catch (error) {
+    process.stderr.write(`mcp-engine client: ${errorText(error)}\n`);
+    return 1;
+  } finally {
+    budget.clear();
+  }
+}
+
 /** `mcp-engine client`: the report against the target (a command to spawn, or a URL). */
 export function clientCommand(options: CliOptions): Promise<number> {
   const target = options.target;
   if (target === undefined) return Promise.resolve(2);
-  if (target.kind === "url") {
-    const conformance = process.env.MCP_CONFORMANCE_SCENARIO;
+  const conformance = process.env.MCP_CONFORMANCE_SCENARIO;
+  if (target.kind === "url")
     return conformance !== undefined ? scenario(conformance, target.url, options) : reportHttp(target.url, options);
-  }
-  return report(target.command, target.args, options);
+  return conformance !== undefined ? stdioCase(target.command, target.args, options) : report(target.command, target.args, options);
 }

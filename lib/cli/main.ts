@@ -43,6 +43,8 @@ async function main(argv: readonly string[]): Promise<number> {
       (text) => process.stdout.write(printedLines(text)),
       (text) => process.stderr.write(printedLines(text)),
     );
+  if (argv[0] === "conform-relay")
+    return (await import("./conform/relay.js")).relayMain(argv.slice(1), (text) => process.stderr.write(printedLines(text)));
   const parsed = parseArgs(argv);
   // One line, the cause first; the usage is for --help.
   const subcommand = argv[0] !== undefined && ["serve", "client", "demo"].includes(argv[0]) ? argv[0] : undefined;

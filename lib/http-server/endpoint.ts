@@ -289,15 +289,33 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
     return session;
   }
 
-  /** CL-08: this node's copy of a session sends its requests with ids from a block no other node gets (the store reserves it). */
-  private async requestIds(session: HttpSession): Promise<void> {
+  /**
+   * CL-08: this node's copy of a session sends its requests with ids from a block no other node
+   * gets (the store reserves it). One reservation per copy at a time, and every request waits for
+   * it: until the block arrives, the engine's counter may be another node's (a snapshot's).
+   * False when the store no longer holds the session.
+   */
+  private requestIds(session: HttpSession): Promise<boolean> {
     const store = this.options.store;
     const engine = session.session.engine;
     const end = engine.requestIdsEnd;
+    if (session.reservingIds !== undefined) return session.reservingIds;
     // A block is renewed well before its end: one request's handler sends far fewer than this many requests.
-    if (store.reserveRequestIds === undefined || (end !== undefined && engine.nextRequestId + 4096 < end)) return;
-    const first = await store.reserveRequestIds(session.id);
-    if (first !== undefined) engine.useRequestIds(first, first + REQUEST_ID_BLOCK);
+    if (store.reserveRequestIds === undefined || (end !== undefined && engine.nextRequestId + 4096 < end)) return Promise.resolve(true);
+    const reserving = store.reserveRequestIds(session.id).then(
+      (first) => {
+        session.reservingIds = undefined;
+        if (first === undefined) return false;
+        engine.useRequestIds(first, first + REQUEST_ID_BLOCK);
+        return true;
+      },
+      (error: unknown) => {
+        session.reservingIds = undefined;
+        throw error;
+      },
+    );
+    session.reservingIds = reserving;
+    return reserving;
   }
 
   /** The session a request names (HTTP-03): 400 when it names none, 404 when it is unknown or ended (answered here; undefined then). */
@@ -322,8 +340,7 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
         local.session.engine.adopt(snapshot);
         local.stored = JSON.stringify(snapshot);
         local.inStore = true;
-        await this.requestIds(local);
-        return local;
+        if (await this.requestIds(local)) return local;
       }
       // Shared: the store is the truth (a session is in it before its id is handed out); gone there, it is gone.
       this.endSession(local, "elsewhere");
@@ -331,12 +348,13 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
     }
     if (snapshot === undefined) return undefined;
     const known = this.sessions.get(id);
-    if (known !== undefined) return known;
+    if (known !== undefined) return !known.closed && (await this.requestIds(known)) ? known : undefined;
     const created = this.createSession(snapshot, id);
     created.stored = JSON.stringify(snapshot);
     created.inStore = true;
-    await this.requestIds(created);
-    return created;
+    if (await this.requestIds(created)) return created;
+    this.endSession(created, "elsewhere");
+    return undefined;
   }
 
   save(session: HttpSession): void {

@@ -331,6 +331,8 @@ export class HttpSession {
   readonly followers = new Map<string, Follower>();
   /** While initialize is handled: what the engine sends is held here until the host knows whether a session is minted. */
   captured: Outbound[] | undefined;
+  /** CL-08: the store is reserving this copy a block of request ids; until it has one, no request of the session is handled here. */
+  reservingIds: Promise<boolean> | undefined;
   private nextStream = 0;
   /** The snapshot (JSON) the shared store is known to hold, so that an unchanged one is not written again. */
   stored: string | undefined;

@@ -48,7 +48,19 @@ class SlowStore implements SessionStore {
     return this.inner.put(id, snapshot, update);
   };
   delete = (id: string): Promise<void> => this.inner.delete(id);
-  reserveRequestIds = (id: string): Promise<number | undefined> => this.inner.reserveRequestIds(id);
+  holdReserve: Promise<void> | undefined;
+  reserveRequestIds = async (id: string): Promise<number | undefined> => {
+    if (this.holdReserve !== undefined) await this.holdReserve;
+    return this.inner.reserveRequestIds(id);
+  };
+}
+
+function held(): { hold: Promise<void>; letGo: () => void } {
+  let letGo: () => void = () => undefined;
+  const hold = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+  return { hold, letGo };
 }
 
 /** A node of the hub that never hears "mail" (pub/sub is at most once). */
@@ -228,6 +240,41 @@ test("CL-08: two nodes sending server requests for one session at once give them
   await a.fetch(post({ jsonrpc: "2.0", id: askB.id, result: { action: "accept", content: { name: "bob" } } }, session));
   assert.deepEqual((await streamA.next()).message.result, { content: [{ type: "text", text: "hello ada" }] });
   assert.deepEqual((await streamB.next()).message.result, { content: [{ type: "text", text: "hello bob" }] });
+});
+
+test("CL-08 (sim 'j'): a node's copy of a session sends no request before the store has reserved its block of ids, even for a request that found the copy while the block was on its way", async () => {
+  let slow: SlowStore | undefined;
+  const { nodes: all } = nodes(2, (i, inner) => (i === 1 ? (slow = new SlowStore(inner)) : inner));
+  const [a, b] = all as [HttpHandler, HttpHandler];
+  const store = slow as SlowStore;
+  const session = await open(a, a, { elicitation: {} });
+  const call = (id: number) => post({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "ask", arguments: {} } }, session);
+  // B's first request reads the snapshot slowly; its second makes B's copy, whose block is slow to come.
+  const lookup = held();
+  store.hold = lookup.hold;
+  const first = b.fetch(call(1));
+  await sleep(5);
+  store.hold = undefined;
+  const block = held();
+  store.holdReserve = block.hold;
+  const second = b.fetch(call(2));
+  await sleep(5);
+  lookup.letGo();
+  await sleep(5);
+  store.holdReserve = undefined;
+  block.letGo();
+  const onA = frames(await a.fetch(call(3)));
+  const asks = [(await frames(await first).next()).message, (await frames(await second).next()).message, (await onA.next()).message];
+  assert.deepEqual(
+    asks.map((m) => m.method),
+    ["elicitation/create", "elicitation/create", "elicitation/create"],
+  );
+  const ids = asks.map((m) => m.id as number);
+  assert.equal(new Set(ids).size, 3, `one id each; got ${ids.join(", ")}`);
+  assert.ok(
+    ids[0] !== undefined && ids[0] >= 65_536 && ids[1] !== undefined && ids[1] >= 65_536,
+    `B's ids are from its block; got ${ids.join(", ")}`,
+  );
 });
 
 test("CL-04 (sim 'd'): a session DELETEd on node B while node A's save of it is still on its way stays ended: the late save does not bring it back", async () => {

@@ -189,7 +189,20 @@ const FEATURES: Feature[] = [
     streams: true,
     check: (x) => assert.equal(textOf(x), "Elicitation completed: action=decline, content={}"),
   },
-  { name: "resources/list", method: "resources/list", check: (x) => assert.equal((resultOf(x).resources as Json[]).length, 3) },
+  {
+    name: "resources/list",
+    method: "resources/list",
+    // The three test:// resources, and beside them only the skills' files (skill://, SK-03).
+    check: (x) => {
+      const uris = (resultOf(x).resources as Json[]).map((r) => String(r.uri));
+      const own = uris.filter((u) => !u.startsWith("skill://"));
+      assert.deepEqual(own.sort(), ["test://static-binary", "test://static-text", "test://watched-resource"]);
+      assert.ok(
+        uris.some((u) => u.startsWith("skill://")),
+        `no skill:// resource in ${JSON.stringify(uris)}`,
+      );
+    },
+  },
   {
     name: "resources/templates/list",
     method: "resources/templates/list",

@@ -98,7 +98,7 @@ export const REPRODUCERS: readonly Reproducer[] = [
     kind: "server-request-id-reused",
     why: "with id blocks (CL-08) and a slow store: node n2 asks sampling/createMessage with id 65536, and later node n1 asks elicitation/create with id 65536 in the same session",
     config: config(6428, 16, 3, 1, 0, { storeSlowMs: 17 }),
-    status: "knownOpen",
+    status: "fixed",
   },
   {
     bug: "k",

@@ -4,6 +4,7 @@
 //   mcp-engine conform [--role server] [--profile P | --profiles A,B] [--baseline FILE] [--format text|json|tap|junit]
 //                      [--only PREFIX] [--timeout MS] [--adapter] [--newest] -- <command...>     stdio
 //   mcp-engine conform [...] <url>                                      Streamable HTTP (fixtures/http/)
+//   mcp-engine conform --role client [...] -- <client command...>       the client role (client-replay.ts)
 //
 // Before the cases, the target is probed: one initialize per session version (which versions
 // it echoes, which capabilities and tools it declares), one server/discover for 2026-07-28,
@@ -16,10 +17,11 @@ import { fileURLToPath } from "node:url";
 import { runHttpConformance } from "./http.js";
 import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
 import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type ConformMode, type Format } from "./report.js";
-import { caseVersions, parseProfileNames, profileEnvironment, runPasses, type CaseFilter } from "./passes.js";
+import { caseVersions, parseProfileNames, profileEnvironment, runJobs, runPasses, type CaseFilter } from "./passes.js";
 import { announcedProfiles, capabilityMismatch, hasSettings, PUBLISHED_PROFILES } from "./target-profiles.js";
 import { replayCase, STARTUP_MS, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
+import { runClientConformance } from "./client-replay.js";
 import type { CaseResult } from "./types.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../rules/versions.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../rules/modern.js";
@@ -33,7 +35,10 @@ export const CONFORM_USAGE = `usage:
   mcp-engine conform [options] -- <command...>   replay the fixture corpus against a stdio server
   mcp-engine conform [options] <url>             replay the HTTP fixtures against a Streamable HTTP endpoint
 options:
-  --role server|client     the side under test (default server; only server is replayed over stdio)
+  --role server|client     the side under test (default server). client: the runner plays the server of
+                           each client fixture; the client's command gets a server command appended (and
+                           in MCP_CONFORM_SERVER_COMMAND, a JSON array) that connects back to the runner,
+                           and the case in MCP_CONFORMANCE_SCENARIO (fixture id) and MCP_CONFORM_VERSION
   --profile P              the capability profile the target runs (fixtures/manifest.json "profiles");
                            default: learned from the target's initialize result
   --profiles A,B|all       one pass per target profile (fixtures/manifest.json "targetProfiles";
@@ -378,16 +383,7 @@ export async function runStdioConformance(command: string, args: readonly string
       else jobs.push(() => replayCase(header, steps, version, replay));
     }
   }
-  const results: CaseResult[] = new Array<CaseResult>(jobs.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const at = next++;
-      results[at] = await (jobs[at] as () => Promise<CaseResult>)();
-    }
-  };
-  await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
-  return results;
+  return runJobs(jobs, options.concurrency ?? 4);
 }
 
 export interface PassesOptions extends Omit<RunOptions, "profile" | "select" | "env"> {
@@ -487,7 +483,18 @@ export async function conformMain(argv: readonly string[], write: (text: string)
   for (const name of missing) warn(`mcp-engine conform: --env ${untrustedText(name)}: not set here, so not passed to the target\n`);
   const withEnv = args.env.length > 0 ? { env } : {};
   let results: readonly CaseResult[];
-  if (target.kind === "url") {
+  if (args.role === "client") {
+    if (target.kind === "url" || args.profiles !== undefined || args.adapter || args.profile !== undefined) {
+      warn(usageErrorLine("conform", "--role client takes -- <client command...>, without --profile(s) or --adapter"));
+      return 2;
+    }
+    results = await runClientConformance(target.command, target.args, {
+      fixturesDir,
+      timeoutMs: args.timeoutMs,
+      ...(args.only !== undefined ? { only: args.only } : {}),
+      ...withEnv,
+    });
+  } else if (target.kind === "url") {
     // The Streamable HTTP replay (fixtures/http/, lib/cli/conform/ (http*.ts)) reports in the same shapes.
     try {
       results = await runHttpConformance(target.url, { fixturesDir });
@@ -535,7 +542,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
       ...withEnv,
     });
   }
-  const judged = { ...applyBaseline(results, baseline), mode };
+  const judged = { ...applyBaseline(results, baseline), mode, role: args.role };
   write(render(judged, args.format));
   return exitCode(judged);
 }

@@ -3,7 +3,7 @@
 // environment (StdioTarget's `env`), probes it per pass (its capabilities differ, and whether it
 // announces the profile), and judges each case in the first pass where the case applies. The
 // names and their values are published in target-profiles.ts. Also here: the versions a case
-// runs at against a target.
+// runs at against a target, and the pool that runs a run's cases a few at a time.
 //
 // Invariants: a case is reported once, by the pass that judged it (named on the case as
 // `profile`); a case that no pass could judge keeps every pass's reason; a pass whose target
@@ -104,4 +104,18 @@ export async function runPasses(
   return [...cases].map(([k, c]) =>
     c.outcome === "not-applicable" && profiles.length > 1 ? { ...c, reason: (reasons.get(k) ?? []).join("; ") } : c,
   );
+}
+
+/** Runs the case jobs `concurrency` at a time; the results keep the jobs' order. */
+export async function runJobs(jobs: readonly (() => Promise<CaseResult>)[], concurrency: number): Promise<CaseResult[]> {
+  const results: CaseResult[] = new Array<CaseResult>(jobs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const at = next++;
+      results[at] = await (jobs[at] as () => Promise<CaseResult>)();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return results;
 }

@@ -40,7 +40,7 @@ const BARRIER = "mcp-conform-barrier-";
 export const STARTUP_MS = 20_000;
 const LINGER_MS = 1000;
 
-function substitute(value: unknown, version: string): unknown {
+export function substitute(value: unknown, version: string): unknown {
   if (value === "$version") return version;
   if (Array.isArray(value)) return value.map((v) => substitute(v, version));
   if (typeof value === "object" && value !== null) {
@@ -49,6 +49,30 @@ function substitute(value: unknown, version: string): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * An `in_bytes` or `in_hex` step written as it is (the ids of its complete lines noted), or an
+ * `eof`: returns whether the bytes written so far end inside a line.
+ */
+export function transportStep(
+  step: Step,
+  target: { write(bytes: Uint8Array | string): void; closeStdin(): void },
+  ledger: Ledger,
+): boolean {
+  if (typeof step.in_bytes === "string") {
+    ledger.noteSentText(step.in_bytes);
+    target.write(step.in_bytes);
+    return !step.in_bytes.endsWith("\n");
+  }
+  if (typeof step.in_hex !== "string") {
+    target.closeStdin();
+    return false;
+  }
+  const bytes = hexToBytes(step.in_hex);
+  ledger.noteSentText(new TextDecoder().decode(bytes));
+  target.write(bytes);
+  return bytes[bytes.length - 1] !== 0x0a;
 }
 
 function hexToBytes(hex: string): Uint8Array {
@@ -65,7 +89,7 @@ class Unjudgeable {
   constructor(readonly reason: string) {}
 }
 
-class Failure {
+export class Failure {
   constructor(
     readonly rule: string,
     readonly level: RuleLevel,
@@ -74,7 +98,7 @@ class Failure {
 }
 
 /** Per-case bookkeeping of ids: how many requests went out under each, how many answers came back. */
-class Ledger {
+export class Ledger {
   private readonly sent = new Map<string, number>();
   private readonly answered = new Map<string, number>();
   noteSent(value: unknown): void {
@@ -484,17 +508,8 @@ async function runSteps(
       if (isRecord(value) && value.method === "initialize") state.bindings.delete("capabilities");
       state.target.write(JSON.stringify(value) + "\n");
       lastQuiet = undefined;
-    } else if ("in_bytes" in step && typeof step.in_bytes === "string") {
-      state.ledger.noteSentText(step.in_bytes);
-      state.target.write(step.in_bytes);
-      state.partialLine = !step.in_bytes.endsWith("\n");
-    } else if ("in_hex" in step && typeof step.in_hex === "string") {
-      const bytes = hexToBytes(step.in_hex);
-      state.ledger.noteSentText(new TextDecoder().decode(bytes));
-      state.target.write(bytes);
-      state.partialLine = bytes[bytes.length - 1] !== 0x0a;
-    } else if ("eof" in step) {
-      state.target.closeStdin();
+    } else if ("in_bytes" in step || "in_hex" in step || "eof" in step) {
+      state.partialLine = transportStep(step, state.target, state.ledger);
     } else if ("out" in step) {
       const triggers = state.triggers;
       const expected =

@@ -39,6 +39,8 @@ export interface Judged {
   readonly cases: readonly CaseResult[];
   /** Absent for results judged outside a run (a baseline applied to stored cases). */
   readonly mode?: ConformMode;
+  /** The side under test: the server (default) or a client played against by the runner. */
+  readonly role?: "server" | "client";
   /** Baseline entries whose cases all passed. */
   readonly stale: readonly string[];
   readonly unexpected: number;
@@ -116,6 +118,7 @@ export function summaryLines(judged: Judged): string[] {
     `judged fixtures: ${share.judged}/${share.total} (${share.total === 0 ? 0 : Math.round((share.judged / share.total) * 100)} %)`,
   );
   lines.push(`failed rules: ${failedRules.length === 0 ? "none" : failedRules.join(", ")}`);
+  if (judged.role !== undefined) lines.push(`role: ${judged.role}`);
   if (judged.mode !== undefined) lines.push(`mode: ${judged.mode === "adapter" ? "host adapter" : "black box"}`);
   for (const key of judged.stale) lines.push(`STALE  baseline entry ${key}: the case passes now; remove the entry`);
   lines.push(`unexpected failures: ${judged.unexpected}`);
@@ -144,6 +147,7 @@ export function render(given: Judged, format: Format): string {
       return (
         JSON.stringify(
           {
+            ...(judged.role !== undefined ? { role: judged.role } : {}),
             ...(judged.mode !== undefined ? { mode: judged.mode } : {}),
             cases,
             families,

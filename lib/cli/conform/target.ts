@@ -19,7 +19,7 @@ export type Received =
   | { readonly kind: "malformed"; readonly line: string };
 
 /** Splits bytes into lines (LF, CR LF tolerated) and hands each non-empty one on. */
-class Lines {
+export class Lines {
   private buffer = "";
   private readonly decoder = new TextDecoder();
   constructor(private readonly onLine: (line: string) => void) {}
