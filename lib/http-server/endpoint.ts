@@ -357,18 +357,18 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
     return undefined;
   }
 
-  save(session: HttpSession): void {
+  save(session: HttpSession): Promise<void> {
     const engine = session.session.engine;
-    if (engine.negotiatedVersion === undefined || engine.isClosed) return;
+    if (engine.negotiatedVersion === undefined || engine.isClosed) return Promise.resolve();
     const snapshot = engine.snapshot();
     if (this.cluster.shared) {
       // Shared: a snapshot the store has already is not written again (reading it renewed its TTL).
       const text = JSON.stringify(snapshot);
-      if (text === session.stored) return;
+      if (text === session.stored) return Promise.resolve();
       session.stored = text;
     }
     // CL-04: once the store had the session, a save only replaces it: a session ended elsewhere meanwhile stays ended.
-    this.options.store.put(session.id, snapshot, session.inStore).then((kept) => {
+    return this.options.store.put(session.id, snapshot, session.inStore).then((kept) => {
       if (kept !== false) session.inStore = true;
       else if (this.cluster.shared && this.sessions.get(session.id) === session) this.endSession(session, "elsewhere");
     }, this.options.onError);

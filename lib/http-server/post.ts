@@ -56,8 +56,8 @@ export interface PostEndpoint extends SessionTable, SessionHost, ExchangeHost {
   sessionOf(incoming: HttpIncoming, reply: HttpReply): Promise<HttpSession | undefined>;
   /** maxSessions: at the cap, a new session is refused 503 (answered; true then). */
   sessionsFull(reply: HttpReply, id: RequestId | undefined): boolean;
-  /** Writes the session's snapshot to the SessionStore. */
-  save(session: HttpSession): void;
+  /** Writes the session's snapshot to the SessionStore; settles once the store has it (failures go to onError). */
+  save(session: HttpSession): Promise<void>;
   /** What handlers see of the HTTP request that carried theirs (ctx.http, ctx.auth). */
   transportInfo(incoming: HttpIncoming, sessionId: string | undefined, auth: AuthInfo | undefined): TransportRequestInfo;
 }
@@ -258,6 +258,9 @@ export class PostHandling {
     if (requestIds.size === 0) {
       // Notifications and responses only: 202 with no body, unless the engine refused something (then its error).
       if (stream.mode === "pending" && stream.seq === 0 && !reply.headSent) {
+        // Several processes (CL-01): the 202 waits until the store holds what the messages changed
+        // (notifications/initialized moves the phase), so the client's next request finds it on any node.
+        if (endpoint.cluster.shared && !session.session.engine.isClosed) await endpoint.save(session);
         reply.head(HttpStatus.accepted, { "Content-Length": "0" });
         reply.end();
         stream.mode = "done";

@@ -340,3 +340,33 @@ test("CL-09: a lost bus message delays a mailed message, never loses it: the GET
   assert.deepEqual((await second.next()).message.params, { level: "info", data: "unheard" });
   second.cancel();
 });
+
+test("CL-01: notifications/initialized posted to node B is answered 202 only once the store holds the operating session, so node A serves the next request", async () => {
+  let slow: SlowStore | undefined;
+  const { nodes: all } = nodes(2, (i, inner) => (i === 1 ? (slow = new SlowStore(inner)) : inner));
+  const [a, b] = all as [HttpHandler, HttpHandler];
+  const created = await a.fetch(
+    post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }),
+  );
+  await created.text();
+  const session = created.headers.get("mcp-session-id") as string;
+  const { hold, letGo } = held();
+  (slow as SlowStore).holdPuts = hold;
+  let answered = false;
+  const initialized = b.fetch(post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).then((res) => {
+    answered = true;
+    return res;
+  });
+  await sleep(20);
+  assert.equal(answered, false, "no 202 while the store has not the new phase");
+  letGo();
+  assert.equal((await initialized).status, 202);
+  const listed = await a.fetch(post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, session));
+  const body = await listed.text();
+  assert.ok(body.includes('"tools"'), `node A serves the operating session: ${body}`);
+});
