@@ -255,6 +255,13 @@ export class Features {
   private readonly tasksHere: TaskTable;
   /** Tasks the peer created for our requests. */
   private readonly tasksThere: TaskTable;
+  /**
+   * The params of our tasks/get and tasks/cancel requests sent while their task had not ended
+   * (by identity, as the engine hands the same object back with the answer): over Streamable
+   * HTTP such an answer travels on its own stream and may arrive after a status notification
+   * that ended the task, so its older status is stale, not a move (TK-02).
+   */
+  private readonly askedBeforeEnd = new WeakSet<JsonObject>();
 
   constructor(
     private readonly role: Role,
@@ -337,6 +344,10 @@ export class Features {
     }
     if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId === "string")
       this.addUrlElicitation(params.elicitationId, true);
+    if ((method === "tasks/get" || method === "tasks/cancel") && params !== undefined && typeof params.taskId === "string") {
+      const known = this.tasksThere.get(params.taskId);
+      if (known === undefined || !TERMINAL.has(known.status)) this.askedBeforeEnd.add(params);
+    }
   }
 
   /** Our notification; returns false when it must be dropped rather than sent (logging below the level). */
@@ -543,8 +554,19 @@ export class Features {
         return undefined;
       }
       case "tasks/get":
-      case "tasks/cancel":
-        return this.inboundTaskUpdate(result);
+      case "tasks/cancel": {
+        const known = typeof result.taskId === "string" ? this.tasksThere.get(result.taskId) : undefined;
+        const stale =
+          request !== undefined &&
+          this.askedBeforeEnd.has(request) &&
+          known !== undefined &&
+          TERMINAL.has(known.status) &&
+          typeof result.status === "string" &&
+          TASK_STATUSES.has(result.status) &&
+          !TERMINAL.has(result.status);
+        // Asked before the end we since learned of: the answer tells the status it had then; the record keeps the end.
+        return stale ? undefined : this.inboundTaskUpdate(result);
+      }
       default: {
         if (request?.task === undefined) return undefined;
         const task = taskOf(result);

@@ -186,6 +186,24 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     assert.deepEqual(kinds(events(c)), ["notification", "violation:TK-02"]);
   });
 
+  it("TK-02: a tasks/get answer for a request sent before a notification ended the task is stale, not a move; asked after the end, it is one", () => {
+    const c = operatingClient(TASK_CAPS);
+    c.receiveMessage(statusNotification("a", "working"));
+    const before = c.request("tasks/get", { taskId: "a" });
+    out(c);
+    c.receiveMessage(statusNotification("a", "completed"));
+    const task = { taskId: "a", status: "working", createdAt: "2025-11-25T10:00:00Z", lastUpdatedAt: "2025-11-25T10:00:00Z", ttl: null };
+    c.receiveMessage({ jsonrpc: "2.0", id: before, result: task });
+    assert.deepEqual(kinds(events(c)), ["notification", "notification", "response"]);
+    // The record kept the end: a later move away from it is refused, by notification or by an answer asked after it.
+    const after = c.request("tasks/get", { taskId: "a" });
+    out(c);
+    c.receiveMessage({ jsonrpc: "2.0", id: after, result: task });
+    assert.deepEqual(kinds(events(c)), ["violation:TK-02", "response"]);
+    c.receiveMessage(statusNotification("a", "working"));
+    assert.deepEqual(kinds(events(c)), ["violation:TK-02"]);
+  });
+
   it("LIM-05: URL elicitations (client): beyond maxUrlElicitations the request is refused -32603, and a refused request records nothing", () => {
     const c = operatingClient({}, "2025-11-25", { limits: { maxUrlElicitations: 2, maxPendingInbound: 3 } });
     const ask = (id: number, elicitationId: string): void =>

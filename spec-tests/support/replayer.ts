@@ -3,7 +3,7 @@
 // It is deliberately small so that other implementations can port it.
 
 import { compare as compareValues, type Bindings } from "../../lib/cli/conform/match.js";
-import { performHostCall, type HostCall } from "../../lib/cli/conform/host-ops.js";
+import { engineConfigOf, performHostCall, type HostCall } from "../../lib/cli/conform/host-ops.js";
 import { Engine, LocalProtocolError, encodeMessage, type EngineOptions, type JsonObject, type ProtocolVersion } from "../../lib/index.js";
 
 export interface FixtureHeader {
@@ -84,7 +84,7 @@ const perform = performHostCall;
 
 /** Runs a fixture; returns undefined on success or a message naming the failing step. */
 export function replay(fixture: Fixture, version: ProtocolVersion, strict: boolean, mode: InputMode): string | undefined {
-  const config = (substitute(fixture.header.config ?? {}, version) ?? {}) as Partial<EngineOptions>;
+  const config = engineConfigOf((substitute(fixture.header.config ?? {}, version) ?? {}) as JsonObject) as Partial<EngineOptions>;
   const engine = new Engine({ info: { name: "fixture", version: "0" }, versions: [version], ...config, role: fixture.header.role, strict });
   let now = 0;
   // $serverInfo and $capabilities stand for the endpoint's own identity: here, the configured one.

@@ -27,7 +27,7 @@ type Obj = { [key: string]: Json };
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
-export const CORPUS_VERSION = "3.0.0";
+export const CORPUS_VERSION = "3.1.0";
 
 /** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
 const ENGINE_CONFIG = [
@@ -64,6 +64,8 @@ const SELF_ANSWERED = new Map<string, boolean>([
   ["prompts/list", false],
   ["resources/list", false],
   ["resources/templates/list", false],
+  ["skills/list", false],
+  ["skills/get", true],
 ]);
 
 /**
@@ -79,7 +81,16 @@ const INERT_ANSWER = new Set([
   "completion/complete",
   "prompts/get",
   "resources/read",
+  "skills/list",
+  "skills/get",
 ]);
+
+/**
+ * Requests whose refusal the specification fixes: -32602 from skills/list for a cursor the server
+ * did not issue (SK-02) and from skills/get for a URI that is no skill it serves (SK-09). Where the
+ * fixture's host refuses one so, the implementation's own answer must be that refusal, not a result.
+ */
+const SPEC_FIXED_REFUSAL = new Set(["skills/list", "skills/get"]);
 
 /**
  * Requests whose successful answer and its effect the specification fixes: `{}`, after which the
@@ -94,6 +105,8 @@ const SPEC_FIXED_ANSWER = new Set(["logging/setLevel", "resources/subscribe", "r
 function listedNamesUsedLater(call: Obj, steps: readonly Obj[], from: number): boolean {
   const result = isObj(call.result) ? call.result : {};
   const names = new Set<string>();
+  // A page's cursor, sent back by a later request, ties that request to the host's answer (SK-02 paging).
+  if (typeof result.nextCursor === "string") names.add(result.nextCursor);
   for (const key of ["tools", "prompts", "resources", "resourceTemplates"]) {
     const list = result[key];
     if (!Array.isArray(list)) continue;
@@ -104,7 +117,9 @@ function listedNamesUsedLater(call: Obj, steps: readonly Obj[], from: number): b
   }
   if (names.size === 0) return false;
   const named = (v: Json | undefined): boolean => typeof v === "string" && names.has(v);
-  return steps.slice(from + 1).some((s) => messagesOf(s.in).some((m) => isObj(m.params) && (named(m.params.name) || named(m.params.uri))));
+  return steps
+    .slice(from + 1)
+    .some((s) => messagesOf(s.in).some((m) => isObj(m.params) && (named(m.params.name) || named(m.params.uri) || named(m.params.cursor))));
 }
 
 function independentAnswer(call: Obj, method: string | undefined): boolean {
@@ -181,6 +196,7 @@ function wireMessage(
   selfAnswered: Map<string, readonly number[]>,
   counterOffer: ReadonlySet<string> = new Set(),
   ownVersions = false,
+  refusalOnly: ReadonlySet<string> = new Set(),
 ): Json {
   if (!isObj(message)) return message;
   const out: Obj = { ...message };
@@ -237,6 +253,8 @@ function wireMessage(
     out.params = { ...out.params, reason: { "$if-present": "$type:string" } };
   const answered = selfAnswered.get(idKey(out.id as Json));
   if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
+    if (refusalOnly.has(idKey(out.id as Json)) && isObj(out.error))
+      return { jsonrpc: "2.0", id: out.id as Json, error: { code: out.error.code as Json, message: "$type:string" } };
     const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: "$type:object" };
     // Tolerated refusals: of a name the implementation does not know (invalid params, resource not
     // found), and the code the fixture's own host answered with.
@@ -287,6 +305,14 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   const selfAnswered = new Map<string, readonly number[]>();
   /** Index of the step where the implementation answers on its own, by request id. */
   const answerAt = new Map<string, number>();
+  /** Ids whose own answer must be the refusal the fixture's host gave (SPEC_FIXED_REFUSAL). */
+  const refusalOnly = new Set<string>();
+  /** Methods of the extensions the fixture configures (`config.extensions`), by the extension's id. */
+  const extensionOf = new Map<string, string>();
+  if (isObj(config.extensions))
+    for (const [id, declaration] of Object.entries(config.extensions))
+      if (isObj(declaration) && Array.isArray(declaration.requests))
+        for (const method of declaration.requests) if (typeof method === "string") extensionOf.set(method, id);
   /** Ids the engine hands to its host (a `request` event), by the index of that event. */
   const delivered = new Map<string, number>();
   const hostOps = new Set<string>();
@@ -342,6 +368,14 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
           const part = m.method.slice("tasks/".length);
           if (!Object.hasOwn(capabilities.tasks, part)) without.add(`tasks.${part}`);
         }
+        // A configured extension's request where the server under test does not declare it: the fixture tests its gate (SK-01, MT-03).
+        const extension = extensionOf.get(m.method);
+        if (
+          header.role === "server" &&
+          extension !== undefined &&
+          !(isObj(capabilities.extensions) && Object.hasOwn(capabilities.extensions, extension))
+        )
+          without.add(`extensions.${extension}`);
         if (m.method === "notifications/cancelled" && isObj(m.params)) cancelled.add(idKey(m.params.requestId));
       }
     }
@@ -392,6 +426,7 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
         if (call.op === "respondError" && typeof call.code === "number" && !codes.includes(call.code)) codes.push(call.code);
         selfAnswered.set(key, codes);
         answerAt.set(key, i);
+        if (call.op === "respondError" && call.code === -32602 && SPEC_FIXED_REFUSAL.has(method ?? "")) refusalOnly.add(key);
         if (slow) tools.add("slow");
       } else {
         hostOps.add(String(call.op));
@@ -453,9 +488,10 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       // A dual-era server's versions are a need of at least these (requires.versions): the ones it lists are its own too.
       const ownVersions = !Object.hasOwn(config, "versions") || dualVersions(config).length > 0;
       let wire: Json = Array.isArray(expected)
-        ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions)) }
-        : wireMessage(expected, answeredHere, counterOffer, ownVersions);
-      if (Array.isArray(expected) && expected.length < 2) wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions));
+        ? { $unordered: expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions, refusalOnly)) }
+        : wireMessage(expected, answeredHere, counterOffer, ownVersions, refusalOnly);
+      if (Array.isArray(expected) && expected.length < 2)
+        wire = expected.map((m) => wireMessage(m, answeredHere, new Set(), ownVersions, refusalOnly));
       wire = ownServerInfo(wire, config.info);
       if (JSON.stringify(wire) !== JSON.stringify(expected)) step.wire = wire;
     }

@@ -10,7 +10,7 @@
 
 import { createReadStream, writeSync } from "node:fs";
 import { Engine, LocalProtocolError, type EngineOptions } from "../../index.js";
-import { HOST_OPS, performHostCall, type HostCall } from "./host-ops.js";
+import { HOST_OPS, engineConfigOf, performHostCall, type HostCall } from "./host-ops.js";
 
 /** The engine configuration keys the adapter accepts in `configure` (FORMAT.md, "Configuration"). */
 const CONFIG_KEYS = [
@@ -24,6 +24,7 @@ const CONFIG_KEYS = [
   "discoverAnyVersion",
   "validateResults",
   "versions",
+  "extensions",
 ];
 
 const MAX_EARLY_BYTES = 1 << 20;
@@ -73,7 +74,11 @@ export function serveAdapter(fd: number): void {
     if (!Object.hasOwn(options, "versions") && typeof command.version === "string") options.versions = [command.version];
     const role = command.role === "client" ? "client" : "server";
     try {
-      engine = new Engine({ ...(options as unknown as EngineOptions), role, strict: command.strict === true } as EngineOptions);
+      engine = new Engine({
+        ...(engineConfigOf(options) as unknown as EngineOptions),
+        role,
+        strict: command.strict === true,
+      } as EngineOptions);
     } catch (error) {
       return { ok: false, error: { message: error instanceof Error ? error.message : String(error) } };
     }

@@ -102,6 +102,13 @@ export function exercisedCapabilities(steps: readonly Step[]): Set<string> {
   return used;
 }
 
+/** A capability without `listChanged`: what the client notifies of its own, which no server request depends on. */
+function withoutListChanged(capability: unknown): unknown {
+  if (!isRecord(capability)) return capability;
+  const { listChanged: _, ...rest } = capability;
+  return rest;
+}
+
 /**
  * Undefined when the client declares each exercised capability as the fixture's client does
  * (both absent, or the same sub-capabilities); otherwise why the case cannot judge it: a gating
@@ -111,8 +118,8 @@ function capabilityMismatch(state: ClientCase, declared: unknown): string | unde
   const fixture = isRecord(state.header.config?.capabilities) ? state.header.config.capabilities : {};
   const own = isRecord(declared) ? declared : {};
   for (const capability of state.exercised) {
-    const want = fixture[capability];
-    const got = own[capability];
+    const want = withoutListChanged(fixture[capability]);
+    const got = withoutListChanged(own[capability]);
     if (!(declares(got, want) && declares(want, got)))
       return `a client declaring ${capability} as ${want === undefined ? "absent" : JSON.stringify(want)} (it declares ${got === undefined ? "none" : JSON.stringify(got).slice(0, 200)})`;
   }

@@ -2,10 +2,29 @@
 // an Engine: one table shared by the engine's own replayer (in spec-tests/) and the
 // host adapter our `serve` speaks (adapter.ts), so both mean the same by each op.
 //
+// Also shared: how a fixture's `config.extensions` (extension id → the methods it adds, in the
+// shape of the peer layer's ExtensionDeclaration) becomes the engine's extensionMethods.
+//
 // Invariant: an unknown op is refused with an Error naming it; the arguments are passed to the
 // Engine as they come, whose own checks refuse bad ones (LocalProtocolError, with its rule).
 
 import type { Engine } from "../../engine/engine.js";
+import type { ExtensionMethod } from "../../rules/custom-methods.js";
+import { extensionMethodsOf, type Extensions } from "../../peer/shared/custom-methods.js";
+
+/**
+ * The engine options of a fixture's `config` (FORMAT.md, "Configuration"): every key as it is,
+ * but `extensions`, which becomes `extensionMethods`. Throws a RangeError (naming MT-04 or MT-06)
+ * for a declaration the engine's table refuses.
+ */
+export function engineConfigOf(config: { readonly [key: string]: unknown }): { [key: string]: unknown } {
+  const { extensions, ...rest } = config;
+  if (extensions === undefined) return rest;
+  if (typeof extensions !== "object" || extensions === null || Array.isArray(extensions))
+    throw new RangeError(`expected config.extensions as an object of extension declarations; got ${JSON.stringify(extensions)}`);
+  const extensionMethods: ExtensionMethod[] = extensionMethodsOf(extensions as Extensions);
+  return { ...rest, extensionMethods };
+}
 
 export interface HostCall {
   readonly op: string;
