@@ -77,7 +77,7 @@ export const REPRODUCERS: readonly Reproducer[] = [
     kind: "event-changed",
     why: "a node restarted under the same node id numbers its streams from s0 again: an event id names two different events",
     config: config(1004, 35, 2, 3, 0, { crash: true }),
-    status: "knownOpen",
+    status: "fixed",
   },
   {
     bug: "f",
