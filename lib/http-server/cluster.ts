@@ -37,7 +37,7 @@ import type { ServerSession } from "../peer/server/session.js";
 
 /** What the cluster needs of its endpoint (HttpEndpoint). */
 export interface ClusterEndpoint extends SessionTable {
-  readonly options: Pick<ResolvedHttpOptions, "onError" | "store" | "eventStore">;
+  readonly options: Pick<ResolvedHttpOptions, "onError" | "store" | "eventStore" | "sessionId">;
   /** The Server, whose changes go through the bus when it is shared (its relay) and are applied here. */
   readonly server: Pick<Server, "relay" | "applyChange">;
   /** The 2026-07-28 requests in flight here, each with its own ServerSession. */
@@ -58,7 +58,14 @@ export class Cluster {
   ) {
     this.bus = bus;
     this.shared = bus.shared;
-    this.streamPrefix = bus.shared ? `${bus.nodeId}.` : "";
+    // A node restarted under the same node id numbers its streams from s0 again: a nonce per start (from the
+    // session-id generator, this layer's only source of randomness) keeps one event id naming one event.
+    this.streamPrefix = bus.shared
+      ? `${bus.nodeId}.${endpoint.options
+          .sessionId()
+          .replace(/[^0-9A-Za-z]/g, "")
+          .slice(0, 10)}.`
+      : "";
     if (!bus.shared) return;
     endpoint.server.relay = (change) => this.changed(change);
     this.settle(bus.subscribe((message) => this.receive(message)));

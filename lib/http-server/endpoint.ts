@@ -412,8 +412,9 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
       const stream = parsed === undefined ? undefined : session.streams.get(parsed.stream);
       if (stream === undefined || parsed === undefined) {
         // Not a stream of this process: a shared EventStore may still hold it (the session carried on here).
-        if (parsed !== undefined && (await this.replayElsewhere(session, parsed.stream, parsed.seq, reply))) return;
-        refuse(reply, "unknownEventId", "Unknown Last-Event-ID");
+        const unknown = (): void => refuse(reply, "unknownEventId", "Unknown Last-Event-ID");
+        if (parsed !== undefined && (await this.replayElsewhere(session, parsed.stream, parsed.seq, reply, unknown))) return;
+        unknown();
         return;
       }
       stream.resume(reply, parsed.seq);
@@ -440,19 +441,27 @@ export class HttpEndpoint implements PostEndpoint, ClusterEndpoint {
    * Replays a stream another process wrote (from the EventStore); false when the store knows no
    * such stream. CL-07: with several processes, one another node writes is followed to its end.
    */
-  private async replayElsewhere(session: HttpSession, streamId: string, after: number, reply: HttpReply): Promise<boolean> {
+  private async replayElsewhere(
+    session: HttpSession,
+    streamId: string,
+    after: number,
+    reply: HttpReply,
+    unknown: () => void,
+  ): Promise<boolean> {
     // The mailbox is no stream a client was given ids of.
     if (streamId === MAILBOX) return false;
     const found = session.replay(streamId, after);
     const events = isThenable(found) ? await found.catch((error: unknown) => (this.options.onError(error), undefined)) : found;
-    if (events === undefined) return false;
+    // CL-07: a stream another node writes may not be in the store yet (its appends queued behind a slow call): its writer says.
     if (this.cluster.shared && !streamId.startsWith(this.streamPrefix) && !session.closed) {
       const cluster = this.cluster;
       new Follower({ publish: (m) => cluster.tell(m), readerToken: () => cluster.readerToken() }, session, streamId, after, reply).start(
         events,
+        unknown,
       );
       return true;
     }
+    if (events === undefined) return false;
     reply.head(HttpStatus.ok, SSE_HEADERS);
     for (const event of events) reply.write(event.text);
     reply.end();

@@ -42,6 +42,9 @@ export class Follower {
   private mine: number | undefined;
   private timer: unknown;
   private stopped = false;
+  /** Set while nothing is known of the stream (the store had none of it yet): called instead of answering if it stays so. */
+  private unknown: (() => void) | undefined;
+  private headed = false;
 
   constructor(
     private readonly host: FollowHost,
@@ -54,17 +57,32 @@ export class Follower {
     this.token = host.readerToken();
   }
 
-  /** Writes the head, replays `stored` (the store's answer, already read), claims the stream and tails it. */
-  start(stored: readonly StoredEvent[]): void {
+  /**
+   * Writes the head, replays `stored` (the store's answer, already read), claims the stream and
+   * tails it. With `stored` undefined (the store holds none of the stream yet: the writer's
+   * appends may still be on their way), the head waits until the writer says it writes the
+   * stream or the store has some of it; `unknown` answers instead when neither comes.
+   */
+  start(stored: readonly StoredEvent[] | undefined, unknown?: () => void): void {
     const session = this.session;
     session.followers.get(this.streamId)?.end();
     session.followers.set(this.streamId, this);
     this.res.onClose(() => this.stop());
-    this.res.head(HttpStatus.ok, SSE_HEADERS);
-    this.res.flush();
-    this.write(stored);
+    if (stored === undefined) this.unknown = unknown;
+    else {
+      this.open();
+      this.write(stored);
+    }
     this.host.publish({ kind: "follow", session: session.id, stream: this.streamId, reader: this.token, claim: true });
     this.arm();
+  }
+
+  private open(): void {
+    this.unknown = undefined;
+    if (this.headed) return;
+    this.headed = true;
+    this.res.head(HttpStatus.ok, SSE_HEADERS);
+    this.res.flush();
   }
 
   /** The writer's news. */
@@ -76,16 +94,21 @@ export class Follower {
       if (this.mine !== undefined && message.claims > this.mine) this.end();
       return;
     }
-    this.mine = Math.max(this.mine ?? 0, message.claims);
     this.heard = true;
+    // No claim counted: the writer does not know the stream (gone, or restarted); what the store holds is all there is.
+    if (message.claims === 0) this.done = true;
+    else if (this.unknown !== undefined) this.open();
+    this.mine = Math.max(this.mine ?? 0, message.claims);
     if (message.done) this.done = true;
     this.read();
   }
 
   end(): void {
     if (this.stopped) return;
+    const unknown = this.unknown;
     this.stop();
-    this.res.end();
+    if (unknown !== undefined) unknown();
+    else this.res.end();
   }
 
   private stop(): void {
@@ -138,7 +161,8 @@ export class Follower {
   }
 
   private write(events: readonly StoredEvent[]): void {
-    if (this.stopped) return;
+    if (this.stopped || events.length === 0) return;
+    this.open();
     for (const event of [...events].sort((x, y) => x.seq - y.seq)) {
       if (event.seq <= this.last) continue;
       this.last = event.seq;

@@ -12,6 +12,7 @@ import {
   MemoryBusHub,
   MemoryEventStore,
   MemorySessionStore,
+  type EventStore,
   type HttpHandler,
   type MessageBus,
   type SessionStore,
@@ -73,10 +74,10 @@ function nodes(
   count: number,
   storeOf: (i: number, store: MemorySessionStore) => SessionStore = (_i, s) => s,
   busOf: (i: number, hub: MemoryBusHub) => MessageBus = (_i, hub) => hub.node(),
+  eventStore: EventStore = new MemoryEventStore(),
 ): Nodes {
   const hub = new MemoryBusHub();
   const store = new MemorySessionStore();
-  const eventStore = new MemoryEventStore();
   const errors: unknown[] = [];
   const servers: Server[] = [];
   const handlers: HttpHandler[] = [];
@@ -275,6 +276,33 @@ test("CL-08 (sim 'j'): a node's copy of a session sends no request before the st
     ids[0] !== undefined && ids[0] >= 65_536 && ids[1] !== undefined && ids[1] >= 65_536,
     `B's ids are from its block; got ${ids.join(", ")}`,
   );
+});
+
+test("CL-07 (sim 'k'): a stream resumed on node B before node A's appends of it reach the store follows it instead of answering 404", async () => {
+  const inner = new MemoryEventStore();
+  let appends: Promise<void> | undefined;
+  const slowEvents: EventStore = {
+    append: async (sid, stream, event) => {
+      if (appends !== undefined) await appends;
+      return inner.append(sid, stream, event);
+    },
+    replay: (sid, stream, after) => inner.replay(sid, stream, after),
+    forget: (sid) => inner.forget(sid),
+  };
+  const { nodes: all, release } = nodes(2, undefined, undefined, slowEvents);
+  const [a, b] = all as [HttpHandler, HttpHandler];
+  const session = await open(b, b);
+  const late = held();
+  appends = late.hold;
+  const last = await gatedStarted(a, session);
+  const resumed = b.fetch(getStream(session, last));
+  await sleep(5);
+  appends = undefined;
+  late.letGo();
+  const res = await resumed;
+  assert.equal(res.status, 200, "followed, not 404");
+  release();
+  assert.deepEqual(progressOf(await frames(res).rest()), ["after", "last", "answer 7"]);
 });
 
 test("CL-04 (sim 'd'): a session DELETEd on node B while node A's save of it is still on its way stays ended: the late save does not bring it back", async () => {

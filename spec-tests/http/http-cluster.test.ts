@@ -112,7 +112,7 @@ test("CL-02: cluster: an elicitation asked on node A is answered by a POST to no
   );
   const ask = await stream.next();
   assert.equal(ask.message.method, "elicitation/create");
-  assert.match(ask.id as string, /^m0\.s[0-9a-z]+:1$/, "stream ids carry the node's id");
+  assert.match(ask.id as string, /^m0\.[0-9A-Za-z]+\.s[0-9a-z]+:1$/, "stream ids carry the node's id and a nonce of its start");
   const stray = await b.fetch(post({ jsonrpc: "2.0", id: 999, result: { action: "cancel" } }, session));
   assert.equal(stray.status, 202);
   const answer = await b.fetch(

@@ -77,7 +77,7 @@ export const REPRODUCERS: readonly Reproducer[] = [
     kind: "event-changed",
     why: "a node restarted under the same node id numbers its streams from s0 again: an event id names two different events",
     config: config(1004, 35, 2, 3, 0, { crash: true }),
-    status: "knownOpen",
+    status: "fixed",
   },
   {
     bug: "f",
@@ -105,14 +105,14 @@ export const REPRODUCERS: readonly Reproducer[] = [
     kind: "event-lost",
     why: "with a slow store, a call's stream resumed on another node after its first event is answered 404 (unknown stream) while the session is kept",
     config: config(1003631, 19, 3, 1, 0, { storeSlowMs: 7 }),
-    status: "knownOpen",
+    status: "fixed",
   },
   {
     bug: "l",
     kind: "notification-lost",
     why: "with a slow store, one tools/list_changed of 14 made while the session was operating never reaches it",
     config: config(1007853, 14, 3, 3, 0, { storeSlowMs: 37 }),
-    status: "knownOpen",
+    status: "fixed",
   },
 ];
 
