@@ -10,7 +10,6 @@
 
 import { randomUUID } from "node:crypto";
 import { createServer, type Server as NodeHttpServer } from "node:http";
-import { performance } from "node:perf_hooks";
 import type { NodeHttpServerLimits, NodeIncomingMessage as IncomingMessage, NodeServerResponse as ServerResponse } from "./node-shapes.js";
 import { refuse } from "../http-server/channel.js";
 import { HttpEndpoint } from "../http-server/endpoint.js";
@@ -24,10 +23,11 @@ import { nodeIncoming, nodeReply } from "./http-body.js";
 import { TurnTaking } from "./http-wire.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
 import { MESSAGE_WIDTH, untrustedText } from "../codec/terminal-text.js";
+import { epochClock } from "./clock.js";
 
 /** Node's clock and timers; a server's timers never hold the process open on their own. */
 const serverTimers: HttpTimers = {
-  now: () => performance.now(),
+  now: epochClock,
   setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
   clearTimeout: (handle) => clearTimeout(handle),
 };

@@ -61,7 +61,7 @@ declare module "node:url" {
 }
 
 declare module "node:perf_hooks" {
-  export const performance: { now(): number };
+  export const performance: { now(): number; readonly timeOrigin: number };
 }
 
 interface ImportMeta {

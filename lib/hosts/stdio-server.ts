@@ -9,12 +9,12 @@
 
 import { fstatSync } from "node:fs";
 import { Socket } from "node:net";
-import { performance } from "node:perf_hooks";
 import type { NodeReadable } from "./node-shapes.js";
 import type { PeerHost } from "../peer/shared/driver.js";
 import type { Server } from "../peer/server/server.js";
 import type { ServerSession } from "../peer/server/session.js";
 import { coalescedWriter, pacedSink } from "./stdio-writer.js";
+import { epochClock } from "./clock.js";
 
 /**
  * A PeerHost on Node: a monotonic clock, one timer, and a writer.
@@ -34,19 +34,19 @@ export function nodeHost(write: (bytes: Uint8Array) => void, onTimer: () => void
   let wanted: number | undefined;
   const set = (at: number): void => {
     timerAt = at;
-    timer = setTimeout(fire, Math.max(0, Math.ceil(at - performance.now())));
+    timer = setTimeout(fire, Math.max(0, Math.ceil(at - epochClock())));
   };
   const fire = (): void => {
     timer = undefined;
     timerAt = Infinity;
     if (wanted === undefined) return;
-    if (performance.now() < wanted)
+    if (epochClock() < wanted)
       set(wanted); // the deadline moved later meanwhile
     else onTimer();
   };
   return {
     write,
-    now: () => performance.now(),
+    now: epochClock,
     armTimer(at) {
       wanted = at;
       if (timer === undefined) {

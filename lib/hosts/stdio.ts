@@ -1,6 +1,6 @@
 // stdio hosts for Node (RULES.md STD-01, STD-02, S-02): a server on this process's stdin/stdout
 // (stdio-server.ts, re-exported here), and a client that spawns a server command. They bring what the peer layer lacks on purpose:
-// the bytes, the clock (performance.now) and one timer.
+// the bytes, the clock (epoch ms that never go backwards, clock.ts) and one timer.
 //
 // Invariants:
 // - stdout carries only protocol bytes; logs and diagnostics go to stderr (STD-02);

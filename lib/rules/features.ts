@@ -99,6 +99,8 @@ export interface TaskRecord {
   lastProgress: number | undefined;
   /** The token was released once the task ended (requestor side). */
   tokenReleased: boolean;
+  /** When the task ended, from the lastUpdatedAt that reported the end (ms); undefined while it runs or when the end came without a usable time. */
+  endedAt: number | undefined;
 }
 
 const LABEL = "[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?";
@@ -159,6 +161,13 @@ function uriCovered(subscribed: ReadonlySet<string>, uri: string): boolean {
   return false;
 }
 
+/** A task's ISO 8601 timestamp as ms since the epoch; undefined when it is absent or unreadable (Date.parse never throws). */
+function timeOf(value: unknown): number | undefined {
+  if (typeof value !== "string") return undefined;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
 function taskOf(result: JsonObject): JsonObject | undefined {
   return isJsonObject(result.task) ? result.task : undefined;
 }
@@ -204,16 +213,16 @@ class TaskTable {
   }
 
   /** Records a task (or its new status); false when the table is full and nothing may be forgotten. */
-  put(taskId: string, status: string, token: string | number | undefined): boolean {
+  put(taskId: string, status: string, token: string | number | undefined, updatedAt?: number): boolean {
     const known = this.records.get(taskId);
     if (known !== undefined) {
-      this.move(taskId, known, status);
+      this.move(taskId, known, status, updatedAt);
       return true;
     }
     if (this.records.size >= this.max && !this.forgetOne()) return false;
-    const record: TaskRecord = { status: "working", token, lastProgress: undefined, tokenReleased: false };
+    const record: TaskRecord = { status: "working", token, lastProgress: undefined, tokenReleased: false, endedAt: undefined };
     this.records.set(taskId, record);
-    this.move(taskId, record, status);
+    this.move(taskId, record, status, updatedAt);
     return true;
   }
 
@@ -226,9 +235,10 @@ class TaskTable {
     this.endedWithToken.length = 0;
   }
 
-  private move(taskId: string, record: TaskRecord, status: string): void {
+  private move(taskId: string, record: TaskRecord, status: string, updatedAt: number | undefined): void {
     record.status = status;
     if (!TERMINAL.has(status) || this.ended.has(taskId)) return;
+    record.endedAt = updatedAt;
     this.ended.add(taskId);
     if (!record.tokenReleased) this.endedWithToken.push(record);
   }
@@ -511,7 +521,9 @@ export class Features {
         return undefined;
       }
       case "notifications/tasks/status":
-        return this.inboundTaskUpdate(params);
+        // A push travels on another stream than the answers over Streamable HTTP: one that
+        // reports a status no later than the end we already know of is stale, not a move.
+        return this.isReportedBeforeEnd(params) ? undefined : this.inboundTaskUpdate(params);
       default:
         return undefined;
     }
@@ -627,12 +639,26 @@ export class Features {
     return record as TaskRecord & { token: string | number };
   }
 
+  /**
+   * TK-02: a status before the end the peer reported, told after it: the task has ended, the
+   * status is one it had while running, and its lastUpdatedAt is not later than the end's. When
+   * either time is missing or unreadable the order cannot be told, and it is taken as stale.
+   */
+  private isReportedBeforeEnd(task: JsonObject | undefined): boolean {
+    if (task === undefined || typeof task.taskId !== "string" || typeof task.status !== "string") return false;
+    if (!TASK_STATUSES.has(task.status) || TERMINAL.has(task.status)) return false;
+    const known = this.tasksThere.get(task.taskId);
+    if (known === undefined || !TERMINAL.has(known.status)) return false;
+    const at = timeOf(task.lastUpdatedAt);
+    return known.endedAt === undefined || at === undefined || at <= known.endedAt;
+  }
+
   /** A task status the peer reported (notification, tasks/get or tasks/cancel result): checked, then recorded. */
   private inboundTaskUpdate(task: JsonObject | undefined): Refusal | undefined {
     const problem = this.taskUpdateProblem(this.tasksThere, task);
     if (problem !== undefined) return problem;
     const { taskId, status } = task as { taskId: string; status: string };
-    return this.tasksThere.put(taskId, status, undefined)
+    return this.tasksThere.put(taskId, status, undefined, timeOf((task as JsonObject).lastUpdatedAt))
       ? undefined
       : full("LIM-04", "tasks that have not ended", this.limits.maxTasks, `task ${describeValue(taskId)}`);
   }

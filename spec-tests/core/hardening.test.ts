@@ -82,11 +82,13 @@ function createTask(c: Engine<"client">, taskId: string, status: string): number
   return id;
 }
 
-function statusNotification(taskId: string, status: string): JsonObject {
+/** A status push; `lastUpdatedAt` is `at` seconds after the task's creation. */
+function statusNotification(taskId: string, status: string, at = 0): JsonObject {
+  const lastUpdatedAt = new Date(Date.UTC(2025, 0, 1, 0, 0, at)).toISOString();
   return {
     jsonrpc: "2.0",
     method: "notifications/tasks/status",
-    params: { taskId, status, createdAt: "2025-01-01T00:00:00Z", lastUpdatedAt: "2025-01-01T00:00:00Z", ttl: 1000 },
+    params: { taskId, status, createdAt: "2025-01-01T00:00:00Z", lastUpdatedAt, ttl: 1000 },
   };
 }
 
@@ -179,11 +181,50 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     assert.ok(c.tableSizes.tasksThere <= 4);
   });
 
-  it("TK-02: task moves are still checked for the tasks it keeps", () => {
+  it("TK-02: task moves are still checked for the tasks it keeps: a running status pushed after the end is a violation; a second end unlike the first is one at any time", () => {
     const c = operatingClient(TASK_CAPS);
-    c.receiveMessage(statusNotification("a", "completed"));
-    c.receiveMessage(statusNotification("a", "working"));
+    c.receiveMessage(statusNotification("a", "completed", 1));
+    c.receiveMessage(statusNotification("a", "working", 2));
     assert.deepEqual(kinds(events(c)), ["notification", "violation:TK-02"]);
+    c.receiveMessage(statusNotification("a", "failed", 0));
+    assert.deepEqual(kinds(events(c)), ["violation:TK-02"]);
+  });
+
+  it("TK-02: a running status pushed no later than the end (it travelled on another stream) is stale, not a move, and does not move the record", () => {
+    const c = operatingClient(TASK_CAPS);
+    c.receiveMessage(statusNotification("a", "working", 0));
+    c.receiveMessage(statusNotification("a", "completed", 2));
+    c.receiveMessage(statusNotification("a", "input_required", 1));
+    c.receiveMessage(statusNotification("a", "working", 2));
+    // Delivered as what arrived, with no violation; the record is not moved.
+    assert.deepEqual(kinds(events(c)), ["notification", "notification", "notification", "notification"]);
+    // The record kept the end: a push dated after it is still refused.
+    c.receiveMessage(statusNotification("a", "working", 3));
+    assert.deepEqual(kinds(events(c)), ["violation:TK-02"]);
+  });
+
+  it("TK-02: when the order cannot be told (an unreadable time, or an end learned from tasks/result), a running status after the end is stale", () => {
+    const c = operatingClient(TASK_CAPS);
+    c.receiveMessage(statusNotification("a", "completed", 1));
+    const unreadable = statusNotification("a", "working", 2);
+    (unreadable.params as JsonObject).lastUpdatedAt = "not a time";
+    c.receiveMessage(unreadable);
+    assert.deepEqual(kinds(events(c)), ["notification", "notification"]);
+    // tasks/result ends task b without telling when; a later push of working cannot be ordered.
+    const call = c.request("tools/call", { name: "slow", arguments: {}, task: { ttl: 1000 } });
+    out(c);
+    const created = { taskId: "b", status: "working", createdAt: "2025-01-01T00:00:00Z", lastUpdatedAt: "2025-01-01T00:00:00Z", ttl: 1000 };
+    c.receiveMessage({ jsonrpc: "2.0", id: call, result: { task: created } });
+    const result = c.request("tasks/result", { taskId: "b" });
+    out(c);
+    c.receiveMessage({
+      jsonrpc: "2.0",
+      id: result,
+      result: { content: [], _meta: { "io.modelcontextprotocol/related-task": { taskId: "b" } } },
+    });
+    events(c);
+    c.receiveMessage(statusNotification("b", "working", 9));
+    assert.deepEqual(kinds(events(c)), ["notification"]);
   });
 
   it("TK-02: a tasks/get answer for a request sent before a notification ended the task is stale, not a move; asked after the end, it is one", () => {
@@ -191,7 +232,7 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     c.receiveMessage(statusNotification("a", "working"));
     const before = c.request("tasks/get", { taskId: "a" });
     out(c);
-    c.receiveMessage(statusNotification("a", "completed"));
+    c.receiveMessage(statusNotification("a", "completed", 1));
     const task = { taskId: "a", status: "working", createdAt: "2025-11-25T10:00:00Z", lastUpdatedAt: "2025-11-25T10:00:00Z", ttl: null };
     c.receiveMessage({ jsonrpc: "2.0", id: before, result: task });
     assert.deepEqual(kinds(events(c)), ["notification", "notification", "response"]);
@@ -200,7 +241,7 @@ describe("peer-fed tables are bounded, with a clear outcome when full", () => {
     out(c);
     c.receiveMessage({ jsonrpc: "2.0", id: after, result: task });
     assert.deepEqual(kinds(events(c)), ["violation:TK-02", "response"]);
-    c.receiveMessage(statusNotification("a", "working"));
+    c.receiveMessage(statusNotification("a", "working", 2));
     assert.deepEqual(kinds(events(c)), ["violation:TK-02"]);
   });
 
