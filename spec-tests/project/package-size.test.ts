@@ -1,6 +1,6 @@
 // The package's size and content, as `npm pack --dry-run` reports them for the build at hand
 // (`npm run build` empties dist/ first, so nothing stale from an earlier layout can ship):
-// packed at most 450 KB; only dist/package/ and the three root files; every shipped module
+// packed at most 460 KB; only dist/package/ and the three root files; every shipped module
 // built from a source lib/ holds now, and reached by an entry of exports or the bin (the build
 // prunes the rest: spec-tests/tools/package-closure.ts); no source maps; the CLI (reference server and client,
 // conform runner) reachable from the bin only, never from an entry of "exports".
@@ -12,8 +12,8 @@ import { test } from "node:test";
 import { ROOT, assertPackageBuilt, npm } from "../support/package-harness.js";
 import { outsideClosure } from "../tools/package-closure.js";
 
-/** The budget of the packed tarball, in bytes (the SDK v1 packs to about 620 KB). */
-const PACKED_BUDGET = 450_000;
+/** The budget of the packed tarball, in bytes (the SDK v1 packs to about 620 KB; the conform runner's client role over HTTP took it past 450 KB). */
+const PACKED_BUDGET = 460_000;
 
 interface PackReport {
   readonly size: number;
