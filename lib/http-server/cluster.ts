@@ -263,7 +263,7 @@ export class Cluster {
     }
   }
 
-  /** CL-07: a reader on another node follows a stream this node writes: it ends the reader attached here and keeps the other told. */
+  /** CL-07: a reader on another node follows a stream this node writes (unless a client is attached here) and is kept told. */
   private followed(session: HttpSession | undefined, message: Extract<BusMessage, { kind: "follow" }>): void {
     const stream = session === undefined || session.closed ? undefined : session.streams.get(message.stream);
     if (stream === undefined) {
@@ -279,10 +279,9 @@ export class Cluster {
       });
       return;
     }
-    if (message.claim) {
-      const attached = stream.res;
-      stream.res = undefined;
-      attached?.end();
+    // A client resumes only a stream it has lost: while one is attached here, a claim from elsewhere was made before
+    // it attached (the bus delayed it), so the claimant is told whom the writer serves and the client here keeps its stream.
+    if (message.claim && stream.res === undefined) {
       stream.reader = message.reader;
       stream.claims++;
       stream.followed = true;
