@@ -51,6 +51,8 @@ export class Cluster {
   readonly streamPrefix: string;
   /** Tags this node's changes (CL-06) and names its stream readers (CL-07), unique across nodes. */
   private counter = 0;
+  /** Streams numbered so far on this node, every session's (streamNumber). */
+  private streamCount = 0;
 
   constructor(
     private readonly endpoint: ClusterEndpoint,
@@ -180,6 +182,16 @@ export class Cluster {
       reader: stream.reader,
       claims: stream.claims,
     });
+  }
+
+  /**
+   * The number of a new stream of any session this node holds (CL-07): a copy of a session made
+   * again here (the earlier one dropped while idle, or ended while a request was on its way)
+   * must not name a stream as the earlier copy did, so with a shared bus one counter serves the
+   * whole node; undefined for one process (a session's own counter, as its copy is the only one).
+   */
+  streamNumber(): number | undefined {
+    return this.shared ? this.streamCount++ : undefined;
   }
 
   /** A reader id unique across the nodes (CL-07). */

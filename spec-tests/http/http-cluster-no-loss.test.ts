@@ -112,9 +112,12 @@ function note(data: string): Outbound {
 }
 
 /** Starts the `gated` tool on `node` and reads its first progress; the client then goes away. */
-async function gatedStarted(node: HttpHandler, session: string): Promise<string> {
+async function gatedStarted(node: HttpHandler, session: string, id = 7): Promise<string> {
   const res = await node.fetch(
-    post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "gated", arguments: {}, _meta: { progressToken: "g" } } }, session),
+    post(
+      { jsonrpc: "2.0", id, method: "tools/call", params: { name: "gated", arguments: {}, _meta: { progressToken: `g${id}` } } },
+      session,
+    ),
   );
   const stream = frames(res);
   const first = await stream.next();
@@ -331,6 +334,28 @@ test("CL-07 (sim seed 24137): a claim from node B's reader, delayed on the bus p
   await sleep(5);
   release();
   assert.deepEqual(progressOf(await onA.rest()), ["after", "last", "answer 7"], "the stale claim did not end the resume on A");
+});
+
+test("CL-07 (sim seed 302210): a node that makes its copy of a session again (the earlier one dropped) names its streams apart from the earlier copy's, so an event id names one event", async () => {
+  const { nodes: all } = nodes(2);
+  const [a, b] = all as [HttpHandler, HttpHandler];
+  const session = await open(a, b);
+  let calls = 10;
+  const streamsOf = async (): Promise<string[]> => {
+    const ids = [await gatedStarted(b, session, calls++), await gatedStarted(b, session, calls++)];
+    return ids.map((id) => id.slice(0, id.lastIndexOf(":")));
+  };
+  const first = await streamsOf();
+  const copy = b.endpoint.sessions.get(session);
+  assert.ok(copy !== undefined);
+  b.endpoint.endSession(copy, "idle");
+  assert.equal(b.endpoint.sessions.has(session), false, "B dropped its copy");
+  const second = await streamsOf();
+  assert.deepEqual(
+    second.filter((id) => first.includes(id)),
+    [],
+    `the new copy's streams (${second.join(", ")}) reuse ids of the earlier copy's (${first.join(", ")})`,
+  );
 });
 
 test("CL-04 (sim 'd'): a session DELETEd on node B while node A's save of it is still on its way stays ended: the late save does not bring it back", async () => {

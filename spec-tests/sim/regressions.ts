@@ -122,6 +122,13 @@ export const REPRODUCERS: readonly Reproducer[] = [
     config: config(24137, 51, 3, 2, 1, { busDelayMs: 25 }),
     status: "fixed",
   },
+  {
+    bug: "n",
+    kind: "event-changed",
+    why: "a node that dropped its copy of a session (the session DELETEd elsewhere while a slow store still let a call through) made a new copy that numbered its streams from s0 again: an event id named two events",
+    config: config(302210, 45, 4, 2, 0, { storeSlowMs: 32, crash: true }),
+    status: "fixed",
+  },
 ];
 
 /** The kinds some reproducer still shows open: a random run that finds one of them is not failed for it. */
