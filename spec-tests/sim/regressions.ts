@@ -88,6 +88,20 @@ export const REPRODUCERS: readonly Reproducer[] = [
     status: "fixed",
   },
   {
+    bug: "h",
+    kind: "event-changed",
+    why: "the same after other changes moved seed 1004's streams: a node crashed and restarted numbers its streams as its earlier start did (found again with the nonce per start taken out)",
+    config: config(210, 25, 2, 2, 0, { crash: true }),
+    status: "fixed",
+  },
+  {
+    bug: "f",
+    kind: "stream-ended-early",
+    why: "a reader that ends on any news naming another reader (claims not counted) ends on news from before its own claim: a resumed stream ends without its answer, with no fault at all (found with the claim count taken out)",
+    config: config(268, 51, 3, 3, 2),
+    status: "fixed",
+  },
+  {
     bug: "i",
     kind: "notification-duplicated",
     why: "a change made on one node 3 ms before a session began on another reaches it through the bus (12 ms): a spare tools/list_changed, which CL-09 allows for a change made within the bus's delay before the session began",
