@@ -12,7 +12,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { connectHttpNode } from "../hosts/http-client-node.js";
 import type { Client } from "../peer/client/client.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../rules/versions.js";
@@ -285,19 +284,15 @@ async function connectHttpOrReport(
   }
 }
 
-/** The version in our package.json, found relative to this module (dist/lib/cli/main.js). */
 /**
- * The demo: the reference server spawned from this very file. Without --root it declares one
- * root, a temporary directory it creates for the run and removes after it: a root it owns.
+ * The demo: the reference server spawned from `mainScript` (the CLI's main.js, which names itself:
+ * this module may be bundled elsewhere). Without --root it declares one root, a temporary
+ * directory it creates for the run and removes after it: a root it owns.
  */
-export async function demo(options: CliOptions): Promise<number> {
+export async function demo(options: CliOptions, mainScript: string): Promise<number> {
   const own = options.roots.length === 0 ? mkdtempSync(join(tmpdir(), "mcp-engine-demo-")) : undefined;
   try {
-    return await report(
-      process.execPath,
-      [fileURLToPath(new URL("./main.js", import.meta.url)), "serve"],
-      own === undefined ? options : { ...options, roots: [own] },
-    );
+    return await report(process.execPath, [mainScript, "serve"], own === undefined ? options : { ...options, roots: [own] });
   } finally {
     if (own !== undefined) rmSync(own, { recursive: true, force: true });
   }
