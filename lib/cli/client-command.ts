@@ -425,15 +425,13 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
  * commands beyond initialize are not performed: the runner judges only cases that need none.
  */
 async function stdioCase(command: string, args: readonly string[], options: CliOptions): Promise<number> {
-  const version = process.env.MCP_CONFORM_VERSION;
-  const named = (SESSION_VERSIONS as readonly string[]).includes(version ?? "") ? [version as ProtocolVersion] : undefined;
   const budget = runBudget(options.runTimeoutMs);
   let closed: () => void = () => undefined;
   const serverGone = new Promise<void>((resolve) => (closed = resolve));
   try {
     const connection = await StdioClient.spawn({
       ...clientOptions(options),
-      ...(named !== undefined ? { versions: named, era: "session" as const } : {}),
+      ...namedVersion(),
       command,
       args,
       info: REFERENCE_CLIENT_INFO,
@@ -456,11 +454,47 @@ async function stdioCase(command: string, args: readonly string[], options: CliO
   }
 }
 
+/** The one session version the runner names for the case (MCP_CONFORM_VERSION), if it names one. */
+function namedVersion(): { versions?: ProtocolVersion[]; era?: "session" } {
+  const version = process.env.MCP_CONFORM_VERSION;
+  return (SESSION_VERSIONS as readonly string[]).includes(version ?? "") ? { versions: [version as ProtocolVersion], era: "session" } : {};
+}
+
+/**
+ * The same case of the client role over Streamable HTTP (`conform --role client --transport http`):
+ * the runner serves the case at the URL we are given. A server over HTTP has no stdout to close,
+ * so the client stays until the run budget is spent or the runner ends it.
+ */
+async function httpCase(url: string, options: CliOptions): Promise<number> {
+  const budget = runBudget(options.runTimeoutMs);
+  try {
+    const connection = await connectHttpNode({
+      ...clientOptions(options),
+      ...namedVersion(),
+      url,
+      info: REFERENCE_CLIENT_INFO,
+      capabilities: referenceClientCapabilities(rootsOf(options)),
+      onError: (error) => process.stderr.write(`[http] ${errorText(error)}\n`),
+    });
+    installReferenceHandlers(connection.client, rootsOf(options));
+    await new Promise<void>((resolve) => budget.signal.addEventListener("abort", () => resolve()));
+    await connection.close();
+    return 0;
+  } catch (error) {
+    process.stderr.write(`mcp-engine client: ${errorText(error)}\n`);
+    return 1;
+  } finally {
+    budget.clear();
+  }
+}
+
 /** `mcp-engine client`: the report against the target (a command to spawn, or a URL). */
 export function clientCommand(options: CliOptions): Promise<number> {
   const target = options.target;
   if (target === undefined) return Promise.resolve(2);
   const conformance = process.env.MCP_CONFORMANCE_SCENARIO;
+  // A fixture id of the client role (fixtures/FORMAT.md, "Client role") rather than a scenario of the official suite.
+  if (target.kind === "url" && conformance?.startsWith("client/") === true) return httpCase(target.url, options);
   if (target.kind === "url")
     return conformance !== undefined ? scenario(conformance, target.url, options) : reportHttp(target.url, options);
   return conformance !== undefined ? stdioCase(target.command, target.args, options) : report(target.command, target.args, options);
