@@ -4,7 +4,8 @@
 //   mcp-engine conform [--role server] [--profile P | --profiles A,B] [--baseline FILE] [--format text|json|tap|junit]
 //                      [--only PREFIX] [--timeout MS] [--adapter] [--newest] -- <command...>     stdio
 //   mcp-engine conform [...] <url>                                      Streamable HTTP (fixtures/http/)
-//   mcp-engine conform --role client [...] -- <client command...>       the client role (client-replay.ts)
+//   mcp-engine conform --role client [--transport stdio|http] [...] -- <client command...>
+//                                                                       the client role (client-replay.ts)
 //
 // Before the cases, the target is probed: one initialize per session version (which versions
 // it echoes, which capabilities and tools it declares), one server/discover for 2026-07-28,
@@ -22,7 +23,7 @@ import { caseVersions, parseProfileNames, profileEnvironment, runJobs, runPasses
 import { announcedProfiles, capabilityMismatch, hasSettings, PUBLISHED_PROFILES } from "./target-profiles.js";
 import { replayCase, STARTUP_MS, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
-import { runClientConformance } from "./client-replay.js";
+import { runClientConformance, type ClientTransport } from "./client-replay.js";
 import type { CaseResult } from "./types.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../rules/versions.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../rules/modern.js";
@@ -40,6 +41,8 @@ options:
                            each client fixture; the client's command gets a server command appended (and
                            in MCP_CONFORM_SERVER_COMMAND, a JSON array) that connects back to the runner,
                            and the case in MCP_CONFORMANCE_SCENARIO (fixture id) and MCP_CONFORM_VERSION
+  --transport stdio|http   with --role client (default stdio). http: the runner serves each case at
+                           http://127.0.0.1:<port>/mcp and appends that URL to the client's command instead
   --profile P              the capability profile the target runs (fixtures/manifest.json "profiles");
                            default: learned from the target's initialize result
   --profiles A,B|all       one pass per target profile (fixtures/manifest.json "targetProfiles";
@@ -64,6 +67,7 @@ exit: 0 no unexpected failure, 1 an unexpected MUST/SHOULD failure or a stale ba
 /** The options conform accepts, for the close match of a mistyped one. */
 const CONFORM_FLAGS = [
   "--role",
+  "--transport",
   "--profile",
   "--profiles",
   "--baseline",
@@ -78,6 +82,8 @@ const CONFORM_FLAGS = [
 
 export interface ConformArgs {
   role: "server" | "client";
+  /** --transport: how the client role reaches the client under test. */
+  transport: ClientTransport;
   profile: string | undefined;
   /** --profiles: the target profiles, one pass each (fixtures/FORMAT.md, "Target profiles"). */
   profiles: readonly string[] | undefined;
@@ -97,6 +103,7 @@ export interface ConformArgs {
 export function parseConformArgs(argv: readonly string[]): { ok: true; args: ConformArgs } | { ok: false; problem: string } {
   const args: ConformArgs = {
     role: "server",
+    transport: "stdio",
     profile: undefined,
     profiles: undefined,
     baseline: undefined,
@@ -135,6 +142,11 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
         if (value !== "server" && value !== "client")
           return { ok: false, problem: `--role takes server or client; got ${JSON.stringify(value)}` };
         args.role = value;
+        break;
+      case "--transport":
+        if (value !== "stdio" && value !== "http")
+          return { ok: false, problem: `--transport takes stdio or http; got ${JSON.stringify(value)}` };
+        args.transport = value;
         break;
       case "--profile":
         if (args.profiles !== undefined)
@@ -491,6 +503,10 @@ export async function conformMain(argv: readonly string[], write: (text: string)
   for (const name of missing) warn(`mcp-engine conform: --env ${untrustedText(name)}: not set here, so not passed to the target\n`);
   const withEnv = args.env.length > 0 ? { env } : {};
   let results: readonly CaseResult[];
+  if (args.role === "server" && args.transport === "http") {
+    warn(usageErrorLine("conform", "--transport http is for --role client; a server is judged over HTTP by giving its URL"));
+    return 2;
+  }
   if (args.role === "client") {
     if (target.kind === "url" || args.profiles !== undefined || args.adapter || args.profile !== undefined) {
       warn(usageErrorLine("conform", "--role client takes -- <client command...>, without --profile(s) or --adapter"));
@@ -498,6 +514,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
     }
     results = await runClientConformance(target.command, target.args, {
       fixturesDir,
+      transport: args.transport,
       timeoutMs: args.timeoutMs,
       ...(args.only !== undefined ? { only: args.only } : {}),
       ...withEnv,
