@@ -16,6 +16,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runHttpConformance } from "./http.js";
+import { stepsWithTools } from "./discovery.js";
 import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
 import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type ConformMode, type Format } from "./report.js";
 import { caseVersions, parseProfileNames, profileEnvironment, runJobs, runPasses, type CaseFilter } from "./passes.js";
@@ -326,6 +327,7 @@ export async function probeTarget(
   let capabilities: Record<string, unknown> | undefined;
   let serverInfo: unknown;
   let tools = new Set<string>();
+  let listing: unknown[] = [];
   for (const version of SESSION_VERSIONS) {
     const result = await probeSession(spawn, version, ms);
     collect();
@@ -333,7 +335,10 @@ export async function probeTarget(
     versions.add(version);
     if (isRecord(result.capabilities)) capabilities = result.capabilities;
     serverInfo = result.serverInfo;
-    if (Array.isArray(result.tools)) tools = new Set(result.tools.filter(isRecord).map((t) => String(t.name)));
+    if (Array.isArray(result.tools)) {
+      listing = result.tools;
+      tools = new Set(result.tools.filter(isRecord).map((t) => String(t.name)));
+    }
   }
   const discovered = await probeModern(spawn, ms);
   collect();
@@ -350,7 +355,7 @@ export async function probeTarget(
   }
   if (versions.size === 0 && adapter === undefined) return "the target answered no initialize and no server/discover";
   return {
-    profile: { versions, capabilities: capabilities ?? {}, tools, ...(adapter !== undefined ? { adapter } : {}) },
+    profile: { versions, capabilities: capabilities ?? {}, tools, listing, ...(adapter !== undefined ? { adapter } : {}) },
     serverInfo,
     announced,
   };
@@ -392,7 +397,10 @@ export async function runStdioConformance(command: string, args: readonly string
         options.role === "client" ? "a client under test (stdio replay covers servers)" : notApplicable(header, version, options.profile);
       const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules, level: "MUST" as const };
       if (missing !== undefined) jobs.push(async () => ({ ...base, outcome: "not-applicable", reason: missing }));
-      else jobs.push(() => replayCase(header, steps, version, replay));
+      else {
+        const bound = stepsWithTools(header, steps, options.profile.listing ?? [], replay.adapter);
+        jobs.push(() => replayCase(header, bound, version, replay));
+      }
     }
   }
   return runJobs(jobs, options.concurrency ?? 4);
