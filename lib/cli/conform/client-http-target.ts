@@ -93,7 +93,8 @@ export class ClientHttpTarget implements ClientChannel {
     let target: ClientHttpTarget | undefined;
     const server = createServer((req, res) => {
       if (target === undefined) answerEmpty(res, 503);
-      else void target.handle(req, res);
+      // A client that hangs up mid-answer must not take the runner down: its connection just ends.
+      else target.handle(req, res).catch(() => res.destroy());
     });
     server.requestTimeout = BODY_MS;
     const listening = await new Promise<string | undefined>((resolve) => {
