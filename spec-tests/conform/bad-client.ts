@@ -8,6 +8,7 @@
 //   wrong-id     (HTTP) a ping is answered with an id the server never sent (ID-04)
 //   no-session   (HTTP) the session id assigned with the initialize result is not sent back (HTTP-03)
 //   no-version   (HTTP) no MCP-Protocol-Version header after the handshake (L-07)
+//   mute         (HTTP) connected, it never answers a ping: it hangs as far as the server can tell (G-02)
 //
 //   node dist/spec-tests/conform/bad-client.js --client [--fault NAME] [URL]
 //

@@ -53,6 +53,7 @@ export async function httpClient(url: string, fault: string | undefined): Promis
       .catch(() => undefined);
   let opened: Promise<void> | undefined;
   const onMessage = (message: Message): void => {
+    if (message.method === "ping" && fault === "mute") return;
     if (message.method === "ping") {
       const id = fault === "wrong-id" ? (typeof message.id === "number" ? message.id + 1000 : `${String(message.id)}-wrong`) : message.id;
       void post({ jsonrpc: "2.0", id, result: fault === "wrong-pong" ? { pong: true } : {} }).then(answered, () => undefined);

@@ -102,6 +102,18 @@ test("G-02 over HTTP: a client that never connects to its URL is not judged, wit
   assert.ok(Date.now() - started < 30_000);
 });
 
+test("G-02 over HTTP: a client that connects and then hangs, never answering a ping, is failed by that rule within the step's timeout", async () => {
+  const started = Date.now();
+  const cases = await faulty("mute", 1000);
+  assert.equal(cases.length, 3);
+  for (const c of cases) {
+    assert.equal(c.outcome, "failed", `${c.fixture}@${c.version}`);
+    assert.equal(c.failedRule, "G-02");
+    assert.match(c.reason ?? "", /got nothing/);
+  }
+  assert.ok(Date.now() - started < 30_000);
+});
+
 test("raw bytes, the end of stdin and 2024-11-05 are stdio only; an exchange of messages is judged over HTTP", () => {
   const ping = { in: { jsonrpc: "2.0", id: 1, method: "ping" } };
   assert.equal(httpNotApplicable([ping], "2025-11-25"), undefined);
