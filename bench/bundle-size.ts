@@ -89,10 +89,16 @@ export interface BundleSize {
   readonly metafile: Metafile;
 }
 
-/** The entry bundled (ESM, minified, browser platform: no Node built-in may be pulled) and gzipped. */
-export function measureBundle(entry: BundleEntry): BundleSize {
+/**
+ * The entry bundled (ESM, minified, browser platform: no Node built-in may be pulled) and gzipped.
+ * `from: "modules"` bundles the compiled modules (dist/lib/) the package's files are bundled from
+ * (spec-tests/tools/package-bundle.ts) instead of the package's files, so that the metafile names
+ * the modules that went in (a shipped chunk holds several).
+ */
+export function measureBundle(entry: BundleEntry, from: "package" | "modules" = "package"): BundleSize {
+  const source = from === "package" ? entry.source : entry.source.replaceAll(`${ROOT}/dist/package/`, `${ROOT}/dist/lib/`);
   const result = buildSync({
-    stdin: { contents: entry.source, resolveDir: ROOT, loader: "js", sourcefile: "entry.js" },
+    stdin: { contents: source, resolveDir: ROOT, loader: "js", sourcefile: "entry.js" },
     bundle: true,
     format: "esm",
     platform: "browser",
@@ -112,7 +118,7 @@ export function largestModules(size: BundleSize, count: number): { path: string;
   const inputs = Object.values(size.metafile.outputs)[0]!.inputs;
   return Object.entries(inputs)
     .map(([path, { bytesInOutput }]) => ({
-      path: path.replace(/^.*?dist\/package\//, "").replace(/^.*?node_modules\//, "~"),
+      path: path.replace(/^.*?dist\/(package|lib)\//, "").replace(/^.*?node_modules\//, "~"),
       bytes: bytesInOutput,
     }))
     .sort((a, b) => b.bytes - a.bytes)
@@ -148,7 +154,8 @@ function main(): void {
   if (listModules)
     for (const entry of [SERVER_ONE_TOOL, CLIENT, CONNECT_HTTP]) {
       console.log(`\n${entry.name}: largest modules (minified bytes)`);
-      for (const { path, bytes } of largestModules(sizeOf(entry), 40)) console.log(`  ${String(bytes).padStart(7)}  ${path}`);
+      for (const { path, bytes } of largestModules(measureBundle(entry, "modules"), 40))
+        console.log(`  ${String(bytes).padStart(7)}  ${path}`);
     }
 }
 

@@ -43,7 +43,7 @@ function main(): void {
     const size = measureBundle(baseline);
     console.log(`  ${baseline.name.padEnd(26)} ${kb(size.gzip).padStart(9)} gzip, Engine / it: ${(engine.gzip / size.gzip).toFixed(2)}`);
   }
-  const modules = largestModules(engine, 100);
+  const modules = largestModules(measureBundle(ENGINE, "modules"), 100);
   const total = modules.reduce((sum, m) => sum + m.bytes, 0);
   const oneSide = modules.filter((m) => ONE_ERA_OR_ROLE.test(m.path)).reduce((sum, m) => sum + m.bytes, 0);
   console.log(

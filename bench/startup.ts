@@ -2,7 +2,8 @@
 // Contenders, spawned in turns (one of each per round, the order rotating), on this machine:
 //   bare       a node script that answers the first line with an initialize result (the floor:
 //              node's own start, nothing loaded; bench/startup-bare-child.ts)
-//   serve      `mcp-engine serve` (dist/package/cli/main.js, as installed)
+//   serve      `mcp-engine serve` (dist/package/cli/main.js, as installed: the bundled package,
+//              spec-tests/tools/package-bundle.ts)
 //   minimal    a peer Server with one tool over serveStdio, from the package's entries
 //              (bench/startup-minimal-child.ts)
 // Printed: the median ms of each and its ratio to bare's median (target: serve within 1.5 x).

@@ -12,7 +12,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { connectHttpNode } from "../hosts/http-client-node.js";
 import type { Client } from "../peer/client/client.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS, type ProtocolVersion } from "../rules/versions.js";
@@ -285,19 +284,15 @@ async function connectHttpOrReport(
   }
 }
 
-/** The version in our package.json, found relative to this module (dist/lib/cli/main.js). */
 /**
- * The demo: the reference server spawned from this very file. Without --root it declares one
- * root, a temporary directory it creates for the run and removes after it: a root it owns.
+ * The demo: the reference server spawned from `mainScript` (the CLI's main.js, which names itself:
+ * this module may be bundled elsewhere). Without --root it declares one root, a temporary
+ * directory it creates for the run and removes after it: a root it owns.
  */
-export async function demo(options: CliOptions): Promise<number> {
+export async function demo(options: CliOptions, mainScript: string): Promise<number> {
   const own = options.roots.length === 0 ? mkdtempSync(join(tmpdir(), "mcp-engine-demo-")) : undefined;
   try {
-    return await report(
-      process.execPath,
-      [fileURLToPath(new URL("./main.js", import.meta.url)), "serve"],
-      own === undefined ? options : { ...options, roots: [own] },
-    );
+    return await report(process.execPath, [mainScript, "serve"], own === undefined ? options : { ...options, roots: [own] });
   } finally {
     if (own !== undefined) rmSync(own, { recursive: true, force: true });
   }
@@ -430,15 +425,13 @@ async function scenario(name: string, url: string, options: CliOptions): Promise
  * commands beyond initialize are not performed: the runner judges only cases that need none.
  */
 async function stdioCase(command: string, args: readonly string[], options: CliOptions): Promise<number> {
-  const version = process.env.MCP_CONFORM_VERSION;
-  const named = (SESSION_VERSIONS as readonly string[]).includes(version ?? "") ? [version as ProtocolVersion] : undefined;
   const budget = runBudget(options.runTimeoutMs);
   let closed: () => void = () => undefined;
   const serverGone = new Promise<void>((resolve) => (closed = resolve));
   try {
     const connection = await StdioClient.spawn({
       ...clientOptions(options),
-      ...(named !== undefined ? { versions: named, era: "session" as const } : {}),
+      ...namedVersion(),
       command,
       args,
       info: REFERENCE_CLIENT_INFO,
@@ -461,11 +454,47 @@ async function stdioCase(command: string, args: readonly string[], options: CliO
   }
 }
 
+/** The one session version the runner names for the case (MCP_CONFORM_VERSION), if it names one. */
+function namedVersion(): { versions?: ProtocolVersion[]; era?: "session" } {
+  const version = process.env.MCP_CONFORM_VERSION;
+  return (SESSION_VERSIONS as readonly string[]).includes(version ?? "") ? { versions: [version as ProtocolVersion], era: "session" } : {};
+}
+
+/**
+ * The same case of the client role over Streamable HTTP (`conform --role client --transport http`):
+ * the runner serves the case at the URL we are given. A server over HTTP has no stdout to close,
+ * so the client stays until the run budget is spent or the runner ends it.
+ */
+async function httpCase(url: string, options: CliOptions): Promise<number> {
+  const budget = runBudget(options.runTimeoutMs);
+  try {
+    const connection = await connectHttpNode({
+      ...clientOptions(options),
+      ...namedVersion(),
+      url,
+      info: REFERENCE_CLIENT_INFO,
+      capabilities: referenceClientCapabilities(rootsOf(options)),
+      onError: (error) => process.stderr.write(`[http] ${errorText(error)}\n`),
+    });
+    installReferenceHandlers(connection.client, rootsOf(options));
+    await new Promise<void>((resolve) => budget.signal.addEventListener("abort", () => resolve()));
+    await connection.close();
+    return 0;
+  } catch (error) {
+    process.stderr.write(`mcp-engine client: ${errorText(error)}\n`);
+    return 1;
+  } finally {
+    budget.clear();
+  }
+}
+
 /** `mcp-engine client`: the report against the target (a command to spawn, or a URL). */
 export function clientCommand(options: CliOptions): Promise<number> {
   const target = options.target;
   if (target === undefined) return Promise.resolve(2);
   const conformance = process.env.MCP_CONFORMANCE_SCENARIO;
+  // A fixture id of the client role (fixtures/FORMAT.md, "Client role") rather than a scenario of the official suite.
+  if (target.kind === "url" && conformance?.startsWith("client/") === true) return httpCase(target.url, options);
   if (target.kind === "url")
     return conformance !== undefined ? scenario(conformance, target.url, options) : reportHttp(target.url, options);
   return conformance !== undefined ? stdioCase(target.command, target.args, options) : report(target.command, target.args, options);

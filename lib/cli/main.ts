@@ -68,7 +68,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case "serve":
       return (await import("./serve.js")).serve(options);
     case "demo":
-      return (await import("./client-command.js")).demo(options);
+      return (await import("./client-command.js")).demo(options, fileURLToPath(import.meta.url));
     case "client":
       return (await import("./client-command.js")).clientCommand(options);
   }

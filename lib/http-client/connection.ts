@@ -258,6 +258,11 @@ export class HttpCore<S> {
       this.report(new HttpTransportError(`an SSE message event is not JSON: ${clip(event.data, 200)}`));
       return false;
     }
+    // M-09: past 2025-03-26 an event holding an array is no batch to take apart but one message the engine refuses.
+    if (Array.isArray(value) && this.version !== undefined && this.version !== "2025-03-26") {
+      if (this.active) this.receiver?.receiveMessage(value);
+      return false;
+    }
     return this.deliver(value, expect, intercept);
   }
 

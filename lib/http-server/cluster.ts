@@ -51,6 +51,8 @@ export class Cluster {
   readonly streamPrefix: string;
   /** Tags this node's changes (CL-06) and names its stream readers (CL-07), unique across nodes. */
   private counter = 0;
+  /** Streams numbered so far on this node, every session's (streamNumber). */
+  private streamCount = 0;
 
   constructor(
     private readonly endpoint: ClusterEndpoint,
@@ -182,6 +184,16 @@ export class Cluster {
     });
   }
 
+  /**
+   * The number of a new stream of any session this node holds (CL-07): a copy of a session made
+   * again here (the earlier one dropped while idle, or ended while a request was on its way)
+   * must not name a stream as the earlier copy did, so with a shared bus one counter serves the
+   * whole node; undefined for one process (a session's own counter, as its copy is the only one).
+   */
+  streamNumber(): number | undefined {
+    return this.shared ? this.streamCount++ : undefined;
+  }
+
   /** A reader id unique across the nodes (CL-07). */
   readerToken(): string {
     return `${this.bus.nodeId}.r${(this.counter++).toString(36)}`;
@@ -263,7 +275,7 @@ export class Cluster {
     }
   }
 
-  /** CL-07: a reader on another node follows a stream this node writes: it ends the reader attached here and keeps the other told. */
+  /** CL-07: a reader on another node follows a stream this node writes (unless a client is attached here) and is kept told. */
   private followed(session: HttpSession | undefined, message: Extract<BusMessage, { kind: "follow" }>): void {
     const stream = session === undefined || session.closed ? undefined : session.streams.get(message.stream);
     if (stream === undefined) {
@@ -279,10 +291,9 @@ export class Cluster {
       });
       return;
     }
-    if (message.claim) {
-      const attached = stream.res;
-      stream.res = undefined;
-      attached?.end();
+    // A client resumes only a stream it has lost: while one is attached here, a claim from elsewhere was made before
+    // it attached (the bus delayed it), so the claimant is told whom the writer serves and the client here keeps its stream.
+    if (message.claim && stream.res === undefined) {
       stream.reader = message.reader;
       stream.claims++;
       stream.followed = true;

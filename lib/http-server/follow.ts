@@ -5,9 +5,11 @@
 //
 // Invariants:
 // - one reader per stream: the reader claims the stream on the bus ("follow"); the writer
-//   ends its own attached connection and names the reader it serves, and how many claims it
-//   has had, in every "appended", so a reader the writer served once ends on news of a later
-//   claim (here or elsewhere), and news from before its own claim is ignored;
+//   serves it unless a client is attached to the writer itself (a client resumes only a
+//   stream it lost, so such a claim is older than that client's resume, delayed on the bus),
+//   and names the reader it serves, and how many claims it has had, in every "appended", so
+//   a reader the writer served once ends on news of a later claim (here or elsewhere), and
+//   news from before its own claim is ignored;
 // - events go out once and in order: reads of the store are one at a time, and only events
 //   past the last one written go out, oldest first (bus messages duplicated, reordered or
 //   dropped change nothing but when a read happens);

@@ -49,7 +49,7 @@ export interface PostEndpoint extends SessionTable, SessionHost, ExchangeHost {
   readonly server: Pick<Server, "connect" | "tools">;
   /** The 2026-07-28 versions served (empty: session era only). */
   readonly modernVersions: readonly ModernVersion[];
-  readonly cluster: Pick<Cluster, "shared" | "forward" | "mailFor" | "mails" | "announce" | "readerToken">;
+  readonly cluster: Pick<Cluster, "shared" | "forward" | "mailFor" | "mails" | "announce" | "readerToken" | "streamNumber">;
   /** SessionTable's, restated: SessionHost names it too, with fewer reasons. */
   endSession(session: HttpSession, why?: "ended" | "idle" | "shutdown" | "elsewhere"): void;
   /** The session a request names (HTTP-03): 400 when it names none, 404 when it is unknown or ended (answered; undefined then). */

@@ -7,7 +7,8 @@
 // - every message goes to exactly one stream: a response to the POST that carried its
 //   request; a message related to an inbound request to that request's stream while it is
 //   open; anything else to the GET stream (or a bounded backlog until one opens);
-// - event ids are "<stream>:<seq>" (lib/http/server-rules.ts), unique per session; a resumed stream
+// - event ids are "<stream>:<seq>" (lib/http/server-rules.ts), unique per session (with several
+//   processes, per node across every copy of the session it makes); a resumed stream
 //   replays only its own, from the EventStore;
 // - X-09: a client that disconnects mid-request does not cancel it: its events are kept
 //   (the EventStore's bounds; the default keeps maxEventsPerStream per stream, 100 streams
@@ -47,6 +48,8 @@ export interface SessionHost {
     announce(stream: Stream): void;
     /** A reader id unique across nodes (CL-07). */
     readerToken(): string;
+    /** The number of a new stream when this node numbers them all (several processes), else undefined. */
+    streamNumber(): number | undefined;
   };
   endSession(session: HttpSession, why?: "idle"): void;
   keepAlive(session: HttpSession): void;
@@ -371,7 +374,8 @@ export class HttpSession {
   }
 
   newStream(res: HttpReply, awaiting: Set<RequestId>, batch: boolean, jsonStatus: number = HttpStatus.ok): Stream {
-    const stream = new Stream(`${this.http.streamPrefix}${streamName(this.nextStream++)}`, this, res, awaiting, batch, jsonStatus);
+    const number = this.http.cluster.streamNumber() ?? this.nextStream++;
+    const stream = new Stream(`${this.http.streamPrefix}${streamName(number)}`, this, res, awaiting, batch, jsonStatus);
     this.streams.set(stream.id, stream);
     // Keep a bounded number of finished streams around for late resumption.
     if (this.streams.size > 100) {

@@ -269,7 +269,7 @@ export function parseEventId(value: string): { stream: string; seq: number } | u
   return { stream: value.slice(0, colon), seq };
 }
 
-/** A stream id from a per-session counter: short, and never "" or containing ":". */
+/** A stream id from a counter (a session's, or a node's with several processes): short, and never "" or containing ":". */
 export function streamName(counter: number): string {
   return `s${counter.toString(36)}`;
 }

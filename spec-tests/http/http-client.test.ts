@@ -124,6 +124,29 @@ test("HTTP-01: a JSON body that is an array delivers each message; a request fro
   assert.equal(call.state, "resolved");
 });
 
+test("M-09: past 2025-03-26 an SSE event holding an array is refused as one message (-32600, no id), its ping left unanswered", async () => {
+  const { server, conn } = await connected();
+  const body = new FakeBody();
+  server.routes.push((req) => (req.body?.method === "tools/call" ? sse(body) : undefined));
+  const call = track(conn.client.callTool("t"));
+  await settle();
+  const id = server.find("POST", "tools/call")[0]?.body?.id;
+  body.push(event({ id: "1", data: [{ jsonrpc: "2.0", id: "srv-1", method: "ping" }] }));
+  await settle();
+  assert.equal(
+    server.requests.find((r) => r.method === "POST" && r.body?.id === "srv-1"),
+    undefined,
+    "the ping inside is not answered",
+  );
+  const refusal = server.requests.find(
+    (r) => r.method === "POST" && (r.body as { error?: { code?: number } } | undefined)?.error !== undefined,
+  );
+  assert.equal((refusal?.body as { error: { code: number } } | undefined)?.error.code, -32600);
+  body.push(event({ id: "2", data: { jsonrpc: "2.0", id, result: TOOL_RESULT } }));
+  await settle();
+  assert.equal(call.state, "resolved");
+});
+
 test("HTTP-02: HTTP errors on a request: a plain body → McpError -32000 with the status; a JSON-RPC error body → its own code", async () => {
   const { server, conn } = await connected();
   server.routes.push((req) =>

@@ -112,15 +112,31 @@ function note(data: string): Outbound {
 }
 
 /** Starts the `gated` tool on `node` and reads its first progress; the client then goes away. */
-async function gatedStarted(node: HttpHandler, session: string): Promise<string> {
+async function gatedStarted(node: HttpHandler, session: string, id = 7): Promise<string> {
   const res = await node.fetch(
-    post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "gated", arguments: {}, _meta: { progressToken: "g" } } }, session),
+    post(
+      { jsonrpc: "2.0", id, method: "tools/call", params: { name: "gated", arguments: {}, _meta: { progressToken: `g${id}` } } },
+      session,
+    ),
   );
   const stream = frames(res);
   const first = await stream.next();
   assert.equal((first.message.params as Json).message, "before");
   stream.cancel();
   return first.id as string;
+}
+
+/** Resumes the stream after `last` on node `b`, drops that resume, then resumes it on node `a`: the reader on A. */
+async function resumedOnBThenOnA(a: HttpHandler, b: HttpHandler, session: string, last: string): Promise<ReturnType<typeof frames>> {
+  const onB = new AbortController();
+  const dropped = frames(await b.fetch(getStream(session, last, onB.signal)));
+  await sleep(5);
+  dropped.cancel();
+  onB.abort();
+  await sleep(5);
+  const onA = frames(await a.fetch(getStream(session, last)));
+  await sleep(5);
+  return onA;
 }
 
 function progressOf(list: Frame[]): unknown[] {
@@ -198,14 +214,7 @@ test("CL-07 (sim seed 2001094): a stream resumed on node B and dropped, then res
   const [a, b] = all as [HttpHandler, HttpHandler];
   const session = await open(a, b);
   const last = await gatedStarted(a, session);
-  const onB = new AbortController();
-  const dropped = frames(await b.fetch(getStream(session, last, onB.signal)));
-  await sleep(5);
-  dropped.cancel();
-  onB.abort();
-  await sleep(5);
-  const onA = frames(await a.fetch(getStream(session, last)));
-  await sleep(5);
+  const onA = await resumedOnBThenOnA(a, b, session, last);
   release();
   assert.deepEqual(progressOf(await onA.rest()), ["after", "last", "answer 7"]);
 });
@@ -303,6 +312,50 @@ test("CL-07 (sim 'k'): a stream resumed on node B before node A's appends of it 
   assert.equal(res.status, 200, "followed, not 404");
   release();
   assert.deepEqual(progressOf(await frames(res).rest()), ["after", "last", "answer 7"]);
+});
+
+test("CL-07 (sim seed 24137): a claim from node B's reader, delayed on the bus past the client's later resume on the writer A, leaves A's resume alone: it carries on to the answer", async () => {
+  // Node A hears follow claims only when let go: the claim of B's reader is still on its way when the client resumes on A.
+  const claims = held();
+  const slowClaims = (hub: MemoryBusHub): MessageBus => {
+    const bus = hub.node();
+    return {
+      ...bus,
+      subscribe: (listener) =>
+        bus.subscribe((m) => (m.kind === "follow" && m.claim ? void claims.hold.then(() => listener(m)) : listener(m))),
+    };
+  };
+  const { nodes: all, release } = nodes(2, undefined, (i, hub) => (i === 0 ? slowClaims(hub) : hub.node()));
+  const [a, b] = all as [HttpHandler, HttpHandler];
+  const session = await open(a, b);
+  const last = await gatedStarted(a, session);
+  const onA = await resumedOnBThenOnA(a, b, session, last);
+  claims.letGo();
+  await sleep(5);
+  release();
+  assert.deepEqual(progressOf(await onA.rest()), ["after", "last", "answer 7"], "the stale claim did not end the resume on A");
+});
+
+test("CL-07 (sim seed 302210): a node that makes its copy of a session again (the earlier one dropped) names its streams apart from the earlier copy's, so an event id names one event", async () => {
+  const { nodes: all } = nodes(2);
+  const [a, b] = all as [HttpHandler, HttpHandler];
+  const session = await open(a, b);
+  let calls = 10;
+  const streamsOf = async (): Promise<string[]> => {
+    const ids = [await gatedStarted(b, session, calls++), await gatedStarted(b, session, calls++)];
+    return ids.map((id) => id.slice(0, id.lastIndexOf(":")));
+  };
+  const first = await streamsOf();
+  const copy = b.endpoint.sessions.get(session);
+  assert.ok(copy !== undefined);
+  b.endpoint.endSession(copy, "idle");
+  assert.equal(b.endpoint.sessions.has(session), false, "B dropped its copy");
+  const second = await streamsOf();
+  assert.deepEqual(
+    second.filter((id) => first.includes(id)),
+    [],
+    `the new copy's streams (${second.join(", ")}) reuse ids of the earlier copy's (${first.join(", ")})`,
+  );
 });
 
 test("CL-04 (sim 'd'): a session DELETEd on node B while node A's save of it is still on its way stays ended: the late save does not bring it back", async () => {

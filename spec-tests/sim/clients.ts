@@ -34,6 +34,8 @@ export interface ClientHost {
   readonly lossy: boolean;
   /** List changes made so far (flip calls on any node). */
   changes(): number;
+  /** List changes made at or after world time `time`. */
+  changesSince(time: number): number;
   trace(line: string): void;
 }
 
@@ -134,8 +136,8 @@ export class SessionClient extends BaseClient {
   private get: Slot | undefined;
   private getOpening = false;
   private lastGetEventId: string | undefined;
-  /** List changes made before initialize was sent, and before the session was known operating. */
-  changesBeforeInit = 0;
+  /** The world time initialize was sent at; the list changes made before the session was known operating. */
+  initAt = 0;
   changesBeforeOperating = 0;
   readonly listChanged = new Set<string>();
   /** A DELETE answered 2xx: no node may serve the session after. */
@@ -191,7 +193,7 @@ export class SessionClient extends BaseClient {
 
   private initialize(): void {
     this.phase = "initializing";
-    this.changesBeforeInit = this.host.changes();
+    this.initAt = this.host.world.time.now;
     const body = {
       jsonrpc: "2.0",
       id: 0,

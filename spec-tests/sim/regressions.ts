@@ -1,7 +1,8 @@
 // The simulation's reproducers: each a shrunk episode (episode.ts describe()) that once broke
 // an invariant, keyed by what it broke. A `fixed` one must pass now; a `knownOpen` one names a
 // loss the cluster still has (issue 6/7): sim.test.ts checks that the simulation still finds it,
-// and once its fix lands it moves to `fixed`.
+// and once its fix lands it moves to `fixed`; a `documented` one shows a behaviour RULES.md
+// allows (the invariant checks the promise exactly): it must pass and still show the behaviour.
 //
 // Invariant: every kind in KNOWN_OPEN has at least one reproducer here, and nothing else is open.
 
@@ -15,7 +16,7 @@ export interface Reproducer {
   readonly kind: ViolationKind;
   readonly why: string;
   readonly config: Config;
-  readonly status: "knownOpen" | "fixed";
+  readonly status: "knownOpen" | "fixed" | "documented";
 }
 
 function config(
@@ -87,11 +88,25 @@ export const REPRODUCERS: readonly Reproducer[] = [
     status: "fixed",
   },
   {
+    bug: "h",
+    kind: "event-changed",
+    why: "the same after other changes moved seed 1004's streams: a node crashed and restarted numbers its streams as its earlier start did (found again with the nonce per start taken out)",
+    config: config(210, 25, 2, 2, 0, { crash: true }),
+    status: "fixed",
+  },
+  {
+    bug: "f",
+    kind: "stream-ended-early",
+    why: "a reader that ends on any news naming another reader (claims not counted) ends on news from before its own claim: a resumed stream ends without its answer, with no fault at all (found with the claim count taken out)",
+    config: config(268, 51, 3, 3, 2),
+    status: "fixed",
+  },
+  {
     bug: "i",
     kind: "notification-duplicated",
-    why: "a change made on one node just before a session began there reaches it late through another node's copy (the bus's delay): one tools/list_changed more than were made while it was operating",
+    why: "a change made on one node 3 ms before a session began on another reaches it through the bus (12 ms): a spare tools/list_changed, which CL-09 allows for a change made within the bus's delay before the session began",
     config: config(145, 8, 3, 3, 2, { busDelayMs: 12 }),
-    status: "knownOpen",
+    status: "documented",
   },
   {
     bug: "j",
@@ -112,6 +127,20 @@ export const REPRODUCERS: readonly Reproducer[] = [
     kind: "notification-lost",
     why: "with a slow store, one tools/list_changed of 14 made while the session was operating never reaches it",
     config: config(1007853, 14, 3, 3, 0, { storeSlowMs: 37 }),
+    status: "fixed",
+  },
+  {
+    bug: "m",
+    kind: "stream-ended-early",
+    why: "a claim of a call's stream by a reader on another node, delayed on the bus past the client's later resume on the writer itself, ended that resume without the answer",
+    config: config(24137, 51, 3, 2, 1, { busDelayMs: 25 }),
+    status: "fixed",
+  },
+  {
+    bug: "n",
+    kind: "event-changed",
+    why: "a node that dropped its copy of a session (the session DELETEd elsewhere while a slow store still let a call through) made a new copy that numbered its streams from s0 again: an event id named two events",
+    config: config(302210, 45, 4, 2, 0, { storeSlowMs: 32, crash: true }),
     status: "fixed",
   },
 ];

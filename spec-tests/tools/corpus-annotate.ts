@@ -27,7 +27,7 @@ type Obj = { [key: string]: Json };
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
-export const CORPUS_VERSION = "3.1.0";
+export const CORPUS_VERSION = "3.2.0";
 
 /** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
 const ENGINE_CONFIG = [
@@ -111,7 +111,8 @@ function listedNamesUsedLater(call: Obj, steps: readonly Obj[], from: number): b
     const list = result[key];
     if (!Array.isArray(list)) continue;
     for (const entry of list) {
-      if (isObj(entry) && typeof entry.name === "string") names.add(entry.name);
+      // A discovered tool is the implementation's own: its listing names it whatever the host lists.
+      if (isObj(entry) && typeof entry.name === "string" && !entry.name.startsWith("$tool:")) names.add(entry.name);
       if (isObj(entry) && typeof entry.uri === "string") names.add(entry.uri);
     }
   }
@@ -127,6 +128,20 @@ function independentAnswer(call: Obj, method: string | undefined): boolean {
   if (INERT_ANSWER.has(method)) return true;
   return SPEC_FIXED_ANSWER.has(method) && call.op === "respond" && isObj(call.result) && Object.keys(call.result).length === 0;
 }
+
+/** The wire form of a CreateTaskResult the implementation gives on its own: the 2025-11-25 Task, any values of its own. */
+const CREATED_TASK: Obj = {
+  task: {
+    taskId: "$type:string",
+    status: "working",
+    statusMessage: { "$if-present": "$type:string" },
+    createdAt: "$type:string",
+    lastUpdatedAt: "$type:string",
+    ttl: { $oneOf: ["$type:number", "$type:null"] },
+    pollInterval: { "$if-present": "$type:number" },
+  },
+  _meta: { "$if-present": "$type:object" },
+};
 
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const SERVER_INFO_META = "io.modelcontextprotocol/serverInfo";
@@ -255,7 +270,9 @@ function wireMessage(
   if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
     if (refusalOnly.has(idKey(out.id as Json)) && isObj(out.error))
       return { jsonrpc: "2.0", id: out.id as Json, error: { code: out.error.code as Json, message: "$type:string" } };
-    const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: "$type:object" };
+    // A task the implementation creates is its own, but its answer is CreateTaskResult, a task starting `working` (TK-03, TK-02).
+    const created = isObj(out.result) && isObj(out.result.task);
+    const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: created ? CREATED_TASK : "$type:object" };
     // Tolerated refusals: of a name the implementation does not know (invalid params, resource not
     // found), and the code the fixture's own host answered with.
     return answered.length > 0
@@ -422,7 +439,13 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
         step.wire = "answer";
         // An answer the specification fixes ({} from setLevel or subscribe) is a result: later commands rely on its effect.
         const fixed = SPEC_FIXED_ANSWER.has(method ?? "") && call.op === "respond";
-        const codes = tolerant && !fixed ? [-32602, -32002] : [];
+        // A discovered tool is one the implementation lists: a refusal of its name is no tolerated answer.
+        const discovered = steps.some((s) =>
+          messagesOf(s.in).some(
+            (m) => idKey(m.id) === key && isObj(m.params) && typeof m.params.name === "string" && m.params.name.startsWith("$tool:"),
+          ),
+        );
+        const codes = tolerant && !fixed && !discovered ? [-32602, -32002] : [];
         if (call.op === "respondError" && typeof call.code === "number" && !codes.includes(call.code)) codes.push(call.code);
         selfAnswered.set(key, codes);
         answerAt.set(key, i);
@@ -537,6 +560,12 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   for (const sub of undeclaredSubCapabilities(steps, capabilities)) without.add(sub);
   if (without.size > 0) requires.without = [...without].sort();
   if (tools.size > 0) requires.tools = [...tools].sort();
+  // Discovered tools: the runner finds each in the target's listing by what its `like` asks.
+  if (isObj(header.discover)) {
+    const discover: Obj = {};
+    for (const [alias, own] of Object.entries(header.discover)) if (isObj(own) && isObj(own.like)) discover[alias] = own.like;
+    requires.discover = discover;
+  }
   // A 2026-07-28 fixture that opens without a complete envelope assumes a server speaking only that
   // revision: a dual-era one would take the opening for the session era.
   const first = steps.map((s) => messagesOf(s.in)[0]).find((m) => m !== undefined);

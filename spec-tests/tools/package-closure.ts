@@ -26,7 +26,7 @@ interface Manifest {
 /** The relative modules `file` names: imports, re-exports, import() types and references. */
 function named(file: string, text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g))
+  for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)["'](\.{1,2}\/[^"']+)["']/g))
     out.push(resolve(dirname(file), m[1] as string));
   for (const m of text.matchAll(/\/\/\/\s*<reference\s+path="([^"]+)"/g)) out.push(resolve(dirname(file), m[1] as string));
   return out;

@@ -1,26 +1,34 @@
 // The client role of `mcp-engine conform` (fixtures/FORMAT.md, "Client role"): the runner plays
 // the server of each client fixture over the client's stdio, through the relay a client runs as
-// its server command (client-target.ts). `in` steps are what the server sends, `out` steps what
-// the client must send; the client performs its own host commands, told which case it is in by
-// MCP_CONFORMANCE_SCENARIO (the fixture id) and MCP_CONFORM_VERSION.
+// its server command (client-target.ts), or over Streamable HTTP at a URL it serves and passes to
+// the client's command (client-http-target.ts). `in` steps are what the server sends, `out` steps
+// what the client must send; the client performs its own host commands, told which case it is in
+// by MCP_CONFORMANCE_SCENARIO (the fixture id) and MCP_CONFORM_VERSION.
 //
 // Black box: a client picks its own request ids, client info and capabilities, so its initialize
 // is matched by shape and its request ids are captured and put into the server's answers. A case
 // applies when its only host command is the client's own initialize (in the session era) and the
 // fixture sets no engine configuration; the rest is reported not-applicable with that need.
 // Every message is held to the runner's global checks: JSON-RPC lines (M-01), one answer per
-// request (JR-01), answers only to ids the server sent (ID-04).
+// request (JR-01), answers only to ids the server sent (ID-04); over HTTP also the transport's
+// headers (HTTP-01, HTTP-03, L-07). Over HTTP a case applies only where it has an HTTP meaning:
+// no raw bytes or end of stdin, and no 2024-11-05 (whose HTTP transport is HTTP+SSE).
 
 import type { CaseResult, RuleLevel } from "./types.js";
 import { compare, type Bindings } from "./match.js";
 import { declares, loadFixtures, type FixtureHeader, type Step } from "./fixtures.js";
-import { ClientTarget } from "./client-target.js";
+import { ClientTarget, type ClientChannel } from "./client-target.js";
+import { ClientHttpTarget } from "./client-http-target.js";
 import { Failure, Ledger, substitute, transportStep } from "./replay.js";
 import { runJobs } from "./passes.js";
 import type { Received } from "./target.js";
 
+export type ClientTransport = "stdio" | "http";
+
 export interface ClientRunOptions {
   readonly fixturesDir: string;
+  /** Default stdio: the relay; http: a URL the runner serves, passed as the client's last argument. */
+  readonly transport?: ClientTransport;
   readonly only?: string;
   readonly timeoutMs: number;
   /** Silence that ends a `quiet` when no ping barrier can be sent. */
@@ -51,12 +59,22 @@ export function clientNotApplicable(header: FixtureHeader): string | undefined {
   return undefined;
 }
 
+/** Undefined when the case means the same over Streamable HTTP; otherwise why it is stdio only. */
+export function httpNotApplicable(steps: readonly Step[], version: string): string | undefined {
+  if (version === "2024-11-05") return "stdio: 2024-11-05 has no Streamable HTTP (its HTTP transport is HTTP+SSE)";
+  for (const step of steps) {
+    if ("in_bytes" in step || "in_hex" in step) return "stdio: raw bytes on the client's stdin have no HTTP counterpart";
+    if ("eof" in step) return "stdio: the end of the client's stdin has no HTTP counterpart";
+  }
+  return undefined;
+}
+
 class Unjudgeable {
   constructor(readonly reason: string) {}
 }
 
 interface ClientCase {
-  readonly target: ClientTarget;
+  readonly target: ClientChannel;
   readonly version: string;
   readonly header: FixtureHeader;
   readonly bindings: Bindings;
@@ -134,7 +152,7 @@ function answerFor(state: ClientCase, value: unknown): unknown {
 }
 
 function barrier(state: ClientCase): string | undefined {
-  if (!state.target.canWrite || state.partialLine) return undefined;
+  if (!state.target.reachesClient || state.partialLine) return undefined;
   state.barriers++;
   return JSON.stringify({ jsonrpc: "2.0", id: `${BARRIER}${state.barriers}`, method: "ping" }) + "\n";
 }
@@ -148,11 +166,19 @@ function answersOpen(step: Step, message: unknown): boolean {
 const isBarrierAnswer = (m: unknown): boolean =>
   isRecord(m) && typeof m.id === "string" && m.id.startsWith(BARRIER) && !Object.hasOwn(m, "method");
 
+/** A transport rule the client broke (over HTTP, its headers), as the case's failure. */
+function transportFailure(state: ClientCase): Failure | undefined {
+  const broken = state.target.violation();
+  return broken === undefined ? undefined : new Failure(broken.rule, "MUST", broken.reason);
+}
+
 /** The next message of the client: malformed lines and the global checks fail at once; barrier answers are passed over. */
 async function next(state: ClientCase, ms: number): Promise<Received | Failure | undefined> {
   const deadline = Date.now() + (state.target.heardFrom ? ms : Math.max(ms, CLIENT_STARTUP_MS));
   for (;;) {
     const entry = await state.target.next(Math.max(1, deadline - Date.now()));
+    const broken = transportFailure(state);
+    if (broken !== undefined) return broken;
     if (entry === undefined) return undefined;
     if (entry.kind === "malformed") return new Failure("M-01", "MUST", `a line that is not JSON: ${entry.line.slice(0, 200)}`);
     if (isBarrierAnswer(entry.value)) continue;
@@ -173,6 +199,8 @@ async function expectOut(state: ClientCase, step: Step, timeoutMs: number): Prom
       const got = await next(state, timeoutMs);
       if (got instanceof Failure) return got;
       if (got === undefined || got.kind !== "message") {
+        const stranded = state.target.stranded();
+        if (stranded !== undefined) return new Unjudgeable(stranded);
         const problem = `expected ${JSON.stringify(wire).slice(0, 300)}, got nothing`;
         if (!informative(level)) return new Failure(rule, level, problem);
         state.deviations.push(`${rule} (${level}): ${problem}`);
@@ -216,7 +244,7 @@ async function expectQuiet(state: ClientCase, step: Step, timeoutMs: number, gra
     if (entry === undefined) return undefined;
     if (entry.kind === "malformed") return new Failure("M-01", "MUST", `a line that is not JSON: ${entry.line.slice(0, 200)}`);
     if (isBarrierAnswer(entry.value)) return undefined;
-    const global = state.ledger.check(entry.value);
+    const global = transportFailure(state) ?? state.ledger.check(entry.value);
     if (global !== undefined) return global;
     if (answersOpen(step, entry.value)) continue;
     const problem = `expected nothing, got ${JSON.stringify(entry.value).slice(0, 300)}`;
@@ -251,9 +279,9 @@ async function runSteps(state: ClientCase, steps: readonly Step[], options: Clie
   await state.target.stop(1500);
   for (;;) {
     const entry = await state.target.next(0);
-    if (entry === undefined) return undefined;
+    if (entry === undefined) return transportFailure(state);
     if (entry.kind !== "message" || isBarrierAnswer(entry.value)) continue;
-    const global = state.ledger.check(entry.value);
+    const global = transportFailure(state) ?? state.ledger.check(entry.value);
     if (global !== undefined) return global;
     if (lastQuiet !== undefined && !answersOpen(lastQuiet, entry.value)) {
       const level = (lastQuiet.level ?? "MUST") as RuleLevel;
@@ -264,8 +292,8 @@ async function runSteps(state: ClientCase, steps: readonly Step[], options: Clie
   }
 }
 
-/** Before the server may write, the client must have started it: the relay's connection is awaited with the first step. */
-async function connected(target: ClientTarget, ms: number): Promise<boolean> {
+/** Before the server may write, the client must have started it (stdio: the relay's connection; HTTP: its first request). */
+async function connected(target: ClientChannel, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (!target.canWrite && !target.exited && Date.now() < deadline) await new Promise<void>((resolve) => setTimeout(resolve, 20));
   return target.canWrite;
@@ -280,14 +308,10 @@ export async function replayClientCase(
   args: readonly string[],
   options: ClientRunOptions,
 ): Promise<CaseResult> {
-  const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules };
-  const started = await ClientTarget.start({
-    command,
-    args,
-    scenario: header.fixture,
-    version,
-    ...(options.env !== undefined ? { env: options.env } : {}),
-  });
+  const transport = options.transport ?? "stdio";
+  const base = { fixture: header.fixture, version, transport, rules: header.rules };
+  const targetOptions = { command, args, scenario: header.fixture, version, ...(options.env !== undefined ? { env: options.env } : {}) };
+  const started = await (transport === "http" ? ClientHttpTarget.start(targetOptions) : ClientTarget.start(targetOptions));
   if (typeof started === "string") return { ...base, level: "MUST", outcome: "not-applicable", reason: started };
   const state: ClientCase = {
     target: started,
@@ -307,7 +331,10 @@ export async function replayClientCase(
         ...base,
         level: "MUST",
         outcome: "not-applicable",
-        reason: "a client that starts the server command it is given (MCP_CONFORM_SERVER_COMMAND, or its last arguments)",
+        reason:
+          transport === "http"
+            ? `a client that connects to the URL it is given (its last argument) within ${CLIENT_STARTUP_MS} ms`
+            : "a client that starts the server command it is given (MCP_CONFORM_SERVER_COMMAND, or its last arguments)",
       };
     const failure = await runSteps(state, steps, options);
     const deviations = state.deviations.length > 0 ? { deviations: state.deviations } : {};
@@ -325,9 +352,11 @@ export async function runClientConformance(command: string, args: readonly strin
   const jobs: (() => Promise<CaseResult>)[] = [];
   for (const { header, steps } of fixtures) {
     if (options.only !== undefined && !header.fixture.startsWith(options.only)) continue;
-    const missing = clientNotApplicable(header);
+    const transport = options.transport ?? "stdio";
+    const own = clientNotApplicable(header);
     for (const version of header.versions) {
-      const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules, level: "MUST" as const };
+      const base = { fixture: header.fixture, version, transport, rules: header.rules, level: "MUST" as const };
+      const missing = own ?? (transport === "http" ? httpNotApplicable(steps, version) : undefined);
       if (missing !== undefined) jobs.push(async () => ({ ...base, outcome: "not-applicable", reason: missing }));
       else jobs.push(() => replayClientCase(header, steps, version, command, args, options));
     }

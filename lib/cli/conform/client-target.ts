@@ -15,8 +15,8 @@ import { fileURLToPath } from "node:url";
 import { childEnvironment } from "../../hosts/spawn-env.js";
 import { Lines, type Received } from "./target.js";
 
-/** What the client wrote, line by line, with a wait that always ends. */
-class LineInbox {
+/** What the client wrote, line by line (or message by message over HTTP), with a wait that always ends. */
+export class LineInbox {
   private readonly entries: Received[] = [];
   private wake: (() => void) | undefined;
   private closed = false;
@@ -32,6 +32,12 @@ class LineInbox {
   });
   push(chunk: Uint8Array): void {
     this.lines.push(chunk);
+  }
+  /** One message (or a body that is not JSON) that arrived whole, as over HTTP. */
+  add(entry: Received): void {
+    this.heardFrom = true;
+    this.entries.push(entry);
+    this.notify();
   }
   close(): void {
     this.closed = true;
@@ -61,6 +67,47 @@ class LineInbox {
   }
 }
 
+/** What the client role's replay (client-replay.ts) needs of a client under test, over either transport. */
+export interface ClientChannel {
+  readonly exited: boolean;
+  readonly heardFrom: boolean;
+  /** The server may write now (over HTTP: the client has sent something, so it is there). */
+  readonly canWrite: boolean;
+  /** A message the server starts (a ping barrier) reaches the client now, not only once it opens a stream. */
+  readonly reachesClient: boolean;
+  write(bytes: Uint8Array | string): void;
+  closeStdin(): void;
+  next(ms: number): Promise<Received | undefined>;
+  unshift(entry: Received): void;
+  stop(ms: number): Promise<void>;
+  /** A transport rule the client broke (over HTTP: headers), checked with every message. */
+  violation(): { readonly rule: string; readonly reason: string } | undefined;
+  /** Why what the server wrote has not reached the client (over HTTP: no stream open for it), if so. */
+  stranded(): string | undefined;
+}
+
+/** The variables that tell a client under test which case it is in (fixtures/FORMAT.md, "Client role"). */
+export function caseEnvironment(options: ClientTargetOptions): Record<string, string | undefined> {
+  return {
+    ...childEnvironment(options.env, false),
+    MCP_CONFORM: "1",
+    MCP_CONFORMANCE_SCENARIO: options.scenario,
+    MCP_CONFORM_VERSION: options.version,
+  };
+}
+
+/** Ends a client under test: waits up to `ms` for it to exit, then kills it. */
+export async function stopClient(child: ChildProcess | undefined, ms: number): Promise<void> {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const timer = (wait: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, wait));
+  await Promise.race([exited, timer(ms)]);
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill("SIGKILL");
+    await Promise.race([exited, timer(500)]);
+  }
+}
+
 export interface ClientTargetOptions {
   readonly command: string;
   readonly args: readonly string[];
@@ -77,7 +124,7 @@ export function relayCommand(address: string): string[] {
   return [process.execPath, fileURLToPath(new URL("../main.js", import.meta.url)), "conform-relay", address];
 }
 
-export class ClientTarget {
+export class ClientTarget implements ClientChannel {
   private readonly listener: Server;
   private child: ChildProcess | undefined;
   private socket: Socket | undefined;
@@ -111,13 +158,7 @@ export class ClientTarget {
     const address = listener.address();
     const port = typeof address === "object" && address !== null ? address.port : 0;
     const server = relayCommand(`127.0.0.1:${port}`);
-    const env: Record<string, string | undefined> = {
-      ...childEnvironment(options.env, false),
-      MCP_CONFORM: "1",
-      MCP_CONFORMANCE_SCENARIO: options.scenario,
-      MCP_CONFORM_VERSION: options.version,
-      MCP_CONFORM_SERVER_COMMAND: JSON.stringify(server),
-    };
+    const env = { ...caseEnvironment(options), MCP_CONFORM_SERVER_COMMAND: JSON.stringify(server) };
     const child = spawn(options.command, [...options.args, ...server], { stdio: ["ignore", "ignore", "pipe"], env });
     target.child = child;
     child.stderr.on("data", (chunk) => options.stderr?.(new TextDecoder().decode(chunk)));
@@ -159,6 +200,18 @@ export class ClientTarget {
     return this.socket !== undefined && !this.serverEnded && !this.ended;
   }
 
+  get reachesClient(): boolean {
+    return this.canWrite;
+  }
+
+  violation(): undefined {
+    return undefined;
+  }
+
+  stranded(): undefined {
+    return undefined;
+  }
+
   next(ms: number): Promise<Received | undefined> {
     return this.inbox.next(ms);
   }
@@ -170,16 +223,7 @@ export class ClientTarget {
   /** Ends the server side, waits up to `ms` for the client to exit, then kills it; the listener closes. */
   async stop(ms: number): Promise<void> {
     this.closeStdin();
-    const child = this.child;
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
-      const timer = (wait: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, wait));
-      await Promise.race([exited, timer(ms)]);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGKILL");
-        await Promise.race([exited, timer(500)]);
-      }
-    }
+    await stopClient(this.child, ms);
     this.socket?.destroy();
     await new Promise<void>((resolve) => this.listener.close(() => resolve()));
   }

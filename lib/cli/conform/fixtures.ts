@@ -9,6 +9,7 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { MODERN_VERSIONS } from "../../rules/versions.js";
+import { missingTool, type ToolPattern } from "./discovery.js";
 
 export interface Requires {
   readonly host?: readonly string[];
@@ -27,6 +28,15 @@ export interface Requires {
   readonly triggers?: boolean;
   /** A published target profile whose settings the fixture's configuration is (FORMAT.md "Target profiles"): judged only in that pass. */
   readonly profile?: string;
+  /** Tools the case finds in the target's listing by what it declares, by alias (FORMAT.md "Discovered tools"). */
+  readonly discover?: Readonly<Record<string, ToolPattern>>;
+}
+
+/** The fixture's own stand-in for a discovered tool: what its host lists, for the engine's replay and an adapter. */
+export interface OwnTool {
+  readonly name: string;
+  readonly arguments?: Record<string, unknown>;
+  readonly like: ToolPattern;
 }
 
 export interface FixtureHeader {
@@ -40,6 +50,7 @@ export interface FixtureHeader {
   readonly profile?: string;
   readonly tags?: readonly string[];
   readonly requires?: Requires;
+  readonly discover?: Readonly<Record<string, OwnTool>>;
 }
 
 export type Step = Record<string, unknown>;
@@ -89,6 +100,8 @@ export interface TargetProfile {
   readonly capabilities: Record<string, unknown>;
   /** Tools it offers, by name (the conformance profile's `slow` and trigger tools, FORMAT.md). */
   readonly tools: ReadonlySet<string>;
+  /** Its tools/list entries as listed (one page), where discovered tools are found. */
+  readonly listing?: readonly unknown[];
   readonly adapter?: AdapterSupport;
   /** Under --profiles: the pass's target profile, and whether the target announced it runs it. */
   readonly pass?: PassProfile;
@@ -164,7 +177,7 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
   for (const key of requires.without ?? []) if (declaresPath(target.capabilities, key)) return `no ${key} capability`;
   for (const tool of requires.tools ?? []) if (!target.tools.has(tool)) return `tool ${tool} of the conformance profile`;
-  return undefined;
+  return missingTool(header, target.listing ?? []);
 }
 
 /** The need of a case that names no profile, in a pass whose profile changes settings (passes.ts leaves it out of a case's reasons). */

@@ -4,7 +4,8 @@
 //   mcp-engine conform [--role server] [--profile P | --profiles A,B] [--baseline FILE] [--format text|json|tap|junit]
 //                      [--only PREFIX] [--timeout MS] [--adapter] [--newest] -- <command...>     stdio
 //   mcp-engine conform [...] <url>                                      Streamable HTTP (fixtures/http/)
-//   mcp-engine conform --role client [...] -- <client command...>       the client role (client-replay.ts)
+//   mcp-engine conform --role client [--transport stdio|http] [...] -- <client command...>
+//                                                                       the client role (client-replay.ts)
 //
 // Before the cases, the target is probed: one initialize per session version (which versions
 // it echoes, which capabilities and tools it declares), one server/discover for 2026-07-28,
@@ -15,13 +16,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runHttpConformance } from "./http.js";
+import { stepsWithTools } from "./discovery.js";
 import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
 import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type ConformMode, type Format } from "./report.js";
 import { caseVersions, parseProfileNames, profileEnvironment, runJobs, runPasses, type CaseFilter } from "./passes.js";
 import { announcedProfiles, capabilityMismatch, hasSettings, PUBLISHED_PROFILES } from "./target-profiles.js";
 import { replayCase, STARTUP_MS, type ReplayOptions } from "./replay.js";
 import { StdioTarget } from "./target.js";
-import { runClientConformance } from "./client-replay.js";
+import { runClientConformance, type ClientTransport } from "./client-replay.js";
 import type { CaseResult } from "./types.js";
 import { MODERN_VERSIONS, SESSION_VERSIONS } from "../../rules/versions.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../../rules/modern.js";
@@ -39,6 +41,8 @@ options:
                            each client fixture; the client's command gets a server command appended (and
                            in MCP_CONFORM_SERVER_COMMAND, a JSON array) that connects back to the runner,
                            and the case in MCP_CONFORMANCE_SCENARIO (fixture id) and MCP_CONFORM_VERSION
+  --transport stdio|http   with --role client (default stdio). http: the runner serves each case at
+                           http://127.0.0.1:<port>/mcp and appends that URL to the client's command instead
   --profile P              the capability profile the target runs (fixtures/manifest.json "profiles");
                            default: learned from the target's initialize result
   --profiles A,B|all       one pass per target profile (fixtures/manifest.json "targetProfiles";
@@ -63,6 +67,7 @@ exit: 0 no unexpected failure, 1 an unexpected MUST/SHOULD failure or a stale ba
 /** The options conform accepts, for the close match of a mistyped one. */
 const CONFORM_FLAGS = [
   "--role",
+  "--transport",
   "--profile",
   "--profiles",
   "--baseline",
@@ -77,6 +82,8 @@ const CONFORM_FLAGS = [
 
 export interface ConformArgs {
   role: "server" | "client";
+  /** --transport: how the client role reaches the client under test. */
+  transport: ClientTransport;
   profile: string | undefined;
   /** --profiles: the target profiles, one pass each (fixtures/FORMAT.md, "Target profiles"). */
   profiles: readonly string[] | undefined;
@@ -96,6 +103,7 @@ export interface ConformArgs {
 export function parseConformArgs(argv: readonly string[]): { ok: true; args: ConformArgs } | { ok: false; problem: string } {
   const args: ConformArgs = {
     role: "server",
+    transport: "stdio",
     profile: undefined,
     profiles: undefined,
     baseline: undefined,
@@ -134,6 +142,11 @@ export function parseConformArgs(argv: readonly string[]): { ok: true; args: Con
         if (value !== "server" && value !== "client")
           return { ok: false, problem: `--role takes server or client; got ${JSON.stringify(value)}` };
         args.role = value;
+        break;
+      case "--transport":
+        if (value !== "stdio" && value !== "http")
+          return { ok: false, problem: `--transport takes stdio or http; got ${JSON.stringify(value)}` };
+        args.transport = value;
         break;
       case "--profile":
         if (args.profiles !== undefined)
@@ -314,6 +327,7 @@ export async function probeTarget(
   let capabilities: Record<string, unknown> | undefined;
   let serverInfo: unknown;
   let tools = new Set<string>();
+  let listing: unknown[] = [];
   for (const version of SESSION_VERSIONS) {
     const result = await probeSession(spawn, version, ms);
     collect();
@@ -321,7 +335,10 @@ export async function probeTarget(
     versions.add(version);
     if (isRecord(result.capabilities)) capabilities = result.capabilities;
     serverInfo = result.serverInfo;
-    if (Array.isArray(result.tools)) tools = new Set(result.tools.filter(isRecord).map((t) => String(t.name)));
+    if (Array.isArray(result.tools)) {
+      listing = result.tools;
+      tools = new Set(result.tools.filter(isRecord).map((t) => String(t.name)));
+    }
   }
   const discovered = await probeModern(spawn, ms);
   collect();
@@ -338,7 +355,7 @@ export async function probeTarget(
   }
   if (versions.size === 0 && adapter === undefined) return "the target answered no initialize and no server/discover";
   return {
-    profile: { versions, capabilities: capabilities ?? {}, tools, ...(adapter !== undefined ? { adapter } : {}) },
+    profile: { versions, capabilities: capabilities ?? {}, tools, listing, ...(adapter !== undefined ? { adapter } : {}) },
     serverInfo,
     announced,
   };
@@ -380,7 +397,10 @@ export async function runStdioConformance(command: string, args: readonly string
         options.role === "client" ? "a client under test (stdio replay covers servers)" : notApplicable(header, version, options.profile);
       const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules, level: "MUST" as const };
       if (missing !== undefined) jobs.push(async () => ({ ...base, outcome: "not-applicable", reason: missing }));
-      else jobs.push(() => replayCase(header, steps, version, replay));
+      else {
+        const bound = stepsWithTools(header, steps, options.profile.listing ?? [], replay.adapter);
+        jobs.push(() => replayCase(header, bound, version, replay));
+      }
     }
   }
   return runJobs(jobs, options.concurrency ?? 4);
@@ -483,6 +503,10 @@ export async function conformMain(argv: readonly string[], write: (text: string)
   for (const name of missing) warn(`mcp-engine conform: --env ${untrustedText(name)}: not set here, so not passed to the target\n`);
   const withEnv = args.env.length > 0 ? { env } : {};
   let results: readonly CaseResult[];
+  if (args.role === "server" && args.transport === "http") {
+    warn(usageErrorLine("conform", "--transport http is for --role client; a server is judged over HTTP by giving its URL"));
+    return 2;
+  }
   if (args.role === "client") {
     if (target.kind === "url" || args.profiles !== undefined || args.adapter || args.profile !== undefined) {
       warn(usageErrorLine("conform", "--role client takes -- <client command...>, without --profile(s) or --adapter"));
@@ -490,6 +514,7 @@ export async function conformMain(argv: readonly string[], write: (text: string)
     }
     results = await runClientConformance(target.command, target.args, {
       fixturesDir,
+      transport: args.transport,
       timeoutMs: args.timeoutMs,
       ...(args.only !== undefined ? { only: args.only } : {}),
       ...withEnv,

@@ -1,0 +1,116 @@
+// Discovered tools (fixtures/FORMAT.md, "Discovered tools", J19): which listed tool a black-box
+// runner may call and picks for a pattern, the arguments it builds, applicability when no tool
+// fits, and the placeholders replaced in a case's steps (by the listing, or by the fixture's own
+// stand-in when an adapter replays its host).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { bindTools, callableArguments, discoverTool, stepsWithTools } from "../../lib/cli/conform/discovery.js";
+import { notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
+
+const harmless = { readOnlyHint: true, openWorldHint: false };
+const tool = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name,
+  inputSchema: { type: "object" },
+  annotations: harmless,
+  ...extra,
+});
+
+test("only a tool annotated closed-world and read-only or non-destructive is callable", () => {
+  assert.deepEqual(callableArguments(tool("a")), {});
+  assert.deepEqual(callableArguments(tool("b", { annotations: { destructiveHint: false, openWorldHint: false } })), {});
+  assert.equal(callableArguments(tool("c", { annotations: { readOnlyHint: true } })), undefined, "open world by default");
+  assert.equal(callableArguments(tool("d", { annotations: { openWorldHint: false } })), undefined, "destructive by default");
+  assert.equal(callableArguments(tool("e", { annotations: undefined })), undefined);
+  assert.equal(callableArguments({ inputSchema: { type: "object" }, annotations: harmless }), undefined, "no name");
+  assert.equal(callableArguments(tool("f", { inputSchema: "object" })), undefined, "no schema object");
+});
+
+test("required properties of a plain scalar type are filled by type; any other required property rules the tool out", () => {
+  const schema = (properties: Record<string, unknown>, required: unknown): Record<string, unknown> => ({
+    inputSchema: { type: "object", properties, required },
+  });
+  assert.deepEqual(
+    callableArguments(
+      tool(
+        "t",
+        schema({ s: { type: "string", description: "x" }, n: { type: "number" }, i: { type: "integer" }, b: { type: "boolean" } }, [
+          "s",
+          "n",
+          "i",
+          "b",
+        ]),
+      ),
+    ),
+    { s: "conform", n: 1, i: 1, b: false },
+  );
+  assert.deepEqual(callableArguments(tool("t", schema({ s: { type: "string" }, opt: { type: "string" } }, ["s"]))), { s: "conform" });
+  assert.equal(callableArguments(tool("t", schema({ s: { type: "string", enum: ["a"] } }, ["s"]))), undefined, "enum");
+  assert.equal(callableArguments(tool("t", schema({ s: { type: "string", format: "uri" } }, ["s"]))), undefined, "format");
+  assert.equal(callableArguments(tool("t", schema({ o: { type: "object" } }, ["o"]))), undefined, "object type");
+  assert.equal(callableArguments(tool("t", schema({}, ["missing"]))), undefined, "required but not a property");
+  assert.equal(callableArguments(tool("t", schema({}, "s"))), undefined, "required not an array");
+  // A property named like a prototype key is set as an own property, never through the prototype.
+  const args = callableArguments(
+    tool("t", schema(JSON.parse('{"__proto__": {"type": "string"}}') as Record<string, unknown>, ["__proto__"])),
+  );
+  assert.equal(Object.getPrototypeOf(args), Object.prototype);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(args, "__proto__")?.value, "conform");
+});
+
+test("TK-08: the first callable tool meeting the pattern is picked, absent taskSupport standing for an unmarked tool", () => {
+  const listing = [
+    tool("unsafe", { annotations: {}, execution: { taskSupport: "required" } }),
+    tool("plain"),
+    tool("must", { execution: { taskSupport: "required" } }),
+    tool("either", { execution: { taskSupport: "optional" } }),
+  ];
+  assert.equal(discoverTool({ taskSupport: ["required"] }, listing)?.name, "must");
+  assert.equal(discoverTool({ taskSupport: ["forbidden", "absent"] }, listing)?.name, "plain");
+  assert.equal(discoverTool({ taskSupport: ["optional", "required"] }, listing)?.name, "must");
+  assert.equal(discoverTool({}, listing)?.name, "plain");
+  assert.equal(discoverTool({ taskSupport: ["forbidden"] }, listing), undefined);
+});
+
+const header: FixtureHeader = {
+  fixture: "server/tasks/x",
+  role: "server",
+  versions: ["2025-11-25"],
+  rules: ["TK-08"],
+  requires: { era: "session", capabilities: { tools: {} }, discover: { required: { taskSupport: ["required"] } } },
+  discover: { required: { name: "own", arguments: { a: 1 }, like: { taskSupport: ["required"] } } },
+};
+const target = (listing: readonly unknown[], adapter = false): TargetProfile => ({
+  versions: new Set(["2025-11-25"]),
+  capabilities: { tools: {} },
+  tools: new Set<string>(),
+  listing,
+  ...(adapter ? { adapter: { ops: new Set<string>(), clock: false, config: new Set<string>(), strict: false } } : {}),
+});
+
+test("TK-08: a case whose alias no listed tool meets is not applicable, naming the alias; an adapter's own tool stands in", () => {
+  assert.match(notApplicable(header, "2025-11-25", target([tool("plain")])) ?? "", /a tool like required/);
+  assert.equal(notApplicable(header, "2025-11-25", target([tool("must", { execution: { taskSupport: "required" } })])), undefined);
+  assert.equal(notApplicable(header, "2025-11-25", target([], true)), undefined);
+});
+
+test("TK-08: placeholders become the discovered tool's name and arguments, or the fixture's own through an adapter", () => {
+  const steps = [
+    { in: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "$tool:required", arguments: "$arguments:required" } } },
+    { note: "$tool:other stays" },
+  ];
+  const listing = [
+    tool("must", {
+      execution: { taskSupport: "required" },
+      inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+    }),
+  ];
+  assert.deepEqual(stepsWithTools(header, steps, listing, false)[0], {
+    in: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "must", arguments: { q: "conform" } } },
+  });
+  assert.deepEqual(stepsWithTools(header, steps, [], true)[0], {
+    in: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "own", arguments: { a: 1 } } },
+  });
+  assert.deepEqual(stepsWithTools(header, steps, listing, false)[1], { note: "$tool:other stays" });
+  assert.equal(bindTools("$version", new Map()), "$version");
+});
