@@ -16,6 +16,9 @@ import { isJsonObject, type ErrorObject, type JsonObject } from "../wire/envelop
 import type { Role } from "./methods.js";
 import { progressProblem } from "./progress.js";
 import { VERSION_PROFILES, type SessionVersion } from "./versions.js";
+import { TASK_MOVES, TASK_STATUSES, TaskTable, TERMINAL, timeOf, type TaskRecord } from "./task-table.js";
+
+export type { TaskRecord, TaskStatus } from "./task-table.js";
 
 /** O-02: RFC 5424 severities, low to high. A Map, so that a peer's "toString" or "__proto__" is no level (ENG-06). */
 export const LOGGING_SEVERITY: ReadonlyMap<string, number> = new Map([
@@ -49,18 +52,6 @@ export function logAllowed(level: unknown, threshold: string | undefined, era: "
   return floor !== undefined && severity >= floor;
 }
 
-export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
-
-const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
-
-/** TK-02: allowed moves; terminal states have none. A Map: statuses come from the peer. */
-const TASK_MOVES: ReadonlyMap<string, readonly string[]> = new Map([
-  ["working", ["working", "input_required", "completed", "failed", "cancelled"]],
-  ["input_required", ["input_required", "working", "completed", "failed", "cancelled"]],
-]);
-
-const TASK_STATUSES: ReadonlySet<string> = new Set(["working", "input_required", "completed", "failed", "cancelled"]);
-
 /** How many entries each peer-fed table of a session may hold (see FeatureLimits). */
 export interface FeatureLimits {
   /** Task records per direction. Ended tasks are forgotten first; a new task beyond it with none ended is refused. */
@@ -89,18 +80,6 @@ export interface Refusal {
   readonly rule: string;
   readonly expected: string;
   readonly got: string;
-}
-
-export interface TaskRecord {
-  status: string;
-  /** The progress token of the request that created the task (P-08), if any. */
-  readonly token: string | number | undefined;
-  /** The last progress sent for it (receiver side); undefined: none yet. */
-  lastProgress: number | undefined;
-  /** The token was released once the task ended (requestor side). */
-  tokenReleased: boolean;
-  /** When the task ended, from the lastUpdatedAt that reported the end (ms); undefined while it runs or when the end came without a usable time. */
-  endedAt: number | undefined;
 }
 
 const LABEL = "[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?";
@@ -161,13 +140,6 @@ function uriCovered(subscribed: ReadonlySet<string>, uri: string): boolean {
   return false;
 }
 
-/** A task's ISO 8601 timestamp as ms since the epoch; undefined when it is absent or unreadable (Date.parse never throws). */
-function timeOf(value: unknown): number | undefined {
-  if (typeof value !== "string") return undefined;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? ms : undefined;
-}
-
 function taskOf(result: JsonObject): JsonObject | undefined {
   return isJsonObject(result.task) ? result.task : undefined;
 }
@@ -186,73 +158,6 @@ function boundedAdd<K>(table: Set<K> | Map<K, unknown>, key: K, max: number, evi
 
 function full(rule: string, what: string, max: number, got: string): Refusal {
   return refusal(ErrorCode.InternalError, rule, `at most ${max} ${what}`, got);
-}
-
-/**
- * The task records of one direction, bounded: ended tasks are forgotten first (oldest first);
- * live ones only when `evictLive` (tables we feed). Tasks that end are queued once for the
- * release of their creator's progress token, so no walk over every record is ever needed.
- */
-class TaskTable {
-  private readonly records = new Map<string, TaskRecord>();
-  /** Ids of ended tasks, in the order they ended. */
-  private readonly ended = new Set<string>();
-  private readonly endedWithToken: TaskRecord[] = [];
-
-  constructor(
-    private readonly max: number,
-    private readonly evictLive: boolean,
-  ) {}
-
-  get size(): number {
-    return this.records.size;
-  }
-
-  get(taskId: string): TaskRecord | undefined {
-    return this.records.get(taskId);
-  }
-
-  /** Records a task (or its new status); false when the table is full and nothing may be forgotten. */
-  put(taskId: string, status: string, token: string | number | undefined, updatedAt?: number): boolean {
-    const known = this.records.get(taskId);
-    if (known !== undefined) {
-      this.move(taskId, known, status, updatedAt);
-      return true;
-    }
-    if (this.records.size >= this.max && !this.forgetOne()) return false;
-    const record: TaskRecord = { status: "working", token, lastProgress: undefined, tokenReleased: false, endedAt: undefined };
-    this.records.set(taskId, record);
-    this.move(taskId, record, status, updatedAt);
-    return true;
-  }
-
-  /** Moves the tokens of tasks ended since the last call into `into` (P-08). */
-  takeEndedTokens(into: Array<string | number>): void {
-    for (const record of this.endedWithToken) {
-      record.tokenReleased = true;
-      if (record.token !== undefined) into.push(record.token);
-    }
-    this.endedWithToken.length = 0;
-  }
-
-  private move(taskId: string, record: TaskRecord, status: string, updatedAt: number | undefined): void {
-    record.status = status;
-    if (!TERMINAL.has(status) || this.ended.has(taskId)) return;
-    record.endedAt = updatedAt;
-    this.ended.add(taskId);
-    if (!record.tokenReleased) this.endedWithToken.push(record);
-  }
-
-  private forgetOne(): boolean {
-    let victim: string | undefined = this.ended.keys().next().value;
-    if (victim === undefined) {
-      if (!this.evictLive) return false;
-      victim = this.records.keys().next().value as string;
-    }
-    this.ended.delete(victim);
-    this.records.delete(victim);
-    return true;
-  }
 }
 
 export class Features {
