@@ -47,6 +47,7 @@ import {
   type ResponseLike,
 } from "./types.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
+import { isProtocolVersion, VERSION_PROFILES } from "../rules/versions.js";
 
 /** Where an SSE stream stands: what a reconnection resumes from and how long it waits. */
 export interface Cursor {
@@ -259,7 +260,11 @@ export class HttpCore<S> {
       return false;
     }
     // M-09: past 2025-03-26 an event holding an array is no batch to take apart but one message the engine refuses.
-    if (Array.isArray(value) && this.version !== undefined && this.version !== "2025-03-26") {
+    if (
+      Array.isArray(value) &&
+      this.version !== undefined &&
+      !(isProtocolVersion(this.version) && VERSION_PROFILES[this.version].batching)
+    ) {
       if (this.active) this.receiver?.receiveMessage(value);
       return false;
     }

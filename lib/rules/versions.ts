@@ -103,18 +103,21 @@ export const VERSION_PROFILES: Readonly<Record<ProtocolVersion, VersionProfile>>
 };
 
 /**
- * Releases the schema tables (lib/rules/params.ts) name when members appear: the one place besides
- * the profiles that spells a version.
+ * Releases the schema tables (lib/rules/params.ts) and the HTTP rules name when members appear: the
+ * one place besides the profiles that spells a version.
  */
 export const SCHEMA_RELEASES: {
   readonly streamableHttp: "2025-03-26";
   readonly completions: "2025-03-26";
   readonly nestedMeta: "2025-06-18";
+  /** L-07: MCP-Protocol-Version on every HTTP request after initialize. */
+  readonly versionHeader: "2025-06-18";
   readonly tasks: "2025-11-25";
 } = {
   streamableHttp: "2025-03-26",
   completions: "2025-03-26",
   nestedMeta: "2025-06-18",
+  versionHeader: "2025-06-18",
   tasks: "2025-11-25",
 } as const satisfies Record<string, SessionVersion>;
 

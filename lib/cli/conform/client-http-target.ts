@@ -17,6 +17,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { nodeIncoming } from "../../hosts/http-body.js";
 import { caseEnvironment, LineInbox, stopClient, type ClientChannel, type ClientTargetOptions } from "./client-target.js";
 import type { Received } from "./target.js";
+import { isProtocolVersion, SCHEMA_RELEASES, VERSION_PROFILES } from "../../rules/versions.js";
+
+/** L-07: a client of this version names it in MCP-Protocol-Version on every request after initialize. */
+const sendsVersionHeader = (version: string): boolean =>
+  isProtocolVersion(version) && VERSION_PROFILES[version].index >= VERSION_PROFILES[SCHEMA_RELEASES.versionHeader].index;
 
 /** The largest body read from the client: a longer one is refused (413) and reported malformed. */
 const MAX_BODY = 4 * 1024 * 1024;
@@ -25,8 +30,6 @@ const BODY_MS = 5000;
 /** The longest the runner waits for an HTTP client to exit once the case is over: it has no stdin to see close. */
 const EXIT_MS = 500;
 const ENDPOINT = "/mcp";
-/** L-07 names the header from this version on. */
-const VERSION_HEADER_FROM = "2025-06-18";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const idKey = (id: unknown): string => JSON.stringify(id);
@@ -136,7 +139,7 @@ export class ClientHttpTarget implements ClientChannel {
         );
     }
     const version = this.negotiated;
-    if (this.initialized && version !== undefined && version >= VERSION_HEADER_FROM && !carriesInitialize) {
+    if (this.initialized && version !== undefined && sendsVersionHeader(version) && !carriesInitialize) {
       const sent = headerOf(req, "mcp-protocol-version");
       if (sent !== version)
         this.breaks(

@@ -22,6 +22,7 @@ import { ClientHttpTarget } from "./client-http-target.js";
 import { Failure, Ledger, substitute, transportStep } from "./replay.js";
 import { runJobs } from "./passes.js";
 import type { Received } from "./target.js";
+import { isProtocolVersion, SCHEMA_RELEASES, VERSION_PROFILES } from "../../rules/versions.js";
 
 export type ClientTransport = "stdio" | "http";
 
@@ -61,7 +62,8 @@ export function clientNotApplicable(header: FixtureHeader): string | undefined {
 
 /** Undefined when the case means the same over Streamable HTTP; otherwise why it is stdio only. */
 export function httpNotApplicable(steps: readonly Step[], version: string): string | undefined {
-  if (version === "2024-11-05") return "stdio: 2024-11-05 has no Streamable HTTP (its HTTP transport is HTTP+SSE)";
+  if (isProtocolVersion(version) && VERSION_PROFILES[version].index < VERSION_PROFILES[SCHEMA_RELEASES.streamableHttp].index)
+    return `stdio: ${version} has no Streamable HTTP (its HTTP transport is HTTP+SSE)`;
   for (const step of steps) {
     if ("in_bytes" in step || "in_hex" in step) return "stdio: raw bytes on the client's stdin have no HTTP counterpart";
     if ("eof" in step) return "stdio: the end of the client's stdin has no HTTP counterpart";
