@@ -141,15 +141,15 @@ test("the core's sources compile with the strict vendoring options and isolatedD
   assert.equal(run.status, 0);
 });
 
-// The issue's target is 25 KB; the core measures 31.9 KB today (`npm run bench:core` prints it,
+// The issue's target is 25 KB; the core measures 31.5 KB today (`npm run bench:core` prints it,
 // with the modules where the bytes are). Until it is cut down, this is a ratchet at today's size
-// (it fails on any growth), and the target is printed beside it.
-const CORE_CEILING_BYTES = 32 * 1024;
+// (it fails on any growth past a tenth of a KB), and the target is printed beside it.
+const CORE_CEILING_BYTES = Math.round(31.6 * 1024);
 
-test("budget: the vendored core, minified and gzipped, does not grow past today's 32 KB (target 25 KB)", (t) => {
+test("budget: the vendored core, minified and gzipped, does not grow past today's 31.6 KB (target 25 KB)", (t) => {
   const size = gzipSync(vendorJs({ minify: true }), { level: 9 }).length;
   t.diagnostic(
-    `core: ${(size / 1024).toFixed(1)} KB gzip (target ${CORE_BUDGET_BYTES / 1024} KB, ceiling ${CORE_CEILING_BYTES / 1024} KB)`,
+    `core: ${(size / 1024).toFixed(1)} KB gzip (target ${CORE_BUDGET_BYTES / 1024} KB, ceiling ${(CORE_CEILING_BYTES / 1024).toFixed(1)} KB)`,
   );
-  assert.ok(size <= CORE_CEILING_BYTES, `core: ${(size / 1024).toFixed(1)} KB gzip, ceiling ${CORE_CEILING_BYTES / 1024} KB`);
+  assert.ok(size <= CORE_CEILING_BYTES, `core: ${(size / 1024).toFixed(1)} KB gzip, ceiling ${(CORE_CEILING_BYTES / 1024).toFixed(1)} KB`);
 });
