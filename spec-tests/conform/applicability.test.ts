@@ -137,3 +137,41 @@ test("a host's listing is left to the implementation unless a later step names o
   const calling = [...opening, { in: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "must" } } }];
   assert.deepEqual((annotate(header, calling, new Map()).header as unknown as FixtureHeader).requires?.host, ["respond"]);
 });
+
+test("a method whose capability none of the fixture's versions defines needs no target without it", () => {
+  const requiresOf = (versions: readonly string[], method: string): FixtureHeader["requires"] => {
+    const header = {
+      fixture: "server/x/w",
+      role: "server",
+      versions: [...versions],
+      rules: ["MT-01"],
+      config: { capabilities: { tools: {} } },
+    };
+    const steps: Parameters<typeof annotate>[1] = [
+      { in: { jsonrpc: "2.0", id: 1, method, params: {} } },
+      { out: { jsonrpc: "2.0", id: 1, error: { code: -32601 } } },
+    ];
+    return (annotate(header, steps, new Map()).header as unknown as FixtureHeader).requires;
+  };
+  // Core tasks exist in 2025-11-25 only: before it (and in 2026-07-28, where tasks are an extension) the key gates nothing.
+  assert.equal(requiresOf(["2024-11-05", "2025-03-26", "2025-06-18"], "tasks/get")?.without, undefined);
+  assert.deepEqual(requiresOf(["2025-06-18", "2025-11-25"], "tasks/get")?.without, ["tasks"]);
+  assert.deepEqual(requiresOf(["2026-07-28"], "tasks/list")?.without, ["extensions.io.modelcontextprotocol/tasks"]);
+  // completions from 2025-03-26 on.
+  assert.equal(requiresOf(["2024-11-05"], "completion/complete")?.without, undefined);
+  assert.deepEqual(requiresOf(["2024-11-05", "2025-03-26"], "completion/complete")?.without, ["completions"]);
+  // Every other capability exists in every version.
+  assert.deepEqual(requiresOf(["2024-11-05"], "prompts/list")?.without, ["prompts"]);
+  // A target declaring tasks (for its 2025-11-25 sessions) is then judged on the older versions.
+  const header = {
+    fixture: "server/x/v",
+    role: "server",
+    versions: ["2025-06-18"],
+    rules: ["MT-01"],
+    requires: requiresOf(["2025-06-18"], "tasks/get"),
+  } as FixtureHeader;
+  assert.equal(
+    notApplicable(header, "2025-06-18", { ...target(["2025-06-18", "2025-11-25"]), capabilities: { tools: {}, tasks: { list: {} } } }),
+    undefined,
+  );
+});

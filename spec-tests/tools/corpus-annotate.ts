@@ -20,6 +20,7 @@ import { listHttpFixtureFiles } from "../../lib/cli/conform/http.js";
 import { parseHttpFixture } from "../../lib/cli/conform/http-format.js";
 import { manifestProfiles, profileFor, type ProfileSettings } from "../../lib/cli/conform/target-profiles.js";
 import { performedByCalls, refusalLevel, triggersOf } from "./corpus-triggers.js";
+import { isProtocolVersion, SCHEMA_RELEASES, VERSION_PROFILES } from "../../lib/rules/versions.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -147,6 +148,20 @@ const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const SERVER_INFO_META = "io.modelcontextprotocol/serverInfo";
 
 const SESSION = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
+
+/**
+ * Whether a server capability exists in one of `versions`: `completions` from 2025-03-26 on, the
+ * core `tasks` only in the versions that have core tasks (2025-11-25; 2026-07-28 has the tasks
+ * extension instead); the others in every version. A capability none of a fixture's versions
+ * defines gates nothing there, so an implementation declaring it (for its newer versions) is
+ * judged on the fixture all the same: it is no `requires.without` (FORMAT.md "Applicability").
+ */
+export function capabilityDefined(capability: string, versions: readonly string[]): boolean {
+  const known = versions.filter(isProtocolVersion).map((v) => VERSION_PROFILES[v]);
+  if (capability === "completions") return known.some((p) => p.index >= VERSION_PROFILES[SCHEMA_RELEASES.completions].index);
+  if (capability === "tasks") return known.some((p) => p.coreTasks);
+  return true;
+}
 
 /**
  * Capabilities a fixture relies on the implementation not declaring beyond the methods it calls
@@ -365,7 +380,7 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
       if (typeof m.method === "string") {
         if (Object.hasOwn(m, "id")) requests.set(idKey(m.id), m.method);
         for (const [prefix, cap] of METHOD_CAPABILITY)
-          if (m.method.startsWith(prefix) && !Object.hasOwn(capabilities, cap)) without.add(cap);
+          if (m.method.startsWith(prefix) && !Object.hasOwn(capabilities, cap) && capabilityDefined(cap, versions)) without.add(cap);
         // Under 2026-07-28 the tasks methods belong to the tasks extension.
         if (
           m.method.startsWith("tasks/") &&
