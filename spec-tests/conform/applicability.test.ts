@@ -175,3 +175,40 @@ test("a method whose capability none of the fixture's versions defines needs no 
     undefined,
   );
 });
+
+test("a host's refusal of a tool or resource no implementation has stands as the refusal the implementation must give", () => {
+  const wireOf = (method: string, params: Record<string, string>, code: number): unknown => {
+    const header = {
+      fixture: "server/x/u",
+      role: "server",
+      versions: ["2025-11-25"],
+      rules: ["TL-02"],
+      config: { capabilities: { tools: {}, resources: {} } },
+    };
+    const steps: Parameters<typeof annotate>[1] = [
+      { in: { jsonrpc: "2.0", id: 1, method, params } },
+      { event: { kind: "request", id: 1, method } },
+      { call: { op: "respondError", id: 1, code, message: "no" } },
+      { out: { jsonrpc: "2.0", id: 1, error: { code, message: "no" } } },
+    ];
+    const annotated = annotate(header, steps, new Map()).steps;
+    assert.equal(annotated[2]?.wire, "answer");
+    return annotated[3]?.wire;
+  };
+  // An unknown tool: a protocol error of any code (TL-02), never a result with isError.
+  assert.deepEqual(wireOf("tools/call", { name: "mcp-conform-no-such-tool" }, -32602), {
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: "$type:integer", message: "$type:string" },
+  });
+  // An unknown resource: the host's code (-32002, RS-02).
+  assert.deepEqual(wireOf("resources/read", { uri: "mcp-conform-no-such-resource://x" }, -32002), {
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: -32002, message: "$type:string" },
+  });
+  // Any other name: the implementation may have it, so a result or a refusal of the name stands.
+  const other = JSON.stringify(wireOf("tools/call", { name: "mine" }, -32602));
+  assert.match(other, /"\$oneOf"/);
+  assert.match(other, /"result":"\$type:object"/);
+});

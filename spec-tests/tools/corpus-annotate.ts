@@ -94,6 +94,22 @@ const INERT_ANSWER = new Set([
 const SPEC_FIXED_REFUSAL = new Set(["skills/list", "skills/get"]);
 
 /**
+ * A tool name or resource URI starting with this names what no implementation has (FORMAT.md
+ * "Wire expectations"): a host's refusal of a tools/call or resources/read naming one is what any
+ * conforming implementation answers on its own, a protocol error (TL-02: any code, never a result
+ * with isError) or, for a resource, the code the fixture's host answered (-32002, RS-02).
+ */
+export const NO_SUCH_PREFIX = "mcp-conform-no-such-";
+
+/** The pattern of the code an implementation's refusal of what no implementation has must carry. */
+function noSuchRefusalCode(method: string | undefined, params: Json | undefined, code: Json | undefined): Json | undefined {
+  if (!isObj(params) || typeof code !== "number") return undefined;
+  if (method === "tools/call" && typeof params.name === "string" && params.name.startsWith(NO_SUCH_PREFIX)) return "$type:integer";
+  if (method === "resources/read" && typeof params.uri === "string" && params.uri.startsWith(NO_SUCH_PREFIX)) return code;
+  return undefined;
+}
+
+/**
  * Requests whose successful answer and its effect the specification fixes: `{}`, after which the
  * level applies (logging/setLevel) or the URI is subscribed or no longer (resources/subscribe,
  * resources/unsubscribe). A host's `respond` with `{}` there is what any conforming
@@ -226,7 +242,7 @@ function wireMessage(
   selfAnswered: Map<string, readonly number[]>,
   counterOffer: ReadonlySet<string> = new Set(),
   ownVersions = false,
-  refusalOnly: ReadonlySet<string> = new Set(),
+  refusalOnly: ReadonlyMap<string, Json> = new Map(),
 ): Json {
   if (!isObj(message)) return message;
   const out: Obj = { ...message };
@@ -283,8 +299,9 @@ function wireMessage(
     out.params = { ...out.params, reason: { "$if-present": "$type:string" } };
   const answered = selfAnswered.get(idKey(out.id as Json));
   if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
-    if (refusalOnly.has(idKey(out.id as Json)) && isObj(out.error))
-      return { jsonrpc: "2.0", id: out.id as Json, error: { code: out.error.code as Json, message: "$type:string" } };
+    const refusal = refusalOnly.get(idKey(out.id as Json));
+    if (refusal !== undefined && isObj(out.error))
+      return { jsonrpc: "2.0", id: out.id as Json, error: { code: refusal, message: "$type:string" } };
     // A task the implementation creates is its own, but its answer is CreateTaskResult, a task starting `working` (TK-03, TK-02).
     const created = isObj(out.result) && isObj(out.result.task);
     const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: created ? CREATED_TASK : "$type:object" };
@@ -338,7 +355,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
   /** Index of the step where the implementation answers on its own, by request id. */
   const answerAt = new Map<string, number>();
   /** Ids whose own answer must be the refusal the fixture's host gave (SPEC_FIXED_REFUSAL). */
-  const refusalOnly = new Set<string>();
+  const refusalOnly = new Map<string, Json>();
+  /** The params of each request the fixture sends, by id. */
+  const requestParams = new Map<string, Json | undefined>();
   /** Methods of the extensions the fixture configures (`config.extensions`), by the extension's id. */
   const extensionOf = new Map<string, string>();
   if (isObj(config.extensions))
@@ -378,7 +397,10 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     if (isObj(step.event) && step.event.kind === "request" && Object.hasOwn(step.event, "id")) delivered.set(idKey(step.event.id), i);
     for (const m of messagesOf(step.in)) {
       if (typeof m.method === "string") {
-        if (Object.hasOwn(m, "id")) requests.set(idKey(m.id), m.method);
+        if (Object.hasOwn(m, "id")) {
+          requests.set(idKey(m.id), m.method);
+          requestParams.set(idKey(m.id), m.params);
+        }
         for (const [prefix, cap] of METHOD_CAPABILITY)
           if (m.method.startsWith(prefix) && !Object.hasOwn(capabilities, cap) && capabilityDefined(cap, versions)) without.add(cap);
         // Under 2026-07-28 the tasks methods belong to the tasks extension.
@@ -464,7 +486,9 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
         if (call.op === "respondError" && typeof call.code === "number" && !codes.includes(call.code)) codes.push(call.code);
         selfAnswered.set(key, codes);
         answerAt.set(key, i);
-        if (call.op === "respondError" && call.code === -32602 && SPEC_FIXED_REFUSAL.has(method ?? "")) refusalOnly.add(key);
+        if (call.op === "respondError" && call.code === -32602 && SPEC_FIXED_REFUSAL.has(method ?? "")) refusalOnly.set(key, call.code);
+        const noSuch = call.op === "respondError" ? noSuchRefusalCode(method, requestParams.get(key), call.code) : undefined;
+        if (noSuch !== undefined) refusalOnly.set(key, noSuch);
         if (slow) tools.add("slow");
       } else {
         hostOps.add(String(call.op));
