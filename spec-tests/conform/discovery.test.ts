@@ -5,7 +5,17 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { bindTools, callableArguments, discoverTool, stepsWithTools } from "../../lib/cli/conform/discovery.js";
+import { fileURLToPath } from "node:url";
+import { probeTarget } from "../../lib/cli/conform/index.js";
+import {
+  bindTools,
+  callableArguments,
+  discoverEntry,
+  discoverPrompt,
+  discoverResource,
+  discoverTool,
+  stepsWithTools,
+} from "../../lib/cli/conform/discovery.js";
 import { notApplicable, type FixtureHeader, type TargetProfile } from "../../lib/cli/conform/fixtures.js";
 
 const harmless = { readOnlyHint: true, openWorldHint: false };
@@ -113,4 +123,91 @@ test("TK-08: placeholders become the discovered tool's name and arguments, or th
   });
   assert.deepEqual(stepsWithTools(header, steps, listing, false)[1], { note: "$tool:other stays" });
   assert.equal(bindTools("$version", new Map()), "$version");
+});
+
+test("RS-03: the first listed entry with a string uri is the discovered resource", () => {
+  assert.deepEqual(discoverResource([{ name: "no uri" }, { uri: 5 }, null, { uri: "file:///a", name: "a" }, { uri: "file:///b" }]), {
+    name: "file:///a",
+    arguments: {},
+  });
+  assert.equal(discoverResource([{ name: "x" }]), undefined);
+  assert.equal(discoverEntry({ kind: "resource" }, { tools: [tool("t")] }), undefined, "a tool is no resource");
+});
+
+test("PR-01, PR-02: a prompt is picked by whether it has required arguments; the first required one is its argument", () => {
+  const listing = [
+    { name: "bad-args", arguments: "city" },
+    { name: "bad-arg", arguments: [{ required: true }] },
+    { arguments: [] },
+    { name: "asks", arguments: [{ name: "opt" }, { name: "city", required: true }, { name: "state", required: true }] },
+    { name: "plain", arguments: [{ name: "opt", required: false }] },
+  ];
+  assert.deepEqual(discoverPrompt({ kind: "prompt", requiredArguments: true }, listing), { name: "asks", arguments: {}, argument: "city" });
+  assert.deepEqual(discoverPrompt({ kind: "prompt", requiredArguments: false }, listing), { name: "plain", arguments: {} });
+  assert.equal(discoverPrompt({ kind: "prompt" }, listing)?.name, "asks", "no pattern: the first well-formed prompt");
+  assert.deepEqual(discoverPrompt({ kind: "prompt", requiredArguments: false }, [{ name: "bare" }]), { name: "bare", arguments: {} });
+  assert.equal(discoverPrompt({ kind: "prompt", requiredArguments: true }, [{ name: "bare" }]), undefined);
+});
+
+const promptHeader: FixtureHeader = {
+  fixture: "server/features/x",
+  role: "server",
+  versions: ["2025-11-25"],
+  rules: ["PR-02"],
+  requires: {
+    era: "session",
+    capabilities: { prompts: {} },
+    discover: { asks: { kind: "prompt", requiredArguments: true }, doc: { kind: "resource" } },
+  },
+  discover: {
+    asks: { name: "greet", argument: "name", like: { kind: "prompt", requiredArguments: true } },
+    doc: { uri: "file:///own", like: { kind: "resource" } },
+  },
+};
+
+test("PR-02: a case whose prompt or resource is not listed is not applicable, naming its kind; listed, the placeholders are bound", () => {
+  const base = { ...target([]), capabilities: { prompts: {} } };
+  assert.match(notApplicable(promptHeader, "2025-11-25", base) ?? "", /^a prompt like asks .*listed by prompts\/list/);
+  const prompts = [{ name: "city-prompt", arguments: [{ name: "city", required: true }] }];
+  assert.match(notApplicable(promptHeader, "2025-11-25", { ...base, prompts }) ?? "", /^a resource like doc /);
+  const listed = { ...base, prompts, resources: [{ uri: "demo://r/1" }] };
+  assert.equal(notApplicable(promptHeader, "2025-11-25", listed), undefined);
+  const steps = [
+    {
+      in: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "completion/complete",
+        params: { ref: { type: "ref/prompt", name: "$prompt:asks" }, argument: { name: "$argument:asks", value: "" } },
+      },
+    },
+    { in: { jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: "$resource:doc" } } },
+  ];
+  const bound = stepsWithTools(promptHeader, steps, { prompts, resources: listed.resources }, false);
+  assert.deepEqual(bound[0], {
+    in: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "completion/complete",
+      params: { ref: { type: "ref/prompt", name: "city-prompt" }, argument: { name: "city", value: "" } },
+    },
+  });
+  assert.deepEqual(bound[1], { in: { jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: "demo://r/1" } } });
+  // Through an adapter the fixture's own prompt and resource stand in.
+  const own = stepsWithTools(promptHeader, steps, {}, true);
+  assert.deepEqual((own[0] as { in: { params: unknown } }).in.params, {
+    ref: { type: "ref/prompt", name: "greet" },
+    argument: { name: "name", value: "" },
+  });
+  assert.deepEqual((own[1] as { in: { params: unknown } }).in.params, { uri: "file:///own" });
+});
+
+test("J11: the probe lists the resources and prompts of a target declaring them, where discovered ones are found", async () => {
+  const main = fileURLToPath(new URL("../../lib/cli/main.js", import.meta.url));
+  const probed = await probeTarget(process.execPath, [main, "serve"], 5000, {}, undefined);
+  assert.ok(typeof probed !== "string", String(probed));
+  const { resources, prompts, listing } = probed.profile;
+  assert.ok((listing ?? []).length > 0, "tools listed");
+  assert.equal(typeof discoverResource(resources ?? [])?.name, "string", "a resource listed");
+  assert.equal(typeof discoverPrompt({ kind: "prompt" }, prompts ?? [])?.name, "string", "a prompt listed");
 });

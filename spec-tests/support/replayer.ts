@@ -3,7 +3,8 @@
 // It is deliberately small so that other implementations can port it.
 
 import { compare as compareValues, type Bindings } from "../../lib/cli/conform/match.js";
-import { bindTools, type BoundTool } from "../../lib/cli/conform/discovery.js";
+import { bindTools, ownBindings } from "../../lib/cli/conform/discovery.js";
+import type { OwnTool } from "../../lib/cli/conform/fixtures.js";
 import { engineConfigOf, performHostCall, type HostCall } from "../../lib/cli/conform/host-ops.js";
 import { Engine, LocalProtocolError, encodeMessage, type EngineOptions, type JsonObject, type ProtocolVersion } from "../../lib/index.js";
 
@@ -16,7 +17,7 @@ export interface FixtureHeader {
   spec?: string;
   config?: JsonObject;
   /** Discovered tools' stand-ins: the name and arguments this fixture's host lists (FORMAT.md "Discovered tools"). */
-  discover?: Record<string, { name: string; arguments?: Record<string, unknown> }>;
+  discover?: Record<string, OwnTool>;
 }
 
 export interface Fixture {
@@ -47,9 +48,7 @@ export function parseFixture(text: string, file: string): Fixture {
     throw new Error(`${file}:1: header needs fixture, role, versions and at least one rule`);
   }
   // Here the fixture's host lists the tools: its own stand-ins take the placeholders' place.
-  const own = new Map<string, BoundTool>(
-    Object.entries(header.discover ?? {}).map(([alias, tool]) => [alias, { name: tool.name, arguments: tool.arguments ?? {} }]),
-  );
+  const own = ownBindings(header);
   return { header, steps: parsed.slice(1).map((s) => bindTools(s, own) as JsonObject), file };
 }
 

@@ -94,18 +94,30 @@ const INERT_ANSWER = new Set([
 const SPEC_FIXED_REFUSAL = new Set(["skills/list", "skills/get"]);
 
 /**
- * A tool name or resource URI starting with this names what no implementation has (FORMAT.md
- * "Wire expectations"): a host's refusal of a tools/call or resources/read naming one is what any
- * conforming implementation answers on its own, a protocol error (TL-02: any code, never a result
- * with isError) or, for a resource, the code the fixture's host answered (-32002, RS-02).
+ * A tool or prompt name or resource URI starting with this names what no implementation has
+ * (FORMAT.md "Wire expectations"): a host's refusal of a tools/call, prompts/get or resources/read
+ * naming one is what any conforming implementation answers on its own, a protocol error (TL-02:
+ * any code, never a result with isError) or, for a prompt or a resource, the code the fixture's
+ * host answered (-32602, PR-02; -32002, RS-02).
  */
 export const NO_SUCH_PREFIX = "mcp-conform-no-such-";
+
+/** A placeholder for a discovered entry's name (FORMAT.md "Discovered tools"). */
+const isDiscovered = (v: Json | undefined): boolean =>
+  typeof v === "string" && (v.startsWith("$tool:") || v.startsWith("$resource:") || v.startsWith("$prompt:"));
+
+/** A request naming a discovered entry: a tool or prompt by name, a resource by URI, a prompt as a completion's ref. */
+function namesDiscovered(m: Obj): boolean {
+  const p = m.params;
+  return isObj(p) && (isDiscovered(p.name) || isDiscovered(p.uri) || (isObj(p.ref) && isDiscovered(p.ref.name)));
+}
 
 /** The pattern of the code an implementation's refusal of what no implementation has must carry. */
 function noSuchRefusalCode(method: string | undefined, params: Json | undefined, code: Json | undefined): Json | undefined {
   if (!isObj(params) || typeof code !== "number") return undefined;
   if (method === "tools/call" && typeof params.name === "string" && params.name.startsWith(NO_SUCH_PREFIX)) return "$type:integer";
   if (method === "resources/read" && typeof params.uri === "string" && params.uri.startsWith(NO_SUCH_PREFIX)) return code;
+  if (method === "prompts/get" && typeof params.name === "string" && params.name.startsWith(NO_SUCH_PREFIX)) return code;
   return undefined;
 }
 
@@ -128,9 +140,9 @@ function listedNamesUsedLater(call: Obj, steps: readonly Obj[], from: number): b
     const list = result[key];
     if (!Array.isArray(list)) continue;
     for (const entry of list) {
-      // A discovered tool is the implementation's own: its listing names it whatever the host lists.
-      if (isObj(entry) && typeof entry.name === "string" && !entry.name.startsWith("$tool:")) names.add(entry.name);
-      if (isObj(entry) && typeof entry.uri === "string") names.add(entry.uri);
+      // A discovered entry is the implementation's own: its listing names it whatever the host lists.
+      if (isObj(entry) && typeof entry.name === "string" && !isDiscovered(entry.name)) names.add(entry.name);
+      if (isObj(entry) && typeof entry.uri === "string" && !isDiscovered(entry.uri)) names.add(entry.uri);
     }
   }
   if (names.size === 0) return false;
@@ -476,12 +488,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
         step.wire = "answer";
         // An answer the specification fixes ({} from setLevel or subscribe) is a result: later commands rely on its effect.
         const fixed = SPEC_FIXED_ANSWER.has(method ?? "") && call.op === "respond";
-        // A discovered tool is one the implementation lists: a refusal of its name is no tolerated answer.
-        const discovered = steps.some((s) =>
-          messagesOf(s.in).some(
-            (m) => idKey(m.id) === key && isObj(m.params) && typeof m.params.name === "string" && m.params.name.startsWith("$tool:"),
-          ),
-        );
+        // A discovered entry is one the implementation lists: a refusal of its name is no tolerated answer.
+        const discovered = steps.some((s) => messagesOf(s.in).some((m) => idKey(m.id) === key && namesDiscovered(m)));
         const codes = tolerant && !fixed && !discovered ? [-32602, -32002] : [];
         if (call.op === "respondError" && typeof call.code === "number" && !codes.includes(call.code)) codes.push(call.code);
         selfAnswered.set(key, codes);
@@ -489,6 +497,8 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
         if (call.op === "respondError" && call.code === -32602 && SPEC_FIXED_REFUSAL.has(method ?? "")) refusalOnly.set(key, call.code);
         const noSuch = call.op === "respondError" ? noSuchRefusalCode(method, requestParams.get(key), call.code) : undefined;
         if (noSuch !== undefined) refusalOnly.set(key, noSuch);
+        // The host refusing a request that names a discovered entry refuses what else it says (a missing argument): so must the implementation.
+        if (discovered && call.op === "respondError" && typeof call.code === "number") refusalOnly.set(key, call.code);
         if (slow) tools.add("slow");
       } else {
         hostOps.add(String(call.op));

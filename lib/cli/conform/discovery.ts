@@ -1,26 +1,46 @@
-// Discovered tools (fixtures/FORMAT.md, "Discovered tools", J19): a fixture that needs only "some
-// tool the implementation lists, with this execution mode" names it by an alias; a black-box
-// runner picks that tool from the probe's tools/list by what the listing declares (annotations,
-// inputSchema, execution), never by its name, and builds the arguments from its inputSchema.
+// Discovered tools, resources and prompts (fixtures/FORMAT.md, "Discovered tools", J19): a fixture
+// that needs only "some tool the implementation lists, with this execution mode", "some resource
+// it lists" or "some prompt it lists, with or without required arguments" names it by an alias; a
+// black-box runner picks it from the probe's listings by what they declare (annotations,
+// inputSchema, execution; a prompt's arguments), never by its name, and builds a tool's arguments
+// from its inputSchema.
 //
 // Invariants: only a tool whose annotations say it changes nothing destructive and touches nothing
 // outside (readOnlyHint true or destructiveHint false, and openWorldHint false) is ever called;
 // only required properties of a plain scalar type are filled, so the choice and the arguments are
-// the same for every replayer reading the same listing.
+// the same for every replayer reading the same listings. Resources and prompts are only read
+// (resources/read, subscribe, prompts/get, completion/complete): the specification gives those
+// no effect beyond the answer.
 
 import type { FixtureHeader, Step } from "./fixtures.js";
 
-/** What a fixture asks of a discovered tool (`requires.discover.<alias>`). */
+/** What a fixture asks of a discovered entry (`requires.discover.<alias>`). */
 export interface ToolPattern {
-  /** The tool's `execution.taskSupport`, `absent` standing for a listing that names none. */
+  /** What is discovered: a tool (the default), a resource (resources/list) or a prompt (prompts/list). */
+  readonly kind?: "tool" | "resource" | "prompt";
+  /** A tool's `execution.taskSupport`, `absent` standing for a listing that names none. */
   readonly taskSupport?: readonly string[];
+  /** A prompt: `true`, one with at least one required argument; `false`, one with none. */
+  readonly requiredArguments?: boolean;
 }
 
-/** A discovered tool: its name and the arguments the runner calls it with. */
+/** A discovered entry: its name (a resource's URI), the arguments a tool is called with, a prompt's first required argument. */
 export interface BoundTool {
   readonly name: string;
   readonly arguments: Record<string, unknown>;
+  readonly argument?: string;
 }
+
+/** The probe's listings (one page each, of the newest session version spoken); a bare array is a tools listing. */
+export interface Listings {
+  readonly tools?: readonly unknown[];
+  readonly resources?: readonly unknown[];
+  readonly prompts?: readonly unknown[];
+}
+
+type ListingsOrTools = Listings | readonly unknown[];
+
+const asListings = (l: ListingsOrTools): Listings => (Array.isArray(l) ? { tools: l } : (l as Listings));
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -72,38 +92,87 @@ export function discoverTool(pattern: ToolPattern, listing: readonly unknown[]):
   return undefined;
 }
 
-/** The alias no listed tool stands for, in words a report can quote; undefined when every alias is met. */
-export function missingTool(header: FixtureHeader, listing: readonly unknown[]): string | undefined {
-  for (const [alias, pattern] of Object.entries(header.requires?.discover ?? {}))
-    if (discoverTool(pattern, listing) === undefined)
-      return `a tool like ${alias} (${JSON.stringify(pattern)}; annotated harmless and closed-world, plain required arguments)`;
+/** The first listed resource: an entry with a string `uri`. */
+export function discoverResource(listing: readonly unknown[]): BoundTool | undefined {
+  for (const entry of listing) if (isRecord(entry) && typeof entry.uri === "string") return { name: entry.uri, arguments: {} };
   return undefined;
 }
 
+/** The first listed prompt whose arguments (absent, or an array of entries with a string `name`) meet `pattern.requiredArguments`. */
+export function discoverPrompt(pattern: ToolPattern, listing: readonly unknown[]): BoundTool | undefined {
+  for (const entry of listing) {
+    if (!isRecord(entry) || typeof entry.name !== "string") continue;
+    const args = entry.arguments ?? [];
+    if (!Array.isArray(args) || !args.every((a) => isRecord(a) && typeof a.name === "string")) continue;
+    const required = (args as Record<string, unknown>[]).filter((a) => a.required === true).map((a) => String(a.name));
+    if (pattern.requiredArguments !== undefined && pattern.requiredArguments !== required.length > 0) continue;
+    return { name: entry.name, arguments: {}, ...(required[0] !== undefined ? { argument: required[0] } : {}) };
+  }
+  return undefined;
+}
+
+/** The listed entry `pattern` stands for, by its kind. */
+export function discoverEntry(pattern: ToolPattern, listings: ListingsOrTools): BoundTool | undefined {
+  const l = asListings(listings);
+  if (pattern.kind === "resource") return discoverResource(l.resources ?? []);
+  if (pattern.kind === "prompt") return discoverPrompt(pattern, l.prompts ?? []);
+  return discoverTool(pattern, l.tools ?? []);
+}
+
+const NEEDS = new Map<string, string>([
+  ["tool", "annotated harmless and closed-world, plain required arguments"],
+  ["resource", "listed by resources/list"],
+  ["prompt", "listed by prompts/list"],
+]);
+
+/** The alias no listed entry stands for, in words a report can quote; undefined when every alias is met. */
+export function missingTool(header: FixtureHeader, listings: ListingsOrTools): string | undefined {
+  for (const [alias, pattern] of Object.entries(header.requires?.discover ?? {}))
+    if (discoverEntry(pattern, listings) === undefined) {
+      const kind = pattern.kind ?? "tool";
+      return `a ${kind} like ${alias} (${JSON.stringify(pattern)}; ${NEEDS.get(kind)})`;
+    }
+  return undefined;
+}
+
+/** The fixture's own stand-ins (`discover.<alias>`: a tool's or prompt's `name`, a resource's `uri`), which its own host lists. */
+export function ownBindings(header: Pick<FixtureHeader, "discover">): Map<string, BoundTool> {
+  const own = new Map<string, BoundTool>();
+  for (const [alias, entry] of Object.entries(header.discover ?? {})) {
+    const name = entry.name ?? entry.uri;
+    if (typeof name !== "string") continue;
+    own.set(alias, { name, arguments: entry.arguments ?? {}, ...(entry.argument !== undefined ? { argument: entry.argument } : {}) });
+  }
+  return own;
+}
+
 /**
- * The tools a case's placeholders stand for: discovered in the listing (black box), or the fixture's
- * own (`discover.<alias>.name` and `arguments`) when an adapter replays its host, which lists them.
+ * The entries a case's placeholders stand for: discovered in the listings (black box), or the fixture's
+ * own when an adapter replays its host, which lists them.
  */
-export function boundTools(header: FixtureHeader, listing: readonly unknown[], adapter: boolean): Map<string, BoundTool> {
+export function boundTools(header: FixtureHeader, listings: ListingsOrTools, adapter: boolean): Map<string, BoundTool> {
   const bound = new Map<string, BoundTool>();
+  const own = adapter ? ownBindings(header) : undefined;
   for (const [alias, pattern] of Object.entries(header.requires?.discover ?? {})) {
-    const own = header.discover?.[alias];
-    const tool = adapter
-      ? own === undefined
-        ? undefined
-        : { name: own.name, arguments: own.arguments ?? {} }
-      : discoverTool(pattern, listing);
-    if (tool !== undefined) bound.set(alias, tool);
+    const entry = own !== undefined ? own.get(alias) : discoverEntry(pattern, listings);
+    if (entry !== undefined) bound.set(alias, entry);
   }
   return bound;
 }
 
-/** `"$tool:ALIAS"` becomes the tool's name and `"$arguments:ALIAS"` its arguments, anywhere in a step. */
+/** The placeholders that stand for a discovered entry's name: a tool's, a resource's URI, a prompt's. */
+const NAME_PLACEHOLDERS = ["$tool:", "$resource:", "$prompt:"];
+
+/**
+ * `"$tool:ALIAS"`, `"$resource:ALIAS"` and `"$prompt:ALIAS"` become the entry's name (a resource's URI),
+ * `"$arguments:ALIAS"` a tool's arguments and `"$argument:ALIAS"` a prompt's first required argument, anywhere in a step.
+ */
 export function bindTools(value: unknown, tools: ReadonlyMap<string, BoundTool>): unknown {
   if (tools.size === 0) return value;
   if (typeof value === "string") {
-    if (value.startsWith("$tool:")) return tools.get(value.slice("$tool:".length))?.name ?? value;
+    for (const prefix of NAME_PLACEHOLDERS) if (value.startsWith(prefix)) return tools.get(value.slice(prefix.length))?.name ?? value;
     if (value.startsWith("$arguments:")) return tools.get(value.slice("$arguments:".length))?.arguments ?? value;
+    if (value.startsWith("$argument:")) return tools.get(value.slice("$argument:".length))?.argument ?? value;
     return value;
   }
   if (Array.isArray(value)) return value.map((v) => bindTools(v, tools));
@@ -118,9 +187,9 @@ export function bindTools(value: unknown, tools: ReadonlyMap<string, BoundTool>)
 export function stepsWithTools(
   header: FixtureHeader,
   steps: readonly Step[],
-  listing: readonly unknown[],
+  listings: ListingsOrTools,
   adapter: boolean,
 ): readonly Step[] {
-  const tools = boundTools(header, listing, adapter);
+  const tools = boundTools(header, listings, adapter);
   return tools.size === 0 ? steps : steps.map((s) => bindTools(s, tools) as Step);
 }

@@ -32,10 +32,16 @@ export interface Requires {
   readonly discover?: Readonly<Record<string, ToolPattern>>;
 }
 
-/** The fixture's own stand-in for a discovered tool: what its host lists, for the engine's replay and an adapter. */
+/** The fixture's own stand-in for a discovered entry: what its host lists, for the engine's replay and an adapter. */
 export interface OwnTool {
-  readonly name: string;
+  /** A tool's or a prompt's name. */
+  readonly name?: string;
+  /** A resource's URI. */
+  readonly uri?: string;
+  /** A tool's arguments. */
   readonly arguments?: Record<string, unknown>;
+  /** A prompt's first required argument. */
+  readonly argument?: string;
   readonly like: ToolPattern;
 }
 
@@ -102,6 +108,9 @@ export interface TargetProfile {
   readonly tools: ReadonlySet<string>;
   /** Its tools/list entries as listed (one page), where discovered tools are found. */
   readonly listing?: readonly unknown[];
+  /** Its resources/list and prompts/list entries (one page each), where discovered resources and prompts are found. */
+  readonly resources?: readonly unknown[];
+  readonly prompts?: readonly unknown[];
   readonly adapter?: AdapterSupport;
   /** Under --profiles: the pass's target profile, and whether the target announced it runs it. */
   readonly pass?: PassProfile;
@@ -177,7 +186,7 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
   for (const key of requires.without ?? []) if (declaresPath(target.capabilities, key)) return `no ${key} capability`;
   for (const tool of requires.tools ?? []) if (!target.tools.has(tool)) return `tool ${tool} of the conformance profile`;
-  return missingTool(header, target.listing ?? []);
+  return missingTool(header, { tools: target.listing ?? [], resources: target.resources ?? [], prompts: target.prompts ?? [] });
 }
 
 /** The need of a case that names no profile, in a pass whose profile changes settings (passes.ts leaves it out of a case's reasons). */

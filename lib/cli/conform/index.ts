@@ -233,7 +233,14 @@ function spawnProbe(spawn: ProbeSpawn, adapter: boolean): StdioTarget {
   });
 }
 
-/** One initialize at `version`: the result, when the target answers with one. */
+/** Capability, listing method, and the key the probe's result keeps the entries under. */
+const LISTINGS: readonly (readonly [string, string, string])[] = [
+  ["tools", "tools/list", "tools"],
+  ["resources", "resources/list", "resourceListing"],
+  ["prompts", "prompts/list", "promptListing"],
+];
+
+/** One initialize at `version`: the result, when the target answers with one (with the listings of what it declares). */
 async function probeSession(spawn: ProbeSpawn, version: string, ms: number): Promise<Record<string, unknown> | undefined> {
   const target = spawnProbe(spawn, false);
   try {
@@ -248,13 +255,18 @@ async function probeSession(spawn: ProbeSpawn, version: string, ms: number): Pro
     const answer = await answerTo(target, "probe", ms);
     const result = answer?.result;
     if (!isRecord(result)) return undefined;
-    if (result.protocolVersion === version && isRecord(result.capabilities) && isRecord(result.capabilities.tools)) {
-      target.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
-      target.write(JSON.stringify({ jsonrpc: "2.0", id: "probe-tools", method: "tools/list" }) + "\n");
-      const tools = await answerTo(target, "probe-tools", ms);
-      return { ...result, tools: isRecord(tools?.result) ? tools.result.tools : [] };
+    if (result.protocolVersion !== version || !isRecord(result.capabilities)) return result;
+    // The listings discovered entries are found in (J11, J19): one page of each declared feature.
+    const listed = LISTINGS.filter(([capability]) => isRecord((result.capabilities as Record<string, unknown>)[capability]));
+    if (listed.length === 0) return result;
+    target.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+    const out: Record<string, unknown> = { ...result };
+    for (const [capability, method, key] of listed) {
+      target.write(JSON.stringify({ jsonrpc: "2.0", id: `probe-${capability}`, method }) + "\n");
+      const answer = await answerTo(target, `probe-${capability}`, ms);
+      out[key] = isRecord(answer?.result) && Array.isArray(answer.result[capability]) ? answer.result[capability] : [];
     }
-    return result;
+    return out;
   } finally {
     await target.stop(300);
   }
@@ -328,6 +340,8 @@ export async function probeTarget(
   let serverInfo: unknown;
   let tools = new Set<string>();
   let listing: unknown[] = [];
+  let resources: unknown[] = [];
+  let prompts: unknown[] = [];
   for (const version of SESSION_VERSIONS) {
     const result = await probeSession(spawn, version, ms);
     collect();
@@ -339,6 +353,8 @@ export async function probeTarget(
       listing = result.tools;
       tools = new Set(result.tools.filter(isRecord).map((t) => String(t.name)));
     }
+    resources = Array.isArray(result.resourceListing) ? result.resourceListing : [];
+    prompts = Array.isArray(result.promptListing) ? result.promptListing : [];
   }
   const discovered = await probeModern(spawn, ms);
   collect();
@@ -355,7 +371,15 @@ export async function probeTarget(
   }
   if (versions.size === 0 && adapter === undefined) return "the target answered no initialize and no server/discover";
   return {
-    profile: { versions, capabilities: capabilities ?? {}, tools, listing, ...(adapter !== undefined ? { adapter } : {}) },
+    profile: {
+      versions,
+      capabilities: capabilities ?? {},
+      tools,
+      listing,
+      resources,
+      prompts,
+      ...(adapter !== undefined ? { adapter } : {}),
+    },
     serverInfo,
     announced,
   };
@@ -398,7 +422,13 @@ export async function runStdioConformance(command: string, args: readonly string
       const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules, level: "MUST" as const };
       if (missing !== undefined) jobs.push(async () => ({ ...base, outcome: "not-applicable", reason: missing }));
       else {
-        const bound = stepsWithTools(header, steps, options.profile.listing ?? [], replay.adapter);
+        const p = options.profile;
+        const bound = stepsWithTools(
+          header,
+          steps,
+          { tools: p.listing ?? [], resources: p.resources ?? [], prompts: p.prompts ?? [] },
+          replay.adapter,
+        );
         jobs.push(() => replayCase(header, bound, version, replay));
       }
     }
