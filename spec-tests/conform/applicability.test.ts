@@ -207,6 +207,15 @@ test("a host's refusal of a tool or resource no implementation has stands as the
     id: 1,
     error: { code: -32002, message: "$type:string" },
   });
+  // A cursor it never issued (N-05), a completion of a prompt it does not have (CM-02), a prompt it does not have (PR-02): the host's code.
+  const refusal = { jsonrpc: "2.0", id: 1, error: { code: -32602, message: "$type:string" } };
+  assert.deepEqual(wireOf("prompts/list", { cursor: "mcp-conform-no-such-cursor" }, -32602), refusal);
+  assert.deepEqual(wireOf("resources/templates/list", { cursor: "mcp-conform-no-such-cursor" }, -32602), refusal);
+  assert.deepEqual(wireOf("prompts/get", { name: "mcp-conform-no-such-prompt" }, -32602), refusal);
+  const completion = { ref: { type: "ref/prompt", name: "mcp-conform-no-such-prompt" }, argument: { name: "a", value: "" } };
+  assert.deepEqual(wireOf("completion/complete", completion as unknown as Record<string, string>, -32602), refusal);
+  // A cursor the implementation may have issued: a page or the refusal.
+  assert.match(JSON.stringify(wireOf("prompts/list", { cursor: "abc" }, -32602)), /"\$oneOf"/);
   // Any other name: the implementation may have it, so a result or a refusal of the name stands.
   const other = JSON.stringify(wireOf("tools/call", { name: "mine" }, -32602));
   assert.match(other, /"\$oneOf"/);

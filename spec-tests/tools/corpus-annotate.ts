@@ -94,11 +94,12 @@ const INERT_ANSWER = new Set([
 const SPEC_FIXED_REFUSAL = new Set(["skills/list", "skills/get"]);
 
 /**
- * A tool or prompt name or resource URI starting with this names what no implementation has
- * (FORMAT.md "Wire expectations"): a host's refusal of a tools/call, prompts/get or resources/read
- * naming one is what any conforming implementation answers on its own, a protocol error (TL-02:
- * any code, never a result with isError) or, for a prompt or a resource, the code the fixture's
- * host answered (-32602, PR-02; -32002, RS-02).
+ * A tool or prompt name, resource URI or cursor starting with this names what no implementation
+ * has (FORMAT.md "Wire expectations"): a host's refusal of a tools/call, prompts/get,
+ * resources/read, a listing's page or a completion naming one is what any conforming
+ * implementation answers on its own, a protocol error (TL-02: any code, never a result with
+ * isError) or, for the others, the code the fixture's host answered (-32602, PR-02, N-05, CM-02;
+ * -32002, RS-02).
  */
 export const NO_SUCH_PREFIX = "mcp-conform-no-such-";
 
@@ -112,12 +113,24 @@ function namesDiscovered(m: Obj): boolean {
   return isObj(p) && (isDiscovered(p.name) || isDiscovered(p.uri) || (isObj(p.ref) && isDiscovered(p.ref.name)));
 }
 
+/** The listings a cursor pages. */
+const LISTINGS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"]);
+
 /** The pattern of the code an implementation's refusal of what no implementation has must carry. */
 function noSuchRefusalCode(method: string | undefined, params: Json | undefined, code: Json | undefined): Json | undefined {
   if (!isObj(params) || typeof code !== "number") return undefined;
   if (method === "tools/call" && typeof params.name === "string" && params.name.startsWith(NO_SUCH_PREFIX)) return "$type:integer";
   if (method === "resources/read" && typeof params.uri === "string" && params.uri.startsWith(NO_SUCH_PREFIX)) return code;
   if (method === "prompts/get" && typeof params.name === "string" && params.name.startsWith(NO_SUCH_PREFIX)) return code;
+  // A cursor no implementation issued (N-05), a completion's reference to a prompt it does not have (CM-02).
+  if (LISTINGS.has(method ?? "") && typeof params.cursor === "string" && params.cursor.startsWith(NO_SUCH_PREFIX)) return code;
+  if (
+    method === "completion/complete" &&
+    isObj(params.ref) &&
+    typeof params.ref.name === "string" &&
+    params.ref.name.startsWith(NO_SUCH_PREFIX)
+  )
+    return code;
   return undefined;
 }
 
