@@ -214,6 +214,9 @@ test("a host's refusal of a tool or resource no implementation has stands as the
   assert.deepEqual(wireOf("prompts/get", { name: "mcp-conform-no-such-prompt" }, -32602), refusal);
   const completion = { ref: { type: "ref/prompt", name: "mcp-conform-no-such-prompt" }, argument: { name: "a", value: "" } };
   assert.deepEqual(wireOf("completion/complete", completion as unknown as Record<string, string>, -32602), refusal);
+  // A task it never created (TK-12): refused, though no host answer to tasks/get is the implementation's own otherwise.
+  assert.deepEqual(wireOf("tasks/get", { taskId: "mcp-conform-no-such-task" }, -32602), refusal);
+  assert.deepEqual(wireOf("tasks/cancel", { taskId: "mcp-conform-no-such-task" }, -32602), refusal);
   // A cursor the implementation may have issued: a page or the refusal.
   assert.match(JSON.stringify(wireOf("prompts/list", { cursor: "abc" }, -32602)), /"\$oneOf"/);
   // Any other name: the implementation may have it, so a result or a refusal of the name stands.

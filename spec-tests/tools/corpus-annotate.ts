@@ -113,6 +113,9 @@ function namesDiscovered(m: Obj): boolean {
   return isObj(p) && (isDiscovered(p.name) || isDiscovered(p.uri) || (isObj(p.ref) && isDiscovered(p.ref.name)));
 }
 
+/** The requests naming a task by id. */
+const TASK_LOOKUPS = new Set(["tasks/get", "tasks/result", "tasks/cancel"]);
+
 /** The listings a cursor pages. */
 const LISTINGS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"]);
 
@@ -122,7 +125,8 @@ function noSuchRefusalCode(method: string | undefined, params: Json | undefined,
   if (method === "tools/call" && typeof params.name === "string" && params.name.startsWith(NO_SUCH_PREFIX)) return "$type:integer";
   if (method === "resources/read" && typeof params.uri === "string" && params.uri.startsWith(NO_SUCH_PREFIX)) return code;
   if (method === "prompts/get" && typeof params.name === "string" && params.name.startsWith(NO_SUCH_PREFIX)) return code;
-  // A cursor no implementation issued (N-05), a completion's reference to a prompt it does not have (CM-02).
+  // A task it never created (TK-12), a cursor no implementation issued (N-05), a completion's reference to a prompt it does not have (CM-02).
+  if (TASK_LOOKUPS.has(method ?? "") && typeof params.taskId === "string" && params.taskId.startsWith(NO_SUCH_PREFIX)) return code;
   if (LISTINGS.has(method ?? "") && typeof params.cursor === "string" && params.cursor.startsWith(NO_SUCH_PREFIX)) return code;
   if (
     method === "completion/complete" &&
@@ -468,8 +472,10 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
     } else if (isObj(step.call) && typeof step.call.op === "string") {
       const call = step.call;
       const method = requests.get(idKey(call.id));
-      const tolerant = method === undefined ? undefined : SELF_ANSWERED.get(method);
       const key = idKey(call.id);
+      // A refusal of what no implementation has is its own answer, whatever the method.
+      const noSuch = call.op === "respondError" ? noSuchRefusalCode(method, requestParams.get(key), call.code) : undefined;
+      const tolerant = method === undefined ? undefined : (SELF_ANSWERED.get(method) ?? (noSuch !== undefined ? false : undefined));
       // A refused answer to a request the implementation answers on its own has no black-box counterpart: skipped, when a real answer follows.
       // (Only beside triggered commands, which carry the fixture's black-box checks.)
       const refusedBeforeAnswer =
@@ -508,7 +514,6 @@ export function annotate(header: Obj, steps: Obj[], levels: ReadonlyMap<string, 
         selfAnswered.set(key, codes);
         answerAt.set(key, i);
         if (call.op === "respondError" && call.code === -32602 && SPEC_FIXED_REFUSAL.has(method ?? "")) refusalOnly.set(key, call.code);
-        const noSuch = call.op === "respondError" ? noSuchRefusalCode(method, requestParams.get(key), call.code) : undefined;
         if (noSuch !== undefined) refusalOnly.set(key, noSuch);
         // The host refusing a request that names a discovered entry refuses what else it says (a missing argument): so must the implementation.
         if (discovered && call.op === "respondError" && typeof call.code === "number") refusalOnly.set(key, call.code);
