@@ -98,7 +98,7 @@ test("C-04, L-12: subscribe/unsubscribe: notifyResourceUpdated reaches only the 
 
 // ── prompts and completion ───────────────────────────────────────────────────────
 
-test("PR-01, JR-02: getPrompt(): arguments reach the handler; a missing required argument → -32602; an unknown prompt → -32602", async () => {
+test("PR-01, PR-02, JR-02: getPrompt(): arguments reach the handler; a missing required argument → -32602; an unknown prompt → -32602", async () => {
   const pair = await connected({
     setup: (s) =>
       s.prompt("greet", { description: "Greets", arguments: [{ name: "name", required: true }, { name: "tone" }] }, (args) => ({

@@ -191,6 +191,7 @@ export async function getPrompt(
 ): Promise<GetPromptResult> {
   const name = params.name as string;
   const entry = prompts.get(name);
+  // PR-02: an unknown prompt, or a required argument left out, is -32602.
   if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
   const args = (params.arguments ?? {}) as Record<string, string>;
   for (const arg of entry.definition.arguments ?? []) {
@@ -209,6 +210,7 @@ export async function complete(server: Pick<Registries, "prompts" | "templates">
   let completer: Completer | undefined;
   if (ref.type === "ref/prompt") {
     const entry = server.prompts.get(String(ref.name));
+    // CM-02: a completion of an unknown prompt is -32602.
     if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
     completer = completerFor(entry.complete, argument.name);
   } else if (ref.type === "ref/resource") {

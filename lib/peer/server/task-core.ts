@@ -281,7 +281,7 @@ export class CoreTasks {
     return coreTask(updated);
   }
 
-  /** The task a request names, when its caller may see it (TK-10); -32602 otherwise, as for an unknown id. */
+  /** The task a request names, when its caller may see it (TK-10); -32602 otherwise, as for an unknown id (TK-12). */
   private async visible(context: HandlerContext & { readonly params: JsonObject }): Promise<StoredTask> {
     const taskId = taskIdOf(context.params);
     const task = await this.store.get(taskId, context.session.now());
