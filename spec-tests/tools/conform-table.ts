@@ -8,7 +8,10 @@
 // Published servers are looked up by package name in this project's node_modules, then in each
 // node_modules directory of MCP_CONFORM_TABLE_MODULES (separated by the path delimiter), so a
 // server can be installed anywhere outside the project (npm install --prefix /tmp/x <package>).
-// One that is found nowhere gets a row saying so; nothing is fetched.
+// One that is found nowhere gets a row saying so; nothing is fetched. The tmcp and FastMCP rows
+// run small scripts of spec-tests/conform/ written with those packages, which import them from the
+// node_modules directory they were found in (spec-tests/conform/outside-modules.mjs): neither is a
+// dependency of this project, and nothing under lib/ imports them.
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -22,8 +25,12 @@ interface Target {
   readonly name: string;
   /** The package whose version the row names. */
   readonly versionOf: string;
-  /** The program to run: a package's bin (resolved in the module directories) or a file of this project. */
-  readonly program: { readonly bin: string; readonly package: string } | { readonly file: string };
+  /**
+   * The program to run: a package's bin (resolved in the module directories) or a file of this
+   * project; with `modulesOf`, the file is given the node_modules directory that package was found
+   * in as its first argument (a server script written with a package installed outside the project).
+   */
+  readonly program: { readonly bin: string; readonly package: string } | { readonly file: string; readonly modulesOf?: string };
   readonly args: readonly string[];
   readonly note: string;
 }
@@ -56,6 +63,20 @@ const TARGETS: readonly Target[] = [
     program: { bin: "dist/index.js", package: "@modelcontextprotocol/server-everything" },
     args: ["stdio"],
     note: "published, knows nothing of the corpus",
+  },
+  {
+    name: "tmcp",
+    versionOf: "tmcp",
+    program: { file: "spec-tests/conform/tmcp-server.mjs", modulesOf: "tmcp" },
+    args: [],
+    note: "a small server written with tmcp (spec-tests/conform/tmcp-server.mjs: two tools, a resource, two prompts), nothing for the corpus",
+  },
+  {
+    name: "FastMCP",
+    versionOf: "fastmcp",
+    program: { file: "spec-tests/conform/fastmcp-server.mjs", modulesOf: "fastmcp" },
+    args: [],
+    note: "a small server written with FastMCP (spec-tests/conform/fastmcp-server.mjs: two tools, a resource, two prompts), nothing for the corpus",
   },
   {
     name: "server-memory",
@@ -108,13 +129,22 @@ interface Row {
 async function measure(root: string, target: Target): Promise<Row> {
   const version = versionOf(root, target.versionOf);
   let script: string | undefined;
-  if ("file" in target.program) script = join(root, target.program.file);
-  else {
+  const before: string[] = [];
+  if ("file" in target.program) {
+    script = join(root, target.program.file);
+    const uses = target.program.modulesOf;
+    if (uses !== undefined) {
+      const dir = packageDir(root, uses);
+      if (dir === undefined) return { target, version, problem: "not installed here" };
+      // The node_modules directory holding the package (a scoped name sits one level deeper).
+      before.push(join(dir, ...uses.split("/").map(() => "..")));
+    }
+  } else {
     const dir = packageDir(root, target.program.package);
     script = dir === undefined ? undefined : join(dir, target.program.bin);
   }
   if (script === undefined || !existsSync(script)) return { target, version, problem: "not installed here" };
-  const args = [script, ...target.args];
+  const args = [script, ...before, ...target.args];
   const probed = await probeTarget(process.execPath, args, 10_000, {}, undefined);
   if (typeof probed === "string") return { target, version, problem: probed };
   const cases = await runStdioConformance(process.execPath, args, {
