@@ -43,9 +43,28 @@ async function run(script: string): Promise<CaseResult[]> {
  * includeContext without sampling.context (C-06, SHOULD), elicitation/complete for an
  * elicitation never sent (C-07), elicitation before 2025-06-18 (MT-01), a `_meta` key outside the
  * key format (K-03), notifications/resources/updated for a URI never subscribed to (C-04,
- * SHOULD), progress that does not increase (P-05, asked for through conform_progress).
+ * SHOULD), progress that does not increase (P-05, asked for through conform_progress). And, with
+ * names no server has: -32602 for a missing resource (RS-02, SHOULD -32002), a cursor never issued
+ * answered with the first page (N-05, SHOULD).
  */
-const COMMON = ["C-01", "C-04", "C-06", "C-07", "ID-01", "K-03", "ID-02", "JR-02", "M-01", "M-02", "M-03", "M-09", "MT-01", "P-05"];
+const COMMON = [
+  "C-01",
+  "C-04",
+  "C-06",
+  "C-07",
+  "ID-01",
+  "K-03",
+  "ID-02",
+  "JR-02",
+  "M-01",
+  "M-02",
+  "M-03",
+  "M-09",
+  "MT-01",
+  "N-05",
+  "P-05",
+  "RS-02",
+];
 
 /** Judged only in the `tools` pass: they need the capability their method is gated on undeclared. */
 /** The least share of the server fixtures a black-box replay must judge against each SDK. */
@@ -55,9 +74,10 @@ const TOOLS_PASS = ["server/gating/undeclared-capability-request", "server/loggi
 
 // [name, script, failed rules, baseline, fixtures judged at least] (v2 speaks 2026-07-28 as well).
 const SDKS: readonly [string, string, readonly string[], string, number][] = [
-  // v1 also ignores a cancellation of request id 0 (X-04). Its refusal of a task-augmented call (C-08) is judged by
-  // fixtures that need a `tasks` capability or a host command, which this black-box v1 server has neither of.
-  ["SDK v1 McpServer", "sdk-v1-server.mjs", [...COMMON, "X-04"], "sdk-v1.json", 99],
+  // v1 also ignores a cancellation of request id 0 (X-04) and answers an unknown tool with an isError result (TL-02).
+  // Its refusal of a task-augmented call (C-08) is judged by fixtures that need a `tasks` capability or a host
+  // command, which this black-box v1 server has neither of.
+  ["SDK v1 McpServer", "sdk-v1-server.mjs", [...COMMON, "TL-02", "X-04"], "sdk-v1.json", 99],
   // v2 serves a request naming a version it does not serve once its connection speaks 2026-07-28 (MOD-06).
   ["SDK v2 server", "sdk-v2-server.mjs", [...COMMON, "MOD-06"], "sdk-v2.json", 117],
 ];
