@@ -211,3 +211,21 @@ test("J11: the probe lists the resources and prompts of a target declaring them,
   assert.equal(typeof discoverResource(resources ?? [])?.name, "string", "a resource listed");
   assert.equal(typeof discoverPrompt({ kind: "prompt" }, prompts ?? [])?.name, "string", "a prompt listed");
 });
+
+test("J11: listings that are not arrays, or refused, discover nothing", async () => {
+  // A scripted target: resources/list answers a non-array, prompts/list an error, server/discover an error.
+  const script = `
+    const rl = require("node:readline").createInterface({ input: process.stdin });
+    const say = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+    rl.on("line", (line) => {
+      const m = JSON.parse(line);
+      if (m.id === undefined) return;
+      if (m.method === "initialize")
+        say({ id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { resources: {}, prompts: {} }, serverInfo: { name: "odd", version: "1" } } });
+      else if (m.method === "resources/list") say({ id: m.id, result: { resources: "nope" } });
+      else say({ id: m.id, error: { code: -32601, message: "no" } });
+    });`;
+  const probed = await probeTarget(process.execPath, ["-e", script], 5000, {}, undefined);
+  assert.ok(typeof probed !== "string", String(probed));
+  assert.deepEqual([probed.profile.resources, probed.profile.prompts, probed.profile.listing], [[], [], []]);
+});
