@@ -1,5 +1,5 @@
 // The Streamable HTTP client on Node: lib/http-client/transport.ts with Node's own fetch,
-// AbortController, performance.now and setTimeout plugged in. Nothing else lives here;
+// AbortController, the hosts' clock (clock.ts) and setTimeout plugged in. Nothing else lives here;
 // every protocol rule stays in the portable transport.
 //
 // Invariants:
@@ -7,17 +7,17 @@
 // - any injected piece given in the options wins over the Node default (tests, proxies).
 
 import { webcrypto } from "node:crypto";
-import { performance } from "node:perf_hooks";
 import type { HttpAuthOptions } from "../http-client/oauth.js";
 import { httpOAuth, type HttpAuth } from "../http-client/http-oauth.js";
 import type { NodeAbortSignal } from "./node-shapes.js";
 import { HttpClientTransport, connectHttp, type ConnectHttpOptions, type HttpConnection } from "../http-client/transport.js";
 import type { FetchLike, HttpClientTransportOptions } from "../http-client/types.js";
 import type { HttpTimers } from "../peer/shared/timers.js";
+import { epochClock } from "./clock.js";
 
-/** Node's monotonic clock and timers. */
+/** Node's clock (epoch ms that never go backwards: task times told to a peer need the epoch) and timers. */
 export const nodeTimers: HttpTimers = {
-  now: () => performance.now(),
+  now: epochClock,
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle),
 };

@@ -117,3 +117,25 @@ for (const host of HTTP_HOSTS) {
     }
   });
 }
+
+test("TK-07: the Node hosts' clocks, which tasks a client or server creates read, are epoch milliseconds", async () => {
+  const { nodeTimers } = await import("../../lib/hosts/http.js");
+  const { nodeHost } = await import("../../lib/hosts/stdio-server.js");
+  const { webTimers } = await import("../../lib/hosts/web/runtime.js");
+  const clocks = [
+    ["HTTP client (nodeTimers)", nodeTimers.now],
+    [
+      "stdio (nodeHost)",
+      nodeHost(
+        () => undefined,
+        () => undefined,
+      ).now,
+    ],
+    ["fetch handler (webTimers)", webTimers.now],
+  ] as const;
+  for (const [name, now] of clocks) {
+    const before = Date.now();
+    const at = now();
+    assert.ok(at >= before - 1000 && at <= Date.now() + 1000, `${name}: ${at} is not the epoch time ${before}`);
+  }
+});
