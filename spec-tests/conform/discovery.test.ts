@@ -115,13 +115,13 @@ test("TK-08: placeholders become the discovered tool's name and arguments, or th
       inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
     }),
   ];
-  assert.deepEqual(stepsWithTools(header, steps, listing, false)[0], {
+  assert.deepEqual(stepsWithTools(header, steps, { tools: listing }, false)[0], {
     in: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "must", arguments: { q: "conform" } } },
   });
-  assert.deepEqual(stepsWithTools(header, steps, [], true)[0], {
+  assert.deepEqual(stepsWithTools(header, steps, {}, true)[0], {
     in: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "own", arguments: { a: 1 } } },
   });
-  assert.deepEqual(stepsWithTools(header, steps, listing, false)[1], { note: "$tool:other stays" });
+  assert.deepEqual(stepsWithTools(header, steps, { tools: listing }, false)[1], { note: "$tool:other stays" });
   assert.equal(bindTools("$version", new Map()), "$version");
 });
 

@@ -31,16 +31,12 @@ export interface BoundTool {
   readonly argument?: string;
 }
 
-/** The probe's listings (one page each, of the newest session version spoken); a bare array is a tools listing. */
+/** The probe's listings (one page each, of the newest session version spoken). */
 export interface Listings {
   readonly tools?: readonly unknown[];
   readonly resources?: readonly unknown[];
   readonly prompts?: readonly unknown[];
 }
-
-type ListingsOrTools = Listings | readonly unknown[];
-
-const asListings = (l: ListingsOrTools): Listings => (Array.isArray(l) ? { tools: l } : (l as Listings));
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -112,8 +108,7 @@ export function discoverPrompt(pattern: ToolPattern, listing: readonly unknown[]
 }
 
 /** The listed entry `pattern` stands for, by its kind. */
-export function discoverEntry(pattern: ToolPattern, listings: ListingsOrTools): BoundTool | undefined {
-  const l = asListings(listings);
+export function discoverEntry(pattern: ToolPattern, l: Listings): BoundTool | undefined {
   if (pattern.kind === "resource") return discoverResource(l.resources ?? []);
   if (pattern.kind === "prompt") return discoverPrompt(pattern, l.prompts ?? []);
   return discoverTool(pattern, l.tools ?? []);
@@ -126,7 +121,7 @@ const NEEDS = new Map<string, string>([
 ]);
 
 /** The alias no listed entry stands for, in words a report can quote; undefined when every alias is met. */
-export function missingTool(header: FixtureHeader, listings: ListingsOrTools): string | undefined {
+export function missingTool(header: FixtureHeader, listings: Listings): string | undefined {
   for (const [alias, pattern] of Object.entries(header.requires?.discover ?? {}))
     if (discoverEntry(pattern, listings) === undefined) {
       const kind = pattern.kind ?? "tool";
@@ -150,7 +145,7 @@ export function ownBindings(header: Pick<FixtureHeader, "discover">): Map<string
  * The entries a case's placeholders stand for: discovered in the listings (black box), or the fixture's
  * own when an adapter replays its host, which lists them.
  */
-export function boundTools(header: FixtureHeader, listings: ListingsOrTools, adapter: boolean): Map<string, BoundTool> {
+export function boundTools(header: FixtureHeader, listings: Listings, adapter: boolean): Map<string, BoundTool> {
   const bound = new Map<string, BoundTool>();
   const own = adapter ? ownBindings(header) : undefined;
   for (const [alias, pattern] of Object.entries(header.requires?.discover ?? {})) {
@@ -184,12 +179,7 @@ export function bindTools(value: unknown, tools: ReadonlyMap<string, BoundTool>)
 }
 
 /** The case's steps with its discovered tools in place. */
-export function stepsWithTools(
-  header: FixtureHeader,
-  steps: readonly Step[],
-  listings: ListingsOrTools,
-  adapter: boolean,
-): readonly Step[] {
+export function stepsWithTools(header: FixtureHeader, steps: readonly Step[], listings: Listings, adapter: boolean): readonly Step[] {
   const tools = boundTools(header, listings, adapter);
   return tools.size === 0 ? steps : steps.map((s) => bindTools(s, tools) as Step);
 }

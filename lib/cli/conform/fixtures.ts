@@ -9,7 +9,7 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { MODERN_VERSIONS } from "../../rules/versions.js";
-import { missingTool, type ToolPattern } from "./discovery.js";
+import { missingTool, type Listings, type ToolPattern } from "./discovery.js";
 
 export interface Requires {
   readonly host?: readonly string[];
@@ -186,7 +186,12 @@ export function notApplicable(header: FixtureHeader, version: string, target: Ta
   if (!declares(target.capabilities, requires.capabilities ?? {})) return `capabilities ${JSON.stringify(requires.capabilities)}`;
   for (const key of requires.without ?? []) if (declaresPath(target.capabilities, key)) return `no ${key} capability`;
   for (const tool of requires.tools ?? []) if (!target.tools.has(tool)) return `tool ${tool} of the conformance profile`;
-  return missingTool(header, { tools: target.listing ?? [], resources: target.resources ?? [], prompts: target.prompts ?? [] });
+  return missingTool(header, listingsOf(target));
+}
+
+/** The listings the probe read from a target, where discovered entries are found. */
+export function listingsOf(target: Pick<TargetProfile, "listing" | "resources" | "prompts">): Listings {
+  return { tools: target.listing ?? [], resources: target.resources ?? [], prompts: target.prompts ?? [] };
 }
 
 /** The need of a case that names no profile, in a pass whose profile changes settings (passes.ts leaves it out of a case's reasons). */

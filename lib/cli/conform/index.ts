@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runHttpConformance } from "./http.js";
 import { stepsWithTools } from "./discovery.js";
-import { loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
+import { listingsOf, loadFixtures, notApplicable, type AdapterSupport, type TargetProfile } from "./fixtures.js";
 import { applyBaseline, exitCode, parseBaseline, render, type Baseline, type ConformMode, type Format } from "./report.js";
 import { caseVersions, parseProfileNames, profileEnvironment, runJobs, runPasses, type CaseFilter } from "./passes.js";
 import { announcedProfiles, capabilityMismatch, hasSettings, PUBLISHED_PROFILES } from "./target-profiles.js";
@@ -422,13 +422,7 @@ export async function runStdioConformance(command: string, args: readonly string
       const base = { fixture: header.fixture, version, transport: "stdio" as const, rules: header.rules, level: "MUST" as const };
       if (missing !== undefined) jobs.push(async () => ({ ...base, outcome: "not-applicable", reason: missing }));
       else {
-        const p = options.profile;
-        const bound = stepsWithTools(
-          header,
-          steps,
-          { tools: p.listing ?? [], resources: p.resources ?? [], prompts: p.prompts ?? [] },
-          replay.adapter,
-        );
+        const bound = stepsWithTools(header, steps, listingsOf(options.profile), replay.adapter);
         jobs.push(() => replayCase(header, bound, version, replay));
       }
     }
