@@ -117,7 +117,7 @@ function namesDiscovered(m: Obj): boolean {
 const TASK_LOOKUPS = new Set(["tasks/get", "tasks/result", "tasks/cancel"]);
 
 /** The listings a cursor pages. */
-const LISTINGS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"]);
+const LISTINGS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "tasks/list"]);
 
 /** The pattern of the code an implementation's refusal of what no implementation has must carry. */
 function noSuchRefusalCode(method: string | undefined, params: Json | undefined, code: Json | undefined): Json | undefined {

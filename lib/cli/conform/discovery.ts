@@ -24,7 +24,7 @@ export interface ToolPattern {
   readonly requiredArguments?: boolean;
 }
 
-/** A discovered entry: its name (a resource's URI), the arguments a tool is called with, a prompt's first required argument. */
+/** A discovered entry: its name (a resource's URI), the arguments a tool is called with or a prompt is got with, a prompt's first required argument. */
 export interface BoundTool {
   readonly name: string;
   readonly arguments: Record<string, unknown>;
@@ -94,7 +94,10 @@ export function discoverResource(listing: readonly unknown[]): BoundTool | undef
   return undefined;
 }
 
-/** The first listed prompt whose arguments (absent, or an array of entries with a string `name`) meet `pattern.requiredArguments`. */
+/**
+ * The first listed prompt whose arguments (absent, or an array of entries with a string `name`) meet
+ * `pattern.requiredArguments`; its `arguments` give every required one the string filler.
+ */
 export function discoverPrompt(pattern: ToolPattern, listing: readonly unknown[]): BoundTool | undefined {
   for (const entry of listing) {
     if (!isRecord(entry) || typeof entry.name !== "string") continue;
@@ -102,7 +105,10 @@ export function discoverPrompt(pattern: ToolPattern, listing: readonly unknown[]
     if (!Array.isArray(args) || !args.every((a) => isRecord(a) && typeof a.name === "string")) continue;
     const required = (args as Record<string, unknown>[]).filter((a) => a.required === true).map((a) => String(a.name));
     if (pattern.requiredArguments !== undefined && pattern.requiredArguments !== required.length > 0) continue;
-    return { name: entry.name, arguments: {}, ...(required[0] !== undefined ? { argument: required[0] } : {}) };
+    // Prompt arguments are strings; each required one gets the same filler a tool's string property does.
+    const values: Record<string, unknown> = {};
+    for (const name of required) Object.defineProperty(values, name, { value: VALUE_OF_TYPE.get("string"), enumerable: true, writable: true, configurable: true });
+    return { name: entry.name, arguments: values, ...(required[0] !== undefined ? { argument: required[0] } : {}) };
   }
   return undefined;
 }
@@ -160,7 +166,7 @@ const NAME_PLACEHOLDERS = ["$tool:", "$resource:", "$prompt:"];
 
 /**
  * `"$tool:ALIAS"`, `"$resource:ALIAS"` and `"$prompt:ALIAS"` become the entry's name (a resource's URI),
- * `"$arguments:ALIAS"` a tool's arguments and `"$argument:ALIAS"` a prompt's first required argument, anywhere in a step.
+ * `"$arguments:ALIAS"` a tool's or a prompt's arguments and `"$argument:ALIAS"` a prompt's first required argument, anywhere in a step.
  */
 export function bindTools(value: unknown, tools: ReadonlyMap<string, BoundTool>): unknown {
   if (tools.size === 0) return value;
