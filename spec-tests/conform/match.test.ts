@@ -88,6 +88,37 @@ test("$if-present: absent passes, present must match", () => {
   bad({ instructions: { "$if-present": "$type:string" } }, { instructions: 3 }, /instructions: expected string/);
 });
 
+test("$open admits members the expectation does not name, in that object only", () => {
+  const init = { protocolVersion: "2025-11-25", serverInfo: { name: "s", version: "1" } };
+  ok({ result: { ...init, $open: true } }, { result: { ...init, adapter: {} } });
+  bad({ result: init }, { result: { ...init, adapter: {} } }, /^result\.adapter: unexpected \{\}/);
+  // Named members still match as usual, and must be there.
+  bad(
+    { result: { ...init, $open: true } },
+    { result: { ...init, protocolVersion: "2025-06-18" } },
+    /result\.protocolVersion: expected "2025-11-25"/,
+  );
+  bad(
+    { result: { ...init, $open: true } },
+    { result: { serverInfo: init.serverInfo } },
+    /result\.protocolVersion: expected "2025-11-25", got nothing/,
+  );
+  ok({ $open: true }, { anything: 1 });
+  bad({ $open: true }, [], /expected an object, got \[\]/);
+  // Not inherited: a nested object stays exact unless it is opened too.
+  bad({ result: { info: { name: "s" }, $open: true } }, { result: { info: { name: "s", extra: 1 } } }, /result\.info\.extra: unexpected 1/);
+  ok({ result: { info: { name: "s", $open: true }, $open: true } }, { result: { info: { name: "s", extra: 1 }, more: 2 } });
+  // An actual member called $open is data: an extra like any other.
+  bad({ a: 1 }, { a: 1, $open: true }, /\$open: unexpected true/);
+});
+
+test("$open takes only true: false or any other value is a malformed expectation, refused", () => {
+  for (const value of [false, "true", 1, null, {}]) bad({ a: 1, $open: value }, { a: 1, $open: value }, /^value: \$open needs true, got /);
+  bad({ result: { $open: false } }, { result: {} }, /^result: \$open needs true, got false/);
+  // It belongs to a plain object expectation: beside an operator, the pair is no operator but an object.
+  bad({ $open: true, $oneOf: [1] }, 1, /^value: expected an object, got 1/);
+});
+
 test("events compare as subsets; peer keys such as __proto__ are plain data", () => {
   assert.equal(compare({ kind: "ready" }, { kind: "ready", extra: 1 }, { subset: true }), undefined);
   const hostile = JSON.parse('{"__proto__":{"polluted":true},"a":1}') as unknown;

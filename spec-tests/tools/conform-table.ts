@@ -69,7 +69,7 @@ const TARGETS: readonly Target[] = [
     versionOf: "tmcp",
     program: { file: "spec-tests/conform/tmcp-server.mjs", modulesOf: "tmcp" },
     args: [],
-    note: "a small server written with tmcp (spec-tests/conform/tmcp-server.mjs: two tools, a resource, two prompts), nothing for the corpus; its initialize result carries an extra member `adapter: {}`, which the corpus's exact match of initialize results refuses (L-03), though the schema's Result admits other members",
+    note: 'a small server written with tmcp (spec-tests/conform/tmcp-server.mjs: two tools, a resource, two prompts), nothing for the corpus; its initialize result carries an extra member `adapter: {}`, which the schema admits and the corpus accepts (`"$open": true` in the wire form of initialize results)',
   },
   {
     name: "FastMCP",

@@ -8,7 +8,8 @@
 // never alters what the engine replayer checks, except replacing the configured identity in
 // initialize results by `$serverInfo` / `$capabilities`, which the engine replayer binds to
 // the configuration. Derived fields: header `requires`, `profile`, `tags`, `levels`; on `out`
-// and `quiet` steps `rule`, `level` and (when looser) `wire`; on host answers `wire: "answer"`.
+// and `quiet` steps `rule`, `level` and (when looser) `wire` (its forms: corpus-wire.ts); on host
+// answers `wire: "answer"`.
 
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -21,11 +22,7 @@ import { parseHttpFixture } from "../../lib/cli/conform/http-format.js";
 import { manifestProfiles, profileFor, type ProfileSettings } from "../../lib/cli/conform/target-profiles.js";
 import { performedByCalls, refusalLevel, triggersOf } from "./corpus-triggers.js";
 import { isProtocolVersion, SCHEMA_RELEASES, VERSION_PROFILES } from "../../lib/rules/versions.js";
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Obj = { [key: string]: Json };
-
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { idKey, isObj, ownServerInfo, placeholders, wireMessage, type Json, type Obj } from "./corpus-wire.js";
 
 /** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
 export const CORPUS_VERSION = "3.4.0";
@@ -175,22 +172,7 @@ function independentAnswer(call: Obj, method: string | undefined): boolean {
   return SPEC_FIXED_ANSWER.has(method) && call.op === "respond" && isObj(call.result) && Object.keys(call.result).length === 0;
 }
 
-/** The wire form of a CreateTaskResult the implementation gives on its own: the 2025-11-25 Task, any values of its own. */
-const CREATED_TASK: Obj = {
-  task: {
-    taskId: "$type:string",
-    status: "working",
-    statusMessage: { "$if-present": "$type:string" },
-    createdAt: "$type:string",
-    lastUpdatedAt: "$type:string",
-    ttl: { $oneOf: ["$type:number", "$type:null"] },
-    pollInterval: { "$if-present": "$type:number" },
-  },
-  _meta: { "$if-present": "$type:object" },
-};
-
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-const SERVER_INFO_META = "io.modelcontextprotocol/serverInfo";
 
 const SESSION = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 
@@ -242,129 +224,6 @@ function stripDerived(header: Obj, steps: Obj[]): void {
 function messagesOf(value: Json | undefined): Obj[] {
   if (Array.isArray(value)) return value.filter(isObj);
   return isObj(value) ? [value] : [];
-}
-
-const idKey = (id: Json | undefined): string => JSON.stringify(id ?? null);
-
-/** The initialize result with the configured identity replaced by the placeholders. */
-function placeholders(message: Obj, config: Obj): void {
-  const result = message.result;
-  if (!isObj(result)) return;
-  // A server/discover result: its capabilities and the serverInfo of its _meta are the implementation's own too.
-  if (Array.isArray(result.supportedVersions)) {
-    if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {}))
-      result.capabilities = "$capabilities";
-    const meta = result._meta;
-    if (isObj(meta) && JSON.stringify(meta[SERVER_INFO_META]) === JSON.stringify(config.info))
-      result._meta = { ...meta, [SERVER_INFO_META]: "$serverInfo" };
-    return;
-  }
-  if (typeof result.protocolVersion !== "string") return;
-  if (isObj(result.serverInfo) && JSON.stringify(result.serverInfo) === JSON.stringify(config.info)) result.serverInfo = "$serverInfo";
-  if (isObj(result.capabilities) && JSON.stringify(result.capabilities) === JSON.stringify(config.capabilities ?? {}))
-    result.capabilities = "$capabilities";
-}
-
-/** The wire form of one expected message: id forms, our error.data, self-answered results. */
-function wireMessage(
-  message: Json,
-  selfAnswered: Map<string, readonly number[]>,
-  counterOffer: ReadonlySet<string> = new Set(),
-  ownVersions = false,
-  refusalOnly: ReadonlyMap<string, Json> = new Map(),
-): Json {
-  if (!isObj(message)) return message;
-  const out: Obj = { ...message };
-  if (counterOffer.has(idKey(out.id as Json)) && isObj(out.result) && out.result.protocolVersion === "$version")
-    out.result = { ...out.result, protocolVersion: "$type:string" };
-  const error = out.error;
-  if (isObj(error)) {
-    // M-10 (policy): the id of a reply to an unreadable message may be null or absent.
-    if (out.id === null || out.id === "$absent") out.id = "$nullish";
-    // Our error.data.path is ours; the spec defines no data there.
-    if (isObj(error.data) && Object.hasOwn(error.data, "path")) {
-      const { data: _ignored, ...rest } = error;
-      out.error = rest;
-    }
-  }
-  // The implementation's own initialize result may carry instructions and _meta the fixture does not name.
-  const result = out.result;
-  if (isObj(result) && result.serverInfo === "$serverInfo" && typeof result.protocolVersion === "string") {
-    out.result = {
-      ...result,
-      instructions: { "$if-present": "$type:string" },
-      _meta: { "$if-present": "$type:object" },
-      ...(Object.hasOwn(result, "instructions") ? { instructions: result.instructions as Json } : {}),
-    };
-  }
-  // A discover result of the implementation's own identity may carry instructions the fixture does not name.
-  if (
-    isObj(out.result) &&
-    Array.isArray(out.result.supportedVersions) &&
-    out.result.capabilities === "$capabilities" &&
-    !Object.hasOwn(out.result, "instructions")
-  )
-    out.result = { ...out.result, instructions: { "$if-present": "$type:string" } };
-  // Its cache hints are its own too: either scope, any ttlMs (CacheableResult; "public" and our ttlMs are our choices).
-  if (isObj(out.result) && Array.isArray(out.result.supportedVersions) && out.result.capabilities === "$capabilities") {
-    const r = out.result;
-    out.result = {
-      ...r,
-      ...(typeof r.cacheScope === "string" ? { cacheScope: { $oneOf: ["public", "private"] } } : {}),
-      ...(typeof r.ttlMs === "number" ? { ttlMs: "$type:number" } : {}),
-    };
-  }
-  // The versions a server lists (-32022 data, server/discover) are its own, unless the fixture configures them.
-  if (ownVersions) {
-    if (isObj(out.error) && isObj(out.error.data) && Array.isArray(out.error.data.supported))
-      out.error = { ...out.error, data: { ...out.error.data, supported: "$type:array" } };
-    if (isObj(out.result) && Array.isArray(out.result.supportedVersions)) out.result = { ...out.result, supportedVersions: "$type:array" };
-  }
-  // A form elicitation may name its mode (optional since 2025-11-25, and the default).
-  if (out.method === "elicitation/create" && isObj(out.params) && !Object.hasOwn(out.params, "mode"))
-    out.params = { ...out.params, mode: { "$if-present": "form" } };
-  // A cancellation may give a reason (optional in every revision), even where the fixture's host gave none.
-  if (out.method === "notifications/cancelled" && isObj(out.params) && !Object.hasOwn(out.params, "reason"))
-    out.params = { ...out.params, reason: { "$if-present": "$type:string" } };
-  const answered = selfAnswered.get(idKey(out.id as Json));
-  if (answered !== undefined && (Object.hasOwn(out, "result") || Object.hasOwn(out, "error"))) {
-    const refusal = refusalOnly.get(idKey(out.id as Json));
-    if (refusal !== undefined && isObj(out.error))
-      return { jsonrpc: "2.0", id: out.id as Json, error: { code: refusal, message: "$type:string" } };
-    // A task the implementation creates is its own, but its answer is CreateTaskResult, a task starting `working` (TK-03, TK-02).
-    const created = isObj(out.result) && isObj(out.result.task);
-    const ok: Obj = { jsonrpc: "2.0", id: out.id as Json, result: created ? CREATED_TASK : "$type:object" };
-    // Tolerated refusals: of a name the implementation does not know (invalid params, resource not
-    // found), and the code the fixture's own host answered with.
-    return answered.length > 0
-      ? {
-          $oneOf: [
-            ok,
-            {
-              jsonrpc: "2.0",
-              id: out.id as Json,
-              error: { code: answered.length === 1 ? (answered[0] as number) : { $oneOf: [...answered] }, message: "$type:string" },
-            },
-          ],
-        }
-      : ok;
-  }
-  return out;
-}
-
-/**
- * 2026-07-28 results name the server in `_meta` (a SHOULD): where the fixture names the configured
- * identity, the implementation's own may stand there, or nothing.
- */
-function ownServerInfo(wire: Json, info: Json | undefined): Json {
-  if (Array.isArray(wire)) return wire.map((m) => ownServerInfo(m, info));
-  if (!isObj(wire)) return wire;
-  if (Array.isArray(wire.$oneOf)) return { ...wire, $oneOf: wire.$oneOf.map((m) => ownServerInfo(m, info)) };
-  if (Array.isArray(wire.$unordered)) return { ...wire, $unordered: wire.$unordered.map((m) => ownServerInfo(m, info)) };
-  const result = wire.result;
-  if (!isObj(result) || typeof result.resultType !== "string" || !isObj(result._meta) || info === undefined) return wire;
-  if (JSON.stringify(result._meta[SERVER_INFO_META]) !== JSON.stringify(info)) return wire;
-  return { ...wire, result: { ...result, _meta: { ...result._meta, [SERVER_INFO_META]: { "$if-present": "$serverInfo" } } } };
 }
 
 export interface Annotated {

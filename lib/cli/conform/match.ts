@@ -10,6 +10,9 @@
 /** Values bound while a case runs: `$capture` names, and the `$serverInfo` / `$capabilities` identity. */
 export type Bindings = Map<string, unknown>;
 
+/** The member that opens an object expectation to members it does not name (`"$open": true`). */
+const OPEN = "$open";
+
 const TYPES = new Set(["string", "number", "integer", "object", "array", "boolean", "null"]);
 
 function typeOf(value: unknown): string {
@@ -55,7 +58,10 @@ function stringMatcher(expected: string, actual: unknown, present: boolean, bind
 }
 
 export interface CompareOptions {
-  /** Ignore keys of `actual` that the expectation does not list (events); messages compare whole objects. */
+  /**
+   * Ignore keys of `actual` that the expectation does not list, at every depth (events). Messages
+   * compare whole objects, but for an expectation object holding `"$open": true` (that one only).
+   */
   readonly subset?: boolean;
   readonly bindings?: Bindings;
 }
@@ -86,13 +92,17 @@ export function compare(expected: unknown, actual: unknown, options: CompareOpti
     return undefined;
   }
   if (isRecord(expected)) {
+    // `"$open": true` admits members the expectation does not name; any other value of it is a malformed expectation.
+    const open = Object.hasOwn(expected, OPEN);
+    if (open && expected[OPEN] !== true) return `${at}: $open needs true, got ${show(expected[OPEN])}`;
     if (!isRecord(actual)) return `${at}: expected an object, got ${show(actual)}`;
     for (const key of Object.keys(expected)) {
+      if (open && key === OPEN) continue;
       const has = Object.hasOwn(actual, key);
       const problem = compare(expected[key], has ? actual[key] : undefined, { subset, bindings }, path ? `${path}.${key}` : key, has);
       if (problem !== undefined) return problem;
     }
-    if (!subset) {
+    if (!subset && !open) {
       for (const key of Object.keys(actual)) {
         if (Object.hasOwn(expected, key)) continue;
         // Error messages and data are compared only when the expectation names them.
