@@ -142,11 +142,31 @@ test("PR-01, PR-02: a prompt is picked by whether it has required arguments; the
     { name: "asks", arguments: [{ name: "opt" }, { name: "city", required: true }, { name: "state", required: true }] },
     { name: "plain", arguments: [{ name: "opt", required: false }] },
   ];
-  assert.deepEqual(discoverPrompt({ kind: "prompt", requiredArguments: true }, listing), { name: "asks", arguments: {}, argument: "city" });
+  assert.deepEqual(discoverPrompt({ kind: "prompt", requiredArguments: true }, listing), {
+    name: "asks",
+    arguments: { city: "conform", state: "conform" },
+    argument: "city",
+  });
   assert.deepEqual(discoverPrompt({ kind: "prompt", requiredArguments: false }, listing), { name: "plain", arguments: {} });
   assert.equal(discoverPrompt({ kind: "prompt" }, listing)?.name, "asks", "no pattern: the first well-formed prompt");
   assert.deepEqual(discoverPrompt({ kind: "prompt", requiredArguments: false }, [{ name: "bare" }]), { name: "bare", arguments: {} });
   assert.equal(discoverPrompt({ kind: "prompt", requiredArguments: true }, [{ name: "bare" }]), undefined);
+});
+
+test("PR-01: a prompt's required argument named __proto__ is an own member of its arguments, not a prototype", () => {
+  const bound = discoverPrompt({ kind: "prompt", requiredArguments: true }, [
+    {
+      name: "odd",
+      arguments: [
+        { name: "__proto__", required: true },
+        { name: "constructor", required: true },
+      ],
+    },
+  ]);
+  assert.ok(bound !== undefined);
+  assert.equal(Object.getPrototypeOf(bound.arguments), Object.prototype, "the arguments object keeps its prototype");
+  assert.deepEqual(Object.keys(bound.arguments), ["__proto__", "constructor"]);
+  assert.equal(JSON.stringify(bound.arguments), '{"__proto__":"conform","constructor":"conform"}');
 });
 
 const promptHeader: FixtureHeader = {

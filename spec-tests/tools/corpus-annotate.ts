@@ -25,7 +25,7 @@ import { isProtocolVersion, SCHEMA_RELEASES, VERSION_PROFILES } from "../../lib/
 import { idKey, isObj, ownServerInfo, placeholders, wireMessage, type Json, type Obj } from "./corpus-wire.js";
 
 /** The corpus version: bump it (and add a CHANGELOG entry) when fixtures change meaning. */
-export const CORPUS_VERSION = "3.4.0";
+export const CORPUS_VERSION = "3.5.0";
 
 /** Engine configuration keys a foreign implementation cannot be asked for (they name this engine's options). */
 const ENGINE_CONFIG = [
@@ -62,6 +62,7 @@ const SELF_ANSWERED = new Map<string, boolean>([
   ["prompts/list", false],
   ["resources/list", false],
   ["resources/templates/list", false],
+  ["tasks/list", false],
   ["skills/list", false],
   ["skills/get", true],
 ]);
@@ -76,6 +77,7 @@ const INERT_ANSWER = new Set([
   "prompts/list",
   "resources/list",
   "resources/templates/list",
+  "tasks/list",
   "completion/complete",
   "prompts/get",
   "resources/read",

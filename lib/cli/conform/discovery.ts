@@ -107,7 +107,8 @@ export function discoverPrompt(pattern: ToolPattern, listing: readonly unknown[]
     if (pattern.requiredArguments !== undefined && pattern.requiredArguments !== required.length > 0) continue;
     // Prompt arguments are strings; each required one gets the same filler a tool's string property does.
     const values: Record<string, unknown> = {};
-    for (const name of required) Object.defineProperty(values, name, { value: VALUE_OF_TYPE.get("string"), enumerable: true, writable: true, configurable: true });
+    for (const name of required)
+      Object.defineProperty(values, name, { value: VALUE_OF_TYPE.get("string"), enumerable: true, writable: true, configurable: true });
     return { name: entry.name, arguments: values, ...(required[0] !== undefined ? { argument: required[0] } : {}) };
   }
   return undefined;
