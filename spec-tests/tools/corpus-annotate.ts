@@ -49,8 +49,12 @@ const METHOD_CAPABILITY: readonly [string, string][] = [
   ["tasks/", "tasks"],
 ];
 
+/** The listings a cursor pages (skills/list pages too, but its cursor refusal is fixed by the extension: SPEC_FIXED_REFUSAL). */
+const LISTINGS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "tasks/list"]);
+
 /** Requests a black-box implementation answers on its own, and whether an error answer is acceptable there. */
 const SELF_ANSWERED = new Map<string, boolean>([
+  ...[...LISTINGS].map((method): [string, boolean] => [method, false]),
   ["tools/call", true],
   ["prompts/get", true],
   ["resources/read", true],
@@ -58,11 +62,6 @@ const SELF_ANSWERED = new Map<string, boolean>([
   ["logging/setLevel", true],
   ["resources/subscribe", false],
   ["resources/unsubscribe", false],
-  ["tools/list", false],
-  ["prompts/list", false],
-  ["resources/list", false],
-  ["resources/templates/list", false],
-  ["tasks/list", false],
   ["skills/list", false],
   ["skills/get", true],
 ]);
@@ -72,18 +71,7 @@ const SELF_ANSWERED = new Map<string, boolean>([
  * resource read): the implementation's own answer stands in for the host's even with triggered
  * commands after it.
  */
-const INERT_ANSWER = new Set([
-  "tools/list",
-  "prompts/list",
-  "resources/list",
-  "resources/templates/list",
-  "tasks/list",
-  "completion/complete",
-  "prompts/get",
-  "resources/read",
-  "skills/list",
-  "skills/get",
-]);
+const INERT_ANSWER = new Set([...LISTINGS, "completion/complete", "prompts/get", "resources/read", "skills/list", "skills/get"]);
 
 /**
  * Requests whose refusal the specification fixes: -32602 from skills/list for a cursor the server
@@ -114,9 +102,6 @@ function namesDiscovered(m: Obj): boolean {
 
 /** The requests naming a task by id. */
 const TASK_LOOKUPS = new Set(["tasks/get", "tasks/result", "tasks/cancel"]);
-
-/** The listings a cursor pages. */
-const LISTINGS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "tasks/list"]);
 
 /** The pattern of the code an implementation's refusal of what no implementation has must carry. */
 function noSuchRefusalCode(method: string | undefined, params: Json | undefined, code: Json | undefined): Json | undefined {

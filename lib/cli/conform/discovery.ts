@@ -40,6 +40,11 @@ export interface Listings {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+// Own data properties only: a peer-supplied name such as "__proto__" must not reach the prototype.
+function setOwn(target: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** The keys a property schema may hold and still be filled by type alone. */
 const PLAIN_SCHEMA_KEYS = new Set(["type", "title", "description", "default", "examples"]);
 const VALUE_OF_TYPE = new Map<string, unknown>([
@@ -67,7 +72,7 @@ export function callableArguments(tool: unknown): Record<string, unknown> | unde
     if (!isRecord(property) || Object.keys(property).some((k) => !PLAIN_SCHEMA_KEYS.has(k))) return undefined;
     const value = typeof property.type === "string" ? VALUE_OF_TYPE.get(property.type) : undefined;
     if (value === undefined) return undefined;
-    Object.defineProperty(args, name, { value, enumerable: true, writable: true, configurable: true });
+    setOwn(args, name, value);
   }
   return args;
 }
@@ -107,8 +112,7 @@ export function discoverPrompt(pattern: ToolPattern, listing: readonly unknown[]
     if (pattern.requiredArguments !== undefined && pattern.requiredArguments !== required.length > 0) continue;
     // Prompt arguments are strings; each required one gets the same filler a tool's string property does.
     const values: Record<string, unknown> = {};
-    for (const name of required)
-      Object.defineProperty(values, name, { value: VALUE_OF_TYPE.get("string"), enumerable: true, writable: true, configurable: true });
+    for (const name of required) setOwn(values, name, VALUE_OF_TYPE.get("string"));
     return { name: entry.name, arguments: values, ...(required[0] !== undefined ? { argument: required[0] } : {}) };
   }
   return undefined;
@@ -180,8 +184,7 @@ export function bindTools(value: unknown, tools: ReadonlyMap<string, BoundTool>)
   if (Array.isArray(value)) return value.map((v) => bindTools(v, tools));
   if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value))
-    Object.defineProperty(out, k, { value: bindTools(v, tools), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, bindTools(v, tools));
   return out;
 }
 
