@@ -7,7 +7,7 @@
 // where a cut starts. Prints figures and ratios; the ceilings CI holds them to live in
 // spec-tests/embed/bundle-budget.test.ts, which calls measureBundle.
 
-import { buildSync, type Metafile } from "esbuild";
+import { buildSync, type BuildOptions, type Metafile } from "esbuild";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -89,6 +89,19 @@ export interface BundleSize {
   readonly metafile: Metafile;
 }
 
+/** How every entry is bundled: as an app bundles it for a browser (ESM, minified, tree-shaken). */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  minify: true,
+  write: false,
+  metafile: true,
+  logLevel: "silent",
+  outfile: "out.js",
+} as const satisfies BuildOptions;
+
 /**
  * The entry bundled (ESM, minified, browser platform: no Node built-in may be pulled) and gzipped.
  * `from: "modules"` bundles the compiled modules (dist/lib/) the package's files are bundled from
@@ -99,15 +112,7 @@ export function measureBundle(entry: BundleEntry, from: "package" | "modules" = 
   const source = from === "package" ? entry.source : entry.source.replaceAll(`${ROOT}/dist/package/`, `${ROOT}/dist/lib/`);
   const result = buildSync({
     stdin: { contents: source, resolveDir: ROOT, loader: "js", sourcefile: "entry.js" },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    minify: true,
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-    outfile: "out.js",
+    ...BUNDLE_OPTIONS,
   });
   const bytes = result.outputFiles[0]!.contents;
   return { minified: bytes.byteLength, gzip: gzipSync(bytes, { level: 9 }).byteLength, metafile: result.metafile };

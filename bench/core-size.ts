@@ -18,7 +18,7 @@ import { ROOT, largestModules, measureBundle, type BundleEntry } from "./bundle-
 
 const CORE = JSON.stringify(resolve(ROOT, "dist/package/index.js"));
 
-const ENGINE: BundleEntry = { name: "Engine", source: `import { Engine } from ${CORE};\nexport { Engine };` };
+export const ENGINE: BundleEntry = { name: "Engine", source: `import { Engine } from ${CORE};\nexport { Engine };` };
 const SDK_V1_PROTOCOL: BundleEntry = {
   name: "SDK v1 Protocol",
   source: `import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";\nexport { Protocol };`,

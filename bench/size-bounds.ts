@@ -1,0 +1,222 @@
+// How far the size targets are from what any cut short of a smaller protocol could reach. Each
+// entry (the Engine, a peer Client, a peer Server with one tool) is bundled as bench/bundle-size.ts
+// bundles it, then again with three cuts applied one on top of the other, each chosen to be
+// generous, so that the last column is a lower bound rather than an estimate:
+//   no 2026-07-28   the modules that serve only the stateless revision (ERA_ONLY_MODULES) replaced
+//                   by stubs, as a build for the session era alone could drop them;
+//   no sentences    every string literal that reads as prose (isProse) emptied, as if errors kept
+//                   their codes and rule ids but said nothing of what was expected or what came;
+//   short members   every name declared `private` anywhere under lib/ mangled to a short one,
+//                   wherever the name is used (public members that share a name included).
+// The stubbed bundles do not run; they are measured only. Run after `npm run build`:
+//
+//   npm run bench:bounds
+//
+// The script fails when an era module it stubs is in no entry's bundle, so that a renamed module
+// cannot make the bound silently cover less.
+
+import { build, transformSync, type Plugin } from "esbuild";
+import { readFileSync, readdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { BUNDLE_OPTIONS, CLIENT, ROOT, SERVER_ONE_TOOL, type BundleEntry } from "./bundle-size.js";
+import { ENGINE } from "./core-size.js";
+
+/** Modules (under dist/lib/) that only the 2026-07-28 revision needs: its rules, its server side, its input rounds. */
+const ERA_ONLY_MODULES = [
+  "engine/modern-server.js",
+  "rules/modern.js",
+  "rules/negotiated-extensions.js",
+  "peer/server/round-state.js",
+  "peer/server/input-rounds.js",
+  "peer/client/input-client.js",
+];
+
+/** A literal, or the text of a template between substitutions, "reads as prose" when it holds a space between words. */
+const isProse = (text: string): boolean => text.length >= 6 && /\S\s+\S|\S\s+$|^\s+\S/.test(text);
+
+const TARGETS = new Map<BundleEntry, number>([
+  [ENGINE, 25],
+  [SERVER_ONE_TOOL, 40],
+  [CLIENT, 30],
+]);
+
+/** Names declared `private` in the library's sources. */
+function privateMemberNames(): string[] {
+  const names = new Set<string>();
+  const visit = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = resolve(dir, name);
+      if (!name.includes(".")) visit(path);
+      else if (name.endsWith(".ts") && !name.endsWith(".d.ts"))
+        for (const match of readFileSync(path, "utf8").matchAll(/\bprivate\s+(?:(?:readonly|static|get|set|async)\s+)*([A-Za-z_$][\w$]*)/g))
+          names.add(match[1]!);
+    }
+  };
+  visit(resolve(ROOT, "lib"));
+  return [...names];
+}
+
+/** The source of each era-only module replaced by one that exports its names as undefined. */
+async function eraStubs(): Promise<Map<string, string>> {
+  const stubs = new Map<string, string>();
+  for (const path of ERA_ONLY_MODULES) {
+    const exported = Object.keys(await import(resolve(ROOT, "dist/lib", path)));
+    stubs.set(path, exported.map((name) => `export const ${name} = undefined;`).join("\n"));
+  }
+  return stubs;
+}
+
+/**
+ * `code` (a module as tsc emits it) with the text of every prose literal emptied; template
+ * substitutions are kept. A small lexer: strings, templates (nested through their
+ * substitutions), comments and regular expressions, told from division by the token before.
+ */
+function withoutProse(code: string): string {
+  let out = "";
+  let at = 0;
+  /** For each open template substitution, the depth of braces inside it. */
+  const substitutions: number[] = [];
+  let previous = "";
+  const regexCanFollow = (): boolean =>
+    previous === "" ||
+    /[(,=:[!&|?{};+\-*%<>~^]$/.test(previous) ||
+    /^(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$/.test(previous);
+  const templatePart = (): void => {
+    // at: just after ` or }; reads to the closing ` or to ${
+    let text = "";
+    while (at < code.length && code[at] !== "`" && !(code[at] === "$" && code[at + 1] === "{")) {
+      text += code[at] === "\\" ? code.slice(at, at + 2) : code[at];
+      at += code[at] === "\\" ? 2 : 1;
+    }
+    out += isProse(text) ? "" : text;
+    if (code[at] === "`") {
+      out += "`";
+      at++;
+      previous = "`";
+    } else {
+      out += "${";
+      at += 2;
+      substitutions.push(0);
+      previous = "{";
+    }
+  };
+  while (at < code.length) {
+    const c = code[at]!;
+    if (c === '"' || c === "'") {
+      let end = at + 1;
+      while (end < code.length && code[end] !== c) end += code[end] === "\\" ? 2 : 1;
+      const literal = code.slice(at, end + 1);
+      out += isProse(literal.slice(1, -1)) ? '""' : literal;
+      at = end + 1;
+      previous = '"';
+    } else if (c === "`") {
+      out += "`";
+      at++;
+      templatePart();
+    } else if (c === "}" && substitutions.length > 0 && substitutions[substitutions.length - 1] === 0) {
+      substitutions.pop();
+      out += "}";
+      at++;
+      templatePart();
+    } else if (c === "/" && code[at + 1] === "/") {
+      while (at < code.length && code[at] !== "\n") at++;
+    } else if (c === "/" && code[at + 1] === "*") {
+      at = code.indexOf("*/", at + 2) + 2;
+    } else if (c === "/" && regexCanFollow()) {
+      let end = at + 1;
+      let inClass = false;
+      while (end < code.length && (code[end] !== "/" || inClass)) {
+        if (code[end] === "\\") end++;
+        else if (code[end] === "[") inClass = true;
+        else if (code[end] === "]") inClass = false;
+        end++;
+      }
+      while (/[a-z]/.test(code[end + 1] ?? "")) end++;
+      out += code.slice(at, end + 1);
+      at = end + 1;
+      previous = "/regex/";
+    } else if (/\s/.test(c)) {
+      out += c;
+      at++;
+    } else if (/[\w$]/.test(c)) {
+      const word = /^[\w$.]+/.exec(code.slice(at, at + 200))![0];
+      out += word;
+      at += word.length;
+      previous = word;
+    } else {
+      if (substitutions.length > 0 && c === "{") substitutions[substitutions.length - 1]!++;
+      if (substitutions.length > 0 && c === "}") substitutions[substitutions.length - 1]!--;
+      out += c;
+      at++;
+      previous = c;
+    }
+  }
+  return out;
+}
+
+/** Loads dist/lib's modules with the cut's changes. */
+function cutModules(cut: Cut, stubs: Map<string, string>): Plugin {
+  return {
+    name: "size-cuts",
+    setup(plugin) {
+      plugin.onLoad({ filter: /[\\/]dist[\\/]lib[\\/].*\.js$/ }, (args) => {
+        const path = args.path.replaceAll("\\", "/").replace(/^.*\/dist\/lib\//, "");
+        const stub = cut.stubEra ? stubs.get(path) : undefined;
+        if (stub !== undefined) return { contents: stub, loader: "js" };
+        if (!cut.emptyProse) return undefined;
+        const contents = withoutProse(readFileSync(args.path, "utf8"));
+        transformSync(contents, { loader: "js", format: "esm", logLevel: "silent" }); // throws if the lexer broke the module
+        return { contents, loader: "js" };
+      });
+    },
+  };
+}
+
+interface Cut {
+  readonly stubEra: boolean;
+  readonly mangle: RegExp | undefined;
+  readonly emptyProse: boolean;
+}
+
+async function gzipBytes(entry: BundleEntry, cut: Cut, stubs: Map<string, string>): Promise<{ gzip: number; inputs: string[] }> {
+  const result = await build({
+    stdin: { contents: entry.source.replaceAll(`${ROOT}/dist/package/`, `${ROOT}/dist/lib/`), resolveDir: ROOT, loader: "js" },
+    ...BUNDLE_OPTIONS,
+    plugins: [cutModules(cut, stubs)],
+    ...(cut.mangle === undefined ? {} : { mangleProps: cut.mangle }),
+  });
+  const text = result.outputFiles[0]!.text;
+  const inputs = Object.keys(Object.values(result.metafile.outputs)[0]!.inputs).map((path) => path.replace(/^.*?dist\/lib\//, ""));
+  return { gzip: gzipSync(text, { level: 9 }).byteLength, inputs };
+}
+
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+
+async function main(): Promise<void> {
+  const stubs = await eraStubs();
+  const privateNames = new RegExp(`^(?:${privateMemberNames().join("|")})$`);
+  const cuts: [string, Cut][] = [
+    ["as shipped", { stubEra: false, mangle: undefined, emptyProse: false }],
+    ["no 2026-07-28", { stubEra: true, mangle: undefined, emptyProse: false }],
+    ["+ no sentences", { stubEra: true, mangle: undefined, emptyProse: true }],
+    ["+ short members", { stubEra: true, mangle: privateNames, emptyProse: true }],
+  ];
+  console.log("size bounds (esbuild --bundle --minify, ESM, gzip -9); each cut on top of the one before");
+  console.log(`  ${"".padEnd(20)}${cuts.map(([name]) => name.padStart(17)).join("")}   target`);
+  const bundled = new Set<string>();
+  for (const [entry, target] of TARGETS) {
+    const cells: string[] = [];
+    for (const [name, cut] of cuts) {
+      const { gzip, inputs } = await gzipBytes(entry, cut, stubs);
+      if (name === "as shipped") for (const path of inputs) bundled.add(path);
+      cells.push(kb(gzip).padStart(17));
+    }
+    console.log(`  ${entry.name.padEnd(20)}${cells.join("")}   ${target} KB`);
+  }
+  const missing = ERA_ONLY_MODULES.filter((path) => !bundled.has(path));
+  if (missing.length > 0) throw new Error(`era-only modules in no entry's bundle: ${missing.join(", ")}; update ERA_ONLY_MODULES`);
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
