@@ -89,6 +89,19 @@ export interface BundleSize {
   readonly metafile: Metafile;
 }
 
+/** Modules (under dist/lib/) that only the 2026-07-28 revision needs: its rules, its server side, the input rounds of both peers. */
+export const ERA_ONLY_MODULES: readonly string[] = [
+  "engine/modern-server.js",
+  "rules/modern.js",
+  "rules/negotiated-extensions.js",
+  "peer/server/round-state.js",
+  "peer/server/input-rounds.js",
+  "peer/client/input-client.js",
+];
+
+/** The entry's source importing the compiled modules (dist/lib/) the package's files are bundled from. */
+export const modulesSource = (entry: BundleEntry): string => entry.source.replaceAll(`${ROOT}/dist/package/`, `${ROOT}/dist/lib/`);
+
 /** How every entry is bundled: as an app bundles it for a browser (ESM, minified, tree-shaken). */
 export const BUNDLE_OPTIONS = {
   bundle: true,
@@ -109,7 +122,7 @@ export const BUNDLE_OPTIONS = {
  * the modules that went in (a shipped chunk holds several).
  */
 export function measureBundle(entry: BundleEntry, from: "package" | "modules" = "package"): BundleSize {
-  const source = from === "package" ? entry.source : entry.source.replaceAll(`${ROOT}/dist/package/`, `${ROOT}/dist/lib/`);
+  const source = from === "package" ? entry.source : modulesSource(entry);
   const result = buildSync({
     stdin: { contents: source, resolveDir: ROOT, loader: "js", sourcefile: "entry.js" },
     ...BUNDLE_OPTIONS,

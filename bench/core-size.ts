@@ -2,10 +2,10 @@
 // (bench/bundle-size.ts's measureBundle: esbuild, ESM, minified, gzip -9), the vendored file
 // (every export of `mcp-engine`, licence header included: the file spec-tests/embed/vendor.test.ts
 // holds to its budget), and the SDKs' protocol layers as baselines built in the same run. Then
-// where the bytes are: the core's largest modules, and the share of the modules that hold the
-// 2026-07-28 era's rules and its server side (engine/modern-server, rules/modern, rules/
-// negotiated-extensions): an upper bound on what a build for the session era alone, or for the
-// client alone, could leave out. The Engine takes its role and versions at run time, so today a
+// where the bytes are: the core's largest modules, and the share of the modules only the
+// 2026-07-28 era needs (ERA_ONLY_MODULES of bundle-size.ts: its rules and its server side, in the
+// core): an upper bound on what a build for the session era alone, or for the client alone, could
+// leave out. The Engine takes its role and versions at run time, so today a
 // bundler keeps both roles and both eras.
 //
 //   npm run bench:core            (after `npm run build`)
@@ -14,7 +14,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { vendorJs } from "../spec-tests/tools/vendor.js";
-import { ROOT, largestModules, measureBundle, type BundleEntry } from "./bundle-size.js";
+import { ERA_ONLY_MODULES, ROOT, largestModules, measureBundle, type BundleEntry } from "./bundle-size.js";
 
 const CORE = JSON.stringify(resolve(ROOT, "dist/package/index.js"));
 
@@ -27,9 +27,6 @@ const SDK_V2_PROTOCOL: BundleEntry = {
   name: "SDK v2 Protocol",
   source: `import { Protocol } from "@modelcontextprotocol/server";\nexport { Protocol };`,
 };
-
-/** The modules of the 2026-07-28 era's rules and of its server side. */
-const ONE_ERA_OR_ROLE = /^(engine\/modern-server|rules\/modern|rules\/negotiated-extensions)\.js$/;
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
 
@@ -45,7 +42,7 @@ function main(): void {
   }
   const modules = largestModules(measureBundle(ENGINE, "modules"), 100);
   const total = modules.reduce((sum, m) => sum + m.bytes, 0);
-  const oneSide = modules.filter((m) => ONE_ERA_OR_ROLE.test(m.path)).reduce((sum, m) => sum + m.bytes, 0);
+  const oneSide = modules.filter((m) => ERA_ONLY_MODULES.includes(m.path)).reduce((sum, m) => sum + m.bytes, 0);
   console.log(
     `\nmodules of the 2026-07-28 era's rules and server (at most what one era or the client alone could drop): ${oneSide} of ${total} minified bytes (${((100 * oneSide) / total).toFixed(1)} %)`,
   );

@@ -3,9 +3,9 @@
 // bench/bundle-size.ts bundles it, then again with the cuts applied one on top of the other, each
 // taken generously, so that each column is no larger than a real build with that cut would be.
 // Not measured: rewriting the code itself to be smaller. The cuts:
-//   no 2026-07-28   the modules that serve only the stateless revision (ERA_ONLY_MODULES) replaced
-//                   by stubs, as a build for the session era alone could drop them;
-//   no sentences    every string literal that reads as prose (isProse) emptied, as if errors kept
+//   no 2026-07-28   the modules that serve only the stateless revision (ERA_ONLY_MODULES of
+//                   bundle-size.ts) replaced by stubs, as a session-era build could drop them;
+//   no sentences    every literal that reads as prose (isProse) emptied, as if errors kept
 //                   their codes and rule ids but said nothing of what was expected or what came;
 //   short members   every name declared `private` anywhere under lib/ mangled to a short one,
 //                   wherever the name is used (public members that share a name included).
@@ -21,18 +21,9 @@ import { readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { BUNDLE_OPTIONS, CLIENT, ROOT, SERVER_ONE_TOOL, type BundleEntry } from "./bundle-size.js";
+import { BUNDLE_OPTIONS, CLIENT, ERA_ONLY_MODULES, ROOT, SERVER_ONE_TOOL, modulesSource, type BundleEntry } from "./bundle-size.js";
+import { tokenize } from "../spec-tests/tools/lower-es5.js";
 import { ENGINE } from "./core-size.js";
-
-/** Modules (under dist/lib/) that only the 2026-07-28 revision needs: its rules, its server side, its input rounds. */
-const ERA_ONLY_MODULES = [
-  "engine/modern-server.js",
-  "rules/modern.js",
-  "rules/negotiated-extensions.js",
-  "peer/server/round-state.js",
-  "peer/server/input-rounds.js",
-  "peer/client/input-client.js",
-];
 
 /** A literal, or the text of a template between substitutions, "reads as prose" when it holds a space between words. */
 const isProse = (text: string): boolean => text.length >= 6 && /\S\s+\S|\S\s+$|^\s+\S/.test(text);
@@ -69,92 +60,19 @@ async function eraStubs(): Promise<Map<string, string>> {
   return stubs;
 }
 
-/**
- * `code` (a module as tsc emits it) with the text of every prose literal emptied; template
- * substitutions are kept. A small lexer: strings, templates (nested through their
- * substitutions), comments and regular expressions, told from division by the token before.
- */
-function withoutProse(code: string): string {
+/** `code` (a module as tsc emits it) with the text of every prose literal emptied, template substitutions kept. */
+export function withoutProse(code: string): string {
   let out = "";
-  let at = 0;
-  /** For each open template substitution, the depth of braces inside it. */
-  const substitutions: number[] = [];
-  let previous = "";
-  const regexCanFollow = (): boolean =>
-    previous === "" ||
-    /[(,=:[!&|?{};+\-*%<>~^]$/.test(previous) ||
-    /^(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$/.test(previous);
-  const templatePart = (): void => {
-    // at: just after ` or }; reads to the closing ` or to ${
-    let text = "";
-    while (at < code.length && code[at] !== "`" && !(code[at] === "$" && code[at + 1] === "{")) {
-      text += code[at] === "\\" ? code.slice(at, at + 2) : code[at];
-      at += code[at] === "\\" ? 2 : 1;
-    }
-    out += isProse(text) ? "" : text;
-    if (code[at] === "`") {
-      out += "`";
-      at++;
-      previous = "`";
-    } else {
-      out += "${";
-      at += 2;
-      substitutions.push(0);
-      previous = "{";
-    }
-  };
-  while (at < code.length) {
-    const c = code[at]!;
-    if (c === '"' || c === "'") {
-      let end = at + 1;
-      while (end < code.length && code[end] !== c) end += code[end] === "\\" ? 2 : 1;
-      const literal = code.slice(at, end + 1);
-      out += isProse(literal.slice(1, -1)) ? '""' : literal;
-      at = end + 1;
-      previous = '"';
-    } else if (c === "`") {
-      out += "`";
-      at++;
-      templatePart();
-    } else if (c === "}" && substitutions.length > 0 && substitutions[substitutions.length - 1] === 0) {
-      substitutions.pop();
-      out += "}";
-      at++;
-      templatePart();
-    } else if (c === "/" && code[at + 1] === "/") {
-      while (at < code.length && code[at] !== "\n") at++;
-    } else if (c === "/" && code[at + 1] === "*") {
-      at = code.indexOf("*/", at + 2) + 2;
-    } else if (c === "/" && regexCanFollow()) {
-      let end = at + 1;
-      let inClass = false;
-      while (end < code.length && (code[end] !== "/" || inClass)) {
-        if (code[end] === "\\") end++;
-        else if (code[end] === "[") inClass = true;
-        else if (code[end] === "]") inClass = false;
-        end++;
-      }
-      while (/[a-z]/.test(code[end + 1] ?? "")) end++;
-      out += code.slice(at, end + 1);
-      at = end + 1;
-      previous = "/regex/";
-    } else if (/\s/.test(c)) {
-      out += c;
-      at++;
-    } else if (/[\w$]/.test(c)) {
-      const word = /^[\w$.]+/.exec(code.slice(at, at + 200))![0];
-      out += word;
-      at += word.length;
-      previous = word;
-    } else {
-      if (substitutions.length > 0 && c === "{") substitutions[substitutions.length - 1]!++;
-      if (substitutions.length > 0 && c === "}") substitutions[substitutions.length - 1]!--;
-      out += c;
-      at++;
-      previous = c;
-    }
+  let copied = 0;
+  for (const token of tokenize(code)) {
+    if (token.type !== "string" && token.type !== "template") continue;
+    // A string's quotes; a template part's "`" or "}" before its text and "`" or "${" after it.
+    const closing = token.value.endsWith("${") ? 2 : 1;
+    if (!isProse(token.value.slice(1, -closing))) continue;
+    out += code.slice(copied, token.start) + token.value[0] + token.value.slice(-closing);
+    copied = token.end;
   }
-  return out;
+  return out + code.slice(copied);
 }
 
 /** Loads dist/lib's modules with the cut's changes. */
@@ -168,7 +86,7 @@ function cutModules(cut: Cut, stubs: Map<string, string>): Plugin {
         if (stub !== undefined) return { contents: stub, loader: "js" };
         if (!cut.emptyProse) return undefined;
         const contents = withoutProse(readFileSync(args.path, "utf8"));
-        transformSync(contents, { loader: "js", format: "esm", logLevel: "silent" }); // throws if the lexer broke the module
+        transformSync(contents, { loader: "js", format: "esm", logLevel: "silent" }); // throws if the cut broke the module
         return { contents, loader: "js" };
       });
     },
@@ -183,7 +101,7 @@ interface Cut {
 
 async function gzipBytes(entry: BundleEntry, cut: Cut, stubs: Map<string, string>): Promise<{ gzip: number; inputs: string[] }> {
   const result = await build({
-    stdin: { contents: entry.source.replaceAll(`${ROOT}/dist/package/`, `${ROOT}/dist/lib/`), resolveDir: ROOT, loader: "js" },
+    stdin: { contents: modulesSource(entry), resolveDir: ROOT, loader: "js" },
     ...BUNDLE_OPTIONS,
     plugins: [cutModules(cut, stubs)],
     ...(cut.mangle === undefined ? {} : { mangleProps: cut.mangle }),

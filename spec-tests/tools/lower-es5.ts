@@ -22,7 +22,7 @@
 //   functions keep it, as they keep `this`); `new.target` becomes `_newTarget`;
 // - the output contains no `class` keyword (checked before returning).
 
-interface Token {
+export interface Token {
   readonly type: "ident" | "punct" | "string" | "template" | "regex" | "number";
   readonly value: string;
   readonly start: number;
@@ -51,7 +51,7 @@ const isIdentStart = (c: string): boolean => /[A-Za-z_$#\\]/.test(c) || c.charCo
 const isIdentPart = (c: string): boolean => /[A-Za-z0-9_$#\\]/.test(c) || c.charCodeAt(0) >= 0x80;
 
 /** Tokens of `src` from `from`, stopping after the token that closes the first brace opened (or at the end). */
-function tokenize(src: string, from = 0, stopAtBalance = false): Token[] {
+export function tokenize(src: string, from = 0, stopAtBalance = false): Token[] {
   const tokens: Token[] = [];
   // A stack of open braces: "{" or "${" (the expression of a template literal).
   const braces: string[] = [];
