@@ -17,11 +17,12 @@
 // cannot make the bound silently cover less.
 
 import { build, transformSync, type Plugin } from "esbuild";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { BUNDLE_OPTIONS, CLIENT, ERA_ONLY_MODULES, ROOT, SERVER_ONE_TOOL, modulesSource, type BundleEntry } from "./bundle-size.js";
+import { listFiles } from "../spec-tests/support/rules-inventory.js";
 import { tokenize } from "../spec-tests/tools/lower-es5.js";
 import { ENGINE } from "./core-size.js";
 
@@ -37,16 +38,12 @@ const TARGETS = new Map<BundleEntry, number>([
 /** Names declared `private` in the library's sources. */
 function privateMemberNames(): string[] {
   const names = new Set<string>();
-  const visit = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const path = resolve(dir, name);
-      if (!name.includes(".")) visit(path);
-      else if (name.endsWith(".ts") && !name.endsWith(".d.ts"))
-        for (const match of readFileSync(path, "utf8").matchAll(/\bprivate\s+(?:(?:readonly|static|get|set|async)\s+)*([A-Za-z_$][\w$]*)/g))
-          names.add(match[1]!);
-    }
-  };
-  visit(resolve(ROOT, "lib"));
+  for (const path of listFiles(ROOT, "lib", [".ts"]))
+    if (!path.endsWith(".d.ts"))
+      for (const match of readFileSync(resolve(ROOT, path), "utf8").matchAll(
+        /\bprivate\s+(?:(?:readonly|static|get|set|async)\s+)*([A-Za-z_$][\w$]*)/g,
+      ))
+        names.add(match[1]!);
   return [...names];
 }
 
